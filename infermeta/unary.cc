@@ -1,0 +1,117 @@
+#include "infermeta/unary.h"
+
+#include <vector>
+
+namespace phi {
+
+void UnchangedInferMeta(const MetaTensor& x, MetaTensor* out) { out->share_meta(x); }
+
+int NormalizeAxis(int64_t axis, int rank, const char* what) {
+  // A 0-D tensor behaves as a rank-1 one for axis checks (axis 0 or -1), as in Paddle.
+  const int r = rank == 0 ? 1 : rank;
+  PADDLE_ENFORCE(axis >= -r && axis < r,
+                 errors::OutOfRange("%s is out of range for a %d-D tensor: expected it to be in "
+                                    "range of [%d, %d), but got %d",
+                                    what, rank, -r, r, axis));
+  return static_cast<int>(axis < 0 ? axis + r : axis);
+}
+
+void CumInferMeta(const MetaTensor& x, int axis, bool flatten, bool exclusive, bool reverse,
+                  MetaTensor* out) {
+  const DDim dims = x.dims();
+  if (flatten) {
+    PADDLE_ENFORCE_EQ(axis, -1,
+                      errors::InvalidArgument("when flatten is true, axis must be -1, but got %d", axis));
+    out->set_dims(DDim({product(dims)}));
+  } else {
+    NormalizeAxis(axis, dims.size(), "axis");
+    out->set_dims(dims);
+  }
+  out->set_dtype(x.dtype());
+}
+
+void CumScalarAxisInferMeta(const MetaTensor& x, const Scalar& axis, bool flatten, bool exclusive,
+                            bool reverse, MetaTensor* out) {
+  PADDLE_ENFORCE(axis.is_integer(), errors::InvalidType("axis must be an integer, but got a float"));
+  CumInferMeta(x, axis.to<int>(), flatten, exclusive, reverse, out);
+}
+
+void ReduceInferMeta(const MetaTensor& x, const IntArray& axis, bool keepdim, MetaTensor* out) {
+  const DDim dims = x.dims();
+  const int rank = dims.size();
+  std::vector<bool> reduce(rank, axis.size() == 0);
+  for (int64_t a : axis.GetData()) {
+    const int ax = NormalizeAxis(a, rank, "axis");
+    if (rank > 0) reduce[ax] = true;
+  }
+  std::vector<int64_t> od;
+  for (int i = 0; i < rank; ++i) {
+    if (!reduce[i]) {
+      od.push_back(dims[i]);
+    } else if (keepdim) {
+      od.push_back(1);
+    }
+  }
+  out->set_dims(make_ddim(od));
+  out->set_dtype(x.dtype());
+}
+
+void SumInferMeta(const MetaTensor& x, const IntArray& axis, DataType dtype, bool keepdim,
+                  MetaTensor* out) {
+  ReduceInferMeta(x, axis, keepdim, out);
+  if (dtype != DataType::UNDEFINED) {
+    out->set_dtype(dtype);
+  } else if (x.dtype() == DataType::BOOL || x.dtype() == DataType::INT32) {
+    out->set_dtype(DataType::INT64);  // as Paddle: integer sums widen
+  }
+}
+
+void ReshapeInferMeta(const MetaTensor& x, const IntArray& shape, MetaTensor* out) {
+  const DDim in = x.dims();
+  std::vector<int64_t> od(shape.GetData());
+  int unknown = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < od.size(); ++i) {
+    if (od[i] == -1) {
+      PADDLE_ENFORCE(unknown < 0, errors::InvalidArgument(
+                                      "shape can contain at most one -1, but got %s",
+                                      make_ddim(shape.GetData()).to_str()));
+      unknown = static_cast<int>(i);
+      continue;
+    }
+    if (od[i] == 0) {
+      PADDLE_ENFORCE(static_cast<int>(i) < in.size(),
+                     errors::InvalidArgument("shape[%d] is 0 (copy the input dim) but x has only %d dims",
+                                             i, in.size()));
+      od[i] = in[static_cast<int>(i)];
+    }
+    PADDLE_ENFORCE(od[i] >= 0, errors::InvalidArgument("shape[%d] must be >= -1, but got %d", i, od[i]));
+    known *= od[i];
+  }
+  const int64_t numel = product(in);
+  if (unknown >= 0) {
+    PADDLE_ENFORCE(known != 0 && numel % known == 0,
+                   errors::InvalidArgument("cannot reshape a tensor of shape %s (%d elements) into %s",
+                                           in.to_str(), numel, make_ddim(shape.GetData()).to_str()));
+    od[unknown] = numel / known;
+  } else {
+    PADDLE_ENFORCE_EQ(known, numel,
+                      errors::InvalidArgument("cannot reshape a tensor of shape %s (%d elements) into %s",
+                                              in.to_str(), numel, make_ddim(shape.GetData()).to_str()));
+  }
+  out->set_dims(make_ddim(od));
+  out->set_dtype(x.dtype());
+}
+
+void CastInferMeta(const MetaTensor& x, DataType dtype, MetaTensor* out) {
+  PADDLE_ENFORCE(dtype != DataType::UNDEFINED, errors::InvalidType("cast: dtype must be given"));
+  out->set_dims(x.dims());
+  out->set_dtype(dtype);
+}
+
+void FullLikeInferMeta(const MetaTensor& x, const Scalar& value, DataType dtype, MetaTensor* out) {
+  out->set_dims(x.dims());
+  out->set_dtype(dtype == DataType::UNDEFINED ? x.dtype() : dtype);
+}
+
+}  // namespace phi

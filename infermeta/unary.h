@@ -1,0 +1,33 @@
+// Shape functions of single-input ops. They check arguments and set the output's dims and
+// dtype before any kernel runs (phi's InferMeta). Messages name the argument, the valid
+// range or value and the one given.
+#pragma once
+
+#include "paddle_ops/common/scalar.h"
+#include "paddle_ops/core/meta_tensor.h"
+
+namespace phi {
+
+// out has x's dims and dtype.
+void UnchangedInferMeta(const MetaTensor& x, MetaTensor* out);
+
+// cumsum / logcumsumexp: axis in [-rank, rank) (a 0-D x takes 0 or -1); flatten gives a
+// 1-D out of numel(x) elements and then requires axis == -1.
+void CumInferMeta(const MetaTensor& x, int axis, bool flatten, bool exclusive, bool reverse,
+                  MetaTensor* out);
+void CumScalarAxisInferMeta(const MetaTensor& x, const Scalar& axis, bool flatten,
+                            bool exclusive, bool reverse, MetaTensor* out);
+
+// sum / mean over `axis` (empty: all axes).
+void ReduceInferMeta(const MetaTensor& x, const IntArray& axis, bool keepdim, MetaTensor* out);
+void SumInferMeta(const MetaTensor& x, const IntArray& axis, DataType dtype, bool keepdim,
+                  MetaTensor* out);
+// reshape: one -1 entry is inferred, 0 copies the input dim; numel must match.
+void ReshapeInferMeta(const MetaTensor& x, const IntArray& shape, MetaTensor* out);
+void CastInferMeta(const MetaTensor& x, DataType dtype, MetaTensor* out);
+void FullLikeInferMeta(const MetaTensor& x, const Scalar& value, DataType dtype, MetaTensor* out);
+
+// Normalizes `axis` against `rank` (raises OutOfRange naming `what`).
+int NormalizeAxis(int64_t axis, int rank, const char* what);
+
+}  // namespace phi

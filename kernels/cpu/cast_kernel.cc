@@ -1,0 +1,52 @@
+#include "kernels/cast_kernel.h"
+
+#include <algorithm>
+#include <type_traits>
+
+#include "kernels/funcs/broadcast.h"
+#include "paddle_ops/core/kernel_registry.h"
+
+namespace phi {
+namespace {
+
+// out = CastValue<Out>(x) elementwise; a plain copy when the types agree.
+template <typename In, typename Out>
+void CastData(const In* x, Out* out, int64_t n) {
+  funcs::ParallelForChunks(n, [&](int64_t b, int64_t e) {
+    if constexpr (std::is_same<In, Out>::value) {
+      std::copy(x + b, x + e, out + b);
+    } else {
+      for (int64_t i = b; i < e; ++i) out[i] = CastValue<Out>(x[i]);
+    }
+  });
+}
+
+}  // namespace
+
+template <typename T, typename Context>
+void CastKernel(const Context& dev_ctx, const DenseTensor& x, DataType dtype, DenseTensor* out) {
+  const T* in = x.data<T>();
+  PD_VISIT_ALL_TYPES(dtype, "cast", [&] {
+    data_t* o = dev_ctx.template Alloc<data_t>(out);
+    CastData<T, data_t>(in, o, x.numel());
+  });
+}
+
+template <typename T, typename Context>
+void CastGradKernel(const Context& dev_ctx, const DenseTensor& x, const DenseTensor& out_grad,
+                    DenseTensor* x_grad) {
+  const T* in = out_grad.data<T>();
+  // Named `dtype`: PD_VISIT_ALL_TYPES substitutes its parameter into `::phi::dtype::...`.
+  const DataType dtype = x_grad->dtype() != DataType::UNDEFINED ? x_grad->dtype() : x.dtype();
+  PD_VISIT_ALL_TYPES(dtype, "cast_grad", [&] {
+    data_t* o = dev_ctx.template Alloc<data_t>(x_grad);
+    CastData<T, data_t>(in, o, out_grad.numel());
+  });
+}
+
+}  // namespace phi
+
+PD_REGISTER_KERNEL(cast, CPU, ALL_LAYOUT, phi::CastKernel, bool, uint8_t, int8_t, int16_t,
+                   int32_t, int64_t, phi::dtype::float16, phi::dtype::bfloat16, float, double) {}
+PD_REGISTER_KERNEL(cast_grad, CPU, ALL_LAYOUT, phi::CastGradKernel, float, double,
+                   phi::dtype::float16, phi::dtype::bfloat16) {}

@@ -1,0 +1,101 @@
+#include "kernels/reduce_kernel.h"
+
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cast_kernel.h"
+#include "kernels/funcs/broadcast.h"
+#include "kernels/funcs/eigen.h"
+#include "paddle_ops/core/kernel_registry.h"
+
+namespace phi {
+namespace {
+
+// sum of x (T) into out (OutT). Float into float accumulates in double; anything else in
+// 64-bit integers (unsigned, so an overflowing sum wraps instead of being UB), a float x
+// being cast to OutT element by element first (NumPy's sum(dtype=int)).
+template <typename T, typename OutT>
+void SumInto(const DenseTensor& x, const std::vector<bool>& mask, OutT* out) {
+  constexpr bool kFloatAcc = funcs::IsFloatLike<T>::value && funcs::IsFloatLike<OutT>::value;
+  using Acc = typename std::conditional<kFloatAcc, double, uint64_t>::type;
+  const T* px = x.data<T>();
+  auto load = [&](int64_t i) -> Acc {
+    if constexpr (kFloatAcc) {
+      return static_cast<double>(static_cast<typename funcs::ComputeType<T>::type>(px[i]));
+    } else if constexpr (funcs::IsFloatLike<T>::value) {
+      return static_cast<uint64_t>(static_cast<int64_t>(CastValue<OutT>(px[i])));
+    } else {
+      return static_cast<uint64_t>(static_cast<int64_t>(px[i]));
+    }
+  };
+  auto segment = [&](int64_t b, int64_t n) -> Acc {
+    if constexpr (kFloatAcc && funcs::UseEigen<T>::value) {
+      return funcs::EigenSumAsDouble(px + b, n);
+    } else {
+      Acc acc = Acc(0);
+      for (int64_t i = 0; i < n; ++i) acc += load(b + i);
+      return acc;
+    }
+  };
+  auto store = [&](int64_t j, Acc v) {
+    if constexpr (kFloatAcc) {
+      out[j] = CastValue<OutT>(v);
+    } else {
+      out[j] = CastValue<OutT>(static_cast<int64_t>(v));
+    }
+  };
+  funcs::ReduceSumCpu<Acc>(x.dims(), mask, load, segment, store);
+}
+
+}  // namespace
+
+template <typename T, typename Context>
+void SumKernel(const Context& dev_ctx, const DenseTensor& x, const IntArray& axis,
+               DataType out_dtype, bool keepdim, DenseTensor* out) {
+  // out->dtype() was set by SumInferMeta (out_dtype, or the widened default).
+  // (Named `dtype` because PD_VISIT_ALL_TYPES's parameter is `dtype` and is substituted
+  // into `::phi::dtype::float16` inside the macro; any other argument name breaks it.)
+  const DataType dtype = out->dtype() != DataType::UNDEFINED ? out->dtype()
+                      : out_dtype != DataType::UNDEFINED ? out_dtype
+                                                         : x.dtype();
+  const std::vector<bool> mask = funcs::ReduceAxesMask(x.dims(), axis.GetData());
+  PD_VISIT_ALL_TYPES(dtype, "sum", [&] {
+    data_t* o = dev_ctx.template Alloc<data_t>(out);
+    SumInto<T, data_t>(x, mask, o);
+  });
+}
+
+template <typename T, typename Context>
+void MeanKernel(const Context& dev_ctx, const DenseTensor& x, const IntArray& axis, bool keepdim,
+                DenseTensor* out) {
+  T* o = dev_ctx.template Alloc<T>(out);
+  const std::vector<bool> mask = funcs::ReduceAxesMask(x.dims(), axis.GetData());
+  int64_t count = 1;
+  for (int i = 0; i < x.dims().size(); ++i)
+    if (mask[i]) count *= x.dims()[i];
+  const T* px = x.data<T>();
+  // count == 0 gives 0/0 = NaN, the mean of nothing.
+  const double count_d = static_cast<double>(count);
+  auto load = [&](int64_t i) {
+    return static_cast<double>(static_cast<typename funcs::ComputeType<T>::type>(px[i]));
+  };
+  auto segment = [&](int64_t b, int64_t n) {
+    if constexpr (funcs::UseEigen<T>::value) {
+      return funcs::EigenSumAsDouble(px + b, n);
+    } else {
+      double acc = 0;
+      for (int64_t i = 0; i < n; ++i) acc += load(b + i);
+      return acc;
+    }
+  };
+  auto store = [&](int64_t j, double v) { o[j] = static_cast<T>(v / count_d); };
+  funcs::ReduceSumCpu<double>(x.dims(), mask, load, segment, store);
+}
+
+}  // namespace phi
+
+PD_REGISTER_KERNEL(sum, CPU, ALL_LAYOUT, phi::SumKernel, float, double, phi::dtype::float16,
+                   phi::dtype::bfloat16, int32_t, int64_t, bool) {}
+PD_REGISTER_KERNEL(mean, CPU, ALL_LAYOUT, phi::MeanKernel, float, double, phi::dtype::float16,
+                   phi::dtype::bfloat16) {}

@@ -1,0 +1,53 @@
+// Eigen glue and element-type traits shared by the elementwise, reduce and cast kernels.
+// Eigen is used on plain 1-D maps of contiguous buffers (no rank-templated tensors), so one
+// helper serves every shape; 16-bit types never go through Eigen (they compute in float).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include <Eigen/Core>
+
+#include "paddle_ops/common/bfloat16.h"
+#include "paddle_ops/common/float16.h"
+
+namespace phi {
+namespace funcs {
+
+template <typename T>
+struct IsLowPrecisionFloat
+    : std::integral_constant<bool, std::is_same<T, dtype::float16>::value ||
+                                       std::is_same<T, dtype::bfloat16>::value> {};
+
+// Any floating type, the 16-bit ones included.
+template <typename T>
+struct IsFloatLike
+    : std::integral_constant<bool, std::is_floating_point<T>::value || IsLowPrecisionFloat<T>::value> {};
+
+// The type elementwise math is done in: float for the 16-bit types (rounded once when
+// stored), the type itself otherwise.
+template <typename T>
+struct ComputeType {
+  using type = typename std::conditional<IsLowPrecisionFloat<T>::value, float, T>::type;
+};
+
+// Eigen runs only on the native floating types: integers use unsigned-wrap loops instead
+// (signed overflow in an Eigen expression would be UB), 16-bit types go through float.
+template <typename T>
+struct UseEigen
+    : std::integral_constant<bool, std::is_same<T, float>::value || std::is_same<T, double>::value> {};
+
+template <typename T>
+using EigenVec = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using ConstEigenVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+// Sum of n contiguous elements in double (float/double only).
+template <typename T>
+inline double EigenSumAsDouble(const T* p, int64_t n) {
+  static_assert(UseEigen<T>::value, "EigenSumAsDouble: float or double only");
+  return ConstEigenVec<T>(p, n).template cast<double>().sum();
+}
+
+}  // namespace funcs
+}  // namespace phi

@@ -1,0 +1,129 @@
+// The scan operators: associative combine functions over small states, written once for
+// host and device. A scan op is a struct with
+//   using State = ...;
+//   State Identity() const;
+//   State Load(const ScanPos&) const;             // the element at a position
+//   State Combine(const State& earlier, const State& later) const;
+//   void Store(const ScanPos&, const State&) const;  // write the (inclusive or exclusive) prefix
+// The engines (scan_cpu.h, and the GPU engine) only decide the order of Combine calls.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "paddle_ops/common/macros.h"
+
+namespace phi {
+namespace funcs {
+
+// An exactly-rounded-ish sum: hi + lo carries the rounding error of every addition
+// (Knuth's TwoSum), so float64 cumsum and logcumsumexp lose nothing to accumulation.
+template <typename Acc>
+struct CompensatedSum {
+  Acc hi;
+  Acc lo;
+  HOSTDEVICE static CompensatedSum Zero() { return {Acc(0), Acc(0)}; }
+  HOSTDEVICE static CompensatedSum Of(Acc v) { return {v, Acc(0)}; }
+  HOSTDEVICE Acc value() const { return hi + lo; }
+};
+
+template <typename Acc>
+HOSTDEVICE inline CompensatedSum<Acc> Add(const CompensatedSum<Acc>& a, const CompensatedSum<Acc>& b) {
+  const Acc s = a.hi + b.hi;
+  const Acc bb = s - a.hi;
+  const Acc err = (a.hi - (s - bb)) + (b.hi - bb);
+  // Non-finite sums (inf, nan) make err NaN; the sum itself is then the answer.
+  if (!(err == err) || !(s - s == s - s)) return {s, Acc(0)};
+  return {s, err + a.lo + b.lo};
+}
+
+template <typename Acc>
+HOSTDEVICE inline CompensatedSum<Acc> Scale(const CompensatedSum<Acc>& a, Acc f) {
+  const Acc p = a.hi * f;
+  const Acc e = std::fma(a.hi, f, -p);  // exact rounding error of the product
+  if (!(e == e)) return {p, Acc(0)};
+  return {p, e + a.lo * f};
+}
+
+// Sum operator (cumsum). Acc is double for floating types (one rounding when stored) and
+// the type itself for integers (exact; overflow wraps as two's complement).
+template <typename Acc>
+struct SumCombine {
+  using State = CompensatedSum<Acc>;
+  HOSTDEVICE static State Identity() { return State::Zero(); }
+  HOSTDEVICE static State Combine(const State& a, const State& b) { return Add(a, b); }
+};
+
+// Integer sums need no compensation and must not overflow as signed (UB): add as unsigned.
+template <typename T>
+struct IntSumCombine {
+  using State = T;
+  HOSTDEVICE static State Identity() { return T(0); }
+  HOSTDEVICE static State Combine(State a, State b) {
+    using U = typename std::make_unsigned<T>::type;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  }
+};
+
+// log-sum-exp state: value = m + log(s), with m the running max and s = sum exp(x - m)
+// (compensated). Combining rescales the smaller side by exp(m_small - m_big) <= 1, so
+// nothing overflows and no block-wide max makes small terms underflow early.
+template <typename Acc>
+struct LogSumExpState {
+  Acc m;
+  CompensatedSum<Acc> s;
+};
+
+template <typename Acc>
+struct LogAddExpCombine {
+  using State = LogSumExpState<Acc>;
+  HOSTDEVICE static State Identity() {
+    return {-std::numeric_limits<Acc>::infinity(), CompensatedSum<Acc>::Zero()};
+  }
+  HOSTDEVICE static State Of(Acc x) {
+    if (x == -std::numeric_limits<Acc>::infinity()) return Identity();
+    return {x, CompensatedSum<Acc>::Of(Acc(1))};
+  }
+  HOSTDEVICE static State Combine(const State& a, const State& b) {
+    if (a.m != a.m || b.m != b.m) {  // NaN poisons the rest of the row
+      return {std::numeric_limits<Acc>::quiet_NaN(), CompensatedSum<Acc>::Of(Acc(1))};
+    }
+    if (b.m == -std::numeric_limits<Acc>::infinity()) return a;
+    if (a.m == -std::numeric_limits<Acc>::infinity()) return b;
+    if (a.m == b.m) return {a.m, Add(a.s, b.s)};  // also +inf with +inf
+    if (a.m > b.m) return {a.m, Add(a.s, Scale(b.s, std::exp(b.m - a.m)))};
+    return {b.m, Add(Scale(a.s, std::exp(a.m - b.m)), b.s)};
+  }
+  HOSTDEVICE static Acc Value(const State& st) {
+    if (st.m == -std::numeric_limits<Acc>::infinity()) return st.m;
+    if (st.m == std::numeric_limits<Acc>::infinity() || st.m != st.m) return st.m;
+    return st.m + std::log(st.s.value());
+  }
+};
+
+// First-order linear recurrence y = a * y_prev + b, as pairs (a, b):
+// (a1, b1) then (a2, b2) = (a1*a2, a2*b1 + b2). Identity (1, 0).
+template <typename Acc>
+struct GatedState {
+  Acc a;
+  Acc b;
+};
+template <typename Acc>
+struct LinearRecurrenceCombine {
+  using State = GatedState<Acc>;
+  HOSTDEVICE static State Identity() { return {Acc(1), Acc(0)}; }
+  HOSTDEVICE static State Combine(const State& e, const State& l) {
+    return {e.a * l.a, l.a * e.b + l.b};
+  }
+};
+
+// The accumulation type of a floating element type (double on the CPU: float32 results
+// round once from double, which is what keeps 2^26-long rows within 2 ulp).
+template <typename T>
+struct CpuAccType {
+  using type = double;
+};
+
+}  // namespace funcs
+}  // namespace phi

@@ -1,0 +1,15 @@
+// logcumsumexp: out[i] = log(sum_{j in window(i)} exp(x[j])) along `axis` (SPEC.md §1).
+// Same declaration as Paddle's phi::LogcumsumexpKernel (paddle/phi/kernels/cum_kernel.h).
+// Deliberate difference: exclusive=true writes -inf (the log of an empty sum) as the first
+// element, where Paddle writes the lowest finite value.
+#pragma once
+
+#include "paddle_ops/core/dense_tensor.h"
+
+namespace phi {
+
+template <typename T, typename Context>
+void LogcumsumexpKernel(const Context& dev_ctx, const DenseTensor& x, int axis, bool flatten,
+                        bool exclusive, bool reverse, DenseTensor* out);
+
+}  // namespace phi

@@ -1,0 +1,241 @@
+// The extension module paddle_ops._C: Tensor, dtypes, places, the autograd entry points
+// and (in the `ops` submodule) the generated _C_ops functions.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+#include "paddle_ops/autograd/backward.h"
+#include "paddle_ops/core/device_context.h"
+#include "paddle_ops/core/kernel_factory.h"
+#include "paddle_ops/python/arg_parse.h"
+#include "paddle_ops_gen/api.h"
+
+namespace py = pybind11;
+
+namespace paddle_ops {
+namespace pybind {
+namespace {
+
+// The NumPy dtype a tensor's data is exchanged as (bfloat16 travels as float32).
+py::dtype NumpyDtypeOf(phi::DataType t) {
+  switch (t) {
+    case phi::DataType::BOOL: return py::dtype("bool");
+    case phi::DataType::UINT8: return py::dtype("uint8");
+    case phi::DataType::INT8: return py::dtype("int8");
+    case phi::DataType::INT16: return py::dtype("int16");
+    case phi::DataType::INT32: return py::dtype("int32");
+    case phi::DataType::INT64: return py::dtype("int64");
+    case phi::DataType::FLOAT16: return py::dtype("float16");
+    case phi::DataType::BFLOAT16: return py::dtype("float32");
+    case phi::DataType::FLOAT32: return py::dtype("float32");
+    case phi::DataType::FLOAT64: return py::dtype("float64");
+    default: throw py::type_error("unsupported dtype " + phi::DataTypeToString(t));
+  }
+}
+
+// A CPU copy of `t` (the tensor itself if already on the CPU).
+phi::DenseTensor ToCpu(const phi::DenseTensor& t) {
+  if (t.place().GetType() == phi::AllocationType::CPU) return t;
+  phi::DenseTensor c(t.dtype(), t.dims());
+  void* dst = c.AllocateFrom(phi::GetAllocator(phi::CPUPlace()), t.dtype(), phi::CPUPlace());
+  phi::Memcpy(dst, phi::CPUPlace(), t.raw_data(), t.place(), t.numel() * phi::SizeOf(t.dtype()));
+  return c;
+}
+
+py::array TensorToNumpy(const Tensor& t) {
+  const phi::DenseTensor cpu = ToCpu(t.dense());
+  std::vector<py::ssize_t> shape(cpu.dims().Get(), cpu.dims().Get() + cpu.dims().size());
+  py::array out(NumpyDtypeOf(cpu.dtype()), shape);
+  const int64_t n = cpu.numel();
+  if (n == 0) return out;
+  if (cpu.dtype() == phi::DataType::BFLOAT16) {
+    const auto* src = cpu.data<phi::dtype::bfloat16>();
+    float* dst = static_cast<float*>(out.mutable_data());
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(src[i]);
+  } else {
+    std::memcpy(out.mutable_data(), cpu.raw_data(), n * phi::SizeOf(cpu.dtype()));
+  }
+  return out;
+}
+
+// `array` must be C-contiguous with the NumPy dtype of `dtype` (float32 for bfloat16,
+// which is rounded to nearest even here).
+Tensor TensorFromNumpy(py::array array, phi::DataType dtype) {
+  if (!array.dtype().equal(NumpyDtypeOf(dtype)) || !(array.flags() & py::array::c_style)) {
+    throw py::type_error("internal: array dtype does not match the requested tensor dtype");
+  }
+  std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
+  auto dense = std::make_shared<phi::DenseTensor>(dtype, phi::make_ddim(dims));
+  const phi::Place cpu = phi::CPUPlace();
+  void* dst = dense->AllocateFrom(phi::GetAllocator(cpu), dtype, cpu);
+  const int64_t n = dense->numel();
+  if (n > 0) {
+    if (dtype == phi::DataType::BFLOAT16) {
+      const float* src = static_cast<const float*>(array.data());
+      auto* d = static_cast<phi::dtype::bfloat16*>(dst);
+      for (int64_t i = 0; i < n; ++i) d[i] = phi::dtype::bfloat16(src[i]);
+    } else {
+      std::memcpy(dst, array.data(), n * phi::SizeOf(dtype));
+    }
+  }
+  return Tensor(dense);  // on the CPU; the caller moves it to `place`
+}
+
+Tensor CopyTo(const Tensor& t, const phi::Place& place) {
+  const phi::DenseTensor& src = t.dense();
+  if (src.place() == place) return Tensor(t.impl());
+  auto dst = std::make_shared<phi::DenseTensor>(src.dtype(), src.dims());
+  void* p = dst->AllocateFrom(phi::GetAllocator(place), src.dtype(), place);
+  phi::DeviceContextPool::Instance().Get(src.place())->Wait();
+  phi::Memcpy(p, place, src.raw_data(), src.place(), src.numel() * phi::SizeOf(src.dtype()));
+  return Tensor(dst);
+}
+
+void TranslateEnforce(const phi::EnforceNotMet& e) {
+  const std::string& msg = e.message();
+  switch (e.code()) {
+    case phi::ErrorCode::OUT_OF_RANGE: PyErr_SetString(PyExc_IndexError, msg.c_str()); break;
+    case phi::ErrorCode::INVALID_ARGUMENT: PyErr_SetString(PyExc_ValueError, msg.c_str()); break;
+    case phi::ErrorCode::INVALID_TYPE: PyErr_SetString(PyExc_TypeError, msg.c_str()); break;
+    case phi::ErrorCode::RESOURCE_EXHAUSTED: PyErr_SetString(PyExc_MemoryError, msg.c_str()); break;
+    default: PyErr_SetString(PyExc_RuntimeError, msg.c_str()); break;
+  }
+}
+
+std::vector<OptionalTensor> ToOptionalList(const py::object& obj, size_t n) {
+  std::vector<OptionalTensor> v;
+  if (obj.is_none()) return v;
+  for (py::handle h : obj) {
+    if (h.is_none()) {
+      v.emplace_back(paddle::none);
+    } else {
+      v.emplace_back(CastTensor(h, "grad", "grad_outputs"));
+    }
+  }
+  if (!v.empty() && v.size() != n) {
+    throw py::value_error("got " + std::to_string(v.size()) + " grad_outputs for " + std::to_string(n) + " outputs");
+  }
+  return v;
+}
+
+}  // namespace
+}  // namespace pybind
+}  // namespace paddle_ops
+
+using paddle_ops::Tensor;
+using namespace paddle_ops::pybind;  // NOLINT
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "paddle_ops native module";
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const phi::EnforceNotMet& e) {
+      TranslateEnforce(e);
+    }
+  });
+
+  py::enum_<phi::DataType>(m, "DataType")
+      .value("BOOL", phi::DataType::BOOL)
+      .value("UINT8", phi::DataType::UINT8)
+      .value("INT8", phi::DataType::INT8)
+      .value("INT16", phi::DataType::INT16)
+      .value("INT32", phi::DataType::INT32)
+      .value("INT64", phi::DataType::INT64)
+      .value("FLOAT16", phi::DataType::FLOAT16)
+      .value("BFLOAT16", phi::DataType::BFLOAT16)
+      .value("FLOAT32", phi::DataType::FLOAT32)
+      .value("FLOAT64", phi::DataType::FLOAT64)
+      .def_property_readonly("name_str", [](phi::DataType t) { return phi::DataTypeToString(t); })
+      .def("__repr__", [](phi::DataType t) { return "paddle_ops." + phi::DataTypeToString(t); })
+      .def("__str__", [](phi::DataType t) { return "paddle_ops." + phi::DataTypeToString(t); });
+  m.def("dtype_from_string", [](const std::string& s) { return phi::StringToDataType(s); });
+  m.def("numpy_dtype_of", [](phi::DataType t) { return NumpyDtypeOf(t); });
+
+  py::class_<phi::Place>(m, "Place")
+      .def(py::init([](const std::string& kind, int id) {
+             if (kind == "cpu") return phi::Place(phi::AllocationType::CPU);
+             if (kind == "gpu") return phi::Place(phi::AllocationType::GPU, id);
+             throw py::value_error("unknown place kind '" + kind + "' (expected 'cpu' or 'gpu')");
+           }),
+           py::arg("kind"), py::arg("device_id") = 0)
+      .def("is_cpu_place", [](const phi::Place& p) { return p.GetType() == phi::AllocationType::CPU; })
+      .def("is_gpu_place", [](const phi::Place& p) { return p.GetType() == phi::AllocationType::GPU; })
+      .def("gpu_device_id", &phi::Place::GetDeviceId)
+      .def("short_string", &phi::Place::ShortString)
+      .def("__eq__", [](const phi::Place& a, const phi::Place& b) { return a == b; })
+      .def("__hash__", [](const phi::Place& p) { return static_cast<int>(p.GetType()) * 1000 + p.GetDeviceId(); })
+      .def("__repr__", &phi::Place::DebugString);
+
+  py::class_<Tensor>(m, "Tensor")
+      .def_property_readonly("shape", [](const Tensor& t) { return phi::vectorize(t.dims()); })
+      .def_property_readonly("dtype", &Tensor::dtype)
+      .def_property_readonly("place", &Tensor::place)
+      .def_property_readonly("ndim", [](const Tensor& t) { return t.dims().size(); })
+      .def_property_readonly("size", &Tensor::numel)
+      .def("numel", &Tensor::numel)
+      .def_property("stop_gradient", &Tensor::stop_gradient,
+                    [](Tensor& t, bool s) {
+                      if (!s && !t.is_leaf()) return;  // non-leaves already record history
+                      if (!s && !phi::IsFloatingType(t.dtype())) {
+                        throw py::type_error("only floating-point tensors can require gradients, got " +
+                                             phi::DataTypeToString(t.dtype()));
+                      }
+                      t.set_stop_gradient(s);
+                    })
+      .def_property_readonly("is_leaf", &Tensor::is_leaf)
+      .def_property_readonly("grad", [](const Tensor& t) -> py::object {
+        auto g = t.autograd_meta()->grad;
+        if (!g) return py::none();
+        return py::cast(Tensor(g));
+      })
+      .def("clear_grad", [](Tensor& t) { t.autograd_meta()->grad.reset(); })
+      .def("_set_grad", [](Tensor& t, const Tensor& g) { t.autograd_meta()->grad = g.impl(); })
+      .def("detach", &Tensor::detach)
+      .def("numpy", &TensorToNumpy)
+      .def("_copy_to", &CopyTo)
+      .def("_share_id", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl().get()); });
+
+  m.def("tensor_from_numpy", [](py::array a, phi::DataType dtype, const phi::Place& place) {
+    Tensor t = TensorFromNumpy(a, dtype);
+    if (place.GetType() != phi::AllocationType::CPU) t = CopyTo(t, place);
+    return t;
+  });
+  m.def("run_backward", [](const std::vector<Tensor>& outputs, const py::object& grads, bool retain_graph) {
+    auto g = ToOptionalList(grads, outputs.size());
+    py::gil_scoped_release release;
+    paddle_ops::Backward(outputs, g, retain_graph);
+  });
+  m.def("run_grad", [](const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                       const py::object& grads, bool retain_graph, bool allow_unused) {
+    auto g = ToOptionalList(grads, outputs.size());
+    std::vector<paddle_ops::OptionalTensor> r;
+    {
+      py::gil_scoped_release release;
+      r = paddle_ops::Grad(outputs, inputs, g, retain_graph, allow_unused);
+    }
+    py::list out;
+    for (auto& t : r) out.append(t ? py::cast(*t) : py::none());
+    return out;
+  });
+  m.def("is_grad_enabled", &paddle_ops::GradMode::IsEnabled);
+  m.def("set_grad_enabled", &paddle_ops::GradMode::SetEnabled);
+  m.def("is_compiled_with_cuda", []() {
+#ifdef PADDLE_OPS_WITH_GPU
+    return true;
+#else
+    return false;
+#endif
+  });
+  m.def("registered_kernels", [](const std::string& op) {
+    std::vector<std::pair<std::string, std::string>> keys;
+    for (const auto& k : phi::KernelFactory::Instance().KeysOf(op))
+      keys.emplace_back(phi::BackendToString(k.backend()), phi::DataTypeToString(k.dtype()));
+    return keys;
+  });
+
+  py::module_ ops = m.def_submodule("ops", "the generated _C_ops functions (api_yaml/ops.yaml)");
+  BindGeneratedOps(ops);
+}

@@ -1,0 +1,30 @@
+"""paddle_ops: scan operators built the way PaddlePaddle's phi is built.
+
+Use it as `import paddle_ops as paddle`: paddle.to_tensor, paddle.logcumsumexp,
+paddle.cumsum, Tensor.backward, paddle.grad, ... behave as in Paddle (SPEC.md).
+"""
+from . import _C, _C_ops  # noqa: F401
+from ._C import Tensor  # noqa: F401
+from . import device  # noqa: F401
+from .autograd import grad, is_grad_enabled, no_grad  # noqa: F401
+from .device import get_device, is_compiled_with_cuda, set_device  # noqa: F401
+from .framework import (  # noqa: F401
+    CPUPlace, CUDAPlace, DataType, Place, bfloat16, bool, float16, float32, float64, int8, int16, int32,
+    int64, uint8,
+)
+from .tensor import (  # noqa: F401
+    add, cast, cumsum, full_like, logcumsumexp, mean, multiply, ones_like, reshape, subtract, sum, to_tensor,
+    zeros_like,
+)
+from .tensor import methods as _methods
+
+_methods.install()
+dtype = DataType
+
+__version__ = "0.1.0"
+__all__ = [
+    "Tensor", "to_tensor", "logcumsumexp", "cumsum", "add", "subtract", "multiply", "sum", "mean", "reshape",
+    "cast", "full_like", "zeros_like", "ones_like", "grad", "no_grad", "set_device", "get_device",
+    "is_compiled_with_cuda", "CPUPlace", "CUDAPlace", "float16", "bfloat16", "float32", "float64", "int32",
+    "int64", "bool",
+]

@@ -1,0 +1,63 @@
+"""Autograd entry points: paddle_ops.grad, Tensor.backward and no_grad."""
+import contextlib
+
+from . import _C
+from ._C import Tensor
+
+
+def _as_list(x, what):
+    if isinstance(x, Tensor):
+        return [x]
+    if isinstance(x, (list, tuple)) and all(isinstance(t, Tensor) for t in x):
+        return list(x)
+    raise TypeError(f"{what} must be a Tensor or a list of Tensors, but got {type(x).__name__}")
+
+
+def _grad_list(grad_outputs, n):
+    if grad_outputs is None:
+        return None
+    if isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs]
+    if not isinstance(grad_outputs, (list, tuple)):
+        raise TypeError(f"grad_outputs must be a Tensor, a list of Tensors/None or None, "
+                        f"but got {type(grad_outputs).__name__}")
+    if len(grad_outputs) != n:
+        raise ValueError(f"grad_outputs has {len(grad_outputs)} entries but there are {n} outputs")
+    return list(grad_outputs)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=False, no_grad_vars=None):
+    """Gradients of `outputs` with respect to `inputs`, returned (not accumulated into .grad).
+
+    grad_outputs defaults to ones. retain_graph keeps the graph for another backward pass
+    (default: False). Inputs the outputs do not depend on raise ValueError unless
+    allow_unused=True, which returns None for them. create_graph (higher-order gradients)
+    is not supported.
+    """
+    if create_graph:
+        raise NotImplementedError("paddle_ops.grad: create_graph=True (higher-order gradients) is not supported")
+    outs = _as_list(outputs, "outputs")
+    ins = _as_list(inputs, "inputs")
+    return _C.run_grad(outs, ins, _grad_list(grad_outputs, len(outs)), bool(retain_graph), bool(allow_unused))
+
+
+def backward(tensors, grad_tensors=None, retain_graph=False):
+    """Accumulate the gradients of `tensors` into the .grad of the leaves they depend on."""
+    outs = _as_list(tensors, "tensors")
+    _C.run_backward(outs, _grad_list(grad_tensors, len(outs)), bool(retain_graph))
+
+
+@contextlib.contextmanager
+def no_grad():
+    """Within this block, ops record no gradient history."""
+    prev = _C.is_grad_enabled()
+    _C.set_grad_enabled(False)
+    try:
+        yield
+    finally:
+        _C.set_grad_enabled(prev)
+
+
+def is_grad_enabled():
+    return bool(_C.is_grad_enabled())

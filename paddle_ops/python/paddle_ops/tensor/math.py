@@ -1,0 +1,172 @@
+"""Math ops: the scans (logcumsumexp, cumsum) and the elementwise arithmetic and reductions."""
+import builtins
+
+from .. import _C_ops
+from .._C import Tensor
+from ..framework import (FLOATING, INTEGER, UNDEFINED, bfloat16, bool as _bool, convert_dtype, float16, float32,
+                         float64, int32, int64)
+from .manipulation import _check_tensor, cast
+
+
+def _cum_axis(axis, op):
+    """(flatten, axis) for the YAML op: axis=None flattens."""
+    if axis is None:
+        return True, -1
+    if isinstance(axis, builtins.bool) or not isinstance(axis, int) and not hasattr(axis, "__index__"):
+        raise TypeError(f"{op}(): argument 'axis' must be an int or None, but got {type(axis).__name__}")
+    return False, int(axis)
+
+
+def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
+    r"""The logarithm of the cumulative sum of exponentials along `axis`.
+
+    .. math::
+        out_i = \log \sum_{j \le i} \exp(x_j)
+
+    computed without overflow (a running max and rescaled sum; float32 accumulates in
+    float64, so rows of 2^26 elements stay within about 2 ulp).
+
+    Args:
+        x (Tensor): float16, bfloat16, float32 or float64. Integer and bool inputs are
+            promoted to float32.
+        axis (int, optional): the axis to scan. None (default) scans the flattened tensor
+            and returns a 1-D result.
+        exclusive (bool): sum over j < i instead of j <= i; the first output is -inf (the log
+            of an empty sum; Paddle's own kernel writes the lowest finite float there).
+        reverse (bool): scan from the end: sum over j >= i (j > i if exclusive).
+        dtype (str|dtype, optional): cast x to this floating dtype first; the output has it.
+            An integer dtype raises TypeError.
+
+    Returns:
+        Tensor: same shape as x (1-D with x.size elements when axis is None).
+
+    Special values: -inf inputs add nothing (a prefix of only -inf gives -inf, never NaN);
+    +inf gives +inf from there on; a NaN makes the rest of its row NaN.
+
+    Example:
+        >>> x = paddle_ops.to_tensor([[1., 2.], [3., 4.]])
+        >>> paddle_ops.logcumsumexp(x, axis=1).numpy()
+        array([[1.       , 2.3132617],
+               [3.       , 4.3132615]], dtype=float32)
+    """
+    _check_tensor(x, "logcumsumexp")
+    if dtype is not None:
+        dt = convert_dtype(dtype, "logcumsumexp(): argument 'dtype'")
+        if dt not in FLOATING:
+            raise TypeError(f"logcumsumexp(): argument 'dtype' must be a floating type (float16, bfloat16, "
+                            f"float32, float64), but got {dt}")
+        if x.dtype != dt:
+            x = cast(x, dt)
+    elif x.dtype not in FLOATING:
+        x = cast(x, float32)
+    flatten, axis = _cum_axis(axis, "logcumsumexp")
+    return _C_ops.logcumsumexp(x, axis, flatten, exclusive, reverse)
+
+
+def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
+    r"""The cumulative sum along `axis`: out_i = sum_{j <= i} x_j.
+
+    Floating types accumulate in float64 (with compensated summation) and round once;
+    integers accumulate exactly in their own type.
+
+    Args:
+        x (Tensor): float16, bfloat16, float32, float64, int32 or int64; bool, uint8, int8
+            and int16 are promoted to int64 (as NumPy and torch do).
+        axis (int, optional): the axis to scan; None (default) scans the flattened tensor.
+        exclusive (bool): sum over j < i (the first output is 0).
+        reverse (bool): scan from the end.
+        dtype (str|dtype, optional): cast x to this dtype first.
+
+    Example:
+        >>> paddle_ops.cumsum(paddle_ops.to_tensor([1, 2, 3])).numpy()
+        array([1, 3, 6])
+    """
+    _check_tensor(x, "cumsum")
+    if dtype is not None:
+        dt = convert_dtype(dtype, "cumsum(): argument 'dtype'")
+        if dt not in FLOATING and dt not in (int32, int64):
+            raise TypeError(f"cumsum(): argument 'dtype' must be float16, bfloat16, float32, float64, "
+                            f"int32 or int64, but got {dt}")
+        if x.dtype != dt:
+            x = cast(x, dt)
+    elif x.dtype not in FLOATING and x.dtype not in (int32, int64):
+        x = cast(x, int64)
+    flatten, axis = _cum_axis(axis, "cumsum")
+    return _C_ops.cumsum(x, axis, flatten, exclusive, reverse)
+
+
+def _promote(x, y, op):
+    """Make x and y Tensors of one dtype (Python scalars take the tensor's dtype)."""
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        raise TypeError(f"{op}(): at least one operand must be a Tensor")
+    if not isinstance(y, Tensor):
+        y = _scalar_like(y, x, op)
+    if not isinstance(x, Tensor):
+        x = _scalar_like(x, y, op)
+    if x.dtype != y.dtype:
+        order = [_bool, *INTEGER, float16, bfloat16, float32, float64]
+        xf, yf = x.dtype in FLOATING, y.dtype in FLOATING
+        if xf and not yf:
+            target = x.dtype
+        elif yf and not xf:
+            target = y.dtype
+        elif {x.dtype, y.dtype} == {float16, bfloat16}:
+            target = float32
+        else:
+            target = max(x.dtype, y.dtype, key=order.index)
+        x = x if x.dtype == target else cast(x, target)
+        y = y if y.dtype == target else cast(y, target)
+    return x, y
+
+
+def _scalar_like(v, t, op):
+    from .creation import to_tensor
+    if isinstance(v, builtins.bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
+        raise TypeError(f"{op}(): unsupported operand type {type(v).__name__}")
+    dt = t.dtype
+    if isinstance(v, float) and dt not in FLOATING:
+        dt = float32
+    return to_tensor(v, dtype=dt, place=t.place)
+
+
+def add(x, y, name=None):
+    """x + y with NumPy broadcasting."""
+    x, y = _promote(x, y, "add")
+    return _C_ops.add(x, y)
+
+
+def subtract(x, y, name=None):
+    """x - y with NumPy broadcasting."""
+    x, y = _promote(x, y, "subtract")
+    return _C_ops.subtract(x, y)
+
+
+def multiply(x, y, name=None):
+    """x * y with NumPy broadcasting."""
+    x, y = _promote(x, y, "multiply")
+    return _C_ops.multiply(x, y)
+
+
+def _axes(axis):
+    if axis is None:
+        return []
+    if isinstance(axis, int) and not isinstance(axis, builtins.bool):
+        return [axis]
+    if isinstance(axis, (list, tuple)):
+        return list(axis)
+    raise TypeError(f"axis must be an int, a list of ints or None, but got {type(axis).__name__}")
+
+
+def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
+    """The sum over `axis` (all axes when None). bool and int32 sums are int64."""
+    _check_tensor(x, "sum")
+    dt = convert_dtype(dtype) if dtype is not None else UNDEFINED
+    return _C_ops.sum(x, _axes(axis), dt, keepdim)
+
+
+def mean(x, axis=None, keepdim=False, name=None):
+    """The mean over `axis` (all axes when None); floating types only."""
+    _check_tensor(x, "mean")
+    if x.dtype not in FLOATING:
+        raise TypeError(f"mean(): x must be a floating tensor, but got {x.dtype}")
+    return _C_ops.mean(x, _axes(axis), keepdim)

@@ -1,0 +1,272 @@
+"""The YAML op model: parse and validate api_yaml/ops.yaml and backward.yaml entries.
+
+Every problem raises SpecError naming the entry and the field, so a malformed entry fails
+the build with a message that says where to look.
+"""
+import re
+
+import yaml
+
+# YAML type -> (C++ type of kernel/InferMeta/API parameter)
+ATTR_TYPES = {
+    "int": "int",
+    "int64_t": "int64_t",
+    "float": "float",
+    "double": "double",
+    "bool": "bool",
+    "str": "const std::string&",
+    "Scalar": "const phi::Scalar&",
+    "IntArray": "const phi::IntArray&",
+    "int[]": "const std::vector<int>&",
+    "int64_t[]": "const std::vector<int64_t>&",
+    "float[]": "const std::vector<float>&",
+    "DataType": "phi::DataType",
+}
+# Value type to hold an attribute in a grad node.
+ATTR_STORAGE = {
+    "const std::string&": "std::string",
+    "const phi::Scalar&": "phi::Scalar",
+    "const phi::IntArray&": "phi::IntArray",
+    "const std::vector<int>&": "std::vector<int>",
+    "const std::vector<int64_t>&": "std::vector<int64_t>",
+    "const std::vector<float>&": "std::vector<float>",
+}
+OP_KEYS = {"op", "args", "output", "infer_meta", "kernel", "backward", "optional"}
+BACKWARD_KEYS = {"backward_op", "forward", "args", "output", "infer_meta", "kernel", "optional"}
+
+
+class SpecError(Exception):
+    def __init__(self, source, entry, field, message):
+        super().__init__(f"{source}: entry '{entry}', field '{field}': {message}")
+
+
+class Arg:
+    def __init__(self, name, type_, default=None, optional=False):
+        self.name, self.type, self.default, self.optional = name, type_, default, optional
+
+    @property
+    def is_tensor(self):
+        return self.type == "Tensor"
+
+    def __repr__(self):
+        return f"Arg({self.type} {self.name}{'=' + self.default if self.default else ''})"
+
+
+class Op:
+    """One forward or backward op."""
+
+    def __init__(self, name, source):
+        self.name, self.source = name, source
+        self.args, self.outputs = [], []
+        self.infer_meta, self.infer_meta_params = None, None
+        self.kernel, self.kernel_params, self.data_type = None, None, None
+        self.backward = None          # forward op: name of its grad op
+        self.forward = None           # backward op: (forward name, args, outputs)
+        self.is_backward = False
+
+    @property
+    def inputs(self):
+        return [a for a in self.args if a.is_tensor]
+
+    @property
+    def attrs(self):
+        return [a for a in self.args if not a.is_tensor]
+
+    def arg(self, name):
+        for a in self.args + self.outputs:
+            if a.name == name:
+                return a
+        return None
+
+    def err(self, field, message):
+        return SpecError(self.source, self.name, field, message)
+
+
+_ARG_RE = re.compile(r"^\s*(Tensor|[A-Za-z_][A-Za-z0-9_]*(?:\[\])?)\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=\s*(.+?))?\s*$")
+
+
+def _split_top(text):
+    """Split on commas that are not inside braces/brackets/quotes."""
+    parts, depth, cur, quote = [], 0, "", None
+    for ch in text:
+        if quote:
+            cur += ch
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "{[(":
+            depth += 1
+        elif ch in "}])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur)
+    return [p.strip() for p in parts]
+
+
+def parse_args(op, text, field="args"):
+    text = str(text).strip()
+    if not (text.startswith("(") and text.endswith(")")):
+        raise op.err(field, f"expected '(Type name, ...)', got {text!r}")
+    args = []
+    for piece in _split_top(text[1:-1]):
+        m = _ARG_RE.match(piece)
+        if not m:
+            raise op.err(field, f"cannot parse argument {piece!r} (expected 'Type name' or 'Type name=default')")
+        type_, name, default = m.groups()
+        if type_ != "Tensor" and type_ not in ATTR_TYPES:
+            raise op.err(field, f"argument '{name}' has unknown type '{type_}' "
+                                f"(known: Tensor, {', '.join(sorted(ATTR_TYPES))})")
+        if type_ == "Tensor" and default is not None:
+            raise op.err(field, f"tensor argument '{name}' cannot have a default; list it under 'optional'")
+        if any(a.name == name for a in args):
+            raise op.err(field, f"argument '{name}' appears twice")
+        args.append(Arg(name, type_, default))
+    return args
+
+
+def parse_outputs(op, text, field="output"):
+    outs = []
+    for piece in _split_top(str(text)):
+        m = re.match(r"^Tensor\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)$", piece)
+        if not m:
+            raise op.err(field, f"cannot parse output {piece!r} (expected 'Tensor(name)')")
+        outs.append(Arg(m.group(1), "Tensor"))
+    if not outs:
+        raise op.err(field, "an op needs at least one output")
+    return outs
+
+
+def _names_list(op, value, field):
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [v.strip() for v in value.strip("[] ").split(",") if v.strip()]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise op.err(field, f"expected a list of argument names, got {value!r}")
+    return value
+
+
+def _parse_common(op, entry, keys):
+    unknown = set(entry) - keys
+    if unknown:
+        raise op.err(sorted(unknown)[0], f"unknown field (known: {', '.join(sorted(keys))})")
+    for required in ("args", "output", "infer_meta", "kernel"):
+        if required not in entry:
+            raise op.err(required, "missing required field")
+    op.args = parse_args(op, entry["args"])
+    op.outputs = parse_outputs(op, entry["output"])
+    for name in _names_list(op, entry.get("optional"), "optional") or []:
+        a = op.arg(name)
+        if a is None or not a.is_tensor:
+            raise op.err("optional", f"'{name}' is not a tensor input or output of the op")
+        a.optional = True
+    im = entry["infer_meta"]
+    if not isinstance(im, dict) or "func" not in im:
+        raise op.err("infer_meta", "expected a mapping with 'func' (and optionally 'param')")
+    op.infer_meta = im["func"]
+    op.infer_meta_params = _names_list(op, im.get("param"), "infer_meta.param")
+    k = entry["kernel"]
+    if not isinstance(k, dict) or "func" not in k:
+        raise op.err("kernel", "expected a mapping with 'func' (and optionally 'data_type', 'param')")
+    op.kernel = k["func"]
+    op.kernel_params = _names_list(op, k.get("param"), "kernel.param")
+    op.data_type = k.get("data_type")
+    for field, params in (("infer_meta.param", op.infer_meta_params), ("kernel.param", op.kernel_params)):
+        for p in params or []:
+            if not any(a.name == p for a in op.args):
+                raise op.err(field, f"'{p}' is not an argument of the op")
+    if op.data_type is not None:
+        a = op.arg(op.data_type)
+        if a is None or not (a.is_tensor or a.type == "DataType") or a in op.outputs:
+            raise op.err("kernel.data_type", f"'{op.data_type}' must name a tensor input or a DataType attribute")
+    if not op.inputs:
+        raise op.err("args", "an op needs at least one tensor input (it decides the place)")
+    if all(a.optional for a in op.inputs):
+        raise op.err("args", "at least one tensor input must be required")
+
+
+def parse_op(entry, source):
+    if not isinstance(entry, dict) or "op" not in entry:
+        raise SpecError(source, repr(entry)[:40], "op", "each entry must be a mapping with an 'op' field")
+    op = Op(str(entry["op"]), source)
+    _parse_common(op, entry, OP_KEYS)
+    op.backward = entry.get("backward")
+    return op
+
+
+def parse_backward_op(entry, source):
+    if not isinstance(entry, dict) or "backward_op" not in entry:
+        raise SpecError(source, repr(entry)[:40], "backward_op", "each entry must be a mapping with a 'backward_op' field")
+    op = Op(str(entry["backward_op"]), source)
+    op.is_backward = True
+    _parse_common(op, entry, BACKWARD_KEYS)
+    fwd = entry.get("forward")
+    m = re.match(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\(.*\))\s*->\s*(.+)$", str(fwd or ""))
+    if not m:
+        raise op.err("forward", f"expected 'op(Type name, ...) -> Tensor(out)', got {fwd!r}")
+    op.forward = (m.group(1), parse_args(op, m.group(2), "forward"), parse_outputs(op, m.group(3), "forward"))
+    return op
+
+
+def load(ops_path, backward_path):
+    """Returns (forward ops, backward ops by name), cross-checked."""
+    def read(path):
+        with open(path) as f:
+            data = yaml.safe_load(f)
+        if data is None:
+            return []
+        if not isinstance(data, list):
+            raise SpecError(path, "-", "-", "the file must be a YAML list of entries")
+        return data
+
+    ops = [parse_op(e, ops_path) for e in read(ops_path)]
+    bwds = [parse_backward_op(e, backward_path) for e in read(backward_path)] if backward_path else []
+    by_name = {}
+    for op in ops + bwds:
+        if op.name in by_name:
+            raise op.err("op", f"op '{op.name}' is defined twice")
+        by_name[op.name] = op
+    bwd_by_name = {b.name: b for b in bwds}
+    for op in ops:
+        if op.backward is None:
+            continue
+        b = bwd_by_name.get(op.backward)
+        if b is None:
+            raise op.err("backward", f"no backward_op named '{op.backward}' in {backward_path}")
+        check_backward(op, b)
+    return ops, bwd_by_name
+
+
+def check_backward(fwd, bwd):
+    """Every grad-op argument must be a forward input/output/attr or an output's grad, and
+    every grad-op output must be the grad of a forward input."""
+    fname, fargs, fouts = bwd.forward
+    if fname != fwd.name:
+        raise bwd.err("forward", f"names forward op '{fname}' but '{fwd.name}' points to it")
+    fwd_inputs = {a.name for a in fwd.inputs}
+    fwd_outputs = {o.name for o in fwd.outputs}
+    fwd_attrs = {a.name: a for a in fwd.attrs}
+    for a in bwd.args:
+        if a.is_tensor:
+            if a.name in fwd_inputs or a.name in fwd_outputs:
+                continue
+            if a.name.endswith("_grad") and a.name[:-5] in fwd_outputs:
+                continue
+            raise bwd.err("args", f"tensor '{a.name}' is neither an input/output of '{fwd.name}' "
+                                  f"nor the grad of one of its outputs ({', '.join(sorted(fwd_outputs))})")
+        elif a.name not in fwd_attrs:
+            if a.default is None:
+                raise bwd.err("args", f"attribute '{a.name}' is not an attribute of '{fwd.name}' and has no default")
+        elif ATTR_TYPES[a.type] != ATTR_TYPES[fwd_attrs[a.name].type]:
+            raise bwd.err("args", f"attribute '{a.name}' is {a.type} here but {fwd_attrs[a.name].type} in '{fwd.name}'")
+    for o in bwd.outputs:
+        if not (o.name.endswith("_grad") and o.name[:-5] in fwd_inputs):
+            raise bwd.err("output", f"output '{o.name}' must be named <input>_grad for an input of '{fwd.name}' "
+                                    f"({', '.join(sorted(fwd_inputs))})")
