@@ -148,9 +148,7 @@ PYBIND11_MODULE(_C, m) {
       .value("BFLOAT16", phi::DataType::BFLOAT16)
       .value("FLOAT32", phi::DataType::FLOAT32)
       .value("FLOAT64", phi::DataType::FLOAT64)
-      .def_property_readonly("name_str", [](phi::DataType t) { return phi::DataTypeToString(t); })
-      .def("__repr__", [](phi::DataType t) { return "paddle_ops." + phi::DataTypeToString(t); })
-      .def("__str__", [](phi::DataType t) { return "paddle_ops." + phi::DataTypeToString(t); });
+      .def_property_readonly("name_str", [](phi::DataType t) { return phi::DataTypeToString(t); });
   m.def("dtype_from_string", [](const std::string& s) { return phi::StringToDataType(s); });
   m.def("numpy_dtype_of", [](phi::DataType t) { return NumpyDtypeOf(t); });
 

@@ -254,7 +254,10 @@ def write_if_changed(path, text):
         f.write(text)
 
 
-def generate(ops, bwds, out_dir):
+DEFAULT_INFERMETA_HEADERS = ["infermeta/binary.h", "infermeta/multiary.h", "infermeta/unary.h"]
+
+
+def generate(ops, bwds, out_dir, infermeta_headers=None):
     os.makedirs(out_dir, exist_ok=True)
     all_api = ops + list(bwds.values())
     ns_open, ns_close = "namespace paddle_ops {\nnamespace experimental {\n", "}  // namespace experimental\n}  // namespace paddle_ops\n"
@@ -262,9 +265,9 @@ def generate(ops, bwds, out_dir):
              '#include "paddle_ops/autograd/tensor.h"\n#include "paddle_ops/common/scalar.h"\n', ns_open]
     api_h += [api_signature(op) + ";" for op in all_api]
     api_h.append(ns_close)
+    includes = "".join(f'#include "{h}"\n' for h in (infermeta_headers or DEFAULT_INFERMETA_HEADERS))
     api_cc = [HEADER, '#include "paddle_ops_gen/api.h"\n', '#include "paddle_ops/api/api_base.h"',
-              '#include "infermeta/binary.h"\n#include "infermeta/multiary.h"\n#include "infermeta/unary.h"\n'
-              '#include "paddle_ops/core/kernel_factory.h"\n', ns_open]
+              includes + '#include "paddle_ops/core/kernel_factory.h"\n', ns_open]
     api_cc += [emit_api(op) + "\n" for op in all_api]
     api_cc.append(ns_close)
 
@@ -296,13 +299,15 @@ def main(argv=None):
     p.add_argument("--ops", required=True)
     p.add_argument("--backward", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--infermeta-header", action="append", default=None,
+                   help="header declaring the InferMeta functions (repeatable; default: infermeta/*.h)")
     args = p.parse_args(argv)
     try:
         ops, bwds = op_model.load(args.ops, args.backward)
     except SpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    generate(ops, bwds, args.out)
+    generate(ops, bwds, args.out, args.infermeta_header)
     return 0
 
 

@@ -57,7 +57,8 @@ def test_backward_through_mixed_ops(place):
     y.backward()
     # d mean / d cumsum_out = 1/12 everywhere; cumsum's grad is the suffix count.
     suffix = (np.arange(6, 0, -1) / 12.0)[None, :]
-    np.testing.assert_allclose(x.grad.numpy(), suffix * w_values[None, :], rtol=1e-13)
+    np.testing.assert_allclose(x.grad.numpy(), np.broadcast_to(suffix * w_values, (2, 6)),
+                               rtol=1e-13)
     np.testing.assert_allclose(w.grad.numpy(), (suffix * values).sum(axis=0), rtol=1e-13)
 
 

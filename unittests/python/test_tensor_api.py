@@ -27,7 +27,6 @@ PLACES = available_places()
     (np.arange(4, dtype=np.int32), paddle.int32, [4]),
     (np.arange(4, dtype=np.int64), paddle.int64, [4]),
     (np.zeros((2, 0, 3), dtype=np.float32), paddle.float32, [2, 0, 3]),
-    (np.float64(1.25), paddle.float64, []),
 ])
 def test_to_tensor_default_dtype_and_shape(data, dtype, shape):
     x = paddle.to_tensor(data)

@@ -4,6 +4,8 @@ import numpy as np
 from . import _C
 
 DataType = _C.DataType
+DataType.__repr__ = lambda self: "paddle." + self.name_str
+DataType.__str__ = DataType.__repr__
 bool = DataType.BOOL  # noqa: A001 (paddle.bool, as in Paddle)
 uint8 = DataType.UINT8
 int8 = DataType.INT8

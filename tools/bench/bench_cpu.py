@@ -1,0 +1,108 @@
+"""CPU benchmark of the scan ops: ns per element, x memcpy of the same buffer, and against
+NumPy and torch (when importable), all measured in one run.
+
+    PYTHONPATH=build/python python3 tools/bench/bench_cpu.py [--quick] [--json out.json]
+
+Pin threads with OMP_NUM_THREADS. Each figure is the median of --repeat runs after a warm-up.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import paddle_ops as paddle
+
+FULL_CASES = [("1-D 2^24", (1 << 24,), 0), ("[1024, 16384], last", (1024, 16384), 1),
+              ("[16384, 1024], axis 0", (16384, 1024), 0), ("[262144, 64], last", (262144, 64), 1)]
+QUICK_CASES = [("1-D 2^20", (1 << 20,), 0), ("[256, 4096], last", (256, 4096), 1),
+               ("[4096, 256], axis 0", (4096, 256), 0), ("[16384, 64], last", (16384, 64), 1)]
+
+
+def median_time(fn, repeat):
+    fn()  # warm-up
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def try_torch():
+    try:
+        import torch  # noqa: F401
+        return torch
+    except Exception:
+        return None
+
+
+def run(cases, dtypes, repeat, with_backward=True):
+    torch = try_torch()
+    rows = []
+    rng = np.random.default_rng(0)
+    for label, shape, axis in cases:
+        for dt in dtypes:
+            a = rng.standard_normal(shape).astype(dt)
+            n = a.size
+            dst = np.empty_like(a)
+            t_copy = median_time(lambda: np.copyto(dst, a), repeat)
+            x = paddle.to_tensor(a)
+            row = {"case": label, "dtype": dt, "n": n, "copy_ns": t_copy / n * 1e9}
+            row["lcse_ns"] = median_time(lambda: paddle.logcumsumexp(x, axis=axis), repeat) / n * 1e9
+            row["cumsum_ns"] = median_time(lambda: paddle.cumsum(x, axis=axis), repeat) / n * 1e9
+            row["np_lae_ns"] = median_time(lambda: np.logaddexp.accumulate(a, axis=axis), repeat) / n * 1e9
+            row["np_cumsum_ns"] = median_time(lambda: np.cumsum(a, axis=axis), repeat) / n * 1e9
+            if with_backward:
+                xg = paddle.to_tensor(a, stop_gradient=False)
+                g = paddle.to_tensor(rng.standard_normal(shape).astype(dt))
+
+                def fwd_bwd():
+                    y = paddle.logcumsumexp(xg, axis=axis)
+                    paddle.grad([y], [xg], [g])
+                row["lcse_fwd_bwd_ns"] = median_time(fwd_bwd, repeat) / n * 1e9
+            if torch is not None:
+                tx = torch.from_numpy(a)
+                row["torch_lcse_ns"] = median_time(lambda: torch.logcumsumexp(tx, dim=axis), repeat) / n * 1e9
+            rows.append(row)
+    return rows
+
+
+def print_table(rows, out=sys.stdout):
+    hdr = ("case", "dtype", "copy", "ours lcse", "x copy", "np.logaddexp", "x ours/np", "torch", "ours cumsum",
+           "np.cumsum", "fwd+bwd", "bwd/fwd")
+    print("ns per element (median); 'x' columns are ratios measured in the same run", file=out)
+    print("| " + " | ".join(hdr) + " |", file=out)
+    print("|" + "---|" * len(hdr), file=out)
+    for r in rows:
+        torch_s = f"{r['torch_lcse_ns']:.2f}" if "torch_lcse_ns" in r else "n/a"
+        fb = r.get("lcse_fwd_bwd_ns")
+        print("| " + " | ".join([
+            r["case"], r["dtype"], f"{r['copy_ns']:.2f}", f"{r['lcse_ns']:.2f}", f"{r['lcse_ns'] / r['copy_ns']:.1f}",
+            f"{r['np_lae_ns']:.2f}", f"{r['lcse_ns'] / r['np_lae_ns']:.2f}", torch_s, f"{r['cumsum_ns']:.2f}",
+            f"{r['np_cumsum_ns']:.2f}", f"{fb:.2f}" if fb else "n/a", f"{fb / r['lcse_ns']:.2f}" if fb else "n/a",
+        ]) + " |", file=out)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true", help="smaller shapes (about 1M elements)")
+    p.add_argument("--dtypes", default="float32,float64")
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--no-backward", action="store_true")
+    p.add_argument("--json", help="also write the figures here")
+    args = p.parse_args()
+    print(f"threads: OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, cores: {os.cpu_count()}")
+    rows = run(QUICK_CASES if args.quick else FULL_CASES, args.dtypes.split(","), args.repeat,
+               not args.no_backward)
+    print_table(rows)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""The main job's demo: every op through the Python API on sample data, checked against
+NumPy, then a small speed table against NumPy. Exits non-zero if any check fails."""
+import os
+import sys
+
+import numpy as np
+
+import paddle_ops as paddle
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
+import bench_cpu  # noqa: E402
+
+failures = []
+
+
+def ref_logcumsumexp(x, axis, exclusive=False, reverse=False):
+    """float64 reference: log of the cumulative sum of exp, shifted by the max for range."""
+    x = np.asarray(x, dtype=np.float64)
+    if reverse:
+        x = np.flip(x, axis)
+    m = np.max(x, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    with np.errstate(divide="ignore"):
+        out = np.log(np.cumsum(np.exp(x - m), axis=axis)) + m
+        if exclusive:
+            first = np.full_like(np.take(out, [0], axis=axis), -np.inf)
+            out = np.concatenate([first, np.take(out, range(out.shape[axis] - 1), axis=axis)], axis=axis)
+    return np.flip(out, axis) if reverse else out
+
+
+def check(name, got, want, tol):
+    got = np.asarray(got, dtype=np.float64)
+    fin = np.isfinite(want)
+    same_specials = np.array_equal(np.isfinite(got), fin) and np.array_equal(got[~fin], want[~fin])
+    err = float(np.max(np.abs(got[fin] - want[fin]) / np.maximum(1, np.abs(want[fin])))) if fin.any() else 0.0
+    ok = same_specials and err <= tol
+    print(f"  {'ok  ' if ok else 'FAIL'} {name:<58} max rel err {err:.2e} (tol {tol:.0e})")
+    if not ok:
+        failures.append(name)
+
+
+def demo_logcumsumexp():
+    print("logcumsumexp (SPEC.md §1)")
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((3, 5)).astype(np.float32)
+    x = paddle.to_tensor(a)
+    for axis in (0, 1, -1):
+        for exclusive in (False, True):
+            for reverse in (False, True):
+                out = paddle.logcumsumexp(x, axis=axis, exclusive=exclusive, reverse=reverse)
+                check(f"[3,5] f32 axis={axis} exclusive={exclusive} reverse={reverse}", out.numpy(),
+                      ref_logcumsumexp(a, axis, exclusive, reverse), 2.5e-7)
+    check("axis=None flattens", paddle.logcumsumexp(x).numpy(), ref_logcumsumexp(a.reshape(-1), 0), 2.5e-7)
+    big = np.arange(10000, 10024, dtype=np.float32)
+    check("arange(10000, 10024): no overflow", paddle.logcumsumexp(paddle.to_tensor(big)).numpy(),
+          ref_logcumsumexp(big, 0), 2.5e-7)
+    for dt in ("float64", "float16", "bfloat16"):
+        out = paddle.logcumsumexp(x, axis=1, dtype=dt)
+        tol = {"float64": 1e-14, "float16": 1e-3, "bfloat16": 8e-3}[dt]
+        check(f"dtype={dt}", out.numpy(), ref_logcumsumexp(paddle.to_tensor(a).astype(dt).numpy(), 1), tol)
+    xg = paddle.to_tensor(a, stop_gradient=False)
+    y = paddle.logcumsumexp(xg, axis=1)
+    g = rng.standard_normal(a.shape)
+    (dx,) = paddle.grad([y], [xg], [paddle.to_tensor(g.astype(np.float32))])
+    o = ref_logcumsumexp(a, 1)
+    want = np.stack([[sum(g[r, j] * np.exp(float(a[r, i]) - o[r, j]) for j in range(i, 5)) for i in range(5)]
+                     for r in range(3)])
+    check("gradient (mixed-sign out_grad) vs the formula", dx.numpy(), want, 1e-5)
+
+
+def demo_cumsum():
+    print("cumsum (SPEC.md §2)")
+    a = np.arange(12, dtype=np.int64).reshape(3, 4) * 1000003
+    x = paddle.to_tensor(a)
+    for axis in (0, 1):
+        check(f"int64 [3,4] axis={axis}", paddle.cumsum(x, axis=axis).numpy(), np.cumsum(a, axis=axis), 0)
+    check("reverse exclusive", paddle.cumsum(x, axis=1, exclusive=True, reverse=True).numpy(),
+          np.flip(np.cumsum(np.flip(a, 1), 1), 1) - a, 0)
+    f = np.random.default_rng(2).standard_normal(1000)
+    check("float64 1-D", paddle.cumsum(paddle.to_tensor(f)).numpy(), np.cumsum(f), 1e-14)
+    xg = paddle.to_tensor(f, stop_gradient=False)
+    paddle.cumsum(xg).sum().backward()
+    check("gradient of sum(cumsum(x)) = n - i", xg.grad.numpy(), np.arange(1000, 0, -1, dtype=np.float64), 0)
+
+
+def main():
+    demo_logcumsumexp()
+    demo_cumsum()
+    print()
+    print("speed (CPU, float32, ~1M elements per case; tools/bench/bench_cpu.py for the full table)")
+    bench_cpu.print_table(bench_cpu.run(bench_cpu.QUICK_CASES, ["float32"], repeat=3))
+    print()
+    if failures:
+        print(f"{len(failures)} check(s) FAILED: {failures}")
+        sys.exit(1)
+    print("all checks passed")
+
+
+if __name__ == "__main__":
+    main()

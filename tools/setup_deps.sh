@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need, if it is missing: CMake, Eigen and GoogleTest
+# from Debian's packages; NumPy, pybind11, PyYAML and pytest from PyPI.
+set -euo pipefail
+need_apt=()
+command -v cmake >/dev/null || need_apt+=(cmake)
+command -v g++ >/dev/null || need_apt+=(g++)
+[ -f /usr/include/eigen3/Eigen/Core ] || need_apt+=(libeigen3-dev)
+[ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
+if ((${#need_apt[@]})); then
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO=sudo
+  echo "setup_deps: apt-get install ${need_apt[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+if ! python3 -c "import numpy, pybind11, yaml, pytest" 2>/dev/null; then
+  echo "setup_deps: pip install numpy pybind11 pyyaml pytest"
+  python3 -m pip install -q numpy pybind11 pyyaml pytest
+fi
