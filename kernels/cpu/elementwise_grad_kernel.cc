@@ -1,6 +1,7 @@
 #include "kernels/elementwise_grad_kernel.h"
 
 #include <array>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -48,8 +49,9 @@ void PassThroughGrad(const Context& dev_ctx, const DenseTensor& out_grad, double
 }
 
 // grad = sum over broadcast dims of (out_grad * other) to grad's shape. The product is
-// formed in the compute type (float for 16-bit types); when no dim of grad was broadcast it
-// is rounded straight into grad, otherwise it is materialized in out's shape and reduced.
+// formed in the compute type (float for 16-bit types) and then either rounded straight into
+// grad (no dim of grad was broadcast), fed to the reduction as it is loaded (other has out's
+// shape), or, when both inputs were broadcast, materialized in out's shape and reduced.
 template <typename T, typename Context>
 void ProductGrad(const Context& dev_ctx, const DenseTensor& out_grad, const DenseTensor& other,
                  DenseTensor* grad) {
@@ -59,9 +61,23 @@ void ProductGrad(const Context& dev_ctx, const DenseTensor& out_grad, const Dens
   const int64_t n = out_grad.numel();
   const T* g = out_grad.data<T>();
   const T* o = other.data<T>();
+  if (grad->numel() != n && other.numel() == n) {
+    const std::vector<bool> mask = funcs::BroadcastReduceMask(out_dims, grad->dims());
+    auto load = [&](int64_t i) {
+      return static_cast<double>(static_cast<C>(g[i]) * static_cast<C>(o[i]));
+    };
+    auto segment = [&](int64_t b, int64_t len) {
+      double acc = 0;
+      for (int64_t i = b; i < b + len; ++i) acc += load(i);
+      return acc;
+    };
+    auto store = [&](int64_t j, double v) { out[j] = static_cast<T>(v); };
+    funcs::ReduceSumCpu<double>(out_dims, mask, load, segment, store);
+    return;
+  }
   const bool direct = grad->numel() == n;
-  std::vector<C> tmp(direct ? 0 : n);
-  C* prod = direct ? nullptr : tmp.data();
+  std::unique_ptr<C[]> tmp(direct ? nullptr : new C[n]);  // no zero-fill: every slot is written
+  C* prod = tmp.get();
   const auto layout = funcs::MakeBroadcastLayout<2>(out_dims, {out_dims, other.dims()});
   funcs::ForEachBroadcastRow(layout, [&](int64_t z, int64_t len, const int64_t* off,
                                          const int64_t* step) {

@@ -82,6 +82,7 @@ class Op:
         return SpecError(self.source, self.name, field, message)
 
 
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _ARG_RE = re.compile(r"^\s*(Tensor|[A-Za-z_][A-Za-z0-9_]*(?:\[\])?)\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=\s*(.+?))?\s*$")
 
 
@@ -162,6 +163,11 @@ def _parse_common(op, entry, keys):
             raise op.err(required, "missing required field")
     op.args = parse_args(op, entry["args"])
     op.outputs = parse_outputs(op, entry["output"])
+    seen = {a.name for a in op.args}
+    for o in op.outputs:
+        if o.name in seen:
+            raise op.err("output", f"output '{o.name}' has the name of an argument or of another output")
+        seen.add(o.name)
     for name in _names_list(op, entry.get("optional"), "optional") or []:
         a = op.arg(name)
         if a is None or not a.is_tensor:
@@ -196,6 +202,8 @@ def parse_op(entry, source):
     if not isinstance(entry, dict) or "op" not in entry:
         raise SpecError(source, repr(entry)[:40], "op", "each entry must be a mapping with an 'op' field")
     op = Op(str(entry["op"]), source)
+    if not _IDENT.match(op.name):
+        raise op.err("op", f"'{op.name}' is not a valid C++/Python identifier")
     _parse_common(op, entry, OP_KEYS)
     op.backward = entry.get("backward")
     return op
@@ -205,6 +213,8 @@ def parse_backward_op(entry, source):
     if not isinstance(entry, dict) or "backward_op" not in entry:
         raise SpecError(source, repr(entry)[:40], "backward_op", "each entry must be a mapping with a 'backward_op' field")
     op = Op(str(entry["backward_op"]), source)
+    if not _IDENT.match(op.name):
+        raise op.err("backward_op", f"'{op.name}' is not a valid C++/Python identifier")
     op.is_backward = True
     _parse_common(op, entry, BACKWARD_KEYS)
     fwd = entry.get("forward")

@@ -1,6 +1,7 @@
 """pytest setup for the paddle_ops Python tests.
 
-Run from the repository root after a build:  PYTHONPATH=build/python python3 -m pytest unittests/python
+Run from the repository root after a build:
+    PYTHONPATH=build/python python3 -m pytest unittests/python
 paddle_ops itself comes from PYTHONPATH; this file only makes the shared test modules
 (op_test.py, op_db.py) importable.
 """

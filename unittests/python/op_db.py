@@ -136,7 +136,7 @@ def _logcumsumexp_large_values(dtype, shape, rng):
 def _int_dtype_errors():
     for bad in ('int32', 'int64', paddle.int32, paddle.int64):
         yield ErrorInput(lambda place: make_tensor(np.ones((2, 3)), 'float32', place),
-                         dict(axis=1, dtype=bad), TypeError, r'dtype|int',
+                         dict(axis=1, dtype=bad), TypeError, r'dtype',
                          desc='integer dtype %r' % (bad,))
 
 

@@ -11,7 +11,7 @@ entry in their OpInfo). Errors are always measured against a high-precision refe
 
 import dataclasses
 import re
-from typing import Any, Callable, Dict, Iterable, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 import pytest
@@ -79,9 +79,15 @@ def make_tensor(values, dtype, place='cpu', stop_gradient=True):
     values = np.asarray(values)
     if dtype in EXTRA_INT_DTYPES:
         # Let the NumPy dtype carry the type: to_tensor keeps NumPy's own dtype.
-        return paddle.to_tensor(values.astype(_NUMPY_OF[dtype]), place=place,
-                                stop_gradient=stop_gradient)
-    return paddle.to_tensor(values, dtype=dtype, place=place, stop_gradient=stop_gradient)
+        t = paddle.to_tensor(values.astype(_NUMPY_OF[dtype]), place=place,
+                             stop_gradient=stop_gradient)
+    else:
+        t = paddle.to_tensor(values, dtype=dtype, place=place, stop_gradient=stop_gradient)
+    # Guard every sample: a to_tensor that changed the shape (0-D -> [1]) would otherwise
+    # make the 0-D cases silently test 1-D.
+    assert list(t.shape) == list(values.shape), 'to_tensor of a %s array made shape %s' % (
+        list(values.shape), list(t.shape))
+    return t
 
 
 def tensor_values(t):
@@ -239,13 +245,6 @@ def assert_close(actual, expected, dtype, tol, scale=None, msg=''):
     bad = err > allowed
     assert not bad.any(), '%s %s' % (msg, _describe_mismatch(
         act.astype(np.float64), exp.astype(np.float64), bad, err, allowed))
-
-
-def max_scaled_error(actual, expected):
-    """max |actual - expected| / max(1, |expected|), the SPEC's accuracy measure."""
-    act = np.asarray(actual, dtype=np.longdouble)
-    exp = np.asarray(expected, dtype=np.longdouble)
-    return float(np.max(np.abs(act - exp) / np.maximum(1, np.abs(exp))))
 
 
 # --------------------------------------------------------------------------------------
@@ -633,16 +632,21 @@ class GenericOpTests:
     def test_cpu_gpu_agree(self, dtype):
         if not gpu_available():
             pytest.skip('no GPU: paddle_ops is not compiled with CUDA or no device is present')
+        info = self.op_info
+
         def check(sample):
-            _, cpu = run_op(self.op_info, sample, dtype, 'cpu')
-            _, gpu = run_op(self.op_info, sample, dtype, 'gpu')
-            out_dtype = dtype_name(cpu.dtype)
-            assert dtype_name(gpu.dtype) == out_dtype
-            tol = self.op_info.tolerance(out_dtype)
-            ref = tensor_values(cpu)
-            assert_close(gpu.numpy(), ref, out_dtype,
+            x, cpu = run_op(info, sample, dtype, 'cpu')
+            _, gpu = run_op(info, sample, dtype, 'gpu')
+            out_dtype, values, expected = expected_output(info, sample, x)
+            assert dtype_name(cpu.dtype) == out_dtype and dtype_name(gpu.dtype) == out_dtype
+            scale = None
+            if info.tol_scale is not None and is_float(out_dtype):
+                scale = info.tol_scale(values, expected, **ref_kwargs(sample.kwargs))
+            # Each side may be off the reference by the tolerance, in opposite directions.
+            tol = info.tolerance(out_dtype)
+            assert_close(gpu.numpy(), tensor_values(cpu), out_dtype,
                          dataclasses.replace(tol, rtol=2 * tol.rtol, ulps=2 * tol.ulps),
-                         msg='%r cpu vs gpu:' % (sample,))
+                         scale=scale, msg='%r cpu vs gpu:' % (sample,))
         samples = self.samples(dtype)
         if self.op_info.large_inputs:
             samples += list(self.op_info.large_inputs(self.op_info, dtype, self.rng()))

@@ -14,7 +14,7 @@ import paddle_ops as paddle
 from op_db import EXCLUSIVE_REVERSE, OP_DB, logcumsumexp_grad_ref, logcumsumexp_ref
 from op_test import (FLOAT_DTYPES, GRAD_TOLERANCES, GenericOpTests, SampleInput,
                      assert_close, available_places, axis_message_ok, check_grad_ref,
-                     dtype_name, make_tensor, max_scaled_error, tensor_values)
+                     dtype_name, make_tensor, tensor_values)
 
 OP = OP_DB['logcumsumexp']
 PLACES = available_places()
@@ -423,7 +423,7 @@ def test_axis_out_of_range(shape, axis):
 
 @pytest.mark.parametrize('dtype_arg', ['int32', 'int64', paddle.int32, paddle.int64])
 def test_integer_dtype_arg_raises(dtype_arg):
-    with pytest.raises(TypeError, match='(?i)dtype|int'):
+    with pytest.raises(TypeError, match='(?i)dtype'):
         paddle.logcumsumexp(make_tensor([1.0, 2.0], 'float32'), dtype=dtype_arg)
 
 

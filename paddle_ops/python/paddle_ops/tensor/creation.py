@@ -53,7 +53,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
             raise TypeError(f"to_tensor: data of kind {arr.dtype} cannot become a Tensor")
         dt = convert_dtype(dtype) if dtype is not None else _default_dtype(data, arr)
         np_dt = np.dtype(_C.numpy_dtype_of(dt))
-        arr = np.ascontiguousarray(arr.astype(np_dt, copy=False))
+        arr = np.require(arr.astype(np_dt, copy=False), requirements="C")  # keeps 0-D as 0-D
         t = _C.tensor_from_numpy(arr, dt, target_place)
     if not stop_gradient:
         if t.dtype not in FLOATING:
