@@ -16,6 +16,7 @@ void CastData(const In* x, Out* out, int64_t n) {
     if constexpr (std::is_same<In, Out>::value) {
       std::copy(x + b, x + e, out + b);
     } else {
+#pragma omp simd
       for (int64_t i = b; i < e; ++i) out[i] = CastValue<Out>(x[i]);
     }
   });

@@ -86,10 +86,12 @@ void ProductGrad(const Context& dev_ctx, const DenseTensor& out_grad, const Dens
     const int64_t so = step[1];
     if (direct) {
       T* pz = out + z;
+#pragma omp simd
       for (int64_t i = 0; i < len; ++i)
         pz[i] = static_cast<T>(static_cast<C>(pg[i]) * static_cast<C>(po[i * so]));
     } else {
       C* pz = prod + z;
+#pragma omp simd
       for (int64_t i = 0; i < len; ++i) pz[i] = static_cast<C>(pg[i]) * static_cast<C>(po[i * so]);
     }
   });

@@ -56,6 +56,7 @@ void BinaryBroadcast(const DenseTensor& x, const DenseTensor& y, DenseTensor* ou
       if constexpr (funcs::UseEigen<T>::value) {
         funcs::EigenVec<T>(pz, n) = op(funcs::ConstEigenVec<T>(pa, n), funcs::ConstEigenVec<T>(pb, n));
       } else {
+#pragma omp simd
         for (int64_t i = 0; i < n; ++i) pz[i] = ApplyScalar(op, pa[i], pb[i]);
       }
     } else if (step[0]) {
@@ -63,6 +64,7 @@ void BinaryBroadcast(const DenseTensor& x, const DenseTensor& y, DenseTensor* ou
       if constexpr (funcs::UseEigen<T>::value) {
         funcs::EigenVec<T>(pz, n) = op(funcs::ConstEigenVec<T>(pa, n), vb);
       } else {
+#pragma omp simd
         for (int64_t i = 0; i < n; ++i) pz[i] = ApplyScalar(op, pa[i], vb);
       }
     } else if (step[1]) {
@@ -70,6 +72,7 @@ void BinaryBroadcast(const DenseTensor& x, const DenseTensor& y, DenseTensor* ou
       if constexpr (funcs::UseEigen<T>::value) {
         funcs::EigenVec<T>(pz, n) = op(va, funcs::ConstEigenVec<T>(pb, n));
       } else {
+#pragma omp simd
         for (int64_t i = 0; i < n; ++i) pz[i] = ApplyScalar(op, va, pb[i]);
       }
     } else {

@@ -11,9 +11,33 @@
 namespace phi {
 namespace {
 
-// x_grad[i] = out_grad[the output element x[i] was reduced into] * scale, written in
-// x_grad's dtype. out_grad is viewed with keepdim dims (reduced axes of x set to 1), which
-// is its own layout whether or not keepdim was set.
+// x_grad[i] = out_grad[the output element x[i] was reduced into] (divided by `count` for
+// mean), rounded once into Out. `layout` broadcasts out_grad's keepdim view to x's dims.
+template <typename T, typename Out>
+void WriteReducedGrad(const funcs::BroadcastLayout<1>& layout, const T* g, bool is_mean,
+                      int64_t count, Out* out) {
+  using C = typename funcs::ComputeType<T>::type;
+  // Divide in double (count may exceed float's exact integers).
+  const double c = static_cast<double>(count);
+  funcs::ForEachBroadcastRow(layout, [&](int64_t o, int64_t n, const int64_t* off,
+                                         const int64_t* step) {
+    const T* pg = g + off[0];
+    const int64_t s = step[0];
+    Out* pz = out + o;
+    if (is_mean) {
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i)
+        pz[i] = CastValue<Out>(static_cast<double>(static_cast<C>(pg[i * s])) / c);
+    } else {
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) pz[i] = CastValue<Out>(pg[i * s]);
+    }
+  });
+}
+
+// Shared by sum_grad and mean_grad. out_grad is viewed with keepdim dims (the reduced axes
+// of x set to 1), which is its own layout whether or not keepdim was set; x_grad is written
+// in its own dtype.
 template <typename T, typename Context>
 void BroadcastReducedGrad(const Context& dev_ctx, const DenseTensor& x, const DenseTensor& out_grad,
                           const IntArray& axis, bool is_mean, DenseTensor* x_grad) {
@@ -32,25 +56,11 @@ void BroadcastReducedGrad(const Context& dev_ctx, const DenseTensor& x, const De
                                             "x of shape %s",
                                             out_grad.dims().to_str(), x_dims.to_str()));
   const T* g = out_grad.data<T>();
+  const auto layout = funcs::MakeBroadcastLayout<1>(x_dims, {kept});
   // Named `dtype`: PD_VISIT_ALL_TYPES substitutes its parameter into `::phi::dtype::...`.
   const DataType dtype = x_grad->dtype() != DataType::UNDEFINED ? x_grad->dtype() : x.dtype();
-  const auto layout = funcs::MakeBroadcastLayout<1>(x_dims, {kept});
   PD_VISIT_ALL_TYPES(dtype, "sum_grad", [&] {
-    data_t* out = dev_ctx.template Alloc<data_t>(x_grad);
-    funcs::ForEachBroadcastRow(layout, [&](int64_t o, int64_t n, const int64_t* off,
-                                           const int64_t* step) {
-      const T* pg = g + off[0];
-      data_t* pz = out + o;
-      if (is_mean) {
-        // Divide in double and round once (count may exceed float's exact integers).
-        const double c = static_cast<double>(count);
-        for (int64_t i = 0; i < n; ++i)
-          pz[i] = CastValue<data_t>(
-              static_cast<double>(static_cast<typename funcs::ComputeType<T>::type>(pg[i * step[0]])) / c);
-      } else {
-        for (int64_t i = 0; i < n; ++i) pz[i] = CastValue<data_t>(pg[i * step[0]]);
-      }
-    });
+    WriteReducedGrad<T, data_t>(layout, g, is_mean, count, dev_ctx.template Alloc<data_t>(x_grad));
   });
 }
 

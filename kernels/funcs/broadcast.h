@@ -317,6 +317,7 @@ void ReduceSumCpu(const DDim& in_dims, const std::vector<bool>& reduce, LoadFn l
     const int64_t base = ko_offset(o) + t0;
     for (int64_t r = 0; r < ro_numel; ++r, ro.Next()) {
       const int64_t p = base + ro.offset;
+#pragma omp simd
       for (int64_t t = 0; t < len; ++t) acc[t] += load(p + t);
     }
     const int64_t out0 = o * inner + t0;

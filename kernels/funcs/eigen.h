@@ -42,11 +42,20 @@ using EigenVec = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 template <typename T>
 using ConstEigenVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
-// Sum of n contiguous elements in double (float/double only).
+// Sum of n contiguous float/double elements in double. double goes through Eigen's
+// vectorized redux; for float, Eigen's cast<double>().sum() is not vectorized (6x slower at
+// -O2), so a SIMD loop widens instead. Both orders are fixed, hence reproducible.
 template <typename T>
 inline double EigenSumAsDouble(const T* p, int64_t n) {
   static_assert(UseEigen<T>::value, "EigenSumAsDouble: float or double only");
-  return ConstEigenVec<T>(p, n).template cast<double>().sum();
+  if constexpr (std::is_same<T, double>::value) {
+    return n == 0 ? 0.0 : ConstEigenVec<T>(p, n).sum();
+  } else {
+    double acc = 0;
+#pragma omp simd reduction(+ : acc)
+    for (int64_t i = 0; i < n; ++i) acc += static_cast<double>(p[i]);
+    return acc;
+  }
 }
 
 }  // namespace funcs

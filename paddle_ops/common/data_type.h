@@ -60,9 +60,9 @@ inline bool IsIntegerType(DataType t) {
 }
 
 // Calls f(T{}) with T the C++ type of `dtype`; throws InvalidType for UNDEFINED.
-#define PD_VISIT_ALL_TYPES(dtype, name, ...)                                             \
+#define PD_VISIT_ALL_TYPES(visit_dtype_, name, ...)                                             \
   [&] {                                                                                  \
-    switch (dtype) {                                                                     \
+    switch (visit_dtype_) {                                                              \
       case ::phi::DataType::BOOL: { using data_t = bool; return __VA_ARGS__(); }          \
       case ::phi::DataType::UINT8: { using data_t = uint8_t; return __VA_ARGS__(); }      \
       case ::phi::DataType::INT8: { using data_t = int8_t; return __VA_ARGS__(); }        \
@@ -75,7 +75,7 @@ inline bool IsIntegerType(DataType t) {
       case ::phi::DataType::FLOAT64: { using data_t = double; return __VA_ARGS__(); }     \
       default:                                                                           \
         PADDLE_THROW(::phi::errors::InvalidType("%s: unsupported data type %s", name,    \
-                                                ::phi::DataTypeToString(dtype)));        \
+                                                ::phi::DataTypeToString(visit_dtype_)));  \
     }                                                                                    \
   }()
 

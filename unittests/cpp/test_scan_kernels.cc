@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "infermeta/unary.h"
+#include "kernels/impl/cum_scan_ops.h"
 #include "paddle_ops/common/scalar.h"
 #include "paddle_ops/core/dense_tensor.h"
 #include "paddle_ops/core/device_context.h"
@@ -753,6 +754,25 @@ TEST(LogcumsumexpAccuracyTest, ManyRowsInParallelMatchSerialReference) {
   // bitwise the same on a second run
   auto again = ToVector<float>(RunLogcumsumexp(x, 1, false, false, false));
   for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(std::memcmp(&out[i], &again[i], sizeof(float)), 0) << i;
+}
+
+TEST(ScanLayoutTest, SixtyFourBitIndexing) {
+  // shapes past 2^31 elements: the [outer, length, inner] view must not overflow
+  const auto l = phi::CumScanLayout(DDim({4, int64_t{1} << 30, 3}), 1, false);
+  EXPECT_EQ(l.outer, 4);
+  EXPECT_EQ(l.length, int64_t{1} << 30);
+  EXPECT_EQ(l.inner, 3);
+  EXPECT_EQ(l.numel(), int64_t{3} << 32);
+  const auto f = phi::CumScanLayout(DDim({int64_t{1} << 20, int64_t{1} << 20}), -1, true);
+  EXPECT_EQ(f.outer, 1);
+  EXPECT_EQ(f.length, int64_t{1} << 40);
+  EXPECT_EQ(f.inner, 1);
+  const auto n = phi::CumScanLayout(DDim({5, 6, int64_t{1} << 33}), -1, false);
+  EXPECT_EQ(n.outer, 30);
+  EXPECT_EQ(n.length, int64_t{1} << 33);
+  EXPECT_EQ(n.inner, 1);
+  const auto z = phi::CumScanLayout(DDim(), 0, false);
+  EXPECT_EQ(z.numel(), 1);
 }
 
 // =========================================================================================
