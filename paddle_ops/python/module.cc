@@ -10,6 +10,7 @@
 #include "paddle_ops/core/device_context.h"
 #include "paddle_ops/core/kernel_factory.h"
 #include "paddle_ops/python/arg_parse.h"
+#include "paddle_ops/python/static_bind.h"
 #include "paddle_ops_gen/api.h"
 
 namespace py = pybind11;
@@ -236,4 +237,5 @@ PYBIND11_MODULE(_C, m) {
 
   py::module_ ops = m.def_submodule("ops", "the generated _C_ops functions (api_yaml/ops.yaml)");
   BindGeneratedOps(ops);
+  BindStatic(m);  // _C.static: static graph mode (static_bind.cc)
 }

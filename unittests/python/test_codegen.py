@@ -31,7 +31,7 @@ STUB_HEADER = "unittests/python/codegen_fixtures/stub_infermeta.h"
 REAL_OPS = os.path.join(REPO, "api_yaml", "ops.yaml")
 REAL_BWD = os.path.join(REPO, "api_yaml", "backward.yaml")
 GEN_FILES = ["api.cc", "api.h", "dygraph_functions.cc", "dygraph_functions.h", "nodes.cc",
-             "nodes.h", "pybind_ops.cc"]
+             "nodes.h", "pybind_ops.cc", "static_ops.inc"]
 
 
 def run_gen(ops, bwd, out, *extra, env=None):

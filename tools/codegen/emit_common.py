@@ -1,0 +1,39 @@
+"""Pieces of generated C++ that more than one emitter writes the same way (gen.py's API
+shims and gen_static.py's static-mode entries), so both derive them from one place."""
+
+# YAML attribute type -> the arg_parse.h converter of a Python argument.
+PY_CAST = {
+    "int": "CastInt", "int64_t": "CastInt64", "float": "CastFloat", "double": "CastDouble",
+    "bool": "CastBool", "str": "CastString", "Scalar": "CastScalar", "IntArray": "CastIntArray",
+    "int[]": "CastIntVector", "int64_t[]": "CastInt64Vector", "float[]": "CastFloatVector",
+    "DataType": "CastDataType",
+}
+
+
+def kernel_dtype(op, tensor):
+    """The C++ expression of the kernel key's dtype; tensor(name) is the expression of the
+    tensor argument `name` (a Tensor or DenseTensor, or an optional of one)."""
+    req = [a for a in op.inputs if not a.optional]
+    if op.data_type is None:
+        return f"{tensor(req[0].name)}.dtype()"
+    a = op.arg(op.data_type)
+    if a.is_tensor and not a.optional:
+        return f"{tensor(a.name)}.dtype()"
+    if a.is_tensor:
+        return f"({tensor(a.name)} ? {tensor(a.name)}->dtype() : {tensor(req[0].name)}.dtype())"
+    return f"({a.name} != phi::DataType::UNDEFINED ? {a.name} : {tensor(req[0].name)}.dtype())"
+
+
+def infermeta_call(op):
+    """The InferMeta call statement, on DenseTensors `<input>_d` (paddle::optional for
+    optional inputs), attributes by name and MetaTensors `<output>_m`."""
+    def meta_arg(a):
+        if not a.is_tensor:
+            return a.name
+        if a.optional:
+            return f"({a.name}_d ? phi::MetaTensor(*{a.name}_d) : phi::MetaTensor())"
+        return f"phi::MetaTensor({a.name}_d)"
+
+    im_args = [op.arg(p) for p in op.infer_meta_params] if op.infer_meta_params else op.args
+    return (f"  phi::{op.infer_meta}(" + ", ".join([meta_arg(a) for a in im_args]
+                                                  + [f"&{o.name}_m" for o in op.outputs]) + ");")
