@@ -17,6 +17,8 @@ from .tensor import (  # noqa: F401
     zeros_like,
 )
 from .tensor import methods as _methods
+from . import static  # noqa: F401
+from .static import disable_static, enable_static, in_dynamic_mode  # noqa: F401
 
 _methods.install()
 dtype = DataType
@@ -26,5 +28,5 @@ __all__ = [
     "Tensor", "to_tensor", "logcumsumexp", "cumsum", "add", "subtract", "multiply", "sum", "mean", "reshape",
     "cast", "full_like", "zeros_like", "ones_like", "grad", "no_grad", "set_device", "get_device",
     "is_compiled_with_cuda", "CPUPlace", "CUDAPlace", "float16", "bfloat16", "float32", "float64", "int32",
-    "int64", "bool",
+    "int64", "bool", "static", "enable_static", "disable_static", "in_dynamic_mode",
 ]
