@@ -221,6 +221,8 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("is_grad_enabled", &paddle_ops::GradMode::IsEnabled);
   m.def("set_grad_enabled", &paddle_ops::GradMode::SetEnabled);
+  m.def("set_num_threads", [](int n) { void PaddleOpsSetNumThreads(int); PaddleOpsSetNumThreads(n); }, "CPU threads of the scan kernels (n <= 0: follow OMP_NUM_THREADS)");
+  m.def("get_num_threads", []() { int PaddleOpsGetNumThreads(void); return PaddleOpsGetNumThreads(); }, "CPU threads the scan kernels use");
   m.def("is_compiled_with_cuda", []() {
 #ifdef PADDLE_OPS_WITH_GPU
     return true;

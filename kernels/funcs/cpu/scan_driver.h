@@ -1,0 +1,165 @@
+// The CPU scan driver: cuts a [outer, length, inner] scan into tasks and chunks, runs them on
+// OpenMP threads, and folds chunk totals into carries. It knows nothing of the operator; a
+// kernel supplies it:
+//
+//   struct Kernel {
+//     using Carry = ...;                   // the prefix state handed from chunk to chunk
+//     using Local = ...;                   // a chunk's own total, from the identity
+//     static constexpr int kMaxGroup;      // columns scanned together when inner > 1
+//     static constexpr double kReduceCost; // cost of Chunk<false> relative to Chunk<true>
+//     Carry CarryIdentity() const;
+//     Carry Fold(const Carry& carry, const Local& chunk_total) const;
+//     // Steps [s0, s1) of the sequences of `q`: writes the outputs (kStore) from carry[g], and
+//     // the chunk totals into local[g] when `local` is not null. Chunk<false> and Chunk<true>
+//     // must compute bitwise the same totals.
+//     template <bool kStore>
+//     void Chunk(const SeqGroup& q, int64_t s0, int64_t s1, const Carry* carry, Local* local) const;
+//   };
+//
+// Strategies (ARCHITECTURE.md, "One scan engine"):
+//   * many independent sequences (rows, or groups of up to kMaxGroup adjacent columns when
+//     inner > 1): one task each, tasks spread over the threads, each streamed chunk by chunk;
+//   * fewer tasks than threads and rows longer than one chunk: three phases per task: thread 0
+//     streams the first chunks while the others reduce the rest to chunk totals, one thread
+//     folds the totals into carries, then all threads rescan the remaining chunks.
+// Either way the carry of chunk c is Fold(...Fold(Fold(identity, total_0), total_1)...,
+// total_{c-1}) with the same totals, so results do not depend on the thread count.
+#pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/funcs/cpu/scan_runtime.h"
+#include "kernels/funcs/scan_layout.h"
+
+namespace phi {
+namespace funcs {
+
+// G adjacent sequences of one task. Step s of sequence g (s counted in scan order) sits at
+// base + (reverse ? length - 1 - s : s) * stride + g.
+struct SeqGroup {
+  int64_t base;
+  int64_t stride;
+  int G;
+  int64_t length;
+  bool reverse;
+  bool exclusive;
+  int64_t Offset(int64_t s) const { return base + (reverse ? length - 1 - s : s) * stride; }
+};
+
+namespace scan_detail {
+
+// Elements below which a scan stays on the calling thread.
+constexpr int64_t kMinParallelElements = 1 << 15;
+
+template <typename K>
+void StreamTask(const K& k, const SeqGroup& q, int64_t chunk) {
+  using Carry = typename K::Carry;
+  using Local = typename K::Local;
+  Carry carry[K::kMaxGroup];
+  Local local[K::kMaxGroup];
+  for (int g = 0; g < q.G; ++g) carry[g] = k.CarryIdentity();
+  for (int64_t s0 = 0; s0 < q.length; s0 += chunk) {
+    const int64_t s1 = std::min(q.length, s0 + chunk);
+    const bool more = s1 < q.length;
+    k.template Chunk<true>(q, s0, s1, carry, more ? local : nullptr);
+    if (more) {
+      for (int g = 0; g < q.G; ++g) carry[g] = k.Fold(carry[g], local[g]);
+    }
+  }
+}
+
+inline void SplitRange(int64_t begin, int64_t end, int part, int parts, int64_t* b, int64_t* e) {
+  const int64_t n = end - begin;
+  *b = begin + n * part / parts;
+  *e = begin + n * (part + 1) / parts;
+}
+
+template <typename K>
+void ThreePhaseTask(const K& k, const SeqGroup& q, int64_t chunk, int threads) {
+  using Carry = typename K::Carry;
+  using Local = typename K::Local;
+  const int64_t nchunks = (q.length + chunk - 1) / chunk;
+  const int G = q.G;
+  std::vector<Local> totals(static_cast<size_t>(nchunks * G));
+  std::vector<Carry> carries(static_cast<size_t>((nchunks + 1) * G));
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    const int nt = omp_get_num_threads();
+    // Thread 0 streams chunks [0, k0) while the others reduce [k0, n): balanced when
+    // k0 = (n - k0) * r / (nt - 1), r the reduce cost relative to a scan.
+    const double r = K::kReduceCost;
+    const int64_t k0 = nt == 1 ? nchunks
+                               : std::max<int64_t>(1, static_cast<int64_t>(nchunks * r / (nt - 1 + r)));
+    if (t == 0) {
+      for (int g = 0; g < G; ++g) carries[g] = k.CarryIdentity();
+      for (int64_t c = 0; c < k0; ++c) {
+        Carry* cin = &carries[c * G];
+        Local* tot = &totals[c * G];
+        k.template Chunk<true>(q, c * chunk, std::min(q.length, (c + 1) * chunk), cin, tot);
+        for (int g = 0; g < G; ++g) carries[(c + 1) * G + g] = k.Fold(cin[g], tot[g]);
+      }
+    } else {
+      int64_t b, e;
+      SplitRange(k0, nchunks, t - 1, nt - 1, &b, &e);
+      for (int64_t c = b; c < e; ++c) {
+        k.template Chunk<false>(q, c * chunk, std::min(q.length, (c + 1) * chunk), nullptr, &totals[c * G]);
+      }
+    }
+#pragma omp barrier
+#pragma omp single
+    {
+      for (int64_t c = k0; c + 1 < nchunks; ++c) {
+        for (int g = 0; g < G; ++g) carries[(c + 1) * G + g] = k.Fold(carries[c * G + g], totals[c * G + g]);
+      }
+    }
+    int64_t b, e;
+    SplitRange(k0, nchunks, t, nt, &b, &e);
+    for (int64_t c = b; c < e; ++c) {
+      k.template Chunk<true>(q, c * chunk, std::min(q.length, (c + 1) * chunk), &carries[c * G], nullptr);
+    }
+  }
+}
+
+}  // namespace scan_detail
+
+template <typename K>
+void RunChunkedScan(const K& k, const ScanLayout& l, bool exclusive, bool reverse) {
+  if (l.numel() == 0) return;
+  const int gmax = l.inner == 1 ? 1 : K::kMaxGroup;
+  const int64_t groups = (l.inner + gmax - 1) / gmax;
+  const int64_t tasks = l.outer * groups;
+  const int64_t chunk = CpuScanChunk();
+  // (A shrunk test chunk lowers the bar too, so that tests reach the threaded strategies.)
+  const int64_t min_parallel = std::min(scan_detail::kMinParallelElements, 2 * chunk);
+  const int threads = l.numel() >= min_parallel ? CpuNumThreads() : 1;
+  auto task = [&](int64_t t) {
+    const int64_t o = t / groups;
+    const int64_t c0 = (t % groups) * gmax;
+    SeqGroup q;
+    q.base = o * l.length * l.inner + c0;
+    q.stride = l.inner;
+    q.G = static_cast<int>(std::min<int64_t>(gmax, l.inner - c0));
+    q.length = l.length;
+    q.reverse = reverse;
+    q.exclusive = exclusive;
+    return q;
+  };
+  if (threads > 1 && l.length > chunk && tasks < 2 * threads) {
+    for (int64_t t = 0; t < tasks; ++t) scan_detail::ThreePhaseTask(k, task(t), chunk, threads);
+    return;
+  }
+  if (threads > 1 && tasks > 1) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t t = 0; t < tasks; ++t) scan_detail::StreamTask(k, task(t), chunk);
+  } else {
+    for (int64_t t = 0; t < tasks; ++t) scan_detail::StreamTask(k, task(t), chunk);
+  }
+}
+
+}  // namespace funcs
+}  // namespace phi

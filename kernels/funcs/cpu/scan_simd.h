@@ -1,0 +1,42 @@
+// SIMD fast paths of the CPU scan engine, by operator: plain entry points over raw buffers
+// and a scan layout, compiled for AVX2 + FMA in their own translation unit
+// (scan_simd_avx2.cc, built with -mavx2 -mfma when the PADDLE_OPS_CPU_SIMD CMake option is on)
+// and chosen at run time (scan_simd_dispatch.cc) when the CPU has both. Each returns false
+// when it does not take the call (no such CPU, SIMD disabled, or a type it leaves to the
+// generic path); the caller then runs the generic engine.
+//
+// All of them run on the chunked driver (scan_driver.h), so they are threaded, split long
+// rows in three phases, and give the same bits for any thread count.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/funcs/scan_layout.h"
+
+namespace phi {
+namespace funcs {
+namespace simd {
+
+struct ScanCall {
+  ScanLayout layout;
+  bool exclusive;
+  bool reverse;
+};
+
+// log-sum-exp (SPEC §1): float32 and 16-bit types exponentiate in float lanes and sum and take
+// the log in double lanes; float64 is double throughout. T: float, double, float16, bfloat16.
+template <typename T>
+bool LogcumsumexpScan(const T* x, T* out, const ScanCall& c);
+
+// Gradient of logcumsumexp: the reverse gated recurrence of SPEC §1 in double lanes.
+// c.reverse is the direction of the gradient's scan (the opposite of the forward's).
+template <typename T>
+bool LogcumsumexpGradScan(const T* x, const T* out, const T* out_grad, T* x_grad, const ScanCall& c);
+
+// Sum in double lanes (float32 and 16-bit types; float64 and integers stay generic).
+template <typename T>
+bool CumsumScan(const T* x, T* out, const ScanCall& c);
+
+}  // namespace simd
+}  // namespace funcs
+}  // namespace phi
