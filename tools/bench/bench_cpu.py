@@ -3,7 +3,11 @@ NumPy and torch (when importable), all measured in one run.
 
     PYTHONPATH=build/python python3 tools/bench/bench_cpu.py [--quick] [--json out.json]
 
-Pin threads with OMP_NUM_THREADS. Each figure is the median of --repeat runs after a warm-up.
+Threads: the main figures use the engine's current thread count (OMP_NUM_THREADS, or
+--threads); with --scaling each case is also timed with 1 and 2 threads
+(paddle_ops.set_num_threads) and the speed-up printed. Each figure is the median of --repeat
+runs after a warm-up. The output tensor is allocated by every call (as NumPy's and torch's
+are), so page faults of a fresh allocation are part of every op's time but not of the copy.
 """
 import argparse
 import json
@@ -40,7 +44,7 @@ def try_torch():
         return None
 
 
-def run(cases, dtypes, repeat, with_backward=True):
+def run(cases, dtypes, repeat, with_backward=True, scaling=False):
     torch = try_torch()
     rows = []
     rng = np.random.default_rng(0)
@@ -64,6 +68,12 @@ def run(cases, dtypes, repeat, with_backward=True):
                     y = paddle.logcumsumexp(xg, axis=axis)
                     paddle.grad([y], [xg], [g])
                 row["lcse_fwd_bwd_ns"] = median_time(fwd_bwd, repeat) / n * 1e9
+            if scaling and hasattr(paddle, "set_num_threads"):
+                saved = paddle.get_num_threads()
+                for t in (1, 2):
+                    paddle.set_num_threads(t)
+                    row[f"lcse_{t}t_ns"] = median_time(lambda: paddle.logcumsumexp(x, axis=axis), repeat) / n * 1e9
+                paddle.set_num_threads(saved)
             if torch is not None:
                 tx = torch.from_numpy(a)
                 row["torch_lcse_ns"] = median_time(lambda: torch.logcumsumexp(tx, dim=axis), repeat) / n * 1e9
@@ -72,18 +82,22 @@ def run(cases, dtypes, repeat, with_backward=True):
 
 
 def print_table(rows, out=sys.stdout):
-    hdr = ("case", "dtype", "copy", "ours lcse", "x copy", "np.logaddexp", "x ours/np", "torch", "ours cumsum",
-           "np.cumsum", "fwd+bwd", "bwd/fwd")
+    hdr = ("case", "dtype", "copy", "ours lcse", "x copy", "np.logaddexp", "x ours/np", "torch", "x ours/torch",
+           "ours cumsum", "np.cumsum", "fwd+bwd", "fwd+bwd/fwd", "1 thr", "2 thr", "speed-up")
     print("ns per element (median); 'x' columns are ratios measured in the same run", file=out)
     print("| " + " | ".join(hdr) + " |", file=out)
     print("|" + "---|" * len(hdr), file=out)
     for r in rows:
         torch_s = f"{r['torch_lcse_ns']:.2f}" if "torch_lcse_ns" in r else "n/a"
+        torch_x = f"{r['lcse_ns'] / r['torch_lcse_ns']:.2f}" if "torch_lcse_ns" in r else "n/a"
         fb = r.get("lcse_fwd_bwd_ns")
+        t1, t2 = r.get("lcse_1t_ns"), r.get("lcse_2t_ns")
         print("| " + " | ".join([
             r["case"], r["dtype"], f"{r['copy_ns']:.2f}", f"{r['lcse_ns']:.2f}", f"{r['lcse_ns'] / r['copy_ns']:.1f}",
-            f"{r['np_lae_ns']:.2f}", f"{r['lcse_ns'] / r['np_lae_ns']:.2f}", torch_s, f"{r['cumsum_ns']:.2f}",
-            f"{r['np_cumsum_ns']:.2f}", f"{fb:.2f}" if fb else "n/a", f"{fb / r['lcse_ns']:.2f}" if fb else "n/a",
+            f"{r['np_lae_ns']:.2f}", f"{r['lcse_ns'] / r['np_lae_ns']:.2f}", torch_s, torch_x,
+            f"{r['cumsum_ns']:.2f}", f"{r['np_cumsum_ns']:.2f}", f"{fb:.2f}" if fb else "n/a",
+            f"{fb / r['lcse_ns']:.2f}" if fb else "n/a", f"{t1:.2f}" if t1 else "n/a", f"{t2:.2f}" if t2 else "n/a",
+            f"{t1 / t2:.2f}" if t1 and t2 else "n/a",
         ]) + " |", file=out)
 
 
@@ -93,11 +107,17 @@ def main():
     p.add_argument("--dtypes", default="float32,float64")
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--no-backward", action="store_true")
+    p.add_argument("--threads", type=int, help="paddle_ops.set_num_threads for the main figures")
+    p.add_argument("--scaling", action="store_true", help="also time logcumsumexp with 1 and 2 threads")
     p.add_argument("--json", help="also write the figures here")
     args = p.parse_args()
-    print(f"threads: OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, cores: {os.cpu_count()}")
+    if args.threads:
+        paddle.set_num_threads(args.threads)
+    threads = paddle.get_num_threads() if hasattr(paddle, "get_num_threads") else "?"
+    print(f"threads: {threads} (OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}), "
+          f"cores: {os.cpu_count()}")
     rows = run(QUICK_CASES if args.quick else FULL_CASES, args.dtypes.split(","), args.repeat,
-               not args.no_backward)
+               not args.no_backward, args.scaling)
     print_table(rows)
     if args.json:
         with open(args.json, "w") as f:
