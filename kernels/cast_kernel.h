@@ -1,5 +1,5 @@
-// cast and its grad, plus CastValue, the one element conversion rule every kernel that
-// changes dtype uses (cast, sum with a dtype, sum/mean grads, full_like):
+// cast and its grad. Element conversion follows CastValue (funcs/cast_value.h), the one
+// rule every kernel that changes dtype uses (cast, sum with a dtype, sum/mean grads, full_like):
 //   - to bool: v != 0 (NaN is true);
 //   - float -> integer: truncation toward zero (C++ / NumPy astype); values outside int64's
 //     range and NaN become int64's lowest first (what x86, and so NumPy, give), and every
@@ -14,31 +14,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/funcs/eigen.h"
+#include "kernels/funcs/cast_value.h"
 #include "paddle_ops/core/dense_tensor.h"
 
 namespace phi {
-
-template <typename To, typename From>
-inline To CastValue(From v) {
-  if constexpr (std::is_same<To, From>::value) {
-    return v;
-  } else if constexpr (funcs::IsLowPrecisionFloat<From>::value) {
-    return CastValue<To>(static_cast<float>(v));
-  } else if constexpr (std::is_same<To, bool>::value) {
-    return v != From(0);
-  } else if constexpr (funcs::IsLowPrecisionFloat<To>::value) {
-    return To(static_cast<float>(v));
-  } else if constexpr (std::is_integral<To>::value && std::is_floating_point<From>::value) {
-    // 2^63 is exact in float and double; the negated test also catches NaN.
-    if (!(v >= From(-9.223372036854775808e18) && v < From(9.223372036854775808e18))) {
-      return static_cast<To>(INT64_MIN);
-    }
-    return static_cast<To>(static_cast<int64_t>(v));
-  } else {
-    return static_cast<To>(v);
-  }
-}
 
 template <typename T, typename Context>
 void CastKernel(const Context& dev_ctx, const DenseTensor& x, DataType dtype, DenseTensor* out);

@@ -1,34 +1,6 @@
-#include "kernels/reshape_kernel.h"
+#include "kernels/impl/reshape_kernel_impl.h"
 
 #include "paddle_ops/core/kernel_registry.h"
-
-namespace phi {
-
-template <typename T, typename Context>
-void ReshapeKernel(const Context& dev_ctx, const DenseTensor& x, const IntArray& shape,
-                   DenseTensor* out) {
-  // ShareDataWith copies x's meta too, so keep the dims ReshapeInferMeta set.
-  const DDim dims = out->dims();
-  PADDLE_ENFORCE_EQ(product(dims), x.numel(),
-                    errors::InvalidArgument("cannot reshape a tensor of shape %s into %s",
-                                            x.dims().to_str(), dims.to_str()));
-  out->ShareDataWith(x);
-  out->Resize(dims);
-}
-
-template <typename T, typename Context>
-void ReshapeGradKernel(const Context& dev_ctx, const DenseTensor& x, const DenseTensor& out_grad,
-                       DenseTensor* x_grad) {
-  const DDim dims = x.dims();
-  PADDLE_ENFORCE_EQ(product(dims), out_grad.numel(),
-                    errors::InvalidArgument("reshape_grad: out_grad of shape %s does not match x of "
-                                            "shape %s",
-                                            out_grad.dims().to_str(), dims.to_str()));
-  x_grad->ShareDataWith(out_grad);
-  x_grad->Resize(dims);
-}
-
-}  // namespace phi
 
 PD_REGISTER_KERNEL(reshape, CPU, ALL_LAYOUT, phi::ReshapeKernel, bool, uint8_t, int8_t, int16_t,
                    int32_t, int64_t, phi::dtype::float16, phi::dtype::bfloat16, float, double) {}

@@ -19,6 +19,7 @@
 
 #include "paddle_ops/common/ddim.h"
 #include "paddle_ops/common/enforce.h"
+#include "paddle_ops/common/macros.h"
 
 namespace phi {
 namespace funcs {
@@ -96,6 +97,18 @@ BroadcastLayout<N> MakeBroadcastLayout(const DDim& out_dims, const std::array<DD
     }
   }
   return l;
+}
+
+// Offset into input `which` of output element k (host or device; the GPU kernels index
+// element by element with it).
+template <int N>
+HOSTDEVICE inline int64_t BroadcastOffset(const BroadcastLayout<N>& l, int which, int64_t k) {
+  int64_t off = 0;
+  for (int d = l.rank - 1; d >= 0; --d) {
+    off += (k % l.dims[d]) * l.strides[which][d];
+    k /= l.dims[d];
+  }
+  return off;
 }
 
 // Calls fn(out_offset, len, in_offset[N], in_step[N]) for contiguous runs of the output:

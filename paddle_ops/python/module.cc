@@ -12,6 +12,9 @@
 #include "paddle_ops/python/arg_parse.h"
 #include "paddle_ops/python/static_bind.h"
 #include "paddle_ops_gen/api.h"
+#ifdef PADDLE_OPS_WITH_GPU
+#include "paddle_ops/core/gpu/gpu_info.h"
+#endif
 
 namespace py = pybind11;
 
@@ -202,6 +205,14 @@ PYBIND11_MODULE(_C, m) {
     if (place.GetType() != phi::AllocationType::CPU) t = CopyTo(t, place);
     return t;
   });
+  m.def("empty", [](const std::vector<int64_t>& shape, phi::DataType dtype, const phi::Place& place) {
+    auto dense = std::make_shared<phi::DenseTensor>(dtype, phi::make_ddim(shape));
+    {
+      py::gil_scoped_release release;
+      dense->AllocateFrom(phi::GetAllocator(place), dtype, place);
+    }
+    return Tensor(dense);
+  });
   m.def("run_backward", [](const std::vector<Tensor>& outputs, const py::object& grads, bool retain_graph) {
     auto g = ToOptionalList(grads, outputs.size());
     py::gil_scoped_release release;
@@ -228,6 +239,24 @@ PYBIND11_MODULE(_C, m) {
     return true;
 #else
     return false;
+#endif
+  });
+  m.def("gpu_device_count", []() {
+#ifdef PADDLE_OPS_WITH_GPU
+    return phi::gpu::DeviceCount();
+#else
+    return 0;
+#endif
+  });
+  m.def("device_synchronize", []() {
+#ifdef PADDLE_OPS_WITH_GPU
+    py::gil_scoped_release release;
+    if (phi::gpu::DeviceCount() > 0) phi::gpu::Synchronize();
+#endif
+  });
+  m.def("gpu_empty_cache", []() {
+#ifdef PADDLE_OPS_WITH_GPU
+    if (phi::gpu::DeviceCount() > 0) phi::gpu::EmptyCache();
 #endif
   });
   m.def("registered_kernels", [](const std::string& op) {

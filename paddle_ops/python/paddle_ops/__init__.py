@@ -14,7 +14,7 @@ from .framework import (  # noqa: F401
     int64, uint8,
 )
 from .tensor import (  # noqa: F401
-    add, cast, cumsum, full_like, logcumsumexp, mean, multiply, ones_like, reshape, subtract, sum, to_tensor,
+    add, cast, cumsum, empty, full_like, logcumsumexp, mean, multiply, ones_like, reshape, subtract, sum, to_tensor,
     zeros_like,
 )
 from .tensor import methods as _methods

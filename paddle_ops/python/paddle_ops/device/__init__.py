@@ -1,4 +1,6 @@
-"""Device selection: set_device / get_device, and what this build can run on."""
+"""Device selection: set_device / get_device, what this build can run on, and GPU helpers."""
+import os
+
 from .. import _C
 from ..framework import Place, convert_place
 
@@ -11,8 +13,7 @@ def is_compiled_with_cuda():
 
 
 def _gpu_count():
-    fn = getattr(_C, "gpu_device_count", None)
-    return int(fn()) if fn is not None else 0
+    return int(_C.gpu_device_count())
 
 
 def set_device(device):
@@ -36,11 +37,16 @@ def _current_place():
     return _state["place"]
 
 
+def gpu_scan_backend():
+    """The GPU scan backend the cum kernels use: 'thrust' (the seed design's reference path,
+    thrust's transformed scans; the only one until the fast engine lands). Chosen with the
+    environment variable PADDLE_OPS_GPU_SCAN."""
+    return os.environ.get("PADDLE_OPS_GPU_SCAN", "thrust")
+
+
 def synchronize(device=None):
-    """Wait for all work queued on the device (a no-op on the CPU)."""
-    fn = getattr(_C, "device_synchronize", None)
-    if fn is not None:
-        fn()
+    """Wait for all work queued on the GPU(s) (a no-op without one)."""
+    _C.device_synchronize()
 
 
 class cuda:  # noqa: N801  (paddle.device.cuda.device_count())
@@ -51,3 +57,8 @@ class cuda:  # noqa: N801  (paddle.device.cuda.device_count())
     @staticmethod
     def synchronize(device=None):
         synchronize(device)
+
+    @staticmethod
+    def empty_cache():
+        """Return the caching allocator's free blocks to the driver."""
+        _C.gpu_empty_cache()

@@ -1,0 +1,172 @@
+"""GPU benchmark of logcumsumexp (and cumsum): ours per GPU scan backend, torch.logcumsumexp
+and jax.lax.cumlogsumexp when importable, and a device-to-device copy of the same tensor,
+all in one run; prints ms and x copy (PERFORMANCE.md's shapes).
+
+    PYTHONPATH=build/python python3 tools/bench/bench_gpu.py [--json out.json] [--backends thrust]
+
+Ours is timed with the device synchronized around --repeat calls (wall clock, so it includes
+the Python call, tens of microseconds); torch and the copy with CUDA events; medians.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+SHAPES = [("1-D 2^26", (1 << 26,), 0), ("[4096, 16384], last", (4096, 16384), 1),
+          ("[16384, 4096], axis 0", (16384, 4096), 0), ("[2^20, 64], last", (1 << 20, 64), 1),
+          ("[32, 4, 2048, 128], axis 2", (32, 4, 2048, 128), 2)]
+
+
+def ours_ms(x, axis, repeat, fn):
+    import paddle_ops as paddle
+    fn(x, axis)
+    paddle.device.synchronize()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn(x, axis)
+        paddle.device.synchronize()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def torch_ms(fn, repeat):
+    import torch
+    fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeat):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b))
+    return statistics.median(times)
+
+
+def run_backend(backend, dtypes, repeat, fwd_bwd):
+    """Our figures for one backend (the backend is chosen per process, by environment)."""
+    import paddle_ops as paddle
+    rows = []
+    rng = np.random.default_rng(0)
+    for label, shape, axis in SHAPES:
+        for dt in dtypes:
+            a = rng.standard_normal(shape).astype(np.float32)
+            x = paddle.to_tensor(a, dtype=dt, place="gpu")
+            row = {"case": label, "dtype": dt, "backend": backend,
+                   "ours_ms": ours_ms(x, axis, repeat, lambda t, ax: paddle.logcumsumexp(t, axis=ax))}
+            if dt == "float32":
+                row["cumsum_ms"] = ours_ms(x, axis, repeat, lambda t, ax: paddle.cumsum(t, axis=ax))
+            if fwd_bwd and dt == "float32":
+                xg = paddle.to_tensor(a, place="gpu", stop_gradient=False)
+                g = paddle.to_tensor(rng.standard_normal(shape).astype(np.float32), place="gpu")
+
+                def fb(t, ax):
+                    y = paddle.logcumsumexp(t, axis=ax)
+                    paddle.grad([y], [t], [g])
+                row["fwd_bwd_ms"] = ours_ms(xg, axis, repeat, fb)
+            rows.append(row)
+            del x
+    return rows
+
+
+def peers(dtypes, repeat):
+    rows = {}
+    try:
+        import torch
+    except Exception:
+        return rows
+    rng = np.random.default_rng(0)
+    for label, shape, axis in SHAPES:
+        for dt in dtypes:
+            tdt = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+                   "float64": torch.float64}[dt]
+            t = torch.from_numpy(rng.standard_normal(shape).astype(np.float32)).to("cuda", tdt)
+            r = {"copy_ms": torch_ms(lambda: t.clone(), repeat),
+                 "torch_ms": torch_ms(lambda: torch.logcumsumexp(t, dim=axis), repeat)}
+            if dt == "float32":
+                tg = t.clone().requires_grad_(True)
+                go = torch.randn_like(t)
+
+                def fb():
+                    y = torch.logcumsumexp(tg, dim=axis)
+                    torch.autograd.grad(y, tg, go)
+                r["torch_fwd_bwd_ms"] = torch_ms(fb, repeat)
+            rows[(label, dt)] = r
+            del t
+    torch.cuda.empty_cache()
+    try:
+        os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+        import jax
+        import jax.numpy as jnp
+        for label, shape, axis in SHAPES:
+            for dt in dtypes:
+                if dt == "float64":
+                    continue
+                jx = jnp.asarray(rng.standard_normal(shape).astype(np.float32)).astype(dt)
+                f = jax.jit(lambda v, ax=axis: jax.lax.cumlogsumexp(v, axis=ax))
+                f(jx).block_until_ready()
+                ts = []
+                for _ in range(repeat):
+                    t0 = time.perf_counter()
+                    f(jx).block_until_ready()
+                    ts.append((time.perf_counter() - t0) * 1e3)
+                rows.setdefault((label, dt), {})["jax_ms"] = statistics.median(ts)
+                del jx
+    except Exception as e:  # JAX missing or failing: reported, not fatal
+        print(f"(jax not measured: {type(e).__name__}: {e})")
+    return rows
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--dtypes", default="float32,float16,bfloat16,float64")
+    p.add_argument("--backends", default="thrust")
+    p.add_argument("--repeat", type=int, default=20)
+    p.add_argument("--json")
+    p.add_argument("--_child", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    dtypes = args.dtypes.split(",")
+    if args._child:  # one backend, in its own process (the backend is read from the environment)
+        json.dump(run_backend(args._child, dtypes, args.repeat, True), sys.stdout)
+        return
+    ours = []
+    for b in args.backends.split(","):
+        env = dict(os.environ, PADDLE_OPS_GPU_SCAN=b)
+        out = subprocess.run([sys.executable, __file__, "--_child", b, "--dtypes", args.dtypes,
+                              "--repeat", str(args.repeat)], env=env, capture_output=True, text=True)
+        if out.returncode != 0:
+            print(out.stderr)
+            sys.exit(1)
+        ours += json.loads(out.stdout)
+    peer = peers(dtypes, args.repeat)
+    hdr = ["case", "dtype", "backend", "copy ms", "ours ms", "x copy", "torch ms", "x copy", "jax ms", "x copy",
+           "cumsum x copy", "fwd+bwd x copy", "torch fwd+bwd x copy"]
+    print("| " + " | ".join(hdr) + " |")
+    print("|" + "---|" * len(hdr))
+    for r in ours:
+        q = peer.get((r["case"], r["dtype"]), {})
+        c = q.get("copy_ms")
+        r.update(q)
+
+        def f(v, ratio=True):
+            if v is None:
+                return "n/a"
+            return f"{v / c:.2f}" if ratio and c else f"{v:.3f}"
+        print("| " + " | ".join([r["case"], r["dtype"], r["backend"], f(c, False), f(r["ours_ms"], False),
+                                 f(r["ours_ms"]), f(q.get("torch_ms"), False), f(q.get("torch_ms")),
+                                 f(q.get("jax_ms"), False), f(q.get("jax_ms")), f(r.get("cumsum_ms")),
+                                 f(r.get("fwd_bwd_ms")), f(q.get("torch_fwd_bwd_ms"))]) + " |")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(ours, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()

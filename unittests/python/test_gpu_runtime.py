@@ -1,0 +1,56 @@
+"""The CUDA backend's runtime from Python: places, moving tensors, set_device, out-of-memory.
+Every test needs a GPU and skips (saying so) without one."""
+import numpy as np
+import pytest
+
+import paddle_ops as paddle
+from op_test import gpu_available
+
+pytestmark = pytest.mark.skipif(not gpu_available(),
+                                reason="no GPU: paddle_ops is not compiled with CUDA or no device is present")
+
+
+def test_to_tensor_on_gpu_and_back():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = paddle.to_tensor(a, place="gpu")
+    assert x.place == paddle.CUDAPlace(0)
+    np.testing.assert_array_equal(x.numpy(), a)
+    y = x.cpu()
+    assert y.place == paddle.CPUPlace()
+    z = y.cuda()
+    assert z.place == paddle.CUDAPlace(0)
+    np.testing.assert_array_equal(z.to("cpu").numpy(), a)
+
+
+def test_set_device_makes_new_tensors_and_results_live_there():
+    try:
+        paddle.set_device("gpu")
+        assert paddle.get_device() == "gpu:0"
+        x = paddle.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+        assert x.place == paddle.CUDAPlace(0)
+        y = paddle.logcumsumexp(x)
+        assert y.place == paddle.CUDAPlace(0)
+        (y * 2.0).sum().backward()
+        assert x.grad.place == paddle.CUDAPlace(0)
+        ref = np.log(np.cumsum(np.exp([1.0, 2.0, 3.0])))
+        np.testing.assert_allclose(y.numpy(), ref, rtol=1e-6)
+    finally:
+        paddle.set_device("cpu")
+
+
+def test_mixing_places_is_a_clear_error():
+    with pytest.raises(ValueError, match="one place"):
+        paddle.to_tensor([1.0]) + paddle.to_tensor([1.0], place="gpu")
+
+
+def test_out_of_memory_is_memory_error_and_the_process_goes_on():
+    x = paddle.to_tensor(np.ones(4, np.float32), place="gpu")
+    # 2^40 bytes (1 TiB): more than any GPU here has.
+    with pytest.raises(MemoryError, match="1099511627776 bytes"):
+        paddle.empty([1 << 38], "float32", place="gpu")
+    np.testing.assert_array_equal(paddle.cumsum(x).numpy(), np.arange(1, 5, dtype=np.float32))
+
+
+def test_synchronize_and_device_count():
+    assert paddle.device.cuda.device_count() >= 1
+    paddle.device.synchronize()
