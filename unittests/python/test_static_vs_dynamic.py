@@ -4,9 +4,15 @@ forward and (for the gradient dtypes) x_grad, declared with known and with unkno
 first dims; and every error case raises the same exception type at build time.
 
 An op added to OP_DB is covered with no change here.
+
+On the GPU with the thrust reference backend the large samples are left out: that backend
+is not run-to-run deterministic once a row spans several CUB tiles (the decoupled look-back
+combines tile prefixes in a timing-dependent order), so two dynamic runs differ already.
 """
 import numpy as np
 import pytest
+
+import paddle_ops as paddle
 
 from op_db import OP_DB
 from op_test import available_places
@@ -25,7 +31,7 @@ def _cases():
 @pytest.mark.parametrize('info,dtype,place', list(_cases()))
 def test_static_matches_dynamic(info, dtype, place):
     samples = list(info.sample_inputs(info, dtype, np.random.default_rng(SEED)))
-    if info.large_inputs is not None:
+    if info.large_inputs is not None and not (place == 'gpu' and paddle.device.gpu_scan_backend() == 'thrust'):
         samples += list(info.large_inputs(info, dtype, np.random.default_rng(SEED)))
     rng = np.random.default_rng(SEED + 1)
     differentiable = info.grad_ref is not None and dtype in info.grad_dtypes
