@@ -41,22 +41,10 @@ void WriteReducedGrad(const funcs::BroadcastLayout<1>& layout, const T* g, bool 
 template <typename T, typename Context>
 void BroadcastReducedGrad(const Context& dev_ctx, const DenseTensor& x, const DenseTensor& out_grad,
                           const IntArray& axis, bool is_mean, DenseTensor* x_grad) {
-  const DDim& x_dims = x.dims();
-  const std::vector<bool> mask = funcs::ReduceAxesMask(x_dims, axis.GetData());
-  DDim kept = x_dims;
-  int64_t count = 1;
-  for (int i = 0; i < x_dims.size(); ++i) {
-    if (mask[i]) {
-      count *= x_dims[i];
-      kept[i] = 1;
-    }
-  }
-  PADDLE_ENFORCE_EQ(product(kept), out_grad.numel(),
-                    errors::InvalidArgument("out_grad of shape %s does not match the reduction of "
-                                            "x of shape %s",
-                                            out_grad.dims().to_str(), x_dims.to_str()));
+  const funcs::ReducedGradView view = funcs::MakeReducedGradView(x.dims(), axis.GetData(), out_grad.dims());
+  const auto& layout = view.layout;
+  const int64_t count = view.count;
   const T* g = out_grad.data<T>();
-  const auto layout = funcs::MakeBroadcastLayout<1>(x_dims, {kept});
   // Named `dtype`: PD_VISIT_ALL_TYPES substitutes its parameter into `::phi::dtype::...`.
   const DataType dtype = x_grad->dtype() != DataType::UNDEFINED ? x_grad->dtype() : x.dtype();
   PD_VISIT_ALL_TYPES(dtype, "sum_grad", [&] {

@@ -187,6 +187,32 @@ inline std::vector<bool> ReduceAxesMask(const DDim& dims, const std::vector<int6
   return mask;
 }
 
+// The view of a sum/mean gradient: out_grad broadcast back over x's reduced axes. `count`
+// is the number of elements each output summed (mean divides by it). Checks that out_grad
+// has the reduction's size.
+struct ReducedGradView {
+  BroadcastLayout<1> layout;
+  int64_t count = 1;
+};
+inline ReducedGradView MakeReducedGradView(const DDim& x_dims, const std::vector<int64_t>& axes,
+                                           const DDim& out_grad_dims) {
+  const std::vector<bool> mask = ReduceAxesMask(x_dims, axes);
+  DDim kept = x_dims;
+  ReducedGradView v;
+  for (int i = 0; i < x_dims.size(); ++i) {
+    if (mask[i]) {
+      v.count *= x_dims[i];
+      kept[i] = 1;
+    }
+  }
+  PADDLE_ENFORCE_EQ(product(kept), product(out_grad_dims),
+                    errors::InvalidArgument("out_grad of shape %s does not match the reduction of "
+                                            "x of shape %s",
+                                            out_grad_dims.to_str(), x_dims.to_str()));
+  v.layout = MakeBroadcastLayout<1>(x_dims, {kept});
+  return v;
+}
+
 namespace detail {
 // Walks the offsets of a set of (dim, stride) pairs in row-major order without divisions.
 struct Odometer {
