@@ -37,7 +37,6 @@ template <typename T, typename Context>
 void CastGradKernel(const Context& dev_ctx, const DenseTensor& x, const DenseTensor& out_grad,
                     DenseTensor* x_grad) {
   const T* in = out_grad.data<T>();
-  // Named `dtype`: PD_VISIT_ALL_TYPES substitutes its parameter into `::phi::dtype::...`.
   const DataType dtype = x_grad->dtype() != DataType::UNDEFINED ? x_grad->dtype() : x.dtype();
   PD_VISIT_ALL_TYPES(dtype, "cast_grad", [&] {
     data_t* o = dev_ctx.template Alloc<data_t>(x_grad);

@@ -45,7 +45,6 @@ void BroadcastReducedGrad(const Context& dev_ctx, const DenseTensor& x, const De
   const auto& layout = view.layout;
   const int64_t count = view.count;
   const T* g = out_grad.data<T>();
-  // Named `dtype`: PD_VISIT_ALL_TYPES substitutes its parameter into `::phi::dtype::...`.
   const DataType dtype = x_grad->dtype() != DataType::UNDEFINED ? x_grad->dtype() : x.dtype();
   PD_VISIT_ALL_TYPES(dtype, "sum_grad", [&] {
     WriteReducedGrad<T, data_t>(layout, g, is_mean, count, dev_ctx.template Alloc<data_t>(x_grad));

@@ -54,8 +54,6 @@ template <typename T, typename Context>
 void SumKernel(const Context& dev_ctx, const DenseTensor& x, const IntArray& axis,
                DataType out_dtype, bool keepdim, DenseTensor* out) {
   // out->dtype() was set by SumInferMeta (out_dtype, or the widened default).
-  // (Named `dtype` because PD_VISIT_ALL_TYPES's parameter is `dtype` and is substituted
-  // into `::phi::dtype::float16` inside the macro; any other argument name breaks it.)
   const DataType dtype = out->dtype() != DataType::UNDEFINED ? out->dtype()
                       : out_dtype != DataType::UNDEFINED ? out_dtype
                                                          : x.dtype();

@@ -121,17 +121,13 @@ TEST(DataTypeTest, FloatingAndIntegerPredicates) {
   EXPECT_FALSE(phi::IsIntegerType(DataType::FLOAT32));
 }
 
-// NOTE: PD_VISIT_ALL_TYPES names its first parameter `dtype`, which the preprocessor also
-// substitutes into `::phi::dtype::float16` / `::phi::dtype::bfloat16` in the macro body, so
-// the macro only compiles when its argument is literally spelled `dtype` (reported to the
-// lead as a library bug). The tests below therefore pass a variable named `dtype`.
+// PD_VISIT_ALL_TYPES takes any expression (its parameter once shadowed `phi::dtype::`).
 TEST(DataTypeTest, VisitAllTypesDispatchesEveryType) {
   for (const auto& c : kDTypes) {
-    const DataType dtype = c.dtype;
-    size_t got = PD_VISIT_ALL_TYPES(dtype, "test", [&] { return sizeof(data_t); });
+    size_t got = PD_VISIT_ALL_TYPES(c.dtype, "test", [&] { return sizeof(data_t); });
     EXPECT_EQ(got, c.size) << c.name;
     DataType back =
-        PD_VISIT_ALL_TYPES(dtype, "test", [&] { return phi::CppTypeToDataType<data_t>::Type(); });
+        PD_VISIT_ALL_TYPES(c.dtype, "test", [&] { return phi::CppTypeToDataType<data_t>::Type(); });
     EXPECT_EQ(back, c.dtype) << c.name;
   }
   auto e = CatchEnforce([] {
