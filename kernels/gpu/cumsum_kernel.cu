@@ -2,7 +2,7 @@
 
 #include "kernels/cumsum_grad_kernel.h"
 #include "kernels/cumsum_kernel.h"
-#include "kernels/funcs/scan_thrust.cuh"
+#include "kernels/funcs/gpu/scan_dispatch.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 
 namespace phi {
@@ -15,12 +15,12 @@ void CumsumGpu(const GPUContext& ctx, const T* x, T* out, const funcs::ScanLayou
     funcs::CumsumIntOp<T> op;
     op.x = x;
     op.out = out;
-    funcs::ScanThrust(ctx, layout, exclusive, reverse, op);
+    funcs::ScanGpuBackend(ctx, layout, exclusive, reverse, op);
   } else {
     funcs::CumsumFloatOp<T, double> op;
     op.x = x;
     op.out = out;
-    funcs::ScanThrust(ctx, layout, exclusive, reverse, op);
+    funcs::ScanGpuBackend(ctx, layout, exclusive, reverse, op);
   }
 }
 

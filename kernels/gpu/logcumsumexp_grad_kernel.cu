@@ -1,4 +1,4 @@
-#include "kernels/funcs/scan_thrust.cuh"
+#include "kernels/funcs/gpu/scan_dispatch.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 #include "kernels/logcumsumexp_grad_kernel.h"
 
@@ -15,7 +15,7 @@ void LogcumsumexpGradKernel(const Context& dev_ctx, const DenseTensor& x, const 
   op.out_grad = d_out.data<T>();
   op.x_grad = dev_ctx.template Alloc<T>(d_x);
   op.exclusive = exclusive;
-  funcs::ScanThrust(dev_ctx, CumScanLayout(x.dims(), axis, flatten), exclusive, !reverse, op);
+  funcs::ScanGpuBackend(dev_ctx, CumScanLayout(x.dims(), axis, flatten), exclusive, !reverse, op);
 }
 
 }  // namespace phi

@@ -1,4 +1,4 @@
-#include "kernels/funcs/scan_thrust.cuh"
+#include "kernels/funcs/gpu/scan_dispatch.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 #include "kernels/logcumsumexp_kernel.h"
 
@@ -12,7 +12,7 @@ void LogcumsumexpKernel(const Context& dev_ctx, const DenseTensor& x, int axis, 
   funcs::LogcumsumexpOp<T, double> op;
   op.x = x.data<T>();
   op.out = dev_ctx.template Alloc<T>(out);
-  funcs::ScanThrust(dev_ctx, CumScanLayout(x.dims(), axis, flatten), exclusive, reverse, op);
+  funcs::ScanGpuBackend(dev_ctx, CumScanLayout(x.dims(), axis, flatten), exclusive, reverse, op);
 }
 
 }  // namespace phi

@@ -3,10 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "infermeta/unary.h"
+#include "paddle_ops/common/float16.h"
 #include "paddle_ops/core/kernel_factory.h"
 
 #ifdef PADDLE_OPS_WITH_GPU
@@ -124,6 +128,166 @@ TEST(GpuTest, Float32RowOf2To24MeetsTheBound) {
   }
   EXPECT_LE(static_cast<double>(worst), 2.5e-7);
   std::printf("float32 2^24 row on the GPU: max error %.3g * max(1,|ref|)\n", static_cast<double>(worst));
+}
+
+// Sets PADDLE_OPS_GPU_SCAN for one test and restores it after.
+class ScopedGpuScanBackend {
+ public:
+  explicit ScopedGpuScanBackend(const char* backend) {
+    const char* old = std::getenv("PADDLE_OPS_GPU_SCAN");
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv("PADDLE_OPS_GPU_SCAN", backend, 1);
+  }
+  ~ScopedGpuScanBackend() {
+    if (had_) {
+      setenv("PADDLE_OPS_GPU_SCAN", old_.c_str(), 1);
+    } else {
+      unsetenv("PADDLE_OPS_GPU_SCAN");
+    }
+  }
+
+ private:
+  bool had_ = false;
+  std::string old_;
+};
+
+// logcumsumexp_grad through the registry (x, out, out_grad on one place).
+DenseTensor RunLcseGrad(const DenseTensor& x, const DenseTensor& out, const DenseTensor& dout, int axis,
+                        bool exclusive, bool reverse) {
+  const Place place = x.place();
+  DenseTensor dx;
+  MetaTensor m(&dx);
+  UnchangedInferMeta(MetaTensor(x), &m);
+  const DeviceContext& ctx = *DeviceContextPool::Instance().Get(place);
+  const Kernel& k = KernelFactory::Instance().SelectKernelOrThrow(
+      "logcumsumexp_grad", KernelKey(TransToBackend(place), DataLayout::ALL_LAYOUT, x.dtype()));
+  k.Call<const DenseTensor&, const DenseTensor&, const DenseTensor&, int, bool, bool, bool, DenseTensor*>(
+      ctx, x, out, dout, axis, false, exclusive, reverse, &dx);
+  ctx.Wait();
+  return dx;
+}
+
+bool SameBits(const DenseTensor& a, const DenseTensor& b) {
+  return a.numel() == b.numel() && std::memcmp(a.raw_data(), b.raw_data(), a.numel() * SizeOf(a.dtype())) == 0;
+}
+
+void ExpectNearCpu(const DenseTensor& cpu, const DenseTensor& gpu_on_cpu, double tol, const std::string& what) {
+  int bad = 0;
+  for (int64_t i = 0; i < cpu.numel() && bad < 5; ++i) {
+    const double x = cpu.data<double>()[i], y = gpu_on_cpu.data<double>()[i];
+    const bool ok = (std::isinf(x) || std::isnan(x)) ? (x == y || (std::isnan(x) && std::isnan(y)))
+                                                      : std::fabs(x - y) <= tol * std::max(1.0, std::fabs(x));
+    if (!ok) {
+      ++bad;
+      ADD_FAILURE() << what << " element " << i << ": cpu " << x << " gpu " << y;
+    }
+  }
+}
+
+// One shape per engine strategy (scan_gpu.cuh): short rows (4 and 16 lanes a row), whole rows
+// per warp, long rows split into segments (three phases), columns, and columns split along
+// the length; odd lengths throughout. Each is run three times and compared bitwise, and
+// against the CPU kernels, in all four exclusive/reverse modes, for logcumsumexp, its
+// gradient and cumsum.
+TEST(GpuTest, ScanEngineEveryStrategyDeterministicAndMatchesCpu) {
+  REQUIRE_GPU();
+  ScopedGpuScanBackend engine("engine");
+  struct Case {
+    std::vector<int64_t> dims;
+    int axis;
+  };
+  const std::vector<Case> cases = {
+      {{1001, 13}, 1},      // short rows, 4 lanes a row
+      {{517, 61}, 1},       // short rows, 16 lanes a row
+      {{2100, 301}, 1},     // rows, one warp a row
+      {{3, 100003}, 1},     // long rows split into segments
+      {{1, 300007}, 0},     // one long row
+      {{5, 1001, 7}, 1},    // columns split along the length
+      {{3, 77, 4099}, 0},   // columns, axis 0
+      {{9, 33, 30011}, 1},  // columns, one thread a column
+  };
+  std::mt19937 rng(11);
+  std::normal_distribution<double> nd(0, 3);
+  for (const Case& c : cases) {
+    int64_t n = 1;
+    for (int64_t d : c.dims) n *= d;
+    std::vector<double> v(n), g(n);
+    for (double& e : v) e = nd(rng);
+    for (double& e : g) e = nd(rng);
+    v[n / 3] = -INFINITY;
+    const DenseTensor x = MakeCpu<double>(c.dims, v), dout = MakeCpu<double>(c.dims, g);
+    const DenseTensor xg = ToPlace(x, GPUPlace(0)), doutg = ToPlace(dout, GPUPlace(0));
+    std::string shape;
+    for (int64_t d : c.dims) shape += std::to_string(d) + " ";
+    for (int mode = 0; mode < 4; ++mode) {
+      const bool excl = mode & 1, rev = mode & 2;
+      const std::string what = "shape [" + shape + "] axis " + std::to_string(c.axis) + " mode " + std::to_string(mode);
+      for (const char* op : {"logcumsumexp", "cumsum"}) {
+        const DenseTensor ref = RunCum(op, x, c.axis, excl, rev);
+        const DenseTensor first = ToPlace(RunCum(op, xg, c.axis, excl, rev), CPUPlace());
+        ExpectNearCpu(ref, first, 1e-13, std::string(op) + " " + what);
+        for (int rep = 0; rep < 2; ++rep) {
+          EXPECT_TRUE(SameBits(first, ToPlace(RunCum(op, xg, c.axis, excl, rev), CPUPlace()))) << op << " " << what;
+        }
+      }
+      const DenseTensor out = RunCum("logcumsumexp", x, c.axis, excl, rev);
+      const DenseTensor outg = ToPlace(out, GPUPlace(0));
+      const DenseTensor ref = RunLcseGrad(x, out, dout, c.axis, excl, rev);
+      const DenseTensor first = ToPlace(RunLcseGrad(xg, outg, doutg, c.axis, excl, rev), CPUPlace());
+      ExpectNearCpu(ref, first, 1e-12, "logcumsumexp_grad " + what);
+      EXPECT_TRUE(SameBits(first, ToPlace(RunLcseGrad(xg, outg, doutg, c.axis, excl, rev), CPUPlace()))) << what;
+    }
+  }
+}
+
+TEST(GpuTest, ScanEngineIntegerCumsumIsExact) {
+  REQUIRE_GPU();
+  ScopedGpuScanBackend engine("engine");
+  std::mt19937_64 rng(2);
+  for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{{7, 100001}, {300, 31}, {40, 9, 513}}) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    std::vector<int64_t> v(n);
+    for (int64_t& e : v) e = static_cast<int64_t>(rng());  // wraps: two's complement, exact either way
+    const DenseTensor x = MakeCpu<int64_t>(dims, v);
+    for (int mode = 0; mode < 4; ++mode) {
+      const DenseTensor a = RunCum("cumsum", x, 1, mode & 1, mode & 2);
+      const DenseTensor b = ToPlace(RunCum("cumsum", ToPlace(x, GPUPlace(0)), 1, mode & 1, mode & 2), CPUPlace());
+      EXPECT_TRUE(SameBits(a, b)) << "int64 cumsum dims[0] " << dims[0] << " mode " << mode;
+    }
+  }
+}
+
+// 64-bit indexing: one float16 row of 2^31 + 3 elements, zeros except a 12 at 2^31 + 1, so
+// out[k] = log(k + 1) before it (checked at sampled points and at the end, within one fp16 ulp).
+TEST(GpuTest, ScanEngineFloat16RowPast2To31) {
+  REQUIRE_GPU();
+  ScopedGpuScanBackend engine("engine");
+  const int64_t n = (int64_t{1} << 31) + 3;
+  DenseTensor x(DataType::FLOAT16, DDim({n}));
+  auto* p = static_cast<dtype::float16*>(x.AllocateFrom(GetAllocator(CPUPlace()), x.dtype(), CPUPlace()));
+  std::fill(p, p + n, dtype::float16(0.0f));
+  const int64_t spike = (int64_t{1} << 31) + 1;
+  p[spike] = dtype::float16(12.0f);
+  DenseTensor out;
+  try {
+    out = ToPlace(RunCum("logcumsumexp", ToPlace(x, GPUPlace(0)), 0, false, false), CPUPlace());
+  } catch (const EnforceNotMet& e) {
+    if (e.code() == ErrorCode::RESOURCE_EXHAUSTED) GTEST_SKIP() << "not enough GPU memory: " << e.message();
+    throw;
+  }
+  const dtype::float16* o = out.data<dtype::float16>();
+  auto ref = [&](int64_t k) -> double {
+    if (k < spike) return std::log(static_cast<double>(k) + 1);
+    return std::log(static_cast<double>(k) + std::exp(12.0));  // k zeros before, the spike, and more zeros
+  };
+  for (int64_t k : std::vector<int64_t>{0, 1, 2, 1000, (int64_t{1} << 31) - 1, int64_t{1} << 31, spike, spike + 1,
+                                         n - 1}) {
+    const double r = ref(k), got = static_cast<float>(o[k]);
+    const double ulp = std::max(std::ldexp(1.0, std::ilogb(r) - 10), std::ldexp(1.0, -24));
+    EXPECT_LE(std::fabs(got - r), ulp) << "element " << k << ": " << got << " vs " << r;
+  }
 }
 
 TEST(GpuTest, OutOfMemoryRaisesResourceExhaustedAndTheNextAllocationWorks) {

@@ -37,11 +37,17 @@ def _current_place():
     return _state["place"]
 
 
+# The backend the GPU kernels use when PADDLE_OPS_GPU_SCAN is unset; it must match
+# kGpuScanEngineIsDefault in kernels/funcs/gpu/scan_dispatch.cuh.
+_DEFAULT_GPU_SCAN = "thrust"
+
+
 def gpu_scan_backend():
-    """The GPU scan backend the cum kernels use: 'thrust' (the seed design's reference path,
-    thrust's transformed scans; the only one until the fast engine lands). Chosen with the
-    environment variable PADDLE_OPS_GPU_SCAN."""
-    return os.environ.get("PADDLE_OPS_GPU_SCAN", "thrust")
+    """The GPU scan backend the cum kernels use: 'engine' (kernels/funcs/scan_gpu.cuh, the
+    deterministic scan engine) or 'thrust' (the seed design's reference path, thrust's
+    transformed scans, whose float rounding can change from run to run). Chosen with the
+    environment variable PADDLE_OPS_GPU_SCAN; unset (or empty), the build's default."""
+    return os.environ.get("PADDLE_OPS_GPU_SCAN") or _DEFAULT_GPU_SCAN
 
 
 def synchronize(device=None):
