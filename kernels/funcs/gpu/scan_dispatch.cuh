@@ -12,7 +12,7 @@
 namespace phi {
 namespace funcs {
 
-constexpr bool kGpuScanEngineIsDefault = false;
+constexpr bool kGpuScanEngineIsDefault = true;
 
 inline bool UseGpuScanEngine() {
   const char* v = std::getenv("PADDLE_OPS_GPU_SCAN");

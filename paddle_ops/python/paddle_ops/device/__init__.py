@@ -39,7 +39,7 @@ def _current_place():
 
 # The backend the GPU kernels use when PADDLE_OPS_GPU_SCAN is unset; it must match
 # kGpuScanEngineIsDefault in kernels/funcs/gpu/scan_dispatch.cuh.
-_DEFAULT_GPU_SCAN = "thrust"
+_DEFAULT_GPU_SCAN = "engine"
 
 
 def gpu_scan_backend():
