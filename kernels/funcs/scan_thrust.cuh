@@ -6,8 +6,8 @@
 // the same as on the CPU; a final pass stores each prefix state through Store, which may
 // read the element's neighbour (the logcumsumexp gradient does).
 //
-// It stays selectable after the fast engine (scan_gpu.cuh) arrives: set
-// PADDLE_OPS_GPU_SCAN=thrust (see GpuScanBackend()).
+// It stays selectable beside the fast engine (scan_gpu.cuh): PADDLE_OPS_GPU_SCAN=thrust
+// (gpu/scan_dispatch.cuh).
 #pragma once
 
 #include <thrust/execution_policy.h>
@@ -20,8 +20,6 @@
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/system_error.h>
 
-#include <cstdlib>
-#include <cstring>
 #include <new>
 
 #include "kernels/funcs/scan_layout.h"
@@ -113,14 +111,6 @@ void ScanThrust(const GPUContext& ctx, const ScanLayout& l, bool exclusive, bool
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
   // `scratch` is returned to the caching allocator here; later work on this stream is
   // ordered after the scan, so reusing the block is safe.
-}
-
-// Which GPU scan backend the kernels use: "thrust" (this reference path) or "engine"
-// (the fast single-pass engine). PADDLE_OPS_GPU_SCAN selects; the default is the engine
-// once it exists.
-inline bool UseThrustScan() {
-  const char* v = std::getenv("PADDLE_OPS_GPU_SCAN");
-  return v != nullptr && std::strcmp(v, "thrust") == 0;
 }
 
 }  // namespace funcs
