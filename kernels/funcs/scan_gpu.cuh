@@ -154,6 +154,27 @@ __device__ typename Op::State ThreadScanSteps(const Op& op, const Line& line, in
   return carry;
 }
 
+// A tile scanner per op: how a logical warp (Warp) or one thread (Thread) scans steps
+// [s0, s1) of a line of the tensor. The default is the generic WarpScanSteps/ThreadScanSteps
+// above, which need only the op interface; an op may specialize GpuTileScan next to its
+// definition (kFast = true) to work on its raw elements, falling back on the generic steps
+// where its fast arithmetic does not apply. The specialization must be visible wherever the
+// engine is instantiated for that op.
+template <typename Op, typename Enable = void>
+struct GpuTileScan {
+  static constexpr bool kFast = false;
+  template <int W, int kItems, bool kStore>
+  __device__ static typename Op::State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1,
+                                            typename Op::State carry, bool exclusive, int lane) {
+    return WarpScanSteps<W, kItems, kStore>(op, line, s0, s1, carry, exclusive, lane);
+  }
+  template <int kItems, bool kStore>
+  __device__ static typename Op::State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1,
+                                              typename Op::State carry, bool exclusive) {
+    return ThreadScanSteps<kItems, kStore>(op, line, s0, s1, carry, exclusive);
+  }
+};
+
 // ---- inner == 1: rows, a logical warp per (row, segment) -----------------------------------
 // kPhase 0: whole rows (one segment each). 1: write segment totals. 3: rescan each segment from
 // its exclusive prefix in `totals`.
@@ -168,11 +189,11 @@ __global__ void __launch_bounds__(ScanPolicy::kThreads)
   const int64_t s0 = seg * seg_len, s1 = s0 + seg_len < g.length ? s0 + seg_len : g.length;
   const OpLine<Op> line{op, g, g.Base(row)};
   if (kPhase == 1) {
-    const auto total = WarpScanSteps<W, kItems, false>(op, line, s0, s1, op.Identity(), exclusive, lane);
+    const auto total = GpuTileScan<Op>::template Warp<W, kItems, false>(op, line, s0, s1, op.Identity(), exclusive, lane);
     if (lane == 0) totals[warp] = total;
   } else {
     const auto carry = kPhase == 3 ? totals[warp] : op.Identity();
-    WarpScanSteps<W, kItems, true>(op, line, s0, s1, carry, exclusive, lane);
+    GpuTileScan<Op>::template Warp<W, kItems, true>(op, line, s0, s1, carry, exclusive, lane);
   }
 }
 
@@ -198,10 +219,10 @@ __global__ void __launch_bounds__(ScanPolicy::kThreads)
   const OpLine<Op> line{op, g, g.Base(ln)};
   constexpr int kItems = ScanPolicy::kColumnItems;
   if (kPhase == 1) {
-    totals[t] = ThreadScanSteps<kItems, false>(op, line, s0, s1, op.Identity(), exclusive);
+    totals[t] = GpuTileScan<Op>::template Thread<kItems, false>(op, line, s0, s1, op.Identity(), exclusive);
   } else {
     const auto carry = kPhase == 3 ? totals[t] : op.Identity();
-    ThreadScanSteps<kItems, true>(op, line, s0, s1, carry, exclusive);
+    GpuTileScan<Op>::template Thread<kItems, true>(op, line, s0, s1, carry, exclusive);
   }
 }
 

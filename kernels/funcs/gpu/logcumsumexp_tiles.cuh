@@ -1,0 +1,452 @@
+// The GPU engine's fast tiles for logcumsumexp (GpuTileScan specialized for LogcumsumexpOp on
+// float, float16 and bfloat16 with the float64 state of kernels/gpu/logcumsumexp_kernel.cu;
+// float64 inputs keep the generic tiles).
+//
+// The generic tiles combine (max, compensated sum) states element by element, a float64 exp
+// and several float64 operations per element. Here a tile (a logical warp's W * V elements,
+// or one thread's kItems steps of a column) is instead summed against one reference R, the
+// larger of the tile's max and the carry's max:
+//   S_k = carry_sum * exp(M_carry - R) + sum_{j <= k} exp(x_j - R),   out_k = R + log(S_k)
+// with one float32 exp per element, the partial sums and the carry in float64 (the carry
+// compensated, so 2^26-long rows lose nothing to accumulation), and log(S) from the float32
+// log of S's mantissa plus a first-order correction (absolute error ~3e-8, no float64 log).
+// The tile is taken this way only when every term is a normal float: no NaN or +inf in it,
+// R finite, and every element and the carry's max within kSpan of R. Otherwise exp(x - R)
+// could underflow before x's own prefix is dominated by larger terms (SPEC §1's wide-range
+// case), and the tile falls back on the exact generic steps. Which path a tile takes depends
+// on the data alone, so results stay deterministic.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/funcs/scan_gpu.cuh"
+#include "kernels/impl/cum_scan_ops.h"
+
+namespace phi {
+namespace funcs {
+namespace scan_gpu {
+
+struct LseFast {
+  static constexpr float kSpan = 80.f;  // exp(-80) = 1.8e-35 is still a normal float
+  using State = LogSumExpState<double>;
+  using Sum = CompensatedSum<double>;
+
+  // The carry's sum rescaled to the reference R (R >= carry max, within kSpan of it).
+  __device__ static Sum Rebase(const State& carry, float R) {
+    if (carry.m == -std::numeric_limits<double>::infinity()) return Sum::Zero();
+    if (carry.m == static_cast<double>(R)) return carry.s;
+    return Scale(carry.s, exp(carry.m - static_cast<double>(R)));
+  }
+
+  // May the tile with max tmax, smallest finite element tmin and NaN/+inf flag `bad` be summed
+  // against R = max(tmax, carry max)?
+  __device__ static bool Usable(const State& carry, float tmax, float tmin, bool bad, float* R) {
+    const double cm = carry.m;
+    if (bad || cm != cm || cm == std::numeric_limits<double>::infinity()) return false;
+    *R = fmaxf(tmax, static_cast<float>(cm));
+    if (!isfinite(*R)) return false;
+    const float lo = *R - kSpan;
+    return tmin >= lo && (cm == -std::numeric_limits<double>::infinity() || cm >= static_cast<double>(lo));
+  }
+
+  // R + log(S) for S >= 0: log(S) = e*ln2 + log(m), m in [sqrt(1/2), sqrt(2)), log(m) from the
+  // float32 log of m rounded plus (m - mf) / mf.
+  template <typename T>
+  __device__ static T Out(float R, double S) {
+    if (S == 0.0) return static_cast<T>(-std::numeric_limits<float>::infinity());
+    const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(S));
+    int e = static_cast<int>((bits >> 52) & 0x7ff) - 1022;
+    double m = __longlong_as_double(static_cast<long long>((bits & 0x800fffffffffffffULL) | 0x3fe0000000000000ULL));
+    if (m < 0.70710678118654752) {
+      m *= 2.0;
+      --e;
+    }
+    const float mf = static_cast<float>(m);
+    if (sizeof(T) < sizeof(float)) {  // 16-bit outputs need far less than float32 precision
+      return static_cast<T>(R + (static_cast<float>(e) * 0.693147182f + logf(mf)));
+    }
+    const float corr = static_cast<float>(m - static_cast<double>(mf)) / mf;
+    const double logm = static_cast<double>(logf(mf)) + static_cast<double>(corr);
+    return static_cast<T>(static_cast<double>(R) + (static_cast<double>(e) * 0.6931471805599453 + logm));
+  }
+};
+
+// V elements per lane: one 16-byte load.
+template <typename T>
+struct LseVec {
+  static constexpr int kV = 16 / static_cast<int>(sizeof(T));
+};
+
+template <int W>
+__device__ inline unsigned LogicalWarpMask() {
+  if (W == 32) return 0xffffffffu;
+  return ((1u << (W % 32)) - 1u) << (W * ((threadIdx.x % 32) / W));
+}
+
+// Steps first .. first+V-1 of a row (inner == 1) at `base`, as floats; steps >= s1 read -inf.
+template <typename T, int V>
+__device__ inline void LoadRowItems(const T* x, int64_t base, int64_t L, bool reverse, int64_t first, int64_t s1,
+                                    bool vec, float (&v)[V]) {
+  if (vec && first + V <= s1) {
+    alignas(16) T buf[V];
+    const int64_t a = reverse ? base + L - first - V : base + first;
+    *reinterpret_cast<uint4*>(buf) = __ldg(reinterpret_cast<const uint4*>(x + a));
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j] = static_cast<float>(buf[reverse ? V - 1 - j : j]);
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    const int64_t s = first + j;
+    v[j] = s < s1 ? static_cast<float>(x[reverse ? base + L - 1 - s : base + s])
+                  : -std::numeric_limits<float>::infinity();
+  }
+}
+
+template <typename T, int V>
+__device__ inline void StoreRowItems(T* out, int64_t base, int64_t L, bool reverse, int64_t first, int64_t s1,
+                                     bool vec, const T (&v)[V]) {
+  if (vec && first + V <= s1) {
+    alignas(16) T buf[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) buf[reverse ? V - 1 - j : j] = v[j];
+    const int64_t a = reverse ? base + L - first - V : base + first;
+    *reinterpret_cast<uint4*>(out + a) = *reinterpret_cast<const uint4*>(buf);
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    const int64_t s = first + j;
+    if (s < s1) out[reverse ? base + L - 1 - s : base + s] = v[j];
+  }
+}
+
+template <typename T>
+struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, double>::value>> {
+  using Op = LogcumsumexpOp<T, double>;
+  using State = typename Op::State;
+  static constexpr bool kFast = true;
+
+  // Rows: a logical warp takes sub-tiles of W * V elements, V consecutive ones per lane.
+  template <int W, int kItems, bool kStore>
+  __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                               bool exclusive, int lane) {
+    constexpr int V = LseVec<T>::kV;
+    constexpr int64_t kSub = int64_t{W} * V;
+    const unsigned mask = LogicalWarpMask<W>();
+    const int64_t L = line.g.length;
+    const bool reverse = line.g.reverse;
+    const bool vec = L % V == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 &&
+                     reinterpret_cast<uintptr_t>(op.out) % 16 == 0;
+    for (int64_t t0 = s0; t0 < s1; t0 += kSub) {
+      const int64_t first = t0 + int64_t{lane} * V;
+      float x[V];
+      LoadRowItems<T, V>(op.x, line.base, L, reverse, first, s1, vec, x);
+      float tmax = -std::numeric_limits<float>::infinity();
+      float tmin = std::numeric_limits<float>::infinity();
+      bool bad = false;
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        bad |= x[j] != x[j] || x[j] == std::numeric_limits<float>::infinity();
+        tmax = fmaxf(tmax, x[j]);
+        if (x[j] != -std::numeric_limits<float>::infinity()) tmin = fminf(tmin, x[j]);
+      }
+#pragma unroll
+      for (int d = W / 2; d > 0; d >>= 1) {
+        tmax = fmaxf(tmax, __shfl_xor_sync(mask, tmax, d, W));
+        tmin = fminf(tmin, __shfl_xor_sync(mask, tmin, d, W));
+      }
+      bad = __any_sync(mask, bad);
+      float R;
+      if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
+        const int64_t t1 = t0 + kSub < s1 ? t0 + kSub : s1;
+        carry = WarpScanSteps<W, V, kStore>(op, line, t0, t1, carry, exclusive, lane);
+        continue;
+      }
+      const LseFast::Sum c = LseFast::Rebase(carry, R);
+      double part[V];
+      double acc = 0.0;
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const double e = static_cast<double>(expf(x[j] - R));  // exp(-inf) = 0 for -inf and padding
+        if (exclusive) {
+          part[j] = acc;
+          acc += e;
+        } else {
+          acc += e;
+          part[j] = acc;
+        }
+      }
+      double incl = acc;  // inclusive scan of the lane totals, in a fixed order
+#pragma unroll
+      for (int d = 1; d < W; d <<= 1) {
+        const double y = __shfl_up_sync(mask, incl, d, W);
+        if (lane >= d) incl += y;
+      }
+      double before = __shfl_up_sync(mask, incl, 1, W);
+      if (lane == 0) before = 0.0;
+      const double total = __shfl_sync(mask, incl, W - 1, W);
+      if (kStore) {
+        T o[V];
+#pragma unroll
+        for (int j = 0; j < V; ++j) o[j] = LseFast::Out<T>(R, c.hi + (c.lo + (before + part[j])));
+        StoreRowItems<T, V>(op.out, line.base, L, reverse, first, s1, vec, o);
+      }
+      carry = State{static_cast<double>(R), Add(c, LseFast::Sum::Of(total))};
+    }
+    return carry;
+  }
+
+  // Columns: one thread walks its line in chunks of kItems steps.
+  template <int kItems, bool kStore>
+  __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                 bool exclusive) {
+    for (int64_t t0 = s0; t0 < s1; t0 += kItems) {
+      const int64_t t1 = t0 + kItems < s1 ? t0 + kItems : s1;
+      float x[kItems];
+      int64_t off[kItems];
+      float tmax = -std::numeric_limits<float>::infinity();
+      float tmin = std::numeric_limits<float>::infinity();
+      bool bad = false;
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        off[k] = line.g.At(line.base, t0 + k).offset;
+        x[k] = t0 + k < t1 ? static_cast<float>(op.x[off[k]]) : -std::numeric_limits<float>::infinity();
+        bad |= x[k] != x[k] || x[k] == std::numeric_limits<float>::infinity();
+        tmax = fmaxf(tmax, x[k]);
+        if (x[k] != -std::numeric_limits<float>::infinity()) tmin = fminf(tmin, x[k]);
+      }
+      float R;
+      if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
+        carry = ThreadScanSteps<kItems, kStore>(op, line, t0, t1, carry, exclusive);
+        continue;
+      }
+      const LseFast::Sum c = LseFast::Rebase(carry, R);
+      double acc = 0.0;
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        const double e = static_cast<double>(expf(x[k] - R));
+        if (kStore && t0 + k < t1) {
+          if (exclusive) {
+            op.out[off[k]] = LseFast::Out<T>(R, c.hi + (c.lo + acc));
+            acc += e;
+          } else {
+            acc += e;
+            op.out[off[k]] = LseFast::Out<T>(R, c.hi + (c.lo + acc));
+          }
+        } else {
+          acc += e;
+        }
+      }
+      carry = State{static_cast<double>(R), Add(c, LseFast::Sum::Of(acc))};
+    }
+    return carry;
+  }
+};
+
+
+// The gradient (LogcumsumexpGradOp, scanned against the forward's direction). In scan order o
+// does not increase, and the recurrence acc[k] = g[k] + exp(o[k] - o[prev]) * acc[prev]
+// telescopes: with c the element before the tile, B = acc[c] (the carry) and a reference
+// R >= o over the tile and o[c],
+//   acc[k] = exp(o[k] - R) * (B * exp(R - o[c]) + sum_{tile j <= k} g[j] * exp(R - o[j])),
+// one float32 exp per term and one per output, sums in float64. The carry passed on is the
+// generic (gate product, acc) pair, its factors from float64 exps, so no float32 rounding
+// compounds from tile to tile. Taken when o over the tile and o[c] are finite and within kSpan
+// of R and x has no NaN; otherwise the tile takes the generic steps.
+struct LseGradFast {
+  using State = GatedState<double>;
+  __device__ static bool Usable(bool bad, float omax, float omin, bool at_start, float oc, float* R) {
+    if (bad) return false;
+    *R = at_start ? omax : fmaxf(omax, oc);
+    if (!isfinite(*R)) return false;
+    const float lo = *R - LseFast::kSpan;
+    return omin >= lo && (at_start || (isfinite(oc) && oc >= lo));
+  }
+  // x_grad from acc (at o_ref, the output x first feeds) and x.
+  template <typename T>
+  __device__ static T XGrad(double acc, float x, float o_ref) {
+    if (x == -std::numeric_limits<float>::infinity()) return static_cast<T>(0.f);
+    return static_cast<T>(acc * static_cast<double>(expf(x - o_ref)));
+  }
+  // The tile as a generic pair: gate product exp(o_last - o[c]) (0 when the tile holds the
+  // line's first element) and its own acc at the last element, exp(o_last - R) * sum.
+  __device__ static State Carry(const State& carry, bool at_start, float o_last, float oc, float R, double sum) {
+    const double a_t = at_start ? 0.0 : exp(static_cast<double>(o_last) - static_cast<double>(oc));
+    const double b_t = exp(static_cast<double>(o_last) - static_cast<double>(R)) * sum;
+    return LinearRecurrenceCombine<double>::Combine(carry, State{a_t, b_t});
+  }
+  // B * exp(R - o[c]): the carried acc on the tile's reference.
+  __device__ static double Rebase(const State& carry, bool at_start, float oc, float R) {
+    if (at_start || carry.b == 0.0) return 0.0;
+    if (oc == R) return carry.b;
+    return carry.b * exp(static_cast<double>(R) - static_cast<double>(oc));
+  }
+};
+
+template <typename T>
+struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same<T, double>::value>> {
+  using Op = LogcumsumexpGradOp<T, double>;
+  using State = typename Op::State;
+  static constexpr bool kFast = true;
+
+  template <int W, int kItems, bool kStore>
+  __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                               bool exclusive, int lane) {
+    constexpr int V = LseVec<T>::kV;
+    constexpr int64_t kSub = int64_t{W} * V;
+    const unsigned mask = LogicalWarpMask<W>();
+    const int64_t L = line.g.length;
+    const bool reverse = line.g.reverse;
+    const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+    const bool vec = L % V == 0 && aligned(op.x) && aligned(op.out) && aligned(op.out_grad) && aligned(op.x_grad);
+    for (int64_t t0 = s0; t0 < s1; t0 += kSub) {
+      const int64_t t1 = t0 + kSub < s1 ? t0 + kSub : s1;
+      const int64_t first = t0 + int64_t{lane} * V;
+      float o[V], g[V], xv[V];
+      LoadRowItems<T, V>(op.out, line.base, L, reverse, first, t1, vec, o);
+      LoadRowItems<T, V>(op.out_grad, line.base, L, reverse, first, t1, vec, g);
+      LoadRowItems<T, V>(op.x, line.base, L, reverse, first, t1, vec, xv);
+      bool bad = false;
+      float omax = -std::numeric_limits<float>::infinity();
+      float omin = std::numeric_limits<float>::infinity();
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        if (first + j < t1) {
+          bad |= !isfinite(o[j]) || xv[j] != xv[j];
+          omax = fmaxf(omax, o[j]);
+          omin = fminf(omin, o[j]);
+        }
+      }
+#pragma unroll
+      for (int d = W / 2; d > 0; d >>= 1) {
+        omax = fmaxf(omax, __shfl_xor_sync(mask, omax, d, W));
+        omin = fminf(omin, __shfl_xor_sync(mask, omin, d, W));
+      }
+      bad = __any_sync(mask, bad);
+      const bool at_start = t0 == 0;
+      const float oc = at_start ? 0.f : static_cast<float>(op.out[line.g.At(line.base, t0).prev]);
+      float R;
+      if (!LseGradFast::Usable(bad, omax, omin, at_start, oc, &R)) {
+        carry = WarpScanSteps<W, V, kStore>(op, line, t0, t1, carry, exclusive, lane);
+        continue;
+      }
+      double part[V];
+      double sum = 0.0;
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        if (first + j < t1) sum += static_cast<double>(g[j]) * static_cast<double>(expf(R - o[j]));
+        part[j] = sum;
+      }
+      double incl = sum;
+#pragma unroll
+      for (int d = 1; d < W; d <<= 1) {
+        const double y = __shfl_up_sync(mask, incl, d, W);
+        if (lane >= d) incl += y;
+      }
+      double before = __shfl_up_sync(mask, incl, 1, W);
+      if (lane == 0) before = 0.0;
+      const double total = __shfl_sync(mask, incl, W - 1, W);
+      const double base = LseGradFast::Rebase(carry, at_start, oc, R);
+      if (kStore) {
+        double acc[V];
+#pragma unroll
+        for (int j = 0; j < V; ++j) acc[j] = static_cast<double>(expf(o[j] - R)) * (base + (before + part[j]));
+        T xg[V];
+        if (!exclusive) {
+#pragma unroll
+          for (int j = 0; j < V; ++j) xg[j] = LseGradFast::XGrad<T>(acc[j], xv[j], o[j]);
+        } else {
+          // The element before each one: the previous item, the previous lane's last, or c.
+          double acc_prev = __shfl_up_sync(mask, acc[V - 1], 1, W);
+          float o_prev = __shfl_up_sync(mask, o[V - 1], 1, W);
+          if (lane == 0) {
+            acc_prev = at_start ? 0.0 : carry.b;
+            o_prev = oc;
+          }
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            xg[j] = (at_start && first + j == 0) ? static_cast<T>(0.f) : LseGradFast::XGrad<T>(acc_prev, xv[j], o_prev);
+            acc_prev = acc[j];
+            o_prev = o[j];
+          }
+        }
+        StoreRowItems<T, V>(op.x_grad, line.base, L, reverse, first, t1, vec, xg);
+      }
+      const int64_t last = t1 - 1 - t0;  // the tile's last element: lane last / V, item last % V
+      float o_last = o[0];
+#pragma unroll
+      for (int j = 1; j < V; ++j) {
+        if (j == static_cast<int>(last % V)) o_last = o[j];
+      }
+      o_last = __shfl_sync(mask, o_last, static_cast<int>(last / V), W);
+      carry = LseGradFast::Carry(carry, at_start, o_last, oc, R, total);
+    }
+    return carry;
+  }
+
+  template <int kItems, bool kStore>
+  __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                 bool exclusive) {
+    for (int64_t t0 = s0; t0 < s1; t0 += kItems) {
+      const int64_t t1 = t0 + kItems < s1 ? t0 + kItems : s1;
+      float o[kItems], g[kItems];
+      int64_t off[kItems];
+      bool bad = false;
+      float omax = -std::numeric_limits<float>::infinity();
+      float omin = std::numeric_limits<float>::infinity();
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        off[k] = line.g.At(line.base, t0 + k).offset;
+        o[k] = 0.f;
+        g[k] = 0.f;
+        if (t0 + k < t1) {
+          o[k] = static_cast<float>(op.out[off[k]]);
+          g[k] = static_cast<float>(op.out_grad[off[k]]);
+          bad |= !isfinite(o[k]);
+          omax = fmaxf(omax, o[k]);
+          omin = fminf(omin, o[k]);
+        }
+      }
+      const bool at_start = t0 == 0;
+      const float oc = at_start ? 0.f : static_cast<float>(op.out[line.g.At(line.base, t0).prev]);
+      float R;
+      if (!LseGradFast::Usable(bad, omax, omin, at_start, oc, &R)) {
+        carry = ThreadScanSteps<kItems, kStore>(op, line, t0, t1, carry, exclusive);
+        continue;
+      }
+      const double base = LseGradFast::Rebase(carry, at_start, oc, R);
+      double sum = 0.0;
+      double acc_prev = at_start ? 0.0 : carry.b;
+      float o_prev = oc;
+      float o_last = o[0];
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        if (t0 + k < t1) {
+          sum += static_cast<double>(g[k]) * static_cast<double>(expf(R - o[k]));
+          o_last = o[k];
+          if (kStore) {
+            const double acc = static_cast<double>(expf(o[k] - R)) * (base + sum);
+            const float xv = static_cast<float>(op.x[off[k]]);
+            if (!exclusive) {
+              op.x_grad[off[k]] = LseGradFast::XGrad<T>(acc, xv, o[k]);
+            } else {
+              op.x_grad[off[k]] = (at_start && k == 0) ? static_cast<T>(0.f) : LseGradFast::XGrad<T>(acc_prev, xv, o_prev);
+            }
+            acc_prev = acc;
+            o_prev = o[k];
+          }
+        }
+      }
+      carry = LseGradFast::Carry(carry, at_start, o_last, oc, R, sum);
+    }
+    return carry;
+  }
+};
+
+}  // namespace scan_gpu
+}  // namespace funcs
+}  // namespace phi
