@@ -34,6 +34,18 @@ struct LseFast {
   using State = LogSumExpState<double>;
   using Sum = CompensatedSum<double>;
 
+  // exp(a - b) with the difference taken exactly (TwoSum): rounding a - b to float would cost
+  // up to half an ulp of |a - b| in the exponent, i.e. a relative error of ~2e-7 at |a - b| ~ 4,
+  // visible where such terms dominate a prefix. a = -inf gives 0.
+  __device__ static float ExpDiff(float a, float b) {
+    if (a == -std::numeric_limits<float>::infinity()) return 0.f;
+    const float s = a - b;
+    const float bb = s - a;
+    const float err = (a - (s - bb)) + (-b - bb);
+    const float e = expf(s);
+    return fmaf(e, err, e);
+  }
+
   // The carry's sum rescaled to the reference R (R >= carry max, within kSpan of it).
   __device__ static Sum Rebase(const State& carry, float R) {
     if (carry.m == -std::numeric_limits<double>::infinity()) return Sum::Zero();
@@ -53,7 +65,8 @@ struct LseFast {
   }
 
   // R + log(S) for S >= 0: log(S) = e*ln2 + log(m), m in [sqrt(1/2), sqrt(2)), log(m) from the
-  // float32 log of m rounded plus (m - mf) / mf.
+  // float32 log of m rounded plus (m - mf) / mf. 16-bit outputs take the same path: near 0 their
+  // ulp is far below float32's absolute error at R + log(S) ~ 0.
   template <typename T>
   __device__ static T Out(float R, double S) {
     if (S == 0.0) return static_cast<T>(-std::numeric_limits<float>::infinity());
@@ -65,9 +78,6 @@ struct LseFast {
       --e;
     }
     const float mf = static_cast<float>(m);
-    if (sizeof(T) < sizeof(float)) {  // 16-bit outputs need far less than float32 precision
-      return static_cast<T>(R + (static_cast<float>(e) * 0.693147182f + logf(mf)));
-    }
     const float corr = static_cast<float>(m - static_cast<double>(mf)) / mf;
     const double logm = static_cast<double>(logf(mf)) + static_cast<double>(corr);
     return static_cast<T>(static_cast<double>(R) + (static_cast<double>(e) * 0.6931471805599453 + logm));
@@ -94,8 +104,13 @@ __device__ inline void LoadRowItems(const T* x, int64_t base, int64_t L, bool re
     alignas(16) T buf[V];
     const int64_t a = reverse ? base + L - first - V : base + first;
     *reinterpret_cast<uint4*>(buf) = __ldg(reinterpret_cast<const uint4*>(x + a));
+    if (reverse) {  // constant indices only, so buf stays in registers
 #pragma unroll
-    for (int j = 0; j < V; ++j) v[j] = static_cast<float>(buf[reverse ? V - 1 - j : j]);
+      for (int j = 0; j < V; ++j) v[j] = static_cast<float>(buf[V - 1 - j]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[j] = static_cast<float>(buf[j]);
+    }
     return;
   }
 #pragma unroll
@@ -111,8 +126,13 @@ __device__ inline void StoreRowItems(T* out, int64_t base, int64_t L, bool rever
                                      bool vec, const T (&v)[V]) {
   if (vec && first + V <= s1) {
     alignas(16) T buf[V];
+    if (reverse) {
 #pragma unroll
-    for (int j = 0; j < V; ++j) buf[reverse ? V - 1 - j : j] = v[j];
+      for (int j = 0; j < V; ++j) buf[V - 1 - j] = v[j];
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) buf[j] = v[j];
+    }
     const int64_t a = reverse ? base + L - first - V : base + first;
     *reinterpret_cast<uint4*>(out + a) = *reinterpret_cast<const uint4*>(buf);
     return;
@@ -141,61 +161,72 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     const bool reverse = line.g.reverse;
     const bool vec = L % V == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 &&
                      reinterpret_cast<uintptr_t>(op.out) % 16 == 0;
-    for (int64_t t0 = s0; t0 < s1; t0 += kSub) {
-      const int64_t first = t0 + int64_t{lane} * V;
-      float x[V];
-      LoadRowItems<T, V>(op.x, line.base, L, reverse, first, s1, vec, x);
-      float tmax = -std::numeric_limits<float>::infinity();
-      float tmin = std::numeric_limits<float>::infinity();
-      bool bad = false;
+    // U sub-tiles are loaded before any is scanned: more bytes in flight per warp.
+    constexpr int U = 16 / V;
+    for (int64_t g0 = s0; g0 < s1; g0 += U * kSub) {
+      float xs[U][V];
 #pragma unroll
-      for (int j = 0; j < V; ++j) {
-        bad |= x[j] != x[j] || x[j] == std::numeric_limits<float>::infinity();
-        tmax = fmaxf(tmax, x[j]);
-        if (x[j] != -std::numeric_limits<float>::infinity()) tmin = fminf(tmin, x[j]);
+      for (int u = 0; u < U; ++u) {
+        LoadRowItems<T, V>(op.x, line.base, L, reverse, g0 + u * kSub + int64_t{lane} * V, s1, vec, xs[u]);
       }
 #pragma unroll
-      for (int d = W / 2; d > 0; d >>= 1) {
-        tmax = fmaxf(tmax, __shfl_xor_sync(mask, tmax, d, W));
-        tmin = fminf(tmin, __shfl_xor_sync(mask, tmin, d, W));
-      }
-      bad = __any_sync(mask, bad);
-      float R;
-      if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
-        const int64_t t1 = t0 + kSub < s1 ? t0 + kSub : s1;
-        carry = WarpScanSteps<W, V, kStore>(op, line, t0, t1, carry, exclusive, lane);
-        continue;
-      }
-      const LseFast::Sum c = LseFast::Rebase(carry, R);
-      double part[V];
-      double acc = 0.0;
-#pragma unroll
-      for (int j = 0; j < V; ++j) {
-        const double e = static_cast<double>(expf(x[j] - R));  // exp(-inf) = 0 for -inf and padding
-        if (exclusive) {
-          part[j] = acc;
-          acc += e;
-        } else {
-          acc += e;
-          part[j] = acc;
+      for (int u = 0; u < U; ++u) {
+        const int64_t t0 = g0 + u * kSub;
+        if (t0 >= s1) break;
+        const int64_t first = t0 + int64_t{lane} * V;
+        const float (&x)[V] = xs[u];
+        float tmax = -std::numeric_limits<float>::infinity();
+        float tmin = std::numeric_limits<float>::infinity();
+        bool bad = false;
+  #pragma unroll
+        for (int j = 0; j < V; ++j) {
+          bad |= x[j] != x[j] || x[j] == std::numeric_limits<float>::infinity();
+          tmax = fmaxf(tmax, x[j]);
+          if (x[j] != -std::numeric_limits<float>::infinity()) tmin = fminf(tmin, x[j]);
         }
+  #pragma unroll
+        for (int d = W / 2; d > 0; d >>= 1) {
+          tmax = fmaxf(tmax, __shfl_xor_sync(mask, tmax, d, W));
+          tmin = fminf(tmin, __shfl_xor_sync(mask, tmin, d, W));
+        }
+        bad = __any_sync(mask, bad);
+        float R;
+        if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
+          const int64_t t1 = t0 + kSub < s1 ? t0 + kSub : s1;
+          carry = WarpScanSteps<W, V, kStore>(op, line, t0, t1, carry, exclusive, lane);
+          continue;
+        }
+        const LseFast::Sum c = LseFast::Rebase(carry, R);
+        double part[V];
+        double acc = 0.0;
+  #pragma unroll
+        for (int j = 0; j < V; ++j) {
+          const double e = static_cast<double>(LseFast::ExpDiff(x[j], R));  // 0 for -inf and padding
+          if (exclusive) {
+            part[j] = acc;
+            acc += e;
+          } else {
+            acc += e;
+            part[j] = acc;
+          }
+        }
+        double incl = acc;  // inclusive scan of the lane totals, in a fixed order
+  #pragma unroll
+        for (int d = 1; d < W; d <<= 1) {
+          const double y = __shfl_up_sync(mask, incl, d, W);
+          if (lane >= d) incl += y;
+        }
+        double before = __shfl_up_sync(mask, incl, 1, W);
+        if (lane == 0) before = 0.0;
+        const double total = __shfl_sync(mask, incl, W - 1, W);
+        if (kStore) {
+          T o[V];
+  #pragma unroll
+          for (int j = 0; j < V; ++j) o[j] = LseFast::Out<T>(R, c.hi + (c.lo + (before + part[j])));
+          StoreRowItems<T, V>(op.out, line.base, L, reverse, first, s1, vec, o);
+        }
+        carry = State{static_cast<double>(R), Add(c, LseFast::Sum::Of(total))};
       }
-      double incl = acc;  // inclusive scan of the lane totals, in a fixed order
-#pragma unroll
-      for (int d = 1; d < W; d <<= 1) {
-        const double y = __shfl_up_sync(mask, incl, d, W);
-        if (lane >= d) incl += y;
-      }
-      double before = __shfl_up_sync(mask, incl, 1, W);
-      if (lane == 0) before = 0.0;
-      const double total = __shfl_sync(mask, incl, W - 1, W);
-      if (kStore) {
-        T o[V];
-#pragma unroll
-        for (int j = 0; j < V; ++j) o[j] = LseFast::Out<T>(R, c.hi + (c.lo + (before + part[j])));
-        StoreRowItems<T, V>(op.out, line.base, L, reverse, first, s1, vec, o);
-      }
-      carry = State{static_cast<double>(R), Add(c, LseFast::Sum::Of(total))};
     }
     return carry;
   }
@@ -228,7 +259,7 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       double acc = 0.0;
 #pragma unroll
       for (int k = 0; k < kItems; ++k) {
-        const double e = static_cast<double>(expf(x[k] - R));
+        const double e = static_cast<double>(LseFast::ExpDiff(x[k], R));
         if (kStore && t0 + k < t1) {
           if (exclusive) {
             op.out[off[k]] = LseFast::Out<T>(R, c.hi + (c.lo + acc));
@@ -270,7 +301,7 @@ struct LseGradFast {
   template <typename T>
   __device__ static T XGrad(double acc, float x, float o_ref) {
     if (x == -std::numeric_limits<float>::infinity()) return static_cast<T>(0.f);
-    return static_cast<T>(acc * static_cast<double>(expf(x - o_ref)));
+    return static_cast<T>(acc * static_cast<double>(LseFast::ExpDiff(x, o_ref)));
   }
   // The tile as a generic pair: gate product exp(o_last - o[c]) (0 when the tile holds the
   // line's first element) and its own acc at the last element, exp(o_last - R) * sum.
@@ -338,7 +369,7 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
       double sum = 0.0;
 #pragma unroll
       for (int j = 0; j < V; ++j) {
-        if (first + j < t1) sum += static_cast<double>(g[j]) * static_cast<double>(expf(R - o[j]));
+        if (first + j < t1) sum += static_cast<double>(g[j]) * static_cast<double>(LseFast::ExpDiff(R, o[j]));
         part[j] = sum;
       }
       double incl = sum;
@@ -354,7 +385,7 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
       if (kStore) {
         double acc[V];
 #pragma unroll
-        for (int j = 0; j < V; ++j) acc[j] = static_cast<double>(expf(o[j] - R)) * (base + (before + part[j]));
+        for (int j = 0; j < V; ++j) acc[j] = static_cast<double>(LseFast::ExpDiff(o[j], R)) * (base + (before + part[j]));
         T xg[V];
         if (!exclusive) {
 #pragma unroll
@@ -426,10 +457,10 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
 #pragma unroll
       for (int k = 0; k < kItems; ++k) {
         if (t0 + k < t1) {
-          sum += static_cast<double>(g[k]) * static_cast<double>(expf(R - o[k]));
+          sum += static_cast<double>(g[k]) * static_cast<double>(LseFast::ExpDiff(R, o[k]));
           o_last = o[k];
           if (kStore) {
-            const double acc = static_cast<double>(expf(o[k] - R)) * (base + sum);
+            const double acc = static_cast<double>(LseFast::ExpDiff(o[k], R)) * (base + sum);
             const float xv = static_cast<float>(op.x[off[k]]);
             if (!exclusive) {
               op.x_grad[off[k]] = LseGradFast::XGrad<T>(acc, xv, o[k]);
