@@ -1,7 +1,6 @@
 #include "kernels/pscan_grad_kernel.h"
 
 #include <algorithm>
-#include <vector>
 
 #include "kernels/funcs/broadcast.h"
 #include "kernels/funcs/scan_cpu.h"
@@ -16,32 +15,24 @@ void PscanGradKernel(const Context& dev_ctx, const DenseTensor& a,
                      const DenseTensor& out_grad, bool reverse, DenseTensor* a_grad,
                      DenseTensor* x_grad, DenseTensor* initial_state_grad) {
   using Acc = typename funcs::PscanAccType<T>::type;
-  auto op = MakePscanGradOp<T, Acc>(a, initial_state, out, out_grad, reverse);
-  op.x_grad = dev_ctx.template Alloc<T>(x_grad);
-  T* da = dev_ctx.template Alloc<T>(a_grad);
-  const bool per_row = op.index.gate_per_row;
-  std::vector<Acc> elems(per_row ? static_cast<size_t>(out.numel()) : 0);
-  if (per_row) {
-    op.a_grad_elems = elems.data();
-  } else {
-    op.a_grad = da;
+  DenseTensor elems;
+  const auto op = MakePscanGradOp<T, Acc>(dev_ctx, a, initial_state, out, out_grad, reverse, a_grad,
+                                          x_grad, initial_state_grad, &elems);
+  // With T == 0 no step writes initial_state_grad: the state then reaches no output.
+  if (op.initial_state_grad && out.dims()[1] == 0) {
+    std::fill_n(op.initial_state_grad, initial_state_grad->numel(), static_cast<T>(0.0f));
   }
-  if (initial_state) {
-    op.initial_state_grad = dev_ctx.template Alloc<T>(initial_state_grad);
-    // With T == 0 no step writes it: the initial state then reaches no output.
-    if (out.dims()[1] == 0) std::fill_n(op.initial_state_grad, initial_state_grad->numel(), T(0));
-  }
-  const funcs::ScanLayout l = PscanLayout(out.dims());
-  funcs::ScanCpu(l, false, !reverse, op);
-  if (per_row) {
-    // a_grad[n, t] = sum over d of the per-element products, each row summed in order.
-    auto load = [&](int64_t i) { return static_cast<double>(elems[i]); };
+  funcs::ScanCpu(PscanLayout(out.dims()), false, !reverse, op);
+  if (op.index.gate_per_row) {
+    // a_grad[n, t] = the sum over d of the per-element products, each row in order.
+    const Acc* p = op.a_grad_elems;
+    auto load = [&](int64_t i) { return static_cast<double>(p[i]); };
     auto segment = [&](int64_t b, int64_t n) {
       double acc = 0;
-      for (int64_t i = b; i < b + n; ++i) acc += elems[i];
+      for (int64_t i = b; i < b + n; ++i) acc += p[i];
       return acc;
     };
-    auto store = [&](int64_t j, double v) { da[j] = static_cast<T>(v); };
+    auto store = [&](int64_t j, double v) { op.a_grad[j] = static_cast<T>(v); };
     funcs::ReduceSumCpu<double>(out.dims(), {false, false, true}, load, segment, store);
   }
 }

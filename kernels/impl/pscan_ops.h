@@ -110,8 +110,8 @@ struct PscanGradOp : PscanCombine<Acc> {
   const T* out;
   const T* out_grad;
   T* x_grad;
-  T* a_grad;             // a is [N, T, D]
-  Acc* a_grad_elems;     // a is [N, T]
+  T* a_grad;              // written here unless index.gate_per_row ...
+  Acc* a_grad_elems;      // ... then the products go here, summed over D by the kernel
   T* initial_state_grad;  // null when there is no initial_state
   PscanIndex index;
   bool reverse;  // the forward's direction
@@ -166,23 +166,30 @@ funcs::PscanOp<T, Acc> MakePscanOp(const DenseTensor& a, const DenseTensor& x,
   return op;
 }
 
-// The gradient op over the tensors; the caller sets the output pointers.
-template <typename T, typename Acc>
-funcs::PscanGradOp<T, Acc> MakePscanGradOp(const DenseTensor& a,
+// The gradient op over the tensors, with its outputs allocated on dev_ctx: x_grad, a_grad,
+// initial_state_grad (when there is an initial state) and, for [N, T] gates, `elems` (Acc, x's
+// shape) for the per-element products that the kernel then sums over D.
+template <typename T, typename Acc, typename Context>
+funcs::PscanGradOp<T, Acc> MakePscanGradOp(const Context& dev_ctx, const DenseTensor& a,
                                            const paddle::optional<DenseTensor>& initial_state,
                                            const DenseTensor& out, const DenseTensor& out_grad,
-                                           bool reverse) {
+                                           bool reverse, DenseTensor* a_grad, DenseTensor* x_grad,
+                                           DenseTensor* initial_state_grad, DenseTensor* elems) {
   funcs::PscanGradOp<T, Acc> op;
   op.a = a.data<T>();
   op.initial_state = initial_state ? initial_state->data<T>() : nullptr;
   op.out = out.data<T>();
   op.out_grad = out_grad.data<T>();
-  op.x_grad = nullptr;
-  op.a_grad = nullptr;
-  op.a_grad_elems = nullptr;
-  op.initial_state_grad = nullptr;
   op.index = funcs::PscanIndex(PscanLayout(out.dims()), PscanGatePerRow(a, out));
   op.reverse = reverse;
+  op.x_grad = dev_ctx.template Alloc<T>(x_grad);
+  op.a_grad = dev_ctx.template Alloc<T>(a_grad);
+  op.a_grad_elems = nullptr;
+  if (op.index.gate_per_row) {
+    *elems = DenseTensor(CppTypeToDataType<Acc>::Type(), out.dims());
+    op.a_grad_elems = dev_ctx.template Alloc<Acc>(elems);
+  }
+  op.initial_state_grad = initial_state ? dev_ctx.template Alloc<T>(initial_state_grad) : nullptr;
   return op;
 }
 
