@@ -4,6 +4,7 @@
 
 #include "infermeta/binary.h"
 #include "infermeta/multiary.h"
+#include "infermeta/ternary.h"
 #include "infermeta/unary.h"
 #include "paddle_ops/core/kernel_factory.h"
 #include "paddle_ops_gen/api.h"

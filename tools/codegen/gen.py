@@ -231,7 +231,8 @@ def write_if_changed(path, text):
         f.write(text)
 
 
-DEFAULT_INFERMETA_HEADERS = ["infermeta/binary.h", "infermeta/multiary.h", "infermeta/unary.h"]
+DEFAULT_INFERMETA_HEADERS = ["infermeta/binary.h", "infermeta/multiary.h", "infermeta/ternary.h",
+                             "infermeta/unary.h"]
 
 
 def generate(ops, bwds, out_dir, infermeta_headers=None):

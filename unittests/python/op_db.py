@@ -10,8 +10,8 @@ import numpy as np
 
 import paddle_ops as paddle
 from op_test import (ErrorInput, FLOAT_DTYPES, INT_DTYPES, OpInfo, SampleInput, Tolerance,
-                     axis_message_ok, is_float, make_tensor, scan_grad_reference,
-                     scan_reference)
+                     axis_message_ok, cast_np, dtype_name, is_float, make_tensor,
+                     scan_grad_reference, scan_reference)
 
 # Shapes every scan op is sampled on: 0-D, zero-size (along and across the axis), a single
 # element, 1-D, 3-D, a row longer than a SIMD vector, and a size-1 middle axis.
@@ -228,4 +228,173 @@ CUMSUM = OpInfo(
 )
 
 
-OP_DB = {info.name: info for info in (LOGCUMSUMEXP, CUMSUM)}
+# ------------------------------------------------------------------------------------------
+# pscan: the OpInfo input is x [N, T, D]; the gates `a` ([N, T] or [N, T, D]) and the
+# optional initial_state [N, D] ride in the kwargs as arrays already rounded to the dtype,
+# and the op makes them tensors of x's dtype on x's place. The generic checks therefore
+# cover out and x_grad; test_pscan_op.py checks a_grad and initial_state_grad.
+# ------------------------------------------------------------------------------------------
+
+def _pscan_steps(T, reverse):
+    return range(T - 1, -1, -1) if reverse else range(T)
+
+
+def pscan_ref(x, a, initial_state=None, reverse=False):
+    """y[:, t] = a[:, t] * y[:, t-1] + x[:, t] as a left-to-right loop in long double
+    (y[:, 0] = x[:, 0] without an initial state)."""
+    ld = np.longdouble
+    x = np.asarray(x, dtype=ld)
+    a = np.asarray(a, dtype=ld)
+    a = np.broadcast_to(a[:, :, None] if a.ndim == 2 else a, x.shape)
+    y = np.empty_like(x)
+    h = None if initial_state is None else np.asarray(initial_state, dtype=ld)
+    with np.errstate(all='ignore'):
+        for t in _pscan_steps(x.shape[1], reverse):
+            h = x[:, t] if h is None else a[:, t] * h + x[:, t]
+            y[:, t] = h
+    return y
+
+
+def pscan_grads_ref(a, out, out_grad, initial_state=None, reverse=False):
+    """(a_grad, x_grad, initial_state_grad) by the loop of SPEC §3: g[t] = out_grad[t] +
+    a[t+1] * g[t+1] (mirrored when reverse), a_grad[t] = g[t] * y[t-1] (summed over D for
+    [N, T] gates), initial_state_grad = a[0] * g[0]; long double."""
+    ld = np.longdouble
+    out = np.asarray(out, dtype=ld)
+    gy = np.asarray(out_grad, dtype=ld)
+    a = np.asarray(a, dtype=ld)
+    full = np.broadcast_to(a[:, :, None] if a.ndim == 2 else a, out.shape)
+    T = out.shape[1]
+    steps = list(_pscan_steps(T, reverse))
+    g = np.zeros_like(out)
+    da = np.zeros_like(out)
+    h0 = None if initial_state is None else np.asarray(initial_state, dtype=ld)
+    with np.errstate(all='ignore'):
+        later = None  # the step after t in the forward order
+        for t in reversed(steps):
+            g[:, t] = gy[:, t] if later is None else gy[:, t] + full[:, later] * g[:, later]
+            later = t
+        for k, t in enumerate(steps):
+            if k > 0:
+                da[:, t] = g[:, t] * out[:, steps[k - 1]]
+            elif h0 is not None:
+                da[:, t] = g[:, t] * h0
+    dh0 = None
+    if h0 is not None:
+        dh0 = full[:, steps[0]] * g[:, steps[0]] if T else np.zeros_like(h0)
+    return (da.sum(axis=2) if a.ndim == 2 else da), g, dh0
+
+
+def pscan_x_grad_ref(x, out, out_grad, a, initial_state=None, reverse=False):
+    return pscan_grads_ref(a, out, out_grad, initial_state, reverse)[1]
+
+
+def pscan_tol_scale(x, expected, a, initial_state=None, reverse=False):
+    # Rounding errors scale with the recurrence of the magnitudes, not with |y| (cancellation).
+    h0 = None if initial_state is None else np.abs(initial_state)
+    return np.maximum(1.0, pscan_ref(np.abs(x), np.abs(a), h0, reverse)).astype(np.float64)
+
+
+def _pscan_tensor(values, like):
+    """values as a tensor of like's dtype on like's place (static Variables: a constant)."""
+    if values is None or isinstance(values, paddle.Tensor):
+        return values
+    place = 'cpu' if isinstance(like, paddle.static.Variable) else like.place
+    return make_tensor(values, dtype_name(like.dtype), place)
+
+
+def pscan_op(x, a, initial_state=None, reverse=False):
+    return paddle.pscan(_pscan_tensor(a, x), x, _pscan_tensor(initial_state, x), reverse=reverse)
+
+
+def pscan_gates(shape, rng, dtype):
+    """Gates in [-1, 1] with exact zeros, -1 and 1 among them, rounded to dtype."""
+    g = rng.uniform(-1.0, 1.0, size=shape)
+    pick = rng.random(shape)
+    g = np.where(pick < 0.1, 0.0, np.where(pick < 0.15, -1.0, np.where(pick < 0.2, 1.0, g)))
+    return cast_np(g, dtype)
+
+
+# (N, T, D): zero-size along each axis, single steps and elements, D == 1 (a row per
+# recurrence), D past a warp.
+PSCAN_SHAPES = [(0, 3, 2), (2, 0, 3), (2, 3, 0), (1, 1, 1), (4, 1, 2), (1, 33, 1), (2, 5, 3),
+                (3, 17, 4), (2, 9, 37)]
+PSCAN_LARGE = [(1, 70001, 1), (3, 4099, 1), (2, 5003, 3), (2, 1031, 40)]
+
+
+def _pscan_sample(shape, per_step, with_state, reverse, dtype, rng, **kw):
+    N, T, D = shape
+    a = pscan_gates((N, T) if per_step else shape, rng, dtype)
+    h0 = cast_np(rng.standard_normal((N, D)), dtype) if with_state else None
+    return SampleInput(random_values(dtype, shape, rng),
+                       dict(a=a, initial_state=h0, reverse=reverse),
+                       desc='shape%s a%s%s' % (shape, list(a.shape), ' h0' if with_state else ''), **kw)
+
+
+def pscan_samples(op_info, dtype, rng):
+    for shape in PSCAN_SHAPES:
+        for per_step, with_state, reverse in itertools.product((True, False), repeat=3):
+            yield _pscan_sample(shape, per_step, with_state, reverse, dtype, rng)
+
+
+def pscan_large_samples(op_info, dtype, rng):
+    for k, shape in enumerate(PSCAN_LARGE):
+        for reverse in (False, True):
+            yield _pscan_sample(shape, k % 2 == 0, reverse, reverse, dtype, rng, grad=False)
+
+
+def pscan_error_inputs(op_info):
+    def x_of(shape, dtype='float32'):
+        return lambda place: make_tensor(np.ones(shape), dtype, place)
+    ones = np.ones
+    cases = [
+        ((2, 3), dict(a=ones((2, 3))), ValueError, r'\bx\b.*3-D.*\[2, 3\]', 'x not 3-D'),
+        ((2, 3, 4), dict(a=ones((2, 4))), ValueError, r'\ba\b.*\[2, 3, 4\].*\[2, 4\]', 'a [N, T] mismatch'),
+        ((2, 3, 4), dict(a=ones((2, 3, 5))), ValueError, r'\ba\b.*\[2, 3, 4\].*\[2, 3, 5\]', 'a [N, T, D] mismatch'),
+        ((2, 3, 4), dict(a=ones((3,))), ValueError, r'\ba\b.*\[3\]', 'a 1-D'),
+        ((2, 3, 4), dict(a=ones((2, 3)), initial_state=ones((2, 3))), ValueError,
+         r'initial_state.*\[2, 4\].*\[2, 3, 4\].*\[2, 3\]', 'initial_state mismatch'),
+        ((2, 3, 4), dict(a=ones((2, 3)), initial_state=ones((2, 4, 1))), ValueError,
+         r'initial_state.*\[2, 4, 1\]', 'initial_state 3-D'),
+    ]
+    for shape, kwargs, err, msg, desc in cases:
+        yield ErrorInput(x_of(shape), kwargs, err, msg, desc=desc)
+    f64 = lambda v: paddle.to_tensor(np.asarray(v, dtype=np.float64))  # noqa: E731
+    yield ErrorInput(x_of((2, 3, 4)), dict(a=f64(ones((2, 3)))), TypeError,
+                     r'\ba\b.*float32.*float64', desc='a dtype differs')
+    yield ErrorInput(x_of((2, 3, 4)), dict(a=ones((2, 3)), initial_state=f64(ones((2, 4)))), TypeError,
+                     r'initial_state.*float32.*float64', desc='initial_state dtype differs')
+    yield ErrorInput(x_of((2, 3, 4), 'int32'), dict(a=ones((2, 3))), TypeError, r'\bx\b.*int32',
+                     desc='integer x')
+    for bad_x in ([[[1.0]]], np.ones((1, 1, 1), dtype=np.float32)):
+        yield ErrorInput(lambda place, v=bad_x: v, dict(a=f64(ones((1, 1)))), TypeError, r'\bx\b.*Tensor',
+                         desc='non-Tensor x %r' % (type(bad_x),))
+    yield ErrorInput(x_of((2, 3, 4)), dict(a=ones((2, 3)), reverse='yes'), TypeError, r'reverse',
+                     desc='non-bool reverse')
+
+
+PSCAN = OpInfo(
+    name='pscan',
+    op=pscan_op,
+    ref=pscan_ref,
+    grad_ref=pscan_x_grad_ref,
+    dtypes=FLOAT_DTYPES,
+    grad_dtypes=FLOAT_DTYPES,
+    out_dtype=lambda in_dtype, dtype_arg: in_dtype,
+    sample_inputs=pscan_samples,
+    large_inputs=pscan_large_samples,
+    error_inputs=pscan_error_inputs,
+    tolerances={
+        # float32 (and the 16-bit types, before their one rounding) accumulate in float32:
+        # a few float32 roundings per step, measured against the recurrence of |a|, |x|.
+        'float64': Tolerance(rtol=1e-14),
+        'float32': Tolerance(rtol=4e-6),
+        'float16': Tolerance(rtol=4e-6, ulps=1),
+        'bfloat16': Tolerance(rtol=4e-6, ulps=1),
+    },
+    tol_scale=pscan_tol_scale,
+    static_unknown_dims=False,
+)
+
+
+OP_DB = {info.name: info for info in (LOGCUMSUMEXP, CUMSUM, PSCAN)}

@@ -358,6 +358,9 @@ class OpInfo:
     error_inputs(op_info) -> iterable of ErrorInput.
     tol_scale(x, out_expected, **ref_kwargs) -> per-element scale for rtol (default
         max(1, |expected|)).
+    static_unknown_dims: the static-vs-dynamic check also declares x's first dim unknown
+        (-1). False for ops whose other inputs are sample constants sized by that dim
+        (pscan's a [N, T]): static InferMeta cannot match a placeholder against them.
     """
     name: str
     op: Callable
@@ -372,6 +375,7 @@ class OpInfo:
     error_inputs: Optional[Callable] = None
     tolerances: Dict[str, Tolerance] = dataclasses.field(default_factory=dict)
     tol_scale: Optional[Callable] = None
+    static_unknown_dims: bool = True
 
     def tolerance(self, dtype):
         return self.tolerances.get(dtype, DEFAULT_TOLERANCES[dtype])

@@ -68,7 +68,8 @@ def check_static_matches_dynamic(op_info, sample, dtype, place, rng, with_grad):
     dyn_out = out.numpy()
 
     runs = 0
-    for shape in declared_shapes(np.shape(sample.input)):
+    shapes = declared_shapes(np.shape(sample.input))
+    for shape in shapes if op_info.static_unknown_dims else shapes[:1]:
         with static_graph() as main:
             xv = paddle.static.data('x', shape, dtype)
             yv = op_info.op(xv, *sample.args, **sample.kwargs)

@@ -375,7 +375,7 @@ def test_real_yaml_generates(tmp_path):
         in files["api.h"]
     assert "class LogcumsumexpGradNode " in files["nodes.h"]
     assert 'm.def("logcumsumexp"' in files["pybind_ops.cc"]
-    for h in ("infermeta/binary.h", "infermeta/multiary.h", "infermeta/unary.h"):
+    for h in ("infermeta/binary.h", "infermeta/multiary.h", "infermeta/ternary.h", "infermeta/unary.h"):
         assert f'#include "{h}"' in files["api.cc"]          # the default without --infermeta-header
 
 

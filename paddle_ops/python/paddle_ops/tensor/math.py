@@ -1,4 +1,4 @@
-"""Math ops: the scans (logcumsumexp, cumsum) and the elementwise arithmetic and reductions."""
+"""Math ops: the scans (logcumsumexp, cumsum, pscan) and the elementwise arithmetic and reductions."""
 import builtins
 
 from .. import _C_ops
@@ -93,6 +93,57 @@ def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
         x = cast(x, int64)
     flatten, axis = _cum_axis(axis, "cumsum")
     return _C_ops.cumsum(x, axis, flatten, exclusive, reverse)
+
+
+def pscan(a, x, initial_state=None, reverse=False, name=None):
+    r"""The first-order linear recurrence along the second axis of `x` (a parallel scan).
+
+    .. math::
+        Y_t = A_t \odot Y_{t-1} + X_t, \qquad Y_{-1} = \text{initial\_state}
+
+    computed by an associative scan over (gate, value) pairs, directly: exact for negative
+    and zero gates and for any length, where the log-space form
+    :math:`X + e^{V} \odot \text{cumsum}(e^{W} \odot X)` of the seed overflows once a row's
+    :math:`|\sum_t \log A_t|` passes about 88 (float32; e.g. gates in (0, 1) at T of about 128).
+    float16, bfloat16 and float32 accumulate in float32, float64 in float64.
+
+    Args:
+        a (Tensor): the gates, [N, T] (one per step, broadcast over D) or [N, T, D].
+        x (Tensor): the inputs, [N, T, D]; float16, bfloat16, float32 or float64.
+        initial_state (Tensor, optional): [N, D], the state before the first step. None
+            (default): no state, so Y_0 = X_0 (a[:, 0] is then unused and gets gradient 0).
+        reverse (bool): run from t = T-1 down: Y_t = A_t * Y_{t+1} + X_t, with
+            Y_T = initial_state.
+
+    a and initial_state must have x's dtype. To scan along the last axis of tensors of
+    shape [..., T] (one recurrence per row), reshape them to a = [M, T] and x = [M, T, 1].
+
+    Returns:
+        Tensor: Y, shape and dtype of x. Differentiable in a, x and initial_state.
+
+    The seed's convention shifts the gates by one step: Y_0 = X_0,
+    :math:`Y_t = A_{t-1} Y_{t-1} + X_t`. That is this op with the gates
+    [1, A_0, ..., A_{T-2}] (the first is unused without an initial state):
+
+        >>> A, X = np.random.rand(2, 5), np.random.rand(2, 5, 3)   # the seed's A [N, T], X [N, T, D]
+        >>> gates = np.concatenate([np.ones_like(A[:, :1]), A[:, :-1]], axis=1)
+        >>> Y = paddle_ops.pscan(paddle_ops.to_tensor(gates), paddle_ops.to_tensor(X))
+
+    Example:
+        >>> a = paddle_ops.to_tensor([[0.5, 0.5, 0.5]])
+        >>> x = paddle_ops.to_tensor([[[1.], [1.], [1.]]])
+        >>> paddle_ops.pscan(a, x).numpy()[0, :, 0]
+        array([1.  , 1.5 , 1.75], dtype=float32)
+    """
+    _check_tensor(a, "pscan", "a")
+    _check_tensor(x, "pscan")
+    if initial_state is not None:
+        _check_tensor(initial_state, "pscan", "initial_state")
+    for arg, t in (("x", x), ("a", a), ("initial_state", initial_state)):
+        if t is not None and t.dtype not in FLOATING:
+            raise TypeError(f"pscan(): argument '{arg}' must be float16, bfloat16, float32 or float64, "
+                            f"but got {t.dtype}")
+    return _C_ops.pscan(a, x, initial_state, reverse)
 
 
 def _promote(x, y, op):
