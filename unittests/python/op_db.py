@@ -297,8 +297,12 @@ def pscan_tol_scale(x, expected, a, initial_state=None, reverse=False):
 
 def _pscan_tensor(values, like):
     """values as a tensor of like's dtype on like's place (static Variables: a constant)."""
-    if values is None or isinstance(values, paddle.Tensor):
-        return values
+    if values is None:
+        return None
+    if isinstance(values, paddle.Tensor):  # keep its dtype (the error cases), move it to like's place
+        same = not isinstance(like, paddle.Tensor) or isinstance(like, paddle.static.Variable) \
+            or values.place == like.place
+        return values if same else values.to(like.place)
     place = 'cpu' if isinstance(like, paddle.static.Variable) else like.place
     return make_tensor(values, dtype_name(like.dtype), place)
 
