@@ -7,9 +7,12 @@
 // or one thread's kItems steps of a column) is instead summed against one reference R, the
 // larger of the tile's max and the carry's max:
 //   S_k = carry_sum * exp(M_carry - R) + sum_{j <= k} exp(x_j - R),   out_k = R + log(S_k)
-// with one float32 exp per element, the partial sums and the carry in float64 (the carry
-// compensated, so 2^26-long rows lose nothing to accumulation), and log(S) from the float32
-// log of S's mantissa plus a first-order correction (absolute error ~3e-8, no float64 log).
+// with one float32 exp per element. Inside a tile everything per element is float32
+// arithmetic: partial sums as float-float pairs (TwoSum), log(S) from the float32 log of S's
+// mantissa plus Sl/Sh (absolute error ~3e-8), and R + e*ln2 summed exactly. float64 appears
+// once per lane and tile (the warp scan of lane totals, the carry, compensated so 2^26-long
+// rows lose nothing to accumulation): float32<->float64 conversions issue at 16 per clock
+// per SM on Hopper, and one per element would bound the kernel well above a copy's time.
 // The tile is taken this way only when every term is a normal float: no NaN or +inf in it,
 // R finite, and every element and the carry's max within kSpan of R. Otherwise exp(x - R)
 // could underflow before x's own prefix is dominated by larger terms (SPEC §1's wide-range
@@ -38,12 +41,12 @@ struct LseFast {
   // up to half an ulp of |a - b| in the exponent, i.e. a relative error of ~2e-7 at |a - b| ~ 4,
   // visible where such terms dominate a prefix. a = -inf gives 0.
   __device__ static float ExpDiff(float a, float b) {
-    if (a == -std::numeric_limits<float>::infinity()) return 0.f;
     const float s = a - b;
     const float bb = s - a;
     const float err = (a - (s - bb)) + (-b - bb);
     const float e = expf(s);
-    return fmaf(e, err, e);
+    const float r = fmaf(e, err, e);  // NaN for a = -inf (err is NaN): select, no branch
+    return a == -std::numeric_limits<float>::infinity() ? 0.f : r;
   }
 
   // The carry's sum rescaled to the reference R (R >= carry max, within kSpan of it).
@@ -64,23 +67,53 @@ struct LseFast {
     return tmin >= lo && (cm == -std::numeric_limits<double>::infinity() || cm >= static_cast<double>(lo));
   }
 
-  // R + log(S) for S >= 0: log(S) = e*ln2 + log(m), m in [sqrt(1/2), sqrt(2)), log(m) from the
-  // float32 log of m rounded plus (m - mf) / mf. 16-bit outputs take the same path: near 0 their
-  // ulp is far below float32's absolute error at R + log(S) ~ 0.
+  // R + log(Sh + Sl) for an unevaluated float-float sum S = Sh + Sl (|Sl| << Sh), all in float32
+  // arithmetic: conversions to and from float64 issue at a quarter of the float64 rate on
+  // Hopper and were the bottleneck of this path. Sh is 0 (an empty prefix) or a normal float
+  // (every term is within kSpan of R). log(S) = e*ln2 + log(m) + Sl/Sh with m in
+  // [sqrt(1/2), sqrt(2)), so log(m) is small and its float32 error (~3e-8) is absolute; R +
+  // e*ln2_hi is summed exactly (TwoSum; ln2_hi has 12 bits, |e| < 2^8), so the one large
+  // rounding is the final one, half an ulp of the result.
   template <typename T>
-  __device__ static T Out(float R, double S) {
-    if (S == 0.0) return static_cast<T>(-std::numeric_limits<float>::infinity());
-    const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(S));
-    int e = static_cast<int>((bits >> 52) & 0x7ff) - 1022;
-    double m = __longlong_as_double(static_cast<long long>((bits & 0x800fffffffffffffULL) | 0x3fe0000000000000ULL));
-    if (m < 0.70710678118654752) {
-      m *= 2.0;
-      --e;
+  __device__ static T Out(float R, float Sh, float Sl) {
+    if (!(Sh > 0.f)) return static_cast<T>(-std::numeric_limits<float>::infinity());
+    constexpr float kLn2Hi = 0.693115234375f;        // 2839 / 4096
+    constexpr float kLn2Lo = 3.19461858158e-05f;     // ln2 - kLn2Hi
+    const int bits = __float_as_int(Sh);
+    int e = (bits >> 23) - 127;
+    float m = __int_as_float((bits & 0x007fffff) | 0x3f800000);  // [1, 2)
+    if (m > 1.41421356f) {
+      m *= 0.5f;
+      ++e;
     }
-    const float mf = static_cast<float>(m);
-    const float corr = static_cast<float>(m - static_cast<double>(mf)) / mf;
-    const double logm = static_cast<double>(logf(mf)) + static_cast<double>(corr);
-    return static_cast<T>(static_cast<double>(R) + (static_cast<double>(e) * 0.6931471805599453 + logm));
+    const float fe = static_cast<float>(e);
+    const float tail = fmaf(fe, kLn2Lo, logf(m)) + __fdividef(Sl, Sh);
+    const float t = fe * kLn2Hi;  // exact
+    const float s = R + t;
+    const float bb = s - R;
+    const float err = (R - (s - bb)) + (t - bb);
+    return static_cast<T>(s + (tail + err));
+  }
+};
+
+// An unevaluated float-float sum hi + lo (Knuth's TwoSum keeps each addition's error in lo).
+struct FloatFloat {
+  float hi, lo;
+  __device__ static FloatFloat Add(const FloatFloat& a, float b) {
+    const float s = a.hi + b;
+    const float bb = s - a.hi;
+    const float err = (a.hi - (s - bb)) + (b - bb);
+    return {s, a.lo + err};
+  }
+  __device__ static FloatFloat Add(const FloatFloat& a, const FloatFloat& b) {
+    FloatFloat r = Add(a, b.hi);
+    r.lo += b.lo;
+    return r;
+  }
+  __device__ double ToDouble() const { return static_cast<double>(hi) + static_cast<double>(lo); }
+  __device__ static FloatFloat Of(double v) {
+    const float h = static_cast<float>(v);
+    return {h, static_cast<float>(v - static_cast<double>(h))};
   }
 };
 
@@ -161,7 +194,8 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     const bool reverse = line.g.reverse;
     const bool vec = L % V == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 &&
                      reinterpret_cast<uintptr_t>(op.out) % 16 == 0;
-    // U sub-tiles are loaded before any is scanned: more bytes in flight per warp.
+    // A group of U sub-tiles is loaded before any is scanned (more bytes in flight per warp) and
+    // shares one reference R, so the max/min reductions run once per group.
     constexpr int U = 16 / V;
     for (int64_t g0 = s0; g0 < s1; g0 += U * kSub) {
       float xs[U][V];
@@ -169,49 +203,53 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       for (int u = 0; u < U; ++u) {
         LoadRowItems<T, V>(op.x, line.base, L, reverse, g0 + u * kSub + int64_t{lane} * V, s1, vec, xs[u]);
       }
+      float tmax = -std::numeric_limits<float>::infinity();
+      float tmin = std::numeric_limits<float>::infinity();
+      bool bad = false;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          const float v = xs[u][j];
+          bad |= v != v || v == std::numeric_limits<float>::infinity();
+          tmax = fmaxf(tmax, v);
+          tmin = fminf(tmin, v == -std::numeric_limits<float>::infinity() ? tmin : v);
+        }
+      }
+#pragma unroll
+      for (int d = W / 2; d > 0; d >>= 1) {
+        tmax = fmaxf(tmax, __shfl_xor_sync(mask, tmax, d, W));
+        tmin = fminf(tmin, __shfl_xor_sync(mask, tmin, d, W));
+      }
+      bad = __any_sync(mask, bad);
+      float R;
+      if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
+        const int64_t g1 = g0 + U * kSub < s1 ? g0 + U * kSub : s1;
+        carry = WarpScanSteps<W, V, kStore>(op, line, g0, g1, carry, exclusive, lane);
+        continue;
+      }
+      LseFast::Sum c = LseFast::Rebase(carry, R);
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         const int64_t t0 = g0 + u * kSub;
         if (t0 >= s1) break;
         const int64_t first = t0 + int64_t{lane} * V;
-        const float (&x)[V] = xs[u];
-        float tmax = -std::numeric_limits<float>::infinity();
-        float tmin = std::numeric_limits<float>::infinity();
-        bool bad = false;
-  #pragma unroll
+        // The lane's own prefix sums, float-float (one float32 exp per element, no float64).
+        FloatFloat part[V];
+        FloatFloat acc{0.f, 0.f};
+#pragma unroll
         for (int j = 0; j < V; ++j) {
-          bad |= x[j] != x[j] || x[j] == std::numeric_limits<float>::infinity();
-          tmax = fmaxf(tmax, x[j]);
-          if (x[j] != -std::numeric_limits<float>::infinity()) tmin = fminf(tmin, x[j]);
-        }
-  #pragma unroll
-        for (int d = W / 2; d > 0; d >>= 1) {
-          tmax = fmaxf(tmax, __shfl_xor_sync(mask, tmax, d, W));
-          tmin = fminf(tmin, __shfl_xor_sync(mask, tmin, d, W));
-        }
-        bad = __any_sync(mask, bad);
-        float R;
-        if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
-          const int64_t t1 = t0 + kSub < s1 ? t0 + kSub : s1;
-          carry = WarpScanSteps<W, V, kStore>(op, line, t0, t1, carry, exclusive, lane);
-          continue;
-        }
-        const LseFast::Sum c = LseFast::Rebase(carry, R);
-        double part[V];
-        double acc = 0.0;
-  #pragma unroll
-        for (int j = 0; j < V; ++j) {
-          const double e = static_cast<double>(LseFast::ExpDiff(x[j], R));  // 0 for -inf and padding
+          const float e = LseFast::ExpDiff(xs[u][j], R);  // 0 for -inf and padding
           if (exclusive) {
             part[j] = acc;
-            acc += e;
+            acc = FloatFloat::Add(acc, e);
           } else {
-            acc += e;
+            acc = FloatFloat::Add(acc, e);
             part[j] = acc;
           }
         }
-        double incl = acc;  // inclusive scan of the lane totals, in a fixed order
-  #pragma unroll
+        double incl = acc.ToDouble();  // inclusive scan of the lane totals, in a fixed order
+#pragma unroll
         for (int d = 1; d < W; d <<= 1) {
           const double y = __shfl_up_sync(mask, incl, d, W);
           if (lane >= d) incl += y;
@@ -220,13 +258,19 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
         if (lane == 0) before = 0.0;
         const double total = __shfl_sync(mask, incl, W - 1, W);
         if (kStore) {
+          // Everything before the lane's first element, once per lane in float64, then float-float.
+          const FloatFloat base = FloatFloat::Of(c.hi + (c.lo + before));
           T o[V];
-  #pragma unroll
-          for (int j = 0; j < V; ++j) o[j] = LseFast::Out<T>(R, c.hi + (c.lo + (before + part[j])));
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            const FloatFloat S = FloatFloat::Add(base, part[j]);
+            o[j] = LseFast::Out<T>(R, S.hi, S.lo);
+          }
           StoreRowItems<T, V>(op.out, line.base, L, reverse, first, s1, vec, o);
         }
-        carry = State{static_cast<double>(R), Add(c, LseFast::Sum::Of(total))};
+        c = Add(c, LseFast::Sum::Of(total));
       }
+      carry = State{static_cast<double>(R), c};
     }
     return carry;
   }
@@ -256,23 +300,26 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
         continue;
       }
       const LseFast::Sum c = LseFast::Rebase(carry, R);
-      double acc = 0.0;
+      const FloatFloat cf = FloatFloat::Of(c.hi + c.lo);
+      FloatFloat acc{0.f, 0.f};
 #pragma unroll
       for (int k = 0; k < kItems; ++k) {
-        const double e = static_cast<double>(LseFast::ExpDiff(x[k], R));
+        const float e = LseFast::ExpDiff(x[k], R);
         if (kStore && t0 + k < t1) {
           if (exclusive) {
-            op.out[off[k]] = LseFast::Out<T>(R, c.hi + (c.lo + acc));
-            acc += e;
+            const FloatFloat S = FloatFloat::Add(cf, acc);
+            op.out[off[k]] = LseFast::Out<T>(R, S.hi, S.lo);
+            acc = FloatFloat::Add(acc, e);
           } else {
-            acc += e;
-            op.out[off[k]] = LseFast::Out<T>(R, c.hi + (c.lo + acc));
+            acc = FloatFloat::Add(acc, e);
+            const FloatFloat S = FloatFloat::Add(cf, acc);
+            op.out[off[k]] = LseFast::Out<T>(R, S.hi, S.lo);
           }
         } else {
-          acc += e;
+          acc = FloatFloat::Add(acc, e);
         }
       }
-      carry = State{static_cast<double>(R), Add(c, LseFast::Sum::Of(acc))};
+      carry = State{static_cast<double>(R), Add(c, LseFast::Sum::Of(acc.ToDouble()))};
     }
     return carry;
   }
@@ -284,7 +331,8 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
 // telescopes: with c the element before the tile, B = acc[c] (the carry) and a reference
 // R >= o over the tile and o[c],
 //   acc[k] = exp(o[k] - R) * (B * exp(R - o[c]) + sum_{tile j <= k} g[j] * exp(R - o[j])),
-// one float32 exp per term and one per output, sums in float64. The carry passed on is the
+// one float32 exp per term and one per output, products exact (fma) and sums float-float in
+// float32, float64 once per lane and tile (as in the forward). The carry passed on is the
 // generic (gate product, acc) pair, its factors from float64 exps, so no float32 rounding
 // compounds from tile to tile. Taken when o over the tile and o[c] are finite and within kSpan
 // of R and x has no NaN; otherwise the tile takes the generic steps.
@@ -299,9 +347,15 @@ struct LseGradFast {
   }
   // x_grad from acc (at o_ref, the output x first feeds) and x.
   template <typename T>
-  __device__ static T XGrad(double acc, float x, float o_ref) {
+  __device__ static T XGrad(float acc, float x, float o_ref) {
     if (x == -std::numeric_limits<float>::infinity()) return static_cast<T>(0.f);
-    return static_cast<T>(acc * static_cast<double>(LseFast::ExpDiff(x, o_ref)));
+    return static_cast<T>(acc * LseFast::ExpDiff(x, o_ref));
+  }
+  // sum += g * w, the product exact (its rounding error goes to lo).
+  __device__ static void AddProduct(FloatFloat* sum, float g, float w) {
+    const float p = g * w;
+    *sum = FloatFloat::Add(*sum, p);
+    sum->lo += fmaf(g, w, -p);
   }
   // The tile as a generic pair: gate product exp(o_last - o[c]) (0 when the tile holds the
   // line's first element) and its own acc at the last element, exp(o_last - R) * sum.
@@ -365,14 +419,15 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
         carry = WarpScanSteps<W, V, kStore>(op, line, t0, t1, carry, exclusive, lane);
         continue;
       }
-      double part[V];
-      double sum = 0.0;
+      // Float-float sums and float32 products per element; float64 once per lane and tile.
+      FloatFloat part[V];
+      FloatFloat sum{0.f, 0.f};
 #pragma unroll
       for (int j = 0; j < V; ++j) {
-        if (first + j < t1) sum += static_cast<double>(g[j]) * static_cast<double>(LseFast::ExpDiff(R, o[j]));
+        if (first + j < t1) LseGradFast::AddProduct(&sum, g[j], LseFast::ExpDiff(R, o[j]));
         part[j] = sum;
       }
-      double incl = sum;
+      double incl = sum.ToDouble();
 #pragma unroll
       for (int d = 1; d < W; d <<= 1) {
         const double y = __shfl_up_sync(mask, incl, d, W);
@@ -383,19 +438,23 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
       const double total = __shfl_sync(mask, incl, W - 1, W);
       const double base = LseGradFast::Rebase(carry, at_start, oc, R);
       if (kStore) {
-        double acc[V];
+        const FloatFloat b = FloatFloat::Of(base + before);
+        float acc[V];
 #pragma unroll
-        for (int j = 0; j < V; ++j) acc[j] = static_cast<double>(LseFast::ExpDiff(o[j], R)) * (base + (before + part[j]));
+        for (int j = 0; j < V; ++j) {
+          const FloatFloat S = FloatFloat::Add(b, part[j]);
+          acc[j] = LseFast::ExpDiff(o[j], R) * (S.hi + S.lo);
+        }
         T xg[V];
         if (!exclusive) {
 #pragma unroll
           for (int j = 0; j < V; ++j) xg[j] = LseGradFast::XGrad<T>(acc[j], xv[j], o[j]);
         } else {
           // The element before each one: the previous item, the previous lane's last, or c.
-          double acc_prev = __shfl_up_sync(mask, acc[V - 1], 1, W);
+          float acc_prev = __shfl_up_sync(mask, acc[V - 1], 1, W);
           float o_prev = __shfl_up_sync(mask, o[V - 1], 1, W);
           if (lane == 0) {
-            acc_prev = at_start ? 0.0 : carry.b;
+            acc_prev = at_start ? 0.f : static_cast<float>(carry.b);
             o_prev = oc;
           }
 #pragma unroll
@@ -449,18 +508,19 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
         carry = ThreadScanSteps<kItems, kStore>(op, line, t0, t1, carry, exclusive);
         continue;
       }
-      const double base = LseGradFast::Rebase(carry, at_start, oc, R);
-      double sum = 0.0;
-      double acc_prev = at_start ? 0.0 : carry.b;
+      const FloatFloat base = FloatFloat::Of(LseGradFast::Rebase(carry, at_start, oc, R));
+      FloatFloat sum{0.f, 0.f};
+      float acc_prev = at_start ? 0.f : static_cast<float>(carry.b);
       float o_prev = oc;
       float o_last = o[0];
 #pragma unroll
       for (int k = 0; k < kItems; ++k) {
         if (t0 + k < t1) {
-          sum += static_cast<double>(g[k]) * static_cast<double>(LseFast::ExpDiff(R, o[k]));
+          LseGradFast::AddProduct(&sum, g[k], LseFast::ExpDiff(R, o[k]));
           o_last = o[k];
           if (kStore) {
-            const double acc = static_cast<double>(LseFast::ExpDiff(o[k], R)) * (base + sum);
+            const FloatFloat S = FloatFloat::Add(base, sum);
+            const float acc = LseFast::ExpDiff(o[k], R) * (S.hi + S.lo);
             const float xv = static_cast<float>(op.x[off[k]]);
             if (!exclusive) {
               op.x_grad[off[k]] = LseGradFast::XGrad<T>(acc, xv, o[k]);
@@ -472,7 +532,7 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
           }
         }
       }
-      carry = LseGradFast::Carry(carry, at_start, o_last, oc, R, sum);
+      carry = LseGradFast::Carry(carry, at_start, o_last, oc, R, sum.ToDouble());
     }
     return carry;
   }
