@@ -489,8 +489,11 @@ def right_flood_samples(op_info, dtype, rng):
 
 
 def right_flood_large_samples(op_info, dtype, rng):
-    # The engine's layouts: long rows (three phases), many columns, columns split along the axis.
-    for shape, axis in (((3, 70001), -1), ((4099, 3), 0), ((2, 1031, 5), 1), ((70001,), 0)):
+    # The engine's layouts: long rows (three phases), many columns, columns split along the
+    # axis; rows of a length that is a multiple of every vector width (the GPU tiles' 16-byte
+    # loads), split into segments and not (2112 rows fill the GPU's warps without a split).
+    for shape, axis in (((3, 70001), -1), ((4099, 3), 0), ((2, 1031, 5), 1), ((70001,), 0),
+                        ((2, 1 << 17), -1), ((2112, 256), 1), ((1 << 18,), 0)):
         for reverse in (False, True):
             hole = 'nan' if is_float(dtype) and reverse else 'zero'
             yield SampleInput(flood_values(dtype, shape, rng, hole, density=0.7),

@@ -175,12 +175,13 @@ def test_rows_of_holes_only_and_leading_holes_keep_their_bits(dtype, place):
 
 
 @pytest.mark.parametrize('place', PLACES)
-def test_long_rows_and_long_runs(place):
-    """Rows past the engines' chunks and segments (three phases on both backends), 70% holes,
-    and single sources whose run spans most of a row; values, index and the gradient (the
-    sum over a run of 2^20 ones is exact)."""
+@pytest.mark.parametrize('n', [1 << 20, (1 << 20) + 3])
+def test_long_rows_and_long_runs(place, n):
+    """Rows past the engines' chunks and segments (three phases on both backends; a length
+    that takes the GPU tiles' vector loads and one that does not), 70% holes, and single
+    sources whose run spans most of a row; values, index and the gradient (the sum over a
+    run of 2^20 ones is exact)."""
     rng = np.random.default_rng(4)
-    n = (1 << 20) + 3
     x = flood_values('float32', (n,), rng, density=0.7)
     for reverse in (False, True):
         out, index = flood(x, 'float32', place, reverse=reverse, return_index=True)

@@ -152,7 +152,7 @@ struct GpuTileScan<RightFloodOp<T>> {
       }
     }
     for (; g0 < s1; g0 += kSub) {  // the rest, one sub-tile at a time
-      T xv[V];
+      T xv[V] = {};  // steps past s1 stay unread
       LoadRowRaw<T, V>(op.x, base, L, reverse, g0 + int64_t{lane} * V, s1, vec, xv);
       SubTile<W, false>(op, xv, base, L, reverse, g0, s1, mask, lane, &st);
     }
