@@ -103,7 +103,7 @@ void RepeatInterleaveGradKernel(const Context& dev_ctx, const DenseTensor& x, co
   });
 }
 
-// The stream decompaction of kernels/impl/flood_ops.h: starts, scatter, index flood + gather.
+// The stream decompaction of kernels/impl/flood_ops.h: starts, scatter, index flood, gather.
 // The output length is the counts' total, copied to the host (one 16-byte copy, with the
 // negative-count flag), unless output_size gives it.
 template <typename T, typename Context>
@@ -137,8 +137,27 @@ void RepeatInterleaveWithTensorIndexKernel(const Context& dev_ctx, const DenseTe
   RepeatMarker(dev_ctx, repeats, n, M, &p);
   op.marker = p.marker.data<int64_t>();
   op.x = x.data<T>();
-  op.index = funcs::RepeatIndex(l.inner, M, n);
-  funcs::ScanGpuBackend(dev_ctx, funcs::ScanLayout{l.outer, M, l.inner}, false, false, op);
+  if (l.inner == 1) {  // rows: the flood stores the gathered element
+    op.index = funcs::RepeatIndex(l.inner, M, n);
+    funcs::ScanGpuBackend(dev_ctx, funcs::ScanLayout{l.outer, M, l.inner}, false, false, op);
+    return;
+  }
+  // Slices of inner > 1 elements: flood the M markers alone (in place), then copy whole
+  // slices, consecutive threads on consecutive elements of a slice.
+  funcs::MarkerFloodOp flood;
+  flood.marker = p.marker.data<int64_t>();
+  funcs::ScanGpuBackend(dev_ctx, funcs::ScanLayout{1, M, 1}, false, false, flood);
+  const int64_t* src = flood.marker;
+  const T* px = op.x;
+  T* po = op.out;
+  const funcs::FastDivMod inner(l.inner), rows(M);
+  funcs::ForEachIndex(dev_ctx, out->numel(), [=] __device__(int64_t k) {
+    const int64_t line = inner.Div(k);  // o * M + i
+    const int64_t o = rows.Div(line);
+    const int64_t j = src[line - o * M];
+    const int64_t d = static_cast<int64_t>(inner.divisor);
+    po[k] = j < 0 ? static_cast<T>(0.0f) : px[(o * n + j) * d + (k - line * d)];
+  });
 }
 
 // The segment sums: one segmented-sum scan of out_grad from the end, storing at the markers.

@@ -210,6 +210,15 @@ struct RepeatGatherOp : FloodCombine {
   }
 };
 
+// The index flood alone, in place: marker[i] becomes the slice output i copies (each element
+// is read before it is written, by the same step of the scan). The GPU kernel then gathers
+// whole rows of `inner` elements with coalesced loads.
+struct MarkerFloodOp : FloodCombine {
+  int64_t* marker;
+  HOSTDEVICE State Load(const ScanPos& p) const { return marker[p.offset]; }
+  HOSTDEVICE void Store(const ScanPos& p, State j) const { marker[p.offset] = j; }
+};
+
 // The gradient: a segmented sum of out_grad scanned from the end of the axis, a segment
 // starting (in that order) after every marker; at a marker j the scan holds the sum over j's
 // outputs, stored to x_grad at j. x_grad of a zero count stays as the kernel zeroed it.
