@@ -1,5 +1,7 @@
 #include "infermeta/binary.h"
 
+#include "infermeta/unary.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -31,6 +33,34 @@ void GeneralBinaryGradInferMeta(const MetaTensor& x, const MetaTensor& y, MetaTe
                                 MetaTensor* dy) {
   if (dx) dx->share_meta(x);
   if (dy) dy->share_meta(y);
+}
+
+void RepeatInterleaveWithTensorIndexInferMeta(const MetaTensor& x, const MetaTensor& repeats, int axis,
+                                              int64_t output_size, MetaTensor* out) {
+  const DDim dims = x.dims();
+  const int ax = NormalizeAxis(axis, dims.size(), "axis");
+  const DataType rt = repeats.dtype();
+  PADDLE_ENFORCE(rt == DataType::INT32 || rt == DataType::INT64,
+                 errors::InvalidType("repeat_interleave: repeats must be an int or a Tensor of int32 or int64, but "
+                                     "got a Tensor of %s",
+                                     DataTypeToString(rt)));
+  const DDim rd = repeats.dims();
+  PADDLE_ENFORCE(rd.size() <= 1, errors::InvalidArgument("repeat_interleave: repeats must be a 0-D or 1-D tensor, "
+                                                         "but got repeats of shape %s",
+                                                         rd.to_str()));
+  DDim od = dims.size() == 0 ? DDim({1}) : dims;
+  const int64_t n = od[ax];
+  const int64_t counts = product(rd);
+  PADDLE_ENFORCE(counts == n || counts == 1,
+                 errors::InvalidArgument("repeat_interleave: repeats must hold one count for each of the %d slices of "
+                                         "x (shape %s) along axis %d, or a single count, but got %d counts",
+                                         n, dims.to_str(), ax, counts));
+  PADDLE_ENFORCE(output_size >= -1,
+                 errors::InvalidArgument("repeat_interleave: output_size must be >= 0 (or None), but got %d",
+                                         output_size));
+  od[ax] = output_size;
+  out->set_dims(od);
+  out->set_dtype(x.dtype());
 }
 
 }  // namespace phi

@@ -36,6 +36,38 @@ void CumScalarAxisInferMeta(const MetaTensor& x, const Scalar& axis, bool flatte
   CumInferMeta(x, axis.to<int>(), flatten, exclusive, reverse, out);
 }
 
+void RightFloodInferMeta(const MetaTensor& x, int axis, bool reverse, const std::string& hole,
+                         bool return_index, MetaTensor* out, MetaTensor* index) {
+  const DataType dt = x.dtype();
+  PADDLE_ENFORCE(IsFloatingType(dt) || dt == DataType::INT32 || dt == DataType::INT64,
+                 errors::InvalidType("right_flood: x must be float16, bfloat16, float32, float64, int32 or "
+                                     "int64, but got %s",
+                                     DataTypeToString(dt)));
+  NormalizeAxis(axis, x.dims().size(), "axis");
+  PADDLE_ENFORCE(hole == "zero" || hole == "nan",
+                 errors::InvalidArgument("right_flood: hole must be 'zero' or 'nan', but got '%s'", hole));
+  PADDLE_ENFORCE(hole == "zero" || IsFloatingType(dt),
+                 errors::InvalidArgument("right_flood: hole='nan' needs a floating x, but x is %s (it has no NaN)",
+                                         DataTypeToString(dt)));
+  out->set_dims(x.dims());
+  out->set_dtype(dt);
+  if (return_index && index) {
+    index->set_dims(x.dims());
+    index->set_dtype(DataType::INT64);
+  }
+}
+
+void RepeatInterleaveInferMeta(const MetaTensor& x, int repeats, int axis, MetaTensor* out) {
+  const DDim dims = x.dims();
+  const int ax = NormalizeAxis(axis, dims.size(), "axis");
+  PADDLE_ENFORCE(repeats >= 0,
+                 errors::InvalidArgument("repeat_interleave: repeats must be non-negative, but got %d", repeats));
+  DDim od = dims.size() == 0 ? DDim({1}) : dims;
+  od[ax] *= repeats;
+  out->set_dims(od);
+  out->set_dtype(x.dtype());
+}
+
 void ReduceInferMeta(const MetaTensor& x, const IntArray& axis, bool keepdim, MetaTensor* out) {
   const DDim dims = x.dims();
   const int rank = dims.size();

@@ -3,6 +3,8 @@
 // range or value and the one given.
 #pragma once
 
+#include <string>
+
 #include "paddle_ops/common/scalar.h"
 #include "paddle_ops/core/meta_tensor.h"
 
@@ -17,6 +19,17 @@ void CumInferMeta(const MetaTensor& x, int axis, bool flatten, bool exclusive, b
                   MetaTensor* out);
 void CumScalarAxisInferMeta(const MetaTensor& x, const Scalar& axis, bool flatten,
                             bool exclusive, bool reverse, MetaTensor* out);
+
+// right_flood: x float16/bfloat16/float32/float64/int32/int64 (InvalidType otherwise), axis in
+// [-rank, rank), hole "zero" or "nan" (InvalidArgument otherwise; "nan" needs a floating x).
+// out is like x; index (int64, x's dims) is set only when return_index, else left unset (an
+// absent optional output).
+void RightFloodInferMeta(const MetaTensor& x, int axis, bool reverse, const std::string& hole,
+                         bool return_index, MetaTensor* out, MetaTensor* index);
+
+// repeat_interleave with one count for every slice: repeats >= 0; out has x's dims with
+// dims[axis] * repeats along axis (a 0-D x is taken as [1]).
+void RepeatInterleaveInferMeta(const MetaTensor& x, int repeats, int axis, MetaTensor* out);
 
 // sum / mean over `axis` (empty: all axes).
 void ReduceInferMeta(const MetaTensor& x, const IntArray& axis, bool keepdim, MetaTensor* out);

@@ -83,9 +83,31 @@ def demo_cumsum():
     check("gradient of sum(cumsum(x)) = n - i", xg.grad.numpy(), np.arange(1000, 0, -1, dtype=np.float64), 0)
 
 
+def demo_flood():
+    print("right_flood and repeat_interleave (SPEC.md §4, seed 003)")
+    x = paddle.to_tensor(np.array([1, 0, 0, 3, 0, 6, 0, 0], np.float32), stop_gradient=False)
+    y = paddle.right_flood(x)
+    check("seed example: right_flood([1,0,0,3,0,6,0,0])", y.numpy(), np.array([1, 1, 1, 3, 3, 6, 6, 6.]), 0)
+    y.sum().backward()
+    check("its gradient (sum of the run filled from each source)", x.grad.numpy(),
+          np.array([3, 0, 0, 2, 0, 3, 0, 0.]), 0)
+    a = np.array([1, np.nan, np.nan, 0, np.nan])
+    check("hole='nan' (pandas ffill; zeros are data)", paddle.right_flood(paddle.to_tensor(a), hole="nan").numpy(),
+          np.array([1, 1, 1, 0, 0.]), 0)
+    _, index = paddle.right_flood(paddle.to_tensor([0, 0, 3, 0, 3]), reverse=True, return_index=True)
+    check("reverse, return_index", index.numpy(), np.array([2, 2, 2, 4, 4.]), 0)
+    counts = paddle.to_tensor(np.array([3, 2, 3]))
+    check("seed decompaction: repeat_interleave([1,3,6], [3,2,3])",
+          paddle.repeat_interleave(paddle.to_tensor([1.0, 3.0, 6.0]), counts).numpy(), np.array([1, 1, 1, 3, 3, 6, 6, 6.]), 0)
+    v, c = np.array([1.0, 0.0, 5.0, 6.0]), np.array([2, 3, 0, 2])
+    check("zero counts and zero-valued data (where the seed's version fails)",
+          paddle.repeat_interleave(paddle.to_tensor(v), paddle.to_tensor(c)).numpy(), np.repeat(v, c), 0)
+
+
 def main():
     demo_logcumsumexp()
     demo_cumsum()
+    demo_flood()
     print()
     print("speed (CPU, float32, ~1M elements per case; tools/bench/bench_cpu.py for the full table)")
     bench_cpu.print_table(bench_cpu.run(bench_cpu.QUICK_CASES, ["float32"], repeat=3))

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
 
@@ -115,6 +116,36 @@ struct LinearRecurrenceCombine {
   HOSTDEVICE static State Identity() { return {Acc(1), Acc(0)}; }
   HOSTDEVICE static State Combine(const State& e, const State& l) {
     return {e.a * l.a, l.a * e.b + l.b};
+  }
+};
+
+// Fill-forward on source indices (right_flood, repeat_interleave's index flood): the later
+// element wins unless it is a hole (-1), so a prefix is the last non-hole source before it.
+// Associative and idempotent (SPEC.md §4: x (+) y = y if y is not a hole else x); identity -1.
+// Sources increase along a forward scan and decrease along a reverse one; the rule needs
+// neither order.
+struct FloodCombine {
+  using State = int64_t;
+  HOSTDEVICE static State Identity() { return -1; }
+  HOSTDEVICE static State Combine(State earlier, State later) { return later < 0 ? earlier : later; }
+};
+
+// Segmented sum: `reset` marks an element that starts a new segment in scan order (nothing
+// scanned before it flows past it). (s1, r1) then (s2, r2) = (r2 ? s2 : s1 + s2, r1 | r2).
+// The sums of right_flood's and repeat_interleave's gradients: exact 0/1 gating (a reset
+// drops what came before instead of multiplying it by 0, so an inf or NaN in one segment
+// never reaches another).
+template <typename Acc>
+struct SegmentedSum {
+  Acc sum;
+  bool reset;
+};
+template <typename Acc>
+struct SegmentedSumCombine {
+  using State = SegmentedSum<Acc>;
+  HOSTDEVICE static State Identity() { return {Acc(0), false}; }
+  HOSTDEVICE static State Combine(const State& e, const State& l) {
+    return {l.reset ? l.sum : e.sum + l.sum, e.reset || l.reset};
   }
 };
 

@@ -88,6 +88,13 @@ struct CombineFn {
   }
 };
 
+// The lanes of the calling thread's logical warp of W lanes (W divides 32), for *_sync.
+template <int W>
+__device__ inline unsigned LogicalWarpMask() {
+  if (W == 32) return 0xffffffffu;
+  return ((1u << (W % 32)) - 1u) << (W * ((threadIdx.x % 32) / W));
+}
+
 // One logical warp of W lanes scans steps [s0, s1) of `line`, starting from `carry` (the
 // combination of everything before s0), storing inclusive or exclusive prefixes when kStore;
 // returns the carry after s1. Every lane of the logical warp calls it with the same arguments.

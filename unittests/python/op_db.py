@@ -401,4 +401,263 @@ PSCAN = OpInfo(
 )
 
 
-OP_DB = {info.name: info for info in (LOGCUMSUMEXP, CUMSUM, PSCAN)}
+# ------------------------------------------------------------------------------------------
+# right_flood (SPEC §4): fill holes (zeros or NaN) from the left along an axis.
+# ------------------------------------------------------------------------------------------
+
+def _moved(x, axis):
+    """x (0-D as [1]) with `axis` last, and the function that moves it back."""
+    x = np.asarray(x)
+    shape = x.shape
+    x1 = x.reshape(1) if x.ndim == 0 else x
+    ax = axis % x1.ndim
+    return np.moveaxis(x1, ax, -1), lambda a: np.moveaxis(a, -1, ax).reshape(shape)
+
+
+def flood_holes(x, hole):
+    x = np.asarray(x)
+    return np.isnan(x) if hole == 'nan' else x == 0
+
+
+def right_flood_index_ref(x, axis=-1, reverse=False, hole='zero'):
+    """t along the axis: np.maximum.accumulate of (the index where x is not a hole, else -1)
+    (reverse: the same on the flipped axis, mapped back)."""
+    xm, back = _moved(x, axis)
+    n = xm.shape[-1]
+    holes = flood_holes(xm, hole)
+    if reverse:
+        holes = holes[..., ::-1]
+    idx = np.where(holes, -1, np.arange(n))
+    t = np.maximum.accumulate(idx, axis=-1) if n else idx
+    if reverse:
+        t = np.where(t < 0, -1, n - 1 - t)[..., ::-1]
+    return back(np.ascontiguousarray(t)).astype(np.int64)
+
+
+def right_flood_ref(x, axis=-1, reverse=False, hole='zero'):
+    t = right_flood_index_ref(x, axis, reverse, hole)
+    xm, back = _moved(x, axis)
+    tm, _ = _moved(t, axis)
+    src = np.take_along_axis(xm, np.maximum(tm, 0), axis=-1) if xm.size else xm
+    return back(np.where(tm >= 0, src, xm))
+
+
+def right_flood_grad_ref(x, out, out_grad, axis=-1, reverse=False, hole='zero'):
+    """x_grad[j] = sum of out_grad over the outputs filled from j; holes get 0."""
+    t = right_flood_index_ref(x, axis, reverse, hole)
+    tm, back = _moved(t, axis)
+    gm, _ = _moved(np.asarray(out_grad), axis)
+    n = tm.shape[-1]
+    grad = np.zeros(gm.shape, dtype=np.longdouble)
+    for j in range(n):
+        grad[..., j] = np.where(tm == j, gm, 0).sum(axis=-1)
+    return back(grad)
+
+
+def flood_values(dtype, shape, rng, hole='zero', density=0.6):
+    """Random values with about `density` holes (exact zeros, or NaN for hole='nan'); NaN-hole
+    samples keep some zeros as data."""
+    v = random_values(dtype, shape, rng)
+    if is_float(dtype):
+        v = np.where(v == 0, 0.5, v)
+    holes = rng.random(shape) < density
+    if hole == 'nan':
+        v = np.where(rng.random(shape) < 0.1, 0.0, v)
+        return np.where(holes, np.nan, v)
+    return np.where(holes, 0, v)
+
+
+def _flood_holes_for(dtype):
+    return ('zero', 'nan') if is_float(dtype) else ('zero',)
+
+
+def right_flood_samples(op_info, dtype, rng):
+    for shape in SCAN_SHAPES:
+        for axis in scan_axes(len(shape))[1:]:  # no axis=None: right_flood always has an axis
+            for reverse in (False, True):
+                for hole in _flood_holes_for(dtype):
+                    yield SampleInput(flood_values(dtype, shape, rng, hole), dict(axis=axis, reverse=reverse, hole=hole),
+                                      desc='shape%s' % (shape,))
+    yield SampleInput(flood_values(dtype, (3, 4), rng), {}, desc='defaults')
+    yield SampleInput(flood_values(dtype, (3, 4), rng), dict(reverse=True), desc='reverse only')
+    # Seed 003's examples, rows of holes only, and no holes at all.
+    yield SampleInput(np.array([1, 0, 0, 3, 0, 6, 0, 0]), {}, desc='seed example')
+    yield SampleInput(np.array([1, 0, 0, 0, 3, 0, 2, 0, 0, 5, 2]), {}, desc='seed docstring')
+    yield SampleInput(np.array([0, 0, 3, 0, 3]), {}, desc='seed leading holes')
+    yield SampleInput(np.zeros((3, 5)), dict(axis=1), desc='all holes')
+    yield SampleInput(np.arange(1, 13).reshape(3, 4), dict(axis=0, reverse=True), desc='no holes')
+
+
+def right_flood_large_samples(op_info, dtype, rng):
+    # The engine's layouts: long rows (three phases), many columns, columns split along the
+    # axis; rows of a length that is a multiple of every vector width (the GPU tiles' 16-byte
+    # loads), split into segments and not (2112 rows fill the GPU's warps without a split).
+    for shape, axis in (((3, 70001), -1), ((4099, 3), 0), ((2, 1031, 5), 1), ((70001,), 0),
+                        ((2, 1 << 17), -1), ((2112, 256), 1), ((1 << 18,), 0)):
+        for reverse in (False, True):
+            hole = 'nan' if is_float(dtype) and reverse else 'zero'
+            yield SampleInput(flood_values(dtype, shape, rng, hole, density=0.7),
+                              dict(axis=axis, reverse=reverse, hole=hole), desc='large%s' % (shape,), grad=False)
+    # Long runs of holes: the sources sit chunks and segments away from their outputs.
+    sparse = np.zeros(200003)
+    sparse[[5, 70000, 150001]] = [1, 2, 3]
+    yield SampleInput(sparse, dict(axis=0), desc='sparse long row', grad=False)
+    yield SampleInput(sparse, dict(axis=0, reverse=True), desc='sparse long row reversed', grad=False)
+
+
+def right_flood_error_inputs(op_info):
+    def x_of(shape, dtype='float32'):
+        return lambda place: make_tensor(np.ones(shape), dtype, place)
+    for shape in [(), (5,), (2, 3), (2, 3, 4)]:
+        ndim = len(shape)
+        rank = max(ndim, 1)
+        for axis in sorted({rank, -rank - 1, rank + 5}):
+            yield ErrorInput(x_of(shape), dict(axis=axis), IndexError,
+                             lambda m, a=axis, n=ndim: axis_message_ok(m, a, n),
+                             desc='axis %d on shape %s' % (axis, shape))
+    yield ErrorInput(x_of((2, 3)), dict(hole='inf'), ValueError, r"hole.*'zero' or 'nan'.*'inf'", desc='bad hole')
+    yield ErrorInput(x_of((2, 3)), dict(hole=0), TypeError, r'hole', desc='non-str hole')
+    yield ErrorInput(x_of((2, 3), 'int32'), dict(hole='nan'), ValueError, r"hole='nan'.*int32", desc='nan hole on int')
+    yield ErrorInput(x_of((2, 3), 'bool'), {}, TypeError, r'\bx\b.*bool', desc='bool x')
+    yield ErrorInput(lambda place: [1.0, 0.0], {}, TypeError, r'\bx\b.*Tensor', desc='non-Tensor x')
+    yield ErrorInput(x_of((2, 3)), dict(axis=1.5), TypeError, r'axis', desc='non-int axis')
+    yield ErrorInput(x_of((2, 3)), dict(reverse='yes'), TypeError, r'reverse', desc='non-bool reverse')
+
+
+RIGHT_FLOOD = OpInfo(
+    name='right_flood',
+    op=lambda x, *args, **kwargs: paddle.right_flood(x, *args, **kwargs),
+    method='right_flood',
+    ref=right_flood_ref,
+    grad_ref=right_flood_grad_ref,
+    dtypes=FLOAT_DTYPES + INT_DTYPES,
+    grad_dtypes=FLOAT_DTYPES,
+    out_dtype=lambda in_dtype, dtype_arg: in_dtype,
+    sample_inputs=right_flood_samples,
+    large_inputs=right_flood_large_samples,
+    error_inputs=right_flood_error_inputs,
+    # The outputs are copies of inputs: exact in every dtype.
+    tolerances={d: Tolerance() for d in FLOAT_DTYPES},
+)
+
+
+# ------------------------------------------------------------------------------------------
+# repeat_interleave (SPEC §4, the seed's stream decompaction). The OpInfo input is x; the
+# counts ride in the kwargs as an int or an int64 array (made a tensor on x's place).
+# ------------------------------------------------------------------------------------------
+
+def repeat_interleave_ref(x, repeats, axis=None, output_size=None, counts_dtype=None):
+    return np.repeat(np.asarray(x), np.asarray(repeats), axis=axis)
+
+
+def _source_index(n, repeats):
+    return np.repeat(np.arange(n), np.broadcast_to(np.asarray(repeats), (n,)))
+
+
+def repeat_interleave_grad_ref(x, out, out_grad, repeats, axis=None, output_size=None, counts_dtype=None):
+    x = np.asarray(x)
+    g = np.asarray(out_grad, dtype=np.longdouble)
+    if axis is None:
+        src = _source_index(x.size, repeats)
+        grad = np.zeros(x.size, dtype=np.longdouble)
+        np.add.at(grad, src, g.reshape(-1))
+        return grad.reshape(x.shape)
+    xm, back = _moved(x, axis)
+    gm, _ = _moved(g, axis) if x.ndim else (g.reshape(-1), None)
+    src = _source_index(xm.shape[-1], repeats)
+    grad = np.zeros(xm.shape, dtype=np.longdouble)
+    for i, j in enumerate(src):
+        grad[..., j] += gm[..., i]
+    return back(grad)
+
+
+def _counts_tensor(values, like, dtype='int64'):
+    """Counts as a tensor on like's place (static Variables: a constant)."""
+    place = 'cpu' if isinstance(like, paddle.static.Variable) else like.place
+    return make_tensor(values, dtype, place)
+
+
+def repeat_interleave_op(x, repeats, axis=None, output_size=None, counts_dtype='int64'):
+    if isinstance(repeats, np.ndarray):
+        repeats = _counts_tensor(repeats, x, counts_dtype)
+    return paddle.repeat_interleave(x, repeats, axis=axis, output_size=output_size)
+
+
+def _counts(n, rng, zeros=0.3):
+    c = rng.integers(1, 4, size=n)
+    return np.where(rng.random(n) < zeros, 0, c).astype(np.int64)
+
+
+REPEAT_SHAPES = [(), (0,), (3, 0), (0, 2, 3), (1,), (7,), (2, 3, 4), (4, 17), (2, 1, 3)]
+
+
+def repeat_interleave_samples(op_info, dtype, rng):
+    for shape in REPEAT_SHAPES:
+        for axis in scan_axes(len(shape)):
+            n = int(np.prod(shape)) if axis is None else (shape[axis] if shape else 1)
+            # Zero-valued data among the values: data, never holes.
+            x = np.where(rng.random(shape) < 0.3, 0, random_values(dtype, shape, rng))
+            yield SampleInput(x, dict(repeats=2, axis=axis), desc='shape%s int' % (shape,))
+            yield SampleInput(x, dict(repeats=_counts(n, rng), axis=axis), desc='shape%s counts' % (shape,))
+    x = random_values(dtype, (3, 4), rng)
+    yield SampleInput(x, dict(repeats=0, axis=1), desc='int 0')
+    yield SampleInput(x, dict(repeats=np.array([3]), axis=1), desc='one count for all')
+    yield SampleInput(x, dict(repeats=np.array([0, 0, 0, 0]), axis=1), desc='all counts 0')
+    yield SampleInput(x, dict(repeats=np.array([0, 2, 0, 1]), axis=1, output_size=3), desc='output_size')
+    yield SampleInput(x, dict(repeats=np.array([1, 0, 2]), axis=0, counts_dtype='int32'), desc='int32 counts')
+    yield SampleInput(x, dict(repeats=3), desc='defaults (flatten)')
+    # The seed's decompaction: [1, 3, 6] with counts [3, 2, 3].
+    yield SampleInput(np.array([1, 3, 6]), dict(repeats=np.array([3, 2, 3]), axis=0), desc='seed example')
+
+
+def repeat_interleave_large_samples(op_info, dtype, rng):
+    for shape, axis in (((70001,), 0), ((3, 5003), -1), ((4099, 3), 0), ((2, 1031, 5), 1)):
+        n = shape[axis]
+        yield SampleInput(random_values(dtype, shape, rng), dict(repeats=_counts(n, rng), axis=axis),
+                          desc='large%s counts' % (shape,), grad=False)
+    yield SampleInput(random_values(dtype, (1000,), rng), dict(repeats=np.array([0] * 999 + [70001]), axis=0),
+                      desc='one long run', grad=False)
+
+
+def repeat_interleave_error_inputs(op_info):
+    def x_of(shape, dtype='float32'):
+        return lambda place: make_tensor(np.ones(shape), dtype, place)
+    for shape in [(), (5,), (2, 3)]:
+        ndim = len(shape)
+        rank = max(ndim, 1)
+        for axis in (rank, -rank - 1):
+            for reps in (2, np.array([1])):
+                yield ErrorInput(x_of(shape), dict(repeats=reps, axis=axis), IndexError,
+                                 lambda m, a=axis, n=ndim: axis_message_ok(m, a, n),
+                                 desc='axis %d on shape %s' % (axis, shape))
+    yield ErrorInput(x_of((2, 3)), dict(repeats=-1, axis=0), ValueError, r'repeats.*non-negative.*-1', desc='negative int')
+    yield ErrorInput(x_of((2, 3)), dict(repeats=np.array([1, 2]), axis=1), ValueError,
+                     r'repeats.*3 slices.*got 2 counts', desc='length mismatch')
+    yield ErrorInput(x_of((2, 3)), dict(repeats=np.ones((2, 1), dtype=np.int64), axis=0), ValueError,
+                     r'repeats.*1-D.*\[2, 1\]', desc='2-D counts')
+    yield ErrorInput(x_of((2, 3)), dict(repeats=2.0, axis=0), TypeError, r'repeats.*float', desc='float repeats')
+    yield ErrorInput(x_of((2, 3)), dict(repeats=True, axis=0), TypeError, r'repeats.*bool', desc='bool repeats')
+    yield ErrorInput(x_of((2, 3)), dict(repeats=np.array([1.0, 2.0]), axis=0, counts_dtype='float32'), TypeError,
+                     r'repeats.*float32', desc='float counts')
+    yield ErrorInput(x_of((2, 3)), dict(repeats=2, axis=0, output_size=5), ValueError, r'output_size.*\b4\b.*\b5\b',
+                     desc='wrong output_size with int repeats')
+    yield ErrorInput(lambda place: [1.0, 0.0], dict(repeats=2), TypeError, r'\bx\b.*Tensor', desc='non-Tensor x')
+
+
+REPEAT_INTERLEAVE = OpInfo(
+    name='repeat_interleave',
+    op=repeat_interleave_op,
+    ref=repeat_interleave_ref,
+    grad_ref=repeat_interleave_grad_ref,
+    dtypes=FLOAT_DTYPES + INT_DTYPES,
+    grad_dtypes=FLOAT_DTYPES,
+    out_dtype=lambda in_dtype, dtype_arg: in_dtype,
+    sample_inputs=repeat_interleave_samples,
+    large_inputs=repeat_interleave_large_samples,
+    error_inputs=repeat_interleave_error_inputs,
+    tolerances={d: Tolerance() for d in FLOAT_DTYPES},
+    static_unknown_dims=False,
+)
+
+
+OP_DB = {info.name: info for info in (LOGCUMSUMEXP, CUMSUM, PSCAN, RIGHT_FLOOD, REPEAT_INTERLEAVE)}

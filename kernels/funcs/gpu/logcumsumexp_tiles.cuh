@@ -123,12 +123,6 @@ struct LseVec {
   static constexpr int kV = 16 / static_cast<int>(sizeof(T));
 };
 
-template <int W>
-__device__ inline unsigned LogicalWarpMask() {
-  if (W == 32) return 0xffffffffu;
-  return ((1u << (W % 32)) - 1u) << (W * ((threadIdx.x % 32) / W));
-}
-
 // Steps first .. first+V-1 of a row (inner == 1) at `base`, as floats; steps >= s1 read -inf.
 template <typename T, int V>
 __device__ inline void LoadRowItems(const T* x, int64_t base, int64_t L, bool reverse, int64_t first, int64_t s1,

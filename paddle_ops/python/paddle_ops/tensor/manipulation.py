@@ -1,7 +1,12 @@
-"""Shape and dtype changes."""
+"""Shape and dtype changes, and repeat_interleave."""
+import builtins
+import numbers
+
+import numpy as np
+
 from .. import _C_ops
 from .._C import Tensor
-from ..framework import convert_dtype
+from ..framework import convert_dtype, int32, int64
 
 
 def _check_tensor(x, op, arg="x"):
@@ -22,3 +27,72 @@ def cast(x, dtype):
     _check_tensor(x, "cast")
     dtype = convert_dtype(dtype)
     return _C_ops.cast(x, dtype)
+
+
+def _is_int(v):
+    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (builtins.bool, np.bool_))
+
+
+def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
+    """Repeat each slice of `x` along `axis`: ``repeat_interleave([a, b], [2, 1]) = [a, a, b]``
+    (NumPy's ``np.repeat``; Paddle's and torch's ``repeat_interleave``).
+
+    Args:
+        x (Tensor): float16, bfloat16, float32, float64, int32 or int64.
+        repeats (int|Tensor|list): the number of copies: one int for every slice, or an int32
+            or int64 tensor (or a list of ints) with one count per slice along `axis` (a single
+            count is broadcast). Counts must be >= 0 (ValueError); zero drops the slice.
+            Non-integer repeats raise TypeError.
+        axis (int, optional): the axis to repeat along. None (default) flattens x first and
+            returns a 1-D tensor.
+        output_size (int, optional, keyword): the total number of slices of the result (the
+            sum of the counts). With a tensor of counts the output length is otherwise only
+            known after a device-to-host copy of their sum; given, no copy is made. On the CPU
+            it is checked against the counts (ValueError); on the GPU it is trusted: a wrong
+            value gives a wrong result (outputs past the true total repeat the last slice,
+            and negative counts go undetected).
+
+    A tensor of counts runs seed 003's stream decompaction: the exclusive cumsum of the
+    counts, a scatter of each slice's index to its first output (slices with count 0 write
+    nothing), an index flood (right_flood's scan on indices, never on the data, so zeros in x
+    are data) and a gather. The gradient is a segment sum of out_grad (deterministic).
+
+    Example:
+        >>> x = paddle_ops.to_tensor([[1, 2], [3, 4]])
+        >>> paddle_ops.repeat_interleave(x, 2, axis=0).numpy()
+        array([[1, 2],
+               [1, 2],
+               [3, 4],
+               [3, 4]])
+        >>> paddle_ops.repeat_interleave(x, paddle_ops.to_tensor([0, 3]), axis=1).numpy()
+        array([[2, 2, 2],
+               [4, 4, 4]])
+    """
+    _check_tensor(x, "repeat_interleave")
+    if axis is None:
+        x = reshape(x, [-1])
+        axis = 0
+    if output_size is not None and not _is_int(output_size):
+        raise TypeError(f"repeat_interleave(): argument 'output_size' must be an int or None, "
+                        f"but got {type(output_size).__name__}")
+    if isinstance(repeats, (list, tuple, np.ndarray)):
+        values = np.asarray(repeats)
+        if values.dtype.kind not in "iu" and values.size:
+            raise TypeError(f"repeat_interleave(): argument 'repeats' must hold integers, but got {values.dtype}")
+        from .creation import to_tensor
+        repeats = to_tensor(values.astype(np.int64), place=x.place)
+    if isinstance(repeats, Tensor):
+        if repeats.dtype not in (int32, int64):
+            raise TypeError(f"repeat_interleave(): argument 'repeats' must be an int or a Tensor of int32 or "
+                            f"int64, but got a Tensor of {repeats.dtype}")
+        return _C_ops.repeat_interleave_with_tensor_index(
+            x, repeats, axis, -1 if output_size is None else int(output_size))
+    if not _is_int(repeats):
+        raise TypeError(f"repeat_interleave(): argument 'repeats' must be an int or a Tensor of int32 or "
+                        f"int64, but got {type(repeats).__name__}")
+    if output_size is not None and -max(len(x.shape), 1) <= axis < max(len(x.shape), 1):
+        n = x.shape[axis] if x.shape else 1
+        if n >= 0 and n * int(repeats) != output_size:  # (static mode: n may be unknown, -1)
+            raise ValueError(f"repeat_interleave(): output_size must be the sum of repeats ({n * int(repeats)}), "
+                             f"but got {output_size}")
+    return _C_ops.repeat_interleave(x, int(repeats), axis)

@@ -1,4 +1,4 @@
-"""Math ops: the scans (logcumsumexp, cumsum, pscan) and the elementwise arithmetic and reductions."""
+"""Math ops: the scans (logcumsumexp, cumsum, pscan, right_flood) and the elementwise arithmetic and reductions."""
 import builtins
 
 from .. import _C_ops
@@ -144,6 +144,51 @@ def pscan(a, x, initial_state=None, reverse=False, name=None):
             raise TypeError(f"pscan(): argument '{arg}' must be float16, bfloat16, float32 or float64, "
                             f"but got {t.dtype}")
     return _C_ops.pscan(a, x, initial_state, reverse)
+
+
+def right_flood(x, axis=-1, reverse=False, hole='zero', return_index=False, name=None):
+    r"""Fill the holes of `x` along `axis` with the last value before them (seed 003's
+    "right flood"; pandas' ``ffill`` with ``hole='nan'``).
+
+    .. math::
+        out_i = x_{t(i)}, \qquad t(i) = \max\{\, j \le i : x_j \text{ is not a hole} \,\}
+
+    One scan with the associative, idempotent operator
+    :math:`a \oplus b = b` if b is not a hole, else a (the state is the source index, so the
+    result is an exact copy of source elements, in every dtype).
+
+    Args:
+        x (Tensor): float16, bfloat16, float32, float64, int32 or int64.
+        axis (int): the axis to fill along (default -1). A 0-D x takes 0 or -1.
+        reverse (bool): fill from the right instead (backward fill): t(i) is the first
+            non-hole at or after i.
+        hole (str): 'zero' (default; +0 and -0 are holes) or 'nan' (any NaN is a hole;
+            floating x only).
+        return_index (bool): also return t as an int64 tensor of x's shape: the index along
+            `axis` of each output's source, -1 where there is none.
+
+    Leading holes (no non-hole before them) stay as they are (bit for bit) and have index -1.
+
+    Returns:
+        Tensor, or (Tensor, Tensor) when return_index: out (x's shape and dtype) and the
+        index. out is differentiable: x_grad[j] is the sum of out_grad over the outputs filled
+        from j (computed without atomics: deterministic); holes, leading ones included, get 0.
+
+    Example:
+        >>> x = paddle_ops.to_tensor([1., 0., 0., 3., 0., 6., 0., 0.])
+        >>> paddle_ops.right_flood(x).numpy()
+        array([1., 1., 1., 3., 3., 6., 6., 6.], dtype=float32)
+        >>> paddle_ops.right_flood(paddle_ops.to_tensor([0, 0, 3, 0, 3]), return_index=True)[1].numpy()
+        array([-1, -1,  2,  2,  4])
+    """
+    _check_tensor(x, "right_flood")
+    if x.dtype not in FLOATING and x.dtype not in (int32, int64):
+        raise TypeError(f"right_flood(): argument 'x' must be float16, bfloat16, float32, float64, int32 or "
+                        f"int64, but got {x.dtype}")
+    if not isinstance(hole, str):
+        raise TypeError(f"right_flood(): argument 'hole' must be 'zero' or 'nan', but got {type(hole).__name__}")
+    out, index = _C_ops.right_flood(x, axis, reverse, hole, return_index)
+    return (out, index) if return_index else out
 
 
 def _promote(x, y, op):

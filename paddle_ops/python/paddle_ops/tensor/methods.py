@@ -59,6 +59,10 @@ METHODS = {
         math.logcumsumexp(self, axis, exclusive, reverse, dtype),
     "cumsum": lambda self, axis=None, exclusive=False, reverse=False, dtype=None, name=None:
         math.cumsum(self, axis, exclusive, reverse, dtype),
+    "right_flood": lambda self, axis=-1, reverse=False, hole='zero', return_index=False, name=None:
+        math.right_flood(self, axis, reverse, hole, return_index),
+    "repeat_interleave": lambda self, repeats, axis=None, name=None, *, output_size=None:
+        manipulation.repeat_interleave(self, repeats, axis, output_size=output_size),
     "__add__": lambda self, o: math.add(self, o),
     "__radd__": lambda self, o: math.add(o, self),
     "__sub__": lambda self, o: math.subtract(self, o),

@@ -1,0 +1,173 @@
+"""repeat_interleave: SPEC section 4, seed 003's purpose (stream decompaction), as in Paddle.
+
+The generic OpInfo checks (int and tensor counts, every axis and axis=None, zero counts,
+zero-valued data, a single broadcast count, output_size, int32 counts, long rows, gradients,
+errors, determinism, static mode, CPU vs GPU) run from TestRepeatInterleaveOpInfo; the tests
+below compare with np.repeat on more inputs, show the cases the seed's value flood gets wrong,
+and check output_size, the gradient (a segment sum) and the errors that depend on the place.
+"""
+
+import numpy as np
+import pytest
+
+import paddle_ops as paddle
+from op_db import OP_DB, repeat_interleave_grad_ref
+from op_test import (FLOAT_DTYPES, INT_DTYPES, GenericOpTests, available_places, check_grad_fd,
+                     make_tensor, tensor_values)
+
+OP = OP_DB['repeat_interleave']
+PLACES = available_places()
+ALL = FLOAT_DTYPES + INT_DTYPES
+
+
+class TestRepeatInterleaveOpInfo(GenericOpTests):
+    op_info = OP
+
+    def test_sample_inputs_cover_attributes(self, dtype):
+        """repeat_interleave's samples: int and tensor counts (with zeros, a single count,
+        int32 counts), axis None and negative, 0-D and zero-size x, output_size."""
+        samples = self.samples(dtype)
+        assert any(np.ndim(s.input) == 0 for s in samples)
+        assert any(np.size(s.input) == 0 for s in samples)
+        assert any(s.kwargs.get('axis') is None for s in samples)
+        assert any((s.kwargs.get('axis') or 0) < 0 for s in samples)
+        counts = [s.kwargs['repeats'] for s in samples if isinstance(s.kwargs['repeats'], np.ndarray)]
+        assert any((c == 0).any() for c in counts) and any(c.size == 1 for c in counts)
+        assert any(isinstance(s.kwargs['repeats'], int) for s in samples)
+        assert any('output_size' in s.kwargs for s in samples)
+
+    def test_grad_finite_differences(self, place):
+        """float64 finite differences, on the samples whose output is not empty (the mean of
+        an empty output is not a number)."""
+        samples = [s for s in self.samples('float64') if 0 < np.size(s.input) <= 24 and
+                   np.repeat(s.input, s.kwargs['repeats'], axis=s.kwargs.get('axis')).size]
+        assert samples
+        self._run_all(lambda s: check_grad_fd(self.op_info, s, place), samples)
+
+
+def counts(values, place, dtype='int64'):
+    return make_tensor(np.asarray(values), dtype, place)
+
+
+@pytest.mark.parametrize('place', PLACES)
+def test_seed_decompaction_and_where_the_value_flood_fails(place):
+    """The seed's example ([1, 3, 6] with counts [3, 2, 3]) and the two inputs its
+    scatter-then-flood-the-values version gets wrong: a zero count (its scatter writes that
+    slice at its neighbour's start) and a zero in the data (its flood takes it for a hole)."""
+    x = make_tensor([1.0, 3.0, 6.0], 'float32', place)
+    np.testing.assert_array_equal(paddle.repeat_interleave(x, counts([3, 2, 3], place)).numpy(),
+                                  [1, 1, 1, 3, 3, 6, 6, 6])
+    x = make_tensor([1.0, 0.0, 5.0, 6.0], 'float32', place)
+    c = [2, 3, 0, 2]
+    got = paddle.repeat_interleave(x, counts(c, place)).numpy()
+    np.testing.assert_array_equal(got, np.repeat([1.0, 0.0, 5.0, 6.0], c))  # [1 1 0 0 0 6 6]
+    # The seed's way, for contrast: scatter the values, flood them (zeros are holes).
+    starts = np.concatenate([[0], np.cumsum(c)[:-1]])
+    scattered = np.zeros(sum(c))
+    for v, s, r in zip([1.0, 0.0, 5.0, 6.0], starts, c):
+        if s < len(scattered):
+            scattered[s] = v
+    seed = paddle.right_flood(paddle.to_tensor(scattered)).numpy()
+    assert not np.array_equal(seed, got)
+
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', ALL)
+def test_matches_np_repeat(dtype, place):
+    rng = np.random.default_rng(10)
+    x = rng.integers(-3, 4, size=(4, 6, 5))  # many zeros among the data
+    xt = make_tensor(x, dtype, place)
+    xv = tensor_values(xt)
+    for axis in (None, 0, 1, 2, -1, -3):
+        n = x.size if axis is None else x.shape[axis]
+        for c in (rng.integers(0, 4, size=n), np.zeros(n, dtype=np.int64), np.full(n, 5)):
+            for cdt in ('int32', 'int64'):
+                out = paddle.repeat_interleave(xt, counts(c, place, cdt), axis=axis)
+                np.testing.assert_array_equal(tensor_values(out), np.repeat(xv, c, axis=axis),
+                                              'axis=%s counts=%s' % (axis, c))
+        for r in (0, 1, 3):
+            np.testing.assert_array_equal(tensor_values(paddle.repeat_interleave(xt, r, axis=axis)),
+                                          np.repeat(xv, r, axis=axis))
+
+
+@pytest.mark.parametrize('place', PLACES)
+def test_output_size(place):
+    x = make_tensor(np.arange(12.0).reshape(3, 4), 'float32', place)
+    c = counts([2, 0, 3, 1], place)
+    expected = np.repeat(np.arange(12.0).reshape(3, 4), [2, 0, 3, 1], axis=1)
+    np.testing.assert_array_equal(paddle.repeat_interleave(x, c, axis=1, output_size=6).numpy(), expected)
+    np.testing.assert_array_equal(paddle.repeat_interleave(x, 2, axis=0, output_size=6).numpy(),
+                                  np.repeat(np.arange(12.0).reshape(3, 4), 2, axis=0))
+    with pytest.raises(TypeError, match='output_size'):
+        paddle.repeat_interleave(x, c, axis=1, output_size=6.0)
+
+
+@pytest.mark.parametrize('place', PLACES)
+def test_negative_count(place):
+    """A negative count is data: found when the kernel sums the counts (on the GPU in the
+    same copy that brings the total), so in static mode at run time, not at build time."""
+    x = make_tensor(np.ones((2, 3)), 'float32', place)
+    with pytest.raises(ValueError, match=r'repeats.*non-negative'):
+        paddle.repeat_interleave(x, counts([1, -2], place), axis=0)
+    with pytest.raises(ValueError, match=r'repeats.*non-negative'):
+        paddle.repeat_interleave(x, counts([-1], place), axis=1)
+
+
+def test_wrong_output_size_is_checked_on_the_cpu():
+    """On the CPU the counts are at hand, so a wrong output_size is a ValueError; on the GPU it
+    is trusted (checking it would need the device-to-host copy it exists to save)."""
+    x = make_tensor(np.ones((3, 4)), 'float32')
+    with pytest.raises(ValueError, match=r'output_size.*\b6\b.*\b7\b'):
+        paddle.repeat_interleave(x, counts([2, 0, 3, 1], 'cpu'), axis=1, output_size=7)
+    with pytest.raises(ValueError, match=r'non-negative.*repeats\[1\] is -3'):
+        paddle.repeat_interleave(x, counts([2, -3, 3, 1], 'cpu'), axis=1, output_size=3)
+
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', FLOAT_DTYPES)
+def test_gradient_is_a_segment_sum(dtype, place):
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((3, 7, 4))
+    for axis in (None, 0, 1, 2):
+        n = x.size if axis is None else x.shape[axis]
+        for reps in (rng.integers(0, 4, size=n), 2, 0):
+            xt = make_tensor(x, dtype, place, stop_gradient=False)
+            r = counts(reps, place) if isinstance(reps, np.ndarray) else reps
+            out = paddle.repeat_interleave(xt, r, axis=axis)
+            g = make_tensor(rng.standard_normal(out.shape), dtype, place)
+            out.backward(g)
+            ref = repeat_interleave_grad_ref(tensor_values(xt), None, tensor_values(g), reps, axis)
+            tol = {'float64': 1e-12, 'float32': 1e-6}.get(dtype, 1e-2)
+            np.testing.assert_allclose(tensor_values(xt.grad), ref.astype(np.float64), rtol=tol, atol=tol,
+                                       err_msg='axis=%s repeats=%s' % (axis, reps))
+
+
+@pytest.mark.parametrize('place', PLACES)
+def test_long_rows_and_a_long_run(place):
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal(300007).astype(np.float32)
+    c = rng.integers(0, 4, size=x.size)
+    xt = make_tensor(x, 'float32', place, stop_gradient=False)
+    out = paddle.repeat_interleave(xt, counts(c, place))
+    np.testing.assert_array_equal(out.numpy(), np.repeat(x, c))
+    out.backward(make_tensor(np.ones(out.shape), 'float32', place))
+    np.testing.assert_array_equal(xt.grad.numpy(), c.astype(np.float32))
+    # One slice repeated 2^20 times among empty ones: one segment spanning the whole output.
+    c = np.zeros(100, dtype=np.int64)
+    c[37] = 1 << 20
+    xt = make_tensor(np.arange(100.0), 'float64', place, stop_gradient=False)
+    out = paddle.repeat_interleave(xt, counts(c, place))
+    assert out.shape == [1 << 20] and (out.numpy() == 37.0).all()
+    out.sum().backward()
+    assert xt.grad.numpy()[37] == float(1 << 20) and xt.grad.numpy().sum() == float(1 << 20)
+
+
+@pytest.mark.parametrize('place', PLACES)
+def test_list_repeats_and_method(place):
+    x = make_tensor([[1, 2], [3, 4]], 'int64', place)
+    np.testing.assert_array_equal(paddle.repeat_interleave(x, [1, 2], axis=0).numpy(), [[1, 2], [3, 4], [3, 4]])
+    np.testing.assert_array_equal(x.repeat_interleave(2).numpy(), [1, 1, 2, 2, 3, 3, 4, 4])
+    with pytest.raises(TypeError, match='repeats'):
+        paddle.repeat_interleave(x, [1.0, 2.0], axis=0)
+    with pytest.raises(TypeError, match='repeats'):
+        paddle.repeat_interleave(x, 'two', axis=0)
