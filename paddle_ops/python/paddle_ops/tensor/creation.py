@@ -33,6 +33,8 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     Example:
         >>> x = paddle_ops.to_tensor([[1., 2.], [3., 4.]], stop_gradient=False)
     """
+    if not isinstance(stop_gradient, (bool, np.bool_)):
+        raise TypeError(f"to_tensor(): argument 'stop_gradient' must be a bool, but got {type(stop_gradient).__name__}")
     target_place = convert_place(place)
     if isinstance(data, Tensor):
         t = data

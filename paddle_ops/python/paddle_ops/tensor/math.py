@@ -8,13 +8,20 @@ from ..framework import (FLOATING, INTEGER, UNDEFINED, bfloat16, bool as _bool, 
 from .manipulation import _check_tensor, cast
 
 
-def _cum_axis(axis, op):
+def _cum_axis(x, axis, op):
     """(flatten, axis) for the YAML op: axis=None flattens."""
     if axis is None:
         return True, -1
     if isinstance(axis, builtins.bool) or not isinstance(axis, int) and not hasattr(axis, "__index__"):
         raise TypeError(f"{op}(): argument 'axis' must be an int or None, but got {type(axis).__name__}")
-    return False, int(axis)
+    axis = int(axis.__index__())
+    if not -2 ** 31 <= axis < 2 ** 31:
+        # The op's int attribute would narrow it (2^32 -> 0); InferMeta checks the rest.
+        ndim = len(x.shape)
+        r = max(ndim, 1)
+        raise IndexError(f"{op}(): axis is out of range for a {ndim}-D tensor: expected it to be in range of "
+                         f"[{-r}, {r}), but got {axis}")
+    return False, axis
 
 
 def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
@@ -59,7 +66,7 @@ def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=
             x = cast(x, dt)
     elif x.dtype not in FLOATING:
         x = cast(x, float32)
-    flatten, axis = _cum_axis(axis, "logcumsumexp")
+    flatten, axis = _cum_axis(x, axis, "logcumsumexp")
     return _C_ops.logcumsumexp(x, axis, flatten, exclusive, reverse)
 
 
@@ -91,7 +98,7 @@ def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
             x = cast(x, dt)
     elif x.dtype not in FLOATING and x.dtype not in (int32, int64):
         x = cast(x, int64)
-    flatten, axis = _cum_axis(axis, "cumsum")
+    flatten, axis = _cum_axis(x, axis, "cumsum")
     return _C_ops.cumsum(x, axis, flatten, exclusive, reverse)
 
 
