@@ -11,6 +11,6 @@ void ElementwiseInferMeta(const MetaTensor& x, const MetaTensor& y, MetaTensor* 
 void GeneralBinaryGradInferMeta(const MetaTensor& x, const MetaTensor& y, MetaTensor* dx,
                                 MetaTensor* dy);
 // The broadcast shape of a and b (InvalidArgument naming both shapes if incompatible).
-DDim BroadcastDims(const DDim& a, const DDim& b);
+DDim BroadcastDims(const DDim& a, const DDim& b, const char* a_name = "x", const char* b_name = "y");
 
 }  // namespace phi

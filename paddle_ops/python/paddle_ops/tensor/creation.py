@@ -65,7 +65,10 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
 
 
 def full_like(x, fill_value, dtype=None, name=None):
-    """A tensor of x's shape (and dtype unless given) filled with fill_value."""
+    """A tensor of x's shape (and dtype unless given) filled with fill_value (a number that the
+    dtype can hold: ValueError otherwise)."""
+    if isinstance(fill_value, (str, bytes)) or not isinstance(fill_value, (numbers.Number, np.generic)):
+        raise TypeError(f"full_like(): argument 'fill_value' must be a number, but got {type(fill_value).__name__}")
     return _C_ops.full_like(x, fill_value, convert_dtype(dtype) if dtype is not None else UNDEFINED)
 
 

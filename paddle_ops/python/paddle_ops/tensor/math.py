@@ -156,11 +156,12 @@ def pscan(a, x, initial_state=None, reverse=False, name=None):
 def _promote(x, y, op):
     """Make x and y Tensors of one dtype (Python scalars take the tensor's dtype)."""
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):
-        raise TypeError(f"{op}(): at least one operand must be a Tensor")
+        raise TypeError(f"{op}(): argument 'x' or 'y' must be a Tensor, but got {type(x).__name__} and "
+                        f"{type(y).__name__}")
     if not isinstance(y, Tensor):
-        y = _scalar_like(y, x, op)
+        y = _scalar_like(y, x, op, "y")
     if not isinstance(x, Tensor):
-        x = _scalar_like(x, y, op)
+        x = _scalar_like(x, y, op, "x")
     if x.dtype != y.dtype:
         order = [_bool, *INTEGER, float16, bfloat16, float32, float64]
         xf, yf = x.dtype in FLOATING, y.dtype in FLOATING
@@ -177,10 +178,10 @@ def _promote(x, y, op):
     return x, y
 
 
-def _scalar_like(v, t, op):
+def _scalar_like(v, t, op, arg):
     from .creation import to_tensor
     if isinstance(v, builtins.bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
-        raise TypeError(f"{op}(): unsupported operand type {type(v).__name__}")
+        raise TypeError(f"{op}(): argument '{arg}' must be a Tensor or a number, but got {type(v).__name__}")
     dt = t.dtype
     if isinstance(v, float) and dt not in FLOATING:
         dt = float32
