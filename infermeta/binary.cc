@@ -7,15 +7,16 @@
 
 namespace phi {
 
-DDim BroadcastDims(const DDim& a, const DDim& b) {
+DDim BroadcastDims(const DDim& a, const DDim& b, const char* a_name, const char* b_name) {
   const int rank = std::max(a.size(), b.size());
   std::vector<int64_t> out(rank);
   for (int i = 0; i < rank; ++i) {
     const int ia = a.size() - rank + i, ib = b.size() - rank + i;
     const int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
     PADDLE_ENFORCE(da == db || da == 1 || db == 1,
-                   errors::InvalidArgument("shapes %s and %s cannot be broadcast together (dim %d: %d vs %d)",
-                                           a.to_str(), b.to_str(), i, da, db));
+                   errors::InvalidArgument("%s %s and %s %s cannot be broadcast together: expected each dim equal "
+                                           "or 1, but got %d vs %d at dim %d",
+                                           a_name, a.to_str(), b_name, b.to_str(), da, db, i));
     out[i] = da == 1 ? db : da;
   }
   return make_ddim(out);

@@ -17,6 +17,6 @@ void GeneralBinaryGradInferMeta(const MetaTensor& x, const MetaTensor& y, MetaTe
 void RepeatInterleaveWithTensorIndexInferMeta(const MetaTensor& x, const MetaTensor& repeats, int axis,
                                               int64_t output_size, MetaTensor* out);
 // The broadcast shape of a and b (InvalidArgument naming both shapes if incompatible).
-DDim BroadcastDims(const DDim& a, const DDim& b);
+DDim BroadcastDims(const DDim& a, const DDim& b, const char* a_name = "x", const char* b_name = "y");
 
 }  // namespace phi

@@ -33,7 +33,10 @@ void CumInferMeta(const MetaTensor& x, int axis, bool flatten, bool exclusive, b
 void CumScalarAxisInferMeta(const MetaTensor& x, const Scalar& axis, bool flatten, bool exclusive,
                             bool reverse, MetaTensor* out) {
   PADDLE_ENFORCE(axis.is_integer(), errors::InvalidType("axis must be an integer, but got a float"));
-  CumInferMeta(x, axis.to<int>(), flatten, exclusive, reverse, out);
+  const int64_t a = axis.to<int64_t>();
+  // An axis beyond 32 bits is out of range for any rank: raise before it narrows (2^32 -> 0).
+  if (a != static_cast<int>(a)) NormalizeAxis(a, x.dims().size(), "axis");
+  CumInferMeta(x, static_cast<int>(a), flatten, exclusive, reverse, out);
 }
 
 void RightFloodInferMeta(const MetaTensor& x, int axis, bool reverse, const std::string& hole,

@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# Installs what the build and the tests need, if it is missing: CMake, Eigen and GoogleTest
-# from Debian's packages; NumPy, pybind11, PyYAML and pytest from PyPI.
+# Installs what the build and the tests need, if it is missing: CMake, Eigen, GoogleTest and
+# clang (with its sanitizer, libFuzzer and OpenMP runtimes) from Debian's packages; NumPy,
+# pybind11, PyYAML and pytest from PyPI.
 set -euo pipefail
 need_apt=()
 command -v cmake >/dev/null || need_apt+=(cmake)
 command -v g++ >/dev/null || need_apt+=(g++)
 [ -f /usr/include/eigen3/Eigen/Core ] || need_apt+=(libeigen3-dev)
 [ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
+# The sanitizer/fuzzer build (tools/test_sanitize.sh): clang, its runtimes (ASan, UBSan,
+# libFuzzer) and its OpenMP.
+command -v clang++ >/dev/null || need_apt+=(clang)
+if ! command -v clang++ >/dev/null || [ ! -f "$(clang++ -print-file-name=libclang_rt.fuzzer-x86_64.a)" ]; then
+  need_apt+=(libclang-rt-dev)
+fi
+ls /usr/lib/llvm-*/lib/libomp.so >/dev/null 2>&1 || need_apt+=(libomp-dev)
 if ((${#need_apt[@]})); then
   SUDO=""
   [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -64,7 +64,9 @@ struct LogcumsumexpOp : LogAddExpCombine<Acc> {
 // monotone along the forward direction every gate is <= 1: nothing overflows, for any |x|.
 //   inclusive: x_grad[k] = acc[k] * exp(x[k] - o[k])
 //   exclusive: x_grad[k] = acc_exclusive[k] * exp(x[k] - o[prev])   (x[k] first feeds o[prev])
-// A -inf input (or an all -inf prefix, o = -inf) gets gradient 0, not NaN.
+// A -inf input (or an all -inf prefix, o = -inf) gets gradient 0, not NaN. After a +inf input
+// o = +inf and the gate between two +inf outputs is 1 (not exp(inf - inf)): the +inf element's
+// own gradient is NaN (exp(x - o) = exp(inf - inf)), every other element's stays finite.
 template <typename T, typename Acc>
 struct LogcumsumexpGradOp : LinearRecurrenceCombine<Acc> {
   using State = GatedState<Acc>;
@@ -77,7 +79,10 @@ struct LogcumsumexpGradOp : LinearRecurrenceCombine<Acc> {
     const Acc o = static_cast<Acc>(out[p.offset]);
     Acc gate = Acc(0);
     if (!p.first && o != -std::numeric_limits<Acc>::infinity()) {
-      gate = std::exp(o - static_cast<Acc>(out[p.prev]));
+      const Acc o_prev = static_cast<Acc>(out[p.prev]);
+      // Equal outputs give gate 1 = exp(0) exactly, also for o = o_prev = +inf (after a +inf
+      // input), where exp(inf - inf) would be a NaN gate poisoning the whole row's gradient.
+      gate = o == o_prev ? Acc(1) : std::exp(o - o_prev);
     }
     return {gate, static_cast<Acc>(out_grad[p.offset])};
   }

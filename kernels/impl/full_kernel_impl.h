@@ -17,7 +17,8 @@ namespace phi {
 template <typename T>
 inline T CheckedFillValue(const Scalar& value) {
   const bool is_int = value.is_integer();
-  const int64_t iv = value.to<int64_t>();
+  // Read the value only as what it is: a float beyond int64 cast to int64 would be UB.
+  const int64_t iv = is_int ? value.to<int64_t>() : 0;
   const double dv = value.to<double>();
   bool fits = true;
   if constexpr (std::is_same<T, bool>::value) {
@@ -41,9 +42,9 @@ inline T CheckedFillValue(const Scalar& value) {
     fits = !(std::isinf(back) && (is_int || std::isfinite(dv)));
   }
   PADDLE_ENFORCE(fits, errors::InvalidArgument(
-                           "full_like: the fill value %s is out of range for dtype %s",
-                           is_int ? std::to_string(iv) : Sprintf("%g", dv),
-                           DataTypeToString(CppTypeToDataType<T>::Type())));
+                           "full_like(): argument 'fill_value' must fit dtype %s, but got %s",
+                           DataTypeToString(CppTypeToDataType<T>::Type()),
+                           is_int ? std::to_string(iv) : Sprintf("%g", dv)));
   return is_int ? CastValue<T>(iv) : CastValue<T>(dv);
 }
 

@@ -668,7 +668,8 @@ struct SumKernel {
 // ---- logcumsumexp gradient: gated linear recurrence -------------------------------------------
 //
 // In the gradient's scan order, element k is (gate_k, out_grad_k) with
-// gate_k = exp(o_k - o_prev) (0 at the row's first element or where o_k = -inf), and
+// gate_k = exp(o_k - o_prev) (1 where o_k = o_prev, +inf included; 0 at the row's first element
+// or where o_k = -inf), and
 // acc_k = out_grad_k + gate_k * acc_prev. A chunk's local prefix is the pair (A_j, B_j) of the
 // recurrence from the identity (1, 0) (products of gates and the local accumulation); the
 // output is acc_j = B_j + A_j * carry_acc, then
@@ -722,12 +723,16 @@ struct LseGradKernel {
   static RecState Block(Buffers* buf, double* res, int n, bool row_start, const RecState& carry, RecState loc,
                         bool exclusive) {
     const int nv = (n + 3) / 4;
-    const __m256d ninf = _mm256_set1_pd(-kInf), zero = _mm256_setzero_pd();
+    const __m256d ninf = _mm256_set1_pd(-kInf), one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
     __m256d la = _mm256_set1_pd(loc.a), lb = _mm256_set1_pd(loc.b);
     const __m256d cb = _mm256_set1_pd(carry.b);
     for (int i = 0; i < nv; ++i) {
       const __m256d ov = _mm256_load_pd(buf->o + 4 * i);
-      __m256d gate = Eigen::internal::pexp<Packet4d>(_mm256_sub_pd(ov, _mm256_load_pd(buf->oprev + 4 * i)));
+      const __m256d opv = _mm256_load_pd(buf->oprev + 4 * i);
+      __m256d gate = Eigen::internal::pexp<Packet4d>(_mm256_sub_pd(ov, opv));
+      // 1 where o_k = o_prev (exp(inf - inf) after a +inf input would poison the row with NaN),
+      // then 0 where o_k = -inf.
+      gate = _mm256_blendv_pd(gate, one, _mm256_cmp_pd(ov, opv, _CMP_EQ_OQ));
       gate = _mm256_andnot_pd(_mm256_cmp_pd(ov, ninf, _CMP_EQ_OQ), gate);
       if (i == 0 && row_start) gate = _mm256_blend_pd(gate, zero, 0x1);
       __m256d a = gate, b = _mm256_load_pd(buf->g + 4 * i);

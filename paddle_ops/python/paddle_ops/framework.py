@@ -32,6 +32,9 @@ def convert_dtype(dtype, what="dtype"):
     """A DataType from a DataType, a name ('float32', 'bfloat16', ...) or a NumPy dtype."""
     if isinstance(dtype, DataType):
         return dtype
+    if dtype is None or isinstance(dtype, (int, float)):  # NumPy would read None as float64
+        raise TypeError(f"{what}: expected a dtype (paddle_ops.float32, 'float32', numpy dtype), "
+                        f"but got {dtype!r}")
     if isinstance(dtype, str):
         t = _C.dtype_from_string(dtype)
         if t is None or int(t) == 0:

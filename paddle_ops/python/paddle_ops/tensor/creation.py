@@ -33,6 +33,8 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     Example:
         >>> x = paddle_ops.to_tensor([[1., 2.], [3., 4.]], stop_gradient=False)
     """
+    if not isinstance(stop_gradient, (bool, np.bool_)):
+        raise TypeError(f"to_tensor(): argument 'stop_gradient' must be a bool, but got {type(stop_gradient).__name__}")
     target_place = convert_place(place)
     if isinstance(data, Tensor):
         t = data
@@ -63,7 +65,10 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
 
 
 def full_like(x, fill_value, dtype=None, name=None):
-    """A tensor of x's shape (and dtype unless given) filled with fill_value."""
+    """A tensor of x's shape (and dtype unless given) filled with fill_value (a number that the
+    dtype can hold: ValueError otherwise)."""
+    if isinstance(fill_value, (str, bytes)) or not isinstance(fill_value, (numbers.Number, np.generic)):
+        raise TypeError(f"full_like(): argument 'fill_value' must be a number, but got {type(fill_value).__name__}")
     return _C_ops.full_like(x, fill_value, convert_dtype(dtype) if dtype is not None else UNDEFINED)
 
 

@@ -25,7 +25,7 @@ def reshape(x, shape, name=None):
 def cast(x, dtype):
     """x converted to `dtype` (float -> int truncates toward zero; 16-bit floats round to nearest even)."""
     _check_tensor(x, "cast")
-    dtype = convert_dtype(dtype)
+    dtype = convert_dtype(dtype, "cast(): argument 'dtype'")
     return _C_ops.cast(x, dtype)
 
 

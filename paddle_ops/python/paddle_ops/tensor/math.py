@@ -8,13 +8,20 @@ from ..framework import (FLOATING, INTEGER, UNDEFINED, bfloat16, bool as _bool, 
 from .manipulation import _check_tensor, cast
 
 
-def _cum_axis(axis, op):
+def _cum_axis(x, axis, op):
     """(flatten, axis) for the YAML op: axis=None flattens."""
     if axis is None:
         return True, -1
     if isinstance(axis, builtins.bool) or not isinstance(axis, int) and not hasattr(axis, "__index__"):
         raise TypeError(f"{op}(): argument 'axis' must be an int or None, but got {type(axis).__name__}")
-    return False, int(axis)
+    axis = int(axis.__index__())
+    if not -2 ** 31 <= axis < 2 ** 31:
+        # The op's int attribute would narrow it (2^32 -> 0); InferMeta checks the rest.
+        ndim = len(x.shape)
+        r = max(ndim, 1)
+        raise IndexError(f"{op}(): axis is out of range for a {ndim}-D tensor: expected it to be in range of "
+                         f"[{-r}, {r}), but got {axis}")
+    return False, axis
 
 
 def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
@@ -59,7 +66,7 @@ def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=
             x = cast(x, dt)
     elif x.dtype not in FLOATING:
         x = cast(x, float32)
-    flatten, axis = _cum_axis(axis, "logcumsumexp")
+    flatten, axis = _cum_axis(x, axis, "logcumsumexp")
     return _C_ops.logcumsumexp(x, axis, flatten, exclusive, reverse)
 
 
@@ -91,7 +98,7 @@ def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
             x = cast(x, dt)
     elif x.dtype not in FLOATING and x.dtype not in (int32, int64):
         x = cast(x, int64)
-    flatten, axis = _cum_axis(axis, "cumsum")
+    flatten, axis = _cum_axis(x, axis, "cumsum")
     return _C_ops.cumsum(x, axis, flatten, exclusive, reverse)
 
 
@@ -194,11 +201,12 @@ def right_flood(x, axis=-1, reverse=False, hole='zero', return_index=False, name
 def _promote(x, y, op):
     """Make x and y Tensors of one dtype (Python scalars take the tensor's dtype)."""
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):
-        raise TypeError(f"{op}(): at least one operand must be a Tensor")
+        raise TypeError(f"{op}(): argument 'x' or 'y' must be a Tensor, but got {type(x).__name__} and "
+                        f"{type(y).__name__}")
     if not isinstance(y, Tensor):
-        y = _scalar_like(y, x, op)
+        y = _scalar_like(y, x, op, "y")
     if not isinstance(x, Tensor):
-        x = _scalar_like(x, y, op)
+        x = _scalar_like(x, y, op, "x")
     if x.dtype != y.dtype:
         order = [_bool, *INTEGER, float16, bfloat16, float32, float64]
         xf, yf = x.dtype in FLOATING, y.dtype in FLOATING
@@ -215,10 +223,10 @@ def _promote(x, y, op):
     return x, y
 
 
-def _scalar_like(v, t, op):
+def _scalar_like(v, t, op, arg):
     from .creation import to_tensor
     if isinstance(v, builtins.bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
-        raise TypeError(f"{op}(): unsupported operand type {type(v).__name__}")
+        raise TypeError(f"{op}(): argument '{arg}' must be a Tensor or a number, but got {type(v).__name__}")
     dt = t.dtype
     if isinstance(v, float) and dt not in FLOATING:
         dt = float32

@@ -1,0 +1,868 @@
+// libFuzzer target over the C++ API (paddle_ops::experimental, the generated shims: kernel
+// lookup, InferMeta, CPU kernel). Each input picks one op of kOps (or the op named by
+// PADDLE_OPS_FUZZ_OP), random shapes (0-D and zero-size included), axes, attributes, dtypes
+// and values (+-inf, NaN, huge, tiny, subnormal, -0, extreme integers), runs it, and checks:
+//   - a valid call succeeds and matches a slow, independent reference (long double loops,
+//     written here from the op's definition) within the dtype's tolerance; NaN where the
+//     reference is NaN, the same infinity where it is infinite;
+//   - an invalid call (axis out of range, bad shape, unsupported dtype, ...) throws
+//     phi::EnforceNotMet with the expected error code, and nothing else escapes.
+// Any mismatch aborts with a message naming the op and the case. The CPU scan engine's chunk
+// is shrunk to 1024 steps and its SIMD path and thread count vary, so small inputs reach the
+// three-phase long-row paths.
+//
+// Adding an op: one entry in kOps (a name and a function drawing a case and checking it).
+//
+// Run: build with -DPADDLE_OPS_FUZZ=ON (clang), then tools/fuzz.sh [seconds per op] [op...].
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kernels/funcs/cast_value.h"
+#include "kernels/funcs/cpu/scan_runtime.h"
+#include "paddle_ops/common/enforce.h"
+#include "paddle_ops/core/device_context.h"
+#include "paddle_ops/core/kernel_factory.h"
+#include "paddle_ops_gen/api.h"
+
+namespace {
+
+using phi::DataType;
+using paddle_ops::Tensor;
+namespace api = paddle_ops::experimental;
+using LD = long double;
+using Fdp = FuzzedDataProvider;
+
+constexpr LD kInf = std::numeric_limits<LD>::infinity();
+constexpr LD kNaN = std::numeric_limits<LD>::quiet_NaN();
+
+const DataType kAllTypes[] = {DataType::BOOL,    DataType::UINT8,   DataType::INT8,     DataType::INT16,
+                              DataType::INT32,   DataType::INT64,   DataType::FLOAT16,  DataType::BFLOAT16,
+                              DataType::FLOAT32, DataType::FLOAT64};
+const DataType kFloatTypes[] = {DataType::FLOAT16, DataType::BFLOAT16, DataType::FLOAT32, DataType::FLOAT64};
+
+std::string g_case;  // what the current input is, for the failure message
+
+[[noreturn]] void Fail(const std::string& what) {
+  std::fprintf(stderr, "\n*** paddle_ops fuzz failure: %s\n    case: %s\n", what.c_str(), g_case.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+// ---- host arrays ------------------------------------------------------------------------
+
+struct Arr {
+  std::vector<int64_t> dims;
+  DataType dtype = DataType::FLOAT32;
+  std::vector<LD> v;  // the values the tensor holds (already rounded to dtype)
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+  }
+};
+
+std::string Str(const std::vector<int64_t>& d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+  return s + "]";
+}
+
+// v rounded to dtype, as the tensor will hold it (the library's own element conversion).
+LD RoundTo(DataType t, LD v) {
+  return PD_VISIT_ALL_TYPES(t, "fuzz", [&] {
+    if constexpr (std::is_integral<data_t>::value && !std::is_same<data_t, bool>::value) {
+      // Integer data is drawn in range; a float reference result is truncated the same way.
+      if (!(v >= -9223372036854775808.0L && v < 9223372036854775808.0L)) {
+        return static_cast<LD>(static_cast<data_t>(std::numeric_limits<int64_t>::min()));
+      }
+      return static_cast<LD>(static_cast<data_t>(static_cast<int64_t>(v)));
+    } else {
+      return static_cast<LD>(static_cast<double>(phi::CastValue<data_t>(static_cast<double>(v))));
+    }
+  });
+}
+
+Tensor ToTensor(const Arr& a) {
+  phi::DenseTensor t;
+  t.Resize(phi::make_ddim(a.dims));
+  static phi::CPUContext ctx;
+  PD_VISIT_ALL_TYPES(a.dtype, "fuzz", [&] {
+    data_t* p = ctx.Alloc<data_t>(&t);
+    for (size_t i = 0; i < a.v.size(); ++i) {
+      if constexpr (std::is_integral<data_t>::value && !std::is_same<data_t, bool>::value) {
+        p[i] = static_cast<data_t>(static_cast<int64_t>(a.v[i]));
+      } else {
+        p[i] = phi::CastValue<data_t>(static_cast<double>(a.v[i]));
+      }
+    }
+  });
+  return Tensor(t);
+}
+
+Arr FromTensor(const Tensor& t) {
+  Arr a;
+  a.dims = phi::vectorize(t.dims());
+  a.dtype = t.dtype();
+  const phi::DenseTensor& d = t.dense();
+  PD_VISIT_ALL_TYPES(a.dtype, "fuzz", [&] {
+    const data_t* p = d.data<data_t>();
+    for (int64_t i = 0; i < d.numel(); ++i) {
+      if constexpr (std::is_integral<data_t>::value) {
+        a.v.push_back(static_cast<LD>(p[i]));
+      } else {
+        a.v.push_back(static_cast<LD>(static_cast<double>(p[i])));
+      }
+    }
+  });
+  return a;
+}
+
+// ---- drawing cases --------------------------------------------------------------------------
+
+bool IsFloat(DataType t) { return phi::IsFloatingType(t); }
+
+// Whether the registry has a CPU kernel of `op` for `t` (a call without one must raise NotFound).
+bool HasCpuKernel(const char* op, DataType t) {
+  return phi::KernelFactory::Instance().Find(op, phi::KernelKey(phi::Backend::CPU, phi::DataLayout::ALL_LAYOUT, t)) !=
+         nullptr;
+}
+
+DataType PickType(Fdp& f, bool floats_only = false) {
+  return floats_only ? f.PickValueInArray(kFloatTypes) : f.PickValueInArray(kAllTypes);
+}
+
+// A value of dtype t: ordinary ones mostly, then the special ones.
+LD PickValue(Fdp& f, DataType t) {
+  if (t == DataType::BOOL) return f.ConsumeBool() ? 1 : 0;
+  if (!IsFloat(t)) {
+    const int64_t lo = t == DataType::UINT8 ? 0 : t == DataType::INT8 ? -128 : t == DataType::INT16 ? -32768
+                       : t == DataType::INT32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::min();
+    const int64_t hi = t == DataType::UINT8 ? 255 : t == DataType::INT8 ? 127 : t == DataType::INT16 ? 32767
+                       : t == DataType::INT32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max();
+    switch (f.ConsumeIntegralInRange<int>(0, 7)) {
+      case 0: return static_cast<LD>(lo);
+      case 1: return static_cast<LD>(hi);
+      default: return static_cast<LD>(f.ConsumeIntegralInRange<int64_t>(std::max<int64_t>(lo, -20), std::min<int64_t>(hi, 20)));
+    }
+  }
+  LD v;
+  switch (f.ConsumeIntegralInRange<int>(0, 23)) {
+    case 0: v = kInf; break;
+    case 1: v = -kInf; break;
+    case 2: v = kNaN; break;
+    case 3: v = 1e300L; break;                                  // huge (inf below float64)
+    case 4: v = -3e38L; break;                                  // huge for float32
+    case 5: v = 6e4L; break;                                    // near float16's max
+    case 6: v = std::numeric_limits<double>::denorm_min() * f.ConsumeIntegralInRange<int>(1, 9); break;
+    case 7: v = std::numeric_limits<float>::denorm_min() * f.ConsumeIntegralInRange<int>(1, 9); break;
+    case 8: v = 1e-300L; break;                                 // tiny
+    case 9: v = -0.0L; break;
+    case 10: v = 1e4L * (f.ConsumeBool() ? 1 : -1); break;
+    default: v = static_cast<LD>(f.ConsumeFloatingPointInRange<double>(-8.0, 8.0));
+  }
+  return RoundTo(t, v);
+}
+
+std::vector<int64_t> PickDims(Fdp& f, int max_rank = 4) {
+  const int rank = f.ConsumeIntegralInRange<int>(0, max_rank);
+  std::vector<int64_t> d(rank);
+  int64_t total = 1;
+  for (int i = 0; i < rank; ++i) {
+    // Mostly small; sometimes zero; rarely a long axis that crosses the 1024-step chunks.
+    const int kind = f.ConsumeIntegralInRange<int>(0, 15);
+    d[i] = kind == 0 ? 0 : kind == 1 ? f.ConsumeIntegralInRange<int64_t>(1000, 2600) : f.ConsumeIntegralInRange<int64_t>(1, 9);
+    if (total * std::max<int64_t>(d[i], 1) > 6000) d[i] = std::min<int64_t>(d[i], 2);
+    total *= std::max<int64_t>(d[i], 1);
+  }
+  return d;
+}
+
+Arr PickArr(Fdp& f, const std::vector<int64_t>& dims, DataType t) {
+  Arr a;
+  a.dims = dims;
+  a.dtype = t;
+  const int64_t n = a.numel();
+  a.v.resize(n);
+  // Values: all ordinary, or with specials sprinkled in (one PickValue per element is slow
+  // for long rows on a short input, so the fuzz bytes seed a small generator).
+  uint64_t s = f.ConsumeIntegral<uint64_t>() | 1;
+  const bool specials = f.ConsumeBool();
+  for (int64_t i = 0; i < n; ++i) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    if (specials && (s >> 59) == 0 && f.remaining_bytes() > 0) {
+      a.v[i] = PickValue(f, t);
+    } else if (IsFloat(t)) {
+      a.v[i] = RoundTo(t, (static_cast<LD>(s >> 11) / 9007199254740992.0L - 0.5L) * 8);
+    } else if (t == DataType::BOOL) {
+      a.v[i] = (s >> 40) & 1;
+    } else {
+      a.v[i] = static_cast<LD>(static_cast<int64_t>((s >> 40) % 21) - (t == DataType::UINT8 ? 0 : 10));
+    }
+  }
+  return a;
+}
+
+// ---- checking -------------------------------------------------------------------------------
+
+// The dtype's unit roundoff.
+LD Eps(DataType t) {
+  switch (t) {
+    case DataType::FLOAT64: return std::ldexp(1.0L, -53);
+    case DataType::FLOAT32: return std::ldexp(1.0L, -24);
+    case DataType::FLOAT16: return std::ldexp(1.0L, -11);
+    case DataType::BFLOAT16: return std::ldexp(1.0L, -8);
+    default: return 0;
+  }
+}
+
+// got vs ref (ref rounded to got's dtype first): NaN where NaN, the same infinity, else
+// |got - ref| <= k * eps(dtype) * scale (+ one ulp of the 16-bit types: their one rounding).
+void Expect(const char* what, const Arr& got, const std::vector<LD>& ref, const std::vector<int64_t>& dims,
+            DataType dtype, LD k, const std::vector<LD>* scale = nullptr) {
+  if (got.dims != dims) Fail(std::string(what) + ": dims " + Str(got.dims) + ", expected " + Str(dims));
+  if (got.dtype != dtype) {
+    Fail(std::string(what) + ": dtype " + phi::DataTypeToString(got.dtype) + ", expected " + phi::DataTypeToString(dtype));
+  }
+  if (got.v.size() != ref.size()) Fail(std::string(what) + ": element count");
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const LD r = RoundTo(dtype, ref[i]);
+    const LD g = got.v[i];
+    bool ok;
+    if (!IsFloat(dtype)) {
+      ok = g == r;
+    } else if (std::isnan(r) || std::isnan(g)) {
+      ok = std::isnan(r) && std::isnan(g);
+    } else if (std::isinf(r) || std::isinf(g)) {
+      ok = g == r;
+    } else {
+      const LD sc = scale ? (*scale)[i] : std::max<LD>(1, std::fabs(ref[i]));
+      const LD ulp16 = (dtype == DataType::FLOAT16 || dtype == DataType::BFLOAT16) ? 2 * Eps(dtype) * std::fabs(r) : 0;
+      ok = std::fabs(g - r) <= k * Eps(dtype) * sc + ulp16;
+    }
+    if (!ok) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf, "%s[%zu] = %.21Lg, reference %.21Lg (rounded %.21Lg)", what, i, g, ref[i], r);
+      Fail(buf);
+    }
+  }
+}
+
+// Runs call; `expected` is the error code an invalid case must raise (or -1 for a valid
+// case). Returns whether the call ran (and so whether to check its result).
+bool Run(const std::function<void()>& call, int expected) {
+  try {
+    call();
+  } catch (const phi::EnforceNotMet& e) {
+    if (expected < 0) Fail(std::string("valid call raised: ") + e.what());
+    if (static_cast<int>(e.code()) != expected) {
+      Fail(std::string("raised ") + e.what() + " but expected error code " + std::to_string(expected));
+    }
+    return false;
+  } catch (const std::exception& e) {
+    Fail(std::string("a non-phi exception escaped: ") + e.what());
+  }
+  if (expected >= 0) Fail("an invalid call did not raise (expected error code " + std::to_string(expected) + ")");
+  return true;
+}
+
+constexpr int kValid = -1;
+const int kOutOfRange = static_cast<int>(phi::ErrorCode::OUT_OF_RANGE);
+const int kInvalidArgument = static_cast<int>(phi::ErrorCode::INVALID_ARGUMENT);
+const int kNotFound = static_cast<int>(phi::ErrorCode::NOT_FOUND);
+
+// ---- scans: [outer, length, inner] views of the reference ------------------------------------
+
+struct Scan {
+  int64_t outer = 1, len = 1, inner = 1;
+  // Element indices of row (o, i) in forward order.
+  int64_t At(int64_t o, int64_t i, int64_t k) const { return (o * len + k) * inner + i; }
+};
+
+Scan ScanOf(const std::vector<int64_t>& dims, int axis, bool flatten) {
+  Scan s;
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  if (flatten || dims.empty()) {
+    s.len = n;
+    return s;
+  }
+  const int r = static_cast<int>(dims.size());
+  const int a = axis < 0 ? axis + r : axis;
+  for (int i = 0; i < a; ++i) s.outer *= dims[i];
+  s.len = dims[a];
+  for (int i = a + 1; i < r; ++i) s.inner *= dims[i];
+  return s;
+}
+
+// Draws (axis, flatten, exclusive, reverse) and whether the axis is valid for `rank`.
+struct ScanAttrs {
+  int axis;
+  bool flatten, exclusive, reverse, valid;
+};
+ScanAttrs PickScanAttrs(Fdp& f, int rank) {
+  ScanAttrs a;
+  a.flatten = f.ConsumeIntegralInRange<int>(0, 4) == 0;
+  const int r = std::max(rank, 1);
+  a.axis = a.flatten ? -1 : f.ConsumeIntegralInRange<int>(-r - 2, r + 1);
+  if (!a.flatten && f.ConsumeIntegralInRange<int>(0, 31) == 0) {
+    a.axis = f.ConsumeBool() ? std::numeric_limits<int>::max() : std::numeric_limits<int>::min();
+  }
+  a.exclusive = f.ConsumeBool();
+  a.reverse = f.ConsumeBool();
+  a.valid = a.flatten || (a.axis >= -r && a.axis < r);
+  return a;
+}
+
+// position k (0-based, in scan order) of the row as a forward index
+int64_t Step(const Scan& s, int64_t k, bool reverse) { return reverse ? s.len - 1 - k : k; }
+
+LD LogAddExp(LD a, LD b) {
+  if (std::isnan(a) || std::isnan(b)) return kNaN;
+  const LD m = std::max(a, b);
+  if (std::isinf(m)) return m;  // +inf, or both -inf
+  return m + std::log1p(std::exp(-std::fabs(a - b)));
+}
+
+template <typename Comb>
+std::vector<LD> ScanRef(const Arr& x, const ScanAttrs& at, LD identity, Comb comb) {
+  const Scan s = ScanOf(x.dims, at.axis, at.flatten);
+  std::vector<LD> out(x.v.size());
+  for (int64_t o = 0; o < s.outer; ++o) {
+    for (int64_t i = 0; i < s.inner; ++i) {
+      LD acc = identity;
+      for (int64_t k = 0; k < s.len; ++k) {
+        const int64_t e = s.At(o, i, Step(s, k, at.reverse));
+        if (at.exclusive) {
+          out[e] = acc;
+          acc = comb(acc, x.v[e]);
+        } else {
+          acc = comb(acc, x.v[e]);
+          out[e] = acc;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// The gradient of a scan by its definition: x_grad[e] = sum over the outputs j whose window
+// holds e of out_grad[j] * partial(x[e], out[j]) (quadratic: the slow reference).
+template <typename Partial>
+std::vector<LD> ScanGradRef(const Arr& x, const Arr& out, const Arr& gout, const ScanAttrs& at, Partial partial) {
+  const Scan s = ScanOf(x.dims, at.axis, at.flatten);
+  std::vector<LD> g(x.v.size(), 0);
+  for (int64_t o = 0; o < s.outer; ++o) {
+    for (int64_t i = 0; i < s.inner; ++i) {
+      for (int64_t k = 0; k < s.len; ++k) {  // the element, k-th in scan order
+        const int64_t e = s.At(o, i, Step(s, k, at.reverse));
+        LD acc = 0;
+        for (int64_t j = at.exclusive ? k + 1 : k; j < s.len; ++j) {
+          const int64_t oj = s.At(o, i, Step(s, j, at.reverse));
+          acc += gout.v[oj] * partial(x.v[e], out.v[oj]);
+        }
+        g[e] = acc;
+      }
+    }
+  }
+  return g;
+}
+
+void SetEngine(Fdp& f) {
+  phi::funcs::SetCpuScanChunkForTesting(f.ConsumeBool() ? 1024 : 0);
+  phi::funcs::SetCpuScanSimdEnabled(f.ConsumeIntegralInRange<int>(0, 3) != 0);
+  phi::funcs::SetCpuNumThreads(f.ConsumeIntegralInRange<int>(1, 2));
+}
+
+std::string Describe(const char* op, const Arr& x, const ScanAttrs& at) {
+  return std::string(op) + " x" + Str(x.dims) + " " + phi::DataTypeToString(x.dtype) + " axis=" +
+         std::to_string(at.axis) + " flatten=" + std::to_string(at.flatten) + " exclusive=" +
+         std::to_string(at.exclusive) + " reverse=" + std::to_string(at.reverse);
+}
+
+// ---- the ops ---------------------------------------------------------------------------------
+
+// logcumsumexp and its grad: float types only (the Python wrapper promotes the others).
+void FuzzLogcumsumexp(Fdp& f, bool grad) {
+  SetEngine(f);
+  const DataType t = PickType(f, f.ConsumeIntegralInRange<int>(0, 15) != 0);
+  const Arr x = PickArr(f, PickDims(f), t);
+  const ScanAttrs at = PickScanAttrs(f, static_cast<int>(x.dims.size()));
+  g_case = Describe(grad ? "logcumsumexp_grad" : "logcumsumexp", x, at);
+  const int expected = !HasCpuKernel("logcumsumexp", t) ? kNotFound : !at.valid ? kOutOfRange : kValid;
+  Tensor out;
+  if (!Run([&] { out = api::logcumsumexp(ToTensor(x), at.axis, at.flatten, at.exclusive, at.reverse); }, expected)) return;
+  const Arr o = FromTensor(out);
+  std::vector<int64_t> odims = x.dims;
+  if (at.flatten) odims = {x.numel()};
+  Arr xs = x;  // the reference scans x with the output's dims
+  xs.dims = odims;
+  const std::vector<LD> ref = ScanRef(xs, at, -kInf, LogAddExp);
+  if (!grad) {
+    Expect("out", o, ref, odims, t, 8);
+    return;
+  }
+  Arr gout = PickArr(f, odims, t);
+  Tensor xg;
+  Run([&] { xg = api::logcumsumexp_grad(ToTensor(x), out, ToTensor(gout), at.axis, at.flatten, at.exclusive, at.reverse); },
+      kValid);
+  const std::vector<LD> gref = ScanGradRef(xs, o, gout, at, [](LD xe, LD oj) -> LD {
+    if (xe == -kInf) return 0;
+    return std::exp(xe - oj);
+  });
+  LD m = 1;
+  for (LD v : gref) {
+    if (std::isfinite(v)) m = std::max(m, std::fabs(v));
+  }
+  std::vector<LD> scale(gref.size(), m);
+  Expect("x_grad", FromTensor(xg), gref, x.dims, t, 32, &scale);
+}
+
+// cumsum and its grad: floats, int32, int64 (other dtypes: NotFound).
+void FuzzCumsum(Fdp& f, bool grad) {
+  SetEngine(f);
+  const DataType t = PickType(f);
+  const Arr x = PickArr(f, PickDims(f), t);
+  const ScanAttrs at = PickScanAttrs(f, static_cast<int>(x.dims.size()));
+  g_case = Describe(grad ? "cumsum_grad" : "cumsum", x, at);
+  const bool has_kernel = HasCpuKernel("cumsum", t);
+  const int expected = !has_kernel ? kNotFound : !at.valid ? kOutOfRange : kValid;
+  std::vector<int64_t> odims = x.dims;
+  if (at.flatten) odims = {x.numel()};
+  Arr xs = x;
+  xs.dims = odims;
+  const bool is_int = !IsFloat(t);
+  auto add = [is_int, t](LD a, LD b) -> LD {
+    if (!is_int) return a + b;
+    // Integers wrap (two's complement), as documented.
+    const uint64_t s = static_cast<uint64_t>(static_cast<int64_t>(a)) + static_cast<uint64_t>(static_cast<int64_t>(b));
+    return t == DataType::INT32 ? static_cast<LD>(static_cast<int32_t>(static_cast<uint32_t>(s)))
+                                : static_cast<LD>(static_cast<int64_t>(s));
+  };
+  if (!grad) {
+    Tensor out;
+    if (!Run([&] { out = api::cumsum(ToTensor(x), phi::Scalar(at.axis), at.flatten, at.exclusive, at.reverse); },
+             expected)) {
+      return;
+    }
+    Arr ax = xs;
+    for (LD& v : ax.v) v = std::fabs(v);
+    std::vector<LD> scale = ScanRef(ax, at, 0, [](LD a, LD b) { return a + b; });
+    for (LD& v : scale) v = std::max<LD>(1, v);
+    Expect("out", FromTensor(out), ScanRef(xs, at, 0, add), odims, t, 4, &scale);
+    return;
+  }
+  if (!has_kernel || !HasCpuKernel("cumsum_grad", t)) return;
+  const Arr gout = PickArr(f, odims, t);
+  Tensor xg;
+  if (!Run([&] { xg = api::cumsum_grad(ToTensor(x), ToTensor(gout), phi::Scalar(at.axis), at.flatten, at.exclusive, at.reverse); },
+           at.valid ? kValid : kOutOfRange)) {
+    return;
+  }
+  Arr o = xs;  // unused by the partial
+  std::vector<LD> gref = ScanGradRef(xs, o, gout, at, [](LD, LD) -> LD { return 1; });
+  // The reference's sum of inf and -inf is NaN whatever the order; so must the kernel's be.
+  Arr ag = gout;
+  for (LD& v : ag.v) v = std::fabs(v);
+  std::vector<LD> scale = ScanGradRef(xs, o, ag, at, [](LD, LD) -> LD { return 1; });
+  for (LD& v : scale) v = std::max<LD>(1, v);
+  Expect("x_grad", FromTensor(xg), gref, x.dims, t, 4, &scale);
+}
+
+// pscan: y[:, t] = a[:, t] * y[:, t-1] + x[:, t]; a [N, T] or [N, T, D], initial_state [N, D].
+void FuzzPscan(Fdp& f, bool grad) {
+  SetEngine(f);
+  const DataType t = PickType(f, f.ConsumeIntegralInRange<int>(0, 15) != 0);
+  const int64_t N = f.ConsumeIntegralInRange<int64_t>(0, 3);
+  const int64_t T = f.ConsumeIntegralInRange<int>(0, 7) == 0 ? f.ConsumeIntegralInRange<int64_t>(1000, 2200)
+                                                             : f.ConsumeIntegralInRange<int64_t>(0, 9);
+  const int64_t D = f.ConsumeIntegralInRange<int64_t>(0, 4);
+  const bool per_step = f.ConsumeBool();
+  const bool with_state = f.ConsumeBool();
+  const bool reverse = f.ConsumeBool();
+  const int bad = f.ConsumeIntegralInRange<int>(0, 11);  // 1: a's shape, 2: state's shape, 3: a's dtype
+  Arr x = PickArr(f, {N, T, D}, t);
+  std::vector<int64_t> adims = per_step ? std::vector<int64_t>{N, T} : std::vector<int64_t>{N, T, D};
+  if (bad == 1) adims.back() += 1;
+  Arr a = PickArr(f, adims, bad == 3 && t != DataType::FLOAT64 ? DataType::FLOAT64 : t);
+  // Gates mostly within [-1, 1] (as a recurrence is used), with exact 0, 1, -1.
+  for (LD& v : a.v) {
+    if (std::isfinite(v) && std::fabs(v) > 1.5L) v = RoundTo(a.dtype, v / 8);
+  }
+  Arr h0 = PickArr(f, {N, D + (bad == 2 ? 1 : 0)}, t);
+  g_case = "pscan x" + Str(x.dims) + " a" + Str(a.dims) + " " + phi::DataTypeToString(t) + (with_state ? " h0" : "") +
+           (reverse ? " reverse" : "") + " bad=" + std::to_string(bad);
+  int expected = kValid;
+  if (!HasCpuKernel("pscan", t)) {
+    expected = kNotFound;
+  } else if (bad == 1 || (bad == 2 && with_state)) {
+    expected = kInvalidArgument;
+  } else if (bad == 3 && t != DataType::FLOAT64) {
+    expected = static_cast<int>(phi::ErrorCode::INVALID_TYPE);
+  }
+  paddle::optional<Tensor> state;
+  if (with_state) state = ToTensor(h0);
+  Tensor out;
+  if (!Run([&] { out = api::pscan(ToTensor(a), ToTensor(x), state, reverse); }, expected)) return;
+  // Reference: the loop in long double; its magnitudes give the tolerance's scale.
+  std::vector<LD> ref(x.v.size()), mag(x.v.size());
+  auto gate = [&](int64_t n, int64_t s, int64_t d) { return a.v[per_step ? n * T + s : (n * T + s) * D + d]; };
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t d = 0; d < D; ++d) {
+      bool have = with_state;
+      LD h = with_state ? h0.v[n * D + d] : 0, hm = std::fabs(h);
+      for (int64_t k = 0; k < T; ++k) {
+        const int64_t s = reverse ? T - 1 - k : k;
+        const int64_t e = (n * T + s) * D + d;
+        h = have ? gate(n, s, d) * h + x.v[e] : x.v[e];
+        hm = have ? std::fabs(gate(n, s, d)) * hm + std::fabs(x.v[e]) : std::fabs(x.v[e]);
+        have = true;
+        ref[e] = h;
+        mag[e] = std::max<LD>(1, hm);
+      }
+    }
+  }
+  const Arr o = FromTensor(out);
+  // With inf or NaN in a recurrence, (gate, value) pairs combined in another order than the
+  // loop's may give NaN where the loop gives inf (0 * inf): only finite references are compared
+  // for pscan, and those must match.
+  Arr oc = o;
+  std::vector<LD> rc = ref;
+  bool all_finite = true;
+  for (LD v : x.v) all_finite &= std::isfinite(v);
+  for (LD v : a.v) all_finite &= std::isfinite(v);
+  if (with_state) {
+    for (LD v : h0.v) all_finite &= std::isfinite(v);
+  }
+  for (size_t i = 0; i < rc.size(); ++i) {
+    if (!all_finite && !std::isfinite(RoundTo(t, rc[i]))) oc.v[i] = rc[i] = 0;
+  }
+  Expect("out", oc, rc, x.dims, t, t == DataType::FLOAT64 ? 64 : 128, &mag);
+  if (!grad) return;
+  const Arr gout = PickArr(f, x.dims, t);
+  std::tuple<Tensor, Tensor, Tensor> gr;
+  Run([&] { gr = api::pscan_grad(ToTensor(a), state, out, ToTensor(gout), reverse); }, kValid);
+  // x_grad by its loop: g[s] = gout[s] + a[next] * g[next] (next = the step after s).
+  std::vector<LD> gx(x.v.size()), gm(x.v.size());
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t d = 0; d < D; ++d) {
+      LD g = 0, m = 0;
+      for (int64_t k = T - 1; k >= 0; --k) {
+        const int64_t s = reverse ? T - 1 - k : k;
+        const int64_t e = (n * T + s) * D + d;
+        const bool last = k == T - 1;
+        const int64_t nxt = reverse ? s - 1 : s + 1;
+        g = last ? gout.v[e] : gout.v[e] + gate(n, nxt, d) * g;
+        m = last ? std::fabs(gout.v[e]) : std::fabs(gout.v[e]) + std::fabs(gate(n, nxt, d)) * m;
+        gx[e] = g;
+        gm[e] = std::max<LD>(1, m);
+      }
+    }
+  }
+  if (!all_finite) return;  // see above; the forward's special values were checked
+  for (LD v : gout.v) {
+    if (!std::isfinite(v)) return;
+  }
+  Expect("x_grad", FromTensor(std::get<1>(gr)), gx, x.dims, t, t == DataType::FLOAT64 ? 64 : 128, &gm);
+}
+
+// Broadcast shapes: y's dims are x's with some set to 1 or dropped in front (or not
+// broadcastable when `bad`).
+void FuzzElementwise(Fdp& f, int which) {
+  static const char* kNames[] = {"add", "subtract", "multiply"};
+  const DataType t = PickType(f);
+  std::vector<int64_t> xd = PickDims(f, 3);
+  std::vector<int64_t> yd = xd;
+  const int drop = yd.empty() ? 0 : f.ConsumeIntegralInRange<int>(0, static_cast<int>(yd.size()));
+  yd.erase(yd.begin(), yd.begin() + drop);
+  for (int64_t& d : yd) {
+    if (f.ConsumeIntegralInRange<int>(0, 3) == 0) d = 1;
+  }
+  const bool bad = !yd.empty() && f.ConsumeIntegralInRange<int>(0, 15) == 0 && yd.back() != 1;
+  if (bad) yd.back() = yd.back() == 0 ? 2 : yd.back() + 1;  // neither equal to x's dim nor 1
+  if (f.ConsumeBool()) std::swap(xd, yd);
+  const Arr x = PickArr(f, xd, t), y = PickArr(f, yd, t);
+  g_case = std::string(kNames[which]) + " x" + Str(xd) + " y" + Str(yd) + " " + phi::DataTypeToString(t);
+  const bool has_kernel = HasCpuKernel(kNames[which], t);
+  Tensor out;
+  const int expected = !has_kernel ? kNotFound : bad ? kInvalidArgument : kValid;
+  std::function<Tensor(const Tensor&, const Tensor&)> op =
+      which == 0 ? api::add : which == 1 ? api::subtract : api::multiply;
+  if (!Run([&] { out = op(ToTensor(x), ToTensor(y)); }, expected)) {
+    if (has_kernel && !bad) Fail("unreachable");
+    return;
+  }
+  // Reference broadcast.
+  const size_t r = std::max(xd.size(), yd.size());
+  std::vector<int64_t> od(r);
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t a = i + xd.size() >= r ? xd[i + xd.size() - r] : 1;
+    const int64_t b = i + yd.size() >= r ? yd[i + yd.size() - r] : 1;
+    od[i] = a == 1 ? b : a;
+  }
+  int64_t n = 1;
+  for (int64_t d : od) n *= d;
+  std::vector<LD> ref(n);
+  auto index = [&](const std::vector<int64_t>& d, const std::vector<int64_t>& idx) {
+    int64_t off = 0;
+    for (size_t i = 0; i < d.size(); ++i) off = off * d[i] + (d[i] == 1 ? 0 : idx[i + r - d.size()]);
+    return off;
+  };
+  std::vector<int64_t> idx(r, 0);
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t rem = e;
+    for (size_t i = r; i-- > 0;) {
+      idx[i] = rem % od[i];
+      rem /= od[i];
+    }
+    const LD a = x.v[index(xd, idx)], b = y.v[index(yd, idx)];
+    LD v = which == 0 ? a + b : which == 1 ? a - b : a * b;
+    if (!IsFloat(t)) {  // integers wrap
+      const uint64_t ua = static_cast<uint64_t>(static_cast<int64_t>(a)), ub = static_cast<uint64_t>(static_cast<int64_t>(b));
+      const uint64_t w = which == 0 ? ua + ub : which == 1 ? ua - ub : ua * ub;
+      v = RoundTo(t, static_cast<LD>(static_cast<int64_t>(w)));
+    }
+    ref[e] = v;
+  }
+  Expect("out", FromTensor(out), ref, od, t, 2);
+}
+
+// sum / mean over random axes (duplicates and out-of-range ones are errors).
+void FuzzReduce(Fdp& f, bool mean) {
+  const DataType t = PickType(f);
+  const Arr x = PickArr(f, PickDims(f, 3), t);
+  const int rank = static_cast<int>(x.dims.size());
+  const int r = std::max(rank, 1);
+  std::vector<int64_t> axes;
+  const int na = f.ConsumeIntegralInRange<int>(0, 3);
+  for (int i = 0; i < na; ++i) axes.push_back(f.ConsumeIntegralInRange<int64_t>(-r - 1, r));
+  const bool keepdim = f.ConsumeBool();
+  DataType dt = DataType::UNDEFINED;
+  if (!mean && f.ConsumeIntegralInRange<int>(0, 3) == 0) dt = PickType(f);
+  g_case = std::string(mean ? "mean" : "sum") + " x" + Str(x.dims) + " " + phi::DataTypeToString(t) + " axes" +
+           Str(axes) + " keepdim=" + std::to_string(keepdim) + " dtype=" + phi::DataTypeToString(dt);
+  bool axes_ok = true;
+  std::vector<bool> red(rank, axes.empty());
+  for (int64_t a : axes) {
+    if (a < -r || a >= r) {
+      axes_ok = false;
+    } else if (rank > 0) {
+      red[a < 0 ? a + r : a] = true;
+    }
+  }
+  Tensor out;
+  const int expected = !HasCpuKernel(mean ? "mean" : "sum", t) ? kNotFound : !axes_ok ? kOutOfRange : kValid;
+  if (!Run([&] {
+        out = mean ? api::mean(ToTensor(x), phi::IntArray(axes), keepdim)
+                   : api::sum(ToTensor(x), phi::IntArray(axes), dt, keepdim);
+      }, expected)) {
+    return;
+  }
+  std::vector<int64_t> od;
+  for (int i = 0; i < rank; ++i) {
+    if (!red[i]) {
+      od.push_back(x.dims[i]);
+    } else if (keepdim) {
+      od.push_back(1);
+    }
+  }
+  int64_t n = 1;
+  for (int64_t d : od) n *= d;
+  // Integer results (an integer x, or a float x cast to an integer dtype element by element)
+  // accumulate exactly as 64-bit two's complement (wrapping), then narrow; float results sum
+  // in long double.
+  const DataType ot = FromTensor(out).dtype;
+  const bool int_sum = !IsFloat(t) || !IsFloat(ot);
+  std::vector<LD> ref(n, 0), mag(n, 0), cnt(n, 0);
+  std::vector<uint64_t> iref(n, 0);
+  std::vector<int64_t> idx(rank, 0);
+  for (int64_t e = 0; e < x.numel(); ++e) {
+    int64_t rem = e;
+    for (int i = rank; i-- > 0;) {
+      idx[i] = rem % x.dims[i];
+      rem /= x.dims[i];
+    }
+    int64_t o = 0;
+    for (int i = 0; i < rank; ++i) {
+      if (!red[i]) o = o * x.dims[i] + idx[i];
+    }
+    const LD v = IsFloat(t) && !IsFloat(ot) ? RoundTo(ot, x.v[e]) : x.v[e];
+    if (int_sum) {
+      iref[o] += static_cast<uint64_t>(static_cast<int64_t>(v));
+    } else {
+      ref[o] += v;
+    }
+    mag[o] += std::fabs(x.v[e]);
+    cnt[o] += 1;
+  }
+  for (int64_t o = 0; o < n; ++o) {
+    if (int_sum) ref[o] = RoundTo(ot, static_cast<LD>(static_cast<int64_t>(iref[o])));
+    if (mean) ref[o] = ref[o] / cnt[o];  // 0/0: NaN for an empty mean
+    mag[o] = std::max<LD>(1, mag[o]);
+  }
+  Expect("out", FromTensor(out), ref, od, ot, 8, &mag);
+}
+
+void FuzzReshape(Fdp& f) {
+  const DataType t = PickType(f);
+  const Arr x = PickArr(f, PickDims(f, 3), t);
+  std::vector<int64_t> shape;
+  const int rank = f.ConsumeIntegralInRange<int>(0, 4);
+  for (int i = 0; i < rank; ++i) shape.push_back(f.ConsumeIntegralInRange<int64_t>(-2, 6));
+  g_case = "reshape x" + Str(x.dims) + " shape" + Str(shape);
+  // Expected dims: 0 copies x's dim, one -1 is inferred; anything else must multiply out.
+  bool ok = true;
+  int minus = -1;
+  int64_t known = 1;
+  std::vector<int64_t> od(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t d = shape[i];
+    if (d == 0) {
+      if (i >= x.dims.size()) ok = false;
+      d = i < x.dims.size() ? x.dims[i] : 0;
+    }
+    if (d == -1) {
+      if (minus >= 0) ok = false;
+      minus = static_cast<int>(i);
+    } else if (d < -1) {
+      ok = false;
+    } else {
+      known *= d;
+    }
+    od[i] = d;
+  }
+  if (ok && minus >= 0) {
+    if (known == 0 || x.numel() % known != 0) {
+      ok = false;
+    } else {
+      od[minus] = x.numel() / known;
+    }
+  } else if (ok && known != x.numel()) {
+    ok = false;
+  }
+  Tensor out;
+  if (!Run([&] { out = api::reshape(ToTensor(x), phi::IntArray(shape)); }, ok ? kValid : kInvalidArgument)) return;
+  Expect("out", FromTensor(out), x.v, od, t, 0);
+}
+
+void FuzzCast(Fdp& f) {
+  const DataType from = PickType(f), to = PickType(f);
+  const Arr x = PickArr(f, PickDims(f, 3), from);
+  g_case = "cast x" + Str(x.dims) + " " + phi::DataTypeToString(from) + " -> " + phi::DataTypeToString(to);
+  Tensor out;
+  Run([&] { out = api::cast(ToTensor(x), to); }, kValid);
+  std::vector<LD> ref(x.v.size());
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const LD v = x.v[i];
+    if (to == DataType::BOOL) {
+      ref[i] = v != 0;
+    } else if (!IsFloat(to) && IsFloat(from)) {
+      // cast_kernel.h: truncation toward zero; NaN and values beyond int64 give INT64_MIN's
+      // bits narrowed to the type.
+      const bool in = v >= -9.223372036854775808e18L && v < 9.223372036854775808e18L;
+      ref[i] = RoundTo(to, in ? std::trunc(v) : static_cast<LD>(std::numeric_limits<int64_t>::min()));
+    } else if (!IsFloat(to)) {
+      ref[i] = RoundTo(to, v);
+    } else {
+      ref[i] = v;
+    }
+  }
+  // float64 -> 16-bit goes through float32 (double rounding): one ulp of the target.
+  Expect("out", FromTensor(out), ref, x.dims, to, 1);
+}
+
+void FuzzFullLike(Fdp& f) {
+  const DataType t = PickType(f), dt = f.ConsumeBool() ? DataType::UNDEFINED : PickType(f);
+  const DataType ot = dt == DataType::UNDEFINED ? t : dt;
+  const Arr x = PickArr(f, PickDims(f, 3), t);
+  const bool as_int = f.ConsumeBool();
+  const int64_t iv = f.ConsumeIntegral<int64_t>() >> f.ConsumeIntegralInRange<int>(0, 63);
+  const LD dv = PickValue(f, DataType::FLOAT64) * (f.ConsumeBool() ? 1 : 1e20L);
+  const phi::Scalar value = as_int ? phi::Scalar(iv) : phi::Scalar(static_cast<double>(dv));
+  g_case = "full_like x" + Str(x.dims) + " -> " + phi::DataTypeToString(ot) + " value=" +
+           (as_int ? std::to_string(iv) : std::to_string(static_cast<double>(dv)));
+  // Fits: integers within the type's range (a float truncated toward zero, finite); floats
+  // any value but a finite one that overflows to inf.
+  const LD v = as_int ? static_cast<LD>(iv) : static_cast<LD>(static_cast<double>(dv));
+  bool fits = true;
+  LD expect = v;
+  if (ot == DataType::BOOL) {
+    expect = v != 0;
+  } else if (!IsFloat(ot)) {
+    LD lo = 0, hi = 0;
+    PD_VISIT_ALL_TYPES(ot, "fuzz", [&] {
+      lo = static_cast<LD>(std::numeric_limits<data_t>::lowest());
+      hi = static_cast<LD>(std::numeric_limits<data_t>::max());
+    });
+    const LD tv = std::trunc(v);
+    fits = std::isfinite(v) && tv >= lo && tv <= hi;
+    expect = tv;
+  } else {
+    fits = !(std::isinf(RoundTo(ot, v)) && std::isfinite(v));
+  }
+  Tensor out;
+  if (!Run([&] { out = api::full_like(ToTensor(x), value, dt); }, fits ? kValid : kInvalidArgument)) return;
+  Expect("out", FromTensor(out), std::vector<LD>(x.v.size(), expect), x.dims, ot, 1);
+}
+
+struct OpEntry {
+  const char* name;
+  std::function<void(Fdp&)> fuzz;
+};
+
+const std::vector<OpEntry>& Ops() {
+  static const std::vector<OpEntry> ops = {
+      {"logcumsumexp", [](Fdp& f) { FuzzLogcumsumexp(f, false); }},
+      {"logcumsumexp_grad", [](Fdp& f) { FuzzLogcumsumexp(f, true); }},
+      {"cumsum", [](Fdp& f) { FuzzCumsum(f, false); }},
+      {"cumsum_grad", [](Fdp& f) { FuzzCumsum(f, true); }},
+      {"pscan", [](Fdp& f) { FuzzPscan(f, false); }},
+      {"pscan_grad", [](Fdp& f) { FuzzPscan(f, true); }},
+      {"add", [](Fdp& f) { FuzzElementwise(f, 0); }},
+      {"subtract", [](Fdp& f) { FuzzElementwise(f, 1); }},
+      {"multiply", [](Fdp& f) { FuzzElementwise(f, 2); }},
+      {"sum", [](Fdp& f) { FuzzReduce(f, false); }},
+      {"mean", [](Fdp& f) { FuzzReduce(f, true); }},
+      {"reshape", FuzzReshape},
+      {"cast", FuzzCast},
+      {"full_like", FuzzFullLike},
+  };
+  return ops;
+}
+
+int g_only = -1;  // PADDLE_OPS_FUZZ_OP: fuzz this op alone
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  if (const char* name = std::getenv("PADDLE_OPS_FUZZ_OP")) {
+    for (size_t i = 0; i < Ops().size(); ++i) {
+      if (Ops()[i].name == std::string(name)) g_only = static_cast<int>(i);
+    }
+    if (g_only < 0) {
+      std::fprintf(stderr, "PADDLE_OPS_FUZZ_OP=%s: no such op; the ops are:", name);
+      for (const OpEntry& e : Ops()) std::fprintf(stderr, " %s", e.name);
+      std::fprintf(stderr, "\n");
+      std::exit(2);
+    }
+  }
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  FuzzedDataProvider f(data, size);
+  const int n = static_cast<int>(Ops().size());
+  const int which = g_only >= 0 ? g_only : f.ConsumeIntegralInRange<int>(0, n - 1);
+  g_case = Ops()[which].name;
+  Ops()[which].fuzz(f);
+  return 0;
+}
