@@ -1,0 +1,41 @@
+#include "kernels/gla_kernel.h"
+
+#include <omp.h>
+
+#include <vector>
+
+#include "kernels/funcs/cpu/scan_runtime.h"
+#include "kernels/impl/gla_ops.h"
+#include "paddle_ops/core/kernel_registry.h"
+
+namespace phi {
+
+// The recurrent form, one head per task; each head's result is independent of the thread
+// count (one sequential loop per head).
+template <typename T, typename Context>
+void GlaKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTensor& k, const DenseTensor& v,
+               const DenseTensor& gk, const paddle::optional<DenseTensor>& initial_state, double scale,
+               bool output_final_state, bool head_first, DenseTensor* o, DenseTensor* final_state) {
+  using Acc = typename GlaAccType<T>::type;
+  const GlaShape s = MakeGlaShape(q.dims(), v.dims(), head_first);
+  T* out = dev_ctx.template Alloc<T>(o);
+  float* fs = output_final_state ? dev_ctx.template Alloc<float>(final_state) : nullptr;
+  const float* h0 = initial_state ? initial_state->data<float>() : nullptr;
+  const T *qp = q.data<T>(), *kp = k.data<T>(), *vp = v.data<T>(), *gp = gk.data<T>();
+  const int64_t heads = s.heads(), state = s.StateSize();
+#pragma omp parallel num_threads(funcs::CpuNumThreads())
+  {
+    std::vector<Acc> work(static_cast<size_t>(s.ForwardWork()));
+#pragma omp for schedule(static)
+    for (int64_t bh = 0; bh < heads; ++bh) {
+      GlaRecurrentForwardHead<T, Acc>(s, bh, qp, kp, vp, gp, h0 ? h0 + bh * state : nullptr,
+                                      static_cast<Acc>(scale), out, fs ? fs + bh * state : nullptr,
+                                      work.data());
+    }
+  }
+}
+
+}  // namespace phi
+
+PD_REGISTER_KERNEL(gla, CPU, ALL_LAYOUT, phi::GlaKernel, float, double, phi::dtype::float16,
+                   phi::dtype::bfloat16) {}
