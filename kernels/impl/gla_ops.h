@@ -9,6 +9,7 @@
 //   dS_t = scale q_t ⊗ do_t + exp(gk_{t+1})[:, None] * dS_{t+1}
 //   dq_t = scale h_t do_t,  dk_t = dS_t v_t,  dv_t = dS_t^T k_t,  dh0 = exp(gk_0)[:, None] * dS_0
 //   dgk_t = sum_{s >= t} (q_s * dq_s - k_s * dk_s) + sum_j (final_state_grad * h_{T-1})[:, j]
+//   dgk_0 = sum_j (dh0 * h0)[:, j]  (the same value, without the cancellation)
 // (gk enters through its cumulative sum G: o_s depends on exp(G_s - G_r) for r <= s, so the
 // gradient of G_s is q_s dq_s - k_s dk_s, plus the final state's term at the last step, and
 // that of gk_t is the sum over s >= t). No state is stored: dq comes from a forward pass, the
@@ -46,7 +47,7 @@ struct GlaShape {
   HOSTDEVICE int64_t StateSize() const { return Dk * Dv; }
   // Workspace (in Acc elements) of one head's forward and backward recurrent form.
   HOSTDEVICE int64_t ForwardWork() const { return Dk * Dv + Dv; }
-  HOSTDEVICE int64_t BackwardWork() const { return 2 * Dk * Dv + Dk + Dv; }
+  HOSTDEVICE int64_t BackwardWork() const { return 2 * Dk * Dv + Dk + Dv + T * Dk; }
 };
 
 // The shape of a gla call from q's and v's dims (InferMeta has checked them).
@@ -95,8 +96,8 @@ HOSTDEVICE void GlaRecurrentForwardHead(const GlaShape& s, int64_t bh, const T* 
 }
 
 // The recurrent backward of head bh (see the top of the file). h0, dfinal and dh0 (each may be
-// null) point at this head's [Dk, Dv] block; work holds BackwardWork() Acc elements. dq is
-// written in the first pass and read back in the second.
+// null) point at this head's [Dk, Dv] block; work holds BackwardWork() Acc elements (the
+// products q dq of the first pass are kept there unrounded for the second).
 template <typename T, typename Acc>
 HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k,
                                          const T* v, const T* g, const float* h0, const T* dout,
@@ -107,6 +108,7 @@ HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T*
   Acc* dS = work + Dk * Dv;
   Acc* acc = dS + Dk * Dv;
   Acc* row = acc + Dk;
+  Acc* qdq = row + Dv;
   // Forward: h_t and dq_t = scale h_t do_t.
   for (int64_t e = 0; e < Dk * Dv; ++e) S[e] = h0 ? static_cast<Acc>(h0[e]) : Acc(0);
   for (int64_t t = 0; t < s.T; ++t) {
@@ -121,6 +123,7 @@ HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T*
         sum += Si[j] * static_cast<Acc>(dout[rv + j]);
       }
       dq[rk + i] = static_cast<T>(sum * scale);
+      qdq[t * Dk + i] = static_cast<Acc>(q[rk + i]) * sum * scale;
     }
   }
   // The final state's share of every gk gradient.
@@ -148,7 +151,7 @@ HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T*
         row[j] += dSi[j] * ki;
       }
       dk[rk + i] = static_cast<T>(dki);
-      acc[i] += qi * static_cast<Acc>(dq[rk + i]) - ki * dki;
+      acc[i] += qdq[t * Dk + i] - ki * dki;
       dg[rk + i] = static_cast<T>(acc[i]);
       const Acc a = GlaExp(static_cast<Acc>(g[rk + i]));
       for (int64_t j = 0; j < Dv; ++j) dSi[j] *= a;
@@ -157,6 +160,18 @@ HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T*
   }
   if (dh0) {
     for (int64_t e = 0; e < Dk * Dv; ++e) dh0[e] = static_cast<float>(dS[e]);
+  }
+  // gk_0 acts only on the initial state: its gradient is sum_j dh0 * h0, exactly 0 without
+  // one (the reverse sum reaches the same value through cancellation).
+  if (s.T > 0) {
+    const int64_t rk = s.QkRow(bh, 0);
+    for (int64_t i = 0; i < Dk; ++i) {
+      Acc sum = 0;
+      if (h0) {
+        for (int64_t j = 0; j < Dv; ++j) sum += dS[i * Dv + j] * static_cast<Acc>(h0[i * Dv + j]);
+      }
+      dg[rk + i] = static_cast<T>(sum);
+    }
   }
 }
 
