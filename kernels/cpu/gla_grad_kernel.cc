@@ -18,26 +18,18 @@ void GlaGradKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTens
                    DenseTensor* q_grad, DenseTensor* k_grad, DenseTensor* v_grad, DenseTensor* gk_grad,
                    DenseTensor* initial_state_grad) {
   using Acc = typename GlaAccType<T>::type;
-  const GlaShape s = MakeGlaShape(q.dims(), v.dims(), head_first);
-  T* dq = dev_ctx.template Alloc<T>(q_grad);
-  T* dk = dev_ctx.template Alloc<T>(k_grad);
-  T* dv = dev_ctx.template Alloc<T>(v_grad);
-  T* dg = dev_ctx.template Alloc<T>(gk_grad);
-  const float* h0 = initial_state ? initial_state->data<float>() : nullptr;
-  float* dh0 = initial_state ? dev_ctx.template Alloc<float>(initial_state_grad) : nullptr;
-  const float* dfinal = final_state_grad ? final_state_grad->data<float>() : nullptr;
-  const T *qp = q.data<T>(), *kp = k.data<T>(), *vp = v.data<T>(), *gp = gk.data<T>();
-  const T* dop = o_grad.data<T>();
-  const int64_t heads = s.heads(), state = s.StateSize();
+  const GlaGradData<T> d = MakeGlaGradData<T>(dev_ctx, q, k, v, gk, initial_state, o_grad, final_state_grad,
+                                              head_first, q_grad, k_grad, v_grad, gk_grad, initial_state_grad);
+  const int64_t heads = d.s.heads(), state = d.s.StateSize();
 #pragma omp parallel num_threads(funcs::CpuNumThreads())
   {
-    std::vector<Acc> work(static_cast<size_t>(s.BackwardWork()));
+    std::vector<Acc> work(static_cast<size_t>(d.s.BackwardWork()));
 #pragma omp for schedule(static)
     for (int64_t bh = 0; bh < heads; ++bh) {
       const int64_t off = bh * state;
-      GlaRecurrentBackwardHead<T, Acc>(s, bh, qp, kp, vp, gp, h0 ? h0 + off : nullptr, dop,
-                                       dfinal ? dfinal + off : nullptr, static_cast<Acc>(scale), dq,
-                                       dk, dv, dg, dh0 ? dh0 + off : nullptr, work.data());
+      GlaRecurrentBackwardHead<T, Acc>(d.s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + off : nullptr, d.dout,
+                                       d.dfinal ? d.dfinal + off : nullptr, static_cast<Acc>(scale), d.dq,
+                                       d.dk, d.dv, d.dg, d.dh0 ? d.dh0 + off : nullptr, work.data());
     }
   }
 }

@@ -17,20 +17,17 @@ void GlaKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTensor& 
                const DenseTensor& gk, const paddle::optional<DenseTensor>& initial_state, double scale,
                bool output_final_state, bool head_first, DenseTensor* o, DenseTensor* final_state) {
   using Acc = typename GlaAccType<T>::type;
-  const GlaShape s = MakeGlaShape(q.dims(), v.dims(), head_first);
-  T* out = dev_ctx.template Alloc<T>(o);
-  float* fs = output_final_state ? dev_ctx.template Alloc<float>(final_state) : nullptr;
-  const float* h0 = initial_state ? initial_state->data<float>() : nullptr;
-  const T *qp = q.data<T>(), *kp = k.data<T>(), *vp = v.data<T>(), *gp = gk.data<T>();
-  const int64_t heads = s.heads(), state = s.StateSize();
+  const GlaData<T> d = MakeGlaData<T>(dev_ctx, q, k, v, gk, initial_state, output_final_state, head_first, o,
+                                      final_state);
+  const int64_t heads = d.s.heads(), state = d.s.StateSize();
 #pragma omp parallel num_threads(funcs::CpuNumThreads())
   {
-    std::vector<Acc> work(static_cast<size_t>(s.ForwardWork()));
+    std::vector<Acc> work(static_cast<size_t>(d.s.ForwardWork()));
 #pragma omp for schedule(static)
     for (int64_t bh = 0; bh < heads; ++bh) {
-      GlaRecurrentForwardHead<T, Acc>(s, bh, qp, kp, vp, gp, h0 ? h0 + bh * state : nullptr,
-                                      static_cast<Acc>(scale), out, fs ? fs + bh * state : nullptr,
-                                      work.data());
+      GlaRecurrentForwardHead<T, Acc>(d.s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + bh * state : nullptr,
+                                      static_cast<Acc>(scale), d.o,
+                                      d.final_state ? d.final_state + bh * state : nullptr, work.data());
     }
   }
 }

@@ -62,6 +62,66 @@ inline GlaShape MakeGlaShape(const DDim& q, const DDim& v, bool head_first) {
   return s;
 }
 
+// The data of a gla call, outputs allocated (final_state only when asked for).
+template <typename T>
+struct GlaData {
+  GlaShape s;
+  const T *q, *k, *v, *g;
+  const float* h0;  // null without initial_state
+  T* o;
+  float* final_state;  // null unless output_final_state
+};
+
+template <typename T, typename Context>
+GlaData<T> MakeGlaData(const Context& ctx, const DenseTensor& q, const DenseTensor& k, const DenseTensor& v,
+                       const DenseTensor& gk, const paddle::optional<DenseTensor>& initial_state,
+                       bool output_final_state, bool head_first, DenseTensor* o, DenseTensor* final_state) {
+  GlaData<T> d;
+  d.s = MakeGlaShape(q.dims(), v.dims(), head_first);
+  d.q = q.data<T>(), d.k = k.data<T>(), d.v = v.data<T>(), d.g = gk.data<T>();
+  d.h0 = initial_state ? initial_state->data<float>() : nullptr;
+  d.o = ctx.template Alloc<T>(o);
+  d.final_state = output_final_state ? ctx.template Alloc<float>(final_state) : nullptr;
+  return d;
+}
+
+// The data of a gla_grad call, outputs allocated (initial_state_grad only with an initial_state).
+template <typename T>
+struct GlaGradData {
+  GlaShape s;
+  const T *q, *k, *v, *g, *dout;
+  const float *h0, *dfinal;  // either may be null
+  T *dq, *dk, *dv, *dg;
+  float* dh0;
+};
+
+template <typename T, typename Context>
+GlaGradData<T> MakeGlaGradData(const Context& ctx, const DenseTensor& q, const DenseTensor& k,
+                               const DenseTensor& v, const DenseTensor& gk,
+                               const paddle::optional<DenseTensor>& initial_state, const DenseTensor& o_grad,
+                               const paddle::optional<DenseTensor>& final_state_grad, bool head_first,
+                               DenseTensor* q_grad, DenseTensor* k_grad, DenseTensor* v_grad,
+                               DenseTensor* gk_grad, DenseTensor* initial_state_grad) {
+  GlaGradData<T> d;
+  d.s = MakeGlaShape(q.dims(), v.dims(), head_first);
+  d.q = q.data<T>(), d.k = k.data<T>(), d.v = v.data<T>(), d.g = gk.data<T>(), d.dout = o_grad.data<T>();
+  d.h0 = initial_state ? initial_state->data<float>() : nullptr;
+  d.dfinal = final_state_grad ? final_state_grad->data<float>() : nullptr;
+  d.dq = ctx.template Alloc<T>(q_grad);
+  d.dk = ctx.template Alloc<T>(k_grad);
+  d.dv = ctx.template Alloc<T>(v_grad);
+  d.dg = ctx.template Alloc<T>(gk_grad);
+  d.dh0 = initial_state ? ctx.template Alloc<float>(initial_state_grad) : nullptr;
+  return d;
+}
+
+template <typename Acc, typename T>
+HOSTDEVICE Acc Dot(const T* a, const T* b, int64_t n) {
+  Acc sum = 0;
+  for (int64_t j = 0; j < n; ++j) sum += static_cast<Acc>(a[j]) * static_cast<Acc>(b[j]);
+  return sum;
+}
+
 HOSTDEVICE inline float GlaExp(float x) { return expf(x); }
 HOSTDEVICE inline double GlaExp(double x) { return exp(x); }
 
@@ -97,7 +157,7 @@ HOSTDEVICE void GlaRecurrentForwardHead(const GlaShape& s, int64_t bh, const T* 
 
 // The recurrent backward of head bh (see the top of the file). h0, dfinal and dh0 (each may be
 // null) point at this head's [Dk, Dv] block; work holds BackwardWork() Acc elements (the
-// products q dq of the first pass are kept there unrounded for the second).
+// products q dq of the first pass, without step t's own term, are kept there unrounded).
 template <typename T, typename Acc>
 HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k,
                                          const T* v, const T* g, const float* h0, const T* dout,
@@ -113,17 +173,19 @@ HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T*
   for (int64_t e = 0; e < Dk * Dv; ++e) S[e] = h0 ? static_cast<Acc>(h0[e]) : Acc(0);
   for (int64_t t = 0; t < s.T; ++t) {
     const int64_t rk = s.QkRow(bh, t), rv = s.VRow(bh, t);
+    const Acc vdo = Dot<Acc>(v + rv, dout + rv, Dv);
     for (int64_t i = 0; i < Dk; ++i) {
       const Acc a = GlaExp(static_cast<Acc>(g[rk + i]));
       const Acc ki = static_cast<Acc>(k[rk + i]);
       Acc* Si = S + i * Dv;
-      Acc sum = 0;
+      Acc before = 0;  // (exp(gk_t) h_{t-1}) do_t: dq without step t's own term
       for (int64_t j = 0; j < Dv; ++j) {
-        Si[j] = Si[j] * a + ki * static_cast<Acc>(v[rv + j]);
-        sum += Si[j] * static_cast<Acc>(dout[rv + j]);
+        Si[j] *= a;
+        before += Si[j] * static_cast<Acc>(dout[rv + j]);
+        Si[j] += ki * static_cast<Acc>(v[rv + j]);
       }
-      dq[rk + i] = static_cast<T>(sum * scale);
-      qdq[t * Dk + i] = static_cast<Acc>(q[rk + i]) * sum * scale;
+      dq[rk + i] = static_cast<T>((before + ki * vdo) * scale);
+      qdq[t * Dk + i] = static_cast<Acc>(q[rk + i]) * before * scale;
     }
   }
   // The final state's share of every gk gradient.
@@ -138,20 +200,23 @@ HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T*
   for (int64_t e = 0; e < Dk * Dv; ++e) dS[e] = dfinal ? static_cast<Acc>(dfinal[e]) : Acc(0);
   for (int64_t t = s.T - 1; t >= 0; --t) {
     const int64_t rk = s.QkRow(bh, t), rv = s.VRow(bh, t);
+    const Acc vdo = Dot<Acc>(v + rv, dout + rv, Dv);
     for (int64_t j = 0; j < Dv; ++j) row[j] = Acc(0);
     for (int64_t i = 0; i < Dk; ++i) {
       const Acc qi = static_cast<Acc>(q[rk + i]);
       const Acc ki = static_cast<Acc>(k[rk + i]);
       const Acc qs = qi * scale;
       Acc* dSi = dS + i * Dv;
-      Acc dki = 0;
+      Acc later = 0;  // exp(gk_{t+1}) dS_{t+1} v_t: dk without step t's own term
       for (int64_t j = 0; j < Dv; ++j) {
+        later += dSi[j] * static_cast<Acc>(v[rv + j]);
         dSi[j] += qs * static_cast<Acc>(dout[rv + j]);
-        dki += dSi[j] * static_cast<Acc>(v[rv + j]);
         row[j] += dSi[j] * ki;
       }
-      dk[rk + i] = static_cast<T>(dki);
-      acc[i] += qdq[t * Dk + i] - ki * dki;
+      dk[rk + i] = static_cast<T>(later + qs * vdo);
+      // Step t's own terms of q dq and k dk (scale q k (v do)) cancel exactly: leave them out,
+      // which keeps strongly decayed channels free of that cancellation.
+      acc[i] += qdq[t * Dk + i] - ki * later;
       dg[rk + i] = static_cast<T>(acc[i]);
       const Acc a = GlaExp(static_cast<Acc>(g[rk + i]));
       for (int64_t j = 0; j < Dv; ++j) dSi[j] *= a;
