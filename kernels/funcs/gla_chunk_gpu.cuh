@@ -12,9 +12,10 @@
 // Every exponent is <= 0 for gk <= 0: A's off-diagonal 16 x 16 blocks (secondary chunks) are
 // products of q * exp(Gc_t - Gc_r) and k * exp(Gc_r - Gc_s) with r the first row of t's
 // block (t >= r > s), the diagonal blocks are summed element by element with the mask
-// applied before the exponential. States and their gradients stay float32 in memory; as
-// 16-bit operands they are split into a high and a low part (two products), so the state
-// carries no 16-bit rounding.
+// applied before the exponential. States and their gradients stay float32 in memory. Every
+// computed 16-bit operand (scaled q and k, scores, states) is split into a high and a low part
+// (SplitGemm: two or three products), so that 16-bit results carry only their inputs' and
+// output's rounding; the inputs themselves are exact operands.
 //
 // Backward: the reverse state kernel gives dH_{n+1}, the gradient of the state after chunk n
 // (dH_n = exp(Glast)[:, None] * dH_{n+1} + Qhat^T dO, from final_state_grad; dH_0 is
@@ -93,6 +94,32 @@ __device__ __forceinline__ void ToOperand(float x, __half* out) { *out = __float
 __device__ __forceinline__ void ToOperand(float x, __nv_bfloat16* out) { *out = __float2bfloat16_rn(x); }
 __device__ __forceinline__ float FromOperand(__half x) { return __half2float(x); }
 __device__ __forceinline__ float FromOperand(__nv_bfloat16 x) { return __bfloat162float(x); }
+#else
+// Host emulation of the 16-bit operands: float32 storage rounded to the type, so the host run
+// of the kernels reproduces their roundings (only the order of the float32 accumulation differs
+// from the tensor cores').
+template <typename T>
+struct RoundedOperand {
+  float v;
+};
+template <>
+struct Operand<dtype::float16> {
+  using type = RoundedOperand<dtype::float16>;
+  static constexpr bool kTensorCore = true;
+};
+template <>
+struct Operand<dtype::bfloat16> {
+  using type = RoundedOperand<dtype::bfloat16>;
+  static constexpr bool kTensorCore = true;
+};
+template <typename T>
+inline void ToOperand(float x, RoundedOperand<T>* out) {
+  out->v = static_cast<float>(T(x));
+}
+template <typename T>
+inline float FromOperand(RoundedOperand<T> x) {
+  return x.v;
+}
 #endif
 
 // C[M, N] (float32, row-major, ldc) += op(A)[M, K] op(B)[K, N], all in shared memory; op(A) is
@@ -101,13 +128,18 @@ __device__ __forceinline__ float FromOperand(__nv_bfloat16 x) { return __bfloat1
 template <bool kTransA, bool kTransB, typename MT>
 __device__ void BlockGemm(int M, int N, int K, const MT* A, int lda, const MT* B, int ldb, float* C,
                           int ldc) {
-  if constexpr (std::is_same<MT, float>::value) {
+#ifdef __CUDACC__
+  constexpr bool kScalar = std::is_same<MT, float>::value;
+#else
+  constexpr bool kScalar = true;  // the host emulation
+#endif
+  if constexpr (kScalar) {
     for (int e = threadIdx.x; e < M * N; e += blockDim.x) {
       const int m = e / N, n = e - (e / N) * N;
       float sum = 0.f;
       for (int kk = 0; kk < K; ++kk) {
-        const float a = kTransA ? A[kk * lda + m] : A[m * lda + kk];
-        const float b = kTransB ? B[n * ldb + kk] : B[kk * ldb + n];
+        const float a = FromOperand(kTransA ? A[kk * lda + m] : A[m * lda + kk]);
+        const float b = FromOperand(kTransB ? B[n * ldb + kk] : B[kk * ldb + n]);
         sum = fmaf(a, b, sum);
       }
       C[m * ldc + n] += sum;
@@ -137,28 +169,42 @@ __device__ void BlockGemm(int M, int N, int K, const MT* A, int lda, const MT* B
   }
 }
 
-// A 64 x 64 operand tile: dst[r][c] = value(r, c).
+// A 64 x 64 operand tile: hi[r][c] = value(r, c) rounded to the operand type and, when lo is
+// not null, lo = the rest (value - hi, rounded): hi + lo carries about 16 bits of the value.
 template <typename MT, typename F>
-__device__ void FillTile(MT* dst, F value) {
+__device__ void FillTile(MT* hi, MT* lo, F value) {
   for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
     const int r = e >> 6, c = e & 63;
-    ToOperand(value(r, c), dst + r * kLdM + c);
-  }
-}
-
-// A 64 x 64 tile of a float32 [.., rows, cols] block (row stride ld) split into hi + lo.
-template <typename MT>
-__device__ void FillSplitTile(MT* hi, MT* lo, const float* src, int64_t ld, int rows, int cols) {
-  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
-    const int r = e >> 6, c = e & 63;
-    const float x = (r < rows && c < cols) ? src[r * ld + c] : 0.f;
+    const float x = value(r, c);
     ToOperand(x, hi + r * kLdM + c);
     if (lo) ToOperand(x - FromOperand(hi[r * kLdM + c]), lo + r * kLdM + c);
   }
 }
 
+// C += (Ahi + Alo)(Bhi + Blo) without the lo * lo term; a null lo is a zero one. The 16-bit
+// kernels split every computed operand (scaled q and k, scores, states), so that only the
+// inputs' own rounding and the float32 accumulation remain; inputs are exact as they are.
+template <bool kTransA, bool kTransB, typename MT>
+__device__ void SplitGemm(int M, int N, int K, const MT* Ahi, const MT* Alo, int lda, const MT* Bhi,
+                          const MT* Blo, int ldb, float* C, int ldc) {
+  BlockGemm<kTransA, kTransB>(M, N, K, Ahi, lda, Bhi, ldb, C, ldc);
+  if (Alo) BlockGemm<kTransA, kTransB>(M, N, K, Alo, lda, Bhi, ldb, C, ldc);
+  if (Blo) BlockGemm<kTransA, kTransB>(M, N, K, Ahi, lda, Blo, ldb, C, ldc);
+}
+
+// The lo buffer of a split operand: p for the 16-bit types, null for float32 (no split).
+template <typename T, typename MT>
+__device__ __forceinline__ MT* LoPart(MT* p) {
+  return Operand<T>::kTensorCore ? p : nullptr;
+}
+
+// A 64 x 64 tile of a float32 [.., rows, cols] block (row stride ld), split into hi + lo.
 template <typename MT>
-__device__ void ZeroF(float* p, int n) {
+__device__ void FillSplitTile(MT* hi, MT* lo, const float* src, int64_t ld, int rows, int cols) {
+  FillTile(hi, lo, [&](int r, int c) { return (r < rows && c < cols) ? src[r * ld + c] : 0.f; });
+}
+
+__device__ inline void ZeroF(float* p, int n) {
   for (int e = threadIdx.x; e < n; e += blockDim.x) p[e] = 0.f;
 }
 
@@ -228,6 +274,7 @@ __global__ void __launch_bounds__(kThreads) GlaStateKernel(GlaShape s, const T* 
   float* S = reinterpret_cast<float*>(Gc + kTileF);
   MT* X = reinterpret_cast<MT*>(S + kTileF);
   MT* Y = X + kTileM;
+  MT* Xlo = LoPart<T>(Y + kTileM);
   const int64_t bh = blockIdx.x;
   const int64_t i0 = static_cast<int64_t>(blockIdx.y) * kChunk, j0 = static_cast<int64_t>(blockIdx.z) * kChunk;
   const int rows = TileSize(s.Dk, i0);
@@ -252,15 +299,15 @@ __global__ void __launch_bounds__(kThreads) GlaStateKernel(GlaShape s, const T* 
       S[i * kLdF + j] = h * ExpOf(Gc[(kChunk - 1) * kLdF + i]);
     }
     if (kReverse) {
-      FillTile(X, [&](int r, int c) { return scale * At(x, s, p, r, i0, c, s.Dk) * ExpOf(Gc[r * kLdF + c]); });
+      FillTile(X, Xlo, [&](int r, int c) { return scale * At(x, s, p, r, i0, c, s.Dk) * ExpOf(Gc[r * kLdF + c]); });
     } else {
-      FillTile(X, [&](int r, int c) {
+      FillTile(X, Xlo, [&](int r, int c) {
         return At(x, s, p, r, i0, c, s.Dk) * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]);
       });
     }
-    FillTile(Y, [&](int r, int c) { return At(y, s, p, r, j0, c, s.Dv); });
+    FillTile(Y, static_cast<MT*>(nullptr), [&](int r, int c) { return At(y, s, p, r, j0, c, s.Dv); });
     __syncthreads();
-    BlockGemm<true, false>(kChunk, kChunk, kChunk, X, kLdM, Y, kLdM, S, kLdF);
+    SplitGemm<true, false>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Y, static_cast<MT*>(nullptr), kLdM, S, kLdF);
   }
   __syncthreads();
   if (last) {
@@ -273,7 +320,7 @@ __global__ void __launch_bounds__(kThreads) GlaStateKernel(GlaShape s, const T* 
 
 template <typename T>
 constexpr size_t StateSmem() {
-  return kTileF * (sizeof(Decay) + sizeof(float)) + 2 * kTileM * sizeof(typename Operand<T>::type);
+  return kTileF * (sizeof(Decay) + sizeof(float)) + 3 * kTileM * sizeof(typename Operand<T>::type);
 }
 
 // ---- the intra-chunk scores A (float32 [B*H, NT, 64, 64]) ----------------------------------
@@ -287,25 +334,28 @@ __global__ void __launch_bounds__(kThreads) GlaIntraKernel(GlaShape s, const T* 
   float* Acc = reinterpret_cast<float*>(Gc + kTileF);
   MT* QS = reinterpret_cast<MT*>(Acc + kTileF);
   MT* KS = QS + kTileM;
+  MT* QSlo = LoPart<T>(KS + kTileM);
+  MT* KSlo = LoPart<T>(KS + 2 * kTileM);
   const int64_t NT = NumChunks(s.T);
   const ChunkPos p = BlockChunk(s, NT);
-  ZeroF<MT>(Acc, kTileF);
+  ZeroF(Acc, kTileF);
   for (int64_t c0 = 0; c0 < s.Dk; c0 += kChunk) {
     __syncthreads();
     ChunkCumsum(g, s, p, c0, Gc);
     __syncthreads();
     // q relative to the first row of its own 16-row block.
-    FillTile(QS, [&](int r, int c) {
+    FillTile(QS, QSlo, [&](int r, int c) {
       return At(q, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r * kLdF + c] - Gc[(r & ~(kSub - 1)) * kLdF + c]);
     });
     for (int blk = 1; blk < kChunk / kSub; ++blk) {
       const int r0 = blk * kSub;
       // k of the earlier rows relative to the first row of block blk.
-      FillTile(KS, [&](int r, int c) {
+      FillTile(KS, KSlo, [&](int r, int c) {
         return r < r0 ? At(k, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r0 * kLdF + c] - Gc[r * kLdF + c]) : 0.f;
       });
       __syncthreads();
-      BlockGemm<false, true>(kSub, r0, kChunk, QS + r0 * kLdM, kLdM, KS, kLdM, Acc + r0 * kLdF, kLdF);
+      SplitGemm<false, true>(kSub, r0, kChunk, QS + r0 * kLdM, QSlo ? QSlo + r0 * kLdM : nullptr, kLdM, KS, KSlo,
+                             kLdM, Acc + r0 * kLdF, kLdF);
       __syncthreads();
     }
     // The diagonal blocks, element by element (s <= t before the exponential).
@@ -330,7 +380,7 @@ __global__ void __launch_bounds__(kThreads) GlaIntraKernel(GlaShape s, const T* 
 
 template <typename T>
 constexpr size_t IntraSmem() {
-  return kTileF * (sizeof(Decay) + sizeof(float)) + 2 * kTileM * sizeof(typename Operand<T>::type);
+  return kTileF * (sizeof(Decay) + sizeof(float)) + 4 * kTileM * sizeof(typename Operand<T>::type);
 }
 
 // ---- per chunk: o = Qhat h_n + A V (forward), or dv = Khat dH_{n+1} + A^T dO (kDv) ---------
@@ -340,43 +390,41 @@ __global__ void __launch_bounds__(kThreads) GlaOutputKernel(GlaShape s, const T*
                                                             const float* store, const float* A, float scale,
                                                             T* out) {
   using MT = typename Operand<T>::type;
-  constexpr bool kSplit = Operand<T>::kTensorCore;
   GLA_DYNAMIC_SMEM(smem_raw);
   Decay* Gc = reinterpret_cast<Decay*>(smem_raw);
   float* O = reinterpret_cast<float*>(Gc + kTileF);
   MT* X = reinterpret_cast<MT*>(O + kTileF);
   MT* Hhi = X + kTileM;
-  MT* Hlo = Hhi + kTileM;
+  MT* Hlo = LoPart<T>(Hhi + kTileM);
+  MT* Xlo = LoPart<T>(Hhi + 2 * kTileM);
   const int64_t NT = NumChunks(s.T);
   const ChunkPos p = BlockChunk(s, NT);
   const int64_t bh = p.bh;
   const int64_t j0 = static_cast<int64_t>(blockIdx.y) * kChunk;
   const int cols = TileSize(s.Dv, j0);
-  ZeroF<MT>(O, kTileF);
+  ZeroF(O, kTileF);
   for (int64_t c0 = 0; c0 < s.Dk; c0 += kChunk) {
     __syncthreads();
     ChunkCumsum(g, s, p, c0, Gc);
     __syncthreads();
     if (kDv) {
-      FillTile(X, [&](int r, int c) {
+      FillTile(X, Xlo, [&](int r, int c) {
         return At(x, s, p, r, c0, c, s.Dk) * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]);
       });
     } else {
-      FillTile(X, [&](int r, int c) { return scale * At(x, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r * kLdF + c]); });
+      FillTile(X, Xlo, [&](int r, int c) { return scale * At(x, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r * kLdF + c]); });
     }
     const int rows = TileSize(s.Dk, c0);
-    FillSplitTile(Hhi, kSplit ? Hlo : static_cast<MT*>(nullptr),
-                  store + ((bh * NT + p.n) * s.Dk + c0) * s.Dv + j0, s.Dv, rows, cols);
+    FillSplitTile(Hhi, Hlo, store + ((bh * NT + p.n) * s.Dk + c0) * s.Dv + j0, s.Dv, rows, cols);
     __syncthreads();
-    BlockGemm<false, false>(kChunk, kChunk, kChunk, X, kLdM, Hhi, kLdM, O, kLdF);
-    if (kSplit) BlockGemm<false, false>(kChunk, kChunk, kChunk, X, kLdM, Hlo, kLdM, O, kLdF);
+    SplitGemm<false, false>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Hhi, Hlo, kLdM, O, kLdF);
   }
   __syncthreads();
   const float* Ab = A + static_cast<int64_t>(blockIdx.x) * kChunk * kChunk;
-  FillTile(X, [&](int r, int c) { return Ab[r * kChunk + c]; });
-  FillTile(Hhi, [&](int r, int c) { return At(y, s, p, r, j0, c, s.Dv); });
+  FillTile(X, Xlo, [&](int r, int c) { return Ab[r * kChunk + c]; });
+  FillTile(Hhi, static_cast<MT*>(nullptr), [&](int r, int c) { return At(y, s, p, r, j0, c, s.Dv); });
   __syncthreads();
-  BlockGemm<kDv, false>(kChunk, kChunk, kChunk, X, kLdM, Hhi, kLdM, O, kLdF);
+  SplitGemm<kDv, false>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Hhi, static_cast<MT*>(nullptr), kLdM, O, kLdF);
   __syncthreads();
   for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
     const int r = e >> 6, c = e & 63;
@@ -386,7 +434,7 @@ __global__ void __launch_bounds__(kThreads) GlaOutputKernel(GlaShape s, const T*
 
 template <typename T>
 constexpr size_t OutputSmem() {
-  return kTileF * (sizeof(Decay) + sizeof(float)) + 3 * kTileM * sizeof(typename Operand<T>::type);
+  return kTileF * (sizeof(Decay) + sizeof(float)) + 4 * kTileM * sizeof(typename Operand<T>::type);
 }
 
 // ---- per chunk and Dk tile: dq and dk, and q dq - k dk (float32 [B*H, T, Dk]) ---------------
@@ -397,7 +445,6 @@ __global__ void __launch_bounds__(kThreads) GlaDqkKernel(GlaShape s, const T* q,
                                                          const float* dhstore, float scale, T* dq, T* dk,
                                                          float* qdk) {
   using MT = typename Operand<T>::type;
-  constexpr bool kSplit = Operand<T>::kTensorCore;
   GLA_DYNAMIC_SMEM(smem_raw);
   Decay* Gc = reinterpret_cast<Decay*>(smem_raw);
   float* dA = reinterpret_cast<float*>(Gc + kTileF);
@@ -408,33 +455,34 @@ __global__ void __launch_bounds__(kThreads) GlaDqkKernel(GlaShape s, const T* q,
   MT* Y = X + kTileM;
   MT* Z = Y + kTileM;
   MT* dAm = Z + kTileM;
+  MT* dAlo = LoPart<T>(dAm + kTileM);
+  MT* Xlo = LoPart<T>(dAm + 2 * kTileM);
+  MT* const kNone = nullptr;
   const int64_t NT = NumChunks(s.T);
   const ChunkPos p = BlockChunk(s, NT);
   const int64_t bh = p.bh;
   const int64_t c0 = static_cast<int64_t>(blockIdx.y) * kChunk;
   const int rows = TileSize(s.Dk, c0);
-  ZeroF<MT>(dA, 3 * kTileF);
+  ZeroF(dA, 3 * kTileF);
   ChunkCumsum(g, s, p, c0, Gc);
   // dA = dO V^T, then dQ = dO h_n^T and dK = V dH_{n+1}^T (this Dk tile's rows of the states).
   const int64_t state0 = (bh * NT + p.n) * s.Dk * s.Dv + c0 * s.Dv;
   for (int64_t j0 = 0; j0 < s.Dv; j0 += kChunk) {
     const int cols = TileSize(s.Dv, j0);
     __syncthreads();
-    FillTile(X, [&](int r, int c) { return At(dout, s, p, r, j0, c, s.Dv); });
-    FillTile(Y, [&](int r, int c) { return At(v, s, p, r, j0, c, s.Dv); });
+    FillTile(X, kNone, [&](int r, int c) { return At(dout, s, p, r, j0, c, s.Dv); });
+    FillTile(Y, kNone, [&](int r, int c) { return At(v, s, p, r, j0, c, s.Dv); });
     __syncthreads();
     BlockGemm<false, true>(kChunk, kChunk, kChunk, X, kLdM, Y, kLdM, dA, kLdF);
     __syncthreads();
-    FillSplitTile(Y, kSplit ? Z : static_cast<MT*>(nullptr), hstore + state0 + j0, s.Dv, rows, cols);
+    FillSplitTile(Y, LoPart<T>(Z), hstore + state0 + j0, s.Dv, rows, cols);
     __syncthreads();
-    BlockGemm<false, true>(kChunk, kChunk, kChunk, X, kLdM, Y, kLdM, dQ, kLdF);
-    if (kSplit) BlockGemm<false, true>(kChunk, kChunk, kChunk, X, kLdM, Z, kLdM, dQ, kLdF);
+    SplitGemm<false, true>(kChunk, kChunk, kChunk, X, kNone, kLdM, Y, LoPart<T>(Z), kLdM, dQ, kLdF);
     __syncthreads();
-    FillTile(X, [&](int r, int c) { return At(v, s, p, r, j0, c, s.Dv); });
-    FillSplitTile(Y, kSplit ? Z : static_cast<MT*>(nullptr), dhstore + state0 + j0, s.Dv, rows, cols);
+    FillTile(X, kNone, [&](int r, int c) { return At(v, s, p, r, j0, c, s.Dv); });
+    FillSplitTile(Y, LoPart<T>(Z), dhstore + state0 + j0, s.Dv, rows, cols);
     __syncthreads();
-    BlockGemm<false, true>(kChunk, kChunk, kChunk, X, kLdM, Y, kLdM, dK, kLdF);
-    if (kSplit) BlockGemm<false, true>(kChunk, kChunk, kChunk, X, kLdM, Z, kLdM, dK, kLdF);
+    SplitGemm<false, true>(kChunk, kChunk, kChunk, X, kNone, kLdM, Y, LoPart<T>(Z), kLdM, dK, kLdF);
   }
   __syncthreads();
   // The inter-chunk decays; the masked, scaled dA.
@@ -445,19 +493,21 @@ __global__ void __launch_bounds__(kThreads) GlaDqkKernel(GlaShape s, const T* q,
     dK[r * kLdF + c] *= ExpOf(Gc[(kChunk - 1) * kLdF + c] - G);
     const float a = (c <= r && r < p.L) ? scale * dA[r * kLdF + c] : 0.f;
     dA[r * kLdF + c] = a;
-    ToOperand(a, dAm + r * kLdM + c);
   }
+  __syncthreads();
+  FillTile(dAm, dAlo, [&](int r, int c) { return dA[r * kLdF + c]; });
   // Off-diagonal blocks of dq: rows of block blk against the keys before it, relative to the
   // block's first row r0.
   for (int blk = 1; blk < kChunk / kSub; ++blk) {
     const int r0 = blk * kSub;
     __syncthreads();
-    FillTile(X, [&](int r, int c) {
+    FillTile(X, Xlo, [&](int r, int c) {
       return r < r0 ? At(k, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r0 * kLdF + c] - Gc[r * kLdF + c]) : 0.f;
     });
-    ZeroF<MT>(Tmp, kSub * kLdF);
+    ZeroF(Tmp, kSub * kLdF);
     __syncthreads();
-    BlockGemm<false, false>(kSub, kChunk, r0, dAm + r0 * kLdM, kLdM, X, kLdM, Tmp, kLdF);
+    SplitGemm<false, false>(kSub, kChunk, r0, dAm + r0 * kLdM, dAlo ? dAlo + r0 * kLdM : nullptr, kLdM, X, Xlo,
+                            kLdM, Tmp, kLdF);
     __syncthreads();
     for (int e = threadIdx.x; e < kSub * kChunk; e += blockDim.x) {
       const int r = e >> 6, c = e & 63;
@@ -469,12 +519,13 @@ __global__ void __launch_bounds__(kThreads) GlaDqkKernel(GlaShape s, const T* q,
   for (int blk = 0; blk + 1 < kChunk / kSub; ++blk) {
     const int r1 = blk * kSub + kSub - 1;
     __syncthreads();
-    FillTile(X, [&](int r, int c) {
+    FillTile(X, Xlo, [&](int r, int c) {
       return r > r1 ? At(q, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r * kLdF + c] - Gc[r1 * kLdF + c]) : 0.f;
     });
-    ZeroF<MT>(Tmp, kSub * kLdF);
+    ZeroF(Tmp, kSub * kLdF);
     __syncthreads();
-    BlockGemm<true, false>(kSub, kChunk, kChunk, dAm + blk * kSub, kLdM, X, kLdM, Tmp, kLdF);
+    SplitGemm<true, false>(kSub, kChunk, kChunk, dAm + blk * kSub, dAlo ? dAlo + blk * kSub : nullptr, kLdM, X,
+                           Xlo, kLdM, Tmp, kLdF);
     __syncthreads();
     for (int e = threadIdx.x; e < kSub * kChunk; e += blockDim.x) {
       const int r = e >> 6, c = e & 63, row = blk * kSub + r;
@@ -508,7 +559,7 @@ __global__ void __launch_bounds__(kThreads) GlaDqkKernel(GlaShape s, const T* q,
 template <typename T>
 constexpr size_t DqkSmem() {
   return kTileF * sizeof(Decay) + (3 * kTileF + kSub * kLdF) * sizeof(float) +
-         4 * kTileM * sizeof(typename Operand<T>::type);
+         6 * kTileM * sizeof(typename Operand<T>::type);
 }
 
 // ---- gk_grad: the reverse cumulative sum of q dq - k dk, one thread per (head, channel) ----
