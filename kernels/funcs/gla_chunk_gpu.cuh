@@ -192,6 +192,12 @@ __device__ void SplitGemm(int M, int N, int K, const MT* Ahi, const MT* Alo, int
   if (Blo) BlockGemm<kTransA, kTransB>(M, N, K, Ahi, lda, Blo, ldb, C, ldc);
 }
 
+// How many operand tiles a kernel keeps: its own, plus the lo parts of the split ones (16-bit).
+template <typename T>
+constexpr int OperandTiles(int tiles, int lo_tiles) {
+  return tiles + (Operand<T>::kTensorCore ? lo_tiles : 0);
+}
+
 // The lo buffer of a split operand: p for the 16-bit types, null for float32 (no split).
 template <typename T, typename MT>
 __device__ __forceinline__ MT* LoPart(MT* p) {
@@ -320,7 +326,8 @@ __global__ void __launch_bounds__(kThreads) GlaStateKernel(GlaShape s, const T* 
 
 template <typename T>
 constexpr size_t StateSmem() {
-  return kTileF * (sizeof(Decay) + sizeof(float)) + 3 * kTileM * sizeof(typename Operand<T>::type);
+  return kTileF * (sizeof(Decay) + sizeof(float)) +
+         OperandTiles<T>(2, 1) * kTileM * sizeof(typename Operand<T>::type);
 }
 
 // ---- the intra-chunk scores A (float32 [B*H, NT, 64, 64]) ----------------------------------
@@ -380,7 +387,8 @@ __global__ void __launch_bounds__(kThreads) GlaIntraKernel(GlaShape s, const T* 
 
 template <typename T>
 constexpr size_t IntraSmem() {
-  return kTileF * (sizeof(Decay) + sizeof(float)) + 4 * kTileM * sizeof(typename Operand<T>::type);
+  return kTileF * (sizeof(Decay) + sizeof(float)) +
+         OperandTiles<T>(2, 2) * kTileM * sizeof(typename Operand<T>::type);
 }
 
 // ---- per chunk: o = Qhat h_n + A V (forward), or dv = Khat dH_{n+1} + A^T dO (kDv) ---------
@@ -434,7 +442,8 @@ __global__ void __launch_bounds__(kThreads) GlaOutputKernel(GlaShape s, const T*
 
 template <typename T>
 constexpr size_t OutputSmem() {
-  return kTileF * (sizeof(Decay) + sizeof(float)) + 4 * kTileM * sizeof(typename Operand<T>::type);
+  return kTileF * (sizeof(Decay) + sizeof(float)) +
+         OperandTiles<T>(2, 2) * kTileM * sizeof(typename Operand<T>::type);
 }
 
 // ---- per chunk and Dk tile: dq and dk, and q dq - k dk (float32 [B*H, T, Dk]) ---------------
@@ -559,7 +568,7 @@ __global__ void __launch_bounds__(kThreads) GlaDqkKernel(GlaShape s, const T* q,
 template <typename T>
 constexpr size_t DqkSmem() {
   return kTileF * sizeof(Decay) + (3 * kTileF + kSub * kLdF) * sizeof(float) +
-         6 * kTileM * sizeof(typename Operand<T>::type);
+         OperandTiles<T>(4, 2) * kTileM * sizeof(typename Operand<T>::type);
 }
 
 // ---- gk_grad: the reverse cumulative sum of q dq - k dk, one thread per (head, channel) ----

@@ -302,6 +302,31 @@ def test_zero_length(place):
     np.testing.assert_array_equal(tensor_values(h.grad), 2.0)
 
 
+@pytest.mark.parametrize('place', PLACES)
+def test_static_mode_matches_dynamic(place):
+    """The same call in a static program (unknown batch dim), forward and every gradient of
+    sum(o) + sum(final_state), bitwise equal to dynamic mode."""
+    q, k, v, g, h0 = (x.astype(np.float32) for x in make_inputs(2, 2, 70, 6, 5, seed=8))
+    o, fs, ts, h = run_gla(q, k, v, g, h0, 'float32', place, requires_grad=True)
+    dyn = [o, fs] + list(paddle.grad([o.sum() + fs.sum()], ts + [h]))
+    dyn = [tensor_values(x) for x in dyn]
+    paddle.enable_static()
+    try:
+        main = paddle.static.Program()
+        with paddle.static.program_guard(main):
+            xs = [paddle.static.data(n, [-1, 2, 70, d], 'float32') for n, d in zip('qkvg', (6, 6, 5, 6))]
+            hs = paddle.static.data('h0', [-1, 2, 6, 5], 'float32')
+            so, sfs = paddle.gla(*xs, initial_state=hs, output_final_state=True)
+            assert list(so.shape) == [-1, 2, 70, 5] and list(sfs.shape) == [-1, 2, 6, 5]
+            grads = paddle.static.gradients([paddle.sum(so) + paddle.sum(sfs)], xs + [hs])
+        res = paddle.static.Executor(place).run(main, feed=dict(q=q, k=k, v=v, g=g, h0=h0),
+                                                fetch_list=[so, sfs] + grads)
+    finally:
+        paddle.disable_static()
+    for name, a, b in zip(('o', 'final_state', 'q', 'k', 'v', 'gk', 'initial_state'), res, dyn):
+        np.testing.assert_array_equal(np.asarray(a, np.float64), b, err_msg=name)
+
+
 # ------------------------------------------------------------------------------------------
 # Errors
 # ------------------------------------------------------------------------------------------
