@@ -173,6 +173,7 @@ __device__ void BlockGemm(int M, int N, int K, const MT* A, int lda, const MT* B
 // not null, lo = the rest (value - hi, rounded): hi + lo carries about 16 bits of the value.
 template <typename MT, typename F>
 __device__ void FillTile(MT* hi, MT* lo, F value) {
+#pragma unroll 4
   for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
     const int r = e >> 6, c = e & 63;
     const float x = value(r, c);
@@ -239,13 +240,21 @@ __device__ __forceinline__ float At(const T* x, const GlaShape& s, const ChunkPo
   return static_cast<float>(x[s.Row(p.bh, p.t0 + r, D) + col]);
 }
 
-// Gc[r][c] = sum_{t <= r} gk[t0 + t, col0 + c]; rows past L repeat the last (no decay).
+// Gc[r][c] = sum_{t <= r} gk[t0 + t, col0 + c]; rows past L repeat the last (no decay). The
+// tile is loaded by the whole block first (independent loads in flight together), then each
+// column is summed in shared memory. Contains a barrier: every thread calls it.
 template <typename T>
 __device__ void ChunkCumsum(const T* g, const GlaShape& s, const ChunkPos& p, int64_t col0, Decay* Gc) {
+#pragma unroll 8
+  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+    const int r = e >> 6, c = e & 63;
+    Gc[r * kLdF + c] = At(g, s, p, r, col0, c, s.Dk);
+  }
+  __syncthreads();
   for (int c = threadIdx.x; c < kChunk; c += blockDim.x) {
     Decay acc = 0;
     for (int r = 0; r < kChunk; ++r) {
-      acc += At(g, s, p, r, col0, c, s.Dk);
+      acc += Gc[r * kLdF + c];
       Gc[r * kLdF + c] = acc;
     }
   }
