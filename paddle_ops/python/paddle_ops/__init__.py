@@ -18,6 +18,7 @@ from .tensor import (  # noqa: F401
     zeros_like,
 )
 from .tensor import pscan, repeat_interleave, right_flood  # noqa: F401
+from .tensor import gla  # noqa: F401
 from .tensor import methods as _methods
 from . import static  # noqa: F401
 from .static import disable_static, enable_static, in_dynamic_mode  # noqa: F401
@@ -32,5 +33,5 @@ __all__ = [
     "is_compiled_with_cuda", "CPUPlace", "CUDAPlace", "float16", "bfloat16", "float32", "float64", "int32",
     "int64", "bool", "static", "enable_static", "disable_static", "in_dynamic_mode",
     "set_num_threads", "get_num_threads",
-    "pscan", "right_flood", "repeat_interleave",
+    "pscan", "right_flood", "repeat_interleave", "gla",
 ]

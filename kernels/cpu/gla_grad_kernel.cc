@@ -1,0 +1,40 @@
+#include "kernels/gla_grad_kernel.h"
+
+#include <omp.h>
+
+#include <vector>
+
+#include "kernels/funcs/cpu/scan_runtime.h"
+#include "kernels/impl/gla_ops.h"
+#include "paddle_ops/core/kernel_registry.h"
+
+namespace phi {
+
+template <typename T, typename Context>
+void GlaGradKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTensor& k,
+                   const DenseTensor& v, const DenseTensor& gk,
+                   const paddle::optional<DenseTensor>& initial_state, const DenseTensor& o_grad,
+                   const paddle::optional<DenseTensor>& final_state_grad, double scale, bool head_first,
+                   DenseTensor* q_grad, DenseTensor* k_grad, DenseTensor* v_grad, DenseTensor* gk_grad,
+                   DenseTensor* initial_state_grad) {
+  using Acc = typename GlaAccType<T>::type;
+  const GlaGradData<T> d = MakeGlaGradData<T>(dev_ctx, q, k, v, gk, initial_state, o_grad, final_state_grad,
+                                              head_first, q_grad, k_grad, v_grad, gk_grad, initial_state_grad);
+  const int64_t heads = d.s.heads(), state = d.s.StateSize();
+#pragma omp parallel num_threads(funcs::CpuNumThreads())
+  {
+    std::vector<Acc> work(static_cast<size_t>(d.s.BackwardWork()));
+#pragma omp for schedule(static)
+    for (int64_t bh = 0; bh < heads; ++bh) {
+      const int64_t off = bh * state;
+      GlaRecurrentBackwardHead<T, Acc>(d.s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + off : nullptr, d.dout,
+                                       d.dfinal ? d.dfinal + off : nullptr, static_cast<Acc>(scale), d.dq,
+                                       d.dk, d.dv, d.dg, d.dh0 ? d.dh0 + off : nullptr, work.data());
+    }
+  }
+}
+
+}  // namespace phi
+
+PD_REGISTER_KERNEL(gla_grad, CPU, ALL_LAYOUT, phi::GlaGradKernel, float, double, phi::dtype::float16,
+                   phi::dtype::bfloat16) {}

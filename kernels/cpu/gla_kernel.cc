@@ -1,0 +1,38 @@
+#include "kernels/gla_kernel.h"
+
+#include <omp.h>
+
+#include <vector>
+
+#include "kernels/funcs/cpu/scan_runtime.h"
+#include "kernels/impl/gla_ops.h"
+#include "paddle_ops/core/kernel_registry.h"
+
+namespace phi {
+
+// The recurrent form, one head per task; each head's result is independent of the thread
+// count (one sequential loop per head).
+template <typename T, typename Context>
+void GlaKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTensor& k, const DenseTensor& v,
+               const DenseTensor& gk, const paddle::optional<DenseTensor>& initial_state, double scale,
+               bool output_final_state, bool head_first, DenseTensor* o, DenseTensor* final_state) {
+  using Acc = typename GlaAccType<T>::type;
+  const GlaData<T> d = MakeGlaData<T>(dev_ctx, q, k, v, gk, initial_state, output_final_state, head_first, o,
+                                      final_state);
+  const int64_t heads = d.s.heads(), state = d.s.StateSize();
+#pragma omp parallel num_threads(funcs::CpuNumThreads())
+  {
+    std::vector<Acc> work(static_cast<size_t>(d.s.ForwardWork()));
+#pragma omp for schedule(static)
+    for (int64_t bh = 0; bh < heads; ++bh) {
+      GlaRecurrentForwardHead<T, Acc>(d.s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + bh * state : nullptr,
+                                      static_cast<Acc>(scale), d.o,
+                                      d.final_state ? d.final_state + bh * state : nullptr, work.data());
+    }
+  }
+}
+
+}  // namespace phi
+
+PD_REGISTER_KERNEL(gla, CPU, ALL_LAYOUT, phi::GlaKernel, float, double, phi::dtype::float16,
+                   phi::dtype::bfloat16) {}

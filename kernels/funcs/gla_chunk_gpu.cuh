@@ -1,0 +1,640 @@
+// The chunked form of gla on the GPU (SPEC.md §5, seed 002), forward and backward, with
+// tensor-core products (wmma, 16-bit operands, float32 accumulation) for float16/bfloat16 and
+// the same kernels on float32 operands with plain FMAs for float32.
+//
+// T is cut into chunks of C = 64 steps (the last one may be shorter: its missing rows read as
+// zeros, with no decay); Dk and Dv into tiles of 64 (missing columns read as zeros). With Gc
+// the in-chunk inclusive cumulative sum of gk (fwd_decay_cumsum of the seed; see Decay), Glast
+// its last row, and h_n the state before chunk n:
+//   h_{n+1} = exp(Glast)[:, None] * h_n + Khat^T V,  Khat = k * exp(Glast - Gc)   (state kernel)
+//   o = Qhat h_n + A V,  Qhat = scale q * exp(Gc)                                (output kernel)
+//   A[t, s] = scale sum_i q_t k_s exp(Gc_t - Gc_s), s <= t                       (intra kernel)
+// Every exponent is <= 0 for gk <= 0: A's off-diagonal 16 x 16 blocks (secondary chunks) are
+// products of q * exp(Gc_t - Gc_r) and k * exp(Gc_r - Gc_s) with r the first row of t's
+// block (t >= r > s), the diagonal blocks are summed element by element with the mask
+// applied before the exponential. States and their gradients stay float32 in memory. Every
+// computed 16-bit operand (scaled q and k, scores, states) is split into a high and a low part
+// (SplitGemm: two or three products), so that 16-bit results carry only their inputs' and
+// output's rounding; the inputs themselves are exact operands.
+//
+// Backward: the reverse state kernel gives dH_{n+1}, the gradient of the state after chunk n
+// (dH_n = exp(Glast)[:, None] * dH_{n+1} + Qhat^T dO, from final_state_grad; dH_0 is
+// initial_state_grad); then per chunk
+//   dv = Khat dH_{n+1} + A^T dO                                   (output kernel, dv mode)
+//   dq = scale exp(Gc) * (dO h_n^T) + intra,  dk = exp(Glast - Gc) * (V dH_{n+1}^T) + intra
+// with dA = scale dO V^T (masked) and the intra terms split into blocks as A is; and
+// gk_grad = the reverse cumulative sum of q dq - k dk along T (plus the final state's term),
+// with gk_grad at t = 0 computed directly as sum_j dh0 * h0.
+//
+// Every load and store is guarded by the real T, Dk and Dv; offsets are 64-bit.
+//
+// Every step between two __syncthreads() is a block-strided loop, so the float32 kernels also
+// run as host code with one thread per block: unittests/cpp/test_gla_chunk.cc compiles this
+// header without nvcc (the 16-bit types and wmma are then left out) and checks the kernels'
+// indexing and algebra against the recurrent form on awkward shapes.
+#pragma once
+
+#ifdef __CUDACC__
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <mma.h>
+#define GLA_DYNAMIC_SMEM(name) extern __shared__ __align__(128) unsigned char name[]
+#else
+#define GLA_DYNAMIC_SMEM(name) unsigned char* name = HostSmem()
+#endif
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/impl/gla_ops.h"
+#include "paddle_ops/common/bfloat16.h"
+#include "paddle_ops/common/float16.h"
+
+namespace phi {
+namespace funcs {
+namespace gla {
+
+constexpr int kChunk = 64;    // steps per chunk, and the Dk/Dv tile
+constexpr int kSub = 16;      // secondary chunk (the wmma tile)
+constexpr int kThreads = 128; // 4 warps per block
+constexpr int kLdF = kChunk + 4;  // row stride of float32 smem tiles
+constexpr int kLdM = kChunk + 8;  // row stride of operand smem tiles
+constexpr int kTileF = kChunk * kLdF;
+constexpr int kTileM = kChunk * kLdM;
+
+// The in-chunk cumulative decays are summed and kept in float64 (in shared memory only): a
+// chunk's sum reaches thousands under strong decays (gk of -40 per step), where float32 would
+// resolve differences Gc_t - Gc_s only to ~1e-4; each exponent is rounded to float32 once,
+// as the difference it is, before the exponential.
+using Decay = double;
+__device__ __forceinline__ float ExpOf(Decay x) { return expf(static_cast<float>(x)); }
+
+// The operand type of the products: the 16-bit CUDA type for tensor cores, float otherwise.
+template <typename T>
+struct Operand {
+  using type = float;
+  static constexpr bool kTensorCore = false;
+};
+__device__ __forceinline__ void ToOperand(float x, float* out) { *out = x; }
+__device__ __forceinline__ float FromOperand(float x) { return x; }
+#ifdef __CUDACC__
+template <>
+struct Operand<dtype::float16> {
+  using type = __half;
+  static constexpr bool kTensorCore = true;
+};
+template <>
+struct Operand<dtype::bfloat16> {
+  using type = __nv_bfloat16;
+  static constexpr bool kTensorCore = true;
+};
+
+__device__ __forceinline__ void ToOperand(float x, __half* out) { *out = __float2half_rn(x); }
+__device__ __forceinline__ void ToOperand(float x, __nv_bfloat16* out) { *out = __float2bfloat16_rn(x); }
+__device__ __forceinline__ float FromOperand(__half x) { return __half2float(x); }
+__device__ __forceinline__ float FromOperand(__nv_bfloat16 x) { return __bfloat162float(x); }
+#else
+// Host emulation of the 16-bit operands: float32 storage rounded to the type, so the host run
+// of the kernels reproduces their roundings (only the order of the float32 accumulation differs
+// from the tensor cores').
+template <typename T>
+struct RoundedOperand {
+  float v;
+};
+template <>
+struct Operand<dtype::float16> {
+  using type = RoundedOperand<dtype::float16>;
+  static constexpr bool kTensorCore = true;
+};
+template <>
+struct Operand<dtype::bfloat16> {
+  using type = RoundedOperand<dtype::bfloat16>;
+  static constexpr bool kTensorCore = true;
+};
+template <typename T>
+inline void ToOperand(float x, RoundedOperand<T>* out) {
+  out->v = static_cast<float>(T(x));
+}
+template <typename T>
+inline float FromOperand(RoundedOperand<T> x) {
+  return x.v;
+}
+#endif
+
+// C[M, N] (float32, row-major, ldc) += op(A)[M, K] op(B)[K, N], all in shared memory; op(A) is
+// A stored [M][K] (lda) or, kTransA, A^T of a [K][M] array; likewise B. M, N, K are multiples
+// of 16. Every thread of the block calls it; the caller synchronizes around it.
+template <bool kTransA, bool kTransB, typename MT>
+__device__ void BlockGemm(int M, int N, int K, const MT* A, int lda, const MT* B, int ldb, float* C,
+                          int ldc) {
+#ifdef __CUDACC__
+  constexpr bool kScalar = std::is_same<MT, float>::value;
+#else
+  constexpr bool kScalar = true;  // the host emulation
+#endif
+  if constexpr (kScalar) {
+    for (int e = threadIdx.x; e < M * N; e += blockDim.x) {
+      const int m = e / N, n = e - (e / N) * N;
+      float sum = 0.f;
+      for (int kk = 0; kk < K; ++kk) {
+        const float a = FromOperand(kTransA ? A[kk * lda + m] : A[m * lda + kk]);
+        const float b = FromOperand(kTransB ? B[n * ldb + kk] : B[kk * ldb + n]);
+        sum = fmaf(a, b, sum);
+      }
+      C[m * ldc + n] += sum;
+    }
+  } else {
+#ifdef __CUDACC__
+    namespace wmma = nvcuda::wmma;
+    using LayoutA = typename std::conditional<kTransA, wmma::col_major, wmma::row_major>::type;
+    using LayoutB = typename std::conditional<kTransB, wmma::col_major, wmma::row_major>::type;
+    const int warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    const int tiles_n = N / kSub, tiles = (M / kSub) * tiles_n;
+    for (int tile = warp; tile < tiles; tile += warps) {
+      const int tm = tile / tiles_n, tn = tile - tm * tiles_n;
+      wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+      float* cp = C + tm * kSub * ldc + tn * kSub;
+      wmma::load_matrix_sync(c, cp, ldc, wmma::mem_row_major);
+      for (int k0 = 0; k0 < K; k0 += kSub) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, MT, LayoutA> a;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, MT, LayoutB> b;
+        wmma::load_matrix_sync(a, kTransA ? A + k0 * lda + tm * kSub : A + tm * kSub * lda + k0, lda);
+        wmma::load_matrix_sync(b, kTransB ? B + tn * kSub * ldb + k0 : B + k0 * ldb + tn * kSub, ldb);
+        wmma::mma_sync(c, a, b, c);
+      }
+      wmma::store_matrix_sync(cp, c, ldc, wmma::mem_row_major);
+    }
+#endif
+  }
+}
+
+// A 64 x 64 operand tile: hi[r][c] = value(r, c) rounded to the operand type and, when lo is
+// not null, lo = the rest (value - hi, rounded): hi + lo carries about 16 bits of the value.
+template <typename MT, typename F>
+__device__ void FillTile(MT* hi, MT* lo, F value) {
+#pragma unroll 4
+  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+    const int r = e >> 6, c = e & 63;
+    const float x = value(r, c);
+    ToOperand(x, hi + r * kLdM + c);
+    if (lo) ToOperand(x - FromOperand(hi[r * kLdM + c]), lo + r * kLdM + c);
+  }
+}
+
+// C += (Ahi + Alo)(Bhi + Blo) without the lo * lo term; a null lo is a zero one. The 16-bit
+// kernels split every computed operand (scaled q and k, scores, states), so that only the
+// inputs' own rounding and the float32 accumulation remain; inputs are exact as they are.
+template <bool kTransA, bool kTransB, typename MT>
+__device__ void SplitGemm(int M, int N, int K, const MT* Ahi, const MT* Alo, int lda, const MT* Bhi,
+                          const MT* Blo, int ldb, float* C, int ldc) {
+  BlockGemm<kTransA, kTransB>(M, N, K, Ahi, lda, Bhi, ldb, C, ldc);
+  if (Alo) BlockGemm<kTransA, kTransB>(M, N, K, Alo, lda, Bhi, ldb, C, ldc);
+  if (Blo) BlockGemm<kTransA, kTransB>(M, N, K, Ahi, lda, Blo, ldb, C, ldc);
+}
+
+// How many operand tiles a kernel keeps: its own, plus the lo parts of the split ones (16-bit).
+template <typename T>
+constexpr int OperandTiles(int tiles, int lo_tiles) {
+  return tiles + (Operand<T>::kTensorCore ? lo_tiles : 0);
+}
+
+// The lo buffer of a split operand: p for the 16-bit types, null for float32 (no split).
+template <typename T, typename MT>
+__device__ __forceinline__ MT* LoPart(MT* p) {
+  return Operand<T>::kTensorCore ? p : nullptr;
+}
+
+// A 64 x 64 tile of a float32 [.., rows, cols] block (row stride ld), split into hi + lo.
+template <typename MT>
+__device__ void FillSplitTile(MT* hi, MT* lo, const float* src, int64_t ld, int rows, int cols) {
+  FillTile(hi, lo, [&](int r, int c) { return (r < rows && c < cols) ? src[r * ld + c] : 0.f; });
+}
+
+__device__ inline void ZeroF(float* p, int n) {
+  for (int e = threadIdx.x; e < n; e += blockDim.x) p[e] = 0.f;
+}
+
+// Where one block works: head bh, chunk n (rows t0 .. t0 + L - 1).
+struct ChunkPos {
+  int64_t bh, n, t0;
+  int L;
+};
+
+__device__ __forceinline__ ChunkPos MakeChunkPos(const GlaShape& s, int64_t bh, int64_t n) {
+  ChunkPos p;
+  p.bh = bh;
+  p.n = n;
+  p.t0 = n * kChunk;
+  const int64_t left = s.T - p.t0;
+  p.L = static_cast<int>(left < kChunk ? left : kChunk);
+  return p;
+}
+
+// x[t0 + r, col0 + c] of a [.., T, D] tensor as float (0 outside).
+template <typename T>
+__device__ __forceinline__ float At(const T* x, const GlaShape& s, const ChunkPos& p, int r, int64_t col0,
+                                    int c, int64_t D) {
+  const int64_t col = col0 + c;
+  if (r >= p.L || col >= D) return 0.f;
+  return static_cast<float>(x[s.Row(p.bh, p.t0 + r, D) + col]);
+}
+
+// Gc[r][c] = sum_{t <= r} gk[t0 + t, col0 + c]; rows past L repeat the last (no decay). The
+// tile is loaded by the whole block first (independent loads in flight together), then each
+// column is summed in shared memory. Contains a barrier: every thread calls it.
+template <typename T>
+__device__ void ChunkCumsum(const T* g, const GlaShape& s, const ChunkPos& p, int64_t col0, Decay* Gc) {
+#pragma unroll 8
+  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+    const int r = e >> 6, c = e & 63;
+    Gc[r * kLdF + c] = At(g, s, p, r, col0, c, s.Dk);
+  }
+  __syncthreads();
+  for (int c = threadIdx.x; c < kChunk; c += blockDim.x) {
+    Decay acc = 0;
+    for (int r = 0; r < kChunk; ++r) {
+      acc += Gc[r * kLdF + c];
+      Gc[r * kLdF + c] = acc;
+    }
+  }
+}
+
+__device__ __forceinline__ int64_t NumChunks(int64_t T) { return (T + kChunk - 1) / kChunk; }
+
+// The chunk of a block whose blockIdx.x is bh * NT + n.
+__device__ __forceinline__ ChunkPos BlockChunk(const GlaShape& s, int64_t NT) {
+  const int64_t bh = blockIdx.x / NT;
+  return MakeChunkPos(s, bh, blockIdx.x - bh * NT);
+}
+
+// The columns of a 64-wide tile starting at col0 that exist in a dim of D.
+__device__ __forceinline__ int TileSize(int64_t D, int64_t col0) {
+  return static_cast<int>(D - col0 < kChunk ? D - col0 : kChunk);
+}
+
+// ---- the state recurrence over chunks ------------------------------------------------------
+// Forward (kReverse = false): store h_n at store[bh, n], then h_{n+1} = exp(Glast) h_n + Khat^T V.
+// Reverse: store dH_{n+1} at store[bh, n], then dH_n = exp(Glast) dH_{n+1} + Qhat^T dO.
+// x is k (forward) or q (reverse); y is v or o_grad. init (may be null) is h0 or final_state_grad;
+// last (may be null) receives the state after the last step (final_state, or dh0).
+// Grid: (B*H, Dk tiles, Dv tiles).
+template <typename T, bool kReverse>
+__global__ void __launch_bounds__(kThreads) GlaStateKernel(GlaShape s, const T* x, const T* y, const T* g,
+                                                           const float* init, float scale, float* store,
+                                                           float* last) {
+  using MT = typename Operand<T>::type;
+  GLA_DYNAMIC_SMEM(smem_raw);
+  Decay* Gc = reinterpret_cast<Decay*>(smem_raw);
+  float* S = reinterpret_cast<float*>(Gc + kTileF);
+  MT* X = reinterpret_cast<MT*>(S + kTileF);
+  MT* Y = X + kTileM;
+  MT* Xlo = LoPart<T>(Y + kTileM);
+  const int64_t bh = blockIdx.x;
+  const int64_t i0 = static_cast<int64_t>(blockIdx.y) * kChunk, j0 = static_cast<int64_t>(blockIdx.z) * kChunk;
+  const int rows = TileSize(s.Dk, i0);
+  const int cols = TileSize(s.Dv, j0);
+  const int64_t state0 = bh * s.Dk * s.Dv + i0 * s.Dv + j0;
+  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+    const int i = e >> 6, j = e & 63;
+    S[i * kLdF + j] = (init && i < rows && j < cols) ? init[state0 + i * s.Dv + j] : 0.f;
+  }
+  const int64_t NT = NumChunks(s.T);
+  for (int64_t step = 0; step < NT; ++step) {
+    const int64_t n = kReverse ? NT - 1 - step : step;
+    const ChunkPos p = MakeChunkPos(s, bh, n);
+    __syncthreads();  // the previous product is done with X, Y and S
+    ChunkCumsum(g, s, p, i0, Gc);
+    __syncthreads();
+    float* out = store + ((bh * NT + n) * s.Dk + i0) * s.Dv + j0;
+    for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+      const int i = e >> 6, j = e & 63;
+      const float h = S[i * kLdF + j];
+      if (i < rows && j < cols) out[i * s.Dv + j] = h;
+      S[i * kLdF + j] = h * ExpOf(Gc[(kChunk - 1) * kLdF + i]);
+    }
+    if (kReverse) {
+      FillTile(X, Xlo, [&](int r, int c) { return scale * At(x, s, p, r, i0, c, s.Dk) * ExpOf(Gc[r * kLdF + c]); });
+    } else {
+      FillTile(X, Xlo, [&](int r, int c) {
+        return At(x, s, p, r, i0, c, s.Dk) * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]);
+      });
+    }
+    FillTile(Y, static_cast<MT*>(nullptr), [&](int r, int c) { return At(y, s, p, r, j0, c, s.Dv); });
+    __syncthreads();
+    SplitGemm<true, false>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Y, static_cast<MT*>(nullptr), kLdM, S, kLdF);
+  }
+  __syncthreads();
+  if (last) {
+    for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+      const int i = e >> 6, j = e & 63;
+      if (i < rows && j < cols) last[state0 + i * s.Dv + j] = S[i * kLdF + j];
+    }
+  }
+}
+
+template <typename T>
+constexpr size_t StateSmem() {
+  return kTileF * (sizeof(Decay) + sizeof(float)) +
+         OperandTiles<T>(2, 1) * kTileM * sizeof(typename Operand<T>::type);
+}
+
+// ---- the intra-chunk scores A (float32 [B*H, NT, 64, 64]) ----------------------------------
+// Grid: (B*H*NT).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) GlaIntraKernel(GlaShape s, const T* q, const T* k, const T* g,
+                                                           float scale, float* A) {
+  using MT = typename Operand<T>::type;
+  GLA_DYNAMIC_SMEM(smem_raw);
+  Decay* Gc = reinterpret_cast<Decay*>(smem_raw);
+  float* Acc = reinterpret_cast<float*>(Gc + kTileF);
+  MT* QS = reinterpret_cast<MT*>(Acc + kTileF);
+  MT* KS = QS + kTileM;
+  MT* QSlo = LoPart<T>(KS + kTileM);
+  MT* KSlo = LoPart<T>(KS + 2 * kTileM);
+  const int64_t NT = NumChunks(s.T);
+  const ChunkPos p = BlockChunk(s, NT);
+  ZeroF(Acc, kTileF);
+  for (int64_t c0 = 0; c0 < s.Dk; c0 += kChunk) {
+    __syncthreads();
+    ChunkCumsum(g, s, p, c0, Gc);
+    __syncthreads();
+    // q relative to the first row of its own 16-row block.
+    FillTile(QS, QSlo, [&](int r, int c) {
+      return At(q, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r * kLdF + c] - Gc[(r & ~(kSub - 1)) * kLdF + c]);
+    });
+    for (int blk = 1; blk < kChunk / kSub; ++blk) {
+      const int r0 = blk * kSub;
+      // k of the earlier rows relative to the first row of block blk.
+      FillTile(KS, KSlo, [&](int r, int c) {
+        return r < r0 ? At(k, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r0 * kLdF + c] - Gc[r * kLdF + c]) : 0.f;
+      });
+      __syncthreads();
+      SplitGemm<false, true>(kSub, r0, kChunk, QS + r0 * kLdM, QSlo ? QSlo + r0 * kLdM : nullptr, kLdM, KS, KSlo,
+                             kLdM, Acc + r0 * kLdF, kLdF);
+      __syncthreads();
+    }
+    // The diagonal blocks, element by element (s <= t before the exponential).
+    for (int e = threadIdx.x; e < kChunk * kSub; e += blockDim.x) {
+      const int t = e / kSub, sc = (t & ~(kSub - 1)) + (e % kSub);
+      if (sc > t || t >= p.L) continue;
+      float sum = 0.f;
+      for (int c = 0; c < kChunk && c0 + c < s.Dk; ++c) {
+        sum += At(q, s, p, t, c0, c, s.Dk) * At(k, s, p, sc, c0, c, s.Dk) *
+               ExpOf(Gc[t * kLdF + c] - Gc[sc * kLdF + c]);
+      }
+      Acc[t * kLdF + sc] += sum;
+    }
+  }
+  __syncthreads();
+  float* out = A + static_cast<int64_t>(blockIdx.x) * kChunk * kChunk;
+  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+    const int t = e >> 6, sc = e & 63;
+    out[e] = (sc <= t && t < p.L) ? scale * Acc[t * kLdF + sc] : 0.f;
+  }
+}
+
+template <typename T>
+constexpr size_t IntraSmem() {
+  return kTileF * (sizeof(Decay) + sizeof(float)) +
+         OperandTiles<T>(2, 2) * kTileM * sizeof(typename Operand<T>::type);
+}
+
+// ---- per chunk: o = Qhat h_n + A V (forward), or dv = Khat dH_{n+1} + A^T dO (kDv) ---------
+// x is q (forward) or k; y is v or o_grad; store holds h_n or dH_{n+1}. Grid: (B*H*NT, Dv tiles).
+template <typename T, bool kDv>
+__global__ void __launch_bounds__(kThreads) GlaOutputKernel(GlaShape s, const T* x, const T* y, const T* g,
+                                                            const float* store, const float* A, float scale,
+                                                            T* out) {
+  using MT = typename Operand<T>::type;
+  GLA_DYNAMIC_SMEM(smem_raw);
+  Decay* Gc = reinterpret_cast<Decay*>(smem_raw);
+  float* O = reinterpret_cast<float*>(Gc + kTileF);
+  MT* X = reinterpret_cast<MT*>(O + kTileF);
+  MT* Hhi = X + kTileM;
+  MT* Hlo = LoPart<T>(Hhi + kTileM);
+  MT* Xlo = LoPart<T>(Hhi + 2 * kTileM);
+  const int64_t NT = NumChunks(s.T);
+  const ChunkPos p = BlockChunk(s, NT);
+  const int64_t bh = p.bh;
+  const int64_t j0 = static_cast<int64_t>(blockIdx.y) * kChunk;
+  const int cols = TileSize(s.Dv, j0);
+  ZeroF(O, kTileF);
+  for (int64_t c0 = 0; c0 < s.Dk; c0 += kChunk) {
+    __syncthreads();
+    ChunkCumsum(g, s, p, c0, Gc);
+    __syncthreads();
+    if (kDv) {
+      FillTile(X, Xlo, [&](int r, int c) {
+        return At(x, s, p, r, c0, c, s.Dk) * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]);
+      });
+    } else {
+      FillTile(X, Xlo, [&](int r, int c) { return scale * At(x, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r * kLdF + c]); });
+    }
+    const int rows = TileSize(s.Dk, c0);
+    FillSplitTile(Hhi, Hlo, store + ((bh * NT + p.n) * s.Dk + c0) * s.Dv + j0, s.Dv, rows, cols);
+    __syncthreads();
+    SplitGemm<false, false>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Hhi, Hlo, kLdM, O, kLdF);
+  }
+  __syncthreads();
+  const float* Ab = A + static_cast<int64_t>(blockIdx.x) * kChunk * kChunk;
+  FillTile(X, Xlo, [&](int r, int c) { return Ab[r * kChunk + c]; });
+  FillTile(Hhi, static_cast<MT*>(nullptr), [&](int r, int c) { return At(y, s, p, r, j0, c, s.Dv); });
+  __syncthreads();
+  SplitGemm<kDv, false>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Hhi, static_cast<MT*>(nullptr), kLdM, O, kLdF);
+  __syncthreads();
+  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+    const int r = e >> 6, c = e & 63;
+    if (r < p.L && c < cols) out[s.Row(bh, p.t0 + r, s.Dv) + j0 + c] = static_cast<T>(O[r * kLdF + c]);
+  }
+}
+
+template <typename T>
+constexpr size_t OutputSmem() {
+  return kTileF * (sizeof(Decay) + sizeof(float)) +
+         OperandTiles<T>(2, 2) * kTileM * sizeof(typename Operand<T>::type);
+}
+
+// ---- per chunk and Dk tile: dq and dk, and q dq - k dk (float32 [B*H, T, Dk]) ---------------
+// Grid: (B*H*NT, Dk tiles).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) GlaDqkKernel(GlaShape s, const T* q, const T* k, const T* v,
+                                                         const T* g, const T* dout, const float* hstore,
+                                                         const float* dhstore, float scale, T* dq, T* dk,
+                                                         float* qdk) {
+  using MT = typename Operand<T>::type;
+  GLA_DYNAMIC_SMEM(smem_raw);
+  Decay* Gc = reinterpret_cast<Decay*>(smem_raw);
+  float* dA = reinterpret_cast<float*>(Gc + kTileF);
+  float* dQ = dA + kTileF;
+  float* dK = dQ + kTileF;
+  float* Tmp = dK + kTileF;  // [16][kLdF]
+  MT* X = reinterpret_cast<MT*>(Tmp + kSub * kLdF);
+  MT* Y = X + kTileM;
+  MT* Z = Y + kTileM;
+  MT* dAm = Z + kTileM;
+  MT* dAlo = LoPart<T>(dAm + kTileM);
+  MT* Xlo = LoPart<T>(dAm + 2 * kTileM);
+  MT* const kNone = nullptr;
+  const int64_t NT = NumChunks(s.T);
+  const ChunkPos p = BlockChunk(s, NT);
+  const int64_t bh = p.bh;
+  const int64_t c0 = static_cast<int64_t>(blockIdx.y) * kChunk;
+  const int rows = TileSize(s.Dk, c0);
+  ZeroF(dA, 3 * kTileF);
+  ChunkCumsum(g, s, p, c0, Gc);
+  // dA = dO V^T, then dQ = dO h_n^T and dK = V dH_{n+1}^T (this Dk tile's rows of the states).
+  const int64_t state0 = (bh * NT + p.n) * s.Dk * s.Dv + c0 * s.Dv;
+  for (int64_t j0 = 0; j0 < s.Dv; j0 += kChunk) {
+    const int cols = TileSize(s.Dv, j0);
+    __syncthreads();
+    FillTile(X, kNone, [&](int r, int c) { return At(dout, s, p, r, j0, c, s.Dv); });
+    FillTile(Y, kNone, [&](int r, int c) { return At(v, s, p, r, j0, c, s.Dv); });
+    __syncthreads();
+    BlockGemm<false, true>(kChunk, kChunk, kChunk, X, kLdM, Y, kLdM, dA, kLdF);
+    __syncthreads();
+    FillSplitTile(Y, LoPart<T>(Z), hstore + state0 + j0, s.Dv, rows, cols);
+    __syncthreads();
+    SplitGemm<false, true>(kChunk, kChunk, kChunk, X, kNone, kLdM, Y, LoPart<T>(Z), kLdM, dQ, kLdF);
+    __syncthreads();
+    FillTile(X, kNone, [&](int r, int c) { return At(v, s, p, r, j0, c, s.Dv); });
+    FillSplitTile(Y, LoPart<T>(Z), dhstore + state0 + j0, s.Dv, rows, cols);
+    __syncthreads();
+    SplitGemm<false, true>(kChunk, kChunk, kChunk, X, kNone, kLdM, Y, LoPart<T>(Z), kLdM, dK, kLdF);
+  }
+  __syncthreads();
+  // The inter-chunk decays; the masked, scaled dA.
+  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+    const int r = e >> 6, c = e & 63;
+    const Decay G = Gc[r * kLdF + c];
+    dQ[r * kLdF + c] *= scale * ExpOf(G);
+    dK[r * kLdF + c] *= ExpOf(Gc[(kChunk - 1) * kLdF + c] - G);
+    const float a = (c <= r && r < p.L) ? scale * dA[r * kLdF + c] : 0.f;
+    dA[r * kLdF + c] = a;
+  }
+  __syncthreads();
+  FillTile(dAm, dAlo, [&](int r, int c) { return dA[r * kLdF + c]; });
+  // Off-diagonal blocks of dq: rows of block blk against the keys before it, relative to the
+  // block's first row r0.
+  for (int blk = 1; blk < kChunk / kSub; ++blk) {
+    const int r0 = blk * kSub;
+    __syncthreads();
+    FillTile(X, Xlo, [&](int r, int c) {
+      return r < r0 ? At(k, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r0 * kLdF + c] - Gc[r * kLdF + c]) : 0.f;
+    });
+    ZeroF(Tmp, kSub * kLdF);
+    __syncthreads();
+    SplitGemm<false, false>(kSub, kChunk, r0, dAm + r0 * kLdM, dAlo ? dAlo + r0 * kLdM : nullptr, kLdM, X, Xlo,
+                            kLdM, Tmp, kLdF);
+    __syncthreads();
+    for (int e = threadIdx.x; e < kSub * kChunk; e += blockDim.x) {
+      const int r = e >> 6, c = e & 63;
+      dQ[(r0 + r) * kLdF + c] += ExpOf(Gc[(r0 + r) * kLdF + c] - Gc[r0 * kLdF + c]) * Tmp[r * kLdF + c];
+    }
+  }
+  // Off-diagonal blocks of dk: keys of block blk against the later queries, relative to the
+  // block's last row r1.
+  for (int blk = 0; blk + 1 < kChunk / kSub; ++blk) {
+    const int r1 = blk * kSub + kSub - 1;
+    __syncthreads();
+    FillTile(X, Xlo, [&](int r, int c) {
+      return r > r1 ? At(q, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r * kLdF + c] - Gc[r1 * kLdF + c]) : 0.f;
+    });
+    ZeroF(Tmp, kSub * kLdF);
+    __syncthreads();
+    SplitGemm<true, false>(kSub, kChunk, kChunk, dAm + blk * kSub, dAlo ? dAlo + blk * kSub : nullptr, kLdM, X,
+                           Xlo, kLdM, Tmp, kLdF);
+    __syncthreads();
+    for (int e = threadIdx.x; e < kSub * kChunk; e += blockDim.x) {
+      const int r = e >> 6, c = e & 63, row = blk * kSub + r;
+      dK[row * kLdF + c] += ExpOf(Gc[r1 * kLdF + c] - Gc[row * kLdF + c]) * Tmp[r * kLdF + c];
+    }
+  }
+  __syncthreads();
+  // Diagonal blocks element by element; then the outputs and q dq - k dk.
+  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+    const int t = e >> 6, c = e & 63;
+    if (t >= p.L || c >= rows) continue;
+    const int b0 = t & ~(kSub - 1);
+    const Decay Gt = Gc[t * kLdF + c];
+    float sq = 0.f, sk = 0.f;
+    for (int u = b0; u < t; ++u) {
+      sq += dA[t * kLdF + u] * At(k, s, p, u, c0, c, s.Dk) * ExpOf(Gt - Gc[u * kLdF + c]);
+    }
+    for (int u = t + 1; u < b0 + kSub && u < p.L; ++u) {
+      sk += dA[u * kLdF + t] * At(q, s, p, u, c0, c, s.Dk) * ExpOf(Gc[u * kLdF + c] - Gt);
+    }
+    const int64_t off = s.Row(bh, p.t0 + t, s.Dk) + c0 + c;
+    const float qv = static_cast<float>(q[off]), kv = static_cast<float>(k[off]), own = dA[t * kLdF + t];
+    const float dq_other = dQ[t * kLdF + c] + sq, dk_other = dK[t * kLdF + c] + sk;
+    dq[off] = static_cast<T>(dq_other + own * kv);
+    dk[off] = static_cast<T>(dk_other + own * qv);
+    // Step t's own terms of q dq and k dk (q k dA[t, t]) cancel exactly: leave them out.
+    qdk[(bh * s.T + p.t0 + t) * s.Dk + c0 + c] = qv * dq_other - kv * dk_other;
+  }
+}
+
+template <typename T>
+constexpr size_t DqkSmem() {
+  return kTileF * sizeof(Decay) + (3 * kTileF + kSub * kLdF) * sizeof(float) +
+         OperandTiles<T>(4, 2) * kTileM * sizeof(typename Operand<T>::type);
+}
+
+// ---- gk_grad: the reverse cumulative sum of q dq - k dk, one thread per (head, channel) ----
+// final_state (may be null with dfinal) is h after the last step; h0/dh0 may be null.
+template <typename T>
+__global__ void GlaDgKernel(GlaShape s, const float* qdk, const float* dfinal, const float* final_state,
+                            const float* h0, const float* dh0, T* dg) {
+  const int64_t idx = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (idx >= s.heads() * s.Dk) return;
+  const int64_t bh = idx / s.Dk, c = idx - bh * s.Dk;
+  const int64_t srow = (bh * s.Dk + c) * s.Dv;
+  double acc = 0.0;
+  if (dfinal) {
+    for (int64_t j = 0; j < s.Dv; ++j) acc += static_cast<double>(dfinal[srow + j]) * final_state[srow + j];
+  }
+  for (int64_t t = s.T - 1; t >= 1; --t) {
+    acc += qdk[(bh * s.T + t) * s.Dk + c];
+    dg[s.Row(bh, t, s.Dk) + c] = static_cast<T>(static_cast<float>(acc));
+  }
+  if (s.T > 0) {
+    float first = 0.f;
+    if (h0) {
+      for (int64_t j = 0; j < s.Dv; ++j) first += dh0[srow + j] * h0[srow + j];
+    }
+    dg[s.Row(bh, 0, s.Dk) + c] = static_cast<T>(first);
+  }
+}
+
+// ---- the recurrent form, one thread per head (float64, and shapes with an empty dim) --------
+template <typename T, typename Acc>
+__global__ void GlaRecurrentForwardKernel(GlaShape s, const T* q, const T* k, const T* v, const T* g,
+                                          const float* h0, Acc scale, T* o, float* final_state, Acc* work) {
+  const int64_t bh = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (bh >= s.heads()) return;
+  const int64_t st = s.StateSize();
+  GlaRecurrentForwardHead<T, Acc>(s, bh, q, k, v, g, h0 ? h0 + bh * st : nullptr, scale, o,
+                                  final_state ? final_state + bh * st : nullptr, work + bh * s.ForwardWork());
+}
+
+template <typename T, typename Acc>
+__global__ void GlaRecurrentBackwardKernel(GlaShape s, const T* q, const T* k, const T* v, const T* g,
+                                           const float* h0, const T* dout, const float* dfinal, Acc scale,
+                                           T* dq, T* dk, T* dv, T* dg, float* dh0, Acc* work) {
+  const int64_t bh = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (bh >= s.heads()) return;
+  const int64_t st = s.StateSize();
+  GlaRecurrentBackwardHead<T, Acc>(s, bh, q, k, v, g, h0 ? h0 + bh * st : nullptr, dout,
+                                   dfinal ? dfinal + bh * st : nullptr, scale, dq, dk, dv, dg,
+                                   dh0 ? dh0 + bh * st : nullptr, work + bh * s.BackwardWork());
+}
+
+// Whether the chunked kernels take this call (the recurrent form takes the rest).
+template <typename T>
+inline bool UseChunked(const GlaShape& s) {
+  return !std::is_same<T, double>::value && s.heads() > 0 && s.T > 0 && s.Dk > 0 && s.Dv > 0;
+}
+
+}  // namespace gla
+}  // namespace funcs
+}  // namespace phi

@@ -1,0 +1,130 @@
+// Host-side launches of the gla GPU kernels (funcs/gla_chunk_gpu.cuh), shared by the forward
+// and gradient kernels: the state recurrence over chunks, the intra-chunk scores, the
+// per-chunk output products, and the recurrent form for the calls the chunked kernels do not
+// take. Temporaries are DenseTensors on the context's allocator.
+#pragma once
+
+#include "kernels/funcs/gla_chunk_gpu.cuh"
+#include "paddle_ops/common/enforce.h"
+#include "paddle_ops/core/dense_tensor.h"
+#include "paddle_ops/core/gpu/gpu_context.h"
+
+namespace phi {
+namespace funcs {
+namespace gla {
+
+template <typename Kernel>
+void AllowSmem(Kernel kernel, size_t bytes) {
+  PADDLE_ENFORCE_GPU_SUCCESS(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+}
+
+inline int64_t Tiles(int64_t d) { return (d + kChunk - 1) / kChunk; }
+
+// A float32 temporary of n elements.
+inline float* TempFloat(const GPUContext& ctx, DenseTensor* t, int64_t n) {
+  *t = DenseTensor(DataType::FLOAT32, DDim({n}));
+  return ctx.template Alloc<float>(t);
+}
+
+// The per-chunk states (kReverse: state gradients) into store [B*H, NT, Dk, Dv].
+template <typename T, bool kReverse>
+void LaunchState(const GPUContext& ctx, const GlaShape& s, const T* x, const T* y, const T* g,
+                 const float* init, float scale, float* store, float* last) {
+  auto kernel = GlaStateKernel<T, kReverse>;
+  AllowSmem(kernel, StateSmem<T>());
+  const dim3 grid(static_cast<unsigned>(s.heads()), static_cast<unsigned>(Tiles(s.Dk)),
+                  static_cast<unsigned>(Tiles(s.Dv)));
+  kernel<<<grid, kThreads, StateSmem<T>(), ctx.stream()>>>(s, x, y, g, init, scale, store, last);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+// The intra-chunk scores into A [B*H*NT, 64, 64].
+template <typename T>
+void LaunchIntra(const GPUContext& ctx, const GlaShape& s, const T* q, const T* k, const T* g, float scale,
+                 float* A) {
+  AllowSmem(GlaIntraKernel<T>, IntraSmem<T>());
+  const int64_t blocks = s.heads() * ((s.T + kChunk - 1) / kChunk);
+  GlaIntraKernel<T><<<static_cast<unsigned>(blocks), kThreads, IntraSmem<T>(), ctx.stream()>>>(s, q, k, g, scale, A);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+// o = Qhat h_n + A V (forward), or dv = Khat dH_{n+1} + A^T dO (kDv).
+template <typename T, bool kDv>
+void LaunchOutput(const GPUContext& ctx, const GlaShape& s, const T* x, const T* y, const T* g,
+                  const float* store, const float* A, float scale, T* out) {
+  auto kernel = GlaOutputKernel<T, kDv>;
+  AllowSmem(kernel, OutputSmem<T>());
+  const int64_t blocks = s.heads() * ((s.T + kChunk - 1) / kChunk);
+  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(Tiles(s.Dv)));
+  kernel<<<grid, kThreads, OutputSmem<T>(), ctx.stream()>>>(s, x, y, g, store, A, scale, out);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+inline unsigned HeadBlocks(int64_t n, int threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
+
+// The recurrent form, one thread per head, with its workspace.
+template <typename T>
+void LaunchRecurrentForward(const GPUContext& ctx, const GlaData<T>& d, double scale) {
+  using Acc = typename GlaAccType<T>::type;
+  DenseTensor work(CppTypeToDataType<Acc>::Type(), DDim({d.s.heads() * d.s.ForwardWork()}));
+  Acc* wp = ctx.template Alloc<Acc>(&work);
+  GlaRecurrentForwardKernel<T, Acc><<<HeadBlocks(d.s.heads(), 64), 64, 0, ctx.stream()>>>(
+      d.s, d.q, d.k, d.v, d.g, d.h0, static_cast<Acc>(scale), d.o, d.final_state, wp);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+template <typename T>
+void LaunchRecurrentBackward(const GPUContext& ctx, const GlaGradData<T>& d, double scale) {
+  using Acc = typename GlaAccType<T>::type;
+  DenseTensor work(CppTypeToDataType<Acc>::Type(), DDim({d.s.heads() * d.s.BackwardWork()}));
+  Acc* wp = ctx.template Alloc<Acc>(&work);
+  GlaRecurrentBackwardKernel<T, Acc><<<HeadBlocks(d.s.heads(), 64), 64, 0, ctx.stream()>>>(
+      d.s, d.q, d.k, d.v, d.g, d.h0, d.dout, d.dfinal, static_cast<Acc>(scale), d.dq, d.dk, d.dv, d.dg, d.dh0,
+      wp);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+// The chunked forward: the states of every chunk, the intra-chunk scores, every chunk's output.
+template <typename T>
+void ChunkedForward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
+  const GlaShape& s = d.s;
+  const int64_t NT = (s.T + kChunk - 1) / kChunk;
+  DenseTensor states, scores;
+  float* hs = TempFloat(ctx, &states, s.heads() * NT * s.Dk * s.Dv);
+  float* A = TempFloat(ctx, &scores, s.heads() * NT * kChunk * kChunk);
+  LaunchState<T, false>(ctx, s, d.k, d.v, d.g, d.h0, scale, hs, d.final_state);
+  LaunchIntra<T>(ctx, s, d.q, d.k, d.g, scale, A);
+  LaunchOutput<T, false>(ctx, s, d.q, d.v, d.g, hs, A, scale, d.o);
+}
+
+// The chunked backward: the forward states again, the state gradients (reverse), the
+// intra-chunk scores, dv per chunk and Dv tile, dq/dk per chunk and Dk tile, then gk_grad.
+template <typename T>
+void ChunkedBackward(const GPUContext& ctx, const GlaGradData<T>& d, float scale) {
+  const GlaShape& s = d.s;
+  const int64_t NT = (s.T + kChunk - 1) / kChunk;
+  const int64_t store = s.heads() * NT * s.Dk * s.Dv;
+  DenseTensor states, dstates, scores, products, last;
+  float* hs = TempFloat(ctx, &states, store);
+  float* dhs = TempFloat(ctx, &dstates, store);
+  float* A = TempFloat(ctx, &scores, s.heads() * NT * kChunk * kChunk);
+  float* qdk = TempFloat(ctx, &products, s.heads() * s.T * s.Dk);
+  float* fs = d.dfinal ? TempFloat(ctx, &last, s.heads() * s.StateSize()) : nullptr;
+  LaunchState<T, false>(ctx, s, d.k, d.v, d.g, d.h0, scale, hs, fs);
+  LaunchState<T, true>(ctx, s, d.q, d.dout, d.g, d.dfinal, scale, dhs, d.dh0);
+  LaunchIntra<T>(ctx, s, d.q, d.k, d.g, scale, A);
+  LaunchOutput<T, true>(ctx, s, d.k, d.dout, d.g, dhs, A, scale, d.dv);
+  AllowSmem(GlaDqkKernel<T>, DqkSmem<T>());
+  const dim3 grid(static_cast<unsigned>(s.heads() * NT), static_cast<unsigned>(Tiles(s.Dk)));
+  GlaDqkKernel<T><<<grid, kThreads, DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs,
+                                                                  scale, d.dq, d.dk, qdk);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  GlaDgKernel<T><<<HeadBlocks(s.heads() * s.Dk, 128), 128, 0, ctx.stream()>>>(s, qdk, d.dfinal, fs, d.h0,
+                                                                               d.dh0, d.dg);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+}  // namespace gla
+}  // namespace funcs
+}  // namespace phi

@@ -1,0 +1,175 @@
+"""Benchmark of gla (SPEC §5, PERFORMANCE.md) on the GPU: ours forward and forward+backward in
+bfloat16, with torch's causal scaled_dot_product_attention (where Dk == Dv) and a copy of q
+measured in the same run, and flash-linear-attention's chunk_gla when it is importable.
+
+    PYTHONPATH=build/python python3 tools/bench/bench_gla.py [--quick] [--repeat N] [--json out.json]
+
+Cases (bf16, head_first [B, H, T, D]): the seed's B=32 T=2048 H=4 Dk=128 Dv=256, and
+B=4 T=2048 H=16 D=128; B=8 T=1024 H=8 D=64; B=2 T=16384 H=16 D=128.
+
+Columns: ms forward and forward+backward (paddle.grad of o with a random o_grad into q, k, v
+and gk); floor = the copy time of q scaled to the bytes the forward must move (read q, k, gk,
+v, write o); SDPA forward (torch, causal) for scale; fla's numbers on the H100 from
+PERFORMANCE.md and the target; and rel_rms, o of batch 0 against a float32 recurrent loop in
+torch (a sanity check of the run, not the accuracy test: that is unittests/python/test_gla_op.py).
+
+Timing: each figure is the median over --repeat batches of --batch back-to-back calls, timed
+on the host between device synchronizations.
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import paddle_ops as paddle
+
+# (label, B, T, H, Dk, Dv, fla forward ms, fla forward+backward ms) from PERFORMANCE.md (H100).
+CASES = [
+    ("seed", 32, 2048, 4, 128, 256, 1.33, 5.84),
+    ("B4 T2048 H16 D128", 4, 2048, 16, 128, 128, 0.86, 3.49),
+    ("B8 T1024 H8 D64", 8, 1024, 8, 64, 64, 0.47, 1.96),
+    ("B2 T16384 H16 D128", 2, 16384, 16, 128, 128, 1.87, 8.11),
+]
+QUICK = [("small", 2, 512, 4, 64, 64, None, None)]
+TARGET = {"seed": (1.0, 5.0)}  # PERFORMANCE.md: forward <= 1.0 ms, forward+backward <= 5.0 ms
+
+
+def batch_ms(fn, sync, repeat, batch):
+    fn()
+    sync()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        sync()
+        times.append((time.perf_counter() - t0) * 1e3 / batch)
+    return statistics.median(times)
+
+
+def make_inputs(B, T, H, Dk, Dv, rng):
+    q = rng.standard_normal((B, H, T, Dk), dtype=np.float32)
+    k = rng.standard_normal((B, H, T, Dk), dtype=np.float32)
+    v = rng.standard_normal((B, H, T, Dv), dtype=np.float32)
+    # logsigmoid(x) / 16, as the seed's layer makes its decays.
+    x = rng.standard_normal((B, H, T, Dk), dtype=np.float32)
+    g = -np.logaddexp(0.0, -x) / 16.0
+    return q, k, v, g.astype(np.float32)
+
+
+def torch_recurrent(torch, q, k, v, g, scale):
+    """o of the recurrence in float32 (one batch element), step by step."""
+    H, T, Dk = q.shape
+    h = torch.zeros(H, Dk, v.shape[-1], device=q.device)
+    o = torch.empty(H, T, v.shape[-1], device=q.device)
+    for t in range(T):
+        h = h * torch.exp(g[:, t])[:, :, None] + k[:, t, :, None] * v[:, t, None, :]
+        o[:, t] = torch.einsum("hi,hij->hj", q[:, t] * scale, h)
+    return o
+
+
+def fla_chunk_gla():
+    try:
+        from fla.ops.gla import chunk_gla  # noqa: F401
+        return chunk_gla
+    except Exception:  # not installed (or an incompatible version): the column stays empty
+        return None
+
+
+def run(cases, repeat, batch):
+    import torch
+    rng = np.random.default_rng(0)
+    sync = paddle.device.synchronize
+    tsync = torch.cuda.synchronize
+    chunk_gla = fla_chunk_gla()
+    rows = []
+    for label, B, T, H, Dk, Dv, fla_f, fla_fb in cases:
+        q, k, v, g = make_inputs(B, T, H, Dk, Dv, rng)
+        do = rng.standard_normal(v.shape, dtype=np.float32)
+        pt = [paddle.to_tensor(a, dtype="bfloat16", place="gpu", stop_gradient=False) for a in (q, k, v, g)]
+        pdo = paddle.to_tensor(do, dtype="bfloat16", place="gpu")
+        row = {"case": label, "B": B, "T": T, "H": H, "Dk": Dk, "Dv": Dv}
+        with paddle.no_grad():
+            row["fwd_ms"] = batch_ms(lambda: paddle.gla(*pt), sync, repeat, batch)
+
+        def fwd_bwd():
+            o, _ = paddle.gla(*pt)
+            return paddle.grad([o], pt, [pdo])
+
+        row["fwdbwd_ms"] = batch_ms(fwd_bwd, sync, repeat, max(1, batch // 2))
+        o0 = paddle.gla(*pt)[0].numpy()[0].astype(np.float32)
+        del pt, pdo
+        paddle.device.cuda.empty_cache()
+
+        tq = torch.from_numpy(q).cuda().to(torch.bfloat16)
+        row["copy_ms"] = batch_ms(lambda: tq.clone(), tsync, repeat, batch)
+        moved = 3 * q.nbytes + 2 * v.nbytes  # q, k, gk, v read and o written (bf16 = half of float32)
+        row["floor_ms"] = row["copy_ms"] * moved / (2 * q.nbytes)
+        if Dk == Dv:
+            tk = torch.from_numpy(k).cuda().to(torch.bfloat16)
+            tv = torch.from_numpy(v).cuda().to(torch.bfloat16)
+            sdpa = torch.nn.functional.scaled_dot_product_attention
+            row["sdpa_ms"] = batch_ms(lambda: sdpa(tq, tk, tv, is_causal=True), tsync, repeat, batch)
+            del tk, tv
+        if chunk_gla is not None:
+            args = [torch.from_numpy(a).cuda().to(torch.bfloat16) for a in (q, k, v, g)]
+            # fla's layout is [B, T, H, D] in recent versions, [B, H, T, D] in older ones.
+            try:
+                row["fla_fwd_ms"] = batch_ms(lambda: chunk_gla(*args, head_first=True), tsync, repeat, batch)
+            except TypeError:
+                row["fla_fwd_ms"] = batch_ms(lambda: chunk_gla(*args), tsync, repeat, batch)
+            del args
+        # Sanity: batch 0 against the float32 loop on the bf16-rounded inputs.
+        r = [torch.from_numpy(a[0]).cuda().to(torch.bfloat16).float() for a in (q, k, v, g)]
+        ref = torch_recurrent(torch, *r, Dk ** -0.5).cpu().numpy()
+        row["rel_rms"] = float(np.sqrt(np.mean((o0 - ref) ** 2) / np.mean(ref ** 2)))
+        del tq, r
+        torch.cuda.empty_cache()
+        row["fla_ref_fwd_ms"], row["fla_ref_fwdbwd_ms"] = fla_f, fla_fb
+        row["target"] = TARGET.get(label)
+        rows.append(row)
+        print_row(row, flush=True)
+    return rows
+
+
+def fmt(x, nd=3):
+    return "-" if x is None else f"{x:.{nd}f}"
+
+
+HEADER = ("| case | B | T | H | Dk | Dv | floor ms | ours fwd ms | x floor | ours fwd+bwd ms | "
+          "SDPA fwd ms | fla fwd ms (this run) | fla fwd / fwd+bwd ms (PERFORMANCE.md) | target | rel_rms |")
+
+
+def print_row(r, flush=False):
+    tgt = "-" if r["target"] is None else f"{r['target'][0]} / {r['target'][1]}"
+    ref = "-" if r["fla_ref_fwd_ms"] is None else f"{r['fla_ref_fwd_ms']} / {r['fla_ref_fwdbwd_ms']}"
+    print(f"| {r['case']} | {r['B']} | {r['T']} | {r['H']} | {r['Dk']} | {r['Dv']} | {fmt(r['floor_ms'])} | "
+          f"{fmt(r['fwd_ms'])} | {r['fwd_ms'] / r['floor_ms']:.1f} | {fmt(r['fwdbwd_ms'])} | "
+          f"{fmt(r.get('sdpa_ms'))} | {fmt(r.get('fla_fwd_ms'))} | {ref} | {tgt} | {r['rel_rms']:.1e} |",
+          flush=flush)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="one small shape")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--batch", type=int, default=10)
+    ap.add_argument("--json", help="write the rows here")
+    args = ap.parse_args()
+    if not (paddle.is_compiled_with_cuda() and paddle.device.cuda.device_count() > 0):
+        print("bench_gla: no GPU (this benchmark runs on the device)", file=sys.stderr)
+        return 2
+    print(HEADER)
+    print("|" + "---|" * (HEADER.count("|") - 1))
+    rows = run(QUICK if args.quick else CASES, args.repeat, args.batch)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,225 @@
+// The chunked GPU kernels of gla (kernels/funcs/gla_chunk_gpu.cuh) run as host code, one
+// thread per block (every step between two barriers of those kernels is a block-strided loop,
+// so a single thread does a block's whole work in order), against the recurrent form in
+// float64: float32, and float16/bfloat16 with their operands rounded as on the GPU (only the
+// order of the float32 accumulation differs from the tensor cores'). This checks the kernels'
+// indexing (partial chunks and tiles, both layouts) and algebra (exponents, masks, the
+// secondary chunks, the state recurrences, the reverse sum of gk_grad, the hi/lo operand
+// split) on any machine; the wmma products themselves are checked by the GPU tests.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+// Just enough of CUDA for the kernels to compile as host functions.
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+struct EmulatedDim3 {
+  unsigned x = 0, y = 0, z = 0;
+};
+static EmulatedDim3 threadIdx, blockIdx, blockDim;
+inline void __syncthreads() {}
+namespace phi {
+namespace funcs {
+namespace gla {
+unsigned char* HostSmem();
+}  // namespace gla
+}  // namespace funcs
+}  // namespace phi
+
+#include "kernels/funcs/gla_chunk_gpu.cuh"
+
+namespace phi {
+namespace funcs {
+namespace gla {
+unsigned char* HostSmem() {
+  alignas(128) static unsigned char smem[256 * 1024];
+  return smem;
+}
+}  // namespace gla
+}  // namespace funcs
+}  // namespace phi
+
+namespace {
+
+using phi::GlaShape;
+namespace gla = phi::funcs::gla;
+
+// Runs kernel(args...) once per block of the grid, with one thread per block.
+template <typename Kernel, typename... Args>
+void RunGrid(int64_t gx, int64_t gy, int64_t gz, Kernel kernel, Args... args) {
+  blockDim = {1, 1, 1};
+  threadIdx = {0, 0, 0};
+  for (int64_t z = 0; z < gz; ++z)
+    for (int64_t y = 0; y < gy; ++y)
+      for (int64_t x = 0; x < gx; ++x) {
+        blockIdx = {static_cast<unsigned>(x), static_cast<unsigned>(y), static_cast<unsigned>(z)};
+        kernel(args...);
+      }
+}
+
+struct Inputs {
+  GlaShape s;
+  std::vector<float> q, k, v, g, h0, dout, dfinal;
+  float scale;
+};
+
+Inputs MakeInputs(int64_t B, int64_t H, int64_t T, int64_t Dk, int64_t Dv, bool head_first, float g_low,
+                  bool with_h0, bool with_dfinal, unsigned seed) {
+  Inputs in;
+  in.s.B = B, in.s.H = H, in.s.T = T, in.s.Dk = Dk, in.s.Dv = Dv, in.s.head_first = head_first;
+  in.scale = 1.0f / std::sqrt(static_cast<float>(Dk));
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal;
+  std::uniform_real_distribution<float> decay(g_low, 0.0f);
+  auto fill = [&](std::vector<float>* x, int64_t n, bool is_decay) {
+    x->resize(n);
+    for (auto& e : *x) e = is_decay ? decay(rng) : normal(rng);
+  };
+  const int64_t nk = B * H * T * Dk, nv = B * H * T * Dv, ns = B * H * Dk * Dv;
+  fill(&in.q, nk, false);
+  fill(&in.k, nk, false);
+  fill(&in.v, nv, false);
+  fill(&in.g, nk, true);
+  fill(&in.dout, nv, false);
+  if (with_h0) fill(&in.h0, ns, false);
+  if (with_dfinal) fill(&in.dfinal, ns, false);
+  return in;
+}
+
+const float* OrNull(const std::vector<float>& x) { return x.empty() ? nullptr : x.data(); }
+
+struct Results {
+  std::vector<float> o, fs, dq, dk, dv, dg, dh0;
+};
+
+template <typename T>
+std::vector<T> As(const std::vector<float>& x) {
+  std::vector<T> out(x.size());
+  for (size_t i = 0; i < x.size(); ++i) out[i] = static_cast<T>(x[i]);
+  return out;
+}
+
+template <typename T>
+std::vector<float> Floats(const std::vector<T>& x) {
+  std::vector<float> out(x.size());
+  for (size_t i = 0; i < x.size(); ++i) out[i] = static_cast<float>(x[i]);
+  return out;
+}
+
+// The chunked forward and backward in type T, launched as gla_launch_gpu.cuh launches them.
+template <typename T>
+Results RunChunked(const Inputs& in) {
+  const GlaShape& s = in.s;
+  const int64_t NT = (s.T + gla::kChunk - 1) / gla::kChunk, BH = s.heads();
+  const int64_t KT = (s.Dk + gla::kChunk - 1) / gla::kChunk, VT = (s.Dv + gla::kChunk - 1) / gla::kChunk;
+  const std::vector<T> q = As<T>(in.q), k = As<T>(in.k), v = As<T>(in.v), g = As<T>(in.g), dout = As<T>(in.dout);
+  std::vector<T> o(v.size()), dq(q.size()), dk(q.size()), dv(v.size()), dg(q.size());
+  Results r;
+  r.fs.assign(BH * s.Dk * s.Dv, NAN);
+  std::vector<float> hs(BH * NT * s.Dk * s.Dv), dhs(hs.size()), A(BH * NT * 64 * 64), qdk(q.size());
+  const float* h0 = OrNull(in.h0);
+  const float* dfinal = OrNull(in.dfinal);
+  RunGrid(BH, KT, VT, gla::GlaStateKernel<T, false>, s, k.data(), v.data(), g.data(), h0, in.scale, hs.data(),
+          r.fs.data());
+  RunGrid(BH * NT, 1, 1, gla::GlaIntraKernel<T>, s, q.data(), k.data(), g.data(), in.scale, A.data());
+  RunGrid(BH * NT, VT, 1, gla::GlaOutputKernel<T, false>, s, q.data(), v.data(), g.data(),
+          static_cast<const float*>(hs.data()), static_cast<const float*>(A.data()), in.scale, o.data());
+  // Backward (the forward states and scores are the same).
+  if (h0) r.dh0.assign(BH * s.Dk * s.Dv, NAN);
+  RunGrid(BH, KT, VT, gla::GlaStateKernel<T, true>, s, q.data(), dout.data(), g.data(), dfinal, in.scale,
+          dhs.data(), h0 ? r.dh0.data() : nullptr);
+  RunGrid(BH * NT, VT, 1, gla::GlaOutputKernel<T, true>, s, k.data(), dout.data(), g.data(),
+          static_cast<const float*>(dhs.data()), static_cast<const float*>(A.data()), in.scale, dv.data());
+  RunGrid(BH * NT, KT, 1, gla::GlaDqkKernel<T>, s, q.data(), k.data(), v.data(), g.data(), dout.data(),
+          static_cast<const float*>(hs.data()), static_cast<const float*>(dhs.data()), in.scale, dq.data(),
+          dk.data(), qdk.data());
+  RunGrid(BH * s.Dk, 1, 1, gla::GlaDgKernel<T>, s, static_cast<const float*>(qdk.data()), dfinal,
+          static_cast<const float*>(r.fs.data()), h0, static_cast<const float*>(OrNull(r.dh0)), dg.data());
+  r.o = Floats(o), r.dq = Floats(dq), r.dk = Floats(dk), r.dv = Floats(dv), r.dg = Floats(dg);
+  return r;
+}
+
+// The recurrent form in float64 (the CPU kernels' reference code).
+Results RunRecurrent(const Inputs& in) {
+  const GlaShape& s = in.s;
+  auto wide = [](const std::vector<float>& x) { return std::vector<double>(x.begin(), x.end()); };
+  const std::vector<double> q = wide(in.q), k = wide(in.k), v = wide(in.v), g = wide(in.g), dout = wide(in.dout);
+  const float* h0 = OrNull(in.h0);
+  const float* dfinal = OrNull(in.dfinal);
+  std::vector<double> o(v.size()), dq(q.size()), dk(q.size()), dv(v.size()), dg(q.size());
+  Results r;
+  r.fs.resize(s.heads() * s.StateSize());
+  if (h0) r.dh0.resize(r.fs.size());
+  std::vector<double> fwork(s.ForwardWork()), bwork(s.BackwardWork());
+  for (int64_t bh = 0; bh < s.heads(); ++bh) {
+    const int64_t off = bh * s.StateSize();
+    phi::GlaRecurrentForwardHead<double, double>(s, bh, q.data(), k.data(), v.data(), g.data(),
+                                                 h0 ? h0 + off : nullptr, in.scale, o.data(), r.fs.data() + off,
+                                                 fwork.data());
+    phi::GlaRecurrentBackwardHead<double, double>(s, bh, q.data(), k.data(), v.data(), g.data(),
+                                                  h0 ? h0 + off : nullptr, dout.data(),
+                                                  dfinal ? dfinal + off : nullptr, in.scale, dq.data(), dk.data(),
+                                                  dv.data(), dg.data(), h0 ? r.dh0.data() + off : nullptr,
+                                                  bwork.data());
+  }
+  auto narrow = [](const std::vector<double>& x) { return std::vector<float>(x.begin(), x.end()); };
+  r.o = narrow(o), r.dq = narrow(dq), r.dk = narrow(dk), r.dv = narrow(dv), r.dg = narrow(dg);
+  return r;
+}
+
+double RelRms(const std::vector<float>& a, const std::vector<float>& b) {
+  double err = 0, ref = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    const double d = static_cast<double>(a[i]) - b[i];
+    err += std::isfinite(d) ? d * d : INFINITY;
+    ref += static_cast<double>(b[i]) * b[i];
+  }
+  return ref > 0 ? std::sqrt(err / ref) : std::sqrt(err);
+}
+
+struct Case {
+  int64_t B, H, T, Dk, Dv;
+  bool head_first;
+  float g_low;
+  bool with_h0, with_dfinal;
+};
+
+class GlaChunkEmulation : public ::testing::TestWithParam<Case> {};
+
+// SPEC §5: relative RMS error 1e-5 in float32, 4e-3 in the 16-bit types, for o, final_state and
+// every gradient (the inputs rounded to the type first, the reference in float64).
+template <typename T>
+void CheckType(const Case& c, double tol) {
+  Inputs in = MakeInputs(c.B, c.H, c.T, c.Dk, c.Dv, c.head_first, c.g_low, c.with_h0, c.with_dfinal,
+                         static_cast<unsigned>(c.T * 31 + c.Dk));
+  for (auto* x : {&in.q, &in.k, &in.v, &in.g, &in.dout}) *x = Floats(As<T>(*x));
+  const Results got = RunChunked<T>(in), want = RunRecurrent(in);
+  EXPECT_LE(RelRms(got.o, want.o), tol) << "o";
+  EXPECT_LE(RelRms(got.fs, want.fs), tol) << "final_state";
+  EXPECT_LE(RelRms(got.dq, want.dq), tol) << "q_grad";
+  EXPECT_LE(RelRms(got.dk, want.dk), tol) << "k_grad";
+  EXPECT_LE(RelRms(got.dv, want.dv), tol) << "v_grad";
+  EXPECT_LE(RelRms(got.dg, want.dg), tol) << "gk_grad";
+  if (c.with_h0) EXPECT_LE(RelRms(got.dh0, want.dh0), tol) << "initial_state_grad";
+}
+
+TEST_P(GlaChunkEmulation, Float32MatchesTheRecurrentForm) { CheckType<float>(GetParam(), 1e-5); }
+TEST_P(GlaChunkEmulation, BFloat16MatchesTheRecurrentForm) { CheckType<phi::dtype::bfloat16>(GetParam(), 4e-3); }
+TEST_P(GlaChunkEmulation, Float16MatchesTheRecurrentForm) { CheckType<phi::dtype::float16>(GetParam(), 4e-3); }
+
+INSTANTIATE_TEST_SUITE_P(
+    AwkwardShapes, GlaChunkEmulation,
+    ::testing::Values(Case{1, 1, 1, 3, 5, true, -1.f, true, true}, Case{2, 1, 15, 5, 7, false, -1.f, true, false},
+                      Case{1, 2, 16, 16, 16, true, -1.f, false, true}, Case{1, 1, 63, 33, 70, true, -1.f, true, true},
+                      Case{2, 2, 64, 64, 64, false, -0.5f, false, false},
+                      Case{1, 2, 130, 24, 40, true, -1.f, true, true},
+                      Case{1, 1, 200, 100, 20, false, -40.f, true, true},
+                      Case{1, 1, 129, 128, 130, true, -0.1f, true, true},
+                      Case{1, 2, 130, 20, 12, true, -40.f, true, true}));
+
+}  // namespace

@@ -1,0 +1,367 @@
+"""gla: SPEC section 5, chunked gated linear attention (seed 002), forward and backward.
+
+Every check runs against a float64 NumPy recurrent reference written here (the step-by-step
+recurrence of the seed, storing every state; its backward differentiates that loop step by
+step, independently of the kernels' reverse-cumulative-sum form), on the inputs rounded to
+the dtype under test, with the relative RMS error of SPEC (4e-3 for the 16-bit types, 1e-5
+for float32; float64 tighter). The shapes are awkward on purpose: T of 1, 15, 16, 63 and 130
+(around and between the GPU's chunk sizes), D not a power of two, both layouts.
+"""
+
+import numpy as np
+import pytest
+
+import paddle_ops as paddle
+from op_test import FLOAT_DTYPES, available_places, cast_np, make_tensor, tensor_values
+
+PLACES = available_places()
+# Relative RMS error allowed against the float64 reference, per dtype (SPEC §5).
+REL_RMS = {'float16': 4e-3, 'bfloat16': 4e-3, 'float32': 1e-5, 'float64': 1e-10}
+
+
+# ------------------------------------------------------------------------------------------
+# The float64 reference
+# ------------------------------------------------------------------------------------------
+
+def to_head_first(x, head_first):
+    return x if head_first else np.swapaxes(x, 1, 2)
+
+
+def gla_ref(q, k, v, g, scale, h0=None, head_first=True):
+    """(o, final_state, states) of the recurrence in float64; inputs in the given layout.
+    states[:, :, t] is h_t (h_{-1} is h0)."""
+    q, k, v, g = (to_head_first(np.asarray(x, np.float64), head_first) for x in (q, k, v, g))
+    B, H, T, Dk = q.shape
+    Dv = v.shape[-1]
+    h = np.zeros((B, H, Dk, Dv)) if h0 is None else np.asarray(h0, np.float64).copy()
+    o = np.zeros((B, H, T, Dv))
+    states = np.zeros((B, H, T, Dk, Dv))
+    for t in range(T):
+        h = h * np.exp(g[:, :, t])[..., None] + k[:, :, t, :, None] * v[:, :, t, None, :]
+        states[:, :, t] = h
+        o[:, :, t] = np.einsum('bhi,bhij->bhj', q[:, :, t] * scale, h)
+    return to_head_first(o, head_first), h, states
+
+
+def gla_grad_ref(q, k, v, g, scale, do, dfinal=None, h0=None, head_first=True):
+    """(dq, dk, dv, dg, dh0) of sum(o * do) + sum(final_state * dfinal), by differentiating
+    the loop step by step: h_t = a_t h_{t-1} + k_t v_t^T, o_t = scale q_t h_t."""
+    _, _, states = gla_ref(q, k, v, g, scale, h0, head_first)
+    q, k, v, g, do = (to_head_first(np.asarray(x, np.float64), head_first) for x in (q, k, v, g, do))
+    B, H, T, Dk = q.shape
+    Dv = v.shape[-1]
+    h_init = np.zeros((B, H, Dk, Dv)) if h0 is None else np.asarray(h0, np.float64)
+    dS = np.zeros((B, H, Dk, Dv)) if dfinal is None else np.asarray(dfinal, np.float64).copy()
+    dq, dk, dv, dg = (np.zeros_like(x) for x in (q, k, v, g))
+    for t in range(T - 1, -1, -1):
+        dS = dS + scale * q[:, :, t, :, None] * do[:, :, t, None, :]
+        dq[:, :, t] = scale * np.einsum('bhij,bhj->bhi', states[:, :, t], do[:, :, t])
+        dk[:, :, t] = np.einsum('bhij,bhj->bhi', dS, v[:, :, t])
+        dv[:, :, t] = np.einsum('bhij,bhi->bhj', dS, k[:, :, t])
+        prev = states[:, :, t - 1] if t > 0 else h_init
+        a = np.exp(g[:, :, t])
+        dg[:, :, t] = np.sum(dS * prev, axis=-1) * a
+        dS = dS * a[..., None]
+    back = lambda x: to_head_first(x, head_first)  # noqa: E731
+    return back(dq), back(dk), back(dv), back(dg), dS
+
+
+def rel_rms(actual, expected):
+    actual, expected = np.asarray(actual, np.float64), np.asarray(expected, np.float64)
+    if expected.size == 0:
+        return 0.0
+    denom = np.sqrt(np.mean(expected ** 2))
+    err = np.sqrt(np.mean((actual - expected) ** 2))
+    return err / denom if denom > 0 else err
+
+
+def assert_rel_rms(actual, expected, dtype, what):
+    assert np.isfinite(actual).all(), f'{what}: non-finite values'
+    err = rel_rms(actual, expected)
+    assert err <= REL_RMS[dtype], f'{what} ({dtype}): relative RMS error {err:.3g} > {REL_RMS[dtype]:g}'
+
+
+def make_inputs(B, H, T, Dk, Dv, head_first=True, seed=0, g_low=-1.0, with_h0=True):
+    """q, k, v, g (float64, in the layout) and h0: g in [g_low, 0] as logsigmoid-like decays."""
+    rng = np.random.default_rng(seed)
+    shape = lambda D: (B, H, T, D) if head_first else (B, T, H, D)  # noqa: E731
+    q = rng.standard_normal(shape(Dk))
+    k = rng.standard_normal(shape(Dk))
+    v = rng.standard_normal(shape(Dv))
+    g = rng.uniform(g_low, 0.0, size=shape(Dk))
+    h0 = rng.standard_normal((B, H, Dk, Dv)) if with_h0 else None
+    return q, k, v, g, h0
+
+
+def run_gla(q, k, v, g, h0, dtype, place, scale=None, head_first=True, output_final_state=True,
+            requires_grad=False):
+    ts = [make_tensor(x, dtype, place, stop_gradient=not requires_grad) for x in (q, k, v, g)]
+    h = None if h0 is None else make_tensor(h0, 'float32', place, stop_gradient=not requires_grad)
+    o, fs = paddle.gla(*ts, scale=scale, initial_state=h, output_final_state=output_final_state,
+                       head_first=head_first)
+    return o, fs, ts, h
+
+
+def rounded(dtype, *xs):
+    return [None if x is None else cast_np(x, dtype).astype(np.float64) for x in xs]
+
+
+# ------------------------------------------------------------------------------------------
+# Values and gradients on awkward shapes
+# ------------------------------------------------------------------------------------------
+
+SHAPES = [
+    # (B, H, T, Dk, Dv)
+    (1, 1, 1, 8, 8),
+    (2, 1, 15, 5, 7),
+    (1, 2, 16, 16, 16),
+    (2, 2, 63, 33, 20),
+    (1, 2, 130, 24, 40),
+]
+
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', FLOAT_DTYPES)
+@pytest.mark.parametrize('shape', SHAPES, ids=lambda s: 'B%dH%dT%dDk%dDv%d' % s)
+@pytest.mark.parametrize('head_first', [True, False])
+def test_forward_and_grads(shape, head_first, dtype, place):
+    B, H, T, Dk, Dv = shape
+    q, k, v, g, h0 = make_inputs(B, H, T, Dk, Dv, head_first, seed=T * 7 + Dk)
+    q, k, v, g = rounded(dtype, q, k, v, g)
+    h0 = cast_np(h0, 'float32').astype(np.float64)
+    o, fs, ts, h = run_gla(q, k, v, g, h0, dtype, place, head_first=head_first, requires_grad=True)
+    scale = Dk ** -0.5
+    o_ref, fs_ref, _ = gla_ref(q, k, v, g, scale, h0, head_first)
+    assert o.dtype == ts[0].dtype and list(o.shape) == list(v.shape)
+    assert fs.dtype == paddle.float32 and list(fs.shape) == [B, H, Dk, Dv]
+    assert_rel_rms(tensor_values(o), o_ref, dtype, 'o')
+    assert_rel_rms(tensor_values(fs), fs_ref, 'float32' if dtype == 'float64' else dtype, 'final_state')
+
+    rng = np.random.default_rng(1)
+    do = cast_np(rng.standard_normal(o_ref.shape), dtype).astype(np.float64)
+    dfinal = cast_np(rng.standard_normal(fs_ref.shape), 'float32').astype(np.float64)
+    loss = (o * make_tensor(do, dtype, place)).sum() + (fs * make_tensor(dfinal, 'float32', place)).sum()
+    loss.backward()
+    refs = gla_grad_ref(q, k, v, g, scale, do, dfinal, h0, head_first)
+    for name, t, ref in zip(('q', 'k', 'v', 'gk'), ts, refs[:4]):
+        assert t.grad is not None and t.grad.dtype == t.dtype, name
+        assert_rel_rms(tensor_values(t.grad), ref, dtype, name + '_grad')
+    assert h.grad.dtype == paddle.float32
+    assert_rel_rms(tensor_values(h.grad), refs[4], 'float32' if dtype == 'float64' else dtype,
+                   'initial_state_grad')
+
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', FLOAT_DTYPES)
+def test_no_initial_state_no_final_state(dtype, place):
+    """Without initial_state the state starts at 0 and gk_0 gets gradient 0; final_state is
+    None unless asked for, and the backward then has no final_state_grad."""
+    q, k, v, g, _ = make_inputs(2, 3, 40, 12, 10, seed=5, with_h0=False)
+    q, k, v, g = rounded(dtype, q, k, v, g)
+    o, fs, ts, _ = run_gla(q, k, v, g, None, dtype, place, scale=0.3, output_final_state=False,
+                           requires_grad=True)
+    assert fs is None
+    o_ref, _, _ = gla_ref(q, k, v, g, 0.3)
+    assert_rel_rms(tensor_values(o), o_ref, dtype, 'o')
+    o.sum().backward()
+    refs = gla_grad_ref(q, k, v, g, 0.3, np.ones_like(o_ref))
+    for name, t, ref in zip(('q', 'k', 'v', 'gk'), ts, refs[:4]):
+        assert_rel_rms(tensor_values(t.grad), ref, dtype, name + '_grad')
+    np.testing.assert_array_equal(tensor_values(ts[3].grad)[:, :, 0], 0.0)
+
+
+@pytest.mark.parametrize('place', PLACES)
+def test_only_final_state_used(place):
+    """A loss of the final state alone: o gets no gradient (zeros stand in for it)."""
+    q, k, v, g, h0 = make_inputs(1, 2, 20, 6, 9, seed=11)
+    o, fs, ts, h = run_gla(q, k, v, g, h0, 'float64', place, requires_grad=True)
+    (fs * fs).sum().backward()
+    _, fs_ref, _ = gla_ref(q, k, v, g, 6 ** -0.5, h0)
+    refs = gla_grad_ref(q, k, v, g, 6 ** -0.5, np.zeros(v.shape), 2 * fs_ref, h0)
+    np.testing.assert_allclose(tensor_values(ts[0].grad), 0.0)
+    for name, t, ref in zip(('k', 'v', 'gk'), ts[1:], refs[1:4]):
+        assert rel_rms(tensor_values(t.grad), ref) < 1e-6, name
+    assert rel_rms(tensor_values(h.grad), refs[4]) < 1e-6
+
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', FLOAT_DTYPES)
+def test_strong_decays(dtype, place):
+    """Log decays down to -40 per step (exp(-40) ~ 4e-18; a chunk's cumulative decay reaches
+    exp(-2500)): no overflow or NaN anywhere, and the values still match. A kernel that
+    divides by a cumulative decay (exp(-G)) overflows here."""
+    q, k, v, g, h0 = make_inputs(1, 2, 130, 20, 12, seed=3, g_low=-40.0)
+    g[:, :, ::7] = 0.0      # and some steps that keep everything
+    g[:, :, 50:60] = -40.0  # a run of the strongest decay
+    q, k, v, g = rounded(dtype, q, k, v, g)
+    h0 = cast_np(h0, 'float32').astype(np.float64)
+    o, fs, ts, h = run_gla(q, k, v, g, h0, dtype, place, requires_grad=True)
+    o_ref, fs_ref, _ = gla_ref(q, k, v, g, 20 ** -0.5, h0)
+    assert_rel_rms(tensor_values(o), o_ref, dtype, 'o')
+    assert_rel_rms(tensor_values(fs), fs_ref, 'float32' if dtype == 'float64' else dtype, 'final_state')
+    (o.sum() + fs.sum()).backward()
+    refs = gla_grad_ref(q, k, v, g, 20 ** -0.5, np.ones_like(o_ref), np.ones_like(fs_ref), h0)
+    for name, t, ref in zip(('q', 'k', 'v', 'gk'), ts, refs[:4]):
+        assert_rel_rms(tensor_values(t.grad), ref, dtype, name + '_grad')
+    assert_rel_rms(tensor_values(h.grad), refs[4], 'float32' if dtype == 'float64' else dtype,
+                   'initial_state_grad')
+
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('through', ['o', 'final_state'])
+def test_finite_differences_float64(through, place):
+    """Every gradient against central differences of the op itself in float64: of sum(o * do)
+    (exact float64, a small step), and of sum(final_state * dfinal) (final_state is float32,
+    so a larger step and tolerance)."""
+    B, H, T, Dk, Dv = 1, 2, 9, 3, 4
+    q, k, v, g, h0 = make_inputs(B, H, T, Dk, Dv, seed=21)
+    h0 = cast_np(h0, 'float32').astype(np.float64)
+    rng = np.random.default_rng(2)
+    do = rng.standard_normal(v.shape)
+    dfinal = cast_np(rng.standard_normal(h0.shape), 'float32').astype(np.float64)
+    eps, rtol = (1e-6, 1e-6) if through == 'o' else (1e-3, 2e-3)
+
+    def loss(q_, k_, v_, g_, h_):
+        o, fs, _, _ = run_gla(q_, k_, v_, g_, h_, 'float64', place, scale=0.7)
+        if through == 'o':
+            return float(np.sum(tensor_values(o) * do))
+        return float(np.sum(tensor_values(fs) * dfinal))
+
+    o, fs, ts, h = run_gla(q, k, v, g, h0, 'float64', place, scale=0.7, requires_grad=True)
+    if through == 'o':
+        (o * make_tensor(do, 'float64', place)).sum().backward()
+    else:
+        (fs * make_tensor(dfinal, 'float32', place)).sum().backward()
+    grads = [tensor_values(t.grad) for t in ts] + [tensor_values(h.grad)]
+    args = [q, k, v, g, h0]
+    for a, name in enumerate(('q', 'k', 'v', 'gk', 'initial_state')):
+        for idx in list(np.ndindex(args[a].shape))[::3]:
+            plus, minus = [y.copy() for y in args], [y.copy() for y in args]
+            plus[a][idx] += eps
+            minus[a][idx] -= eps
+            if a == 4:  # the state is float32: step between float32 values
+                plus[a], minus[a] = (cast_np(x, 'float32').astype(np.float64) for x in (plus[a], minus[a]))
+            fd = (loss(*plus) - loss(*minus)) / (plus[a][idx] - minus[a][idx])
+            assert abs(grads[a][idx] - fd) <= rtol * (1 + abs(fd)), (name, idx, grads[a][idx], fd)
+
+
+# ------------------------------------------------------------------------------------------
+# The seed's shape at reduced batch, the GPU's chunk boundaries, and determinism
+# ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', FLOAT_DTYPES)
+@pytest.mark.parametrize('dims', [(64, 64), (128, 256), (256, 256), (100, 72)], ids=str)
+def test_head_sizes(dims, dtype, place):
+    """The head sizes of SPEC (Dk = Dv in {64, 128, 256}, the seed's 128 x 256) and an odd
+    pair, with T = 200 (several GPU chunks and a partial last one)."""
+    Dk, Dv = dims
+    T = 200 if place == 'gpu' else 70   # the CPU reference is the recurrent loop: keep it short
+    q, k, v, g, h0 = make_inputs(1, 2, T, Dk, Dv, seed=Dk + Dv, g_low=-0.5)
+    q, k, v, g = rounded(dtype, q, k, v, g)
+    h0 = cast_np(h0, 'float32').astype(np.float64)
+    o, fs, ts, h = run_gla(q, k, v, g, h0, dtype, place, requires_grad=True)
+    o_ref, fs_ref, _ = gla_ref(q, k, v, g, Dk ** -0.5, h0)
+    assert_rel_rms(tensor_values(o), o_ref, dtype, 'o')
+    assert_rel_rms(tensor_values(fs), fs_ref, 'float32' if dtype == 'float64' else dtype, 'final_state')
+    rng = np.random.default_rng(4)
+    do = cast_np(rng.standard_normal(o_ref.shape), dtype).astype(np.float64)
+    (o * make_tensor(do, dtype, place)).sum().backward()
+    refs = gla_grad_ref(q, k, v, g, Dk ** -0.5, do, None, h0)
+    for name, t, ref in zip(('q', 'k', 'v', 'gk'), ts, refs[:4]):
+        assert_rel_rms(tensor_values(t.grad), ref, dtype, name + '_grad')
+    assert_rel_rms(tensor_values(h.grad), refs[4], 'float32' if dtype == 'float64' else dtype,
+                   'initial_state_grad')
+
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float32'])
+def test_deterministic(dtype, place):
+    q, k, v, g, h0 = make_inputs(2, 2, 150, 32, 48, seed=9)
+    first = second = None
+    for run in range(2):
+        o, fs, ts, h = run_gla(q, k, v, g, h0, dtype, place, requires_grad=True)
+        (o.sum() + fs.sum()).backward()
+        vals = [tensor_values(o), tensor_values(fs)] + [tensor_values(t.grad) for t in ts] + [tensor_values(h.grad)]
+        if run == 0:
+            first = vals
+        else:
+            second = vals
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize('place', PLACES)
+def test_zero_length(place):
+    """T = 0: o is empty, the final state is the initial state, and its gradient passes through."""
+    q, k, v, g, h0 = make_inputs(2, 2, 0, 4, 3, seed=1)
+    o, fs, ts, h = run_gla(q, k, v, g, h0, 'float32', place, requires_grad=True)
+    assert list(o.shape) == [2, 2, 0, 3]
+    np.testing.assert_array_equal(tensor_values(fs), cast_np(h0, 'float32'))
+    (fs * 2.0).sum().backward()
+    np.testing.assert_array_equal(tensor_values(h.grad), 2.0)
+
+
+@pytest.mark.parametrize('place', PLACES)
+def test_static_mode_matches_dynamic(place):
+    """The same call in a static program (unknown batch dim), forward and every gradient of
+    sum(o) + sum(final_state), bitwise equal to dynamic mode."""
+    q, k, v, g, h0 = (x.astype(np.float32) for x in make_inputs(2, 2, 70, 6, 5, seed=8))
+    o, fs, ts, h = run_gla(q, k, v, g, h0, 'float32', place, requires_grad=True)
+    dyn = [o, fs] + list(paddle.grad([o.sum() + fs.sum()], ts + [h]))
+    dyn = [tensor_values(x) for x in dyn]
+    paddle.enable_static()
+    try:
+        main = paddle.static.Program()
+        with paddle.static.program_guard(main):
+            xs = [paddle.static.data(n, [-1, 2, 70, d], 'float32') for n, d in zip('qkvg', (6, 6, 5, 6))]
+            hs = paddle.static.data('h0', [-1, 2, 6, 5], 'float32')
+            so, sfs = paddle.gla(*xs, initial_state=hs, output_final_state=True)
+            assert list(so.shape) == [-1, 2, 70, 5] and list(sfs.shape) == [-1, 2, 6, 5]
+            grads = paddle.static.gradients([paddle.sum(so) + paddle.sum(sfs)], xs + [hs])
+        res = paddle.static.Executor(place).run(main, feed=dict(q=q, k=k, v=v, g=g, h0=h0),
+                                                fetch_list=[so, sfs] + grads)
+    finally:
+        paddle.disable_static()
+    for name, a, b in zip(('o', 'final_state', 'q', 'k', 'v', 'gk', 'initial_state'), res, dyn):
+        np.testing.assert_array_equal(np.asarray(a, np.float64), b, err_msg=name)
+
+
+# ------------------------------------------------------------------------------------------
+# Errors
+# ------------------------------------------------------------------------------------------
+
+def test_shape_errors():
+    q = paddle.to_tensor(np.zeros((2, 3, 5, 4), np.float32))
+    v = paddle.to_tensor(np.zeros((2, 3, 5, 6), np.float32))
+    bad_k = paddle.to_tensor(np.zeros((2, 3, 4, 4), np.float32))
+    with pytest.raises(ValueError, match=r"k must have shape \[2, 3, 5, 4\].*q of shape \[2, 3, 5, 4\]"):
+        paddle.gla(q, bad_k, v, q)
+    with pytest.raises(ValueError, match=r"gk must have shape"):
+        paddle.gla(q, q, v, bad_k)
+    bad_v = paddle.to_tensor(np.zeros((2, 3, 4, 6), np.float32))
+    with pytest.raises(ValueError, match=r"v must have shape \[2, 3, 5, 6\].*got v of shape \[2, 3, 4, 6\]"):
+        paddle.gla(q, q, bad_v, q)
+    with pytest.raises(ValueError, match=r"q must be a 4-D tensor"):
+        paddle.gla(paddle.to_tensor(np.zeros((3, 5, 4), np.float32)), q, v, q, scale=1.0)
+    h_bad = paddle.to_tensor(np.zeros((2, 3, 6, 4), np.float32))
+    with pytest.raises(ValueError, match=r"initial_state must have shape \[2, 3, 4, 6\]"):
+        paddle.gla(q, q, v, q, initial_state=h_bad)
+    # [B, T, H, D]: the same tensors read as B=2, T=3, H=5.
+    with pytest.raises(ValueError, match=r"\[B, T, H, D\]|k must have shape \[2, 3, 5, 4\]"):
+        paddle.gla(q, bad_k, v, q, head_first=False)
+
+
+def test_dtype_errors():
+    q = paddle.to_tensor(np.zeros((1, 1, 3, 2), np.float32))
+    q64 = paddle.to_tensor(np.zeros((1, 1, 3, 2), np.float64))
+    with pytest.raises(TypeError, match=r"k must have the dtype of q \(float32\), but got float64"):
+        paddle.gla(q, q64, q, q)
+    with pytest.raises(TypeError, match=r"'q' must be float16, bfloat16, float32 or float64"):
+        paddle.gla(paddle.to_tensor(np.zeros((1, 1, 3, 2), np.int64)), q, q, q)
+    with pytest.raises(TypeError, match=r"initial_state' must be float32"):
+        paddle.gla(q, q, q, q, initial_state=paddle.to_tensor(np.zeros((1, 1, 2, 2))))
+    with pytest.raises(TypeError, match=r"'v' must be a Tensor"):
+        paddle.gla(q, q, np.zeros((1, 1, 3, 2)), q)
+    with pytest.raises(TypeError, match=r"'scale' must be a float"):
+        paddle.gla(q, q, q, q, scale='0.5')
