@@ -47,8 +47,10 @@ def _at(t, idx):
 def _harmonic_tail(n, k):
     """sum_{j=k}^{n-1} 1/(j+1) = H_n - H_k in float64 (asymptotic digamma for large arguments)."""
     def H(m):
+        m = int(m)  # numpy ints would overflow in 12 * m * m below
         if m < 10 ** 6:
             return math.fsum(1.0 / i for i in range(1, m + 1))
+        m = float(m)
         return math.log(m) + 0.5772156649015329 + 1 / (2 * m) - 1 / (12 * m * m)
     return H(n) - H(k)
 
@@ -142,14 +144,16 @@ def test_pscan_and_grad_past_2_to_31(reverse):
 # ---- out of memory -------------------------------------------------------------------------
 
 def _fill_device():
-    """Hold 1 GiB blocks until the device is full; returns them (drop them to free)."""
+    """Hold blocks of 1 GiB, then of halving sizes down to 1 MiB, until none fits: the device
+    is then full to within 1 MiB. Returns them (drop them to free)."""
     blocks = []
-    while True:
+    size = 1 << 28  # float32 elements: 1 GiB
+    while size >= 1 << 18:
         try:
-            blocks.append(paddle.empty([1 << 28], "float32", place="gpu"))
+            blocks.append(paddle.empty([size], "float32", place="gpu"))
         except MemoryError:
-            break
-        assert len(blocks) < 4096, "allocated 4 TiB without MemoryError"
+            size //= 2
+        assert len(blocks) < 8192, "allocated too much without MemoryError"
     return blocks
 
 
