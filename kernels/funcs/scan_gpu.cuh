@@ -95,6 +95,45 @@ __device__ inline unsigned LogicalWarpMask() {
   return ((1u << (W % 32)) - 1u) << (W * ((threadIdx.x % 32) / W));
 }
 
+// Steps first .. first+V-1 of a row (inner == 1) at `base`, as stored (a 16-byte load when
+// `vec` and the V steps are all before s1; steps >= s1 are left as they are).
+template <typename T, int V>
+__device__ inline void LoadRowRaw(const T* x, int64_t base, int64_t L, bool reverse, int64_t first, int64_t s1,
+                                  bool vec, T (&v)[V]) {
+  if (vec && first + V <= s1) {
+    alignas(16) T buf[V];
+    *reinterpret_cast<uint4*>(buf) = __ldg(reinterpret_cast<const uint4*>(x + (reverse ? base + L - first - V : base + first)));
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j] = buf[reverse ? V - 1 - j : j];
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    const int64_t s = first + j;
+    if (s < s1) v[j] = x[reverse ? base + L - 1 - s : base + s];
+  }
+}
+
+template <typename U, int V>
+__device__ inline void StoreRowRaw(U* out, int64_t base, int64_t L, bool reverse, int64_t first, int64_t s1, bool vec,
+                                   const U (&v)[V]) {
+  if (vec && first + V <= s1) {
+    alignas(16) U buf[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) buf[reverse ? V - 1 - j : j] = v[j];
+    uint4* dst = reinterpret_cast<uint4*>(out + (reverse ? base + L - first - V : base + first));
+    constexpr int kWords = static_cast<int>(sizeof(buf) / sizeof(uint4));
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) dst[w] = reinterpret_cast<const uint4*>(buf)[w];
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    const int64_t s = first + j;
+    if (s < s1) out[reverse ? base + L - 1 - s : base + s] = v[j];
+  }
+}
+
 // One logical warp of W lanes scans steps [s0, s1) of `line`, starting from `carry` (the
 // combination of everything before s0), storing inclusive or exclusive prefixes when kStore;
 // returns the carry after s1. Every lane of the logical warp calls it with the same arguments.

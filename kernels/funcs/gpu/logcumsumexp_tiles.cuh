@@ -127,47 +127,11 @@ struct LseVec {
 template <typename T, int V>
 __device__ inline void LoadRowItems(const T* x, int64_t base, int64_t L, bool reverse, int64_t first, int64_t s1,
                                     bool vec, float (&v)[V]) {
-  if (vec && first + V <= s1) {
-    alignas(16) T buf[V];
-    const int64_t a = reverse ? base + L - first - V : base + first;
-    *reinterpret_cast<uint4*>(buf) = __ldg(reinterpret_cast<const uint4*>(x + a));
-    if (reverse) {  // constant indices only, so buf stays in registers
-#pragma unroll
-      for (int j = 0; j < V; ++j) v[j] = static_cast<float>(buf[V - 1 - j]);
-    } else {
-#pragma unroll
-      for (int j = 0; j < V; ++j) v[j] = static_cast<float>(buf[j]);
-    }
-    return;
-  }
+  T raw[V];
+  LoadRowRaw<T, V>(x, base, L, reverse, first, s1, vec, raw);
 #pragma unroll
   for (int j = 0; j < V; ++j) {
-    const int64_t s = first + j;
-    v[j] = s < s1 ? static_cast<float>(x[reverse ? base + L - 1 - s : base + s])
-                  : -std::numeric_limits<float>::infinity();
-  }
-}
-
-template <typename T, int V>
-__device__ inline void StoreRowItems(T* out, int64_t base, int64_t L, bool reverse, int64_t first, int64_t s1,
-                                     bool vec, const T (&v)[V]) {
-  if (vec && first + V <= s1) {
-    alignas(16) T buf[V];
-    if (reverse) {
-#pragma unroll
-      for (int j = 0; j < V; ++j) buf[V - 1 - j] = v[j];
-    } else {
-#pragma unroll
-      for (int j = 0; j < V; ++j) buf[j] = v[j];
-    }
-    const int64_t a = reverse ? base + L - first - V : base + first;
-    *reinterpret_cast<uint4*>(out + a) = *reinterpret_cast<const uint4*>(buf);
-    return;
-  }
-#pragma unroll
-  for (int j = 0; j < V; ++j) {
-    const int64_t s = first + j;
-    if (s < s1) out[reverse ? base + L - 1 - s : base + s] = v[j];
+    v[j] = first + j < s1 ? static_cast<float>(raw[j]) : -std::numeric_limits<float>::infinity();
   }
 }
 
@@ -260,7 +224,7 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
             const FloatFloat S = FloatFloat::Add(base, part[j]);
             o[j] = LseFast::Out<T>(R, S.hi, S.lo);
           }
-          StoreRowItems<T, V>(op.out, line.base, L, reverse, first, s1, vec, o);
+          StoreRowRaw<T, V>(op.out, line.base, L, reverse, first, s1, vec, o);
         }
         c = Add(c, LseFast::Sum::Of(total));
       }
@@ -458,7 +422,7 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
             o_prev = o[j];
           }
         }
-        StoreRowItems<T, V>(op.x_grad, line.base, L, reverse, first, t1, vec, xg);
+        StoreRowRaw<T, V>(op.x_grad, line.base, L, reverse, first, t1, vec, xg);
       }
       const int64_t last = t1 - 1 - t0;  // the tile's last element: lane last / V, item last % V
       float o_last = o[0];
