@@ -4,6 +4,9 @@
 // take. Temporaries are DenseTensors on the context's allocator.
 #pragma once
 
+#include <cstdlib>
+#include <cstring>
+
 #include "kernels/funcs/gla_chunk_gpu.cuh"
 #include "paddle_ops/common/enforce.h"
 #include "paddle_ops/core/dense_tensor.h"
@@ -12,6 +15,16 @@
 namespace phi {
 namespace funcs {
 namespace gla {
+
+// PADDLE_OPS_GLA_GPU=chunked (the default) or recurrent: the GPU path of gla, read per call.
+// The recurrent form (one thread per head, slow) is the reference to compare the chunked
+// kernels with on the device.
+inline bool UseGlaRecurrentOnGpu() {
+  const char* v = std::getenv("PADDLE_OPS_GLA_GPU");
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "chunked") == 0) return false;
+  if (std::strcmp(v, "recurrent") == 0) return true;
+  PADDLE_THROW(errors::InvalidArgument("PADDLE_OPS_GLA_GPU must be 'chunked' or 'recurrent', got '%s'", v));
+}
 
 template <typename Kernel>
 void AllowSmem(Kernel kernel, size_t bytes) {

@@ -46,8 +46,8 @@ struct GlaShape {
   HOSTDEVICE int64_t VRow(int64_t bh, int64_t t) const { return Row(bh, t, Dv); }
   HOSTDEVICE int64_t StateSize() const { return Dk * Dv; }
   // Workspace (in Acc elements) of one head's forward and backward recurrent form.
-  HOSTDEVICE int64_t ForwardWork() const { return Dk * Dv + Dv; }
-  HOSTDEVICE int64_t BackwardWork() const { return 2 * Dk * Dv + Dk + Dv + T * Dk; }
+  HOSTDEVICE int64_t ForwardWork() const { return Dk * Dv + 2 * Dv; }
+  HOSTDEVICE int64_t BackwardWork() const { return 2 * Dk * Dv + Dk + 3 * Dv + T * Dk; }
 };
 
 // The shape of a gla call from q's and v's dims (InferMeta has checked them).
@@ -122,6 +122,21 @@ HOSTDEVICE Acc Dot(const T* a, const T* b, int64_t n) {
   return sum;
 }
 
+// A sum over j that the host compiler may vectorize (a fixed order per length: the result
+// does not depend on the thread count or the run).
+#if defined(_OPENMP) && !defined(__CUDACC__)
+#define GLA_PRAGMA(x) _Pragma(#x)
+#define GLA_SIMD_SUM(var) GLA_PRAGMA(omp simd reduction(+ : var))
+#else
+#define GLA_SIMD_SUM(var)
+#endif
+
+// dst[j] = src[j] as Acc (one conversion per step instead of one per state element).
+template <typename Acc, typename T>
+HOSTDEVICE void ToAccRow(const T* src, int64_t n, Acc* dst) {
+  for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<Acc>(src[j]);
+}
+
 HOSTDEVICE inline float GlaExp(float x) { return expf(x); }
 HOSTDEVICE inline double GlaExp(double x) { return exp(x); }
 
@@ -134,9 +149,11 @@ HOSTDEVICE void GlaRecurrentForwardHead(const GlaShape& s, int64_t bh, const T* 
   const int64_t Dk = s.Dk, Dv = s.Dv;
   Acc* S = work;
   Acc* orow = work + Dk * Dv;
+  Acc* vr = orow + Dv;
   for (int64_t e = 0; e < Dk * Dv; ++e) S[e] = h0 ? static_cast<Acc>(h0[e]) : Acc(0);
   for (int64_t t = 0; t < s.T; ++t) {
     const int64_t rk = s.QkRow(bh, t), rv = s.VRow(bh, t);
+    ToAccRow(v + rv, Dv, vr);
     for (int64_t j = 0; j < Dv; ++j) orow[j] = Acc(0);
     for (int64_t i = 0; i < Dk; ++i) {
       const Acc a = GlaExp(static_cast<Acc>(g[rk + i]));
@@ -144,7 +161,7 @@ HOSTDEVICE void GlaRecurrentForwardHead(const GlaShape& s, int64_t bh, const T* 
       const Acc qi = static_cast<Acc>(q[rk + i]) * scale;
       Acc* Si = S + i * Dv;
       for (int64_t j = 0; j < Dv; ++j) {
-        Si[j] = Si[j] * a + ki * static_cast<Acc>(v[rv + j]);
+        Si[j] = Si[j] * a + ki * vr[j];
         orow[j] += qi * Si[j];
       }
     }
@@ -168,21 +185,26 @@ HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T*
   Acc* dS = work + Dk * Dv;
   Acc* acc = dS + Dk * Dv;
   Acc* row = acc + Dk;
-  Acc* qdq = row + Dv;
+  Acc* vr = row + Dv;
+  Acc* dr = vr + Dv;
+  Acc* qdq = dr + Dv;
   // Forward: h_t and dq_t = scale h_t do_t.
   for (int64_t e = 0; e < Dk * Dv; ++e) S[e] = h0 ? static_cast<Acc>(h0[e]) : Acc(0);
   for (int64_t t = 0; t < s.T; ++t) {
     const int64_t rk = s.QkRow(bh, t), rv = s.VRow(bh, t);
-    const Acc vdo = Dot<Acc>(v + rv, dout + rv, Dv);
+    ToAccRow(v + rv, Dv, vr);
+    ToAccRow(dout + rv, Dv, dr);
+    const Acc vdo = Dot<Acc>(vr, dr, Dv);
     for (int64_t i = 0; i < Dk; ++i) {
       const Acc a = GlaExp(static_cast<Acc>(g[rk + i]));
       const Acc ki = static_cast<Acc>(k[rk + i]);
       Acc* Si = S + i * Dv;
       Acc before = 0;  // (exp(gk_t) h_{t-1}) do_t: dq without step t's own term
+      GLA_SIMD_SUM(before)
       for (int64_t j = 0; j < Dv; ++j) {
-        Si[j] *= a;
-        before += Si[j] * static_cast<Acc>(dout[rv + j]);
-        Si[j] += ki * static_cast<Acc>(v[rv + j]);
+        const Acc decayed = Si[j] * a;
+        before += decayed * dr[j];
+        Si[j] = decayed + ki * vr[j];
       }
       dq[rk + i] = static_cast<T>((before + ki * vdo) * scale);
       qdq[t * Dk + i] = static_cast<Acc>(q[rk + i]) * before * scale;
@@ -200,26 +222,29 @@ HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T*
   for (int64_t e = 0; e < Dk * Dv; ++e) dS[e] = dfinal ? static_cast<Acc>(dfinal[e]) : Acc(0);
   for (int64_t t = s.T - 1; t >= 0; --t) {
     const int64_t rk = s.QkRow(bh, t), rv = s.VRow(bh, t);
-    const Acc vdo = Dot<Acc>(v + rv, dout + rv, Dv);
+    ToAccRow(v + rv, Dv, vr);
+    ToAccRow(dout + rv, Dv, dr);
+    const Acc vdo = Dot<Acc>(vr, dr, Dv);
     for (int64_t j = 0; j < Dv; ++j) row[j] = Acc(0);
     for (int64_t i = 0; i < Dk; ++i) {
       const Acc qi = static_cast<Acc>(q[rk + i]);
       const Acc ki = static_cast<Acc>(k[rk + i]);
       const Acc qs = qi * scale;
       Acc* dSi = dS + i * Dv;
+      const Acc a = GlaExp(static_cast<Acc>(g[rk + i]));
       Acc later = 0;  // exp(gk_{t+1}) dS_{t+1} v_t: dk without step t's own term
+      GLA_SIMD_SUM(later)
       for (int64_t j = 0; j < Dv; ++j) {
-        later += dSi[j] * static_cast<Acc>(v[rv + j]);
-        dSi[j] += qs * static_cast<Acc>(dout[rv + j]);
-        row[j] += dSi[j] * ki;
+        later += dSi[j] * vr[j];
+        const Acc d = dSi[j] + qs * dr[j];  // dS_t
+        row[j] += d * ki;
+        dSi[j] = d * a;  // exp(gk_t) dS_t, for step t - 1
       }
       dk[rk + i] = static_cast<T>(later + qs * vdo);
       // Step t's own terms of q dq and k dk (scale q k (v do)) cancel exactly: leave them out,
       // which keeps strongly decayed channels free of that cancellation.
       acc[i] += qdq[t * Dk + i] - ki * later;
       dg[rk + i] = static_cast<T>(acc[i]);
-      const Acc a = GlaExp(static_cast<Acc>(g[rk + i]));
-      for (int64_t j = 0; j < Dv; ++j) dSi[j] *= a;
     }
     for (int64_t j = 0; j < Dv; ++j) dv[rv + j] = static_cast<T>(row[j]);
   }

@@ -3,6 +3,8 @@ bfloat16, with torch's causal scaled_dot_product_attention (where Dk == Dv) and 
 measured in the same run, and flash-linear-attention's chunk_gla when it is importable.
 
     PYTHONPATH=build/python python3 tools/bench/bench_gla.py [--quick] [--repeat N] [--json out.json]
+    PYTHONPATH=build/python nsys profile --stats=true python3 tools/bench/bench_gla.py --only seed \
+        --repeat 1 --batch 1        # time per kernel (state, intra, output, dqk, dg)
 
 Cases (bf16, head_first [B, H, T, D]): the seed's B=32 T=2048 H=4 Dk=128 Dv=256, and
 B=4 T=2048 H=16 D=128; B=8 T=1024 H=8 D=64; B=2 T=16384 H=16 D=128.
@@ -157,6 +159,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="one small shape")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--batch", type=int, default=10)
+    ap.add_argument("--only", help="run only the case of this label (e.g. seed), to profile it")
     ap.add_argument("--json", help="write the rows here")
     args = ap.parse_args()
     if not (paddle.is_compiled_with_cuda() and paddle.device.cuda.device_count() > 0):
@@ -164,7 +167,13 @@ def main():
         return 2
     print(HEADER)
     print("|" + "---|" * (HEADER.count("|") - 1))
-    rows = run(QUICK if args.quick else CASES, args.repeat, args.batch)
+    cases = QUICK if args.quick else CASES
+    if args.only:
+        cases = [c for c in cases if c[0] == args.only]
+        if not cases:
+            print(f"bench_gla: no case named {args.only!r}", file=sys.stderr)
+            return 2
+    rows = run(cases, args.repeat, args.batch)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -302,6 +302,24 @@ def test_zero_length(place):
     np.testing.assert_array_equal(tensor_values(h.grad), 2.0)
 
 
+@pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (compares the two GPU paths)')
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float32'])
+def test_gpu_chunked_matches_gpu_recurrent(dtype, monkeypatch):
+    """The chunked GPU kernels against the recurrent form on the same device
+    (PADDLE_OPS_GLA_GPU=recurrent), forward and every gradient."""
+    q, k, v, g, h0 = make_inputs(2, 2, 150, 40, 72, head_first=False, seed=13)
+    results = {}
+    for path in ('chunked', 'recurrent'):
+        monkeypatch.setenv('PADDLE_OPS_GLA_GPU', path)
+        o, fs, ts, h = run_gla(q, k, v, g, h0, dtype, 'gpu', head_first=False, requires_grad=True)
+        grads = paddle.grad([o.sum() + (fs * fs).sum()], ts + [h])
+        results[path] = [tensor_values(x) for x in [o, fs] + list(grads)]
+    for name, a, b in zip(('o', 'final_state', 'q', 'k', 'v', 'gk', 'initial_state'), results['chunked'],
+                          results['recurrent']):
+        err = rel_rms(a, b)
+        assert err <= 2 * REL_RMS[dtype], f'{name}: chunked vs recurrent relative RMS {err:.3g}'
+
+
 @pytest.mark.parametrize('place', PLACES)
 def test_static_mode_matches_dynamic(place):
     """The same call in a static program (unknown batch dim), forward and every gradient of
