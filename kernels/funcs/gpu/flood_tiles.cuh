@@ -1,7 +1,7 @@
 // The GPU engine's fast tiles for right_flood (GpuTileScan specialized for RightFloodOp, every
-// dtype) and repeat_interleave's index floods. The engine's decomposition, carries and segment totals are unchanged (the state is
-// still the source's flat offset, -1 for none), so the results are the generic path's, bit for
-// bit; what changes is the work per element:
+// dtype) and repeat_interleave's index floods. The engine's decomposition, carries and segment
+// totals are unchanged (the state is still the source's flat offset, -1 for none), so the
+// results are the generic path's, bit for bit; what changes is the work per element:
 //   * a segment's total (phase 1 of a long row or column) is its last non-hole, found by
 //     searching back from the segment's end and stopping at the first tile that holds one:
 //     with holes at any density below ~100% that reads a tile or two instead of the segment,
