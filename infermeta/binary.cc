@@ -1,9 +1,9 @@
 #include "infermeta/binary.h"
 
-#include "infermeta/unary.h"
-
 #include <algorithm>
 #include <vector>
+
+#include "infermeta/unary.h"
 
 namespace phi {
 

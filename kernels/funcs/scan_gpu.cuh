@@ -103,8 +103,13 @@ __device__ inline void LoadRowRaw(const T* x, int64_t base, int64_t L, bool reve
   if (vec && first + V <= s1) {
     alignas(16) T buf[V];
     *reinterpret_cast<uint4*>(buf) = __ldg(reinterpret_cast<const uint4*>(x + (reverse ? base + L - first - V : base + first)));
+    if (reverse) {  // constant indices only, so buf stays in registers
 #pragma unroll
-    for (int j = 0; j < V; ++j) v[j] = buf[reverse ? V - 1 - j : j];
+      for (int j = 0; j < V; ++j) v[j] = buf[V - 1 - j];
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[j] = buf[j];
+    }
     return;
   }
 #pragma unroll
@@ -119,8 +124,13 @@ __device__ inline void StoreRowRaw(U* out, int64_t base, int64_t L, bool reverse
                                    const U (&v)[V]) {
   if (vec && first + V <= s1) {
     alignas(16) U buf[V];
+    if (reverse) {
 #pragma unroll
-    for (int j = 0; j < V; ++j) buf[reverse ? V - 1 - j : j] = v[j];
+      for (int j = 0; j < V; ++j) buf[V - 1 - j] = v[j];
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) buf[j] = v[j];
+    }
     uint4* dst = reinterpret_cast<uint4*>(out + (reverse ? base + L - first - V : base + first));
     constexpr int kWords = static_cast<int>(sizeof(buf) / sizeof(uint4));
 #pragma unroll

@@ -1,7 +1,7 @@
 // The GPU engine's fast tiles for right_flood (GpuTileScan specialized for RightFloodOp, every
-// dtype). The engine's decomposition, carries and segment totals are unchanged (the state is
-// still the source's flat offset, -1 for none), so the results are the generic path's, bit for
-// bit; what changes is the work per element:
+// dtype) and repeat_interleave's index floods. The engine's decomposition, carries and segment
+// totals are unchanged (the state is still the source's flat offset, -1 for none), so the
+// results are the generic path's, bit for bit; what changes is the work per element:
 //   * a segment's total (phase 1 of a long row or column) is its last non-hole, found by
 //     searching back from the segment's end and stopping at the first tile that holds one:
 //     with holes at any density below ~100% that reads a tile or two instead of the segment,
@@ -12,6 +12,8 @@
 //     that holds a non-hole, one shuffle brings that lane's last value; stores are 16-byte
 //     vectors too (values, and int64 indices when asked for).
 // right_flood's scans are inclusive: the `exclusive` argument is always false here.
+// repeat_interleave's index floods take the generic steps with the segment totals searched
+// back the same way (FloodSearchBackTiles, at the end).
 #pragma once
 
 #include <cstdint>
@@ -235,6 +237,66 @@ struct GpuTileScan<RightFloodOp<T>> {
     return src;
   }
 };
+
+// The index floods of repeat_interleave (RepeatGatherOp, MarkerFloodOp): the generic steps,
+// except a segment's total, which is its last marker, found searching back tile by tile from
+// the segment's end (op.Load per step), so phase 1 of a long row reads a tile or two.
+template <int W, int kItems, typename Op>
+__device__ typename Op::State FloodWarpSearchBack(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1,
+                                                  typename Op::State carry, int lane) {
+  constexpr int64_t kTile = int64_t{W} * kItems;
+  const unsigned mask = LogicalWarpMask<W>();
+  for (int64_t t0 = s0 + (s1 - 1 - s0) / kTile * kTile; t0 >= s0; t0 -= kTile) {
+    const int64_t first = t0 + int64_t{lane} * kItems;
+    typename Op::State last = op.Identity();
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      if (first + k < s1) last = op.Combine(last, line.Load(first + k));
+    }
+    const unsigned ballot = LogicalBallot<W>(mask, last >= 0);
+    if (ballot) return op.Combine(carry, __shfl_sync(mask, last, 31 - __clz(ballot), W));
+  }
+  return carry;
+}
+
+template <int kItems, typename Op>
+__device__ typename Op::State FloodThreadSearchBack(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1,
+                                                    typename Op::State carry) {
+  for (int64_t t1 = s1; t1 > s0; t1 -= kItems) {
+    const int64_t t0 = t1 - kItems > s0 ? t1 - kItems : s0;
+    typename Op::State last = op.Identity();
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      if (t0 + k < t1) last = op.Combine(last, line.Load(t0 + k));
+    }
+    if (last >= 0) return op.Combine(carry, last);
+  }
+  return carry;
+}
+
+template <typename Op>
+struct FloodSearchBackTiles {
+  static_assert(std::is_base_of<FloodCombine, Op>::value, "a fill-forward op: int64 sources, -1 for none");
+  static constexpr bool kFast = true;
+  using State = typename Op::State;
+  template <int W, int kItems, bool kStore>
+  __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                               bool exclusive, int lane) {
+    if (kStore || exclusive) return WarpScanSteps<W, kItems, kStore>(op, line, s0, s1, carry, exclusive, lane);
+    return FloodWarpSearchBack<W, kItems>(op, line, s0, s1, carry, lane);
+  }
+  template <int kItems, bool kStore>
+  __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                 bool exclusive) {
+    if (kStore || exclusive) return ThreadScanSteps<kItems, kStore>(op, line, s0, s1, carry, exclusive);
+    return FloodThreadSearchBack<kItems>(op, line, s0, s1, carry);
+  }
+};
+
+template <typename T>
+struct GpuTileScan<RepeatGatherOp<T>> : FloodSearchBackTiles<RepeatGatherOp<T>> {};
+template <>
+struct GpuTileScan<MarkerFloodOp> : FloodSearchBackTiles<MarkerFloodOp> {};
 
 }  // namespace scan_gpu
 }  // namespace funcs

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _C_ops
 from .._C import Tensor
-from ..framework import convert_dtype, int32, int64
+from ..framework import convert_dtype
 
 
 def _check_tensor(x, op, arg="x"):
@@ -81,10 +81,7 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
             raise TypeError(f"repeat_interleave(): argument 'repeats' must hold integers, but got {values.dtype}")
         from .creation import to_tensor
         repeats = to_tensor(values.astype(np.int64), place=x.place)
-    if isinstance(repeats, Tensor):
-        if repeats.dtype not in (int32, int64):
-            raise TypeError(f"repeat_interleave(): argument 'repeats' must be an int or a Tensor of int32 or "
-                            f"int64, but got a Tensor of {repeats.dtype}")
+    if isinstance(repeats, Tensor):  # (its dtype and shape are checked by the op's InferMeta)
         return _C_ops.repeat_interleave_with_tensor_index(
             x, repeats, axis, -1 if output_size is None else int(output_size))
     if not _is_int(repeats):
