@@ -24,6 +24,12 @@
 #include <cstring>
 #include <vector>
 
+// The products run inside the kernels' OpenMP region, one head per thread: Eigen's own
+// threading there (its OpenMP GEMM) would nest, and with one outer thread it spins. CMake
+// defines this for the files that include this header.
+#ifndef EIGEN_DONT_PARALLELIZE
+#error "gla_chunk_cpu.h needs EIGEN_DONT_PARALLELIZE (set per file in CMakeLists.txt)"
+#endif
 #include <Eigen/Core>
 
 #include "kernels/impl/gla_ops.h"
@@ -51,82 +57,95 @@ inline bool UseGlaChunkedOnCpu(int64_t T) {
   PADDLE_THROW(errors::InvalidArgument("PADDLE_OPS_GLA_CPU must be 'chunked' or 'recurrent', got '%s'", v));
 }
 
+// f[i] = exp(a[i] - b[i]) in float for i < n (a[i] <= b[i] when gk <= 0): Eigen's vectorized exp.
+inline void ExpDiff(const double* a, const double* b, int64_t n, float* f) {
+  using Ad = Eigen::Array<double, Eigen::Dynamic, 1>;
+  using Af = Eigen::Array<float, Eigen::Dynamic, 1>;
+  Eigen::Map<Af> out(f, n);
+  out = (Eigen::Map<const Ad>(a, n) - Eigen::Map<const Ad>(b, n)).cast<float>();
+  out = out.exp();
+}
+
+// sum_i x[i] y[i] f[i] in a fixed order per length.
+inline float Dot3(const float* x, const float* y, const float* f, int64_t n) {
+  float sum = 0;
+  GLA_SIMD_SUM(sum)
+  for (int64_t i = 0; i < n; ++i) sum += x[i] * y[i] * f[i];
+  return sum;
+}
+
 // One chunk of one head, loaded as float, with its cumulative decays and scores.
 struct Chunk {
-  int64_t L = 0;
-  Mat q, k, v, g;        // q already multiplied by scale
-  Mat qd, kd;            // qs * exp(B), k * exp(Btot - B)
-  Mat A;                 // causal scores (row r, column s <= r)
+  int64_t L = 0, Dk = 0;
+  Mat q, k, v;            // q already multiplied by scale
+  Mat ed, ek;             // exp(B), exp(Btot - B)
+  Mat qd, kd;             // qs * exp(B), k * exp(Btot - B)
+  Mat A;                  // causal scores (row r, column s <= r)
   std::vector<double> B;  // [L, Dk] cumulative decays
+  std::vector<double> zero;
   std::vector<float> eb;  // exp(Btot), [Dk]
+  std::vector<float> f;   // [Dk] scratch: exp(B_r - B_s)
 
   template <typename T>
   void Load(const GlaShape& s, int64_t bh, int64_t t0, int64_t len, const T* Q, const T* K, const T* V,
             const T* G, float scale) {
-    L = len;
-    const int64_t Dk = s.Dk, Dv = s.Dv;
-    q.resize(L, Dk), k.resize(L, Dk), v.resize(L, Dv), g.resize(L, Dk);
-    B.assign(static_cast<size_t>(L * Dk), 0.0);
+    L = len, Dk = s.Dk;
+    const int64_t Dv = s.Dv;
+    q.resize(L, Dk), k.resize(L, Dk), v.resize(L, Dv);
+    B.resize(static_cast<size_t>(L * Dk));
     for (int64_t r = 0; r < L; ++r) {
       const int64_t rk = s.QkRow(bh, t0 + r), rv = s.VRow(bh, t0 + r);
+      double* Br = &B[r * Dk];
       for (int64_t i = 0; i < Dk; ++i) {
         q(r, i) = static_cast<float>(Q[rk + i]) * scale;
         k(r, i) = static_cast<float>(K[rk + i]);
-        g(r, i) = static_cast<float>(G[rk + i]);
-        B[r * Dk + i] = (r > 0 ? B[(r - 1) * Dk + i] : 0.0) + static_cast<double>(g(r, i));
+        Br[i] = (r > 0 ? Br[i - Dk] : 0.0) + static_cast<double>(static_cast<float>(G[rk + i]));
       }
       for (int64_t j = 0; j < Dv; ++j) v(r, j) = static_cast<float>(V[rv + j]);
     }
-    qd.resize(L, Dk), kd.resize(L, Dk);
-    eb.resize(static_cast<size_t>(Dk));
+    ed.resize(L, Dk), ek.resize(L, Dk);
+    zero.assign(static_cast<size_t>(Dk), 0.0);
+    eb.resize(static_cast<size_t>(Dk)), f.resize(static_cast<size_t>(Dk));
     const double* Bt = &B[(L - 1) * Dk];
-    for (int64_t i = 0; i < Dk; ++i) eb[i] = std::exp(static_cast<float>(Bt[i]));
+    ExpDiff(Bt, zero.data(), Dk, eb.data());
     for (int64_t r = 0; r < L; ++r) {
-      for (int64_t i = 0; i < Dk; ++i) {
-        const double b = B[r * Dk + i];
-        qd(r, i) = q(r, i) * std::exp(static_cast<float>(b));
-        kd(r, i) = k(r, i) * std::exp(static_cast<float>(Bt[i] - b));
-      }
+      ExpDiff(&B[r * Dk], zero.data(), Dk, &ed(r, 0));
+      ExpDiff(Bt, &B[r * Dk], Dk, &ek(r, 0));
     }
+    qd = q.cwiseProduct(ed);
+    kd = k.cwiseProduct(ek);
   }
 
-  // exp(B_ri - B_si) as float.
-  float Decay(int64_t r, int64_t s, int64_t i, int64_t Dk) const {
-    return std::exp(static_cast<float>(B[r * Dk + i] - B[s * Dk + i]));
+  // f = exp(B_r - B_s) (s <= r).
+  const float* Decay(int64_t r, int64_t s) {
+    ExpDiff(&B[r * Dk], &B[s * Dk], Dk, f.data());
+    return f.data();
   }
-  // The reference of secondary chunk a (starting at row a0 > 0): B at row a0 - 1.
-  // qa = qs_r exp(B_r - ref) for its rows, ks = k_s exp(ref - B_s) and e = exp(ref - B_s) for s < a0.
-  void Referenced(int64_t a0, int64_t a1, int64_t Dk, Mat* qa, Mat* ks, Mat* e) const {
+  // The reference of secondary chunk a (rows a0 to a1, a0 > 0): B at row a0 - 1. ea =
+  // exp(B_r - ref) for its rows, qa = qs * ea; e = exp(ref - B_s) for s < a0, ks = k * e.
+  void Referenced(int64_t a0, int64_t a1, Mat* ea, Mat* qa, Mat* e, Mat* ks) const {
     const double* ref = &B[(a0 - 1) * Dk];
-    qa->resize(a1 - a0, Dk);
-    for (int64_t r = a0; r < a1; ++r) {
-      for (int64_t i = 0; i < Dk; ++i) qa->coeffRef(r - a0, i) = q(r, i) * std::exp(static_cast<float>(B[r * Dk + i] - ref[i]));
-    }
-    e->resize(a0, Dk), ks->resize(a0, Dk);
-    for (int64_t s = 0; s < a0; ++s) {
-      for (int64_t i = 0; i < Dk; ++i) {
-        const float f = std::exp(static_cast<float>(ref[i] - B[s * Dk + i]));
-        e->coeffRef(s, i) = f;
-        ks->coeffRef(s, i) = k(s, i) * f;
-      }
-    }
+    ea->resize(a1 - a0, Dk);
+    for (int64_t r = a0; r < a1; ++r) ExpDiff(&B[r * Dk], ref, Dk, &ea->coeffRef(r - a0, 0));
+    *qa = q.middleRows(a0, a1 - a0).cwiseProduct(*ea);
+    e->resize(a0, Dk);
+    for (int64_t s = 0; s < a0; ++s) ExpDiff(ref, &B[s * Dk], Dk, &e->coeffRef(s, 0));
+    *ks = k.topRows(a0).cwiseProduct(*e);
   }
 
-  // The causal scores A (zero above the diagonal).
-  void Scores(int64_t Dk, Mat* qa, Mat* ks, Mat* e) {
+  // The causal scores A (zero above the diagonal); the 16 x 16 blocks on the diagonal only
+  // when asked for (the backward fills them in its own pass over those pairs).
+  void Scores(Mat* ea, Mat* qa, Mat* e, Mat* ks, bool diagonal) {
     A.setZero(L, L);
     for (int64_t a0 = 0; a0 < L; a0 += kGlaCpuSub) {
       const int64_t a1 = std::min(L, a0 + kGlaCpuSub);
       if (a0 > 0) {
-        Referenced(a0, a1, Dk, qa, ks, e);
+        Referenced(a0, a1, ea, qa, e, ks);
         A.block(a0, 0, a1 - a0, a0).noalias() = *qa * ks->transpose();
       }
+      if (!diagonal) continue;
       for (int64_t r = a0; r < a1; ++r) {
-        for (int64_t c = a0; c <= r; ++c) {
-          float sum = 0;
-          for (int64_t i = 0; i < Dk; ++i) sum += q(r, i) * k(c, i) * Decay(r, c, i, Dk);
-          A(r, c) = sum;
-        }
+        for (int64_t c = a0; c <= r; ++c) A(r, c) = Dot3(&q(r, 0), &k(c, 0), Decay(r, c), Dk);
       }
     }
   }
@@ -135,7 +154,7 @@ struct Chunk {
 // Per-thread workspace of the chunked form.
 struct Work {
   Chunk c;
-  Mat S, dS, o, qa, ks, e, dA, dq, dk, dv, t1;
+  Mat S, dS, o, ea, qa, e, ks, dA, dq, dk, dv, t1;
   std::vector<float> states;  // backward: the state before every chunk, and the final one
   std::vector<float> acc;
 };
@@ -165,9 +184,9 @@ void ChunkedForwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, c
   Chunk& c = w->c;
   for (int64_t t0 = 0; t0 < s.T; t0 += kGlaCpuChunk) {
     c.Load(s, bh, t0, std::min(kGlaCpuChunk, s.T - t0), q, k, v, g, scale);
-    c.Scores(Dk, &w->qa, &w->ks, &w->e);
+    c.Scores(&w->ea, &w->qa, &w->e, &w->ks, true);
     w->o.noalias() = c.qd * w->S;
-    w->o.noalias() += c.A * c.v;
+    w->o.noalias() += c.A.triangularView<Eigen::Lower>() * c.v;
     for (int64_t r = 0; r < c.L; ++r) {
       const int64_t rv = s.VRow(bh, t0 + r);
       for (int64_t j = 0; j < Dv; ++j) o[rv + j] = static_cast<T>(w->o(r, j));
@@ -212,7 +231,7 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
   for (int64_t n = NC - 1; n >= 0; --n) {
     const int64_t t0 = n * kGlaCpuChunk, L = std::min(kGlaCpuChunk, s.T - t0);
     c.Load(s, bh, t0, L, q, k, v, g, scale);
-    c.Scores(Dk, &w->qa, &w->ks, &w->e);
+    c.Scores(&w->ea, &w->qa, &w->e, &w->ks, false);
     dO.resize(L, Dv);
     for (int64_t r = 0; r < L; ++r) {
       const int64_t rv = s.VRow(bh, t0 + r);
@@ -220,49 +239,44 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
     }
     const Eigen::Map<const Mat> S(&w->states[n * SS], Dk, Dv);
     w->dA.noalias() = dO * c.v.transpose();
-    // dq / scale without each step's own term, from the state and the earlier steps.
+    // dq / scale and dk without each step's own term: first from the state before the chunk
+    // and after it.
     w->t1.noalias() = dO * S.transpose();
-    w->dq.resize(L, Dk);
-    for (int64_t r = 0; r < L; ++r) {
-      for (int64_t i = 0; i < Dk; ++i) w->dq(r, i) = w->t1(r, i) * std::exp(static_cast<float>(c.B[r * Dk + i]));
-    }
-    // dk without each step's own term, from the later state.
+    w->dq = w->t1.cwiseProduct(c.ed);
     w->t1.noalias() = c.v * w->dS.transpose();
-    w->dk.resize(L, Dk);
-    for (int64_t r = 0; r < L; ++r) {
-      for (int64_t i = 0; i < Dk; ++i) {
-        w->dk(r, i) = w->t1(r, i) * std::exp(static_cast<float>(c.B[(L - 1) * Dk + i] - c.B[r * Dk + i]));
-      }
-    }
-    // The causal mask on dA, then the intra-chunk terms of dq and dk.
+    w->dk = w->t1.cwiseProduct(c.ek);
+    // Then from the other steps of the chunk: blocks below the diagonal through each secondary
+    // chunk's reference, the diagonal blocks pair by pair (which also fills A there).
     for (int64_t a0 = 0; a0 < L; a0 += kGlaCpuSub) {
       const int64_t a1 = std::min(L, a0 + kGlaCpuSub);
       if (a0 > 0) {
-        c.Referenced(a0, a1, Dk, &w->qa, &w->ks, &w->e);
+        c.Referenced(a0, a1, &w->ea, &w->qa, &w->e, &w->ks);
         const auto dAab = w->dA.block(a0, 0, a1 - a0, a0);
         // dq rows of a: exp(B_r - ref) * (dA ks); dk rows s < a0: exp(ref - B_s) * (dA^T qa).
         w->t1.noalias() = dAab * w->ks;
-        for (int64_t r = a0; r < a1; ++r) {
-          for (int64_t i = 0; i < Dk; ++i) {
-            w->dq(r, i) += w->t1(r - a0, i) * std::exp(static_cast<float>(c.B[r * Dk + i] - c.B[(a0 - 1) * Dk + i]));
-          }
-        }
+        w->dq.middleRows(a0, a1 - a0) += w->t1.cwiseProduct(w->ea);
         w->t1.noalias() = dAab.transpose() * w->qa;
         w->dk.topRows(a0) += w->t1.cwiseProduct(w->e);
       }
       for (int64_t r = a0; r < a1; ++r) {
-        for (int64_t cc = a0; cc < r; ++cc) {
+        float* dqr = &w->dq(r, 0);
+        const float* qr = &c.q(r, 0);
+        for (int64_t cc = a0; cc <= r; ++cc) {
+          const float* f = c.Decay(r, cc);
+          const float* kc = &c.k(cc, 0);
+          c.A(r, cc) = Dot3(qr, kc, f, Dk);
+          if (cc == r) break;
           const float da = w->dA(r, cc);
+          float* dkc = &w->dk(cc, 0);
           for (int64_t i = 0; i < Dk; ++i) {
-            const float f = c.Decay(r, cc, i, Dk);
-            w->dq(r, i) += da * c.k(cc, i) * f;
-            w->dk(cc, i) += da * c.q(r, i) * f;
+            dqr[i] += da * kc[i] * f[i];
+            dkc[i] += da * qr[i] * f[i];
           }
         }
       }
     }
     // dv = A^T do + kd dS.
-    w->dv.noalias() = c.A.transpose() * dO;
+    w->dv.noalias() = c.A.triangularView<Eigen::Lower>().transpose() * dO;
     w->dv.noalias() += c.kd * w->dS;
     // dgk: the reverse sum of q dq - k dk (own terms left out), then add the own terms to dq, dk.
     for (int64_t r = L - 1; r >= 0; --r) {
