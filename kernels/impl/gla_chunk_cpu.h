@@ -66,32 +66,30 @@ inline void ExpDiff(const double* a, const double* b, int64_t n, float* f) {
   out = out.exp();
 }
 
-// sum_i x[i] y[i] f[i] in a fixed order per length.
+// sum_i x[i] y[i] f[i] (Eigen's vectorized sum: a fixed order per length).
 inline float Dot3(const float* x, const float* y, const float* f, int64_t n) {
-  float sum = 0;
-  GLA_SIMD_SUM(sum)
-  for (int64_t i = 0; i < n; ++i) sum += x[i] * y[i] * f[i];
-  return sum;
+  using Af = Eigen::Array<float, Eigen::Dynamic, 1>;
+  return (Eigen::Map<const Af>(x, n) * Eigen::Map<const Af>(y, n) * Eigen::Map<const Af>(f, n)).sum();
 }
 
 // One chunk of one head, loaded as float, with its cumulative decays and scores.
 struct Chunk {
   int64_t L = 0, Dk = 0;
   Mat q, k, v;            // q already multiplied by scale
-  Mat ed, ek;             // exp(B), exp(Btot - B)
+  Mat ed, ek, eg;         // exp(B), exp(Btot - B), exp(gk)
   Mat qd, kd;             // qs * exp(B), k * exp(Btot - B)
   Mat A;                  // causal scores (row r, column s <= r)
   std::vector<double> B;  // [L, Dk] cumulative decays
   std::vector<double> zero;
   std::vector<float> eb;  // exp(Btot), [Dk]
-  std::vector<float> f;   // [Dk] scratch: exp(B_r - B_s)
+  std::vector<float> f;   // [Dk] scratch: exp(B_r - B_s) on the diagonal blocks
 
   template <typename T>
   void Load(const GlaShape& s, int64_t bh, int64_t t0, int64_t len, const T* Q, const T* K, const T* V,
             const T* G, float scale) {
     L = len, Dk = s.Dk;
     const int64_t Dv = s.Dv;
-    q.resize(L, Dk), k.resize(L, Dk), v.resize(L, Dv);
+    q.resize(L, Dk), k.resize(L, Dk), v.resize(L, Dv), eg.resize(L, Dk);
     B.resize(static_cast<size_t>(L * Dk));
     for (int64_t r = 0; r < L; ++r) {
       const int64_t rk = s.QkRow(bh, t0 + r), rv = s.VRow(bh, t0 + r);
@@ -99,7 +97,8 @@ struct Chunk {
       for (int64_t i = 0; i < Dk; ++i) {
         q(r, i) = static_cast<float>(Q[rk + i]) * scale;
         k(r, i) = static_cast<float>(K[rk + i]);
-        Br[i] = (r > 0 ? Br[i - Dk] : 0.0) + static_cast<double>(static_cast<float>(G[rk + i]));
+        eg(r, i) = static_cast<float>(G[rk + i]);
+        Br[i] = (r > 0 ? Br[i - Dk] : 0.0) + static_cast<double>(eg(r, i));
       }
       for (int64_t j = 0; j < Dv; ++j) v(r, j) = static_cast<float>(V[rv + j]);
     }
@@ -112,14 +111,25 @@ struct Chunk {
       ExpDiff(&B[r * Dk], zero.data(), Dk, &ed(r, 0));
       ExpDiff(Bt, &B[r * Dk], Dk, &ek(r, 0));
     }
+    eg = eg.array().exp().matrix();
     qd = q.cwiseProduct(ed);
     kd = k.cwiseProduct(ek);
   }
 
-  // f = exp(B_r - B_s) (s <= r).
-  const float* Decay(int64_t r, int64_t s) {
-    ExpDiff(&B[r * Dk], &B[s * Dk], Dk, f.data());
-    return f.data();
+  // fn(r, s, f) for every pair s <= r of the diagonal block [a0, a1), s by s, with
+  // f = exp(B_r - B_s) = exp(gk_{s+1}) ... exp(gk_r) (products of factors <= 1 when gk <= 0).
+  template <typename Fn>
+  void DiagonalPairs(int64_t a0, int64_t a1, Fn&& fn) {
+    using Af = Eigen::Array<float, Eigen::Dynamic, 1>;
+    Eigen::Map<Af> fm(f.data(), Dk);
+    for (int64_t c = a0; c < a1; ++c) {
+      fm.setOnes();
+      fn(c, c, f.data());
+      for (int64_t r = c + 1; r < a1; ++r) {
+        fm *= Eigen::Map<const Af>(&eg(r, 0), Dk);
+        fn(r, c, f.data());
+      }
+    }
   }
   // The reference of secondary chunk a (rows a0 to a1, a0 > 0): B at row a0 - 1. ea =
   // exp(B_r - ref) for its rows, qa = qs * ea; e = exp(ref - B_s) for s < a0, ks = k * e.
@@ -144,9 +154,7 @@ struct Chunk {
         A.block(a0, 0, a1 - a0, a0).noalias() = *qa * ks->transpose();
       }
       if (!diagonal) continue;
-      for (int64_t r = a0; r < a1; ++r) {
-        for (int64_t c = a0; c <= r; ++c) A(r, c) = Dot3(&q(r, 0), &k(c, 0), Decay(r, c), Dk);
-      }
+      DiagonalPairs(a0, a1, [&](int64_t r, int64_t c, const float* fr) { A(r, c) = Dot3(&q(r, 0), &k(c, 0), fr, Dk); });
     }
   }
 };
@@ -258,22 +266,19 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
         w->t1.noalias() = dAab.transpose() * w->qa;
         w->dk.topRows(a0) += w->t1.cwiseProduct(w->e);
       }
-      for (int64_t r = a0; r < a1; ++r) {
-        float* dqr = &w->dq(r, 0);
+      c.DiagonalPairs(a0, a1, [&](int64_t r, int64_t cc, const float* f) {
         const float* qr = &c.q(r, 0);
-        for (int64_t cc = a0; cc <= r; ++cc) {
-          const float* f = c.Decay(r, cc);
-          const float* kc = &c.k(cc, 0);
-          c.A(r, cc) = Dot3(qr, kc, f, Dk);
-          if (cc == r) break;
-          const float da = w->dA(r, cc);
-          float* dkc = &w->dk(cc, 0);
-          for (int64_t i = 0; i < Dk; ++i) {
-            dqr[i] += da * kc[i] * f[i];
-            dkc[i] += da * qr[i] * f[i];
-          }
+        const float* kc = &c.k(cc, 0);
+        c.A(r, cc) = Dot3(qr, kc, f, Dk);
+        if (cc == r) return;
+        const float da = w->dA(r, cc);
+        float* dqr = &w->dq(r, 0);
+        float* dkc = &w->dk(cc, 0);
+        for (int64_t i = 0; i < Dk; ++i) {
+          dqr[i] += da * kc[i] * f[i];
+          dkc[i] += da * qr[i] * f[i];
         }
-      }
+      });
     }
     // dv = A^T do + kd dS.
     w->dv.noalias() = c.A.triangularView<Eigen::Lower>().transpose() * dO;
