@@ -24,7 +24,7 @@ void GlaGradKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTens
                                               head_first, q_grad, k_grad, v_grad, gk_grad, initial_state_grad);
   const int64_t heads = d.s.heads(), state = d.s.StateSize();
   // The same path choice as the forward (gla_kernel.cc).
-  const bool chunked = !std::is_same<T, double>::value && funcs::gla_cpu::UseGlaChunkedOnCpu(d.s.T);
+  const bool chunked = !std::is_same<T, double>::value && funcs::gla_cpu::UseGlaChunkedOnCpu(d.s.T, d.s.Dk);
 #pragma omp parallel num_threads(funcs::CpuNumThreads())
   {
     std::vector<Acc> work(chunked ? 0 : static_cast<size_t>(d.s.BackwardWork()));

@@ -13,7 +13,7 @@
 namespace phi {
 
 // One head per task, the chunked form (float32 and the 16-bit types, computing in float) or
-// the recurrent one (float64, short sequences, PADDLE_OPS_GLA_CPU=recurrent); each head's
+// the recurrent one (float64, short sequences or small keys, PADDLE_OPS_GLA_CPU=recurrent); each head's
 // result is independent of the thread count (one sequential computation per head).
 template <typename T, typename Context>
 void GlaKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTensor& k, const DenseTensor& v,
@@ -23,7 +23,7 @@ void GlaKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTensor& 
   const GlaData<T> d = MakeGlaData<T>(dev_ctx, q, k, v, gk, initial_state, output_final_state, head_first, o,
                                       final_state);
   const int64_t heads = d.s.heads(), state = d.s.StateSize();
-  const bool chunked = !std::is_same<T, double>::value && funcs::gla_cpu::UseGlaChunkedOnCpu(d.s.T);
+  const bool chunked = !std::is_same<T, double>::value && funcs::gla_cpu::UseGlaChunkedOnCpu(d.s.T, d.s.Dk);
 #pragma omp parallel num_threads(funcs::CpuNumThreads())
   {
     std::vector<Acc> work(chunked ? 0 : static_cast<size_t>(d.s.ForwardWork()));

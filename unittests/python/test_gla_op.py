@@ -374,18 +374,22 @@ def test_cpu_chunked_matches_cpu_recurrent(shape, dtype, monkeypatch, cpu_path):
 
 
 def test_cpu_path_switch(monkeypatch, cpu_path):
-    """Unset, the chunked form runs for T >= 32 and the recurrent one below (bitwise the same as
-    asking for that path); a bad value raises ValueError."""
+    """Unset, the chunked form runs for T >= 32 and Dk >= 128, the recurrent one otherwise
+    (bitwise the same as asking for that path); a bad value raises ValueError."""
     if cpu_path == 'recurrent':
         pytest.skip('sets the switch itself')
-    for T, default in ((31, 'recurrent'), (32, 'chunked'), (100, 'chunked')):
-        q, k, v, g, h0 = make_inputs(1, 2, T, 12, 10, seed=T)
+    for T, Dk, default in ((31, 128, 'recurrent'), (32, 128, 'chunked'), (100, 160, 'chunked'),
+                           (100, 127, 'recurrent')):
+        q, k, v, g, h0 = make_inputs(1, 2, T, Dk, 10, seed=T)
         monkeypatch.delenv('PADDLE_OPS_GLA_CPU', raising=False)
         unset = grads_both(q, k, v, g, h0, 'float32')
         monkeypatch.setenv('PADDLE_OPS_GLA_CPU', default)
         chosen = grads_both(q, k, v, g, h0, 'float32')
         for name, a, b in zip(GRAD_NAMES, unset, chosen):
-            np.testing.assert_array_equal(a, b, err_msg=f'T={T} {name}')
+            np.testing.assert_array_equal(a, b, err_msg=f'T={T} Dk={Dk} {name}')
+        monkeypatch.setenv('PADDLE_OPS_GLA_CPU', 'recurrent' if default == 'chunked' else 'chunked')
+        other = grads_both(q, k, v, g, h0, 'float32')
+        assert not all(np.array_equal(a, b) for a, b in zip(unset, other)), f'T={T} Dk={Dk}'
     monkeypatch.setenv('PADDLE_OPS_GLA_CPU', 'fast')
     q, k, v, g, h0 = make_inputs(1, 1, 40, 4, 4)
     with pytest.raises(ValueError, match='PADDLE_OPS_GLA_CPU'):
