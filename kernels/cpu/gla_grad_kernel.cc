@@ -2,9 +2,11 @@
 
 #include <omp.h>
 
+#include <type_traits>
 #include <vector>
 
 #include "kernels/funcs/cpu/scan_runtime.h"
+#include "kernels/impl/gla_chunk_cpu.h"
 #include "kernels/impl/gla_ops.h"
 #include "paddle_ops/core/kernel_registry.h"
 
@@ -21,15 +23,26 @@ void GlaGradKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTens
   const GlaGradData<T> d = MakeGlaGradData<T>(dev_ctx, q, k, v, gk, initial_state, o_grad, final_state_grad,
                                               head_first, q_grad, k_grad, v_grad, gk_grad, initial_state_grad);
   const int64_t heads = d.s.heads(), state = d.s.StateSize();
+  // The same path choice as the forward (gla_kernel.cc).
+  const bool chunked = !std::is_same<T, double>::value && funcs::gla_cpu::UseGlaChunkedOnCpu(d.s.T, d.s.Dk);
 #pragma omp parallel num_threads(funcs::CpuNumThreads())
   {
-    std::vector<Acc> work(static_cast<size_t>(d.s.BackwardWork()));
+    std::vector<Acc> work(chunked ? 0 : static_cast<size_t>(d.s.BackwardWork()));
+    funcs::gla_cpu::Work chunk_work;
 #pragma omp for schedule(static)
     for (int64_t bh = 0; bh < heads; ++bh) {
       const int64_t off = bh * state;
-      GlaRecurrentBackwardHead<T, Acc>(d.s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + off : nullptr, d.dout,
-                                       d.dfinal ? d.dfinal + off : nullptr, static_cast<Acc>(scale), d.dq,
-                                       d.dk, d.dv, d.dg, d.dh0 ? d.dh0 + off : nullptr, work.data());
+      const float* h0 = d.h0 ? d.h0 + off : nullptr;
+      const float* dfinal = d.dfinal ? d.dfinal + off : nullptr;
+      float* dh0 = d.dh0 ? d.dh0 + off : nullptr;
+      if (chunked) {
+        funcs::gla_cpu::ChunkedBackwardHead<T>(d.s, bh, d.q, d.k, d.v, d.g, h0, d.dout, dfinal,
+                                               static_cast<float>(scale), d.dq, d.dk, d.dv, d.dg, dh0,
+                                               &chunk_work);
+      } else {
+        GlaRecurrentBackwardHead<T, Acc>(d.s, bh, d.q, d.k, d.v, d.g, h0, d.dout, dfinal, static_cast<Acc>(scale),
+                                         d.dq, d.dk, d.dv, d.dg, dh0, work.data());
+      }
     }
   }
 }

@@ -3,6 +3,8 @@ bfloat16, with torch's causal scaled_dot_product_attention (where Dk == Dv) and 
 measured in the same run, and flash-linear-attention's chunk_gla when it is importable.
 
     PYTHONPATH=build/python python3 tools/bench/bench_gla.py [--quick] [--repeat N] [--json out.json]
+    PYTHONPATH=build/python python3 tools/bench/bench_gla.py --cpu [--quick] [--threads N] \
+        [--repeat 3 --batch 1]       # float32 on the CPU: chunked vs recurrent form
     PYTHONPATH=build/python nsys profile --stats=true python3 tools/bench/bench_gla.py --only seed \
         --repeat 1 --batch 1        # time per kernel (state, intra, output, dqk, dg)
 
@@ -137,6 +139,57 @@ def run(cases, repeat, batch):
     return rows
 
 
+CPU_CASES = [("cpu", 1, 2048, 4, 128, 128)]  # (label, B, T, H, Dk, Dv), float32
+CPU_QUICK = [("cpu small", 1, 512, 2, 64, 64)]
+
+
+def run_cpu(cases, repeat, batch):
+    """float32 on the CPU: forward and forward+backward of the chunked and the recurrent form
+    (PADDLE_OPS_GLA_CPU), and o of the two against each other."""
+    import os
+    rng = np.random.default_rng(0)
+    saved = os.environ.get("PADDLE_OPS_GLA_CPU")
+    rows = []
+    try:
+        for label, B, T, H, Dk, Dv in cases:
+            q, k, v, g = make_inputs(B, T, H, Dk, Dv, rng)
+            pt = [paddle.to_tensor(a, dtype="float32", place="cpu", stop_gradient=False) for a in (q, k, v, g)]
+            pdo = paddle.to_tensor(rng.standard_normal(v.shape, dtype=np.float32), place="cpu")
+            row = {"case": label, "B": B, "T": T, "H": H, "Dk": Dk, "Dv": Dv,
+                   "threads": paddle.get_num_threads()}
+            outs = {}
+            for path in ("chunked", "recurrent"):
+                os.environ["PADDLE_OPS_GLA_CPU"] = path
+                with paddle.no_grad():
+                    row[path + "_fwd_ms"] = batch_ms(lambda: paddle.gla(*pt), lambda: None, repeat, batch)
+
+                def fwd_bwd():
+                    o, _ = paddle.gla(*pt)
+                    return paddle.grad([o], pt, [pdo])
+
+                row[path + "_fwdbwd_ms"] = batch_ms(fwd_bwd, lambda: None, repeat, batch)
+                outs[path] = paddle.gla(*pt)[0].numpy()
+            a, b = outs["chunked"], outs["recurrent"]
+            row["rel_rms"] = float(np.sqrt(np.mean((a - b) ** 2) / np.mean(b ** 2)))
+            rows.append(row)
+            print(f"| {label} | {B} | {T} | {H} | {Dk} | {Dv} | {row['threads']} | "
+                  f"{fmt(row['chunked_fwd_ms'], 1)} | {fmt(row['recurrent_fwd_ms'], 1)} | "
+                  f"{row['recurrent_fwd_ms'] / row['chunked_fwd_ms']:.1f} | "
+                  f"{fmt(row['chunked_fwdbwd_ms'], 1)} | {fmt(row['recurrent_fwdbwd_ms'], 1)} | "
+                  f"{row['recurrent_fwdbwd_ms'] / row['chunked_fwdbwd_ms']:.1f} | {row['rel_rms']:.1e} |",
+                  flush=True)
+    finally:
+        if saved is None:
+            os.environ.pop("PADDLE_OPS_GLA_CPU", None)
+        else:
+            os.environ["PADDLE_OPS_GLA_CPU"] = saved
+    return rows
+
+
+CPU_HEADER = ("| case | B | T | H | Dk | Dv | threads | chunked fwd ms | recurrent fwd ms | x | "
+              "chunked fwd+bwd ms | recurrent fwd+bwd ms | x | rel_rms chunked vs recurrent |")
+
+
 def fmt(x, nd=3):
     return "-" if x is None else f"{x:.{nd}f}"
 
@@ -161,7 +214,20 @@ def main():
     ap.add_argument("--batch", type=int, default=10)
     ap.add_argument("--only", help="run only the case of this label (e.g. seed), to profile it")
     ap.add_argument("--json", help="write the rows here")
+    ap.add_argument("--cpu", action="store_true",
+                    help="time the CPU instead (float32, chunked vs recurrent; --repeat/--batch apply)")
+    ap.add_argument("--threads", type=int, help="with --cpu: paddle_ops.set_num_threads")
     args = ap.parse_args()
+    if args.cpu:
+        if args.threads:
+            paddle.set_num_threads(args.threads)
+        print(CPU_HEADER)
+        print("|" + "---|" * (CPU_HEADER.count("|") - 1))
+        rows = run_cpu(CPU_QUICK if args.quick else CPU_CASES, args.repeat, args.batch)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(rows, f, indent=1)
+        return 0
     if not (paddle.is_compiled_with_cuda() and paddle.device.cuda.device_count() > 0):
         print("bench_gla: no GPU (this benchmark runs on the device)", file=sys.stderr)
         return 2

@@ -19,6 +19,18 @@ PLACES = available_places()
 REL_RMS = {'float16': 4e-3, 'bfloat16': 4e-3, 'float32': 1e-5, 'float64': 1e-10}
 
 
+@pytest.fixture(autouse=True, params=['chunked', 'recurrent'])
+def cpu_path(request, monkeypatch):
+    """Every test runs on both CPU paths (PADDLE_OPS_GLA_CPU; float64 always takes the recurrent
+    one). Tests of the GPU place, and those without a place, run once (the switch is CPU-only)."""
+    params = getattr(request.node, 'callspec', None)
+    place = params.params.get('place') if params else None
+    if request.param == 'recurrent' and place != 'cpu':
+        pytest.skip('PADDLE_OPS_GLA_CPU only selects the CPU path')
+    monkeypatch.setenv('PADDLE_OPS_GLA_CPU', request.param)
+    return request.param
+
+
 # ------------------------------------------------------------------------------------------
 # The float64 reference
 # ------------------------------------------------------------------------------------------
@@ -318,6 +330,80 @@ def test_gpu_chunked_matches_gpu_recurrent(dtype, monkeypatch):
                           results['recurrent']):
         err = rel_rms(a, b)
         assert err <= 2 * REL_RMS[dtype], f'{name}: chunked vs recurrent relative RMS {err:.3g}'
+
+
+def grads_both(q, k, v, g, h0, dtype, head_first=True, threads=None):
+    """o, final_state and every gradient of sum(o * do) + sum(final_state^2) on the CPU."""
+    saved = paddle.get_num_threads()
+    if threads is not None:
+        paddle.set_num_threads(threads)
+    try:
+        o, fs, ts, h = run_gla(q, k, v, g, h0, dtype, 'cpu', head_first=head_first, requires_grad=True)
+        do = np.random.default_rng(5).standard_normal(o.shape)
+        loss = (o * make_tensor(do, dtype, 'cpu')).sum() + (fs * fs).sum()
+        grads = paddle.grad([loss], ts + [h])
+        return [tensor_values(x) for x in [o, fs] + list(grads)]
+    finally:
+        paddle.set_num_threads(saved)
+
+
+GRAD_NAMES = ('o', 'final_state', 'q', 'k', 'v', 'gk', 'initial_state')
+
+
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16', 'float32'])
+@pytest.mark.parametrize('shape', [(2, 3, 200, 40, 72), (1, 2, 129, 17, 9), (1, 1, 64, 128, 128)],
+                         ids=lambda s: 'B%dH%dT%dDk%dDv%d' % s)
+def test_cpu_chunked_matches_cpu_recurrent(shape, dtype, monkeypatch, cpu_path):
+    """The chunked CPU form against the recurrent one on the same inputs, forward and every
+    gradient (several chunks, partial last chunks and secondary chunks, layout [B, T, H, D])."""
+    if cpu_path == 'recurrent':
+        pytest.skip('compares both paths itself')
+    B, H, T, Dk, Dv = shape
+    q, k, v, g, h0 = make_inputs(B, H, T, Dk, Dv, head_first=False, seed=T + Dk)
+    results = {}
+    for path in ('chunked', 'recurrent'):
+        monkeypatch.setenv('PADDLE_OPS_GLA_CPU', path)
+        results[path] = grads_both(q, k, v, g, h0, dtype, head_first=False)
+    for name, a, b in zip(GRAD_NAMES, results['chunked'], results['recurrent']):
+        assert np.isfinite(a).all(), name
+        err = rel_rms(a, b)
+        assert err <= 2 * REL_RMS[dtype], f'{name}: chunked vs recurrent relative RMS {err:.3g}'
+    # The two paths round differently in float32: the switch must really change the path.
+    if dtype == 'float32':
+        assert not all(np.array_equal(a, b) for a, b in zip(results['chunked'], results['recurrent']))
+
+
+def test_cpu_path_switch(monkeypatch, cpu_path):
+    """Unset, the chunked form runs for T >= 32 and Dk >= 128, the recurrent one otherwise
+    (bitwise the same as asking for that path); a bad value raises ValueError."""
+    if cpu_path == 'recurrent':
+        pytest.skip('sets the switch itself')
+    for T, Dk, default in ((31, 128, 'recurrent'), (32, 128, 'chunked'), (100, 160, 'chunked'),
+                           (100, 127, 'recurrent')):
+        q, k, v, g, h0 = make_inputs(1, 2, T, Dk, 10, seed=T)
+        monkeypatch.delenv('PADDLE_OPS_GLA_CPU', raising=False)
+        unset = grads_both(q, k, v, g, h0, 'float32')
+        monkeypatch.setenv('PADDLE_OPS_GLA_CPU', default)
+        chosen = grads_both(q, k, v, g, h0, 'float32')
+        for name, a, b in zip(GRAD_NAMES, unset, chosen):
+            np.testing.assert_array_equal(a, b, err_msg=f'T={T} Dk={Dk} {name}')
+        monkeypatch.setenv('PADDLE_OPS_GLA_CPU', 'recurrent' if default == 'chunked' else 'chunked')
+        other = grads_both(q, k, v, g, h0, 'float32')
+        assert not all(np.array_equal(a, b) for a, b in zip(unset, other)), f'T={T} Dk={Dk}'
+    monkeypatch.setenv('PADDLE_OPS_GLA_CPU', 'fast')
+    q, k, v, g, h0 = make_inputs(1, 1, 40, 4, 4)
+    with pytest.raises(ValueError, match='PADDLE_OPS_GLA_CPU'):
+        run_gla(q, k, v, g, h0, 'float32', 'cpu')
+
+
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float32'])
+def test_cpu_thread_count_independent(dtype, cpu_path):
+    """Bitwise the same results with 1 and 3 CPU threads (5 heads: uneven shares)."""
+    q, k, v, g, h0 = make_inputs(1, 5, 150, 24, 20, seed=11)
+    one = grads_both(q, k, v, g, h0, dtype, threads=1)
+    three = grads_both(q, k, v, g, h0, dtype, threads=3)
+    for name, a, b in zip(GRAD_NAMES, one, three):
+        np.testing.assert_array_equal(a, b, err_msg=name)
 
 
 @pytest.mark.parametrize('place', PLACES)
