@@ -25,25 +25,11 @@ and the copy alike (torch's flood, which takes ~1000x longer, over 3 single call
 """
 import argparse
 import json
-import statistics
-import time
 
 import numpy as np
 
 import paddle_ops as paddle
-
-
-def batch_ms(fn, sync, repeat, batch):
-    fn()
-    sync()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(batch):
-            fn()
-        sync()
-        times.append((time.perf_counter() - t0) * 1e3 / batch)
-    return statistics.median(times)
+from bench_common import batch_ms
 
 
 def main():

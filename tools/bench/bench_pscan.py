@@ -30,13 +30,12 @@ ns per element, and their ratio (target pscan <= 1.5x logcumsumexp), with a memc
 """
 import argparse
 import json
-import statistics
 import sys
-import time
 
 import numpy as np
 
 import paddle_ops as paddle
+from bench_common import batch_ms
 
 GPU_CASES = [("seed a [4,T], x [4,T,4096]", 4, T, 4096, True) for T in (8192, 40960)] + \
             [("a, x [8,1536,T], last axis", 8 * 1536, T, 1, False) for T in (1024, 8192, 65536)]
@@ -48,19 +47,6 @@ CPU_CASES = [("seed a [4,T], x [4,T,4096]", 4, 2048, 4096, True),
              ("a, x [4,T,1024] (gates per element)", 4, 2048, 1024, False)]
 CPU_QUICK = [("seed a [4,T], x [4,T,256]", 4, 1024, 256, True),
              ("a, x [1536,1024], last axis", 1536, 1024, 1, False)]
-
-
-def batch_ms(fn, sync, repeat, batch):
-    fn()
-    sync()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(batch):
-            fn()
-        sync()
-        times.append((time.perf_counter() - t0) * 1e3 / batch)
-    return statistics.median(times)
 
 
 def make_inputs(N, T, D, per_step, rng):
