@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # compute-sanitizer over the GPU test suite (run on the GPU machine): memcheck (with leak
-# check) and racecheck over the GoogleTest GPU tests and a pytest subset (the GPU runtime and
-# out-of-memory tests, and every op test's GPU samples except the large ones, which would
-# take hours under the sanitizer). Exits non-zero on any finding.
+# check) and racecheck over the GoogleTest GPU tests and a pytest subset (below; the large
+# samples and the > 2^31-element cases are left out: hours under the sanitizer). Exits
+# non-zero on any finding.
 #
 #   bash tools/sanitize_gpu.sh [build-dir]       (default build-dev: a build with WITH_GPU=ON)
 #
@@ -15,12 +15,16 @@ CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$BUILD/paddle_ops_cpp_tests" ] || { echo "no $BUILD/paddle_ops_cpp_tests: build with -DWITH_GPU=ON first"; exit 2; }
 export PYTHONPATH=$BUILD/python${PYTHONPATH:+:$PYTHONPATH}
 export PADDLE_OPS_SKIP_HUGE=1   # the > 2^31-element tests: minutes natively, days under memcheck
-# The 2^31 + 3 row of the C++ suite likewise; the rest of the GPU tests run.
-GTEST_FILTER='Gpu*:-*Past2To31*'
+# The 2^31 + 3 row of the C++ suite likewise; the rest of the GPU tests run (gtest filter:
+# positive patterns, then '-' and the negative ones).
+GTEST_FILTER='Gpu*-*Past2To31*'
 PYTEST_FILES=(unittests/python/test_gpu_runtime.py unittests/python/test_gpu_limits.py
+              unittests/python/test_fuzz_regressions.py unittests/python/test_bad_input_table.py
               unittests/python/test_logcumsumexp_op.py unittests/python/test_cumsum_op.py
-              unittests/python/test_pscan_op.py unittests/python/test_autograd.py)
-PYTEST_K='gpu and not large and not deterministic and not static'
+              unittests/python/test_pscan_op.py)
+# The GPU cases of: the runtime and limits tests, the fuzz regressions, the bad-input table,
+# and each op's samples (output and gradient against the reference).
+PYTEST_K='gpu and not large and (gpu_runtime or gpu_limits or regressions or bad_input or test_output or test_grad_reference)'
 if [ "${PADDLE_OPS_SANITIZE_QUICK:-0}" = 1 ]; then
   PYTEST_FILES=(unittests/python/test_gpu_runtime.py unittests/python/test_logcumsumexp_op.py unittests/python/test_cumsum_op.py)
 fi
@@ -36,7 +40,7 @@ run() {
   echo "=== $tool: exit $rc ($((SECONDS - t0)) s)"
   [ $rc -eq 0 ] || status=1
 }
-run memcheck --leak-check full "$BUILD/paddle_ops_cpp_tests" --gtest_filter="$GTEST_FILTER:-*OutOfMemory*"
+run memcheck --leak-check full "$BUILD/paddle_ops_cpp_tests" --gtest_filter="$GTEST_FILTER:*OutOfMemory*"
 run racecheck "$BUILD/paddle_ops_cpp_tests" --gtest_filter="$GTEST_FILTER"
 run memcheck --target-processes all python3 -m pytest -q -x "${PYTEST_FILES[@]}" -k "$PYTEST_K and not out_of_memory"
 run racecheck --target-processes all python3 -m pytest -q -x "${PYTEST_FILES[@]}" -k "$PYTEST_K"

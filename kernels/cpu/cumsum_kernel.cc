@@ -28,7 +28,7 @@ template <typename T, typename Context>
 void CumsumKernel(const Context& dev_ctx, const DenseTensor& x, const Scalar& axis, bool flatten,
                   bool exclusive, bool reverse, DenseTensor* out) {
   T* out_data = dev_ctx.template Alloc<T>(out);
-  CumsumCpu<T>(x.data<T>(), out_data, CumScanLayout(x.dims(), axis.to<int>(), flatten), exclusive,
+  CumsumCpu<T>(x.data<T>(), out_data, CumScanLayout(x.dims(), axis.to<int64_t>(), flatten), exclusive,
                reverse);
 }
 
@@ -37,7 +37,7 @@ void CumsumGradKernel(const Context& dev_ctx, const DenseTensor& x, const DenseT
                       const Scalar& axis, bool flatten, bool exclusive, bool reverse,
                       DenseTensor* x_grad) {
   T* dx = dev_ctx.template Alloc<T>(x_grad);
-  CumsumCpu<T>(out_grad.data<T>(), dx, CumScanLayout(x.dims(), axis.to<int>(), flatten), exclusive,
+  CumsumCpu<T>(out_grad.data<T>(), dx, CumScanLayout(x.dims(), axis.to<int64_t>(), flatten), exclusive,
                !reverse);
 }
 

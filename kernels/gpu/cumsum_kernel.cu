@@ -28,14 +28,14 @@ template <typename T, typename Context>
 void CumsumKernel(const Context& dev_ctx, const DenseTensor& x, const Scalar& axis, bool flatten,
                   bool exclusive, bool reverse, DenseTensor* out) {
   T* o = dev_ctx.template Alloc<T>(out);
-  CumsumGpu<T>(dev_ctx, x.data<T>(), o, CumScanLayout(x.dims(), axis.to<int>(), flatten), exclusive, reverse);
+  CumsumGpu<T>(dev_ctx, x.data<T>(), o, CumScanLayout(x.dims(), axis.to<int64_t>(), flatten), exclusive, reverse);
 }
 
 template <typename T, typename Context>
 void CumsumGradKernel(const Context& dev_ctx, const DenseTensor& x, const DenseTensor& out_grad,
                       const Scalar& axis, bool flatten, bool exclusive, bool reverse, DenseTensor* x_grad) {
   T* dx = dev_ctx.template Alloc<T>(x_grad);
-  CumsumGpu<T>(dev_ctx, out_grad.data<T>(), dx, CumScanLayout(x.dims(), axis.to<int>(), flatten), exclusive,
+  CumsumGpu<T>(dev_ctx, out_grad.data<T>(), dx, CumScanLayout(x.dims(), axis.to<int64_t>(), flatten), exclusive,
                !reverse);
 }
 

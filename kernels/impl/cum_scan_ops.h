@@ -7,6 +7,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "infermeta/unary.h"
 #include "kernels/funcs/scan_functors.h"
 #include "kernels/funcs/scan_layout.h"
 #include "paddle_ops/common/ddim.h"
@@ -14,16 +15,17 @@
 
 namespace phi {
 
-// The scan view for (dims, axis, flatten) as the cum ops define it (InferMeta has already
-// checked the axis).
-inline funcs::ScanLayout CumScanLayout(const DDim& dims, int axis, bool flatten) {
+// The scan view for (dims, axis, flatten) as the cum ops define it. The axis is checked here
+// too (OutOfRange, as CumInferMeta): the grad ops' InferMeta does not see it, and a grad op
+// called directly with a bad axis must raise, not index past dims (found by the fuzzer).
+inline funcs::ScanLayout CumScanLayout(const DDim& dims, int64_t axis, bool flatten) {
+  const int ax = flatten ? 0 : NormalizeAxis(axis, dims.size(), "axis");
   if (flatten || dims.size() == 0) {
     funcs::ScanLayout l;
     l.length = product(dims);
     return l;
   }
-  if (axis < 0) axis += dims.size();
-  return funcs::MakeScanLayout(dims, axis);
+  return funcs::MakeScanLayout(dims, ax);
 }
 
 namespace funcs {
