@@ -153,6 +153,60 @@ BAD_INPUTS = {
             ],
             'reverse': _bool_errors(),
         }),
+    'right_flood': OpSpec(
+        op=paddle.right_flood,
+        valid=lambda place: dict(x=T((2, 3))(place), axis=1, reverse=False, hole='zero', return_index=False),
+        bad={
+            'x': _tensor_type_errors() + [
+                Bad(T((2, 3), 'bool'), TypeError, 'float16.*int64', 'bool'),
+            ],
+            'axis': _scan_axis_errors(2),
+            'reverse': _bool_errors(),
+            'hole': [Bad('inf', ValueError, "'zero' or 'nan'", "'inf'"),
+                     Bad(0, TypeError, "'zero' or 'nan'", 'int'),
+                     Bad(None, TypeError, "'zero' or 'nan'", 'NoneType')],
+            'return_index': _bool_errors(),
+        }),
+    'repeat_interleave': OpSpec(
+        op=paddle.repeat_interleave,
+        valid=lambda place: dict(x=T((2, 3))(place), repeats=2, axis=1, output_size=None),
+        bad={
+            'x': _tensor_type_errors(),
+            'repeats': [
+                Bad(-1, ValueError, 'non-negative', '-1'),
+                Bad(1.5, TypeError, 'int32 or int64', 'float'),
+                Bad('2', TypeError, 'int32 or int64', 'str'),
+                Bad(T((3,)), TypeError, 'int32 or int64', 'float32'),
+                Bad(T((2,), 'int64'), ValueError, 'one count for each of the 3 slices', '2 counts'),
+                Bad(lambda place: paddle.to_tensor(np.array([1, -2, 1]), place=place), ValueError, 'non-negative',
+                    r'repeats\[1\] is -2'),
+            ],
+            'axis': _scan_axis_errors(2)[:6],
+            'output_size': [Bad(1.5, TypeError, 'int or None', 'float'),
+                            Bad(7, ValueError, r'sum of repeats \(6\)', '7')],
+        }),
+    'gla': OpSpec(
+        op=paddle.gla,
+        valid=lambda place: dict(q=T((1, 2, 5, 4))(place), k=T((1, 2, 5, 4))(place), v=T((1, 2, 5, 3))(place),
+                                 gk=paddle.to_tensor(np.full((1, 2, 5, 4), -0.1, np.float32), place=place),
+                                 scale=None, initial_state=None, output_final_state=False, head_first=True),
+        bad={
+            'q': _tensor_type_errors('q') + [Bad(T((2, 5, 4)), ValueError, '4-D', r'\[2, 5, 4\]')],
+            'k': _tensor_type_errors('k') + [Bad(T((1, 2, 5, 3)), ValueError, r'\[1, 2, 5, 4\]', r'\[1, 2, 5, 3\]')],
+            'v': _tensor_type_errors('v') + [Bad(T((1, 2, 4, 3)), ValueError, r'\[1, 2, 5, 3\]', r'\[1, 2, 4, 3\]')],
+            'gk': _tensor_type_errors('gk') + [
+                Bad(T((1, 2, 5, 3)), ValueError, r'\[1, 2, 5, 4\]', r'\[1, 2, 5, 3\]'),
+                Bad(T((1, 2, 5, 4), 'float64'), TypeError, 'float32', 'float64'),
+            ],
+            'scale': [Bad('a', TypeError, 'float', 'str'), Bad([1.0], TypeError, 'float', 'list')],
+            'initial_state': [
+                Bad([1.0], TypeError, 'Tensor', 'list'),
+                Bad(T((1, 2, 4, 4)), ValueError, r'\[1, 2, 4, 3\]', r'\[1, 2, 4, 4\]'),
+                Bad(T((1, 2, 4, 3), 'float64'), TypeError, 'float32', 'float64'),
+            ],
+            'output_final_state': _bool_errors(),
+            'head_first': _bool_errors(),
+        }),
     'add': _binary_spec(paddle.add),
     'subtract': _binary_spec(paddle.subtract),
     'multiply': _binary_spec(paddle.multiply),
@@ -236,6 +290,8 @@ def _cases():
 
 def _result(spec, place):
     out = spec.op(**spec.valid(place))
+    if isinstance(out, tuple):  # gla's (o, final_state)
+        out = out[0]
     return out.numpy()
 
 

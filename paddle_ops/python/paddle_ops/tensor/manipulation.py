@@ -14,6 +14,20 @@ def _check_tensor(x, op, arg="x"):
         raise TypeError(f"{op}(): argument '{arg}' must be a Tensor, but got {type(x).__name__}")
 
 
+def _int_axis(x, axis, op):
+    """An int axis for an op's 32-bit attribute: a non-int is a TypeError; one beyond 32 bits an
+    IndexError (the attribute would narrow 2^32 to 0; InferMeta checks the rest of the range)."""
+    if isinstance(axis, (builtins.bool, np.bool_)) or not isinstance(axis, int) and not hasattr(axis, "__index__"):
+        raise TypeError(f"{op}(): argument 'axis' must be int, but got {type(axis).__name__}")
+    axis = int(axis.__index__())
+    if not -2 ** 31 <= axis < 2 ** 31:
+        ndim = len(x.shape)
+        r = max(ndim, 1)
+        raise IndexError(f"{op}(): axis is out of range for a {ndim}-D tensor: expected it to be in range of "
+                         f"[{-r}, {r}), but got {axis}")
+    return axis
+
+
 def reshape(x, shape, name=None):
     """x with a new shape of the same number of elements (one entry may be -1; 0 keeps x's dim)."""
     _check_tensor(x, "reshape")
@@ -72,6 +86,7 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
     if axis is None:
         x = reshape(x, [-1])
         axis = 0
+    axis = _int_axis(x, axis, "repeat_interleave")
     if output_size is not None and not _is_int(output_size):
         raise TypeError(f"repeat_interleave(): argument 'output_size' must be an int or None, "
                         f"but got {type(output_size).__name__}")

@@ -5,23 +5,14 @@ from .. import _C_ops
 from .._C import Tensor
 from ..framework import (FLOATING, INTEGER, UNDEFINED, bfloat16, bool as _bool, convert_dtype, float16, float32,
                          float64, int32, int64)
-from .manipulation import _check_tensor, cast
+from .manipulation import _check_tensor, _int_axis, cast
 
 
 def _cum_axis(x, axis, op):
     """(flatten, axis) for the YAML op: axis=None flattens."""
     if axis is None:
         return True, -1
-    if isinstance(axis, builtins.bool) or not isinstance(axis, int) and not hasattr(axis, "__index__"):
-        raise TypeError(f"{op}(): argument 'axis' must be an int or None, but got {type(axis).__name__}")
-    axis = int(axis.__index__())
-    if not -2 ** 31 <= axis < 2 ** 31:
-        # The op's int attribute would narrow it (2^32 -> 0); InferMeta checks the rest.
-        ndim = len(x.shape)
-        r = max(ndim, 1)
-        raise IndexError(f"{op}(): axis is out of range for a {ndim}-D tensor: expected it to be in range of "
-                         f"[{-r}, {r}), but got {axis}")
-    return False, axis
+    return False, _int_axis(x, axis, op)
 
 
 def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
@@ -194,7 +185,7 @@ def right_flood(x, axis=-1, reverse=False, hole='zero', return_index=False, name
                         f"int64, but got {x.dtype}")
     if not isinstance(hole, str):
         raise TypeError(f"right_flood(): argument 'hole' must be 'zero' or 'nan', but got {type(hole).__name__}")
-    out, index = _C_ops.right_flood(x, axis, reverse, hole, return_index)
+    out, index = _C_ops.right_flood(x, _int_axis(x, axis, "right_flood"), reverse, hole, return_index)
     return (out, index) if return_index else out
 
 
