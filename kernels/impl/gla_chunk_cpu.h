@@ -7,7 +7,8 @@
 //   S'    = exp(Btot)[:, None] * S + (k * exp(Btot - B))^T v
 // A's off-diagonal 16-step blocks are matrix products of q and k scaled against one reference
 // row per secondary chunk (the cumulative decay just before it), so every exponent is <= 0
-// when gk <= 0; the diagonal blocks take exp(B_ri - B_si) per element.
+// when gk <= 0; the diagonal blocks take exp(B_ri - B_si) as the running product
+// exp(gk_{s+1}) ... exp(gk_r) (each factor <= 1 when gk <= 0).
 // Backward, with dS the gradient of the state after the chunk and dA = do v^T (causal):
 //   dq_r  = scale (exp(B_r) * (S do_r) + sum_{s <= r} dA[r, s] k_s exp(B_r - B_s))
 //   dk_s  = exp(Btot - B_s) * (dS v_s) + sum_{r >= s} dA[r, s] qs_r exp(B_r - B_s)
