@@ -104,10 +104,55 @@ def demo_flood():
           paddle.repeat_interleave(paddle.to_tensor(v), paddle.to_tensor(c)).numpy(), np.repeat(v, c), 0)
 
 
+def demo_pscan():
+    print("pscan: y[t] = a[t] * y[t-1] + x[t] (SPEC.md §3, seed 004)")
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-1.0, 1.0, (2, 50, 1)).astype(np.float64)
+    x = rng.standard_normal((2, 50, 3))
+    h0 = rng.standard_normal((2, 3))
+    y = np.empty_like(x)
+    for rev in (False, True):
+        prev = h0
+        for t in (range(49, -1, -1) if rev else range(50)):
+            prev = a[:, t] * prev + x[:, t]
+            y[:, t] = prev
+        got = paddle.pscan(paddle.to_tensor(a[:, :, 0]), paddle.to_tensor(x), paddle.to_tensor(h0), reverse=rev)
+        check("float64, [N, T] gates in [-1, 1], initial_state, reverse=%s" % rev, got.numpy(), y, 1e-14)
+    g = rng.uniform(0.0, 1.0, (1, 1 << 16)).astype(np.float32)
+    v = np.ones((1, 1 << 16, 1), np.float32)
+    got = paddle.pscan(paddle.to_tensor(g), paddle.to_tensor(v)).numpy()
+    ref = np.empty(1 << 16)
+    prev = 0.0
+    for t in range(1 << 16):
+        prev = float(g[0, t]) * prev + 1.0
+        ref[t] = prev
+    check("float32, T = 2^16, gates in (0, 1) (the log-space form overflows)", got[0, :, 0], ref, 4e-6)
+
+
+def demo_gla():
+    print("gla: chunked gated linear attention (SPEC.md §5, seed 002), against the recurrent form")
+    rng = np.random.default_rng(1)
+    B, H, T, Dk, Dv = 1, 2, 37, 8, 5
+    q, k = rng.standard_normal((B, H, T, Dk)), rng.standard_normal((B, H, T, Dk))
+    v = rng.standard_normal((B, H, T, Dv))
+    gk = np.log(1 / (1 + np.exp(-rng.standard_normal((B, H, T, Dk))))) / 16  # logsigmoid / 16
+    h = np.zeros((B, H, Dk, Dv))
+    o = np.empty((B, H, T, Dv))
+    for t in range(T):
+        h = h * np.exp(gk[:, :, t])[..., None] + k[:, :, t, :, None] * v[:, :, t, None, :]
+        o[:, :, t] = np.einsum("bhk,bhkv->bhv", q[:, :, t] * Dk ** -0.5, h)
+    for dtype, tol in (("float64", 1e-12), ("float32", 1e-5)):
+        got, final = paddle.gla(*(paddle.to_tensor(a.astype(dtype)) for a in (q, k, v, gk)), output_final_state=True)
+        check("%s, T = %d (not a multiple of the chunk), odd D: o" % (dtype, T), got.numpy(), o, tol)
+        check("%s: final_state (float32, SPEC §5)" % dtype, final.numpy(), h, 1e-5)
+
+
 def main():
     demo_logcumsumexp()
     demo_cumsum()
     demo_flood()
+    demo_pscan()
+    demo_gla()
     print()
     print("speed (CPU, float32, ~1M elements per case; tools/bench/bench_cpu.py for the full table)")
     bench_cpu.print_table(bench_cpu.run(bench_cpu.QUICK_CASES, ["float32"], repeat=3))
