@@ -844,6 +844,436 @@ void FuzzFullLike(Fdp& f) {
   Expect("out", FromTensor(out), std::vector<LD>(x.v.size(), expect), x.dims, ot, kUlpTol);
 }
 
+// ---- right_flood, repeat_interleave, gla ---------------------------------------------------
+
+// Exact results: the same value bit for bit where it is a number (the sign of a zero too),
+// NaN where NaN (the payload is not compared).
+void ExpectExact(const char* what, const Arr& got, const std::vector<LD>& ref, const std::vector<int64_t>& dims,
+                 DataType dtype) {
+  Expect(what, got, ref, dims, dtype, Tol{0, 0, 0, 0, 0});
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const LD r = RoundTo(dtype, ref[i]);
+    if (IsFloat(dtype) && !std::isnan(r) && std::signbit(got.v[i]) != std::signbit(r)) {
+      Fail(std::string(what) + "[" + std::to_string(i) + "]: the sign of zero differs from the reference");
+    }
+  }
+}
+
+// The attribute axis of the flood / repeat ops and whether it is valid (a 0-D x counts as 1-D).
+int PickAxis(Fdp& f, int rank, bool* valid) {
+  const int r = std::max(rank, 1);
+  int axis = f.ConsumeIntegralInRange<int>(-r - 2, r + 1);
+  if (f.ConsumeIntegralInRange<int>(0, 31) == 0) {
+    axis = f.ConsumeBool() ? std::numeric_limits<int>::max() : std::numeric_limits<int>::min();
+  }
+  *valid = axis >= -r && axis < r;
+  return axis;
+}
+
+// right_flood and its grad: out[i] = x[t(i)], t(i) = the last non-hole at or before i (in scan
+// order), -1 (and x[i] itself) where there is none; x_grad[j] = sum of out_grad over {i : t(i) = j}.
+void FuzzRightFlood(Fdp& f, bool grad) {
+  SetEngine(f);
+  const DataType t = PickType(f, f.ConsumeIntegralInRange<int>(0, 7) == 0 ? false : f.ConsumeBool());
+  Arr x = PickArr(f, PickDims(f, 4, grad ? 4000 : 6000), t);
+  const int rank = static_cast<int>(x.dims.size());
+  bool axis_ok;
+  const int axis = PickAxis(f, rank, &axis_ok);
+  const bool reverse = f.ConsumeBool();
+  const bool return_index = f.ConsumeBool();
+  const int hole_kind = f.ConsumeIntegralInRange<int>(0, 15);  // 0: a bad hole string
+  const std::string hole = hole_kind == 0 ? (f.ConsumeBool() ? "NaN" : "") : hole_kind < 8 ? "zero" : "nan";
+  // Holes sprinkled in at a drawn density: +0, -0 and NaN (the hole or data, by `hole`).
+  const int density = f.ConsumeIntegralInRange<int>(0, 8);
+  uint64_t s = f.ConsumeIntegral<uint64_t>() | 1;
+  for (LD& v : x.v) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    if (static_cast<int>((s >> 60) & 7) < density) {
+      const int k = static_cast<int>((s >> 20) % 3);
+      v = RoundTo(t, k == 0 ? 0.0L : k == 1 ? -0.0L : kNaN);
+    }
+  }
+  g_case = std::string(grad ? "right_flood_grad" : "right_flood") + " x" + Str(x.dims) + " " +
+           phi::DataTypeToString(t) + " axis=" + std::to_string(axis) + " reverse=" + std::to_string(reverse) +
+           " hole='" + hole + "' return_index=" + std::to_string(return_index);
+  int expected = kValid;
+  if (!HasCpuKernel("right_flood", t)) {
+    expected = kNotFound;
+  } else if (!axis_ok) {
+    expected = kOutOfRange;
+  } else if (hole != "zero" && hole != "nan") {
+    expected = kInvalidArgument;
+  } else if (hole == "nan" && !IsFloat(t)) {
+    expected = kInvalidArgument;
+  }
+  std::tuple<Tensor, Tensor> res;
+  if (!Run([&] { res = api::right_flood(ToTensor(x), axis, reverse, hole, return_index); }, expected)) return;
+  const bool nan_hole = hole == "nan";
+  auto is_hole = [&](LD v) { return nan_hole ? std::isnan(v) : (v == 0); };
+  const Scan sc = ScanOf(x.dims, axis, false);
+  std::vector<LD> ref(x.v.size()), idx(x.v.size());
+  for (int64_t o = 0; o < sc.outer; ++o) {
+    for (int64_t i = 0; i < sc.inner; ++i) {
+      int64_t src = -1;
+      for (int64_t k = 0; k < sc.len; ++k) {
+        const int64_t pos = Step(sc, k, reverse);
+        const int64_t e = sc.At(o, i, pos);
+        if (!is_hole(x.v[e])) src = pos;
+        ref[e] = src < 0 ? x.v[e] : x.v[sc.At(o, i, src)];
+        idx[e] = static_cast<LD>(src);
+      }
+    }
+  }
+  ExpectExact("out", FromTensor(std::get<0>(res)), ref, x.dims, t);
+  if (return_index) ExpectExact("index", FromTensor(std::get<1>(res)), idx, x.dims, DataType::INT64);
+  if (!grad) return;
+  const bool has_grad = HasCpuKernel("right_flood_grad", t);
+  const Arr gout = PickArr(f, x.dims, t);
+  Tensor xg;
+  if (!Run([&] { xg = api::right_flood_grad(ToTensor(x), ToTensor(gout), axis, reverse, hole); },
+           has_grad ? kValid : kNotFound)) {
+    return;
+  }
+  std::vector<LD> gref(x.v.size(), 0), mag(x.v.size(), 0);
+  for (int64_t o = 0; o < sc.outer; ++o) {
+    for (int64_t i = 0; i < sc.inner; ++i) {
+      for (int64_t p = 0; p < sc.len; ++p) {
+        const int64_t src = static_cast<int64_t>(idx[sc.At(o, i, p)]);
+        if (src < 0) continue;  // a leading hole: no gradient
+        const int64_t e = sc.At(o, i, p), j = sc.At(o, i, src);
+        gref[j] += gout.v[e];
+        mag[j] += std::fabs(gout.v[e]);
+      }
+    }
+  }
+  for (LD& m : mag) m = std::max<LD>(1, m);
+  Expect("x_grad", FromTensor(xg), gref, x.dims, t, kSumTol, &mag);
+}
+
+// repeat_interleave (an int count, or a tensor of counts: repeat_interleave_with_tensor_index)
+// and their grads: out[o, i, k] = x[o, j(i), k], slice j repeated counts[j] times in order.
+void FuzzRepeatInterleave(Fdp& f, bool grad) {
+  SetEngine(f);
+  const bool with_tensor = f.ConsumeBool();
+  const DataType t = PickType(f, f.ConsumeIntegralInRange<int>(0, 7) == 0 ? false : f.ConsumeBool());
+  const Arr x = PickArr(f, PickDims(f, 4, 2000), t);
+  const int rank = static_cast<int>(x.dims.size());
+  bool axis_ok;
+  const int axis = PickAxis(f, rank, &axis_ok);
+  std::vector<int64_t> xd = rank == 0 ? std::vector<int64_t>{1} : x.dims;  // a 0-D x acts as [1]
+  const int ax = axis_ok ? (axis < 0 ? axis + static_cast<int>(xd.size()) : axis) : 0;
+  const int64_t n = xd[ax];
+  int64_t outer = 1, inner = 1;
+  for (int i = 0; i < ax; ++i) outer *= xd[i];
+  for (size_t i = ax + 1; i < xd.size(); ++i) inner *= xd[i];
+  // Counts: mostly 0..3, sometimes a negative one; a single count (0-D or [1]) broadcasts.
+  std::vector<int64_t> counts;
+  int expected = kValid;
+  const char* op = with_tensor ? "repeat_interleave_with_tensor_index" : "repeat_interleave";
+  Arr rep;
+  int64_t output_size = -1;
+  int int_repeats = 0;
+  if (!with_tensor) {
+    int_repeats = f.ConsumeIntegralInRange<int>(0, 15) == 0 ? f.ConsumeIntegralInRange<int>(-3, -1)
+                                                            : f.ConsumeIntegralInRange<int>(0, 4);
+    counts.assign(static_cast<size_t>(n), int_repeats);
+    if (!HasCpuKernel(op, t)) {
+      expected = kNotFound;
+    } else if (!axis_ok) {
+      expected = kOutOfRange;
+    } else if (int_repeats < 0) {
+      expected = kInvalidArgument;
+    }
+  } else {
+    const int shape_kind = f.ConsumeIntegralInRange<int>(0, 15);  // 0: 0-D, 1: [1], 2: wrong length, 3: 2-D
+    rep.dtype = f.ConsumeIntegralInRange<int>(0, 15) == 0 ? DataType::FLOAT32
+                : f.ConsumeBool()                         ? DataType::INT32
+                                                          : DataType::INT64;
+    rep.dims = shape_kind == 0   ? std::vector<int64_t>{}
+               : shape_kind == 1 ? std::vector<int64_t>{1}
+               : shape_kind == 2 ? std::vector<int64_t>{n + f.ConsumeIntegralInRange<int64_t>(1, 3)}
+               : shape_kind == 3 ? std::vector<int64_t>{1, n}
+                                 : std::vector<int64_t>{n};
+    const bool negative = f.ConsumeIntegralInRange<int>(0, 15) == 0;
+    for (int64_t j = 0; j < rep.numel(); ++j) rep.v.push_back(f.ConsumeIntegralInRange<int>(0, 3));
+    if (negative && !rep.v.empty()) rep.v[f.ConsumeIntegralInRange<size_t>(0, rep.v.size() - 1)] = -1;
+    const int64_t nc = rep.numel();
+    bool has_negative = false;
+    for (LD v : rep.v) has_negative |= v < 0;
+    for (int64_t j = 0; j < n; ++j) counts.push_back(nc == 1 ? static_cast<int64_t>(rep.v[0]) : j < nc ? static_cast<int64_t>(rep.v[j]) : 0);
+    int64_t total = 0;
+    for (int64_t c : counts) total += c;
+    const int size_kind = f.ConsumeIntegralInRange<int>(0, 7);  // 1: the total, 2: wrong, 3: < -1
+    output_size = size_kind == 1 ? total : size_kind == 2 ? total + 1 : size_kind == 3 ? -2 : -1;
+    if (!HasCpuKernel(op, t)) {
+      expected = kNotFound;
+    } else if (!axis_ok) {
+      expected = kOutOfRange;
+    } else if (rep.dtype == DataType::FLOAT32) {
+      expected = static_cast<int>(phi::ErrorCode::INVALID_TYPE);
+    } else if (rep.dims.size() > 1 || (nc != n && nc != 1) || output_size < -1 || has_negative ||
+               size_kind == 2) {
+      expected = kInvalidArgument;
+    }
+  }
+  g_case = std::string(op) + (grad ? " (grad)" : "") + " x" + Str(x.dims) + " " + phi::DataTypeToString(t) +
+           " axis=" + std::to_string(axis) +
+           (with_tensor ? " repeats" + Str(rep.dims) + " " + phi::DataTypeToString(rep.dtype) +
+                              " output_size=" + std::to_string(output_size)
+                        : " repeats=" + std::to_string(int_repeats));
+  Tensor out;
+  if (!Run([&] {
+        out = with_tensor ? api::repeat_interleave_with_tensor_index(ToTensor(x), ToTensor(rep), axis, output_size)
+                          : api::repeat_interleave(ToTensor(x), int_repeats, axis);
+      }, expected)) {
+    return;
+  }
+  int64_t M = 0;
+  for (int64_t c : counts) M += c;
+  std::vector<int64_t> src;  // the source slice of each output slice
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t c = 0; c < counts[j]; ++c) src.push_back(j);
+  }
+  std::vector<int64_t> od = xd;
+  od[ax] = M;
+  std::vector<LD> ref(static_cast<size_t>(outer * M * inner));
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < M; ++i) {
+      for (int64_t k = 0; k < inner; ++k) ref[(o * M + i) * inner + k] = x.v[(o * n + src[i]) * inner + k];
+    }
+  }
+  ExpectExact("out", FromTensor(out), ref, od, t);
+  if (!grad) return;
+  const char* gop = with_tensor ? "repeat_interleave_with_tensor_index_grad" : "repeat_interleave_grad";
+  const Arr gout = PickArr(f, od, t);
+  Tensor xg;
+  if (!Run([&] {
+        xg = with_tensor ? api::repeat_interleave_with_tensor_index_grad(ToTensor(x), ToTensor(rep), ToTensor(gout), axis)
+                         : api::repeat_interleave_grad(ToTensor(x), ToTensor(gout), int_repeats, axis);
+      }, HasCpuKernel(gop, t) ? kValid : kNotFound)) {
+    return;
+  }
+  std::vector<LD> gref(x.v.size(), 0), mag(x.v.size(), 0);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < M; ++i) {
+      for (int64_t k = 0; k < inner; ++k) {
+        const LD g = gout.v[(o * M + i) * inner + k];
+        gref[(o * n + src[i]) * inner + k] += g;
+        mag[(o * n + src[i]) * inner + k] += std::fabs(g);
+      }
+    }
+  }
+  for (LD& m : mag) m = std::max<LD>(1, m);
+  Expect("x_grad", FromTensor(xg), gref, x.dims, t, kSumTol, &mag);
+}
+
+// SPEC §5: relative RMS error against the float64 recurrent reference, 4e-3 for the 16-bit
+// types and 1e-5 for float32 (float64: 1e-12). An all-zero reference needs an all-zero result
+// up to the dtype's smallest normal.
+void ExpectRelRms(const char* what, const Arr& got, const std::vector<LD>& ref, const std::vector<LD>& mag, LD c,
+                  const std::vector<int64_t>& dims, DataType dtype) {
+  if (got.dims != dims) Fail(std::string(what) + ": dims " + Str(got.dims) + ", expected " + Str(dims));
+  if (got.dtype != dtype) Fail(std::string(what) + ": dtype " + phi::DataTypeToString(got.dtype));
+  const LD tol = dtype == DataType::FLOAT64 ? 1e-12L : dtype == DataType::FLOAT32 ? 1e-5L : 4e-3L;
+  const LD tiny = dtype == DataType::FLOAT16 ? 6.1e-5L : std::numeric_limits<float>::min();
+  if (got.v.size() != ref.size()) Fail(std::string(what) + ": element count");
+  LD err = 0, norm = 0, msq = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    err += (got.v[i] - ref[i]) * (got.v[i] - ref[i]);
+    norm += ref[i] * ref[i];
+    msq += mag[i] * mag[i];
+  }
+  const LD n = std::max<LD>(1, static_cast<LD>(ref.size()));
+  const LD rms_err = std::sqrt(err / n), rms_ref = std::sqrt(norm / n);
+  if (!(rms_err <= tol * std::max(rms_ref, tiny) + c * std::sqrt(msq / n))) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%s: relative RMS error %.6Lg (RMS error %.6Lg, reference RMS %.6Lg) > %.3Lg", what,
+                  rms_err / std::max(rms_ref, tiny), rms_err, rms_ref, tol);
+    Fail(buf);
+  }
+}
+
+// gla: h_t = h_{t-1} * exp(gk_t)[:, None] + k_t (x) v_t, o_t = scale q_t h_t, per head; its grad by
+// the recurrent form's backward. Small shapes (T <= 40, D <= 8): the reference is a plain loop.
+void FuzzGla(Fdp& f, bool grad) {
+  const DataType t = PickType(f, f.ConsumeIntegralInRange<int>(0, 15) != 0);
+  const int64_t B = f.ConsumeIntegralInRange<int64_t>(0, 2), H = f.ConsumeIntegralInRange<int64_t>(0, 2);
+  const int64_t T = f.ConsumeIntegralInRange<int64_t>(0, 40);
+  const int64_t Dk = f.ConsumeIntegralInRange<int64_t>(0, 8), Dv = f.ConsumeIntegralInRange<int64_t>(0, 8);
+  const bool head_first = f.ConsumeBool(), with_state = f.ConsumeBool(), final_out = f.ConsumeBool();
+  const bool with_final_grad = f.ConsumeBool();
+  const int bad = f.ConsumeIntegralInRange<int>(0, 15);  // 1: k's shape, 2: v's dtype, 3: state dtype, 4: q 3-D
+  const int scale_kind = f.ConsumeIntegralInRange<int>(0, 2);
+  const double scale = scale_kind == 0 ? (Dk > 0 ? 1.0 / std::sqrt(static_cast<double>(Dk)) : 1.0)
+                       : scale_kind == 1 ? 1.0
+                                         : f.ConsumeFloatingPointInRange<double>(0.0, 1.0);
+  const LD decay = f.PickValueInArray({0.0L, 1.0L / 16, 1.0L, 4.0L});
+  auto qk = [&](int64_t D) {
+    return head_first ? std::vector<int64_t>{B, H, T, D} : std::vector<int64_t>{B, T, H, D};
+  };
+  // Values within [-1, 1] (zeros, -0 and subnormals kept; inf, NaN and huge ones folded back)
+  // so that the 16-bit outputs and gradients stay finite; gk = -decay * |value| <= 0.
+  auto draw = [&](const std::vector<int64_t>& dims, DataType dt, bool is_gk) {
+    Arr a = PickArr(f, dims, dt);
+    for (LD& v : a.v) {
+      if (!std::isfinite(v) || std::fabs(v) > 4) v = std::signbit(v) ? -1 : 1;
+      v = RoundTo(dt, is_gk ? -decay * std::fabs(v) : v / 4);
+    }
+    return a;
+  };
+  Arr q = draw(qk(Dk), t, false);
+  if (bad == 4) q.dims = {B, H * T, Dk};
+  const Arr k = draw(qk(Dk + (bad == 1 ? 1 : 0)), t, false);
+  const DataType vt = bad == 2 ? (t == DataType::FLOAT32 ? DataType::FLOAT64 : DataType::FLOAT32) : t;
+  const Arr v = draw(qk(Dv), vt, false);
+  const Arr gk = draw(qk(Dk), t, true);
+  const Arr h0 = draw({B, H, Dk, Dv}, bad == 3 ? DataType::FLOAT64 : DataType::FLOAT32, false);
+  g_case = std::string(grad ? "gla_grad" : "gla") + " B=" + std::to_string(B) + " H=" + std::to_string(H) +
+           " T=" + std::to_string(T) + " Dk=" + std::to_string(Dk) + " Dv=" + std::to_string(Dv) + " " +
+           phi::DataTypeToString(t) + " head_first=" + std::to_string(head_first) + " state=" +
+           std::to_string(with_state) + " final=" + std::to_string(final_out) + " scale=" + std::to_string(scale) +
+           " decay=" + std::to_string(static_cast<double>(decay)) + " bad=" + std::to_string(bad);
+  int expected = kValid;
+  if (!HasCpuKernel("gla", t)) {
+    expected = kNotFound;
+  } else if (bad == 4 || bad == 1) {
+    expected = kInvalidArgument;
+  } else if (bad == 2 || (bad == 3 && with_state)) {
+    expected = static_cast<int>(phi::ErrorCode::INVALID_TYPE);
+  }
+  paddle::optional<Tensor> state;
+  if (with_state) state = ToTensor(h0);
+  std::tuple<Tensor, Tensor> res;
+  if (!Run([&] { res = api::gla(ToTensor(q), ToTensor(k), ToTensor(v), ToTensor(gk), state, scale, final_out, head_first); },
+           expected)) {
+    return;
+  }
+  auto row = [&](int64_t bh, int64_t s, int64_t D) {
+    if (head_first) return (bh * T + s) * D;
+    return (((bh / H) * T + s) * H + bh % H) * D;
+  };
+  const Arr dout = draw(qk(Dv), t, false);
+  const Arr dfin = draw({B, H, Dk, Dv}, DataType::FLOAT32, false);
+  struct GlaRef {
+    std::vector<LD> o, fin, dq, dk, dv, dg, dh0;
+  };
+  // The recurrent form and its backward in long double; with `mag`, on the magnitudes of the
+  // inputs (the size of the terms: what the kernel's rounding scales with where they cancel).
+  auto reference = [&](bool mag) {
+    auto val = [mag](const Arr& a) {
+      std::vector<LD> r = a.v;
+      if (mag) {
+        for (LD& x : r) x = std::fabs(x);
+      }
+      return r;
+    };
+    const std::vector<LD> qv = val(q), kv = val(k), vv = val(v), h0v = val(h0), dov = val(dout), dfv = val(dfin);
+    const int64_t S = Dk * Dv;
+    // hs[bh][s] = h_s (s = 0..T; hs[.][0] the initial state).
+    std::vector<LD> hs(static_cast<size_t>(B * H * (T + 1) * S), 0), o(static_cast<size_t>(B * H * T * Dv), 0);
+    std::vector<LD> fin(static_cast<size_t>(B * H * S));
+    auto H_ = [&](int64_t bh, int64_t s) { return hs.data() + (bh * (T + 1) + s) * S; };
+    for (int64_t bh = 0; bh < B * H; ++bh) {
+      LD* h = H_(bh, 0);
+      for (int64_t e = 0; e < S; ++e) h[e] = with_state ? h0v[bh * S + e] : 0;
+      for (int64_t s = 0; s < T; ++s) {
+        const LD* hp = H_(bh, s);
+        LD* hn = H_(bh, s + 1);
+        for (int64_t i = 0; i < Dk; ++i) {
+          const LD a = std::exp(gk.v[row(bh, s, Dk) + i]);
+          for (int64_t j = 0; j < Dv; ++j) {
+            hn[i * Dv + j] = hp[i * Dv + j] * a + kv[row(bh, s, Dk) + i] * vv[row(bh, s, Dv) + j];
+          }
+        }
+        for (int64_t j = 0; j < Dv; ++j) {
+          LD acc = 0;
+          for (int64_t i = 0; i < Dk; ++i) acc += qv[row(bh, s, Dk) + i] * scale * hn[i * Dv + j];
+          o[row(bh, s, Dv) + j] = acc;
+        }
+      }
+      for (int64_t e = 0; e < S; ++e) fin[bh * S + e] = H_(bh, T)[e];
+    }
+    // Backward of the loop: dS (the gradient of h_s) from the end.
+    std::vector<LD> dq(qv.size(), 0), dk(kv.size(), 0), dv(vv.size(), 0), dg(gk.v.size(), 0), dh0(fin.size(), 0);
+    std::vector<LD> dS(static_cast<size_t>(S));
+    for (int64_t bh = 0; bh < B * H; ++bh) {
+      for (int64_t e = 0; e < S; ++e) dS[e] = with_final_grad ? dfv[bh * S + e] : 0;
+      for (int64_t s = T - 1; s >= 0; --s) {
+        const LD* hn = H_(bh, s + 1);
+        const LD* hp = H_(bh, s);
+        const int64_t rk = row(bh, s, Dk), rv = row(bh, s, Dv);
+        for (int64_t i = 0; i < Dk; ++i) {
+          LD acc = 0;
+          for (int64_t j = 0; j < Dv; ++j) {
+            dS[i * Dv + j] += scale * qv[rk + i] * dov[rv + j];
+            acc += hn[i * Dv + j] * dov[rv + j];
+          }
+          dq[rk + i] = scale * acc;
+        }
+        for (int64_t i = 0; i < Dk; ++i) {
+          const LD a = std::exp(gk.v[rk + i]);
+          LD acc_k = 0, acc_g = 0;
+          for (int64_t j = 0; j < Dv; ++j) {
+            acc_k += dS[i * Dv + j] * vv[rv + j];
+            acc_g += dS[i * Dv + j] * a * hp[i * Dv + j];
+          }
+          dk[rk + i] = acc_k;
+          dg[rk + i] = acc_g;
+        }
+        for (int64_t j = 0; j < Dv; ++j) {
+          LD acc = 0;
+          for (int64_t i = 0; i < Dk; ++i) acc += dS[i * Dv + j] * kv[rk + i];
+          dv[rv + j] = acc;
+        }
+        for (int64_t i = 0; i < Dk; ++i) {
+          const LD a = std::exp(gk.v[rk + i]);
+          for (int64_t j = 0; j < Dv; ++j) dS[i * Dv + j] *= a;
+        }
+      }
+      for (int64_t e = 0; e < S; ++e) dh0[bh * S + e] = dS[e];
+    }
+    if (mag) {
+      // gk_grad is computed (SPEC §5) as the reverse cumulative sum of q * q_grad - k * k_grad:
+      // those terms' sizes are its rounding's scale (they cancel in strongly decayed channels).
+      for (int64_t bh = 0; bh < B * H; ++bh) {
+        for (int64_t i = 0; i < Dk; ++i) {
+          LD acc = 0;
+          for (int64_t s = T - 1; s >= 0; --s) {
+            const int64_t e = row(bh, s, Dk) + i;
+            acc += qv[e] * dq[e] + kv[e] * dk[e];
+            dg[e] += acc;
+          }
+        }
+      }
+    }
+    return GlaRef{o, fin, dq, dk, dv, dg, dh0};
+  };
+  const GlaRef ref = reference(false), mg = reference(true);
+  // Beyond SPEC's relative RMS: the rounding of the accumulation type over the terms' sizes,
+  // for results that cancel (a state near -k v, a gradient whose terms sum to ~0).
+  const LD c = static_cast<LD>(T + Dk + Dv + 4) * (t == DataType::FLOAT64 ? Eps(DataType::FLOAT64) : Eps(DataType::FLOAT32));
+  ExpectRelRms("o", FromTensor(std::get<0>(res)), ref.o, mg.o, c, qk(Dv), t);
+  if (final_out) {
+    ExpectRelRms("final_state", FromTensor(std::get<1>(res)), ref.fin, mg.fin, c, {B, H, Dk, Dv}, DataType::FLOAT32);
+  }
+  if (!grad) return;
+  paddle::optional<Tensor> fgrad;
+  if (with_final_grad) fgrad = ToTensor(dfin);
+  std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> gr;
+  Run([&] {
+    gr = api::gla_grad(ToTensor(q), ToTensor(k), ToTensor(v), ToTensor(gk), state, ToTensor(dout), fgrad, scale, head_first);
+  }, HasCpuKernel("gla_grad", t) ? kValid : kNotFound);
+  // gk_t enters only through h_t (every later state depends on it through h_t), and dS at step
+  // t is the whole gradient of h_t, so dgk_t = sum_j dS_t * exp(gk_t) * h_{t-1} is complete.
+  ExpectRelRms("q_grad", FromTensor(std::get<0>(gr)), ref.dq, mg.dq, c, qk(Dk), t);
+  ExpectRelRms("k_grad", FromTensor(std::get<1>(gr)), ref.dk, mg.dk, c, qk(Dk), t);
+  ExpectRelRms("v_grad", FromTensor(std::get<2>(gr)), ref.dv, mg.dv, c, qk(Dv), t);
+  ExpectRelRms("gk_grad", FromTensor(std::get<3>(gr)), ref.dg, mg.dg, c, qk(Dk), t);
+  if (with_state) {
+    ExpectRelRms("initial_state_grad", FromTensor(std::get<4>(gr)), ref.dh0, mg.dh0, c, {B, H, Dk, Dv}, DataType::FLOAT32);
+  }
+}
+
 struct OpEntry {
   const char* name;
   std::function<void(Fdp&)> fuzz;
@@ -865,6 +1295,12 @@ const std::vector<OpEntry>& Ops() {
       {"reshape", FuzzReshape},
       {"cast", FuzzCast},
       {"full_like", FuzzFullLike},
+      {"right_flood", [](Fdp& f) { FuzzRightFlood(f, false); }},
+      {"right_flood_grad", [](Fdp& f) { FuzzRightFlood(f, true); }},
+      {"repeat_interleave", [](Fdp& f) { FuzzRepeatInterleave(f, false); }},
+      {"repeat_interleave_grad", [](Fdp& f) { FuzzRepeatInterleave(f, true); }},
+      {"gla", [](Fdp& f) { FuzzGla(f, false); }},
+      {"gla_grad", [](Fdp& f) { FuzzGla(f, true); }},
   };
   return ops;
 }
