@@ -22,13 +22,12 @@ on the host between device synchronizations.
 """
 import argparse
 import json
-import statistics
 import sys
-import time
 
 import numpy as np
 
 import paddle_ops as paddle
+from bench_common import batch_ms
 
 # (label, B, T, H, Dk, Dv, fla forward ms, fla forward+backward ms) from PERFORMANCE.md (H100).
 CASES = [
@@ -39,19 +38,6 @@ CASES = [
 ]
 QUICK = [("small", 2, 512, 4, 64, 64, None, None)]
 TARGET = {"seed": (1.0, 5.0)}  # PERFORMANCE.md: forward <= 1.0 ms, forward+backward <= 5.0 ms
-
-
-def batch_ms(fn, sync, repeat, batch):
-    fn()
-    sync()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(batch):
-            fn()
-        sync()
-        times.append((time.perf_counter() - t0) * 1e3 / batch)
-    return statistics.median(times)
 
 
 def make_inputs(B, T, H, Dk, Dv, rng):
