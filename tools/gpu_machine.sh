@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Build and test on a GPU machine that has CUDA, Python, pybind11 and pytest but no Eigen or
+# GoogleTest and no network (the team's H100 through the device tool). Prepare on a machine
+# with them, in the repository root:
+#   mkdir -p .dep/eigen/include .dep/eigen/share/eigen3
+#   cp -r /usr/include/eigen3 .dep/eigen/include/ && cp -r /usr/share/eigen3/cmake .dep/eigen/share/eigen3/
+#   cp -r /usr/src/googletest .dep/googletest && echo /.dep/ >> .git/info/exclude
+# then carry `.dep` and run, on the GPU machine:
+#   bash tools/gpu_machine.sh test acc bench pscan flood gla san
+# Steps: test (ctest: GoogleTest + pytest, every place), gtest, pytest, acc (gpu_accuracy.py),
+# bench (bench_gpu.py), pscan, flood, gla (their benchmarks), san (tools/sanitize_gpu.sh, quick
+# unless SAN_QUICK=0), demo. Logs and JSON go to $OUT (or /tmp/out).
+export PYTHONUNBUFFERED=1
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/out}; mkdir -p $OUT
+if [ ! -f /tmp/gtp/lib/libgtest.a ] && [ ! -f /tmp/gtp/lib64/libgtest.a ]; then
+  (cmake -S .dep/googletest -B /tmp/gt -G Ninja -DCMAKE_INSTALL_PREFIX=/tmp/gtp -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build /tmp/gt >/dev/null && cmake --install /tmp/gt >/dev/null) || echo "gtest build failed"
+fi
+if [ ! -f build-dev/CMakeCache.txt ]; then
+  cmake -S . -B build-dev -G Ninja -DWITH_GPU=ON -DCMAKE_BUILD_TYPE=Release \
+    -DEigen3_DIR=$PWD/.dep/eigen/share/eigen3/cmake -DGTest_ROOT=/tmp/gtp > $OUT/configure.log 2>&1 || { tail -30 $OUT/configure.log; exit 1; }
+fi
+t0=$(date +%s)
+cmake --build build-dev > $OUT/build.log 2>&1 || { grep -E "error|Error" $OUT/build.log | head -40; exit 1; }
+echo "build ok in $(( $(date +%s) - t0 )) s"
+export PYTHONPATH=$PWD/build-dev/python
+for step in "$@"; do
+  echo "=== $step"
+  case $step in
+    test) ctest --test-dir build-dev --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?"; grep -E "tests passed|PASSED|FAILED|passed|failed|skipped|Error" $OUT/ctest.log | tail -25 ;;
+    gtest) build-dev/paddle_ops_cpp_tests --gtest_brief=1 2>&1 | tail -15 ;;
+    pytest) python3 -m pytest -q -x unittests/python ${PYTEST_ARGS:-} 2>&1 | tail -15 ;;
+    acc) python3 tools/bench/gpu_accuracy.py 2>&1 | tail -20 ;;
+    bench) python3 tools/bench/bench_gpu.py --repeat 10 --json $OUT/bench_gpu.json 2>&1 | tail -40 ;;
+    pscan) python3 tools/bench/bench_pscan.py --json $OUT/bench_pscan.json 2>&1 | tail -20 ;;
+    demo) python3 tools/demo.py 2>&1 | tail -15 ;;
+    flood) python3 tools/bench/bench_flood.py --json $OUT/bench_flood.json 2>&1 | tail -30 ;;
+    gla) python3 tools/bench/bench_gla.py --json $OUT/bench_gla.json 2>&1 | tail -30 ;;
+    san) PADDLE_OPS_SANITIZE_QUICK=${SAN_QUICK:-1} bash tools/sanitize_gpu.sh build-dev > $OUT/sanitize.log 2>&1; echo "sanitize rc=$?"; grep -E "^===|ERROR SUMMARY|passed|failed" $OUT/sanitize.log | tail -20 ;;
+    *) echo "unknown step $step" ;;
+  esac
+done
