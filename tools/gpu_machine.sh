@@ -8,7 +8,8 @@
 # then carry `.dep` and run, on the GPU machine:
 #   bash tools/gpu_machine.sh test acc bench pscan flood gla san
 # Steps: test (ctest: GoogleTest + pytest, every place), gtest, pytest, acc (gpu_accuracy.py),
-# bench (bench_gpu.py), pscan, flood, gla (their benchmarks), san (tools/sanitize_gpu.sh, quick
+# bench (bench_gpu.py), pscan, flood, gla (their benchmarks), ncu (Nsight Compute over
+# tools/bench/ncu_cases.py, report in $OUT/ncu.txt), badinput (the bad-input table), san (tools/sanitize_gpu.sh, quick
 # unless SAN_QUICK=0), demo. Logs and JSON go to $OUT (or /tmp/out).
 export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/.."
@@ -36,6 +37,11 @@ for step in "$@"; do
     demo) python3 tools/demo.py 2>&1 | tail -15 ;;
     flood) python3 tools/bench/bench_flood.py --json $OUT/bench_flood.json 2>&1 | tail -30 ;;
     gla) python3 tools/bench/bench_gla.py --json $OUT/bench_gla.json 2>&1 | tail -30 ;;
+    ncu) ncu --profile-from-start off --section SpeedOfLight --section MemoryWorkloadAnalysis \
+           --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats \
+           --section SchedulerStats python3 tools/bench/ncu_cases.py ${NCU_CASES:-gla lcse lcse_grad} > $OUT/ncu.txt 2>&1
+         echo "ncu rc=$?"; grep -E "^  [A-Za-z_].*\(|Duration|Memory Throughput|Compute \(SM\) Throughput|Registers Per|Achieved Occupancy" $OUT/ncu.txt | head -80 ;;
+    badinput) python3 -m pytest -q unittests/python/test_bad_input_table.py 2>&1 | tail -5 ;;
     san) PADDLE_OPS_SANITIZE_QUICK=${SAN_QUICK:-1} bash tools/sanitize_gpu.sh build-dev > $OUT/sanitize.log 2>&1; echo "sanitize rc=$?"; grep -E "^===|ERROR SUMMARY|passed|failed" $OUT/sanitize.log | tail -20 ;;
     *) echo "unknown step $step" ;;
   esac

@@ -1,0 +1,80 @@
+"""Runs each named case once after a warm-up, between cudaProfilerStart/Stop, so that Nsight
+Compute (`ncu --profile-from-start off`) sees only those kernels:
+
+    ncu --profile-from-start off --set full -o prof python3 tools/bench/ncu_cases.py gla lcse
+
+Cases: gla (seed shape, bf16: forward, then backward), lcse (logcumsumexp float32 on the five
+engine shapes of bench_gpu.py, and float16 [4096, 16384]), lcse_grad (its gradient, float32).
+"""
+import ctypes
+import sys
+
+import numpy as np
+
+import paddle_ops as paddle
+
+_cudart = None
+
+
+def profiler(on):
+    global _cudart
+    if _cudart is None:
+        for name in ("libcudart.so", "libcudart.so.13", "libcudart.so.12"):
+            try:
+                _cudart = ctypes.CDLL(name)
+                break
+            except OSError:
+                continue
+    paddle.device.synchronize()
+    if _cudart is not None:
+        (_cudart.cudaProfilerStart if on else _cudart.cudaProfilerStop)()
+
+
+def once(fn):
+    fn()  # warm-up (allocations, first launch)
+    profiler(True)
+    fn()
+    profiler(False)
+
+
+def gla():
+    rng = np.random.default_rng(0)
+    B, T, H, Dk, Dv = 32, 2048, 4, 128, 256
+    mk = lambda *s: paddle.to_tensor(rng.standard_normal(s, dtype=np.float32), place="gpu").astype("bfloat16")
+    q, k, v = mk(B, H, T, Dk), mk(B, H, T, Dk), mk(B, H, T, Dv)
+    g = paddle.to_tensor((-np.logaddexp(0.0, -rng.standard_normal((B, H, T, Dk))) / 16).astype(np.float32),
+                         place="gpu").astype("bfloat16")
+    once(lambda: paddle.gla(q, k, v, g))
+    for t in (q, k, v, g):
+        t.stop_gradient = False
+    o = paddle.gla(q, k, v, g)
+    o = o[0] if isinstance(o, (tuple, list)) else o
+    do = mk(B, H, T, Dv)
+    once(lambda: paddle.grad([o], [q, k, v, g], [do], retain_graph=True))
+
+
+SHAPES = [((1 << 26,), 0), ((4096, 16384), 1), ((16384, 4096), 0), ((1 << 20, 64), 1), ((32, 4, 2048, 128), 2)]
+
+
+def lcse():
+    rng = np.random.default_rng(0)
+    for shape, axis in SHAPES:
+        x = paddle.to_tensor(rng.standard_normal(shape, dtype=np.float32), place="gpu")
+        once(lambda: paddle.logcumsumexp(x, axis=axis))
+    x = paddle.to_tensor(rng.standard_normal((4096, 16384), dtype=np.float32), place="gpu").astype("float16")
+    once(lambda: paddle.logcumsumexp(x, axis=1))
+
+
+def lcse_grad():
+    rng = np.random.default_rng(0)
+    for shape, axis in SHAPES:
+        x = paddle.to_tensor(rng.standard_normal(shape, dtype=np.float32), place="gpu")
+        x.stop_gradient = False
+        y = paddle.logcumsumexp(x, axis=axis)
+        dy = paddle.to_tensor(rng.standard_normal(shape, dtype=np.float32), place="gpu")
+        once(lambda: paddle.grad([y], [x], [dy], retain_graph=True))
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or ["gla", "lcse", "lcse_grad"]:
+        globals()[name]()
