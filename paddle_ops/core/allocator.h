@@ -44,6 +44,11 @@ class Allocator {
 Allocator* GetAllocator(const Place& place);
 void RegisterAllocator(AllocationType type, Allocator* allocator);
 
+// The CPU allocator's cache of large freed blocks (core.cc): bytes held, and release them.
+size_t CpuCachedBytes();
+size_t CpuCacheLimit();
+void CpuEmptyCache();
+
 // Copies bytes between places (CPU<->CPU here; the GPU backend registers its copier).
 using MemcpyFn = void (*)(void* dst, const Place& dst_place, const void* src,
                           const Place& src_place, size_t bytes);

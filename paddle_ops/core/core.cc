@@ -1,6 +1,10 @@
 // Definitions for paddle_ops/core: allocators, DenseTensor, contexts, MetaTensor, the
 // kernel factory.
+#include <sys/mman.h>
+
 #include <cstdlib>
+#include <map>
+#include <vector>
 #include <cstring>
 #include <mutex>
 #include <sstream>
@@ -16,17 +20,105 @@ namespace phi {
 
 // ---- allocators ------------------------------------------------------------------------
 namespace {
-class CPUAllocator : public Allocator {
+// The CPU allocator. Small blocks come from aligned_alloc (malloc keeps its own free lists for
+// them). Blocks of kCacheMin bytes and more are rounded up to kCacheRound, aligned to 2 MiB
+// and advised as transparent huge pages (so a first touch faults once per 2 MiB, not per
+// 4 KiB page), and, when freed, kept in a free list keyed by their rounded size for the next
+// allocation of that size, up to a cap on the bytes held (PADDLE_OPS_CPU_CACHE_MB, default
+// 2048, 0 under AddressSanitizer so that it sees every free; 0 turns the cache off). A fresh large buffer otherwise costs a page fault and a zeroed
+// page per 4 KiB, which is more than a whole scan over it. When memory runs out the cache is
+// emptied and the allocation tried once more before MemoryError. CpuEmptyCache() releases it.
+class CachingCPUAllocator : public Allocator {
  public:
-  std::shared_ptr<Allocation> Allocate(size_t bytes, const Place& place) override {
-    constexpr size_t kAlign = 64;
-    const size_t rounded = ((bytes == 0 ? 1 : bytes) + kAlign - 1) / kAlign * kAlign;
-    void* p = std::aligned_alloc(kAlign, rounded);
-    PADDLE_ENFORCE(p != nullptr,
-                   errors::ResourceExhausted("out of CPU memory: failed to allocate %d bytes", bytes));
-    return std::make_shared<Allocation>(p, bytes, place, [](void* q) { std::free(q); });
+  static constexpr size_t kAlign = 64;
+  static constexpr size_t kCacheMin = size_t{1} << 20;
+  static constexpr size_t kCacheRound = size_t{1} << 16;
+  static constexpr size_t kHugeAlign = size_t{1} << 21;
+
+  CachingCPUAllocator() {
+#if defined(__SANITIZE_ADDRESS__)
+    limit_ = 0;  // AddressSanitizer must see every free (use after free); the variable still wins
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    limit_ = 0;
+#endif
+#endif
+    const char* env = std::getenv("PADDLE_OPS_CPU_CACHE_MB");
+    if (env && *env) limit_ = static_cast<size_t>(std::strtoull(env, nullptr, 10)) << 20;
   }
+
+  std::shared_ptr<Allocation> Allocate(size_t bytes, const Place& place) override {
+    if (bytes < kCacheMin) {
+      const size_t rounded = ((bytes == 0 ? 1 : bytes) + kAlign - 1) / kAlign * kAlign;
+      void* p = Raw(kAlign, rounded);
+      PADDLE_ENFORCE(p != nullptr,
+                     errors::ResourceExhausted("out of CPU memory: failed to allocate %d bytes", bytes));
+      return std::make_shared<Allocation>(p, bytes, place, [](void* q) { std::free(q); });
+    }
+    const size_t rounded = (bytes + kCacheRound - 1) / kCacheRound * kCacheRound;
+    void* p = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = free_.find(rounded);
+      if (it != free_.end() && !it->second.empty()) {
+        p = it->second.back();
+        it->second.pop_back();
+        cached_ -= rounded;
+      }
+    }
+    if (!p) {
+      p = Raw(kHugeAlign, (rounded + kHugeAlign - 1) / kHugeAlign * kHugeAlign);
+      if (!p) {
+        EmptyCache();
+        p = Raw(kHugeAlign, (rounded + kHugeAlign - 1) / kHugeAlign * kHugeAlign);
+      }
+      PADDLE_ENFORCE(p != nullptr,
+                     errors::ResourceExhausted("out of CPU memory: failed to allocate %d bytes", bytes));
+#ifdef MADV_HUGEPAGE
+      madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+    }
+    return std::make_shared<Allocation>(p, bytes, place, [this, rounded](void* q) { Release(q, rounded); });
+  }
+
+  void EmptyCache() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [size, blocks] : free_)
+      for (void* q : blocks) std::free(q);
+    free_.clear();
+    cached_ = 0;
+  }
+  size_t limit() const { return limit_; }
+  size_t cached() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return cached_;
+  }
+
+ private:
+  static void* Raw(size_t align, size_t bytes) { return std::aligned_alloc(align, (bytes + align - 1) / align * align); }
+
+  void Release(void* q, size_t rounded) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (cached_ + rounded <= limit_) {
+        free_[rounded].push_back(q);
+        cached_ += rounded;
+        return;
+      }
+    }
+    std::free(q);
+  }
+
+  std::mutex mu_;
+  std::map<size_t, std::vector<void*>> free_;
+  size_t cached_ = 0;
+  size_t limit_ = size_t{2048} << 20;
 };
+
+CachingCPUAllocator& TheCpuAllocator() {
+  static CachingCPUAllocator* a = new CachingCPUAllocator;  // never destroyed: blocks may outlive exit
+  return *a;
+}
 
 struct Registry {
   std::mutex mu;
@@ -39,8 +131,7 @@ struct Registry {
 Registry& GetRegistry() {
   static Registry* r = [] {
     auto* reg = new Registry;
-    static CPUAllocator cpu;
-    reg->allocators[static_cast<int>(AllocationType::CPU)] = &cpu;
+    reg->allocators[static_cast<int>(AllocationType::CPU)] = &TheCpuAllocator();
     return reg;
   }();
   return *r;
@@ -51,6 +142,10 @@ int TypeIndex(const Place& p) {
   return t;
 }
 }  // namespace
+
+void CpuEmptyCache() { TheCpuAllocator().EmptyCache(); }
+size_t CpuCachedBytes() { return TheCpuAllocator().cached(); }
+size_t CpuCacheLimit() { return TheCpuAllocator().limit(); }
 
 Allocator* GetAllocator(const Place& place) {
   Allocator* a = GetRegistry().allocators[TypeIndex(place)];

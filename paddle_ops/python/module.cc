@@ -259,6 +259,9 @@ PYBIND11_MODULE(_C, m) {
     if (phi::gpu::DeviceCount() > 0) phi::gpu::EmptyCache();
 #endif
   });
+  m.def("cpu_empty_cache", []() { phi::CpuEmptyCache(); });
+  m.def("cpu_cached_bytes", []() { return phi::CpuCachedBytes(); });
+  m.def("cpu_cache_limit", []() { return phi::CpuCacheLimit(); });
   m.def("registered_kernels", [](const std::string& op) {
     std::vector<std::pair<std::string, std::string>> keys;
     for (const auto& k : phi::KernelFactory::Instance().KeysOf(op))

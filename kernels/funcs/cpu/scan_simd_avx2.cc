@@ -40,30 +40,34 @@ namespace {
 using Eigen::internal::Packet4d;
 using Eigen::internal::Packet8f;
 
+// Vector helpers must be inlined: called out of line, their __m256 arguments and results pass
+// through the stack (measured: the float32 row scan spent a third of its time there).
+#define PADDLE_OPS_VINLINE inline __attribute__((always_inline))
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kBlock = 128;  // steps per block; divides every chunk length (multiples of 1024)
 
 // ---- register helpers ------------------------------------------------------------------------
 
 // Inclusive prefix sum of the 4 lanes: [a, a+b, (a+b)+c, (a+b)+(c+d)].
-inline __m256d PrefixSum4(__m256d v) {
+PADDLE_OPS_VINLINE __m256d PrefixSum4(__m256d v) {
   __m256d t = _mm256_blend_pd(_mm256_permute4x64_pd(v, _MM_SHUFFLE(2, 1, 0, 0)), _mm256_setzero_pd(), 0x1);
   v = _mm256_add_pd(v, t);
   return _mm256_add_pd(v, _mm256_permute2f128_pd(v, v, 0x08));
 }
-inline __m256d BroadcastLast(__m256d v) { return _mm256_permute4x64_pd(v, 0xFF); }
+PADDLE_OPS_VINLINE __m256d BroadcastLast(__m256d v) { return _mm256_permute4x64_pd(v, 0xFF); }
 // Sum of the 4 lanes in a fixed order: (v0 + v2) + (v1 + v3).
-inline double HorizontalSum(__m256d v) {
+PADDLE_OPS_VINLINE double HorizontalSum(__m256d v) {
   const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
   return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
 }
-inline float HorizontalMax(__m256 v) {
+PADDLE_OPS_VINLINE float HorizontalMax(__m256 v) {
   __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   m = _mm_max_ps(m, _mm_movehl_ps(m, m));
   m = _mm_max_ss(m, _mm_shuffle_ps(m, m, 1));
   return _mm_cvtss_f32(m);
 }
-inline double HorizontalMax(__m256d v) {
+PADDLE_OPS_VINLINE double HorizontalMax(__m256d v) {
   __m128d m = _mm_max_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
   return _mm_cvtsd_f64(_mm_max_sd(m, _mm_unpackhi_pd(m, m)));
 }
@@ -74,7 +78,7 @@ inline F ToCompute(T v) {
   return static_cast<F>(static_cast<float>(v));
 }
 template <>
-inline double ToCompute<double, double>(double v) {
+PADDLE_OPS_VINLINE double ToCompute<double, double>(double v) {
   return v;
 }
 template <typename T, typename F>
@@ -127,7 +131,7 @@ inline LseState LseCombine(const LseState& a, const LseState& b) {
 
 inline LseState LseOf(double x) { return x == -kInf ? LseEmpty() : LseState{x, 1.0}; }
 
-inline double LseValue(const LseState& st) {
+PADDLE_OPS_VINLINE double LseValue(const LseState& st) {
   if (!std::isfinite(st.m)) return st.m;
   return st.m + std::log(st.s);
 }
@@ -153,10 +157,46 @@ struct LseLanes<double> {
 };
 
 // Outputs r + log(a + b * s) for the 4 double lanes s; the log is Eigen's plog in double.
-inline __m256d LseOut4(__m256d s, __m256d va, __m256d vb, __m256d vr, __m256d* first_p) {
+PADDLE_OPS_VINLINE __m256d LseOut4(__m256d s, __m256d va, __m256d vb, __m256d vr, __m256d* first_p) {
   const __m256d p = _mm256_fmadd_pd(vb, s, va);
   if (first_p) *first_p = p;
   return _mm256_add_pd(vr, Eigen::internal::plog<Packet4d>(p));
+}
+
+// r + log(p) for 8 double lanes p (2 x 4) whose result is rounded to float: p = 2^e * f with
+// f in [sqrt(1/2), sqrt(2)) taken from the bits of p (exact), log(p) = e * ln2 (in double) +
+// log(f), and log(f), at most 0.35 in size, in float lanes by Eigen's plog: one float log for 8
+// lanes instead of two double logs for 4 each. The rounding of f to float is corrected to first
+// order, so the error of log(p) is the float log's, about 2^-24 * |log f| + 2^-25 < 4e-8
+// absolute, inside SPEC's 2.5e-7 with the output's own rounding. Only for finite p >= 2^-1022 (smaller p are redone exactly by
+// the callers' guard, p < 2^-64).
+PADDLE_OPS_VINLINE void SplitExponent(__m256d p, __m256d* e, __m256d* f) {
+  const __m256i bits = _mm256_castpd_si256(p);
+  const __m256d m = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi64x(0x000FFFFFFFFFFFFFLL)),
+                                                        _mm256_set1_epi64x(0x3FF0000000000000LL)));
+  // 2^52 + biased exponent, as a double, minus (2^52 + 1023): the unbiased exponent.
+  const __m256d eb = _mm256_castsi256_pd(
+      _mm256_or_si256(_mm256_srli_epi64(bits, 52), _mm256_set1_epi64x(0x4330000000000000LL)));
+  const __m256d e0 = _mm256_sub_pd(eb, _mm256_set1_pd(4503599627370496.0 + 1023.0));
+  const __m256d big = _mm256_cmp_pd(m, _mm256_set1_pd(1.4142135623730951), _CMP_GT_OQ);
+  *f = _mm256_blendv_pd(m, _mm256_mul_pd(m, _mm256_set1_pd(0.5)), big);
+  *e = _mm256_add_pd(e0, _mm256_and_pd(big, _mm256_set1_pd(1.0)));
+}
+PADDLE_OPS_VINLINE void LogPlus8(__m256d plo, __m256d phi, __m256d rlo, __m256d rhi, __m256d* olo, __m256d* ohi) {
+  __m256d elo, flo, ehi, fhi;
+  SplitExponent(plo, &elo, &flo);
+  SplitExponent(phi, &ehi, &fhi);
+  const __m128 flo_f = _mm256_cvtpd_ps(flo), fhi_f = _mm256_cvtpd_ps(fhi);
+  const __m256 ff = _mm256_set_m128(fhi_f, flo_f);
+  const __m256 lf = Eigen::internal::plog<Packet8f>(ff);
+  // log(f) = log(f_float) + (f - f_float) / f_float: the rounding of f to float is put back
+  // (|f - f_float| <= 2^-24 f, so an approximate reciprocal is plenty).
+  const __m256 rf = _mm256_rcp_ps(ff);
+  const __m256d clo = _mm256_mul_pd(_mm256_sub_pd(flo, _mm256_cvtps_pd(flo_f)), _mm256_cvtps_pd(_mm256_castps256_ps128(rf)));
+  const __m256d chi = _mm256_mul_pd(_mm256_sub_pd(fhi, _mm256_cvtps_pd(fhi_f)), _mm256_cvtps_pd(_mm256_extractf128_ps(rf, 1)));
+  const __m256d ln2 = _mm256_set1_pd(0.6931471805599453);
+  *olo = _mm256_add_pd(_mm256_fmadd_pd(elo, ln2, rlo), _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(lf)), clo));
+  *ohi = _mm256_add_pd(_mm256_fmadd_pd(ehi, ln2, rhi), _mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(lf, 1)), chi));
 }
 
 // Exact element-by-element outputs of a block from the local prefix `st` before it; returns
@@ -175,7 +215,7 @@ LseState LseBlockExact(const F* xb, F* ob, int n, const LseState& carry, LseStat
 // tiny tail: exp(d) = expf(head) * (1 + tail), so the float exp sees an exact argument and the
 // term keeps float's ~1 ulp relative accuracy for any |d| (a float subtraction would lose up
 // to |d| * 2^-24). Arguments below the float exp range give exactly 0.
-inline void ExpDiff8(__m256 xv, __m256d mlo, __m256d mhi, __m256d* lo, __m256d* hi) {
+PADDLE_OPS_VINLINE void ExpDiff8(__m256 xv, __m256d mlo, __m256d mhi, __m256d* lo, __m256d* hi) {
   const __m256d dlo = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(xv)), mlo);
   const __m256d dhi = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(xv, 1)), mhi);
   const __m128 hlo = _mm256_cvtpd_ps(dlo), hhi = _mm256_cvtpd_ps(dhi);
@@ -189,13 +229,34 @@ inline void ExpDiff8(__m256 xv, __m256d mlo, __m256d mhi, __m256d* lo, __m256d* 
   *hi = _mm256_and_pd(_mm256_fmadd_pd(thi, _mm256_sub_pd(dhi, _mm256_cvtps_pd(hhi)), thi),
                       _mm256_cmp_pd(dhi, low, _CMP_GE_OQ));
 }
-inline __m256d ExpDiff4(__m256d xv, __m256d vM) {
+PADDLE_OPS_VINLINE __m256d ExpDiff4(__m256d xv, __m256d vM) {
   const __m256d d = _mm256_sub_pd(xv, vM);
   const __m256d t = Eigen::internal::pexp<Packet4d>(d);
   return _mm256_and_pd(t, _mm256_cmp_pd(d, _mm256_set1_pd(LseLanes<double>::kExpLow), _CMP_GE_OQ));
 }
 
-inline void SetOutConst(const LseState& carry, double M, LseOutConst* oc) {
+// exp(d) for 8 double lanes d (2 x 4), to float accuracy: d is split into a float head and a
+// tail, exp(d) = expf(head) * (1 + tail) (one float exponential for 8 lanes). Lanes outside
+// [-80, 80] or NaN (rare: +-inf inputs, far tails) make the whole vector take the double
+// exponential instead, so 0, inf, NaN and subnormal results are exactly the double path's.
+PADDLE_OPS_VINLINE void ExpOfDiff8(__m256d dlo, __m256d dhi, __m256d* lo, __m256d* hi) {
+  const __m256d lim = _mm256_set1_pd(80.0);
+  const __m256d out_lo = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), dlo), lim, _CMP_NLE_UQ);
+  const __m256d out_hi = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), dhi), lim, _CMP_NLE_UQ);
+  if (_mm256_movemask_pd(_mm256_or_pd(out_lo, out_hi)) != 0) {
+    *lo = Eigen::internal::pexp<Packet4d>(dlo);
+    *hi = Eigen::internal::pexp<Packet4d>(dhi);
+    return;
+  }
+  const __m128 hlo = _mm256_cvtpd_ps(dlo), hhi = _mm256_cvtpd_ps(dhi);
+  const __m256 t = Eigen::internal::pexp<Packet8f>(_mm256_set_m128(hhi, hlo));
+  const __m256d tlo = _mm256_cvtps_pd(_mm256_castps256_ps128(t));
+  const __m256d thi = _mm256_cvtps_pd(_mm256_extractf128_ps(t, 1));
+  *lo = _mm256_fmadd_pd(tlo, _mm256_sub_pd(dlo, _mm256_cvtps_pd(hlo)), tlo);
+  *hi = _mm256_fmadd_pd(thi, _mm256_sub_pd(dhi, _mm256_cvtps_pd(hhi)), thi);
+}
+
+PADDLE_OPS_VINLINE void SetOutConst(const LseState& carry, double M, LseOutConst* oc) {
   if (oc->key_m == M) return;
   oc->key_m = M;
   oc->r = std::max(carry.m, M);
@@ -278,8 +339,10 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
         run = BroadcastLast(slo);
         const __m256d shi = _mm256_add_pd(PrefixSum4(hi), run);
         run = BroadcastLast(shi);
-        const __m256d olo = LseOut4(slo, va, vb, vr, i == 0 ? &first_p : nullptr);
-        const __m256d ohi = LseOut4(shi, va, vb, vr, nullptr);
+        const __m256d plo = _mm256_fmadd_pd(vb, slo, va), phi = _mm256_fmadd_pd(vb, shi, va);
+        if (i == 0) first_p = plo;
+        __m256d olo, ohi;
+        LogPlus8(plo, phi, vr, vr, &olo, &ohi);
         _mm256_storeu_ps(dst(i), _mm256_set_m128(_mm256_cvtpd_ps(ohi), _mm256_cvtpd_ps(olo)));
       }
     } else {
@@ -474,8 +537,13 @@ struct LseColumns {
           redo |= _mm256_movemask_pd(_mm256_cmp_pd(plo, lim, _CMP_NGE_UQ)) |
                   (_mm256_movemask_pd(_mm256_cmp_pd(phi, lim, _CMP_NGE_UQ)) << 4);
         }
-        __m256d olo = _mm256_add_pd(rlo, Eigen::internal::plog<Packet4d>(plo));
-        __m256d ohi = _mm256_add_pd(rhi, Eigen::internal::plog<Packet4d>(phi));
+        __m256d olo, ohi;
+        if constexpr (std::is_same<F, double>::value) {
+          olo = _mm256_add_pd(rlo, Eigen::internal::plog<Packet4d>(plo));
+          ohi = _mm256_add_pd(rhi, Eigen::internal::plog<Packet4d>(phi));
+        } else {
+          LogPlus8(plo, phi, rlo, rhi, &olo, &ohi);
+        }
         if (q.exclusive) {
           if constexpr (!std::is_same<F, double>::value) {  // the value as stored
             olo = _mm256_cvtps_pd(_mm256_cvtpd_ps(olo));
@@ -683,7 +751,7 @@ struct RecState {
 inline RecState RecCombine(const RecState& e, const RecState& l) { return {e.a * l.a, l.a * e.b + l.b}; }
 
 // Inclusive scan of 4 (a, b) lanes: after it lane j holds the combination of lanes 0..j.
-inline void RecScan4(__m256d* a, __m256d* b) {
+PADDLE_OPS_VINLINE void RecScan4(__m256d* a, __m256d* b) {
   const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
   __m256d as = _mm256_blend_pd(_mm256_permute4x64_pd(*a, _MM_SHUFFLE(2, 1, 0, 0)), one, 0x1);
   __m256d bs = _mm256_blend_pd(_mm256_permute4x64_pd(*b, _MM_SHUFFLE(2, 1, 0, 0)), zero, 0x1);
@@ -722,7 +790,7 @@ struct LseGradKernel {
   template <bool kStore>
   static RecState Block(Buffers* buf, double* res, int n, bool row_start, const RecState& carry, RecState loc,
                         bool exclusive) {
-    const int nv = (n + 3) / 4;
+    const int nv = (n + 7) / 8 * 2;  // 4-lane vectors, an even count (padded with identities)
     const __m256d ninf = _mm256_set1_pd(-kInf), one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
     __m256d la = _mm256_set1_pd(loc.a), lb = _mm256_set1_pd(loc.b);
     const __m256d cb = _mm256_set1_pd(carry.b);
@@ -745,13 +813,25 @@ struct LseGradKernel {
     }
     const RecState after{_mm256_cvtsd_f64(la), _mm256_cvtsd_f64(lb)};
     if (kStore) {
-      for (int i = 0; i < nv; ++i) {
-        const __m256d xv = _mm256_load_pd(buf->x + 4 * i);
-        const __m256d ref = _mm256_load_pd((exclusive ? buf->oprev : buf->o) + 4 * i);
-        const __m256d acc = _mm256_loadu_pd(buf->acc + (exclusive ? 3 : 4) + 4 * i);
-        __m256d r = _mm256_mul_pd(acc, Eigen::internal::pexp<Packet4d>(_mm256_sub_pd(xv, ref)));
-        r = _mm256_andnot_pd(_mm256_cmp_pd(xv, ninf, _CMP_EQ_OQ), r);
-        _mm256_store_pd(res + 4 * i, r);
+      // x_grad = acc * exp(x - ref): the exponential is used once, so for float outputs it is
+      // taken in float lanes (ExpOfDiff8); float64 keeps the double exponential.
+      const double* refb = exclusive ? buf->oprev : buf->o;
+      const double* accb = buf->acc + (exclusive ? 3 : 4);
+      for (int i = 0; i < nv; i += 2) {
+        const __m256d x0 = _mm256_load_pd(buf->x + 4 * i), x1 = _mm256_load_pd(buf->x + 4 * i + 4);
+        const __m256d d0 = _mm256_sub_pd(x0, _mm256_load_pd(refb + 4 * i));
+        const __m256d d1 = _mm256_sub_pd(x1, _mm256_load_pd(refb + 4 * i + 4));
+        __m256d e0, e1;
+        if constexpr (std::is_same<T, double>::value) {
+          e0 = Eigen::internal::pexp<Packet4d>(d0);
+          e1 = Eigen::internal::pexp<Packet4d>(d1);
+        } else {
+          ExpOfDiff8(d0, d1, &e0, &e1);
+        }
+        const __m256d r0 = _mm256_mul_pd(_mm256_loadu_pd(accb + 4 * i), e0);
+        const __m256d r1 = _mm256_mul_pd(_mm256_loadu_pd(accb + 4 * i + 4), e1);
+        _mm256_store_pd(res + 4 * i, _mm256_andnot_pd(_mm256_cmp_pd(x0, ninf, _CMP_EQ_OQ), r0));
+        _mm256_store_pd(res + 4 * i + 4, _mm256_andnot_pd(_mm256_cmp_pd(x1, ninf, _CMP_EQ_OQ), r1));
       }
       if (exclusive && row_start) res[0] = 0.0;
       buf->acc[3] = buf->acc[3 + n];
@@ -780,7 +860,7 @@ struct LseGradKernel {
           if (kStore) buf[g].x[j] = ToCompute<double>(x[off + g]);
         }
       }
-      const int padded = (n + 3) / 4 * 4;
+      const int padded = (n + 7) / 8 * 8;  // the x_grad loop takes 8 lanes at a time
       for (int g = 0; g < q.G; ++g) {
         Buffers& bg = buf[g];
         bg.oprev[0] = olast[g];

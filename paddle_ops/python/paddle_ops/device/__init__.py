@@ -68,3 +68,24 @@ class cuda:  # noqa: N801  (paddle.device.cuda.device_count())
     def empty_cache():
         """Return the caching allocator's free blocks to the driver."""
         _C.gpu_empty_cache()
+
+
+class cpu:  # noqa: N801  (paddle.device.cpu.empty_cache())
+    """The CPU allocator keeps freed blocks of 1 MiB and more for reuse (no page faults on the
+    next tensor of that size), up to PADDLE_OPS_CPU_CACHE_MB megabytes (default 2048; 0 turns
+    it off)."""
+
+    @staticmethod
+    def empty_cache():
+        """Return the cached free blocks to the system."""
+        _C.cpu_empty_cache()
+
+    @staticmethod
+    def cached_bytes():
+        """Bytes held in the cache of free blocks."""
+        return _C.cpu_cached_bytes()
+
+    @staticmethod
+    def cache_limit():
+        """The most bytes the cache holds."""
+        return _C.cpu_cache_limit()
