@@ -57,7 +57,15 @@ namespace gla {
 
 constexpr int kChunk = 64;    // steps per chunk, and the Dk/Dv tile
 constexpr int kSub = 16;      // secondary chunk (the wmma tile)
-constexpr int kThreads = 128; // 4 warps per block
+constexpr int kThreads = 128; // 4 warps per block (version 1)
+// Two versions of the chunked kernels share this code (a template argument kVer): version 1,
+// the original (4 warps, element-by-element global loads, a serial in-chunk cumsum), kept as
+// the fallback; version 2 (8 warps; 8-wide vector loads and stores of whole row segments; the
+// cumsum split into 16-row segments read straight from global memory; raw q and k tiles
+// staged once in shared memory instead of re-read per secondary chunk; loads that do not
+// depend on the decays issued before the cumsum, so their latency overlaps it). Same algebra
+// and the same roundings, except the order of the float64 cumsum (segments, then offsets).
+constexpr int GlaThreads(int ver) { return ver == 1 ? 128 : 256; }
 constexpr int kLdF = kChunk + 4;  // row stride of float32 smem tiles
 constexpr int kLdM = kChunk + 8;  // row stride of operand smem tiles
 constexpr int kTileF = kChunk * kLdF;
@@ -273,14 +281,255 @@ __device__ __forceinline__ int TileSize(int64_t D, int64_t col0) {
   return static_cast<int>(D - col0 < kChunk ? D - col0 : kChunk);
 }
 
+// ---- version 2's loads, stores and cumsum ---------------------------------------------------
+// Whether runs of 8 elements of a [.., D] tensor starting at a multiple of 8 can be read or
+// written as 16-byte vectors: the base aligned to 16 bytes, every row start too.
+template <typename E>
+__device__ __forceinline__ bool VecOk(const E* p, int64_t D) {
+  return (reinterpret_cast<uintptr_t>(p) & 15u) == 0 && (D * static_cast<int64_t>(sizeof(E))) % 16 == 0;
+}
+
+// One element of a 16-bit type from its bits (float for float).
+template <typename E>
+__device__ __forceinline__ float FromBits(uint32_t bits) {
+  return E::BitsToFloat(static_cast<uint16_t>(bits));
+}
+
+// out[i] = src[i] as float for i < n, 0 for i >= n (n may be <= 0); with vec and n >= 8 one
+// (16-bit) or two (float) 16-byte loads.
+template <typename E>
+__device__ __forceinline__ void LoadRun8(const E* src, int64_t n, bool vec, float* out) {
+#ifdef __CUDACC__
+  if (vec && n >= 8) {
+    if constexpr (sizeof(E) == 2) {
+      const uint4 u = *reinterpret_cast<const uint4*>(src);
+      const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        out[2 * j] = FromBits<E>(w[j] & 0xffffu);
+        out[2 * j + 1] = FromBits<E>(w[j] >> 16);
+      }
+    } else {
+      static_assert(std::is_same<E, float>::value, "16-bit types or float");
+      const float4 a = reinterpret_cast<const float4*>(src)[0], b = reinterpret_cast<const float4*>(src)[1];
+      out[0] = a.x, out[1] = a.y, out[2] = a.z, out[3] = a.w;
+      out[4] = b.x, out[5] = b.y, out[6] = b.z, out[7] = b.w;
+    }
+    return;
+  }
+#else
+  (void)vec;
+#endif
+#pragma unroll
+  for (int i = 0; i < 8; ++i) out[i] = i < n ? static_cast<float>(src[i]) : 0.f;
+}
+
+// dst[i] = x[i] as E for i < n; with vec and n >= 8 as 16-byte stores.
+template <typename E>
+__device__ __forceinline__ void StoreRun8(E* dst, int64_t n, bool vec, const float* x) {
+#ifdef __CUDACC__
+  if (vec && n >= 8) {
+    if constexpr (sizeof(E) == 2) {
+      uint32_t w[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        w[j] = static_cast<uint32_t>(E(x[2 * j]).x) | (static_cast<uint32_t>(E(x[2 * j + 1]).x) << 16);
+      }
+      *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
+    } else {
+      static_assert(std::is_same<E, float>::value, "16-bit types or float");
+      reinterpret_cast<float4*>(dst)[0] = make_float4(x[0], x[1], x[2], x[3]);
+      reinterpret_cast<float4*>(dst)[1] = make_float4(x[4], x[5], x[6], x[7]);
+    }
+    return;
+  }
+#else
+  (void)vec;
+#endif
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    if (i < n) dst[i] = static_cast<E>(x[i]);
+  }
+}
+
+// Columns col0 + c8 .. col0 + c8 + 7 of row r of chunk p of a [.., T, D] tensor (0 outside).
+template <typename T>
+__device__ __forceinline__ void LoadChunkRun8(const T* x, const GlaShape& s, const ChunkPos& p, int r,
+                                              int64_t col0, int c8, int64_t D, bool vec, float* out) {
+  if (r < p.L) {
+    const int64_t col = col0 + c8;
+    LoadRun8(x + s.Row(p.bh, p.t0 + r, D) + col, D - col, vec, out);
+  } else {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) out[i] = 0.f;
+  }
+}
+
+#ifdef __CUDACC__
+// Two floats rounded to a 16-bit operand pair (the rounded values back in r0, r1), as bits.
+__device__ __forceinline__ uint32_t PackPair(float a, float b, float* r0, float* r1, __half*) {
+  const __half2 h = __floats2half2_rn(a, b);
+  *r0 = __low2float(h), *r1 = __high2float(h);
+  return static_cast<uint32_t>(__half_as_ushort(__low2half(h))) |
+         (static_cast<uint32_t>(__half_as_ushort(__high2half(h))) << 16);
+}
+__device__ __forceinline__ uint32_t PackPair(float a, float b, float* r0, float* r1, __nv_bfloat16*) {
+  const __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+  *r0 = __low2float(h), *r1 = __high2float(h);
+  return static_cast<uint32_t>(__bfloat16_as_ushort(__low2bfloat16(h))) |
+         (static_cast<uint32_t>(__bfloat16_as_ushort(__high2bfloat16(h))) << 16);
+}
+#endif
+
+// Eight operands of x[0..7] into hi[0..7] and, when lo is not null, the rest into lo[0..7]
+// (as FillTile does element by element); hi and lo are 16-byte aligned (16-byte stores).
+template <typename MT>
+__device__ __forceinline__ void PutSplit8(MT* hi, MT* lo, const float* x) {
+#ifdef __CUDACC__
+  if constexpr (std::is_same<MT, float>::value) {
+    reinterpret_cast<float4*>(hi)[0] = make_float4(x[0], x[1], x[2], x[3]);
+    reinterpret_cast<float4*>(hi)[1] = make_float4(x[4], x[5], x[6], x[7]);
+    if (lo) {
+      reinterpret_cast<float4*>(lo)[0] = make_float4(0.f, 0.f, 0.f, 0.f);
+      reinterpret_cast<float4*>(lo)[1] = make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+  } else {
+    uint32_t h[4];
+    float rounded[8];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      h[j] = PackPair(x[2 * j], x[2 * j + 1], &rounded[2 * j], &rounded[2 * j + 1], static_cast<MT*>(nullptr));
+    }
+    *reinterpret_cast<uint4*>(hi) = make_uint4(h[0], h[1], h[2], h[3]);
+    if (lo) {
+      uint32_t l[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        float r0, r1;
+        l[j] = PackPair(x[2 * j] - rounded[2 * j], x[2 * j + 1] - rounded[2 * j + 1], &r0, &r1,
+                        static_cast<MT*>(nullptr));
+      }
+      *reinterpret_cast<uint4*>(lo) = make_uint4(l[0], l[1], l[2], l[3]);
+    }
+  }
+#else
+  for (int i = 0; i < 8; ++i) {
+    ToOperand(x[i], hi + i);
+    if (lo) ToOperand(x[i] - FromOperand(hi[i]), lo + i);
+  }
+#endif
+}
+
+// Version 2's FillTile: the tile in row runs of 8 columns, two runs per thread per round with
+// both loads issued before either is used. load(r, c8, v) gives the 8 raw values of row r,
+// columns c8 .. c8 + 7; value(r, c, raw) the tile's entry from one of them.
+template <typename MT, typename Load, typename F>
+__device__ void FillTile8(MT* hi, MT* lo, Load load, F value) {
+  constexpr int kRuns = kChunk * kChunk / 8;
+  for (int e0 = threadIdx.x; e0 < kRuns; e0 += 2 * blockDim.x) {
+    float v[2][8];
+#pragma unroll
+    for (int u = 0; u < 2; ++u) {
+      const int e = e0 + u * blockDim.x;
+      if (e < kRuns) load(e >> 3, (e & 7) * 8, v[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < 2; ++u) {
+      const int e = e0 + u * blockDim.x;
+      if (e >= kRuns) continue;
+      const int r = e >> 3, c8 = (e & 7) * 8;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) v[u][i] = value(r, c8 + i, v[u][i]);
+      PutSplit8(hi + r * kLdM + c8, lo ? lo + r * kLdM + c8 : nullptr, v[u]);
+    }
+  }
+}
+
+// The identity map of FillTile8 (a tile of raw values).
+struct RawValue {
+  __device__ __forceinline__ float operator()(int, int, float x) const { return x; }
+};
+
+// A 64 x 64 tile of chunk p of a [.., T, D] tensor from column col0, as operands (raw: exact).
+template <typename T, typename MT>
+__device__ void FillChunkTile8(MT* hi, const T* x, const GlaShape& s, const ChunkPos& p, int64_t col0,
+                               int64_t D, bool vec) {
+  FillTile8(hi, static_cast<MT*>(nullptr),
+            [&](int r, int c8, float* v) { LoadChunkRun8(x, s, p, r, col0, c8, D, vec, v); }, RawValue());
+}
+
+// A 64 x 64 tile of a float32 [.., rows, cols] block (row stride ld), split into hi + lo.
+template <typename MT>
+__device__ void FillSplitTile8(MT* hi, MT* lo, const float* src, int64_t ld, int rows, int cols, bool vec) {
+  FillTile8(
+      hi, lo,
+      [&](int r, int c8, float* v) {
+        if (r < rows) {
+          LoadRun8(src + r * ld + c8, cols - c8, vec, v);
+        } else {
+#pragma unroll
+          for (int i = 0; i < 8; ++i) v[i] = 0.f;
+        }
+      },
+      RawValue());
+}
+
+// Version 2's ChunkCumsum (same result up to the order of the float64 additions): each column
+// in four 16-row segments, read straight from global memory (16 independent loads per thread)
+// and summed in float64; then the totals of the earlier segments (kept in the padding columns
+// of the tile, Gc[c * kLdF + 64 + segment]) added. Contains a barrier: every thread calls it.
+template <typename T>
+__device__ void ChunkCumsumSeg(const T* g, const GlaShape& s, const ChunkPos& p, int64_t col0, Decay* Gc) {
+  constexpr int kSegs = kChunk / kSub;
+  static_assert(kLdF - kChunk >= kSegs, "the segment totals live in the padding");
+  const int64_t step = s.head_first ? s.Dk : s.H * s.Dk;  // from row t to row t + 1
+  for (int e = threadIdx.x; e < kSegs * kChunk; e += blockDim.x) {
+    const int seg = e >> 6, c = e & 63, r0 = seg * kSub;
+    const int64_t col = col0 + c;
+    float x[kSub];
+    if (col < s.Dk && r0 < p.L) {
+      const T* src = g + s.Row(p.bh, p.t0 + r0, s.Dk) + col;
+#pragma unroll
+      for (int r = 0; r < kSub; ++r) x[r] = r0 + r < p.L ? static_cast<float>(src[r * step]) : 0.f;
+    } else {
+#pragma unroll
+      for (int r = 0; r < kSub; ++r) x[r] = 0.f;
+    }
+    Decay acc = 0;
+#pragma unroll
+    for (int r = 0; r < kSub; ++r) {
+      acc += x[r];
+      Gc[(r0 + r) * kLdF + c] = acc;
+    }
+    Gc[c * kLdF + kChunk + seg] = acc;
+  }
+  __syncthreads();
+  for (int e = threadIdx.x + kSub * kChunk; e < kChunk * kChunk; e += blockDim.x) {
+    const int r = e >> 6, c = e & 63, seg = r / kSub;
+    Decay offset = 0;
+    for (int j = 0; j < seg; ++j) offset += Gc[c * kLdF + kChunk + j];
+    Gc[r * kLdF + c] += offset;
+  }
+}
+
+// The in-chunk cumsum of either version.
+template <int kVer, typename T>
+__device__ __forceinline__ void Cumsum(const T* g, const GlaShape& s, const ChunkPos& p, int64_t col0, Decay* Gc) {
+  if constexpr (kVer == 1) {
+    ChunkCumsum(g, s, p, col0, Gc);
+  } else {
+    ChunkCumsumSeg(g, s, p, col0, Gc);
+  }
+}
+
 // ---- the state recurrence over chunks ------------------------------------------------------
 // Forward (kReverse = false): store h_n at store[bh, n], then h_{n+1} = exp(Glast) h_n + Khat^T V.
 // Reverse: store dH_{n+1} at store[bh, n], then dH_n = exp(Glast) dH_{n+1} + Qhat^T dO.
 // x is k (forward) or q (reverse); y is v or o_grad. init (may be null) is h0 or final_state_grad;
 // last (may be null) receives the state after the last step (final_state, or dh0).
 // Grid: (B*H, Dk tiles, Dv tiles).
-template <typename T, bool kReverse>
-__global__ void __launch_bounds__(kThreads) GlaStateKernel(GlaShape s, const T* x, const T* y, const T* g,
+template <typename T, bool kReverse, int kVer = 1>
+__global__ void __launch_bounds__(GlaThreads(kVer)) GlaStateKernel(GlaShape s, const T* x, const T* y, const T* g,
                                                            const float* init, float scale, float* store,
                                                            float* last) {
   using MT = typename Operand<T>::type;
@@ -300,11 +549,16 @@ __global__ void __launch_bounds__(kThreads) GlaStateKernel(GlaShape s, const T* 
     S[i * kLdF + j] = (init && i < rows && j < cols) ? init[state0 + i * s.Dv + j] : 0.f;
   }
   const int64_t NT = NumChunks(s.T);
+  const bool vec_x = VecOk(x, s.Dk), vec_y = VecOk(y, s.Dv);
   for (int64_t step = 0; step < NT; ++step) {
     const int64_t n = kReverse ? NT - 1 - step : step;
     const ChunkPos p = MakeChunkPos(s, bh, n);
     __syncthreads();  // the previous product is done with X, Y and S
-    ChunkCumsum(g, s, p, i0, Gc);
+    if constexpr (kVer != 1) {
+      // y does not depend on the decays: its loads overlap the cumsum's.
+      FillChunkTile8(Y, y, s, p, j0, s.Dv, vec_y);
+    }
+    Cumsum<kVer>(g, s, p, i0, Gc);
     __syncthreads();
     float* out = store + ((bh * NT + n) * s.Dk + i0) * s.Dv + j0;
     for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
@@ -313,14 +567,23 @@ __global__ void __launch_bounds__(kThreads) GlaStateKernel(GlaShape s, const T* 
       if (i < rows && j < cols) out[i * s.Dv + j] = h;
       S[i * kLdF + j] = h * ExpOf(Gc[(kChunk - 1) * kLdF + i]);
     }
-    if (kReverse) {
+    if constexpr (kVer != 1) {
+      FillTile8(
+          X, Xlo, [&](int r, int c8, float* v) { LoadChunkRun8(x, s, p, r, i0, c8, s.Dk, vec_x, v); },
+          [&](int r, int c, float xv) {
+            return kReverse ? scale * xv * ExpOf(Gc[r * kLdF + c])
+                            : xv * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]);
+          });
+    } else if (kReverse) {
       FillTile(X, Xlo, [&](int r, int c) { return scale * At(x, s, p, r, i0, c, s.Dk) * ExpOf(Gc[r * kLdF + c]); });
     } else {
       FillTile(X, Xlo, [&](int r, int c) {
         return At(x, s, p, r, i0, c, s.Dk) * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]);
       });
     }
-    FillTile(Y, static_cast<MT*>(nullptr), [&](int r, int c) { return At(y, s, p, r, j0, c, s.Dv); });
+    if constexpr (kVer == 1) {
+      FillTile(Y, static_cast<MT*>(nullptr), [&](int r, int c) { return At(y, s, p, r, j0, c, s.Dv); });
+    }
     __syncthreads();
     SplitGemm<true, false>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Y, static_cast<MT*>(nullptr), kLdM, S, kLdF);
   }
@@ -341,9 +604,10 @@ constexpr size_t StateSmem() {
 
 // ---- the intra-chunk scores A (float32 [B*H, NT, 64, 64]) ----------------------------------
 // Grid: (B*H*NT).
-template <typename T>
-__global__ void __launch_bounds__(kThreads) GlaIntraKernel(GlaShape s, const T* q, const T* k, const T* g,
-                                                           float scale, float* A) {
+// Version 2 keeps the raw q and k tiles in shared memory (Qr, Kr; exact as operands).
+template <typename T, int kVer = 1>
+__global__ void __launch_bounds__(GlaThreads(kVer)) GlaIntraKernel(GlaShape s, const T* q, const T* k,
+                                                                   const T* g, float scale, float* A) {
   using MT = typename Operand<T>::type;
   GLA_DYNAMIC_SMEM(smem_raw);
   Decay* Gc = reinterpret_cast<Decay*>(smem_raw);
@@ -352,22 +616,44 @@ __global__ void __launch_bounds__(kThreads) GlaIntraKernel(GlaShape s, const T* 
   MT* KS = QS + kTileM;
   MT* QSlo = LoPart<T>(KS + kTileM);
   MT* KSlo = LoPart<T>(KS + 2 * kTileM);
+  MT* Qr = QS + OperandTiles<T>(2, 2) * kTileM;  // version 2 only
+  MT* Kr = Qr + kTileM;
   const int64_t NT = NumChunks(s.T);
   const ChunkPos p = BlockChunk(s, NT);
+  const bool vec_q = VecOk(q, s.Dk), vec_k = VecOk(k, s.Dk);
   ZeroF(Acc, kTileF);
   for (int64_t c0 = 0; c0 < s.Dk; c0 += kChunk) {
+    // q[t0 + r, c0 + c] and k[...] (0 outside).
+    auto qat = [&](int r, int c) {
+      if constexpr (kVer == 1) {
+        return At(q, s, p, r, c0, c, s.Dk);
+      } else {
+        return FromOperand(Qr[r * kLdM + c]);
+      }
+    };
+    auto kat = [&](int r, int c) {
+      if constexpr (kVer == 1) {
+        return At(k, s, p, r, c0, c, s.Dk);
+      } else {
+        return FromOperand(Kr[r * kLdM + c]);
+      }
+    };
     __syncthreads();
-    ChunkCumsum(g, s, p, c0, Gc);
+    if constexpr (kVer != 1) {
+      FillChunkTile8(Qr, q, s, p, c0, s.Dk, vec_q);
+      FillChunkTile8(Kr, k, s, p, c0, s.Dk, vec_k);
+    }
+    Cumsum<kVer>(g, s, p, c0, Gc);
     __syncthreads();
     // q relative to the first row of its own 16-row block.
     FillTile(QS, QSlo, [&](int r, int c) {
-      return At(q, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r * kLdF + c] - Gc[(r & ~(kSub - 1)) * kLdF + c]);
+      return qat(r, c) * ExpOf(Gc[r * kLdF + c] - Gc[(r & ~(kSub - 1)) * kLdF + c]);
     });
     for (int blk = 1; blk < kChunk / kSub; ++blk) {
       const int r0 = blk * kSub;
       // k of the earlier rows relative to the first row of block blk.
       FillTile(KS, KSlo, [&](int r, int c) {
-        return r < r0 ? At(k, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r0 * kLdF + c] - Gc[r * kLdF + c]) : 0.f;
+        return r < r0 ? kat(r, c) * ExpOf(Gc[r0 * kLdF + c] - Gc[r * kLdF + c]) : 0.f;
       });
       __syncthreads();
       SplitGemm<false, true>(kSub, r0, kChunk, QS + r0 * kLdM, QSlo ? QSlo + r0 * kLdM : nullptr, kLdM, KS, KSlo,
@@ -380,8 +666,7 @@ __global__ void __launch_bounds__(kThreads) GlaIntraKernel(GlaShape s, const T* 
       if (sc > t || t >= p.L) continue;
       float sum = 0.f;
       for (int c = 0; c < kChunk && c0 + c < s.Dk; ++c) {
-        sum += At(q, s, p, t, c0, c, s.Dk) * At(k, s, p, sc, c0, c, s.Dk) *
-               ExpOf(Gc[t * kLdF + c] - Gc[sc * kLdF + c]);
+        sum += qat(t, c) * kat(sc, c) * ExpOf(Gc[t * kLdF + c] - Gc[sc * kLdF + c]);
       }
       Acc[t * kLdF + sc] += sum;
     }
@@ -394,18 +679,18 @@ __global__ void __launch_bounds__(kThreads) GlaIntraKernel(GlaShape s, const T* 
   }
 }
 
-template <typename T>
+template <typename T, int kVer = 1>
 constexpr size_t IntraSmem() {
   return kTileF * (sizeof(Decay) + sizeof(float)) +
-         OperandTiles<T>(2, 2) * kTileM * sizeof(typename Operand<T>::type);
+         (OperandTiles<T>(2, 2) + (kVer == 1 ? 0 : 2)) * kTileM * sizeof(typename Operand<T>::type);
 }
 
 // ---- per chunk: o = Qhat h_n + A V (forward), or dv = Khat dH_{n+1} + A^T dO (kDv) ---------
 // x is q (forward) or k; y is v or o_grad; store holds h_n or dH_{n+1}. Grid: (B*H*NT, Dv tiles).
-template <typename T, bool kDv>
-__global__ void __launch_bounds__(kThreads) GlaOutputKernel(GlaShape s, const T* x, const T* y, const T* g,
-                                                            const float* store, const float* A, float scale,
-                                                            T* out) {
+template <typename T, bool kDv, int kVer = 1>
+__global__ void __launch_bounds__(GlaThreads(kVer)) GlaOutputKernel(GlaShape s, const T* x, const T* y,
+                                                                    const T* g, const float* store,
+                                                                    const float* A, float scale, T* out) {
   using MT = typename Operand<T>::type;
   GLA_DYNAMIC_SMEM(smem_raw);
   Decay* Gc = reinterpret_cast<Decay*>(smem_raw);
@@ -419,33 +704,61 @@ __global__ void __launch_bounds__(kThreads) GlaOutputKernel(GlaShape s, const T*
   const int64_t bh = p.bh;
   const int64_t j0 = static_cast<int64_t>(blockIdx.y) * kChunk;
   const int cols = TileSize(s.Dv, j0);
+  const bool vec_x = VecOk(x, s.Dk), vec_y = VecOk(y, s.Dv), vec_h = VecOk(store, s.Dv), vec_a = VecOk(A, kChunk);
   ZeroF(O, kTileF);
   for (int64_t c0 = 0; c0 < s.Dk; c0 += kChunk) {
+    const int rows = TileSize(s.Dk, c0);
+    const float* hsrc = store + ((bh * NT + p.n) * s.Dk + c0) * s.Dv + j0;
     __syncthreads();
-    ChunkCumsum(g, s, p, c0, Gc);
+    if constexpr (kVer != 1) {
+      // The state does not depend on the decays: its loads overlap the cumsum's.
+      FillSplitTile8(Hhi, Hlo, hsrc, s.Dv, rows, cols, vec_h);
+    }
+    Cumsum<kVer>(g, s, p, c0, Gc);
     __syncthreads();
-    if (kDv) {
+    if constexpr (kVer != 1) {
+      FillTile8(
+          X, Xlo, [&](int r, int c8, float* v) { LoadChunkRun8(x, s, p, r, c0, c8, s.Dk, vec_x, v); },
+          [&](int r, int c, float xv) {
+            return kDv ? xv * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c])
+                       : scale * xv * ExpOf(Gc[r * kLdF + c]);
+          });
+    } else if (kDv) {
       FillTile(X, Xlo, [&](int r, int c) {
         return At(x, s, p, r, c0, c, s.Dk) * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]);
       });
     } else {
       FillTile(X, Xlo, [&](int r, int c) { return scale * At(x, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r * kLdF + c]); });
     }
-    const int rows = TileSize(s.Dk, c0);
-    FillSplitTile(Hhi, Hlo, store + ((bh * NT + p.n) * s.Dk + c0) * s.Dv + j0, s.Dv, rows, cols);
+    if constexpr (kVer == 1) {
+      FillSplitTile(Hhi, Hlo, hsrc, s.Dv, rows, cols);
+    }
     __syncthreads();
     SplitGemm<false, false>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Hhi, Hlo, kLdM, O, kLdF);
   }
   __syncthreads();
   const float* Ab = A + static_cast<int64_t>(blockIdx.x) * kChunk * kChunk;
-  FillTile(X, Xlo, [&](int r, int c) { return Ab[r * kChunk + c]; });
-  FillTile(Hhi, static_cast<MT*>(nullptr), [&](int r, int c) { return At(y, s, p, r, j0, c, s.Dv); });
+  if constexpr (kVer == 1) {
+    FillTile(X, Xlo, [&](int r, int c) { return Ab[r * kChunk + c]; });
+    FillTile(Hhi, static_cast<MT*>(nullptr), [&](int r, int c) { return At(y, s, p, r, j0, c, s.Dv); });
+  } else {
+    FillSplitTile8(X, Xlo, Ab, kChunk, kChunk, kChunk, vec_a);
+    FillChunkTile8(Hhi, y, s, p, j0, s.Dv, vec_y);
+  }
   __syncthreads();
   SplitGemm<kDv, false>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Hhi, static_cast<MT*>(nullptr), kLdM, O, kLdF);
   __syncthreads();
-  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
-    const int r = e >> 6, c = e & 63;
-    if (r < p.L && c < cols) out[s.Row(bh, p.t0 + r, s.Dv) + j0 + c] = static_cast<T>(O[r * kLdF + c]);
+  if constexpr (kVer == 1) {
+    for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+      const int r = e >> 6, c = e & 63;
+      if (r < p.L && c < cols) out[s.Row(bh, p.t0 + r, s.Dv) + j0 + c] = static_cast<T>(O[r * kLdF + c]);
+    }
+  } else {
+    const bool vec_o = VecOk(static_cast<const T*>(out), s.Dv);
+    for (int e = threadIdx.x; e < kChunk * kChunk / 8; e += blockDim.x) {
+      const int r = e >> 3, c8 = (e & 7) * 8;
+      if (r < p.L) StoreRun8(out + s.Row(bh, p.t0 + r, s.Dv) + j0 + c8, cols - c8, vec_o, O + r * kLdF + c8);
+    }
   }
 }
 
@@ -457,11 +770,13 @@ constexpr size_t OutputSmem() {
 
 // ---- per chunk and Dk tile: dq and dk, and q dq - k dk (float32 [B*H, T, Dk]) ---------------
 // Grid: (B*H*NT, Dk tiles).
-template <typename T>
-__global__ void __launch_bounds__(kThreads) GlaDqkKernel(GlaShape s, const T* q, const T* k, const T* v,
-                                                         const T* g, const T* dout, const float* hstore,
-                                                         const float* dhstore, float scale, T* dq, T* dk,
-                                                         float* qdk) {
+// Version 2 loads dO, V, h_n and dH_{n+1} of a Dv tile at once (one barrier, three products),
+// then keeps the raw k and q tiles (Kr, Qr) in shared memory for the intra-chunk terms.
+template <typename T, int kVer = 1>
+__global__ void __launch_bounds__(GlaThreads(kVer)) GlaDqkKernel(GlaShape s, const T* q, const T* k,
+                                                                 const T* v, const T* g, const T* dout,
+                                                                 const float* hstore, const float* dhstore,
+                                                                 float scale, T* dq, T* dk, float* qdk) {
   using MT = typename Operand<T>::type;
   GLA_DYNAMIC_SMEM(smem_raw);
   Decay* Gc = reinterpret_cast<Decay*>(smem_raw);
@@ -469,25 +784,63 @@ __global__ void __launch_bounds__(kThreads) GlaDqkKernel(GlaShape s, const T* q,
   float* dQ = dA + kTileF;
   float* dK = dQ + kTileF;
   float* Tmp = dK + kTileF;  // [16][kLdF]
-  MT* X = reinterpret_cast<MT*>(Tmp + kSub * kLdF);
-  MT* Y = X + kTileM;
-  MT* Z = Y + kTileM;
-  MT* dAm = Z + kTileM;
-  MT* dAlo = LoPart<T>(dAm + kTileM);
-  MT* Xlo = LoPart<T>(dAm + 2 * kTileM);
+  // The operand tiles (OperandTiles<T>(4, 2) of them) and their roles in each version.
+  MT* const tiles = reinterpret_cast<MT*>(Tmp + kSub * kLdF);
+  constexpr bool kTC = Operand<T>::kTensorCore;
+  constexpr int kTiles = OperandTiles<T>(4, 2);
+  MT* X = tiles + (kVer == 1 ? 0 : (kTC ? 2 : 1)) * kTileM;
+  MT* Y = tiles + kTileM;
+  MT* Z = tiles + 2 * kTileM;
+  MT* dAm = tiles + (kVer == 1 ? 3 : 0) * kTileM;
+  MT* dAlo = LoPart<T>(tiles + (kVer == 1 ? 4 : 1) * kTileM);
+  MT* Xlo = LoPart<T>(tiles + (kVer == 1 ? 5 : 3) * kTileM);
+  MT* Kr = tiles + (kTiles - 2) * kTileM;  // version 2 only
+  MT* Qr = tiles + (kTiles - 1) * kTileM;
   MT* const kNone = nullptr;
   const int64_t NT = NumChunks(s.T);
   const ChunkPos p = BlockChunk(s, NT);
   const int64_t bh = p.bh;
   const int64_t c0 = static_cast<int64_t>(blockIdx.y) * kChunk;
   const int rows = TileSize(s.Dk, c0);
+  // q[t0 + r, c0 + c] and k[...] (0 outside).
+  auto qat = [&](int r, int c) {
+    if constexpr (kVer == 1) {
+      return At(q, s, p, r, c0, c, s.Dk);
+    } else {
+      return FromOperand(Qr[r * kLdM + c]);
+    }
+  };
+  auto kat = [&](int r, int c) {
+    if constexpr (kVer == 1) {
+      return At(k, s, p, r, c0, c, s.Dk);
+    } else {
+      return FromOperand(Kr[r * kLdM + c]);
+    }
+  };
   ZeroF(dA, 3 * kTileF);
-  ChunkCumsum(g, s, p, c0, Gc);
+  Cumsum<kVer>(g, s, p, c0, Gc);
   // dA = dO V^T, then dQ = dO h_n^T and dK = V dH_{n+1}^T (this Dk tile's rows of the states).
   const int64_t state0 = (bh * NT + p.n) * s.Dk * s.Dv + c0 * s.Dv;
+  const bool vec_do = VecOk(dout, s.Dv), vec_v = VecOk(v, s.Dv), vec_h = VecOk(hstore, s.Dv),
+             vec_dh = VecOk(dhstore, s.Dv);
   for (int64_t j0 = 0; j0 < s.Dv; j0 += kChunk) {
     const int cols = TileSize(s.Dv, j0);
     __syncthreads();
+    if constexpr (kVer != 1) {
+      MT* H = tiles + 2 * kTileM;
+      MT* Hlo = LoPart<T>(tiles + 3 * kTileM);
+      MT* dH = tiles + (kTC ? 4 : 3) * kTileM;
+      MT* dHlo = LoPart<T>(tiles + 5 * kTileM);
+      FillChunkTile8(tiles, dout, s, p, j0, s.Dv, vec_do);
+      FillChunkTile8(tiles + kTileM, v, s, p, j0, s.Dv, vec_v);
+      FillSplitTile8(H, Hlo, hstore + state0 + j0, s.Dv, rows, cols, vec_h);
+      FillSplitTile8(dH, dHlo, dhstore + state0 + j0, s.Dv, rows, cols, vec_dh);
+      __syncthreads();
+      BlockGemm<false, true>(kChunk, kChunk, kChunk, tiles, kLdM, tiles + kTileM, kLdM, dA, kLdF);
+      SplitGemm<false, true>(kChunk, kChunk, kChunk, tiles, kNone, kLdM, H, Hlo, kLdM, dQ, kLdF);
+      SplitGemm<false, true>(kChunk, kChunk, kChunk, tiles + kTileM, kNone, kLdM, dH, dHlo, kLdM, dK, kLdF);
+      continue;
+    }
     FillTile(X, kNone, [&](int r, int c) { return At(dout, s, p, r, j0, c, s.Dv); });
     FillTile(Y, kNone, [&](int r, int c) { return At(v, s, p, r, j0, c, s.Dv); });
     __syncthreads();
@@ -514,13 +867,17 @@ __global__ void __launch_bounds__(kThreads) GlaDqkKernel(GlaShape s, const T* q,
   }
   __syncthreads();
   FillTile(dAm, dAlo, [&](int r, int c) { return dA[r * kLdF + c]; });
+  if constexpr (kVer != 1) {
+    FillChunkTile8(Kr, k, s, p, c0, s.Dk, VecOk(k, s.Dk));
+    FillChunkTile8(Qr, q, s, p, c0, s.Dk, VecOk(q, s.Dk));
+  }
   // Off-diagonal blocks of dq: rows of block blk against the keys before it, relative to the
   // block's first row r0.
   for (int blk = 1; blk < kChunk / kSub; ++blk) {
     const int r0 = blk * kSub;
     __syncthreads();
     FillTile(X, Xlo, [&](int r, int c) {
-      return r < r0 ? At(k, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r0 * kLdF + c] - Gc[r * kLdF + c]) : 0.f;
+      return r < r0 ? kat(r, c) * ExpOf(Gc[r0 * kLdF + c] - Gc[r * kLdF + c]) : 0.f;
     });
     ZeroF(Tmp, kSub * kLdF);
     __syncthreads();
@@ -538,7 +895,7 @@ __global__ void __launch_bounds__(kThreads) GlaDqkKernel(GlaShape s, const T* q,
     const int r1 = blk * kSub + kSub - 1;
     __syncthreads();
     FillTile(X, Xlo, [&](int r, int c) {
-      return r > r1 ? At(q, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r * kLdF + c] - Gc[r1 * kLdF + c]) : 0.f;
+      return r > r1 ? qat(r, c) * ExpOf(Gc[r * kLdF + c] - Gc[r1 * kLdF + c]) : 0.f;
     });
     ZeroF(Tmp, kSub * kLdF);
     __syncthreads();
@@ -559,13 +916,13 @@ __global__ void __launch_bounds__(kThreads) GlaDqkKernel(GlaShape s, const T* q,
     const Decay Gt = Gc[t * kLdF + c];
     float sq = 0.f, sk = 0.f;
     for (int u = b0; u < t; ++u) {
-      sq += dA[t * kLdF + u] * At(k, s, p, u, c0, c, s.Dk) * ExpOf(Gt - Gc[u * kLdF + c]);
+      sq += dA[t * kLdF + u] * kat(u, c) * ExpOf(Gt - Gc[u * kLdF + c]);
     }
     for (int u = t + 1; u < b0 + kSub && u < p.L; ++u) {
-      sk += dA[u * kLdF + t] * At(q, s, p, u, c0, c, s.Dk) * ExpOf(Gc[u * kLdF + c] - Gt);
+      sk += dA[u * kLdF + t] * qat(u, c) * ExpOf(Gc[u * kLdF + c] - Gt);
     }
     const int64_t off = s.Row(bh, p.t0 + t, s.Dk) + c0 + c;
-    const float qv = static_cast<float>(q[off]), kv = static_cast<float>(k[off]), own = dA[t * kLdF + t];
+    const float qv = qat(t, c), kv = kat(t, c), own = dA[t * kLdF + t];
     const float dq_other = dQ[t * kLdF + c] + sq, dk_other = dK[t * kLdF + c] + sk;
     dq[off] = static_cast<T>(dq_other + own * kv);
     dk[off] = static_cast<T>(dk_other + own * qv);

@@ -18,8 +18,13 @@ void GlaKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTensor& 
                                       final_state);
   if (d.s.heads() == 0) return;
   if constexpr (!std::is_same<T, double>::value) {
-    if (gla::UseChunked<T>(d.s) && !gla::UseGlaRecurrentOnGpu()) {
-      gla::ChunkedForward<T>(dev_ctx, d, static_cast<float>(scale));
+    const int path = gla::UseChunked<T>(d.s) ? gla::GlaGpuPath() : 0;
+    if (path == 2) {
+      gla::ChunkedForward<T, 2>(dev_ctx, d, static_cast<float>(scale));
+      return;
+    }
+    if (path == 1) {
+      gla::ChunkedForward<T, 1>(dev_ctx, d, static_cast<float>(scale));
       return;
     }
   }
