@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/funcs/gla_chunk_gpu.cuh"
 #include "paddle_ops/common/enforce.h"
@@ -29,6 +30,22 @@ inline int GlaGpuPath() {
   if (std::strcmp(v, "recurrent") == 0) return 0;
   PADDLE_THROW(errors::InvalidArgument(
       "PADDLE_OPS_GLA_GPU must be 'chunked', 'chunked_v1' or 'recurrent', got '%s'", v));
+}
+
+// Calls run(std::integral_constant<int, version>()) with the version of the chunked kernels
+// this call takes (GlaGpuPath) and returns true; false where it takes the recurrent form.
+template <typename T, typename Run>
+bool RunChunked(const GlaShape& s, Run run) {
+  const int path = UseChunked<T>(s) ? GlaGpuPath() : 0;
+  if (path == 2) {
+    run(std::integral_constant<int, 2>());
+    return true;
+  }
+  if (path == 1) {
+    run(std::integral_constant<int, 1>());
+    return true;
+  }
+  return false;
 }
 
 template <typename Kernel>
@@ -138,7 +155,7 @@ void ChunkedBackward(const GPUContext& ctx, const GlaGradData<T>& d, float scale
   auto dqk = GlaDqkKernel<T, kVer>;
   AllowSmem(dqk, DqkSmem<T>());
   const dim3 grid(static_cast<unsigned>(s.heads() * NT), static_cast<unsigned>(Tiles(s.Dk)));
-  dqk<<<grid, GlaThreads(kVer), DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq,
+  dqk<<<grid, GlaDqkThreads(kVer), DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq,
                                                               d.dk, qdk);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
   GlaDgKernel<T><<<HeadBlocks(s.heads() * s.Dk, 128), 128, 0, ctx.stream()>>>(s, qdk, d.dfinal, fs, d.h0,
