@@ -59,13 +59,23 @@ namespace gla {
 constexpr int kChunk = 64;    // steps per chunk, and the Dk/Dv tile
 constexpr int kSub = 16;      // secondary chunk (the wmma tile)
 constexpr int kThreads = 128; // 4 warps per block (version 1)
-// Two versions of the chunked kernels share this code (a template argument kVer): version 1,
-// the original (4 warps, element-by-element global loads, a serial in-chunk cumsum), kept as
-// the fallback; version 2 (8 warps; 8-wide vector loads and stores of whole row segments; the
-// cumsum split into 16-row segments read straight from global memory; raw q and k tiles
-// staged once in shared memory instead of re-read per secondary chunk; loads that do not
-// depend on the decays issued before the cumsum, so their latency overlaps it). Same algebra
-// and the same roundings, except the order of the float64 cumsum (segments, then offsets).
+// Two versions of the chunked kernels share this code (a template argument kVer; same algebra,
+// same operand roundings). Version 1, the original, is kept as the fallback
+// (PADDLE_OPS_GLA_GPU=chunked_v1). Version 2 (the default) changes how the work is fed:
+// - 8 warps per block (16 for the dq/dk kernel, which fits one block per SM), at most 128
+//   registers per thread where the shared memory allows two blocks per SM;
+// - tiles read as runs of 8 columns (16-byte loads where the tensor is aligned, a guarded scalar
+//   fallback otherwise) into registers (TileRuns, DecayRuns: 16-bit data kept packed), and the
+//   next step's runs (next chunk, next Dk or Dv tile) loaded while the current products run;
+// - the in-chunk cumsum in 16-row segments (16 independent loads per thread, float64 sums,
+//   then the earlier segments' totals added), instead of one thread per column over 64 rows;
+// - raw q and k tiles staged once in shared memory (exact as operands) instead of re-read from
+//   global memory per secondary chunk and per diagonal term;
+// - the hi/lo products of a split operand in one tensor-core pass per 16 x 16 tile of C;
+// - 1-D grids with the Dk/Dv tiles of a head or chunk fastest, so that the blocks that read the
+//   same q, k, v, gk rows run together and share them in L2.
+// The float64 cumsum adds in another order (segments, then offsets); the float32 accumulation
+// order of the split products differs; everything else is computed as in version 1.
 constexpr int GlaThreads(int ver) { return ver == 1 ? 128 : 256; }
 // Blocks per SM the register allocation must allow (__launch_bounds__) in the kernels whose
 // shared memory allows two: version 2 caps them at 128 registers per thread.
@@ -303,11 +313,29 @@ __device__ void ChunkCumsum(const T* g, const GlaShape& s, const ChunkPos& p, in
 }
 
 __device__ __forceinline__ int64_t NumChunks(int64_t T) { return (T + kChunk - 1) / kChunk; }
+__device__ __forceinline__ int64_t NumTiles(int64_t D) { return (D + kChunk - 1) / kChunk; }
 
 // The chunk of a block whose blockIdx.x is bh * NT + n.
 __device__ __forceinline__ ChunkPos BlockChunk(const GlaShape& s, int64_t NT) {
   const int64_t bh = blockIdx.x / NT;
   return MakeChunkPos(s, bh, blockIdx.x - bh * NT);
+}
+
+// Where a block of a kernel with a grid (B*H*NT, tiles) works: version 1 takes the chunk from
+// blockIdx.x and the tile from blockIdx.y; version 2 runs a 1-D grid of B*H*NT*tiles blocks
+// with the tile fastest (blockIdx.x = chunk * tiles + tile), so that the blocks of one chunk run
+// at the same time and share its reads in L2. chunk is bh * NT + n.
+struct TiledBlock {
+  int64_t chunk, tile;
+};
+template <int kVer>
+__device__ __forceinline__ TiledBlock BlockTile(int64_t tiles) {
+  if constexpr (kVer == 1) {
+    return TiledBlock{static_cast<int64_t>(blockIdx.x), static_cast<int64_t>(blockIdx.y)};
+  } else {
+    const int64_t chunk = blockIdx.x / tiles;
+    return TiledBlock{chunk, blockIdx.x - chunk * tiles};
+  }
 }
 
 // The columns of a 64-wide tile starting at col0 that exist in a dim of D.
@@ -625,8 +653,13 @@ __global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
   MT* X = reinterpret_cast<MT*>(S + kTileF);
   MT* Y = X + kTileM;
   MT* Xlo = LoPart<T>(Y + kTileM);
-  const int64_t bh = blockIdx.x;
-  const int64_t i0 = static_cast<int64_t>(blockIdx.y) * kChunk, j0 = static_cast<int64_t>(blockIdx.z) * kChunk;
+  // Version 1: grid (B*H, Dk tiles, Dv tiles); version 2: a 1-D grid with the tiles of a head
+  // fastest (they share the head's reads in L2).
+  const int64_t KT = NumTiles(s.Dk), VT = NumTiles(s.Dv);
+  const int64_t lin = blockIdx.x, bh = kVer == 1 ? lin : lin / (KT * VT);
+  const int64_t ti = kVer == 1 ? blockIdx.y : (lin - bh * KT * VT) / VT;
+  const int64_t tj = kVer == 1 ? blockIdx.z : (lin - bh * KT * VT) - ti * VT;
+  const int64_t i0 = ti * kChunk, j0 = tj * kChunk;
   const int rows = TileSize(s.Dk, i0);
   const int cols = TileSize(s.Dv, j0);
   const int64_t state0 = bh * s.Dk * s.Dv + i0 * s.Dv + j0;
@@ -801,11 +834,12 @@ __global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
   MT* Hlo = LoPart<T>(Hhi + kTileM);
   MT* Xlo = LoPart<T>(Hhi + 2 * kTileM);
   const int64_t NT = NumChunks(s.T);
-  const ChunkPos p = BlockChunk(s, NT);
-  const int64_t bh = p.bh;
-  const int64_t j0 = static_cast<int64_t>(blockIdx.y) * kChunk;
+  const TiledBlock b = BlockTile<kVer>(NumTiles(s.Dv));
+  const int64_t bh = b.chunk / NT;
+  const ChunkPos p = MakeChunkPos(s, bh, b.chunk - bh * NT);
+  const int64_t j0 = b.tile * kChunk;
   const int cols = TileSize(s.Dv, j0);
-  const float* Ab = A + static_cast<int64_t>(blockIdx.x) * kChunk * kChunk;
+  const float* Ab = A + b.chunk * kChunk * kChunk;
   ZeroF(O, kTileF);
   if constexpr (kVer == 1) {
     for (int64_t c0 = 0; c0 < s.Dk; c0 += kChunk) {
@@ -917,9 +951,10 @@ __global__ void __launch_bounds__(GlaDqkThreads(kVer)) GlaDqkKernel(GlaShape s, 
   MT* Qr = tiles + (kTiles - 1) * kTileM;
   MT* const kNone = nullptr;
   const int64_t NT = NumChunks(s.T);
-  const ChunkPos p = BlockChunk(s, NT);
-  const int64_t bh = p.bh;
-  const int64_t c0 = static_cast<int64_t>(blockIdx.y) * kChunk;
+  const TiledBlock b = BlockTile<kVer>(NumTiles(s.Dk));
+  const int64_t bh = b.chunk / NT;
+  const ChunkPos p = MakeChunkPos(s, bh, b.chunk - bh * NT);
+  const int64_t c0 = b.tile * kChunk;
   const int rows = TileSize(s.Dk, c0);
   // q[t0 + r, c0 + c] and k[...] (0 outside).
   auto qat = [&](int r, int c) { return RawAt<kVer>(q, Qr, s, p, r, c0, c); };

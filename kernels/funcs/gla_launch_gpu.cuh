@@ -56,6 +56,13 @@ void AllowSmem(Kernel kernel, size_t bytes) {
 
 inline int64_t Tiles(int64_t d) { return (d + kChunk - 1) / kChunk; }
 
+// The grid of a kernel over chunks x tiles (BlockTile): (chunks, tiles) for version 1, 1-D for 2.
+template <int kVer>
+dim3 TiledGrid(int64_t chunks, int64_t tiles) {
+  if (kVer == 1) return dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(tiles));
+  return dim3(static_cast<unsigned>(chunks * tiles));
+}
+
 // A float32 temporary of n elements.
 inline float* TempFloat(const GPUContext& ctx, DenseTensor* t, int64_t n) {
   *t = DenseTensor(DataType::FLOAT32, DDim({n}));
@@ -68,8 +75,9 @@ void LaunchState(const GPUContext& ctx, const GlaShape& s, const T* x, const T* 
                  const float* init, float scale, float* store, float* last) {
   auto kernel = GlaStateKernel<T, kReverse, kVer>;
   AllowSmem(kernel, StateSmem<T>());
-  const dim3 grid(static_cast<unsigned>(s.heads()), static_cast<unsigned>(Tiles(s.Dk)),
-                  static_cast<unsigned>(Tiles(s.Dv)));
+  const dim3 grid = kVer == 1 ? dim3(static_cast<unsigned>(s.heads()), static_cast<unsigned>(Tiles(s.Dk)),
+                                    static_cast<unsigned>(Tiles(s.Dv)))
+                              : dim3(static_cast<unsigned>(s.heads() * Tiles(s.Dk) * Tiles(s.Dv)));
   kernel<<<grid, GlaThreads(kVer), StateSmem<T>(), ctx.stream()>>>(s, x, y, g, init, scale, store, last);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
@@ -93,8 +101,7 @@ void LaunchOutput(const GPUContext& ctx, const GlaShape& s, const T* x, const T*
   auto kernel = GlaOutputKernel<T, kDv, kVer>;
   AllowSmem(kernel, OutputSmem<T>());
   const int64_t blocks = s.heads() * ((s.T + kChunk - 1) / kChunk);
-  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(Tiles(s.Dv)));
-  kernel<<<grid, GlaThreads(kVer), OutputSmem<T>(), ctx.stream()>>>(s, x, y, g, store, A, scale, out);
+  kernel<<<TiledGrid<kVer>(blocks, Tiles(s.Dv)), GlaThreads(kVer), OutputSmem<T>(), ctx.stream()>>>(s, x, y, g, store, A, scale, out);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
@@ -154,8 +161,7 @@ void ChunkedBackward(const GPUContext& ctx, const GlaGradData<T>& d, float scale
   LaunchOutput<T, true, kVer>(ctx, s, d.k, d.dout, d.g, dhs, A, scale, d.dv);
   auto dqk = GlaDqkKernel<T, kVer>;
   AllowSmem(dqk, DqkSmem<T>());
-  const dim3 grid(static_cast<unsigned>(s.heads() * NT), static_cast<unsigned>(Tiles(s.Dk)));
-  dqk<<<grid, GlaDqkThreads(kVer), DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq,
+  dqk<<<TiledGrid<kVer>(s.heads() * NT, Tiles(s.Dk)), GlaDqkThreads(kVer), DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq,
                                                               d.dk, qdk);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
   GlaDgKernel<T><<<HeadBlocks(s.heads() * s.Dk, 128), 128, 0, ctx.stream()>>>(s, qdk, d.dfinal, fs, d.h0,

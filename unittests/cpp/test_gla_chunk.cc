@@ -125,18 +125,22 @@ Results RunChunked(const Inputs& in) {
   std::vector<float> hs(BH * NT * s.Dk * s.Dv), dhs(hs.size()), A(BH * NT * 64 * 64), qdk(q.size());
   const float* h0 = OrNull(in.h0);
   const float* dfinal = OrNull(in.dfinal);
-  RunGrid(BH, KT, VT, gla::GlaStateKernel<T, false, kVer>, s, k.data(), v.data(), g.data(), h0, in.scale, hs.data(),
+  // Version 2 runs 1-D grids with the tiles fastest (BlockTile).
+  const int64_t sx = kVer == 1 ? BH : BH * KT * VT, sy = kVer == 1 ? KT : 1, sz = kVer == 1 ? VT : 1;
+  const int64_t ox = kVer == 1 ? BH * NT : BH * NT * VT, oy = kVer == 1 ? VT : 1;
+  const int64_t dx = kVer == 1 ? BH * NT : BH * NT * KT, dy = kVer == 1 ? KT : 1;
+  RunGrid(sx, sy, sz, gla::GlaStateKernel<T, false, kVer>, s, k.data(), v.data(), g.data(), h0, in.scale, hs.data(),
           r.fs.data());
   RunGrid(BH * NT, 1, 1, gla::GlaIntraKernel<T, kVer>, s, q.data(), k.data(), g.data(), in.scale, A.data());
-  RunGrid(BH * NT, VT, 1, gla::GlaOutputKernel<T, false, kVer>, s, q.data(), v.data(), g.data(),
+  RunGrid(ox, oy, 1, gla::GlaOutputKernel<T, false, kVer>, s, q.data(), v.data(), g.data(),
           static_cast<const float*>(hs.data()), static_cast<const float*>(A.data()), in.scale, o.data());
   // Backward (the forward states and scores are the same).
   if (h0) r.dh0.assign(BH * s.Dk * s.Dv, NAN);
-  RunGrid(BH, KT, VT, gla::GlaStateKernel<T, true, kVer>, s, q.data(), dout.data(), g.data(), dfinal, in.scale,
+  RunGrid(sx, sy, sz, gla::GlaStateKernel<T, true, kVer>, s, q.data(), dout.data(), g.data(), dfinal, in.scale,
           dhs.data(), h0 ? r.dh0.data() : nullptr);
-  RunGrid(BH * NT, VT, 1, gla::GlaOutputKernel<T, true, kVer>, s, k.data(), dout.data(), g.data(),
+  RunGrid(ox, oy, 1, gla::GlaOutputKernel<T, true, kVer>, s, k.data(), dout.data(), g.data(),
           static_cast<const float*>(dhs.data()), static_cast<const float*>(A.data()), in.scale, dv.data());
-  RunGrid(BH * NT, KT, 1, gla::GlaDqkKernel<T, kVer>, s, q.data(), k.data(), v.data(), g.data(), dout.data(),
+  RunGrid(dx, dy, 1, gla::GlaDqkKernel<T, kVer>, s, q.data(), k.data(), v.data(), g.data(), dout.data(),
           static_cast<const float*>(hs.data()), static_cast<const float*>(dhs.data()), in.scale, dq.data(),
           dk.data(), qdk.data());
   RunGrid(BH * s.Dk, 1, 1, gla::GlaDgKernel<T>, s, static_cast<const float*>(qdk.data()), dfinal,
