@@ -78,8 +78,9 @@ constexpr int kThreads = 128; // 4 warps per block (version 1)
 // order of the split products differs; everything else is computed as in version 1.
 constexpr int GlaThreads(int ver) { return ver == 1 ? 128 : 256; }
 // Blocks per SM the register allocation must allow (__launch_bounds__) in the kernels whose
-// shared memory allows two: version 2 caps them at 128 registers per thread.
-constexpr int GlaMinBlocks(int ver) { return ver == 1 ? 1 : 2; }
+// shared memory allows two: version 2 caps them at 128 registers per thread. 0 for version 1
+// leaves its bounds as they were (no .minnctapersm; 1 would let ptxas use ~140 registers).
+constexpr int GlaMinBlocks(int ver) { return ver == 1 ? 0 : 2; }
 // The dq/dk kernel's threads: its shared memory allows one block per SM, so version 2 gives it
 // 16 warps.
 constexpr int GlaDqkThreads(int ver) { return ver == 1 ? 128 : 512; }
@@ -148,10 +149,10 @@ inline float FromOperand(RoundedOperand<T> x) {
 #endif
 
 #ifdef __CUDACC__
-// C[M, N] += op(Ahi)op(Bhi) (+ op(Alo)op(Bhi) where Alo is not null, + op(Ahi)op(Blo) where Blo is
-// not null) on the tensor cores, 16 x 16 tiles of C spread over the warps, every product of a
-// tile in one pass (C loaded and stored once). Operands as in BlockGemm.
-template <bool kTransA, bool kTransB, typename MT>
+// C[M, N] += op(Ahi)op(Bhi) (+ op(Alo)op(Bhi) with kLoA, + op(Ahi)op(Blo) with kLoB) on the tensor
+// cores, 16 x 16 tiles of C spread over the warps, every product of a tile in one pass (C loaded
+// and stored once). Operands as in BlockGemm.
+template <bool kTransA, bool kTransB, bool kLoA, bool kLoB, typename MT>
 __device__ void WmmaTiles(int M, int N, int K, const MT* Ahi, const MT* Alo, int lda, const MT* Bhi, const MT* Blo,
                           int ldb, float* C, int ldc) {
   namespace wmma = nvcuda::wmma;
@@ -167,15 +168,21 @@ __device__ void WmmaTiles(int M, int N, int K, const MT* Ahi, const MT* Alo, int
     for (int k0 = 0; k0 < K; k0 += kSub) {
       const int a_off = kTransA ? k0 * lda + tm * kSub : tm * kSub * lda + k0;
       const int b_off = kTransB ? tn * kSub * ldb + k0 : k0 * ldb + tn * kSub;
-      wmma::fragment<wmma::matrix_a, 16, 16, 16, MT, LayoutA> a, alo;
-      wmma::fragment<wmma::matrix_b, 16, 16, 16, MT, LayoutB> b, blo;
+      wmma::fragment<wmma::matrix_a, 16, 16, 16, MT, LayoutA> a;
+      wmma::fragment<wmma::matrix_b, 16, 16, 16, MT, LayoutB> b;
       wmma::load_matrix_sync(a, Ahi + a_off, lda);
       wmma::load_matrix_sync(b, Bhi + b_off, ldb);
-      if (Alo) wmma::load_matrix_sync(alo, Alo + a_off, lda);
-      if (Blo) wmma::load_matrix_sync(blo, Blo + b_off, ldb);
       wmma::mma_sync(c, a, b, c);
-      if (Alo) wmma::mma_sync(c, alo, b, c);
-      if (Blo) wmma::mma_sync(c, a, blo, c);
+      if constexpr (kLoA) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, MT, LayoutA> alo;
+        wmma::load_matrix_sync(alo, Alo + a_off, lda);
+        wmma::mma_sync(c, alo, b, c);
+      }
+      if constexpr (kLoB) {
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, MT, LayoutB> blo;
+        wmma::load_matrix_sync(blo, Blo + b_off, ldb);
+        wmma::mma_sync(c, a, blo, c);
+      }
     }
     wmma::store_matrix_sync(cp, c, ldc, wmma::mem_row_major);
   }
@@ -206,8 +213,7 @@ __device__ void BlockGemm(int M, int N, int K, const MT* A, int lda, const MT* B
     }
   } else {
 #ifdef __CUDACC__
-    WmmaTiles<kTransA, kTransB>(M, N, K, A, static_cast<const MT*>(nullptr), lda, B, static_cast<const MT*>(nullptr),
-                                ldb, C, ldc);
+    WmmaTiles<kTransA, kTransB, false, false>(M, N, K, A, A, lda, B, B, ldb, C, ldc);
 #endif
   }
 }
@@ -236,7 +242,15 @@ __device__ void SplitGemm(int M, int N, int K, const MT* Ahi, const MT* Alo, int
                           const MT* Blo, int ldb, float* C, int ldc) {
 #ifdef __CUDACC__
   if constexpr (kVer != 1 && !std::is_same<MT, float>::value) {
-    WmmaTiles<kTransA, kTransB>(M, N, K, Ahi, Alo, lda, Bhi, Blo, ldb, C, ldc);
+    if (Alo && Blo) {
+      WmmaTiles<kTransA, kTransB, true, true>(M, N, K, Ahi, Alo, lda, Bhi, Blo, ldb, C, ldc);
+    } else if (Alo) {
+      WmmaTiles<kTransA, kTransB, true, false>(M, N, K, Ahi, Alo, lda, Bhi, Blo, ldb, C, ldc);
+    } else if (Blo) {
+      WmmaTiles<kTransA, kTransB, false, true>(M, N, K, Ahi, Alo, lda, Bhi, Blo, ldb, C, ldc);
+    } else {
+      WmmaTiles<kTransA, kTransB, false, false>(M, N, K, Ahi, Alo, lda, Bhi, Blo, ldb, C, ldc);
+    }
     return;
   }
 #endif
@@ -321,6 +335,12 @@ __device__ __forceinline__ ChunkPos BlockChunk(const GlaShape& s, int64_t NT) {
   return MakeChunkPos(s, bh, blockIdx.x - bh * NT);
 }
 
+// Chunk number `chunk` (bh * NT + n) of the grid; 32-bit division (grids are < 2^31 blocks).
+__device__ __forceinline__ ChunkPos ChunkOf(const GlaShape& s, int64_t NT, int64_t chunk) {
+  const unsigned bh = static_cast<unsigned>(chunk) / static_cast<unsigned>(NT);
+  return MakeChunkPos(s, bh, chunk - static_cast<int64_t>(bh) * NT);
+}
+
 // Where a block of a kernel with a grid (B*H*NT, tiles) works: version 1 takes the chunk from
 // blockIdx.x and the tile from blockIdx.y; version 2 runs a 1-D grid of B*H*NT*tiles blocks
 // with the tile fastest (blockIdx.x = chunk * tiles + tile), so that the blocks of one chunk run
@@ -333,8 +353,8 @@ __device__ __forceinline__ TiledBlock BlockTile(int64_t tiles) {
   if constexpr (kVer == 1) {
     return TiledBlock{static_cast<int64_t>(blockIdx.x), static_cast<int64_t>(blockIdx.y)};
   } else {
-    const int64_t chunk = blockIdx.x / tiles;
-    return TiledBlock{chunk, blockIdx.x - chunk * tiles};
+    const unsigned chunk = blockIdx.x / static_cast<unsigned>(tiles);  // grids are < 2^31 blocks
+    return TiledBlock{chunk, blockIdx.x - chunk * static_cast<unsigned>(tiles)};
   }
 }
 
@@ -656,9 +676,11 @@ __global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
   // Version 1: grid (B*H, Dk tiles, Dv tiles); version 2: a 1-D grid with the tiles of a head
   // fastest (they share the head's reads in L2).
   const int64_t KT = NumTiles(s.Dk), VT = NumTiles(s.Dv);
-  const int64_t lin = blockIdx.x, bh = kVer == 1 ? lin : lin / (KT * VT);
-  const int64_t ti = kVer == 1 ? blockIdx.y : (lin - bh * KT * VT) / VT;
-  const int64_t tj = kVer == 1 ? blockIdx.z : (lin - bh * KT * VT) - ti * VT;
+  const unsigned tiles = static_cast<unsigned>(KT * VT), lin = blockIdx.x;  // 32-bit: grids are < 2^31 blocks
+  const unsigned bh32 = kVer == 1 ? lin : lin / tiles, tile = lin - bh32 * tiles;
+  const int64_t bh = bh32;
+  const int64_t ti = kVer == 1 ? blockIdx.y : tile / static_cast<unsigned>(VT);
+  const int64_t tj = kVer == 1 ? blockIdx.z : tile - static_cast<unsigned>(ti) * static_cast<unsigned>(VT);
   const int64_t i0 = ti * kChunk, j0 = tj * kChunk;
   const int rows = TileSize(s.Dk, i0);
   const int cols = TileSize(s.Dv, j0);
@@ -835,8 +857,8 @@ __global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
   MT* Xlo = LoPart<T>(Hhi + 2 * kTileM);
   const int64_t NT = NumChunks(s.T);
   const TiledBlock b = BlockTile<kVer>(NumTiles(s.Dv));
-  const int64_t bh = b.chunk / NT;
-  const ChunkPos p = MakeChunkPos(s, bh, b.chunk - bh * NT);
+  const ChunkPos p = ChunkOf(s, NT, b.chunk);
+  const int64_t bh = p.bh;
   const int64_t j0 = b.tile * kChunk;
   const int cols = TileSize(s.Dv, j0);
   const float* Ab = A + b.chunk * kChunk * kChunk;
@@ -952,8 +974,8 @@ __global__ void __launch_bounds__(GlaDqkThreads(kVer)) GlaDqkKernel(GlaShape s, 
   MT* const kNone = nullptr;
   const int64_t NT = NumChunks(s.T);
   const TiledBlock b = BlockTile<kVer>(NumTiles(s.Dk));
-  const int64_t bh = b.chunk / NT;
-  const ChunkPos p = MakeChunkPos(s, bh, b.chunk - bh * NT);
+  const ChunkPos p = ChunkOf(s, NT, b.chunk);
+  const int64_t bh = p.bh;
   const int64_t c0 = b.tile * kChunk;
   const int rows = TileSize(s.Dk, c0);
   // q[t0 + r, c0 + c] and k[...] (0 outside).
