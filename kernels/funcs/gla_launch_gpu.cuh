@@ -101,7 +101,8 @@ void LaunchOutput(const GPUContext& ctx, const GlaShape& s, const T* x, const T*
   auto kernel = GlaOutputKernel<T, kDv, kVer>;
   AllowSmem(kernel, OutputSmem<T>());
   const int64_t blocks = s.heads() * ((s.T + kChunk - 1) / kChunk);
-  kernel<<<TiledGrid<kVer>(blocks, Tiles(s.Dv)), GlaThreads(kVer), OutputSmem<T>(), ctx.stream()>>>(s, x, y, g, store, A, scale, out);
+  const dim3 grid = TiledGrid<kVer>(blocks, Tiles(s.Dv));
+  kernel<<<grid, GlaThreads(kVer), OutputSmem<T>(), ctx.stream()>>>(s, x, y, g, store, A, scale, out);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
@@ -161,8 +162,9 @@ void ChunkedBackward(const GPUContext& ctx, const GlaGradData<T>& d, float scale
   LaunchOutput<T, true, kVer>(ctx, s, d.k, d.dout, d.g, dhs, A, scale, d.dv);
   auto dqk = GlaDqkKernel<T, kVer>;
   AllowSmem(dqk, DqkSmem<T>());
-  dqk<<<TiledGrid<kVer>(s.heads() * NT, Tiles(s.Dk)), GlaDqkThreads(kVer), DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq,
-                                                              d.dk, qdk);
+  const dim3 grid = TiledGrid<kVer>(s.heads() * NT, Tiles(s.Dk));
+  dqk<<<grid, GlaDqkThreads(kVer), DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq,
+                                                                 d.dk, qdk);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
   GlaDgKernel<T><<<HeadBlocks(s.heads() * s.Dk, 128), 128, 0, ctx.stream()>>>(s, qdk, d.dfinal, fs, d.h0,
                                                                                d.dh0, d.dg);
