@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/funcs/gla_chunk_gpu.cuh"
 #include "paddle_ops/common/enforce.h"
@@ -16,23 +17,55 @@ namespace phi {
 namespace funcs {
 namespace gla {
 
-// PADDLE_OPS_GLA_GPU=chunked (the default) or recurrent: the GPU path of gla, read per call.
-// The recurrent form (one thread per head, slow) is the reference to compare the chunked
-// kernels with on the device.
-inline bool UseGlaRecurrentOnGpu() {
+// PADDLE_OPS_GLA_GPU=chunked (the default), chunked_v1 or recurrent: the GPU path of gla, read
+// per call. chunked runs version 2 of the chunked kernels (8 warps, vector loads; see
+// gla_chunk_gpu.cuh), chunked_v1 the original version 1 (kept as the fallback until version 2
+// has been verified on the device), recurrent the recurrent form (one thread per head, slow;
+// the reference to compare the chunked kernels with on the device). Returns 0 for the
+// recurrent form, else the version of the chunked kernels.
+inline int GlaGpuPath() {
   const char* v = std::getenv("PADDLE_OPS_GLA_GPU");
-  if (v == nullptr || *v == '\0' || std::strcmp(v, "chunked") == 0) return false;
-  if (std::strcmp(v, "recurrent") == 0) return true;
-  PADDLE_THROW(errors::InvalidArgument("PADDLE_OPS_GLA_GPU must be 'chunked' or 'recurrent', got '%s'", v));
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "chunked") == 0) return 2;
+  if (std::strcmp(v, "chunked_v1") == 0) return 1;
+  if (std::strcmp(v, "recurrent") == 0) return 0;
+  PADDLE_THROW(errors::InvalidArgument(
+      "PADDLE_OPS_GLA_GPU must be 'chunked', 'chunked_v1' or 'recurrent', got '%s'", v));
+}
+
+// Calls run(std::integral_constant<int, version>()) with the version of the chunked kernels
+// this call takes (GlaGpuPath) and returns true; false where it takes the recurrent form.
+template <typename T, typename Run>
+bool RunChunked(const GlaShape& s, Run run) {
+  const int path = UseChunked<T>(s) ? GlaGpuPath() : 0;
+  if (path == 2) {
+    run(std::integral_constant<int, 2>());
+    return true;
+  }
+  if (path == 1) {
+    run(std::integral_constant<int, 1>());
+    return true;
+  }
+  return false;
 }
 
 template <typename Kernel>
 void AllowSmem(Kernel kernel, size_t bytes) {
   PADDLE_ENFORCE_GPU_SUCCESS(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  // The kernels barely use L1 (their global reads are streamed once): prefer the largest shared
+  // memory carveout, so that two blocks of ~80-108 KB fit on an SM.
+  PADDLE_ENFORCE_GPU_SUCCESS(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
 }
 
 inline int64_t Tiles(int64_t d) { return (d + kChunk - 1) / kChunk; }
+
+// The grid of a kernel over chunks x tiles (BlockTile): (chunks, tiles) for version 1, 1-D for 2.
+template <int kVer>
+dim3 TiledGrid(int64_t chunks, int64_t tiles) {
+  if (kVer == 1) return dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(tiles));
+  return dim3(static_cast<unsigned>(chunks * tiles));
+}
 
 // A float32 temporary of n elements.
 inline float* TempFloat(const GPUContext& ctx, DenseTensor* t, int64_t n) {
@@ -41,36 +74,39 @@ inline float* TempFloat(const GPUContext& ctx, DenseTensor* t, int64_t n) {
 }
 
 // The per-chunk states (kReverse: state gradients) into store [B*H, NT, Dk, Dv].
-template <typename T, bool kReverse>
+template <typename T, bool kReverse, int kVer>
 void LaunchState(const GPUContext& ctx, const GlaShape& s, const T* x, const T* y, const T* g,
                  const float* init, float scale, float* store, float* last) {
-  auto kernel = GlaStateKernel<T, kReverse>;
+  auto kernel = GlaStateKernel<T, kReverse, kVer>;
   AllowSmem(kernel, StateSmem<T>());
-  const dim3 grid(static_cast<unsigned>(s.heads()), static_cast<unsigned>(Tiles(s.Dk)),
-                  static_cast<unsigned>(Tiles(s.Dv)));
-  kernel<<<grid, kThreads, StateSmem<T>(), ctx.stream()>>>(s, x, y, g, init, scale, store, last);
+  const dim3 grid = kVer == 1 ? dim3(static_cast<unsigned>(s.heads()), static_cast<unsigned>(Tiles(s.Dk)),
+                                    static_cast<unsigned>(Tiles(s.Dv)))
+                              : dim3(static_cast<unsigned>(s.heads() * Tiles(s.Dk) * Tiles(s.Dv)));
+  kernel<<<grid, GlaThreads(kVer), StateSmem<T>(), ctx.stream()>>>(s, x, y, g, init, scale, store, last);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
 // The intra-chunk scores into A [B*H*NT, 64, 64].
-template <typename T>
+template <typename T, int kVer>
 void LaunchIntra(const GPUContext& ctx, const GlaShape& s, const T* q, const T* k, const T* g, float scale,
                  float* A) {
-  AllowSmem(GlaIntraKernel<T>, IntraSmem<T>());
+  auto kernel = GlaIntraKernel<T, kVer>;
+  constexpr size_t smem = IntraSmem<T, kVer>();
+  AllowSmem(kernel, smem);
   const int64_t blocks = s.heads() * ((s.T + kChunk - 1) / kChunk);
-  GlaIntraKernel<T><<<static_cast<unsigned>(blocks), kThreads, IntraSmem<T>(), ctx.stream()>>>(s, q, k, g, scale, A);
+  kernel<<<static_cast<unsigned>(blocks), GlaThreads(kVer), smem, ctx.stream()>>>(s, q, k, g, scale, A);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
 // o = Qhat h_n + A V (forward), or dv = Khat dH_{n+1} + A^T dO (kDv).
-template <typename T, bool kDv>
+template <typename T, bool kDv, int kVer>
 void LaunchOutput(const GPUContext& ctx, const GlaShape& s, const T* x, const T* y, const T* g,
                   const float* store, const float* A, float scale, T* out) {
-  auto kernel = GlaOutputKernel<T, kDv>;
+  auto kernel = GlaOutputKernel<T, kDv, kVer>;
   AllowSmem(kernel, OutputSmem<T>());
   const int64_t blocks = s.heads() * ((s.T + kChunk - 1) / kChunk);
-  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(Tiles(s.Dv)));
-  kernel<<<grid, kThreads, OutputSmem<T>(), ctx.stream()>>>(s, x, y, g, store, A, scale, out);
+  const dim3 grid = TiledGrid<kVer>(blocks, Tiles(s.Dv));
+  kernel<<<grid, GlaThreads(kVer), OutputSmem<T>(), ctx.stream()>>>(s, x, y, g, store, A, scale, out);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
@@ -99,21 +135,21 @@ void LaunchRecurrentBackward(const GPUContext& ctx, const GlaGradData<T>& d, dou
 }
 
 // The chunked forward: the states of every chunk, the intra-chunk scores, every chunk's output.
-template <typename T>
+template <typename T, int kVer>
 void ChunkedForward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
   const GlaShape& s = d.s;
   const int64_t NT = (s.T + kChunk - 1) / kChunk;
   DenseTensor states, scores;
   float* hs = TempFloat(ctx, &states, s.heads() * NT * s.Dk * s.Dv);
   float* A = TempFloat(ctx, &scores, s.heads() * NT * kChunk * kChunk);
-  LaunchState<T, false>(ctx, s, d.k, d.v, d.g, d.h0, scale, hs, d.final_state);
-  LaunchIntra<T>(ctx, s, d.q, d.k, d.g, scale, A);
-  LaunchOutput<T, false>(ctx, s, d.q, d.v, d.g, hs, A, scale, d.o);
+  LaunchState<T, false, kVer>(ctx, s, d.k, d.v, d.g, d.h0, scale, hs, d.final_state);
+  LaunchIntra<T, kVer>(ctx, s, d.q, d.k, d.g, scale, A);
+  LaunchOutput<T, false, kVer>(ctx, s, d.q, d.v, d.g, hs, A, scale, d.o);
 }
 
 // The chunked backward: the forward states again, the state gradients (reverse), the
 // intra-chunk scores, dv per chunk and Dv tile, dq/dk per chunk and Dk tile, then gk_grad.
-template <typename T>
+template <typename T, int kVer>
 void ChunkedBackward(const GPUContext& ctx, const GlaGradData<T>& d, float scale) {
   const GlaShape& s = d.s;
   const int64_t NT = (s.T + kChunk - 1) / kChunk;
@@ -124,14 +160,15 @@ void ChunkedBackward(const GPUContext& ctx, const GlaGradData<T>& d, float scale
   float* A = TempFloat(ctx, &scores, s.heads() * NT * kChunk * kChunk);
   float* qdk = TempFloat(ctx, &products, s.heads() * s.T * s.Dk);
   float* fs = d.dfinal ? TempFloat(ctx, &last, s.heads() * s.StateSize()) : nullptr;
-  LaunchState<T, false>(ctx, s, d.k, d.v, d.g, d.h0, scale, hs, fs);
-  LaunchState<T, true>(ctx, s, d.q, d.dout, d.g, d.dfinal, scale, dhs, d.dh0);
-  LaunchIntra<T>(ctx, s, d.q, d.k, d.g, scale, A);
-  LaunchOutput<T, true>(ctx, s, d.k, d.dout, d.g, dhs, A, scale, d.dv);
-  AllowSmem(GlaDqkKernel<T>, DqkSmem<T>());
-  const dim3 grid(static_cast<unsigned>(s.heads() * NT), static_cast<unsigned>(Tiles(s.Dk)));
-  GlaDqkKernel<T><<<grid, kThreads, DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs,
-                                                                  scale, d.dq, d.dk, qdk);
+  LaunchState<T, false, kVer>(ctx, s, d.k, d.v, d.g, d.h0, scale, hs, fs);
+  LaunchState<T, true, kVer>(ctx, s, d.q, d.dout, d.g, d.dfinal, scale, dhs, d.dh0);
+  LaunchIntra<T, kVer>(ctx, s, d.q, d.k, d.g, scale, A);
+  LaunchOutput<T, true, kVer>(ctx, s, d.k, d.dout, d.g, dhs, A, scale, d.dv);
+  auto dqk = GlaDqkKernel<T, kVer>;
+  AllowSmem(dqk, DqkSmem<T>());
+  const dim3 grid = TiledGrid<kVer>(s.heads() * NT, Tiles(s.Dk));
+  dqk<<<grid, GlaDqkThreads(kVer), DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq,
+                                                                 d.dk, qdk);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
   GlaDgKernel<T><<<HeadBlocks(s.heads() * s.Dk, 128), 128, 0, ctx.stream()>>>(s, qdk, d.dfinal, fs, d.h0,
                                                                                d.dh0, d.dg);

@@ -22,10 +22,10 @@ void GlaGradKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTens
                                               head_first, q_grad, k_grad, v_grad, gk_grad, initial_state_grad);
   if (d.s.heads() == 0) return;
   if constexpr (!std::is_same<T, double>::value) {
-    if (gla::UseChunked<T>(d.s) && !gla::UseGlaRecurrentOnGpu()) {
-      gla::ChunkedBackward<T>(dev_ctx, d, static_cast<float>(scale));
-      return;
-    }
+    const auto chunked = [&](auto version) {
+      gla::ChunkedBackward<T, decltype(version)::value>(dev_ctx, d, static_cast<float>(scale));
+    };
+    if (gla::RunChunked<T>(d.s, chunked)) return;
   }
   gla::LaunchRecurrentBackward<T>(dev_ctx, d, scale);
 }

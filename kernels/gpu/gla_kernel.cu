@@ -18,10 +18,10 @@ void GlaKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTensor& 
                                       final_state);
   if (d.s.heads() == 0) return;
   if constexpr (!std::is_same<T, double>::value) {
-    if (gla::UseChunked<T>(d.s) && !gla::UseGlaRecurrentOnGpu()) {
-      gla::ChunkedForward<T>(dev_ctx, d, static_cast<float>(scale));
-      return;
-    }
+    const auto chunked = [&](auto version) {
+      gla::ChunkedForward<T, decltype(version)::value>(dev_ctx, d, static_cast<float>(scale));
+    };
+    if (gla::RunChunked<T>(d.s, chunked)) return;
   }
   gla::LaunchRecurrentForward<T>(dev_ctx, d, scale);
 }

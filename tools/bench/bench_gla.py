@@ -3,6 +3,7 @@ bfloat16, with torch's causal scaled_dot_product_attention (where Dk == Dv) and 
 measured in the same run, and flash-linear-attention's chunk_gla when it is importable.
 
     PYTHONPATH=build/python python3 tools/bench/bench_gla.py [--quick] [--repeat N] [--json out.json]
+        [--compare-v1]               # also time version 1 of the chunked kernels (chunked_v1)
     PYTHONPATH=build/python python3 tools/bench/bench_gla.py --cpu [--quick] [--threads N] \
         [--repeat 3 --batch 1]       # float32 on the CPU: chunked vs recurrent form
     PYTHONPATH=build/python nsys profile --stats=true python3 tools/bench/bench_gla.py --only seed \
@@ -17,11 +18,15 @@ v, write o); SDPA forward (torch, causal) for scale; fla's numbers on the H100 f
 PERFORMANCE.md and the target; and rel_rms, o of batch 0 against a float32 recurrent loop in
 torch (a sanity check of the run, not the accuracy test: that is unittests/python/test_gla_op.py).
 
+--compare-v1 adds a column: the same forward / forward+backward with PADDLE_OPS_GLA_GPU=chunked_v1
+(the original kernels) in the same run, and the speed-up of the default version 2 over it.
+
 Timing: each figure is the median over --repeat batches of --batch back-to-back calls, timed
 on the host between device synchronizations.
 """
 import argparse
 import json
+import os
 import sys
 
 import numpy as np
@@ -69,10 +74,22 @@ def fla_chunk_gla():
         return None
 
 
-def run(cases, repeat, batch):
+def time_ours(pt, pdo, repeat, batch):
+    """(forward ms, forward+backward ms) of paddle.gla on the tensors pt with o_grad pdo."""
+    sync = paddle.device.synchronize
+    with paddle.no_grad():
+        fwd = batch_ms(lambda: paddle.gla(*pt), sync, repeat, batch)
+
+    def fwd_bwd():
+        o, _ = paddle.gla(*pt)
+        return paddle.grad([o], pt, [pdo])
+
+    return fwd, batch_ms(fwd_bwd, sync, repeat, max(1, batch // 2))
+
+
+def run(cases, repeat, batch, compare_v1=False):
     import torch
     rng = np.random.default_rng(0)
-    sync = paddle.device.synchronize
     tsync = torch.cuda.synchronize
     chunk_gla = fla_chunk_gla()
     rows = []
@@ -82,14 +99,17 @@ def run(cases, repeat, batch):
         pt = [paddle.to_tensor(a, dtype="bfloat16", place="gpu", stop_gradient=False) for a in (q, k, v, g)]
         pdo = paddle.to_tensor(do, dtype="bfloat16", place="gpu")
         row = {"case": label, "B": B, "T": T, "H": H, "Dk": Dk, "Dv": Dv}
-        with paddle.no_grad():
-            row["fwd_ms"] = batch_ms(lambda: paddle.gla(*pt), sync, repeat, batch)
-
-        def fwd_bwd():
-            o, _ = paddle.gla(*pt)
-            return paddle.grad([o], pt, [pdo])
-
-        row["fwdbwd_ms"] = batch_ms(fwd_bwd, sync, repeat, max(1, batch // 2))
+        row["fwd_ms"], row["fwdbwd_ms"] = time_ours(pt, pdo, repeat, batch)
+        if compare_v1:
+            saved = os.environ.get("PADDLE_OPS_GLA_GPU")
+            os.environ["PADDLE_OPS_GLA_GPU"] = "chunked_v1"
+            try:
+                row["v1_fwd_ms"], row["v1_fwdbwd_ms"] = time_ours(pt, pdo, repeat, batch)
+            finally:
+                if saved is None:
+                    os.environ.pop("PADDLE_OPS_GLA_GPU", None)
+                else:
+                    os.environ["PADDLE_OPS_GLA_GPU"] = saved
         o0 = paddle.gla(*pt)[0].numpy()[0].astype(np.float32)
         del pt, pdo
         paddle.device.cuda.empty_cache()
@@ -182,6 +202,7 @@ def fmt(x, nd=3):
 
 HEADER = ("| case | B | T | H | Dk | Dv | floor ms | ours fwd ms | x floor | ours fwd+bwd ms | "
           "SDPA fwd ms | fla fwd ms (this run) | fla fwd / fwd+bwd ms (PERFORMANCE.md) | target | rel_rms |")
+V1_HEADER = " chunked_v1 fwd / fwd+bwd ms | speed-up fwd / fwd+bwd |"
 
 
 def print_row(r, flush=False):
@@ -189,7 +210,9 @@ def print_row(r, flush=False):
     ref = "-" if r["fla_ref_fwd_ms"] is None else f"{r['fla_ref_fwd_ms']} / {r['fla_ref_fwdbwd_ms']}"
     print(f"| {r['case']} | {r['B']} | {r['T']} | {r['H']} | {r['Dk']} | {r['Dv']} | {fmt(r['floor_ms'])} | "
           f"{fmt(r['fwd_ms'])} | {r['fwd_ms'] / r['floor_ms']:.1f} | {fmt(r['fwdbwd_ms'])} | "
-          f"{fmt(r.get('sdpa_ms'))} | {fmt(r.get('fla_fwd_ms'))} | {ref} | {tgt} | {r['rel_rms']:.1e} |",
+          f"{fmt(r.get('sdpa_ms'))} | {fmt(r.get('fla_fwd_ms'))} | {ref} | {tgt} | {r['rel_rms']:.1e} |"
+          + (f" {fmt(r['v1_fwd_ms'])} / {fmt(r['v1_fwdbwd_ms'])} | {r['v1_fwd_ms'] / r['fwd_ms']:.2f} / "
+             f"{r['v1_fwdbwd_ms'] / r['fwdbwd_ms']:.2f} |" if 'v1_fwd_ms' in r else ""),
           flush=flush)
 
 
@@ -203,6 +226,8 @@ def main():
     ap.add_argument("--cpu", action="store_true",
                     help="time the CPU instead (float32, chunked vs recurrent; --repeat/--batch apply)")
     ap.add_argument("--threads", type=int, help="with --cpu: paddle_ops.set_num_threads")
+    ap.add_argument("--compare-v1", action="store_true",
+                    help="also time version 1 of the chunked GPU kernels (PADDLE_OPS_GLA_GPU=chunked_v1)")
     args = ap.parse_args()
     if args.cpu:
         if args.threads:
@@ -217,15 +242,16 @@ def main():
     if not (paddle.is_compiled_with_cuda() and paddle.device.cuda.device_count() > 0):
         print("bench_gla: no GPU (this benchmark runs on the device)", file=sys.stderr)
         return 2
-    print(HEADER)
-    print("|" + "---|" * (HEADER.count("|") - 1))
+    header = HEADER + (V1_HEADER if args.compare_v1 else "")
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
     cases = QUICK if args.quick else CASES
     if args.only:
         cases = [c for c in cases if c[0] == args.only]
         if not cases:
             print(f"bench_gla: no case named {args.only!r}", file=sys.stderr)
             return 2
-    rows = run(cases, args.repeat, args.batch)
+    rows = run(cases, args.repeat, args.batch, args.compare_v1)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

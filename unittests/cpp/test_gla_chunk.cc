@@ -111,8 +111,9 @@ std::vector<float> Floats(const std::vector<T>& x) {
   return out;
 }
 
-// The chunked forward and backward in type T, launched as gla_launch_gpu.cuh launches them.
-template <typename T>
+// The chunked forward and backward in type T, launched as gla_launch_gpu.cuh launches them
+// (kernel version kVer: both are checked).
+template <typename T, int kVer>
 Results RunChunked(const Inputs& in) {
   const GlaShape& s = in.s;
   const int64_t NT = (s.T + gla::kChunk - 1) / gla::kChunk, BH = s.heads();
@@ -124,18 +125,22 @@ Results RunChunked(const Inputs& in) {
   std::vector<float> hs(BH * NT * s.Dk * s.Dv), dhs(hs.size()), A(BH * NT * 64 * 64), qdk(q.size());
   const float* h0 = OrNull(in.h0);
   const float* dfinal = OrNull(in.dfinal);
-  RunGrid(BH, KT, VT, gla::GlaStateKernel<T, false>, s, k.data(), v.data(), g.data(), h0, in.scale, hs.data(),
+  // Version 2 runs 1-D grids with the tiles fastest (BlockTile).
+  const int64_t sx = kVer == 1 ? BH : BH * KT * VT, sy = kVer == 1 ? KT : 1, sz = kVer == 1 ? VT : 1;
+  const int64_t ox = kVer == 1 ? BH * NT : BH * NT * VT, oy = kVer == 1 ? VT : 1;
+  const int64_t dx = kVer == 1 ? BH * NT : BH * NT * KT, dy = kVer == 1 ? KT : 1;
+  RunGrid(sx, sy, sz, gla::GlaStateKernel<T, false, kVer>, s, k.data(), v.data(), g.data(), h0, in.scale, hs.data(),
           r.fs.data());
-  RunGrid(BH * NT, 1, 1, gla::GlaIntraKernel<T>, s, q.data(), k.data(), g.data(), in.scale, A.data());
-  RunGrid(BH * NT, VT, 1, gla::GlaOutputKernel<T, false>, s, q.data(), v.data(), g.data(),
+  RunGrid(BH * NT, 1, 1, gla::GlaIntraKernel<T, kVer>, s, q.data(), k.data(), g.data(), in.scale, A.data());
+  RunGrid(ox, oy, 1, gla::GlaOutputKernel<T, false, kVer>, s, q.data(), v.data(), g.data(),
           static_cast<const float*>(hs.data()), static_cast<const float*>(A.data()), in.scale, o.data());
   // Backward (the forward states and scores are the same).
   if (h0) r.dh0.assign(BH * s.Dk * s.Dv, NAN);
-  RunGrid(BH, KT, VT, gla::GlaStateKernel<T, true>, s, q.data(), dout.data(), g.data(), dfinal, in.scale,
+  RunGrid(sx, sy, sz, gla::GlaStateKernel<T, true, kVer>, s, q.data(), dout.data(), g.data(), dfinal, in.scale,
           dhs.data(), h0 ? r.dh0.data() : nullptr);
-  RunGrid(BH * NT, VT, 1, gla::GlaOutputKernel<T, true>, s, k.data(), dout.data(), g.data(),
+  RunGrid(ox, oy, 1, gla::GlaOutputKernel<T, true, kVer>, s, k.data(), dout.data(), g.data(),
           static_cast<const float*>(dhs.data()), static_cast<const float*>(A.data()), in.scale, dv.data());
-  RunGrid(BH * NT, KT, 1, gla::GlaDqkKernel<T>, s, q.data(), k.data(), v.data(), g.data(), dout.data(),
+  RunGrid(dx, dy, 1, gla::GlaDqkKernel<T, kVer>, s, q.data(), k.data(), v.data(), g.data(), dout.data(),
           static_cast<const float*>(hs.data()), static_cast<const float*>(dhs.data()), in.scale, dq.data(),
           dk.data(), qdk.data());
   RunGrid(BH * s.Dk, 1, 1, gla::GlaDgKernel<T>, s, static_cast<const float*>(qdk.data()), dfinal,
@@ -193,12 +198,12 @@ class GlaChunkEmulation : public ::testing::TestWithParam<Case> {};
 
 // SPEC §5: relative RMS error 1e-5 in float32, 4e-3 in the 16-bit types, for o, final_state and
 // every gradient (the inputs rounded to the type first, the reference in float64).
-template <typename T>
+template <typename T, int kVer>
 void CheckType(const Case& c, double tol) {
   Inputs in = MakeInputs(c.B, c.H, c.T, c.Dk, c.Dv, c.head_first, c.g_low, c.with_h0, c.with_dfinal,
                          static_cast<unsigned>(c.T * 31 + c.Dk));
   for (auto* x : {&in.q, &in.k, &in.v, &in.g, &in.dout}) *x = Floats(As<T>(*x));
-  const Results got = RunChunked<T>(in), want = RunRecurrent(in);
+  const Results got = RunChunked<T, kVer>(in), want = RunRecurrent(in);
   EXPECT_LE(RelRms(got.o, want.o), tol) << "o";
   EXPECT_LE(RelRms(got.fs, want.fs), tol) << "final_state";
   EXPECT_LE(RelRms(got.dq, want.dq), tol) << "q_grad";
@@ -208,9 +213,14 @@ void CheckType(const Case& c, double tol) {
   if (c.with_h0) EXPECT_LE(RelRms(got.dh0, want.dh0), tol) << "initial_state_grad";
 }
 
-TEST_P(GlaChunkEmulation, Float32MatchesTheRecurrentForm) { CheckType<float>(GetParam(), 1e-5); }
-TEST_P(GlaChunkEmulation, BFloat16MatchesTheRecurrentForm) { CheckType<phi::dtype::bfloat16>(GetParam(), 4e-3); }
-TEST_P(GlaChunkEmulation, Float16MatchesTheRecurrentForm) { CheckType<phi::dtype::float16>(GetParam(), 4e-3); }
+TEST_P(GlaChunkEmulation, Float32MatchesTheRecurrentForm) { CheckType<float, 1>(GetParam(), 1e-5); }
+TEST_P(GlaChunkEmulation, BFloat16MatchesTheRecurrentForm) { CheckType<phi::dtype::bfloat16, 1>(GetParam(), 4e-3); }
+TEST_P(GlaChunkEmulation, Float16MatchesTheRecurrentForm) { CheckType<phi::dtype::float16, 1>(GetParam(), 4e-3); }
+TEST_P(GlaChunkEmulation, Float32V2MatchesTheRecurrentForm) { CheckType<float, 2>(GetParam(), 1e-5); }
+TEST_P(GlaChunkEmulation, BFloat16V2MatchesTheRecurrentForm) {
+  CheckType<phi::dtype::bfloat16, 2>(GetParam(), 4e-3);
+}
+TEST_P(GlaChunkEmulation, Float16V2MatchesTheRecurrentForm) { CheckType<phi::dtype::float16, 2>(GetParam(), 4e-3); }
 
 INSTANTIATE_TEST_SUITE_P(
     AwkwardShapes, GlaChunkEmulation,

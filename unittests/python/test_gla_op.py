@@ -139,6 +139,13 @@ SHAPES = [
 def test_forward_and_grads(shape, head_first, dtype, place):
     B, H, T, Dk, Dv = shape
     q, k, v, g, h0 = make_inputs(B, H, T, Dk, Dv, head_first, seed=T * 7 + Dk)
+    check_values_and_grads(q, k, v, g, h0, dtype, place, head_first)
+
+
+def check_values_and_grads(q, k, v, g, h0, dtype, place, head_first):
+    """o, final_state and every gradient of sum(o * do) + sum(final_state * dfinal) against the
+    float64 reference, the inputs rounded to dtype first."""
+    B, H, Dk, Dv = h0.shape
     q, k, v, g = rounded(dtype, q, k, v, g)
     h0 = cast_np(h0, 'float32').astype(np.float64)
     o, fs, ts, h = run_gla(q, k, v, g, h0, dtype, place, head_first=head_first, requires_grad=True)
@@ -312,6 +319,39 @@ def test_zero_length(place):
     np.testing.assert_array_equal(tensor_values(fs), cast_np(h0, 'float32'))
     (fs * 2.0).sum().backward()
     np.testing.assert_array_equal(tensor_values(h.grad), 2.0)
+
+
+GPU_VERSION_DIMS = [
+    # (B, H, T, Dk, Dv, head_first): the seed's head sizes; Dk = Dv = 64 in [B, T, H, D]; D not a
+    # multiple of 8 (version 2's scalar fallback of its 16-byte loads); Dk = Dv = 256 (4 tiles).
+    (1, 2, 200, 128, 256, True),
+    (2, 1, 130, 64, 64, False),
+    (1, 3, 70, 36, 20, True),
+    (1, 1, 129, 256, 256, True),
+]
+
+
+@pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (the chunked GPU kernel versions)')
+@pytest.mark.parametrize('version', ['chunked', 'chunked_v1'])
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16', 'float32'])
+@pytest.mark.parametrize('dims', GPU_VERSION_DIMS, ids=lambda d: 'B%dH%dT%dDk%dDv%d_%s' % (d[:5] + (
+    'hf' if d[5] else 'bthd',)))
+def test_gpu_chunked_versions(dims, dtype, version, monkeypatch):
+    """Both versions of the chunked GPU kernels (PADDLE_OPS_GLA_GPU=chunked: version 2, the
+    default; chunked_v1: the original) against the float64 reference: o, final_state and every
+    gradient. (test_strong_decays and the other tests run the default, version 2.)"""
+    monkeypatch.setenv('PADDLE_OPS_GLA_GPU', version)
+    B, H, T, Dk, Dv, head_first = dims
+    q, k, v, g, h0 = make_inputs(B, H, T, Dk, Dv, head_first, seed=T + Dk)
+    check_values_and_grads(q, k, v, g, h0, dtype, 'gpu', head_first)
+
+
+@pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (the GPU path switch)')
+def test_gpu_path_switch_rejects_unknown(monkeypatch):
+    monkeypatch.setenv('PADDLE_OPS_GLA_GPU', 'fast')
+    q, k, v, g, h0 = make_inputs(1, 1, 8, 8, 8)
+    with pytest.raises(ValueError, match='PADDLE_OPS_GLA_GPU'):
+        run_gla(q, k, v, g, h0, 'float32', 'gpu')
 
 
 @pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (compares the two GPU paths)')
