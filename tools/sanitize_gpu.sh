@@ -21,10 +21,12 @@ GTEST_FILTER='Gpu*-*Past2To31*'
 PYTEST_FILES=(unittests/python/test_gpu_runtime.py unittests/python/test_gpu_limits.py
               unittests/python/test_fuzz_regressions.py unittests/python/test_bad_input_table.py
               unittests/python/test_logcumsumexp_op.py unittests/python/test_cumsum_op.py
-              unittests/python/test_pscan_op.py)
+              unittests/python/test_pscan_op.py unittests/python/test_right_flood_op.py
+              unittests/python/test_repeat_interleave_op.py unittests/python/test_gla_op.py)
 # The GPU cases of: the runtime and limits tests, the fuzz regressions, the bad-input table,
-# and each op's samples (output and gradient against the reference).
-PYTEST_K='gpu and not large and (gpu_runtime or gpu_limits or regressions or bad_input or test_output or test_grad_reference)'
+# each op's samples (output and gradient against the reference), right_flood's and
+# repeat_interleave's GPU tests, and gla's chunked kernels (both versions) against the reference.
+PYTEST_K='gpu and not large and (gpu_runtime or gpu_limits or regressions or bad_input or test_output or test_grad_reference or test_right_flood_op or test_repeat_interleave_op or (test_gla_op and (forward_and_grads or strong_decays or chunked_versions)))'
 if [ "${PADDLE_OPS_SANITIZE_QUICK:-0}" = 1 ]; then
   PYTEST_FILES=(unittests/python/test_gpu_runtime.py unittests/python/test_logcumsumexp_op.py unittests/python/test_cumsum_op.py)
 fi
