@@ -767,12 +767,131 @@ template <typename T>
 struct LseGradKernel {
   using Carry = RecState;
   using Local = RecState;
-  static constexpr int kMaxGroup = 4;
+  static constexpr int kMaxGroup = 64;  // columns per task (inner > 1), 8 lanes at a time
   static constexpr double kReduceCost = 0.5;
   const T* x;
   const T* o;
   const T* dout;
   T* dx;
+
+  // 8 lanes of step data as 2 x 4 doubles (lanes >= n read as 0), and back.
+  static void Load8(const T* p, int n, __m256d* lo, __m256d* hi) {
+    if constexpr (std::is_same<T, float>::value) {
+      if (n == 8) {
+        const __m256 v = _mm256_loadu_ps(p);
+        *lo = _mm256_cvtps_pd(_mm256_castps256_ps128(v));
+        *hi = _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1));
+        return;
+      }
+    } else if constexpr (std::is_same<T, double>::value) {
+      if (n == 8) {
+        *lo = _mm256_loadu_pd(p);
+        *hi = _mm256_loadu_pd(p + 4);
+        return;
+      }
+    }
+    alignas(32) double d[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int g = 0; g < n; ++g) d[g] = ToCompute<double>(p[g]);
+    *lo = _mm256_load_pd(d);
+    *hi = _mm256_load_pd(d + 4);
+  }
+  static void Store8(T* p, int n, __m256d lo, __m256d hi) {
+    if constexpr (std::is_same<T, float>::value) {
+      if (n == 8) {
+        _mm256_storeu_ps(p, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
+        return;
+      }
+    } else if constexpr (std::is_same<T, double>::value) {
+      if (n == 8) {
+        _mm256_storeu_pd(p, lo);
+        _mm256_storeu_pd(p + 4, hi);
+        return;
+      }
+    }
+    alignas(32) double d[8];
+    _mm256_store_pd(d, lo);
+    _mm256_store_pd(d + 4, hi);
+    for (int g = 0; g < n; ++g) p[g] = FromCompute<T>(d[g]);
+  }
+
+  // The gate exp(o - o_prev) of 4 lanes: 1 where o = o_prev, 0 where o = -inf or at a row's
+  // first step (the row code's rules, lane by lane).
+  static PADDLE_OPS_VINLINE __m256d Gate4(__m256d ov, __m256d opv, bool row_start) {
+    __m256d gate = Eigen::internal::pexp<Packet4d>(_mm256_sub_pd(ov, opv));
+    gate = _mm256_blendv_pd(gate, _mm256_set1_pd(1.0), _mm256_cmp_pd(ov, opv, _CMP_EQ_OQ));
+    gate = _mm256_andnot_pd(_mm256_cmp_pd(ov, _mm256_set1_pd(-kInf), _CMP_EQ_OQ), gate);
+    return row_start ? _mm256_setzero_pd() : gate;
+  }
+
+  // Columns (inner > 1): each lane is its own column, so the recurrence runs down the steps
+  // with no shuffles and no buffers; a step's G columns are one contiguous run of the row.
+  // Per lane the same operations as the row code's per element, so the same local totals in
+  // both modes.
+  template <bool kStore>
+  void ColumnsChunk(const SeqGroup& q, int64_t s0, int64_t s1, const Carry* carry, Local* local) const {
+    const int G = q.G;
+    alignas(32) double la[kMaxGroup], lb[kMaxGroup], op[kMaxGroup], ap[kMaxGroup], cb[kMaxGroup];
+    for (int g = 0; g < G; ++g) {
+      la[g] = 1.0;
+      lb[g] = 0.0;
+      op[g] = s0 > 0 ? ToCompute<double>(o[q.Offset(s0 - 1) + g]) : 0.0;
+      cb[g] = kStore ? carry[g].b : 0.0;
+      ap[g] = cb[g];
+    }
+    for (int g = G; g < (G + 7) / 8 * 8; ++g) la[g] = lb[g] = op[g] = ap[g] = cb[g] = 0.0;
+    const __m256d ninf = _mm256_set1_pd(-kInf);
+    for (int64_t s = s0; s < s1; ++s) {
+      const int64_t off = q.Offset(s);
+      const bool row_start = s == 0;
+      for (int c = 0; c < G; c += 8) {
+        const int n = std::min(8, G - c);
+        __m256d olo, ohi, glo, ghi;
+        Load8(o + off + c, n, &olo, &ohi);
+        Load8(dout + off + c, n, &glo, &ghi);
+        const __m256d oplo = _mm256_load_pd(op + c), ophi = _mm256_load_pd(op + c + 4);
+        const __m256d gtlo = Gate4(olo, oplo, row_start), gthi = Gate4(ohi, ophi, row_start);
+        const __m256d alo = _mm256_mul_pd(_mm256_load_pd(la + c), gtlo);
+        const __m256d ahi = _mm256_mul_pd(_mm256_load_pd(la + c + 4), gthi);
+        const __m256d blo = _mm256_fmadd_pd(gtlo, _mm256_load_pd(lb + c), glo);
+        const __m256d bhi = _mm256_fmadd_pd(gthi, _mm256_load_pd(lb + c + 4), ghi);
+        _mm256_store_pd(la + c, alo);
+        _mm256_store_pd(la + c + 4, ahi);
+        _mm256_store_pd(lb + c, blo);
+        _mm256_store_pd(lb + c + 4, bhi);
+        _mm256_store_pd(op + c, olo);
+        _mm256_store_pd(op + c + 4, ohi);
+        if (kStore) {
+          __m256d xlo, xhi;
+          Load8(x + off + c, n, &xlo, &xhi);
+          const __m256d acclo = _mm256_fmadd_pd(alo, _mm256_load_pd(cb + c), blo);
+          const __m256d acchi = _mm256_fmadd_pd(ahi, _mm256_load_pd(cb + c + 4), bhi);
+          __m256d flo = acclo, fhi = acchi, rlo = olo, rhi = ohi;
+          if (q.exclusive) {
+            flo = _mm256_load_pd(ap + c);
+            fhi = _mm256_load_pd(ap + c + 4);
+            rlo = oplo;
+            rhi = ophi;
+            _mm256_store_pd(ap + c, acclo);
+            _mm256_store_pd(ap + c + 4, acchi);
+          }
+          __m256d elo, ehi;
+          if constexpr (std::is_same<T, double>::value) {
+            elo = Eigen::internal::pexp<Packet4d>(_mm256_sub_pd(xlo, rlo));
+            ehi = Eigen::internal::pexp<Packet4d>(_mm256_sub_pd(xhi, rhi));
+          } else {
+            ExpOfDiff8(_mm256_sub_pd(xlo, rlo), _mm256_sub_pd(xhi, rhi), &elo, &ehi);
+          }
+          __m256d dlo = _mm256_andnot_pd(_mm256_cmp_pd(xlo, ninf, _CMP_EQ_OQ), _mm256_mul_pd(flo, elo));
+          __m256d dhi = _mm256_andnot_pd(_mm256_cmp_pd(xhi, ninf, _CMP_EQ_OQ), _mm256_mul_pd(fhi, ehi));
+          if (q.exclusive && row_start) dlo = dhi = _mm256_setzero_pd();
+          Store8(dx + off + c, n, dlo, dhi);
+        }
+      }
+    }
+    if (local) {
+      for (int g = 0; g < G; ++g) local[g] = {la[g], lb[g]};
+    }
+  }
 
   Carry CarryIdentity() const { return {1.0, 0.0}; }
   Carry Fold(const Carry& c, const Local& l) const { return RecCombine(c, l); }
@@ -841,11 +960,17 @@ struct LseGradKernel {
 
   template <bool kStore>
   void Chunk(const SeqGroup& q, int64_t s0, int64_t s1, const Carry* carry, Local* local) const {
-    Buffers buf[kMaxGroup];
+    if (q.stride != 1) {
+      ColumnsChunk<kStore>(q, s0, s1, carry, local);
+      return;
+    }
+    // A contiguous row (G = 1): blocks gathered into buffers in scan order.
+    constexpr int kRows = 1;
+    Buffers buf[kRows];
     alignas(32) double res[kBlock];
-    RecState loc[kMaxGroup];
-    double olast[kMaxGroup];
-    for (int g = 0; g < q.G; ++g) {
+    RecState loc[kRows];
+    double olast[kRows];
+    for (int g = 0; g < kRows; ++g) {
       loc[g] = {1.0, 0.0};
       olast[g] = s0 > 0 ? ToCompute<double>(o[q.Offset(s0 - 1) + g]) : 0.0;
       if (kStore) buf[g].acc[3] = carry[g].b;
@@ -854,14 +979,14 @@ struct LseGradKernel {
       const int n = static_cast<int>(std::min<int64_t>(kBlock, s1 - b0));
       for (int j = 0; j < n; ++j) {
         const int64_t off = q.Offset(b0 + j);
-        for (int g = 0; g < q.G; ++g) {
+        for (int g = 0; g < kRows; ++g) {
           buf[g].o[j] = ToCompute<double>(o[off + g]);
           buf[g].g[j] = ToCompute<double>(dout[off + g]);
           if (kStore) buf[g].x[j] = ToCompute<double>(x[off + g]);
         }
       }
       const int padded = (n + 7) / 8 * 8;  // the x_grad loop takes 8 lanes at a time
-      for (int g = 0; g < q.G; ++g) {
+      for (int g = 0; g < kRows; ++g) {
         Buffers& bg = buf[g];
         bg.oprev[0] = olast[g];
         for (int j = 1; j < n; ++j) bg.oprev[j] = bg.o[j - 1];
@@ -878,7 +1003,7 @@ struct LseGradKernel {
       }
     }
     if (local) {
-      for (int g = 0; g < q.G; ++g) local[g] = loc[g];
+      for (int g = 0; g < kRows; ++g) local[g] = loc[g];
     }
   }
 };
