@@ -94,6 +94,27 @@ inline dtype::bfloat16 FromCompute<dtype::bfloat16, double>(double v) {
   return static_cast<dtype::bfloat16>(static_cast<float>(v));
 }
 
+// Stores 8 double lanes (2 x 4) as n <= 8 consecutive elements of type T.
+template <typename T>
+PADDLE_OPS_VINLINE void StoreLanes8(T* p, int n, __m256d lo, __m256d hi) {
+  if constexpr (std::is_same<T, float>::value) {
+    if (n == 8) {
+      _mm256_storeu_ps(p, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
+      return;
+    }
+  } else if constexpr (std::is_same<T, double>::value) {
+    if (n == 8) {
+      _mm256_storeu_pd(p, lo);
+      _mm256_storeu_pd(p + 4, hi);
+      return;
+    }
+  }
+  alignas(32) double d[8];
+  _mm256_store_pd(d, lo);
+  _mm256_store_pd(d + 4, hi);
+  for (int g = 0; g < n; ++g) p[g] = FromCompute<T>(d[g]);
+}
+
 template <typename T>
 using LseCompute = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
 
@@ -399,25 +420,7 @@ struct LseColumns {
       *xf = _mm256_load_ps(f);
     }
   }
-  static void Store(T* p, int G, __m256d lo, __m256d hi) {
-    if constexpr (std::is_same<T, float>::value) {
-      if (G == 8) {
-        _mm256_storeu_ps(p, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
-        return;
-      }
-    }
-    if constexpr (std::is_same<T, double>::value) {
-      if (G == 8) {
-        _mm256_storeu_pd(p, lo);
-        _mm256_storeu_pd(p + 4, hi);
-        return;
-      }
-    }
-    alignas(32) double d[8];
-    _mm256_store_pd(d, lo);
-    _mm256_store_pd(d + 4, hi);
-    for (int g = 0; g < G; ++g) p[g] = FromCompute<T>(static_cast<F>(d[g]));
-  }
+  static void Store(T* p, int G, __m256d lo, __m256d hi) { StoreLanes8(p, G, lo, hi); }
 
   // Exact outputs (and, with update_local, local states) of the lanes in `lanes` for one block,
   // from the states `loc` before it; for exclusive scans the output before the block is pv[g],
@@ -795,24 +798,7 @@ struct LseGradKernel {
     *lo = _mm256_load_pd(d);
     *hi = _mm256_load_pd(d + 4);
   }
-  static void Store8(T* p, int n, __m256d lo, __m256d hi) {
-    if constexpr (std::is_same<T, float>::value) {
-      if (n == 8) {
-        _mm256_storeu_ps(p, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
-        return;
-      }
-    } else if constexpr (std::is_same<T, double>::value) {
-      if (n == 8) {
-        _mm256_storeu_pd(p, lo);
-        _mm256_storeu_pd(p + 4, hi);
-        return;
-      }
-    }
-    alignas(32) double d[8];
-    _mm256_store_pd(d, lo);
-    _mm256_store_pd(d + 4, hi);
-    for (int g = 0; g < n; ++g) p[g] = FromCompute<T>(d[g]);
-  }
+  static void Store8(T* p, int n, __m256d lo, __m256d hi) { StoreLanes8(p, n, lo, hi); }
 
   // The gate exp(o - o_prev) of 4 lanes: 1 where o = o_prev, 0 where o = -inf or at a row's
   // first step (the row code's rules, lane by lane).
