@@ -13,11 +13,16 @@
 // once per lane and tile (the warp scan of lane totals, the carry, compensated so 2^26-long
 // rows lose nothing to accumulation): float32<->float64 conversions issue at 16 per clock
 // per SM on Hopper, and one per element would bound the kernel well above a copy's time.
-// The tile is taken this way only when every term is a normal float: no NaN or +inf in it,
-// R finite, and every element and the carry's max within kSpan of R. Otherwise exp(x - R)
-// could underflow before x's own prefix is dominated by larger terms (SPEC §1's wide-range
-// case), and the tile falls back on the exact generic steps. Which path a tile takes depends
-// on the data alone, so results stay deterministic.
+// The tile is taken this way only when no NaN or +inf is in it, R is finite, and either the
+// carry holds R (every prefix sum is then >= 1, and terms below exp(-kSpan) of it are
+// negligible) or every element and the carry's max lie within kSpan of R (every term a normal
+// float). Otherwise exp(x - R) could underflow before x's own prefix is dominated by larger
+// terms (SPEC §1's wide-range case), and the tile falls back on the exact generic steps. Which
+// path a tile takes depends on the data alone, so results stay deterministic.
+//
+// A segment total (phase 1 of a long row) needs no per-element prefix: each lane sums its
+// elements against the group's R in a compensated float64 of its own, and the lanes are added
+// once per segment by a fixed tree.
 #pragma once
 
 #include <cmath>
@@ -66,11 +71,17 @@ struct LseFast {
 
   // May the tile with max tmax, smallest finite element tmin and NaN/+inf flag `bad` be summed
   // against R = max(tmax, carry max)?
+  // Yes when the carry holds the max (R = carry max): its sum is >= 1 (the max element itself
+  // counts exp(0) = 1 and is never rescaled), so every output's S is >= 1 and a term below
+  // exp(-kSpan) = 1.8e-35 of it is negligible however float32 rounds or flushes it. Without
+  // this, one early spike sent every later tile of its row to the generic steps.
+  // Otherwise every term and the carry's max must lie within kSpan of R.
   __device__ static bool Usable(const State& carry, float tmax, float tmin, bool bad, float* R) {
     const double cm = carry.m;
     if (bad || cm != cm || cm == std::numeric_limits<double>::infinity()) return false;
     *R = fmaxf(tmax, static_cast<float>(cm));
     if (!isfinite(*R)) return false;
+    if (cm == static_cast<double>(*R)) return true;
     const float lo = *R - kSpan;
     return tmin >= lo && (cm == -std::numeric_limits<double>::infinity() || cm >= static_cast<double>(lo));
   }
@@ -78,7 +89,7 @@ struct LseFast {
   // R + log(Sh + Sl) for an unevaluated float-float sum S = Sh + Sl (|Sl| << Sh), all in float32
   // arithmetic: conversions to and from float64 issue at a quarter of the float64 rate on
   // Hopper and were the bottleneck of this path. Sh is 0 (an empty prefix) or a normal float
-  // (every term is within kSpan of R). log(S) = e*ln2 + log(m) + Sl/Sh with m in
+  // (every term is within kSpan of R, or the carry holds R and S >= 1). log(S) = e*ln2 + log(m) + Sl/Sh with m in
   // [sqrt(1/2), sqrt(2)), so log(m) is small and its float32 error (~3e-8) is absolute; R +
   // e*ln2_hi is summed exactly (TwoSum; ln2_hi has 12 bits, |e| < 2^8), so the one large
   // rounding is the final one, half an ulp of the result.
