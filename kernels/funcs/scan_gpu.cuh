@@ -8,6 +8,9 @@
 // (no atomics, no look-back that depends on timing), so a given input gives the same bits on
 // every run. Long lines are split into segments of a fixed decomposition and scanned in three
 // phases (reduce each segment; scan the segment totals; rescan each segment from its prefix).
+// Phase 2 is itself parallel with a fixed shape: a warp per line for up to kWarpTotals segments,
+// else a block per line (each thread folds a run of consecutive totals, warp scans, a scan of
+// the warp totals); the segment totals of a line are contiguous for rows and columns alike.
 //
 // Strategies, chosen from the layout:
 //   inner == 1   rows are contiguous. A logical warp of W lanes (W = 4, 16 or 32; several rows per
@@ -26,6 +29,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/funcs/scan_layout.h"
 #include "paddle_ops/core/gpu/gpu_context.h"
@@ -41,9 +45,14 @@ struct ScanPolicy {
   static constexpr int kRowItems = 8;            // elements per lane per tile, W = 32
   static constexpr int kShortRowItems = 4;       // elements per lane per tile, W < 32
   static constexpr int kColumnItems = 8;         // loads in flight per thread, columns
-  static constexpr int64_t kTargetRowWarps = 2048;     // split long rows until this many warps run
+  // Split long rows until about this many warps run per block an SM holds (at least 2): 128
+  // blocks of 8 warps, about one per SM of an H100 (132). Ops compiled for 3 blocks per SM
+  // (TileMinBlocks) get 3072 warps, one wave there; the others 2048.
+  static constexpr int64_t kTargetRowWarpsPerSlot = 1024;
   static constexpr int64_t kTargetColumnThreads = 262144;
-  static constexpr int64_t kMaxColumnSegments = 256;   // phase 2 is sequential per column
+  static constexpr int64_t kMaxColumnSegments = 256;   // segments per column line
+  static constexpr int64_t kWarpTotals = 128;    // phase 2: a warp per line up to this many segments
+  static constexpr int kTotalsThreads = 512;     // phase 2: threads of the block per line beyond
 };
 
 // Where step s (in scan order) of line (o, i) lies.
@@ -231,11 +240,23 @@ struct GpuTileScan {
   }
 };
 
+// The blocks per SM the row and column kernels of an op are compiled for (__launch_bounds__'s
+// second argument): GpuTileScan<Op>::kMinBlocks where a tile scanner sets it, else 1 (no cap
+// on registers below the 255 of 256 threads).
+template <typename Tiles, typename = void>
+struct TileMinBlocks {
+  static constexpr int value = 1;
+};
+template <typename Tiles>
+struct TileMinBlocks<Tiles, std::void_t<decltype(Tiles::kMinBlocks)>> {
+  static constexpr int value = Tiles::kMinBlocks;
+};
+
 // ---- inner == 1: rows, a logical warp per (row, segment) -----------------------------------
 // kPhase 0: whole rows (one segment each). 1: write segment totals. 3: rescan each segment from
 // its exclusive prefix in `totals`.
 template <int W, int kItems, int kPhase, typename Op>
-__global__ void __launch_bounds__(ScanPolicy::kThreads)
+__global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileScan<Op>>::value)
     RowScanKernel(Op op, LineGeometry g, int64_t rows, int64_t nseg, int64_t seg_len,
                   typename Op::State* totals, bool exclusive) {
   const int64_t warp = (blockIdx.x * int64_t{blockDim.x} + threadIdx.x) / W;
@@ -253,19 +274,62 @@ __global__ void __launch_bounds__(ScanPolicy::kThreads)
   }
 }
 
-// Phase 2 for rows: an exclusive scan of each row's nseg segment totals, in place.
+// Phase 2, few segments per line: a warp per line scans its nseg totals (contiguous at
+// totals[line * nseg]) to exclusive prefixes, in place.
 template <typename Op>
 __global__ void __launch_bounds__(ScanPolicy::kThreads)
-    RowTotalsScanKernel(Op op, int64_t rows, int64_t nseg, typename Op::State* totals) {
-  const int64_t row = (blockIdx.x * int64_t{blockDim.x} + threadIdx.x) / 32;
-  if (row >= rows) return;
-  const StateLine<typename Op::State> line{totals, row * nseg, 1};
+    WarpTotalsScanKernel(Op op, int64_t lines, int64_t nseg, typename Op::State* totals) {
+  const int64_t ln = (blockIdx.x * int64_t{blockDim.x} + threadIdx.x) / 32;
+  if (ln >= lines) return;
+  const StateLine<typename Op::State> line{totals, ln * nseg, 1};
   WarpScanSteps<32, 4, true>(op, line, 0, nseg, op.Identity(), true, threadIdx.x % 32);
+}
+
+// Phase 2, many segments per line (the 2048 or 3072 of a single long row): a block per line. Thread t
+// folds the run [t * per, (t + 1) * per) of totals left to right, a warp scan and a scan of the
+// warp totals give each thread what lies before its run, and the thread walks its run again
+// storing exclusive prefixes. The combination order depends on nseg alone (deterministic); the
+// dependent chain is per + log2(32) + log2(kTotalsThreads / 32) + per combines long, instead of
+// the 16-24 tiles of ~13 dependent combines each of one warp walking 2048-3072 totals.
+template <typename Op>
+__global__ void __launch_bounds__(ScanPolicy::kTotalsThreads)
+    BlockTotalsScanKernel(Op op, int64_t nseg, typename Op::State* totals) {
+  using State = typename Op::State;
+  constexpr int kWarps = ScanPolicy::kTotalsThreads / 32;
+  using WarpScanT = cub::WarpScan<State, 32>;
+  __shared__ typename WarpScanT::TempStorage temp[kWarps];  // empty for the shuffle-based warp scan
+  __shared__ State warp_totals[kWarps];
+  const CombineFn<Op> fn{op};
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  State* t = totals + blockIdx.x * nseg;
+  const int64_t per = (nseg + ScanPolicy::kTotalsThreads - 1) / ScanPolicy::kTotalsThreads;
+  const int64_t b0 = threadIdx.x * per;
+  const int64_t b1 = b0 + per < nseg ? b0 + per : nseg;
+  State run = op.Identity();
+  for (int64_t k = b0; k < b1; ++k) run = op.Combine(run, t[k]);
+  State before, warp_total;
+  WarpScanT(temp[warp]).ExclusiveScan(run, before, op.Identity(), fn, warp_total);
+  if (lane == 0) warp_totals[warp] = warp_total;
+  __syncthreads();
+  if (warp == 0) {
+    const State w = lane < kWarps ? warp_totals[lane] : op.Identity();
+    State w_before, all;
+    WarpScanT(temp[0]).ExclusiveScan(w, w_before, op.Identity(), fn, all);
+    __syncwarp();
+    if (lane < kWarps) warp_totals[lane] = w_before;
+  }
+  __syncthreads();
+  State carry = op.Combine(warp_totals[warp], before);
+  for (int64_t k = b0; k < b1; ++k) {
+    const State v = t[k];
+    t[k] = carry;
+    carry = op.Combine(carry, v);
+  }
 }
 
 // ---- inner > 1: columns, a thread per (segment, line), line fastest --------------------------
 template <int kPhase, typename Op>
-__global__ void __launch_bounds__(ScanPolicy::kThreads)
+__global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileScan<Op>>::value)
     ColumnScanKernel(Op op, LineGeometry g, int64_t lines, int64_t nseg, int64_t seg_len,
                      typename Op::State* totals, bool exclusive) {
   const int64_t t = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
@@ -274,26 +338,29 @@ __global__ void __launch_bounds__(ScanPolicy::kThreads)
   const int64_t s0 = seg * seg_len, s1 = s0 + seg_len < g.length ? s0 + seg_len : g.length;
   const OpLine<Op> line{op, g, g.Base(ln)};
   constexpr int kItems = ScanPolicy::kColumnItems;
+  // Segment totals line-major (totals[ln * nseg + seg]), so that phase 2 reads a line's run.
   if (kPhase == 1) {
-    totals[t] = GpuTileScan<Op>::template Thread<kItems, false>(op, line, s0, s1, op.Identity(), exclusive);
+    totals[ln * nseg + seg] = GpuTileScan<Op>::template Thread<kItems, false>(op, line, s0, s1, op.Identity(), exclusive);
   } else {
-    const auto carry = kPhase == 3 ? totals[t] : op.Identity();
+    const auto carry = kPhase == 3 ? totals[ln * nseg + seg] : op.Identity();
     GpuTileScan<Op>::template Thread<kItems, true>(op, line, s0, s1, carry, exclusive);
   }
 }
 
-// Phase 2 for columns: per line, an exclusive scan over its nseg totals (stride `lines`).
-template <typename Op>
-__global__ void __launch_bounds__(ScanPolicy::kThreads)
-    ColumnTotalsScanKernel(Op op, int64_t lines, int64_t nseg, typename Op::State* totals) {
-  const int64_t ln = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-  if (ln >= lines) return;
-  const StateLine<typename Op::State> line{totals, ln, lines};
-  ThreadScanSteps<4, true>(op, line, 0, nseg, op.Identity(), true);
-}
-
 inline unsigned Blocks(int64_t threads) {
   return static_cast<unsigned>((threads + ScanPolicy::kThreads - 1) / ScanPolicy::kThreads);
+}
+
+// Phase 2 for `lines` lines of nseg segment totals each, line-major: exclusive prefixes in place.
+template <typename Op>
+void ScanSegmentTotals(const GPUContext& ctx, int64_t lines, int64_t nseg, typename Op::State* totals, const Op& op) {
+  if (nseg <= ScanPolicy::kWarpTotals) {
+    WarpTotalsScanKernel<<<Blocks(lines * 32), ScanPolicy::kThreads, 0, ctx.stream()>>>(op, lines, nseg, totals);
+  } else {
+    BlockTotalsScanKernel<<<static_cast<unsigned>(lines), ScanPolicy::kTotalsThreads, 0, ctx.stream()>>>(op, nseg,
+                                                                                                       totals);
+  }
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
 template <int W, int kItems, typename Op>
@@ -301,9 +368,10 @@ void ScanRows(const GPUContext& ctx, const LineGeometry& g, int64_t rows, bool e
   using State = typename Op::State;
   constexpr int64_t kTile = int64_t{W} * kItems;
   int64_t nseg = 1;
-  if (W == 32 && rows < ScanPolicy::kTargetRowWarps) {
-    // Split each row so that about kTargetRowWarps warps run, each segment at least 4 tiles.
-    nseg = std::min((ScanPolicy::kTargetRowWarps + rows - 1) / rows, (g.length + 4 * kTile - 1) / (4 * kTile));
+  const int64_t target = ScanPolicy::kTargetRowWarpsPerSlot * std::max(2, TileMinBlocks<GpuTileScan<Op>>::value);
+  if (W == 32 && rows < target) {
+    // Split each row so that about `target` warps run, each segment at least 4 tiles.
+    nseg = std::min((target + rows - 1) / rows, (g.length + 4 * kTile - 1) / (4 * kTile));
     nseg = std::max<int64_t>(nseg, 1);
   }
   int64_t seg_len = (g.length + nseg - 1) / nseg;
@@ -321,8 +389,7 @@ void ScanRows(const GPUContext& ctx, const LineGeometry& g, int64_t rows, bool e
   RowScanKernel<W, kItems, 1><<<blocks, ScanPolicy::kThreads, 0, ctx.stream()>>>(op, g, rows, nseg, seg_len,
                                                                                 totals, exclusive);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
-  RowTotalsScanKernel<<<Blocks(rows * 32), ScanPolicy::kThreads, 0, ctx.stream()>>>(op, rows, nseg, totals);
-  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  ScanSegmentTotals(ctx, rows, nseg, totals, op);
   RowScanKernel<W, kItems, 3><<<blocks, ScanPolicy::kThreads, 0, ctx.stream()>>>(op, g, rows, nseg, seg_len,
                                                                                 totals, exclusive);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
@@ -351,8 +418,7 @@ void ScanColumns(const GPUContext& ctx, const LineGeometry& g, int64_t lines, bo
   ColumnScanKernel<1><<<blocks, ScanPolicy::kThreads, 0, ctx.stream()>>>(op, g, lines, nseg, seg_len, totals,
                                                                          exclusive);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
-  ColumnTotalsScanKernel<<<Blocks(lines), ScanPolicy::kThreads, 0, ctx.stream()>>>(op, lines, nseg, totals);
-  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  ScanSegmentTotals(ctx, lines, nseg, totals, op);
   ColumnScanKernel<3><<<blocks, ScanPolicy::kThreads, 0, ctx.stream()>>>(op, g, lines, nseg, seg_len, totals,
                                                                          exclusive);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());

@@ -198,6 +198,22 @@ void ExpectNearCpu(const DenseTensor& cpu, const DenseTensor& gpu_on_cpu, double
   }
 }
 
+// A tensor shape and the axis to scan it along, for the engine-strategy tests below.
+struct EngineCase {
+  std::vector<int64_t> dims;
+  int axis;
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+  }
+  std::string Describe(int mode) const {
+    std::string s = "shape [";
+    for (int64_t d : dims) s += std::to_string(d) + " ";
+    return s + "] axis " + std::to_string(axis) + " mode " + std::to_string(mode);
+  }
+};
+
 // One shape per engine strategy (scan_gpu.cuh): short rows (4 and 16 lanes a row), whole rows
 // per warp, long rows split into segments (three phases), columns, and columns split along
 // the length; odd lengths throughout. Each is run three times and compared bitwise, and
@@ -206,11 +222,7 @@ void ExpectNearCpu(const DenseTensor& cpu, const DenseTensor& gpu_on_cpu, double
 TEST(GpuTest, ScanEngineEveryStrategyDeterministicAndMatchesCpu) {
   REQUIRE_GPU();
   ScopedGpuScanBackend engine("engine");
-  struct Case {
-    std::vector<int64_t> dims;
-    int axis;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<EngineCase> cases = {
       {{1001, 13}, 1},      // short rows, 4 lanes a row
       {{517, 61}, 1},       // short rows, 16 lanes a row
       {{2100, 301}, 1},     // rows, one warp a row
@@ -222,20 +234,17 @@ TEST(GpuTest, ScanEngineEveryStrategyDeterministicAndMatchesCpu) {
   };
   std::mt19937 rng(11);
   std::normal_distribution<double> nd(0, 3);
-  for (const Case& c : cases) {
-    int64_t n = 1;
-    for (int64_t d : c.dims) n *= d;
+  for (const EngineCase& c : cases) {
+    const int64_t n = c.numel();
     std::vector<double> v(n), g(n);
     for (double& e : v) e = nd(rng);
     for (double& e : g) e = nd(rng);
     v[n / 3] = -INFINITY;
     const DenseTensor x = MakeCpu<double>(c.dims, v), dout = MakeCpu<double>(c.dims, g);
     const DenseTensor xg = ToPlace(x, GPUPlace(0)), doutg = ToPlace(dout, GPUPlace(0));
-    std::string shape;
-    for (int64_t d : c.dims) shape += std::to_string(d) + " ";
     for (int mode = 0; mode < 4; ++mode) {
       const bool excl = mode & 1, rev = mode & 2;
-      const std::string what = "shape [" + shape + "] axis " + std::to_string(c.axis) + " mode " + std::to_string(mode);
+      const std::string what = c.Describe(mode);
       for (const char* op : {"logcumsumexp", "cumsum"}) {
         const DenseTensor ref = RunCum(op, x, c.axis, excl, rev);
         const DenseTensor first = ToPlace(RunCum(op, xg, c.axis, excl, rev), CPUPlace());
@@ -252,6 +261,68 @@ TEST(GpuTest, ScanEngineEveryStrategyDeterministicAndMatchesCpu) {
       EXPECT_TRUE(SameBits(first, ToPlace(RunLcseGrad(xg, outg, doutg, c.axis, excl, rev), CPUPlace()))) << what;
     }
   }
+}
+
+// The fast tiles of logcumsumexp and its gradient (float32 and float16; logcumsumexp_tiles.cuh)
+// on the engine's strategies, phase 2 included both ways (a warp per line up to
+// ScanPolicy::kWarpTotals segments, a block per line beyond: the [1, 300007], [1, 2^22] and
+// [1, 20000, 3] cases). Each call is repeated and compared bitwise; the forward is also held to
+// the CPU kernel (both within SPEC §1 of the float64 truth, so within twice that of each other).
+// Inputs mix N(0, 3) with -inf, a NaN-free wide range (±150, ±400) in a few places so that
+// some tiles take the generic fallback.
+template <typename T>
+void CheckFastTiles(double tol) {
+  ScopedGpuScanBackend engine("engine");
+  const std::vector<EngineCase> cases = {
+      {{1001, 13}, 1}, {{517, 61}, 1},   {{2100, 301}, 1},    {{3, 100003}, 1},
+      {{1, 300007}, 0}, {{1, 1 << 22}, 0}, {{5, 1001, 7}, 1}, {{1, 20000, 3}, 1},
+  };
+  std::mt19937 rng(17);
+  std::normal_distribution<float> nd(0, 3);
+  for (const EngineCase& c : cases) {
+    const int64_t n = c.numel();
+    std::vector<T> v(n), g(n);
+    for (int64_t i = 0; i < n; ++i) {
+      v[i] = static_cast<T>(nd(rng));
+      g[i] = static_cast<T>(nd(rng));
+    }
+    v[n / 3] = static_cast<T>(-INFINITY);
+    v[n / 2] = static_cast<T>(150.f);
+    v[n / 2 + 1] = static_cast<T>(-400.f);
+    v[n - 1] = static_cast<T>(-150.f);
+    const DenseTensor x = MakeCpu<T>(c.dims, v), dout = MakeCpu<T>(c.dims, g);
+    const DenseTensor xg = ToPlace(x, GPUPlace(0)), doutg = ToPlace(dout, GPUPlace(0));
+    for (int mode = 0; mode < 4; ++mode) {
+      const bool excl = mode & 1, rev = mode & 2;
+      const std::string what = DataTypeToString(x.dtype()) + " " + c.Describe(mode);
+      const DenseTensor ref = RunCum("logcumsumexp", x, c.axis, excl, rev);
+      const DenseTensor outg = RunCum("logcumsumexp", xg, c.axis, excl, rev);
+      const DenseTensor first = ToPlace(outg, CPUPlace());
+      int bad = 0;
+      for (int64_t i = 0; i < n && bad < 5; ++i) {
+        const double a = static_cast<float>(ref.data<T>()[i]), b = static_cast<float>(first.data<T>()[i]);
+        const bool ok = std::isinf(a) ? a == b : std::fabs(a - b) <= tol * std::max(1.0, std::fabs(a));
+        if (!ok) {
+          ++bad;
+          ADD_FAILURE() << "logcumsumexp " << what << " element " << i << ": cpu " << a << " gpu " << b;
+        }
+      }
+      EXPECT_TRUE(SameBits(first, ToPlace(RunCum("logcumsumexp", xg, c.axis, excl, rev), CPUPlace()))) << what;
+      const DenseTensor grad = ToPlace(RunLcseGrad(xg, outg, doutg, c.axis, excl, rev), CPUPlace());
+      EXPECT_TRUE(SameBits(grad, ToPlace(RunLcseGrad(xg, outg, doutg, c.axis, excl, rev), CPUPlace())))
+          << "logcumsumexp_grad " << what;
+    }
+  }
+}
+
+TEST(GpuTest, ScanEngineFastTilesFloat32DeterministicAndMatchCpu) {
+  REQUIRE_GPU();
+  CheckFastTiles<float>(5e-7);
+}
+
+TEST(GpuTest, ScanEngineFastTilesFloat16DeterministicAndMatchCpu) {
+  REQUIRE_GPU();
+  CheckFastTiles<dtype::float16>(std::ldexp(1.0, -9));  // two float16 ulps at |out| in [1, 2)
 }
 
 TEST(GpuTest, ScanEngineIntegerCumsumIsExact) {

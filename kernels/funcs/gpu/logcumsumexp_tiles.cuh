@@ -13,11 +13,16 @@
 // once per lane and tile (the warp scan of lane totals, the carry, compensated so 2^26-long
 // rows lose nothing to accumulation): float32<->float64 conversions issue at 16 per clock
 // per SM on Hopper, and one per element would bound the kernel well above a copy's time.
-// The tile is taken this way only when every term is a normal float: no NaN or +inf in it,
-// R finite, and every element and the carry's max within kSpan of R. Otherwise exp(x - R)
-// could underflow before x's own prefix is dominated by larger terms (SPEC §1's wide-range
-// case), and the tile falls back on the exact generic steps. Which path a tile takes depends
-// on the data alone, so results stay deterministic.
+// The tile is taken this way only when no NaN or +inf is in it, R is finite, and either the
+// carry holds R (every prefix sum is then >= 1, and terms below exp(-kSpan) of it are
+// negligible) or every element and the carry's max lie within kSpan of R (every term a normal
+// float). Otherwise exp(x - R) could underflow before x's own prefix is dominated by larger
+// terms (SPEC §1's wide-range case), and the tile falls back on the exact generic steps. Which
+// path a tile takes depends on the data alone, so results stay deterministic.
+//
+// A segment total (phase 1 of a long row) needs no per-element prefix: each lane sums its
+// elements against the group's R in a compensated float64 of its own, and the lanes are added
+// once per segment by a fixed tree.
 #pragma once
 
 #include <cmath>
@@ -31,6 +36,14 @@
 namespace phi {
 namespace funcs {
 namespace scan_gpu {
+
+// Items per lane (or thread) of the generic steps that a tile falls back on (NaN, +inf, a range
+// wider than kSpan: rare). One float64 state per item stays live across the tile's warp scan,
+// 24 bytes each for the forward, and the kernel is allocated registers for its hungriest path:
+// with V items (4 or 8) the fallback alone held 48-96 registers, capping the fast path's
+// occupancy. One item per lane: the fallback is slower (more warp scans per element), the fast
+// tiles get the registers.
+constexpr int kFallbackItems = 1;
 
 struct LseFast {
   static constexpr float kSpan = 80.f;  // exp(-80) = 1.8e-35 is still a normal float
@@ -58,11 +71,17 @@ struct LseFast {
 
   // May the tile with max tmax, smallest finite element tmin and NaN/+inf flag `bad` be summed
   // against R = max(tmax, carry max)?
+  // Yes when the carry holds the max (R = carry max): its sum is >= 1 (the max element itself
+  // counts exp(0) = 1 and is never rescaled), so every output's S is >= 1 and a term below
+  // exp(-kSpan) = 1.8e-35 of it is negligible however float32 rounds or flushes it. Without
+  // this, one early spike sent every later tile of its row to the generic steps.
+  // Otherwise every term and the carry's max must lie within kSpan of R.
   __device__ static bool Usable(const State& carry, float tmax, float tmin, bool bad, float* R) {
     const double cm = carry.m;
     if (bad || cm != cm || cm == std::numeric_limits<double>::infinity()) return false;
     *R = fmaxf(tmax, static_cast<float>(cm));
     if (!isfinite(*R)) return false;
+    if (cm == static_cast<double>(*R)) return true;
     const float lo = *R - kSpan;
     return tmin >= lo && (cm == -std::numeric_limits<double>::infinity() || cm >= static_cast<double>(lo));
   }
@@ -70,7 +89,7 @@ struct LseFast {
   // R + log(Sh + Sl) for an unevaluated float-float sum S = Sh + Sl (|Sl| << Sh), all in float32
   // arithmetic: conversions to and from float64 issue at a quarter of the float64 rate on
   // Hopper and were the bottleneck of this path. Sh is 0 (an empty prefix) or a normal float
-  // (every term is within kSpan of R). log(S) = e*ln2 + log(m) + Sl/Sh with m in
+  // (every term is within kSpan of R, or the carry holds R and S >= 1). log(S) = e*ln2 + log(m) + Sl/Sh with m in
   // [sqrt(1/2), sqrt(2)), so log(m) is small and its float32 error (~3e-8) is absolute; R +
   // e*ln2_hi is summed exactly (TwoSum; ln2_hi has 12 bits, |e| < 2^8), so the one large
   // rounding is the final one, half an ulp of the result.
@@ -123,6 +142,21 @@ struct LseVec {
   static constexpr int kV = 16 / static_cast<int>(sizeof(T));
 };
 
+// The lanes' totals of a logical warp of W lanes, scanned in float64 in a fixed order: what
+// lies before this lane (0 for lane 0) and the warp's total (every lane).
+template <int W>
+__device__ inline void ScanLaneTotals(double lane_total, unsigned mask, int lane, double* before, double* total) {
+  double incl = lane_total;
+#pragma unroll
+  for (int d = 1; d < W; d <<= 1) {
+    const double y = __shfl_up_sync(mask, incl, d, W);
+    if (lane >= d) incl += y;
+  }
+  const double b = __shfl_up_sync(mask, incl, 1, W);
+  *before = lane == 0 ? 0.0 : b;
+  *total = __shfl_sync(mask, incl, W - 1, W);
+}
+
 // Steps first .. first+V-1 of a row (inner == 1) at `base`, as floats; steps >= s1 read -inf.
 template <typename T, int V>
 __device__ inline void LoadRowItems(const T* x, int64_t base, int64_t L, bool reverse, int64_t first, int64_t s1,
@@ -140,97 +174,175 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   using Op = LogcumsumexpOp<T, double>;
   using State = typename Op::State;
   static constexpr bool kFast = true;
+  // 3 blocks of 256 threads per SM (at most 80 registers): 24 warps to hide the latency of the
+  // exp/log chains and the loads, instead of 16 at the 93-118 registers ptxas picks unbounded.
+  static constexpr int kMinBlocks = 3;
+  static constexpr int V = LseVec<T>::kV;
+  // Sub-tiles loaded per group (one reference R each group). A logical warp of fewer than 32
+  // lanes scans a short row (at most W * V steps) in one sub-tile, so it loads one: the others
+  // would be padding, holding registers (bits unchanged: padding is -inf, which moves neither
+  // the max, the min nor the NaN/+inf flag).
+  template <int W>
+  static constexpr int kGroup = W == 32 ? 16 / V : 1;
+
+  // Loads the group of U sub-tiles at g0 (lane's V steps of each) and reduces, over the logical
+  // warp, its max, its smallest finite element and whether it holds a NaN or +inf.
+  template <int W, int U>
+  __device__ static void LoadGroup(const Op& op, const OpLine<Op>& line, int64_t g0, int64_t s1, bool vec, unsigned mask,
+                                   int lane, float (&xs)[U][V], float* tmax, float* tmin, bool* bad) {
+    constexpr int64_t kSub = int64_t{W} * V;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      LoadRowItems<T, V>(op.x, line.base, line.g.length, line.g.reverse, g0 + u * kSub + int64_t{lane} * V, s1, vec,
+                         xs[u]);
+    }
+    float hi = -std::numeric_limits<float>::infinity();
+    float lo = std::numeric_limits<float>::infinity();
+    bool b = false;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const float v = xs[u][j];
+        b |= v != v || v == std::numeric_limits<float>::infinity();
+        hi = fmaxf(hi, v);
+        lo = fminf(lo, v == -std::numeric_limits<float>::infinity() ? lo : v);
+      }
+    }
+#pragma unroll
+    for (int d = W / 2; d > 0; d >>= 1) {
+      hi = fmaxf(hi, __shfl_xor_sync(mask, hi, d, W));
+      lo = fminf(lo, __shfl_xor_sync(mask, lo, d, W));
+    }
+    *tmax = hi;
+    *tmin = lo;
+    *bad = __any_sync(mask, b);
+  }
+
+  __device__ static bool Aligned(const Op& op, int64_t L) {
+    return L % V == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 && reinterpret_cast<uintptr_t>(op.out) % 16 == 0;
+  }
+
+  // The lanes' partial sums (each against the warp-uniform reference m) added by a fixed tree
+  // into lane 0, then broadcast: the state (m, sum) of everything the lanes hold.
+  template <int W>
+  __device__ static State LaneTotal(double m, LseFast::Sum part, unsigned mask) {
+#pragma unroll
+    for (int d = W / 2; d > 0; d >>= 1) {
+      const LseFast::Sum other{__shfl_down_sync(mask, part.hi, d, W), __shfl_down_sync(mask, part.lo, d, W)};
+      part = Add(part, other);  // lanes >= d compute garbage that no lane < d reads later
+    }
+    return State{m, LseFast::Sum{__shfl_sync(mask, part.hi, 0, W), __shfl_sync(mask, part.lo, 0, W)}};
+  }
+
+  // Phase 1 of a long row (kStore = false): only carry (+) steps [s0, s1) is needed, so no warp
+  // scan per sub-tile. Each lane keeps its own compensated float64 sum against the group
+  // reference m (rescaled by exp(m_old - m) when m grows, one warp-uniform float64 exp per
+  // group at most), adds each group's float-float lane sum into it, and the lanes are added
+  // once at the end by a fixed tree. Groups the fast arithmetic cannot take go through the
+  // generic steps, with the lanes flushed into the carry first.
+  template <int W>
+  __device__ static State WarpTotal(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                    int lane) {
+    constexpr int U = kGroup<W>;
+    constexpr int64_t kGroupSteps = int64_t{W} * V * U;
+    const unsigned mask = LogicalWarpMask<W>();
+    const bool vec = Aligned(op, line.g.length);
+    double m = carry.m;
+    LseFast::Sum part = lane == 0 ? carry.s : LseFast::Sum::Zero();
+    for (int64_t g0 = s0; g0 < s1; g0 += kGroupSteps) {
+      float xs[U][V];
+      float tmax, tmin;
+      bool bad;
+      LoadGroup<W, U>(op, line, g0, s1, vec, mask, lane, xs, &tmax, &tmin, &bad);
+      float R;
+      if (!LseFast::Usable(State{m, LseFast::Sum::Zero()}, tmax, tmin, bad, &R)) {
+        const int64_t g1 = g0 + kGroupSteps < s1 ? g0 + kGroupSteps : s1;
+        carry = WarpScanSteps<W, kFallbackItems, false>(op, line, g0, g1, LaneTotal<W>(m, part, mask), false, lane);
+        m = carry.m;
+        part = lane == 0 ? carry.s : LseFast::Sum::Zero();
+        continue;
+      }
+      if (m != static_cast<double>(R)) {  // the reference grows: rescale (m = -inf: nothing yet)
+        part = m == -std::numeric_limits<double>::infinity() ? LseFast::Sum::Zero()
+                                                              : Scale(part, exp(m - static_cast<double>(R)));
+        m = static_cast<double>(R);
+      }
+      FloatFloat acc{0.f, 0.f};
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+#pragma unroll
+        for (int j = 0; j < V; ++j) acc = FloatFloat::Add(acc, LseFast::ExpDiff(xs[u][j], R));  // 0 for padding
+      }
+      part = Add(part, LseFast::Sum::Of(acc.ToDouble()));
+    }
+    return LaneTotal<W>(m, part, mask);
+  }
 
   // Rows: a logical warp takes sub-tiles of W * V elements, V consecutive ones per lane.
   template <int W, int kItems, bool kStore>
   __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                bool exclusive, int lane) {
-    constexpr int V = LseVec<T>::kV;
-    constexpr int64_t kSub = int64_t{W} * V;
-    const unsigned mask = LogicalWarpMask<W>();
-    const int64_t L = line.g.length;
-    const bool reverse = line.g.reverse;
-    const bool vec = L % V == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 &&
-                     reinterpret_cast<uintptr_t>(op.out) % 16 == 0;
-    // A group of U sub-tiles is loaded before any is scanned (more bytes in flight per warp) and
-    // shares one reference R, so the max/min reductions run once per group.
-    constexpr int U = 16 / V;
-    for (int64_t g0 = s0; g0 < s1; g0 += U * kSub) {
-      float xs[U][V];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        LoadRowItems<T, V>(op.x, line.base, L, reverse, g0 + u * kSub + int64_t{lane} * V, s1, vec, xs[u]);
-      }
-      float tmax = -std::numeric_limits<float>::infinity();
-      float tmin = std::numeric_limits<float>::infinity();
-      bool bad = false;
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-#pragma unroll
-        for (int j = 0; j < V; ++j) {
-          const float v = xs[u][j];
-          bad |= v != v || v == std::numeric_limits<float>::infinity();
-          tmax = fmaxf(tmax, v);
-          tmin = fminf(tmin, v == -std::numeric_limits<float>::infinity() ? tmin : v);
+    if constexpr (!kStore) {
+      return WarpTotal<W>(op, line, s0, s1, carry, lane);
+    } else {
+      constexpr int64_t kSub = int64_t{W} * V;
+      const unsigned mask = LogicalWarpMask<W>();
+      const int64_t L = line.g.length;
+      const bool reverse = line.g.reverse;
+      const bool vec = Aligned(op, L);
+      // A group of U sub-tiles is loaded before any is scanned (more bytes in flight per warp)
+      // and shares one reference R, so the max/min reductions run once per group.
+      constexpr int U = kGroup<W>;
+      for (int64_t g0 = s0; g0 < s1; g0 += U * kSub) {
+        float xs[U][V];
+        float tmax, tmin;
+        bool bad;
+        LoadGroup<W, U>(op, line, g0, s1, vec, mask, lane, xs, &tmax, &tmin, &bad);
+        float R;
+        if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
+          const int64_t g1 = g0 + U * kSub < s1 ? g0 + U * kSub : s1;
+          carry = WarpScanSteps<W, kFallbackItems, kStore>(op, line, g0, g1, carry, exclusive, lane);
+          continue;
         }
-      }
+        LseFast::Sum c = LseFast::Rebase(carry, R);
 #pragma unroll
-      for (int d = W / 2; d > 0; d >>= 1) {
-        tmax = fmaxf(tmax, __shfl_xor_sync(mask, tmax, d, W));
-        tmin = fminf(tmin, __shfl_xor_sync(mask, tmin, d, W));
-      }
-      bad = __any_sync(mask, bad);
-      float R;
-      if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
-        const int64_t g1 = g0 + U * kSub < s1 ? g0 + U * kSub : s1;
-        carry = WarpScanSteps<W, V, kStore>(op, line, g0, g1, carry, exclusive, lane);
-        continue;
-      }
-      LseFast::Sum c = LseFast::Rebase(carry, R);
+        for (int u = 0; u < U; ++u) {
+          const int64_t t0 = g0 + u * kSub;
+          if (t0 >= s1) break;
+          const int64_t first = t0 + int64_t{lane} * V;
+          // The lane's terms (one float32 exp per element, no float64) and their float-float sum;
+          // the terms, not the V partial sums, are kept for the stores (half the registers).
+          float e[V];
+          FloatFloat acc{0.f, 0.f};
 #pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int64_t t0 = g0 + u * kSub;
-        if (t0 >= s1) break;
-        const int64_t first = t0 + int64_t{lane} * V;
-        // The lane's own prefix sums, float-float (one float32 exp per element, no float64).
-        FloatFloat part[V];
-        FloatFloat acc{0.f, 0.f};
-#pragma unroll
-        for (int j = 0; j < V; ++j) {
-          const float e = LseFast::ExpDiff(xs[u][j], R);  // 0 for -inf and padding
-          if (exclusive) {
-            part[j] = acc;
-            acc = FloatFloat::Add(acc, e);
-          } else {
-            acc = FloatFloat::Add(acc, e);
-            part[j] = acc;
+          for (int j = 0; j < V; ++j) {
+            e[j] = LseFast::ExpDiff(xs[u][j], R);  // 0 for -inf and padding
+            acc = FloatFloat::Add(acc, e[j]);
           }
-        }
-        double incl = acc.ToDouble();  // inclusive scan of the lane totals, in a fixed order
-#pragma unroll
-        for (int d = 1; d < W; d <<= 1) {
-          const double y = __shfl_up_sync(mask, incl, d, W);
-          if (lane >= d) incl += y;
-        }
-        double before = __shfl_up_sync(mask, incl, 1, W);
-        if (lane == 0) before = 0.0;
-        const double total = __shfl_sync(mask, incl, W - 1, W);
-        if (kStore) {
-          // Everything before the lane's first element, once per lane in float64, then float-float.
-          const FloatFloat base = FloatFloat::Of(c.hi + (c.lo + before));
+          double before, total;
+          ScanLaneTotals<W>(acc.ToDouble(), mask, lane, &before, &total);
+          // Everything before the lane's first element, once per lane in float64, then the
+          // running float-float sum over the lane's terms.
+          FloatFloat S = FloatFloat::Of(c.hi + (c.lo + before));
           T o[V];
 #pragma unroll
           for (int j = 0; j < V; ++j) {
-            const FloatFloat S = FloatFloat::Add(base, part[j]);
-            o[j] = LseFast::Out<T>(R, S.hi, S.lo);
+            if (exclusive) {
+              o[j] = LseFast::Out<T>(R, S.hi, S.lo);
+              S = FloatFloat::Add(S, e[j]);
+            } else {
+              S = FloatFloat::Add(S, e[j]);
+              o[j] = LseFast::Out<T>(R, S.hi, S.lo);
+            }
           }
           StoreRowRaw<T, V>(op.out, line.base, L, reverse, first, s1, vec, o);
+          c = Add(c, LseFast::Sum::Of(total));
         }
-        c = Add(c, LseFast::Sum::Of(total));
+        carry = State{static_cast<double>(R), c};
       }
-      carry = State{static_cast<double>(R), c};
+      return carry;
     }
-    return carry;
   }
 
   // Columns: one thread walks its line in chunks of kItems steps.
@@ -254,7 +366,7 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       }
       float R;
       if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
-        carry = ThreadScanSteps<kItems, kStore>(op, line, t0, t1, carry, exclusive);
+        carry = ThreadScanSteps<kFallbackItems, kStore>(op, line, t0, t1, carry, exclusive);
         continue;
       }
       const LseFast::Sum c = LseFast::Rebase(carry, R);
@@ -335,6 +447,7 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
   using Op = LogcumsumexpGradOp<T, double>;
   using State = typename Op::State;
   static constexpr bool kFast = true;
+  static constexpr int kMinBlocks = 3;  // as the forward: at most 80 registers, 24 warps per SM
 
   template <int W, int kItems, bool kStore>
   __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
@@ -349,10 +462,13 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
     for (int64_t t0 = s0; t0 < s1; t0 += kSub) {
       const int64_t t1 = t0 + kSub < s1 ? t0 + kSub : s1;
       const int64_t first = t0 + int64_t{lane} * V;
-      float o[V], g[V], xv[V];
+      float o[V], g[V], xv[V] = {};
       LoadRowItems<T, V>(op.out, line.base, L, reverse, first, t1, vec, o);
       LoadRowItems<T, V>(op.out_grad, line.base, L, reverse, first, t1, vec, g);
-      LoadRowItems<T, V>(op.x, line.base, L, reverse, first, t1, vec, xv);
+      // x only enters the stores (x_grad), never the carry: a segment total (phase 1) leaves it
+      // unread, a third less traffic, and its NaN check with it (the tile choice stays a fixed
+      // function of the data).
+      if (kStore) LoadRowItems<T, V>(op.x, line.base, L, reverse, first, t1, vec, xv);
       bool bad = false;
       float omax = -std::numeric_limits<float>::infinity();
       float omin = std::numeric_limits<float>::infinity();
@@ -374,7 +490,7 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
       const float oc = at_start ? 0.f : static_cast<float>(op.out[line.g.At(line.base, t0).prev]);
       float R;
       if (!LseGradFast::Usable(bad, omax, omin, at_start, oc, &R)) {
-        carry = WarpScanSteps<W, V, kStore>(op, line, t0, t1, carry, exclusive, lane);
+        carry = WarpScanSteps<W, kFallbackItems, kStore>(op, line, t0, t1, carry, exclusive, lane);
         continue;
       }
       // Float-float sums and float32 products per element; float64 once per lane and tile.
@@ -385,15 +501,8 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
         if (first + j < t1) LseGradFast::AddProduct(&sum, g[j], LseFast::ExpDiff(R, o[j]));
         part[j] = sum;
       }
-      double incl = sum.ToDouble();
-#pragma unroll
-      for (int d = 1; d < W; d <<= 1) {
-        const double y = __shfl_up_sync(mask, incl, d, W);
-        if (lane >= d) incl += y;
-      }
-      double before = __shfl_up_sync(mask, incl, 1, W);
-      if (lane == 0) before = 0.0;
-      const double total = __shfl_sync(mask, incl, W - 1, W);
+      double before, total;
+      ScanLaneTotals<W>(sum.ToDouble(), mask, lane, &before, &total);
       const double base = LseGradFast::Rebase(carry, at_start, oc, R);
       if (kStore) {
         const FloatFloat b = FloatFloat::Of(base + before);
@@ -463,7 +572,7 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
       const float oc = at_start ? 0.f : static_cast<float>(op.out[line.g.At(line.base, t0).prev]);
       float R;
       if (!LseGradFast::Usable(bad, omax, omin, at_start, oc, &R)) {
-        carry = ThreadScanSteps<kItems, kStore>(op, line, t0, t1, carry, exclusive);
+        carry = ThreadScanSteps<kFallbackItems, kStore>(op, line, t0, t1, carry, exclusive);
         continue;
       }
       const FloatFloat base = FloatFloat::Of(LseGradFast::Rebase(carry, at_start, oc, R));
