@@ -4,12 +4,11 @@
 // take. Temporaries are DenseTensors on the context's allocator.
 #pragma once
 
-#include <cstdlib>
-#include <cstring>
 #include <type_traits>
 
 #include "kernels/funcs/gla_chunk_gpu.cuh"
 #include "paddle_ops/common/enforce.h"
+#include "paddle_ops/common/flags.h"
 #include "paddle_ops/core/dense_tensor.h"
 #include "paddle_ops/core/gpu/gpu_context.h"
 
@@ -17,20 +16,13 @@ namespace phi {
 namespace funcs {
 namespace gla {
 
-// PADDLE_OPS_GLA_GPU=chunked (the default), chunked_v1 or recurrent: the GPU path of gla, read
-// per call. chunked runs version 2 of the chunked kernels (8 warps, vector loads; see
+// The flag PADDLE_OPS_GLA_GPU (paddle_ops/common/flags.h) = chunked (the default), chunked_v1 or
+// recurrent: the GPU path of gla, looked up per call. chunked runs version 2 of the chunked kernels (8 warps, vector loads; see
 // gla_chunk_gpu.cuh), chunked_v1 the original version 1 (kept as the fallback until version 2
 // has been verified on the device), recurrent the recurrent form (one thread per head, slow;
 // the reference to compare the chunked kernels with on the device). Returns 0 for the
 // recurrent form, else the version of the chunked kernels.
-inline int GlaGpuPath() {
-  const char* v = std::getenv("PADDLE_OPS_GLA_GPU");
-  if (v == nullptr || *v == '\0' || std::strcmp(v, "chunked") == 0) return 2;
-  if (std::strcmp(v, "chunked_v1") == 0) return 1;
-  if (std::strcmp(v, "recurrent") == 0) return 0;
-  PADDLE_THROW(errors::InvalidArgument(
-      "PADDLE_OPS_GLA_GPU must be 'chunked', 'chunked_v1' or 'recurrent', got '%s'", v));
-}
+inline int GlaGpuPath() { return static_cast<int>(paddle_ops::flags::GlaGpuPath()); }
 
 // Calls run(std::integral_constant<int, version>()) with the version of the chunked kernels
 // this call takes (GlaGpuPath) and returns true; false where it takes the recurrent form.

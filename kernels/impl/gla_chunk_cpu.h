@@ -35,6 +35,7 @@
 
 #include "kernels/impl/gla_ops.h"
 #include "paddle_ops/common/enforce.h"
+#include "paddle_ops/common/flags.h"
 
 namespace phi {
 namespace funcs {
@@ -50,15 +51,13 @@ constexpr int64_t kGlaCpuChunkedMinDk = 128;
 using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using MapMat = Eigen::Map<Mat>;
 
-// PADDLE_OPS_GLA_CPU=chunked|recurrent (read per call): force one CPU path; unset or empty,
-// the chunked form runs for T >= kGlaCpuChunkedMinT and Dk >= kGlaCpuChunkedMinDk. float64
+// The flag PADDLE_OPS_GLA_CPU (paddle_ops/common/flags.h) = chunked|recurrent (looked up per
+// call): force one CPU path; auto (the default), the chunked form runs for T >= kGlaCpuChunkedMinT and Dk >= kGlaCpuChunkedMinDk. float64
 // always runs the recurrent form.
 inline bool UseGlaChunkedOnCpu(int64_t T, int64_t Dk) {
-  const char* v = std::getenv("PADDLE_OPS_GLA_CPU");
-  if (v == nullptr || *v == '\0') return T >= kGlaCpuChunkedMinT && Dk >= kGlaCpuChunkedMinDk;
-  if (std::strcmp(v, "chunked") == 0) return true;
-  if (std::strcmp(v, "recurrent") == 0) return false;
-  PADDLE_THROW(errors::InvalidArgument("PADDLE_OPS_GLA_CPU must be 'chunked' or 'recurrent', got '%s'", v));
+  const auto path = paddle_ops::flags::GlaCpuPath();
+  if (path == paddle_ops::flags::GlaCpu::kAuto) return T >= kGlaCpuChunkedMinT && Dk >= kGlaCpuChunkedMinDk;
+  return path == paddle_ops::flags::GlaCpu::kChunked;
 }
 
 // f[i] = exp(a[i] - b[i]) in float for i < n (a[i] <= b[i] when gk <= 0): Eigen's vectorized exp.

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "paddle_ops/common/flags.h"
 #include "paddle_ops/core/allocator.h"
 #include "paddle_ops/core/dense_tensor.h"
 #include "paddle_ops/core/device_context.h"
@@ -24,8 +25,9 @@ namespace {
 // them). Blocks of kCacheMin bytes and more are rounded up to kCacheRound, aligned to 2 MiB
 // and advised as transparent huge pages (so a first touch faults once per 2 MiB, not per
 // 4 KiB page), and, when freed, kept in a free list keyed by their rounded size for the next
-// allocation of that size, up to a cap on the bytes held (PADDLE_OPS_CPU_CACHE_MB, default
-// 2048, 0 under AddressSanitizer so that it sees every free; 0 turns the cache off). A fresh large buffer otherwise costs a page fault and a zeroed
+// allocation of that size, up to a cap on the bytes held (the flag PADDLE_OPS_CPU_CACHE_MB of
+// paddle_ops/common/flags.h, default 2048, 0 under AddressSanitizer so that it sees every free;
+// 0 turns the cache off). A fresh large buffer otherwise costs a page fault and a zeroed
 // page per 4 KiB, which is more than a whole scan over it. When memory runs out the cache is
 // emptied and the allocation tried once more before MemoryError. CpuEmptyCache() releases it.
 class CachingCPUAllocator : public Allocator {
@@ -35,17 +37,6 @@ class CachingCPUAllocator : public Allocator {
   static constexpr size_t kCacheRound = size_t{1} << 16;
   static constexpr size_t kHugeAlign = size_t{1} << 21;
 
-  CachingCPUAllocator() {
-#if defined(__SANITIZE_ADDRESS__)
-    limit_ = 0;  // AddressSanitizer must see every free (use after free); the variable still wins
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-    limit_ = 0;
-#endif
-#endif
-    const char* env = std::getenv("PADDLE_OPS_CPU_CACHE_MB");
-    if (env && *env) limit_ = static_cast<size_t>(std::strtoull(env, nullptr, 10)) << 20;
-  }
 
   std::shared_ptr<Allocation> Allocate(size_t bytes, const Place& place) override {
     if (bytes < kCacheMin) {
@@ -55,6 +46,7 @@ class CachingCPUAllocator : public Allocator {
                      errors::ResourceExhausted("out of CPU memory: failed to allocate %d bytes", bytes));
       return std::make_shared<Allocation>(p, bytes, place, [](void* q) { std::free(q); });
     }
+    limit();  // a bad PADDLE_OPS_CPU_CACHE_MB throws here, not later in the deleter
     const size_t rounded = (bytes + kCacheRound - 1) / kCacheRound * kCacheRound;
     void* p = nullptr;
     {
@@ -88,7 +80,10 @@ class CachingCPUAllocator : public Allocator {
     free_.clear();
     cached_ = 0;
   }
-  size_t limit() const { return limit_; }
+  // The flag (0 by default under AddressSanitizer, which must see every free), looked up on use,
+  // not in the constructor: the allocator is made during static initialization, where a bad
+  // value of the variable must not throw.
+  size_t limit() const { return static_cast<size_t>(paddle_ops::flags::CpuCacheMB()) << 20; }
   size_t cached() {
     std::lock_guard<std::mutex> lock(mu_);
     return cached_;
@@ -100,7 +95,7 @@ class CachingCPUAllocator : public Allocator {
   void Release(void* q, size_t rounded) {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (cached_ + rounded <= limit_) {
+      if (cached_ + rounded <= limit()) {
         free_[rounded].push_back(q);
         cached_ += rounded;
         return;
@@ -112,7 +107,6 @@ class CachingCPUAllocator : public Allocator {
   std::mutex mu_;
   std::map<size_t, std::vector<void*>> free_;
   size_t cached_ = 0;
-  size_t limit_ = size_t{2048} << 20;
 };
 
 CachingCPUAllocator& TheCpuAllocator() {

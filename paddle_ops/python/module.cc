@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "paddle_ops/autograd/backward.h"
+#include "paddle_ops/common/flags.h"
 #include "paddle_ops/core/device_context.h"
 #include "paddle_ops/core/kernel_factory.h"
 #include "paddle_ops/python/arg_parse.h"
@@ -95,6 +96,47 @@ Tensor CopyTo(const Tensor& t, const phi::Place& place) {
   phi::DeviceContextPool::Instance().Get(src.place())->Wait();
   phi::Memcpy(p, place, src.raw_data(), src.place(), src.numel() * phi::SizeOf(src.dtype()));
   return Tensor(dst);
+}
+
+// A flag's value for Python: an int for an integer flag, else the choice's name.
+py::object FlagValue(const paddle_ops::flags::FlagInfo& f, int64_t v) {
+  if (f.kind == paddle_ops::flags::FlagKind::kInteger) return py::int_(v);
+  return py::str(paddle_ops::flags::FormatFlagValue(f, v));
+}
+
+// _C.load_flags, get_flag, get_flags, set_flags, flag_table, unknown_env_flags: the flags of
+// paddle_ops/common/flags.h, for paddle.get_flags / set_flags (framework.py).
+void BindFlags(py::module_& m) {
+  namespace fl = paddle_ops::flags;
+  m.def("load_flags", &fl::LoadFlags, "read the PADDLE_OPS_* environment variables (once); ValueError on a bad one");
+  m.def("unknown_env_flags", &fl::UnknownEnvironmentVariables);
+  m.def("get_flag", [](const std::string& name) {
+    const int64_t v = fl::GetFlagValue(name);
+    for (const auto& f : fl::FlagTable())
+      if (name == f.name) return FlagValue(f, v);
+    return py::object(py::none());
+  });
+  m.def("get_flags", []() {
+    py::dict d;
+    for (const auto& f : fl::FlagTable()) d[f.name] = FlagValue(f, fl::GetFlagValue(f.name));
+    return d;
+  });
+  m.def("set_flags", &fl::SetFlags, "set flags from (name, text value) pairs, all validated first");
+  m.def("flag_table", []() {
+    py::list rows;
+    for (const auto& f : fl::FlagTable()) {
+      py::dict r;
+      r["name"] = f.name;
+      r["kind"] = f.kind == fl::FlagKind::kInteger ? "integer" : "choice";
+      r["choices"] = std::vector<std::string>(f.choices.begin(), f.choices.end());
+      r["default"] = FlagValue(f, f.default_value);
+      r["accepted"] = fl::AcceptedValues(f);
+      r["start_only"] = f.start_only;
+      r["doc"] = f.doc;
+      rows.append(r);
+    }
+    return rows;
+  });
 }
 
 void TranslateEnforce(const phi::EnforceNotMet& e) {
@@ -268,6 +310,8 @@ PYBIND11_MODULE(_C, m) {
       keys.emplace_back(phi::BackendToString(k.backend()), phi::DataTypeToString(k.dtype()));
     return keys;
   });
+
+  BindFlags(m);
 
   py::module_ ops = m.def_submodule("ops", "the generated _C_ops functions (api_yaml/ops.yaml)");
   BindGeneratedOps(ops);

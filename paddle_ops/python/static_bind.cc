@@ -2,12 +2,9 @@
 // of every op in api_yaml/ (generated into static_ops.inc), for paddle_ops.static.
 #include "paddle_ops/python/static_bind.h"
 
-#include "infermeta/binary.h"
-#include "infermeta/multiary.h"
-#include "infermeta/ternary.h"
-#include "infermeta/unary.h"
 #include "paddle_ops/core/kernel_factory.h"
 #include "paddle_ops_gen/api.h"
+#include "paddle_ops_gen/infermeta_all.h"
 
 namespace paddle_ops {
 namespace pybind {

@@ -26,7 +26,6 @@ on the host between device synchronizations.
 """
 import argparse
 import json
-import os
 import sys
 
 import numpy as np
@@ -101,15 +100,12 @@ def run(cases, repeat, batch, compare_v1=False):
         row = {"case": label, "B": B, "T": T, "H": H, "Dk": Dk, "Dv": Dv}
         row["fwd_ms"], row["fwdbwd_ms"] = time_ours(pt, pdo, repeat, batch)
         if compare_v1:
-            saved = os.environ.get("PADDLE_OPS_GLA_GPU")
-            os.environ["PADDLE_OPS_GLA_GPU"] = "chunked_v1"
+            saved = paddle.get_flags("PADDLE_OPS_GLA_GPU")
+            paddle.set_flags({"PADDLE_OPS_GLA_GPU": "chunked_v1"})
             try:
                 row["v1_fwd_ms"], row["v1_fwdbwd_ms"] = time_ours(pt, pdo, repeat, batch)
             finally:
-                if saved is None:
-                    os.environ.pop("PADDLE_OPS_GLA_GPU", None)
-                else:
-                    os.environ["PADDLE_OPS_GLA_GPU"] = saved
+                paddle.set_flags(saved)
         o0 = paddle.gla(*pt)[0].numpy()[0].astype(np.float32)
         del pt, pdo
         paddle.device.cuda.empty_cache()
@@ -151,10 +147,9 @@ CPU_QUICK = [("cpu small", 1, 512, 2, 64, 64)]
 
 def run_cpu(cases, repeat, batch):
     """float32 on the CPU: forward and forward+backward of the chunked and the recurrent form
-    (PADDLE_OPS_GLA_CPU), and o of the two against each other."""
-    import os
+    (the flag PADDLE_OPS_GLA_CPU), and o of the two against each other."""
     rng = np.random.default_rng(0)
-    saved = os.environ.get("PADDLE_OPS_GLA_CPU")
+    saved = paddle.get_flags("PADDLE_OPS_GLA_CPU")
     rows = []
     try:
         for label, B, T, H, Dk, Dv in cases:
@@ -165,7 +160,7 @@ def run_cpu(cases, repeat, batch):
                    "threads": paddle.get_num_threads()}
             outs = {}
             for path in ("chunked", "recurrent"):
-                os.environ["PADDLE_OPS_GLA_CPU"] = path
+                paddle.set_flags({"PADDLE_OPS_GLA_CPU": path})
                 with paddle.no_grad():
                     row[path + "_fwd_ms"] = batch_ms(lambda: paddle.gla(*pt), lambda: None, repeat, batch)
 
@@ -185,10 +180,7 @@ def run_cpu(cases, repeat, batch):
                   f"{row['recurrent_fwdbwd_ms'] / row['chunked_fwdbwd_ms']:.1f} | {row['rel_rms']:.1e} |",
                   flush=True)
     finally:
-        if saved is None:
-            os.environ.pop("PADDLE_OPS_GLA_CPU", None)
-        else:
-            os.environ["PADDLE_OPS_GLA_CPU"] = saved
+        paddle.set_flags(saved)
     return rows
 
 

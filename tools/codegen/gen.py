@@ -4,8 +4,9 @@ api_yaml/ops.yaml and backward.yaml.
     python3 tools/codegen/gen.py --ops api_yaml/ops.yaml --backward api_yaml/backward.yaml \
         --out build/generated/paddle_ops_gen
 
-Writes api.h/.cc (forward and grad shims: kernel key -> kernel lookup -> InferMeta ->
-allocate -> call), dygraph_functions.h/.cc (the shims plus grad-node recording),
+Writes infermeta_all.h (includes every infermeta/*.h, found by listing that folder; or the
+--infermeta-header files), api.h/.cc (forward and grad shims: kernel key -> kernel lookup ->
+InferMeta -> allocate -> call), dygraph_functions.h/.cc (the shims plus grad-node recording),
 nodes.h/.cc (one GradNode per op with a backward) and pybind_ops.cc (the `_C_ops`
 functions). Files are rewritten only when their text changes, so the build stays incremental.
 """
@@ -231,8 +232,14 @@ def write_if_changed(path, text):
         f.write(text)
 
 
-DEFAULT_INFERMETA_HEADERS = ["infermeta/binary.h", "infermeta/multiary.h", "infermeta/ternary.h",
-                             "infermeta/unary.h"]
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def default_infermeta_headers(repo=REPO):
+    """Every header of the repository's infermeta/ folder, as include paths, sorted (a new
+    infermeta/*.h is picked up without a list to edit; CMake re-runs the generator for it)."""
+    folder = os.path.join(repo, "infermeta")
+    return [f"infermeta/{n}" for n in sorted(os.listdir(folder)) if n.endswith(".h")]
 
 
 def generate(ops, bwds, out_dir, infermeta_headers=None):
@@ -243,9 +250,11 @@ def generate(ops, bwds, out_dir, infermeta_headers=None):
              '#include "paddle_ops/autograd/tensor.h"\n#include "paddle_ops/common/scalar.h"\n', ns_open]
     api_h += [api_signature(op) + ";" for op in all_api]
     api_h.append(ns_close)
-    includes = "".join(f'#include "{h}"\n' for h in (infermeta_headers or DEFAULT_INFERMETA_HEADERS))
+    # infermeta_all.h: the one list of the InferMeta headers, for api.cc and static_bind.cc.
+    infermeta_h = [HEADER, "#pragma once\n",
+                   "".join(f'#include "{h}"\n' for h in (infermeta_headers or default_infermeta_headers()))]
     api_cc = [HEADER, '#include "paddle_ops_gen/api.h"\n', '#include "paddle_ops/api/api_base.h"',
-              includes + '#include "paddle_ops/core/kernel_factory.h"\n', ns_open]
+              '#include "paddle_ops/core/kernel_factory.h"\n#include "paddle_ops_gen/infermeta_all.h"\n', ns_open]
     api_cc += [emit_api(op) + "\n" for op in all_api]
     api_cc.append(ns_close)
 
@@ -265,8 +274,8 @@ def generate(ops, bwds, out_dir, infermeta_headers=None):
              "namespace paddle_ops {\nnamespace pybind {\n", "void BindGeneratedOps(py::module_& m) {"]
     py_cc += [emit_pybind(op) for op in ops]
     py_cc += ["}\n", "}  // namespace pybind\n}  // namespace paddle_ops\n"]
-    files = {"api.h": api_h, "api.cc": api_cc, "nodes.h": nodes_h, "nodes.cc": nodes_cc,
-             "dygraph_functions.h": dy_h, "dygraph_functions.cc": dy_cc, "pybind_ops.cc": py_cc}
+    files = {"infermeta_all.h": infermeta_h, "api.h": api_h, "api.cc": api_cc, "nodes.h": nodes_h,
+             "nodes.cc": nodes_cc, "dygraph_functions.h": dy_h, "dygraph_functions.cc": dy_cc, "pybind_ops.cc": py_cc}
     for name, parts in files.items():
         write_if_changed(os.path.join(out_dir, name), "\n".join(parts))
     static_files = gen_static.generate(ops, bwds, out_dir, write_if_changed)  # static graph mode

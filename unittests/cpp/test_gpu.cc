@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "infermeta/unary.h"
+#include "paddle_ops/common/flags.h"
 #include "paddle_ops/common/float16.h"
 #include "paddle_ops/core/kernel_factory.h"
 
@@ -143,25 +144,16 @@ TEST(GpuTest, Float32RowOf2To24MeetsTheBound) {
   std::printf("float32 2^24 row on the GPU: max error %.3g * max(1,|ref|)\n", static_cast<double>(worst));
 }
 
-// Sets PADDLE_OPS_GPU_SCAN for one test and restores it after.
+// Sets the flag PADDLE_OPS_GPU_SCAN for one test and restores it after.
 class ScopedGpuScanBackend {
  public:
-  explicit ScopedGpuScanBackend(const char* backend) {
-    const char* old = std::getenv("PADDLE_OPS_GPU_SCAN");
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    setenv("PADDLE_OPS_GPU_SCAN", backend, 1);
+  explicit ScopedGpuScanBackend(const char* backend)
+      : old_(paddle_ops::flags::GetFlag("PADDLE_OPS_GPU_SCAN")) {
+    paddle_ops::flags::SetFlag("PADDLE_OPS_GPU_SCAN", backend);
   }
-  ~ScopedGpuScanBackend() {
-    if (had_) {
-      setenv("PADDLE_OPS_GPU_SCAN", old_.c_str(), 1);
-    } else {
-      unsetenv("PADDLE_OPS_GPU_SCAN");
-    }
-  }
+  ~ScopedGpuScanBackend() { paddle_ops::flags::SetFlag("PADDLE_OPS_GPU_SCAN", old_); }
 
  private:
-  bool had_ = false;
   std::string old_;
 };
 

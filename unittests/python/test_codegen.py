@@ -30,7 +30,7 @@ FIX_BWD = os.path.join(FIXTURES, "backward.yaml")
 STUB_HEADER = "unittests/python/codegen_fixtures/stub_infermeta.h"
 REAL_OPS = os.path.join(REPO, "api_yaml", "ops.yaml")
 REAL_BWD = os.path.join(REPO, "api_yaml", "backward.yaml")
-GEN_FILES = ["api.cc", "api.h", "dygraph_functions.cc", "dygraph_functions.h", "nodes.cc",
+GEN_FILES = ["api.cc", "api.h", "dygraph_functions.cc", "dygraph_functions.h", "infermeta_all.h", "nodes.cc",
              "nodes.h", "pybind_ops.cc", "static_ops.inc"]
 
 
@@ -78,9 +78,10 @@ def test_fixtures_generate_all_files(tmp_path):
 
 
 def test_infermeta_header_option_replaces_default_includes(fixture_gen):
-    api_cc = fixture_gen[1]["api.cc"]
-    assert f'#include "{STUB_HEADER}"' in api_cc
-    assert '#include "infermeta/' not in api_cc
+    infermeta_all = fixture_gen[1]["infermeta_all.h"]
+    assert f'#include "{STUB_HEADER}"' in infermeta_all
+    assert '#include "infermeta/' not in infermeta_all
+    assert '#include "paddle_ops_gen/infermeta_all.h"' in fixture_gen[1]["api.cc"]
 
 
 def test_api_h_signatures(fixture_gen):
@@ -357,8 +358,10 @@ def test_stub_rejects_inexact_infermeta_call(fixture_gen, tmp_path):
                          "const MetaTensor& initial_state, double scale,", 1)
     assert wrong != stub
     (tmp_path / "stub_wrong.h").write_text(wrong)
-    (tmp_path / "api.cc").write_text(files["api.cc"].replace(
+    (tmp_path / "paddle_ops_gen").mkdir()  # found first: beside api.cc
+    (tmp_path / "paddle_ops_gen" / "infermeta_all.h").write_text(files["infermeta_all.h"].replace(
         f'#include "{STUB_HEADER}"', f'#include "{tmp_path / "stub_wrong.h"}"'))
+    (tmp_path / "api.cc").write_text(files["api.cc"])
     r = subprocess.run([gxx, "-std=c++17", "-fsyntax-only", f"-I{REPO}", f"-I{root}",
                         "-I/usr/include/eigen3", str(tmp_path / "api.cc")],
                        cwd=REPO, capture_output=True, text=True, timeout=240)
@@ -375,8 +378,11 @@ def test_real_yaml_generates(tmp_path):
         in files["api.h"]
     assert "class LogcumsumexpGradNode " in files["nodes.h"]
     assert 'm.def("logcumsumexp"' in files["pybind_ops.cc"]
-    for h in ("infermeta/binary.h", "infermeta/multiary.h", "infermeta/ternary.h", "infermeta/unary.h"):
-        assert f'#include "{h}"' in files["api.cc"]          # the default without --infermeta-header
+    # Without --infermeta-header: every infermeta/*.h of the repository, found by gen.py, sorted.
+    found = sorted(n for n in os.listdir(os.path.join(REPO, "infermeta")) if n.endswith(".h"))
+    assert "unary.h" in found
+    includes = [ln for ln in files["infermeta_all.h"].splitlines() if ln.startswith("#include")]
+    assert includes == [f'#include "infermeta/{n}"' for n in found]
 
 
 @pytest.mark.parametrize("which", ["real", "fixtures"])

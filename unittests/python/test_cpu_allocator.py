@@ -80,3 +80,15 @@ def test_cache_functions_in_this_process():
     assert paddle.device.cpu.cache_limit() >= 0
     paddle.device.cpu.empty_cache()
     assert paddle.device.cpu.cached_bytes() == 0
+
+
+def test_bad_limit_fails_the_import():
+    """The limit is parsed strictly: -1 (once an unlimited cache) or a word fails the import with
+    a ValueError naming the variable and the accepted values."""
+    for bad in ("-1", "abc"):
+        env = dict(os.environ, PADDLE_OPS_CPU_CACHE_MB=bad)
+        r = subprocess.run([sys.executable, "-c", "import paddle_ops"], env=env, capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode != 0
+        assert "ValueError" in r.stderr and f"PADDLE_OPS_CPU_CACHE_MB='{bad}'" in r.stderr, r.stderr
+        assert "an integer from 0 to" in r.stderr, r.stderr

@@ -19,15 +19,24 @@ PLACES = available_places()
 REL_RMS = {'float16': 4e-3, 'bfloat16': 4e-3, 'float32': 1e-5, 'float64': 1e-10}
 
 
+@pytest.fixture
+def set_flag():
+    """set_flag(name, value): paddle.set_flags for one test; every flag is restored after it."""
+    saved = paddle.get_flags()
+    yield lambda name, value: paddle.set_flags({name: value})
+    paddle.set_flags(saved)
+
+
 @pytest.fixture(autouse=True, params=['chunked', 'recurrent'])
-def cpu_path(request, monkeypatch):
-    """Every test runs on both CPU paths (PADDLE_OPS_GLA_CPU; float64 always takes the recurrent
-    one). Tests of the GPU place, and those without a place, run once (the switch is CPU-only)."""
+def cpu_path(request, set_flag):
+    """Every test runs on both CPU paths (the flag PADDLE_OPS_GLA_CPU; float64 always takes the
+    recurrent one). Tests of the GPU place, and those without a place, run once (the switch is
+    CPU-only)."""
     params = getattr(request.node, 'callspec', None)
     place = params.params.get('place') if params else None
     if request.param == 'recurrent' and place != 'cpu':
         pytest.skip('PADDLE_OPS_GLA_CPU only selects the CPU path')
-    monkeypatch.setenv('PADDLE_OPS_GLA_CPU', request.param)
+    set_flag('PADDLE_OPS_GLA_CPU', request.param)
     return request.param
 
 
@@ -336,33 +345,34 @@ GPU_VERSION_DIMS = [
 @pytest.mark.parametrize('dtype', ['bfloat16', 'float16', 'float32'])
 @pytest.mark.parametrize('dims', GPU_VERSION_DIMS, ids=lambda d: 'B%dH%dT%dDk%dDv%d_%s' % (d[:5] + (
     'hf' if d[5] else 'bthd',)))
-def test_gpu_chunked_versions(dims, dtype, version, monkeypatch):
+def test_gpu_chunked_versions(dims, dtype, version, set_flag):
     """Both versions of the chunked GPU kernels (PADDLE_OPS_GLA_GPU=chunked: version 2, the
     default; chunked_v1: the original) against the float64 reference: o, final_state and every
     gradient. (test_strong_decays and the other tests run the default, version 2.)"""
-    monkeypatch.setenv('PADDLE_OPS_GLA_GPU', version)
+    set_flag('PADDLE_OPS_GLA_GPU', version)
     B, H, T, Dk, Dv, head_first = dims
     q, k, v, g, h0 = make_inputs(B, H, T, Dk, Dv, head_first, seed=T + Dk)
     check_values_and_grads(q, k, v, g, h0, dtype, 'gpu', head_first)
 
 
 @pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (the GPU path switch)')
-def test_gpu_path_switch_rejects_unknown(monkeypatch):
-    monkeypatch.setenv('PADDLE_OPS_GLA_GPU', 'fast')
-    q, k, v, g, h0 = make_inputs(1, 1, 8, 8, 8)
+def test_gpu_path_switch_rejects_unknown(set_flag):
     with pytest.raises(ValueError, match='PADDLE_OPS_GLA_GPU'):
-        run_gla(q, k, v, g, h0, 'float32', 'gpu')
+        set_flag('PADDLE_OPS_GLA_GPU', 'fast')
+    assert paddle.get_flags('PADDLE_OPS_GLA_GPU') == {'PADDLE_OPS_GLA_GPU': 'chunked'}
+    q, k, v, g, h0 = make_inputs(1, 1, 8, 8, 8)
+    run_gla(q, k, v, g, h0, 'float32', 'gpu')
 
 
 @pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (compares the two GPU paths)')
 @pytest.mark.parametrize('dtype', ['bfloat16', 'float32'])
-def test_gpu_chunked_matches_gpu_recurrent(dtype, monkeypatch):
+def test_gpu_chunked_matches_gpu_recurrent(dtype, set_flag):
     """The chunked GPU kernels against the recurrent form on the same device
     (PADDLE_OPS_GLA_GPU=recurrent), forward and every gradient."""
     q, k, v, g, h0 = make_inputs(2, 2, 150, 40, 72, head_first=False, seed=13)
     results = {}
     for path in ('chunked', 'recurrent'):
-        monkeypatch.setenv('PADDLE_OPS_GLA_GPU', path)
+        set_flag('PADDLE_OPS_GLA_GPU', path)
         o, fs, ts, h = run_gla(q, k, v, g, h0, dtype, 'gpu', head_first=False, requires_grad=True)
         grads = paddle.grad([o.sum() + (fs * fs).sum()], ts + [h])
         results[path] = [tensor_values(x) for x in [o, fs] + list(grads)]
@@ -393,7 +403,7 @@ GRAD_NAMES = ('o', 'final_state', 'q', 'k', 'v', 'gk', 'initial_state')
 @pytest.mark.parametrize('dtype', ['bfloat16', 'float16', 'float32'])
 @pytest.mark.parametrize('shape', [(2, 3, 200, 40, 72), (1, 2, 129, 17, 9), (1, 1, 64, 128, 128)],
                          ids=lambda s: 'B%dH%dT%dDk%dDv%d' % s)
-def test_cpu_chunked_matches_cpu_recurrent(shape, dtype, monkeypatch, cpu_path):
+def test_cpu_chunked_matches_cpu_recurrent(shape, dtype, set_flag, cpu_path):
     """The chunked CPU form against the recurrent one on the same inputs, forward and every
     gradient (several chunks, partial last chunks and secondary chunks, layout [B, T, H, D])."""
     if cpu_path == 'recurrent':
@@ -402,7 +412,7 @@ def test_cpu_chunked_matches_cpu_recurrent(shape, dtype, monkeypatch, cpu_path):
     q, k, v, g, h0 = make_inputs(B, H, T, Dk, Dv, head_first=False, seed=T + Dk)
     results = {}
     for path in ('chunked', 'recurrent'):
-        monkeypatch.setenv('PADDLE_OPS_GLA_CPU', path)
+        set_flag('PADDLE_OPS_GLA_CPU', path)
         results[path] = grads_both(q, k, v, g, h0, dtype, head_first=False)
     for name, a, b in zip(GRAD_NAMES, results['chunked'], results['recurrent']):
         assert np.isfinite(a).all(), name
@@ -413,27 +423,27 @@ def test_cpu_chunked_matches_cpu_recurrent(shape, dtype, monkeypatch, cpu_path):
         assert not all(np.array_equal(a, b) for a, b in zip(results['chunked'], results['recurrent']))
 
 
-def test_cpu_path_switch(monkeypatch, cpu_path):
-    """Unset, the chunked form runs for T >= 32 and Dk >= 128, the recurrent one otherwise
+def test_cpu_path_switch(set_flag, cpu_path):
+    """On auto (the default), the chunked form runs for T >= 32 and Dk >= 128, the recurrent one otherwise
     (bitwise the same as asking for that path); a bad value raises ValueError."""
     if cpu_path == 'recurrent':
         pytest.skip('sets the switch itself')
     for T, Dk, default in ((31, 128, 'recurrent'), (32, 128, 'chunked'), (100, 160, 'chunked'),
                            (100, 127, 'recurrent')):
         q, k, v, g, h0 = make_inputs(1, 2, T, Dk, 10, seed=T)
-        monkeypatch.delenv('PADDLE_OPS_GLA_CPU', raising=False)
+        set_flag('PADDLE_OPS_GLA_CPU', 'auto')
         unset = grads_both(q, k, v, g, h0, 'float32')
-        monkeypatch.setenv('PADDLE_OPS_GLA_CPU', default)
+        set_flag('PADDLE_OPS_GLA_CPU', default)
         chosen = grads_both(q, k, v, g, h0, 'float32')
         for name, a, b in zip(GRAD_NAMES, unset, chosen):
             np.testing.assert_array_equal(a, b, err_msg=f'T={T} Dk={Dk} {name}')
-        monkeypatch.setenv('PADDLE_OPS_GLA_CPU', 'recurrent' if default == 'chunked' else 'chunked')
+        set_flag('PADDLE_OPS_GLA_CPU', 'recurrent' if default == 'chunked' else 'chunked')
         other = grads_both(q, k, v, g, h0, 'float32')
         assert not all(np.array_equal(a, b) for a, b in zip(unset, other)), f'T={T} Dk={Dk}'
-    monkeypatch.setenv('PADDLE_OPS_GLA_CPU', 'fast')
-    q, k, v, g, h0 = make_inputs(1, 1, 40, 4, 4)
+    before = paddle.get_flags(['PADDLE_OPS_GLA_CPU'])
     with pytest.raises(ValueError, match='PADDLE_OPS_GLA_CPU'):
-        run_gla(q, k, v, g, h0, 'float32', 'cpu')
+        set_flag('PADDLE_OPS_GLA_CPU', 'fast')
+    assert paddle.get_flags(['PADDLE_OPS_GLA_CPU']) == before
 
 
 @pytest.mark.parametrize('dtype', ['bfloat16', 'float32'])

@@ -1,26 +1,16 @@
 // The GPU scan backend switch of the kernels: the engine (scan_gpu.cuh) or thrust's reference
-// path (scan_thrust.cuh), chosen per call by PADDLE_OPS_GPU_SCAN ("engine" or "thrust"; unset:
-// kGpuScanEngineIsDefault). paddle_ops.device.gpu_scan_backend() reports the same choice.
+// path (scan_thrust.cuh), chosen per call by the flag PADDLE_OPS_GPU_SCAN (paddle_ops/common/flags.h,
+// "engine" or "thrust"). paddle_ops.device.gpu_scan_backend() reports the same choice.
 #pragma once
-
-#include <cstdlib>
-#include <cstring>
 
 #include "kernels/funcs/scan_gpu.cuh"
 #include "kernels/funcs/scan_thrust.cuh"
+#include "paddle_ops/common/flags.h"
 
 namespace phi {
 namespace funcs {
 
-constexpr bool kGpuScanEngineIsDefault = true;
-
-inline bool UseGpuScanEngine() {
-  const char* v = std::getenv("PADDLE_OPS_GPU_SCAN");
-  if (v == nullptr || *v == '\0') return kGpuScanEngineIsDefault;
-  if (std::strcmp(v, "engine") == 0) return true;
-  if (std::strcmp(v, "thrust") == 0) return false;
-  PADDLE_THROW(errors::InvalidArgument("PADDLE_OPS_GPU_SCAN must be 'engine' or 'thrust', got '%s'", v));
-}
+inline bool UseGpuScanEngine() { return paddle_ops::flags::GpuScanBackend() == paddle_ops::flags::GpuScan::kEngine; }
 
 template <typename Op>
 void ScanGpuBackend(const GPUContext& ctx, const ScanLayout& l, bool exclusive, bool reverse, const Op& op) {

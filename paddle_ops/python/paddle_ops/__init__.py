@@ -4,6 +4,7 @@ Use it as `import paddle_ops as paddle`: paddle.to_tensor, paddle.logcumsumexp,
 paddle.cumsum, Tensor.backward, paddle.grad, ... behave as in Paddle (SPEC.md).
 """
 from . import _C, _C_ops  # noqa: F401
+from .flags import get_flags, set_flags  # noqa: F401  (reads the PADDLE_OPS_* variables: first)
 from ._C import Tensor  # noqa: F401
 from ._C import get_num_threads, set_num_threads  # noqa: F401
 from . import device  # noqa: F401
@@ -32,6 +33,6 @@ __all__ = [
     "cast", "full_like", "zeros_like", "ones_like", "grad", "no_grad", "set_device", "get_device",
     "is_compiled_with_cuda", "CPUPlace", "CUDAPlace", "float16", "bfloat16", "float32", "float64", "int32",
     "int64", "bool", "static", "enable_static", "disable_static", "in_dynamic_mode",
-    "set_num_threads", "get_num_threads",
+    "set_num_threads", "get_num_threads", "get_flags", "set_flags",
     "pscan", "right_flood", "repeat_interleave", "gla",
 ]

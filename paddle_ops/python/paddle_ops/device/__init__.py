@@ -1,6 +1,4 @@
 """Device selection: set_device / get_device, what this build can run on, and GPU helpers."""
-import os
-
 from .. import _C
 from ..framework import Place, convert_place
 
@@ -37,17 +35,12 @@ def _current_place():
     return _state["place"]
 
 
-# The backend the GPU kernels use when PADDLE_OPS_GPU_SCAN is unset; it must match
-# kGpuScanEngineIsDefault in kernels/funcs/gpu/scan_dispatch.cuh.
-_DEFAULT_GPU_SCAN = "engine"
-
-
 def gpu_scan_backend():
     """The GPU scan backend the cum kernels use: 'engine' (kernels/funcs/scan_gpu.cuh, the
     deterministic scan engine) or 'thrust' (the seed design's reference path, thrust's
-    transformed scans, whose float rounding can change from run to run). Chosen with the
-    environment variable PADDLE_OPS_GPU_SCAN; unset (or empty), the build's default."""
-    return os.environ.get("PADDLE_OPS_GPU_SCAN") or _DEFAULT_GPU_SCAN
+    transformed scans, whose float rounding can change from run to run): the flag
+    PADDLE_OPS_GPU_SCAN (paddle.get_flags / set_flags; the environment variable at start)."""
+    return _C.get_flag("PADDLE_OPS_GPU_SCAN")
 
 
 def synchronize(device=None):
@@ -73,7 +66,7 @@ class cuda:  # noqa: N801  (paddle.device.cuda.device_count())
 class cpu:  # noqa: N801  (paddle.device.cpu.empty_cache())
     """The CPU allocator keeps freed blocks of 1 MiB and more for reuse (no page faults on the
     next tensor of that size), up to PADDLE_OPS_CPU_CACHE_MB megabytes (default 2048; 0 turns
-    it off)."""
+    it off; read at start only: see paddle.get_flags)."""
 
     @staticmethod
     def empty_cache():

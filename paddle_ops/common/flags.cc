@@ -1,0 +1,197 @@
+// The table of run-time switches and their one reading of the environment (flags.h).
+#include "paddle_ops/common/flags.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "paddle_ops/common/enforce.h"
+
+extern char** environ;
+
+namespace paddle_ops {
+namespace flags {
+namespace {
+
+// The CPU allocator's cache is off under AddressSanitizer, so that it sees every free (a use
+// after free); the variable still wins.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int64_t kCpuCacheDefaultMB = 0;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr int64_t kCpuCacheDefaultMB = 0;
+#else
+constexpr int64_t kCpuCacheDefaultMB = 2048;
+#endif
+#else
+constexpr int64_t kCpuCacheDefaultMB = 2048;
+#endif
+
+// Rows of FlagTable(), in its order.
+enum Row { kGpuScanRow, kGlaGpuRow, kGlaCpuRow, kCpuCacheRow, kNumRows };
+
+const char kSourceEnv[] = "the environment";
+
+// The values, parsed once from the environment at the first use (a function-local static: its
+// construction is thread-safe; if it throws, the next use tries again and throws again).
+struct Values {
+  std::atomic<int64_t> v[kNumRows];
+  Values() {
+    const auto& table = FlagTable();
+    for (int i = 0; i < kNumRows; ++i) {
+      const char* env = std::getenv(table[i].name);
+      v[i].store(env != nullptr && *env != '\0' ? ParseFlagValue(table[i], env, kSourceEnv)
+                                                : table[i].default_value,
+                 std::memory_order_relaxed);
+    }
+  }
+};
+
+Values& TheValues() {
+  static Values values;
+  return values;
+}
+
+int64_t Load(Row row) { return TheValues().v[row].load(std::memory_order_relaxed); }
+
+int FindRow(const std::string& name) {
+  const auto& table = FlagTable();
+  for (size_t i = 0; i < table.size(); ++i)
+    if (name == table[i].name) return static_cast<int>(i);
+  std::string known;
+  for (const auto& f : table) known += (known.empty() ? "" : ", ") + std::string(f.name);
+  PADDLE_THROW(phi::errors::InvalidArgument("unknown flag '%s'; the flags are: %s", name, known));
+}
+
+bool IsKnownVariable(const std::string& name) {
+  for (const auto& f : FlagTable())
+    if (name == f.name) return true;
+  for (const char* t : ToolVariables())
+    if (name == t) return true;
+  return false;
+}
+
+}  // namespace
+
+const std::vector<FlagInfo>& FlagTable() {
+  static const std::vector<FlagInfo> table = {
+      {"PADDLE_OPS_GPU_SCAN", FlagKind::kChoice, {"engine", "thrust"}, 0, 0, false,
+       "backend of the GPU scan kernels: the deterministic scan engine, or thrust's reference "
+       "scans (whose float rounding may change from run to run)"},
+      {"PADDLE_OPS_GLA_GPU", FlagKind::kChoice, {"recurrent", "chunked_v1", "chunked"}, 2, 0, false,
+       "GPU path of gla: chunked (version 2 of the chunked kernels), chunked_v1 (version 1), or "
+       "recurrent (one thread per head, slow: the reference)"},
+      {"PADDLE_OPS_GLA_CPU", FlagKind::kChoice, {"auto", "chunked", "recurrent"}, 0, 0, false,
+       "CPU path of gla: auto (chunked for T >= 32 and Dk >= 128, else recurrent), or force "
+       "chunked or recurrent (float64 always runs recurrent)"},
+      {"PADDLE_OPS_CPU_CACHE_MB", FlagKind::kInteger, {}, kCpuCacheDefaultMB, int64_t{1} << 30, true,
+       "megabytes of freed CPU blocks (1 MiB and more) the CPU allocator keeps for reuse; 0 "
+       "turns the cache off; read at start only"},
+  };
+  return table;
+}
+
+const std::vector<const char*>& ToolVariables() {
+  static const std::vector<const char*> tools = {"PADDLE_OPS_FUZZ_BIN", "PADDLE_OPS_FUZZ_OP",
+                                                 "PADDLE_OPS_FUZZ_SECONDS", "PADDLE_OPS_SANITIZE_QUICK",
+                                                 "PADDLE_OPS_SKIP_HUGE"};
+  return tools;
+}
+
+std::string AcceptedValues(const FlagInfo& flag) {
+  if (flag.kind == FlagKind::kInteger) {
+    return phi::Sprintf("an integer from 0 to %d (default %d)", flag.max_value, flag.default_value);
+  }
+  std::string s;
+  for (size_t i = 0; i < flag.choices.size(); ++i) {
+    s += (i ? ", '" : "'") + std::string(flag.choices[i]) + "'";
+    if (static_cast<int64_t>(i) == flag.default_value) s += " (default)";
+  }
+  return s;
+}
+
+int64_t ParseFlagValue(const FlagInfo& flag, const std::string& value, const char* source) {
+  if (flag.kind == FlagKind::kChoice) {
+    for (size_t i = 0; i < flag.choices.size(); ++i)
+      if (value == flag.choices[i]) return static_cast<int64_t>(i);
+  } else if (!value.empty() && value.size() <= 19) {
+    int64_t n = 0;
+    bool digits = true;
+    for (char c : value) {
+      if (c < '0' || c > '9') {
+        digits = false;
+        break;
+      }
+      n = n * 10 + (c - '0');
+    }
+    if (digits && n <= flag.max_value) return n;
+  }
+  PADDLE_THROW(phi::errors::InvalidArgument("%s='%s' (from %s) is not accepted; accepted values: %s",
+                                            flag.name, value, source, AcceptedValues(flag)));
+}
+
+std::string FormatFlagValue(const FlagInfo& flag, int64_t value) {
+  if (flag.kind == FlagKind::kChoice) return flag.choices.at(static_cast<size_t>(value));
+  return std::to_string(value);
+}
+
+void LoadFlags() { TheValues(); }
+
+std::vector<std::string> UnknownEnvironmentVariables() {
+  std::vector<std::string> unknown;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const char* eq = std::strchr(*e, '=');
+    const std::string name = eq ? std::string(*e, eq - *e) : std::string(*e);
+    if (name.compare(0, 11, "PADDLE_OPS_") == 0 && !IsKnownVariable(name)) unknown.push_back(name);
+  }
+  return unknown;
+}
+
+int64_t GetFlagValue(const std::string& name) { return Load(static_cast<Row>(FindRow(name))); }
+
+std::string GetFlag(const std::string& name) {
+  const int row = FindRow(name);
+  return FormatFlagValue(FlagTable()[row], Load(Row(row)));
+}
+
+std::vector<std::pair<std::string, std::string>> GetFlags() {
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto& table = FlagTable();
+  for (int i = 0; i < kNumRows; ++i) out.emplace_back(table[i].name, FormatFlagValue(table[i], Load(Row(i))));
+  return out;
+}
+
+void SetFlags(const std::vector<std::pair<std::string, std::string>>& values) {
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  const auto& table = FlagTable();
+  std::vector<std::pair<int, int64_t>> parsed;
+  for (const auto& [name, text] : values) {
+    const int row = FindRow(name);
+    const int64_t v = ParseFlagValue(table[row], text, "set_flags");
+    const int64_t now = Load(Row(row));
+    PADDLE_ENFORCE(!table[row].start_only || v == now,
+                   phi::errors::InvalidArgument(
+                       "%s is read from the environment once, at start, and cannot be changed at run time "
+                       "(it is %s); set the environment variable before the library is loaded",
+                       name, FormatFlagValue(table[row], now)));
+    parsed.emplace_back(row, v);
+  }
+  for (const auto& [row, v] : parsed) TheValues().v[row].store(v, std::memory_order_relaxed);
+}
+
+void SetFlag(const std::string& name, const std::string& value) { SetFlags({{name, value}}); }
+
+GpuScan GpuScanBackend() { return static_cast<GpuScan>(Load(kGpuScanRow)); }
+GlaGpu GlaGpuPath() {
+  static_assert(static_cast<int>(GlaGpu::kChunked) == 2, "the enum follows the table's choices");
+  return static_cast<GlaGpu>(Load(kGlaGpuRow));
+}
+GlaCpu GlaCpuPath() { return static_cast<GlaCpu>(Load(kGlaCpuRow)); }
+int64_t CpuCacheMB() { return Load(kCpuCacheRow); }
+
+}  // namespace flags
+}  // namespace paddle_ops

@@ -1,0 +1,44 @@
+"""The run-time switches: paddle.get_flags / paddle.set_flags, as Paddle spells them.
+
+Every switch is named by its environment variable (PADDLE_OPS_*) and defined once, with its
+accepted values, default and doc line, in the table of paddle_ops/common/flags.cc
+(`flag_table()` lists it). The environment is read once, when paddle_ops is imported: a bad
+value fails the import with a ValueError naming the variable and the accepted values. After
+that, set_flags changes a switch for the next calls (PADDLE_OPS_CPU_CACHE_MB excepted: it is
+read at start only, and set_flags refuses to change it).
+"""
+import warnings
+
+from . import _C
+
+# Read the environment now, so that a bad value fails the import (ValueError), not a later op.
+_C.load_flags()
+for _name in _C.unknown_env_flags():
+    warnings.warn(f"paddle_ops: unknown environment variable {_name} ignored; the flags are "
+                  f"{', '.join(r['name'] for r in _C.flag_table())}", RuntimeWarning, stacklevel=2)
+
+
+def flag_table():
+    """Every flag as a dict: name, kind ('choice' or 'integer'), choices, default, accepted (the
+    accepted values in words), start_only and doc."""
+    return _C.flag_table()
+
+
+def get_flags(names=None):
+    """The current values of flags as a dict {name: value}: of every flag when `names` is None,
+    else of the flag or list of flags named. Choice flags are strings, integer flags ints. An
+    unknown name raises ValueError naming the known flags."""
+    if names is None:
+        return dict(_C.get_flags())
+    if isinstance(names, str):
+        names = [names]
+    return {name: _C.get_flag(str(name)) for name in names}
+
+
+def set_flags(flags):
+    """Set flags from a dict {name: value} (a string for choice flags, an int for integer
+    flags). Every entry is validated before any is set: an unknown name or a value that is not
+    accepted raises ValueError naming the flag and the accepted values."""
+    if not isinstance(flags, dict):
+        raise TypeError(f"set_flags: expected a dict {{name: value}}, but got {type(flags).__name__}")
+    _C.set_flags([(str(name), value if isinstance(value, str) else str(value)) for name, value in flags.items()])
