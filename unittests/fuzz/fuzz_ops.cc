@@ -13,7 +13,7 @@
 //
 // Adding an op: one entry in kOps (a name and a function drawing a case and checking it).
 //
-// Run: build with -DPADDLE_OPS_FUZZ=ON (clang), then tools/fuzz.sh [seconds per op] [op...].
+// Run: build with -DPADDLE_OPS_FUZZ=ON (clang), then tools/dev/fuzz.sh [seconds per op] [op...].
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cmath>

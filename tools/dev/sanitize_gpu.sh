@@ -4,11 +4,11 @@
 # samples and the > 2^31-element cases are left out: hours under the sanitizer). Exits
 # non-zero on any finding.
 #
-#   bash tools/sanitize_gpu.sh [build-dir]       (default build-dev: a build with WITH_GPU=ON)
+#   bash tools/dev/sanitize_gpu.sh [build-dir]       (default build-dev: a build with WITH_GPU=ON)
 #
 # Set PADDLE_OPS_SANITIZE_QUICK=1 for a shorter pytest subset (logcumsumexp and cumsum only).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BUILD=${1:-build-dev}
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$CS" ] || { echo "compute-sanitizer not found"; exit 2; }

@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer target (build-san/paddle_ops_fuzz, built by tools/test_sanitize.sh) for
+# Runs the libFuzzer target (build-san/paddle_ops_fuzz, built by tools/dev/test_sanitize.sh) for
 # SECONDS per op, starting from the op's seed corpus unittests/fuzz/corpus/<op> (read only;
 # new inputs go to build-san/fuzz_corpus/<op>). Prints the executions per op; a failure
 # leaves its input as build-san/fuzz_crashes/<op>/crash-* and exits non-zero.
 #
-#   bash tools/fuzz.sh [SECONDS] [op ...]        (default 600 s: the development run; all ops)
-#   bash tools/fuzz.sh 600 logcumsumexp_grad
+#   bash tools/dev/fuzz.sh [SECONDS] [op ...]        (default 600 s: the development run; all ops)
+#   bash tools/dev/fuzz.sh 600 logcumsumexp_grad
 # Reproduce a failure: PADDLE_OPS_FUZZ_OP=<op> build-san/paddle_ops_fuzz <crash file>
 # Refresh the seeds after a long run (keeps a covering subset):
 #   PADDLE_OPS_FUZZ_OP=<op> build-san/paddle_ops_fuzz -merge=1 unittests/fuzz/corpus/<op> build-san/fuzz_corpus/<op>
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 SECONDS_PER_OP=${1:-600}
 shift || true
 FUZZ=${PADDLE_OPS_FUZZ_BIN:-build-san/paddle_ops_fuzz}
-[ -x "$FUZZ" ] || { echo "no $FUZZ: run tools/test_sanitize.sh (or configure build-san with -DPADDLE_OPS_FUZZ=ON) first"; exit 2; }
+[ -x "$FUZZ" ] || { echo "no $FUZZ: run tools/dev/test_sanitize.sh (or configure build-san with -DPADDLE_OPS_FUZZ=ON) first"; exit 2; }
 ops=("$@")
 if [ ${#ops[@]} -eq 0 ]; then
   mapfile -t ops < <(sed -n 's/^      {"\([a-z_]*\)",.*/\1/p' unittests/fuzz/fuzz_ops.cc)
