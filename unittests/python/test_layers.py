@@ -53,54 +53,43 @@ def test_clean_fake_tree_passes(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_upward_include_fails(tmp_path):
-    write_tree(tmp_path, {
+# Fake trees that break a rule, and what the report must say (each line names the file).
+BAD_TREES = {
+    "upward": ({
         "paddle_ops/common/x.h": "#pragma once\n\n#include \"kernels/funcs/y.h\"\n",
         "kernels/funcs/y.h": "#pragma once\n",
-    })
-    r = run_check(tmp_path)
-    assert r.returncode == 1
-    assert 'paddle_ops/common/x.h:3: #include "kernels/funcs/y.h": upward' in r.stdout
-
-
-def test_engine_including_an_op_and_kernels_including_infermeta_fail(tmp_path):
-    write_tree(tmp_path, {
+    }, ['paddle_ops/common/x.h:3: #include "kernels/funcs/y.h": upward']),
+    "engine_to_op_and_kernels_to_infermeta": ({
         "kernels/funcs/gpu/t.cuh": "#include \"kernels/impl/op.h\"\n",
         "kernels/impl/op.h": "#include \"infermeta/unary.h\"\n",
         "infermeta/unary.h": "#include \"paddle_ops/core/c.h\"\n",
         "paddle_ops/core/c.h": "\n",
-    })
-    r = run_check(tmp_path)
-    assert r.returncode == 1
-    assert 'kernels/funcs/gpu/t.cuh:1: #include "kernels/impl/op.h": upward' in r.stdout
-    assert 'kernels/impl/op.h:1: #include "infermeta/unary.h": upward' in r.stdout
-    assert "infermeta/unary.h:1" not in r.stdout
-
-
-def test_include_cycle_fails(tmp_path):
-    write_tree(tmp_path, {
+    }, ['kernels/funcs/gpu/t.cuh:1: #include "kernels/impl/op.h": upward',
+        'kernels/impl/op.h:1: #include "infermeta/unary.h": upward']),
+    "include_cycle": ({
         "kernels/impl/a.h": "#include \"kernels/impl/b.h\"\n",
         "kernels/impl/b.h": "#include \"c.h\"\n",
         "kernels/impl/c.h": "#include \"kernels/impl/a.h\"\n",
-    })
-    r = run_check(tmp_path)
-    assert r.returncode == 1
-    assert "cycle" in r.stdout and "kernels/impl/a.h" in r.stdout, r.stdout
-
-
-def test_stale_include_fails(tmp_path):
-    write_tree(tmp_path, {"kernels/cpu/k.cc": "#include \"kernels/funcs/moved_away.h\"\n"})
-    r = run_check(tmp_path)
-    assert r.returncode == 1
-    assert 'kernels/cpu/k.cc:1: #include "kernels/funcs/moved_away.h": stale' in r.stdout
-
-
-def test_python_import_cycle_fails(tmp_path):
-    write_tree(tmp_path, {
+    }, ["kernels/impl/a.h:1: cycle: include circle kernels/impl/a.h -> kernels/impl/b.h -> "
+        "kernels/impl/c.h -> kernels/impl/a.h"]),
+    "stale": ({
+        "kernels/cpu/k.cc": "#include \"kernels/funcs/moved_away.h\"\n",
+    }, ['kernels/cpu/k.cc:1: #include "kernels/funcs/moved_away.h": stale']),
+    "python_import_cycle": ({
         "paddle_ops/python/paddle_ops/__init__.py": "from . import a\n",
         "paddle_ops/python/paddle_ops/a.py": "from .b import f\n",
         "paddle_ops/python/paddle_ops/b.py": "if True:\n    from . import a\n",
-    })
+    }, ["paddle_ops/python/paddle_ops/a.py:1: import cycle: paddle_ops.a -> paddle_ops.b -> paddle_ops.a"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_TREES))
+def test_bad_tree_fails(tmp_path, case):
+    files, expected = BAD_TREES[case]
+    write_tree(tmp_path, files)
     r = run_check(tmp_path)
-    assert r.returncode == 1
-    assert "import cycle" in r.stdout and "paddle_ops.a" in r.stdout, r.stdout
+    assert r.returncode == 1, r.stdout
+    lines = r.stdout.splitlines()
+    for want in expected:
+        assert any(line.startswith(want) for line in lines), (want, r.stdout)
+    assert len(lines) == len(expected) + 1, r.stdout   # nothing else reported, then the count
