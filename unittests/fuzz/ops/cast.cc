@@ -1,8 +1,9 @@
 // Fuzzing cast.
 #include "unittests/fuzz/fuzz_util.h"
 
-namespace paddle_ops_fuzz {
 namespace {
+
+using namespace paddle_ops_fuzz;  // NOLINT: the fuzzer's shared vocabulary
 
 void FuzzCast(Fdp& f) {
   const DataType from = PickType(f), to = PickType(f);
@@ -31,6 +32,5 @@ void FuzzCast(Fdp& f) {
 }
 
 }  // namespace
-}  // namespace paddle_ops_fuzz
 
-REGISTER_FUZZ_OP(cast, paddle_ops_fuzz::FuzzCast);
+REGISTER_FUZZ_OP(cast, FuzzCast);

@@ -1,8 +1,9 @@
 // Fuzzing cumsum and cumsum_grad.
 #include "unittests/fuzz/fuzz_util.h"
 
-namespace paddle_ops_fuzz {
 namespace {
+
+using namespace paddle_ops_fuzz;  // NOLINT: the fuzzer's shared vocabulary
 
 // cumsum and its grad: floats, int32, int64 (other dtypes: NotFound).
 void FuzzCumsum(Fdp& f, bool grad) {
@@ -56,7 +57,6 @@ void FuzzCumsum(Fdp& f, bool grad) {
 }
 
 }  // namespace
-}  // namespace paddle_ops_fuzz
 
-REGISTER_FUZZ_OP(cumsum, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzCumsum(f, false); });
-REGISTER_FUZZ_OP(cumsum_grad, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzCumsum(f, true); });
+REGISTER_FUZZ_OP(cumsum, [](paddle_ops_fuzz::Fdp& f) { FuzzCumsum(f, false); });
+REGISTER_FUZZ_OP(cumsum_grad, [](paddle_ops_fuzz::Fdp& f) { FuzzCumsum(f, true); });

@@ -1,8 +1,9 @@
 // Fuzzing add, subtract and multiply.
 #include "unittests/fuzz/fuzz_util.h"
 
-namespace paddle_ops_fuzz {
 namespace {
+
+using namespace paddle_ops_fuzz;  // NOLINT: the fuzzer's shared vocabulary
 
 // Broadcast shapes: y's dims are x's with some set to 1 or dropped in front (or not
 // broadcastable when `bad`).
@@ -66,8 +67,7 @@ void FuzzElementwise(Fdp& f, int which) {
 }
 
 }  // namespace
-}  // namespace paddle_ops_fuzz
 
-REGISTER_FUZZ_OP(add, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzElementwise(f, 0); });
-REGISTER_FUZZ_OP(subtract, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzElementwise(f, 1); });
-REGISTER_FUZZ_OP(multiply, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzElementwise(f, 2); });
+REGISTER_FUZZ_OP(add, [](paddle_ops_fuzz::Fdp& f) { FuzzElementwise(f, 0); });
+REGISTER_FUZZ_OP(subtract, [](paddle_ops_fuzz::Fdp& f) { FuzzElementwise(f, 1); });
+REGISTER_FUZZ_OP(multiply, [](paddle_ops_fuzz::Fdp& f) { FuzzElementwise(f, 2); });

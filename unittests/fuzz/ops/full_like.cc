@@ -1,8 +1,9 @@
 // Fuzzing full_like.
 #include "unittests/fuzz/fuzz_util.h"
 
-namespace paddle_ops_fuzz {
 namespace {
+
+using namespace paddle_ops_fuzz;  // NOLINT: the fuzzer's shared vocabulary
 
 void FuzzFullLike(Fdp& f) {
   const DataType t = PickType(f), dt = f.ConsumeBool() ? DataType::UNDEFINED : PickType(f);
@@ -39,6 +40,5 @@ void FuzzFullLike(Fdp& f) {
 }
 
 }  // namespace
-}  // namespace paddle_ops_fuzz
 
-REGISTER_FUZZ_OP(full_like, paddle_ops_fuzz::FuzzFullLike);
+REGISTER_FUZZ_OP(full_like, FuzzFullLike);

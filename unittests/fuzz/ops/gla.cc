@@ -1,8 +1,9 @@
 // Fuzzing gla and gla_grad.
 #include "unittests/fuzz/fuzz_util.h"
 
-namespace paddle_ops_fuzz {
 namespace {
+
+using namespace paddle_ops_fuzz;  // NOLINT: the fuzzer's shared vocabulary
 
 // SPEC §5: relative RMS error against the float64 recurrent reference, 4e-3 for the 16-bit
 // types and 1e-5 for float32 (float64: 1e-12). An all-zero reference needs an all-zero result
@@ -212,7 +213,6 @@ void FuzzGla(Fdp& f, bool grad) {
 }
 
 }  // namespace
-}  // namespace paddle_ops_fuzz
 
-REGISTER_FUZZ_OP(gla, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzGla(f, false); });
-REGISTER_FUZZ_OP(gla_grad, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzGla(f, true); });
+REGISTER_FUZZ_OP(gla, [](paddle_ops_fuzz::Fdp& f) { FuzzGla(f, false); });
+REGISTER_FUZZ_OP(gla_grad, [](paddle_ops_fuzz::Fdp& f) { FuzzGla(f, true); });

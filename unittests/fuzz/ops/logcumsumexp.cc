@@ -1,8 +1,9 @@
 // Fuzzing logcumsumexp and logcumsumexp_grad.
 #include "unittests/fuzz/fuzz_util.h"
 
-namespace paddle_ops_fuzz {
 namespace {
+
+using namespace paddle_ops_fuzz;  // NOLINT: the fuzzer's shared vocabulary
 
 LD LogAddExp(LD a, LD b) {
   if (std::isnan(a) || std::isnan(b)) return kNaN;
@@ -48,7 +49,6 @@ void FuzzLogcumsumexp(Fdp& f, bool grad) {
 }
 
 }  // namespace
-}  // namespace paddle_ops_fuzz
 
-REGISTER_FUZZ_OP(logcumsumexp, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzLogcumsumexp(f, false); });
-REGISTER_FUZZ_OP(logcumsumexp_grad, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzLogcumsumexp(f, true); });
+REGISTER_FUZZ_OP(logcumsumexp, [](paddle_ops_fuzz::Fdp& f) { FuzzLogcumsumexp(f, false); });
+REGISTER_FUZZ_OP(logcumsumexp_grad, [](paddle_ops_fuzz::Fdp& f) { FuzzLogcumsumexp(f, true); });

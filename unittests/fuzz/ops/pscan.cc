@@ -1,8 +1,9 @@
 // Fuzzing pscan and pscan_grad.
 #include "unittests/fuzz/fuzz_util.h"
 
-namespace paddle_ops_fuzz {
 namespace {
+
+using namespace paddle_ops_fuzz;  // NOLINT: the fuzzer's shared vocabulary
 
 // pscan: y[:, t] = a[:, t] * y[:, t-1] + x[:, t]; a [N, T] or [N, T, D], initial_state [N, D].
 void FuzzPscan(Fdp& f, bool grad) {
@@ -112,7 +113,6 @@ void FuzzPscan(Fdp& f, bool grad) {
 }
 
 }  // namespace
-}  // namespace paddle_ops_fuzz
 
-REGISTER_FUZZ_OP(pscan, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzPscan(f, false); });
-REGISTER_FUZZ_OP(pscan_grad, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzPscan(f, true); });
+REGISTER_FUZZ_OP(pscan, [](paddle_ops_fuzz::Fdp& f) { FuzzPscan(f, false); });
+REGISTER_FUZZ_OP(pscan_grad, [](paddle_ops_fuzz::Fdp& f) { FuzzPscan(f, true); });

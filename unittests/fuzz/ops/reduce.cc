@@ -1,8 +1,9 @@
 // Fuzzing sum and mean.
 #include "unittests/fuzz/fuzz_util.h"
 
-namespace paddle_ops_fuzz {
 namespace {
+
+using namespace paddle_ops_fuzz;  // NOLINT: the fuzzer's shared vocabulary
 
 // sum / mean over random axes (duplicates and out-of-range ones are errors).
 void FuzzReduce(Fdp& f, bool mean) {
@@ -81,7 +82,6 @@ void FuzzReduce(Fdp& f, bool mean) {
 }
 
 }  // namespace
-}  // namespace paddle_ops_fuzz
 
-REGISTER_FUZZ_OP(sum, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzReduce(f, false); });
-REGISTER_FUZZ_OP(mean, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzReduce(f, true); });
+REGISTER_FUZZ_OP(sum, [](paddle_ops_fuzz::Fdp& f) { FuzzReduce(f, false); });
+REGISTER_FUZZ_OP(mean, [](paddle_ops_fuzz::Fdp& f) { FuzzReduce(f, true); });

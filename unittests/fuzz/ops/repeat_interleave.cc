@@ -1,8 +1,9 @@
 // Fuzzing repeat_interleave (both forms) and repeat_interleave_grad.
 #include "unittests/fuzz/fuzz_util.h"
 
-namespace paddle_ops_fuzz {
 namespace {
+
+using namespace paddle_ops_fuzz;  // NOLINT: the fuzzer's shared vocabulary
 
 // repeat_interleave (an int count, or a tensor of counts: repeat_interleave_with_tensor_index)
 // and their grads: out[o, i, k] = x[o, j(i), k], slice j repeated counts[j] times in order.
@@ -122,7 +123,6 @@ void FuzzRepeatInterleave(Fdp& f, bool grad) {
 }
 
 }  // namespace
-}  // namespace paddle_ops_fuzz
 
-REGISTER_FUZZ_OP(repeat_interleave, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzRepeatInterleave(f, false); });
-REGISTER_FUZZ_OP(repeat_interleave_grad, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzRepeatInterleave(f, true); });
+REGISTER_FUZZ_OP(repeat_interleave, [](paddle_ops_fuzz::Fdp& f) { FuzzRepeatInterleave(f, false); });
+REGISTER_FUZZ_OP(repeat_interleave_grad, [](paddle_ops_fuzz::Fdp& f) { FuzzRepeatInterleave(f, true); });

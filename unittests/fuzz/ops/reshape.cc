@@ -1,8 +1,9 @@
 // Fuzzing reshape.
 #include "unittests/fuzz/fuzz_util.h"
 
-namespace paddle_ops_fuzz {
 namespace {
+
+using namespace paddle_ops_fuzz;  // NOLINT: the fuzzer's shared vocabulary
 
 void FuzzReshape(Fdp& f) {
   const DataType t = PickType(f);
@@ -47,6 +48,5 @@ void FuzzReshape(Fdp& f) {
 }
 
 }  // namespace
-}  // namespace paddle_ops_fuzz
 
-REGISTER_FUZZ_OP(reshape, paddle_ops_fuzz::FuzzReshape);
+REGISTER_FUZZ_OP(reshape, FuzzReshape);

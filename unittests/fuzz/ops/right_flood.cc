@@ -1,8 +1,9 @@
 // Fuzzing right_flood and right_flood_grad.
 #include "unittests/fuzz/fuzz_util.h"
 
-namespace paddle_ops_fuzz {
 namespace {
+
+using namespace paddle_ops_fuzz;  // NOLINT: the fuzzer's shared vocabulary
 
 // right_flood and its grad: out[i] = x[t(i)], t(i) = the last non-hole at or before i (in scan
 // order), -1 (and x[i] itself) where there is none; x_grad[j] = sum of out_grad over {i : t(i) = j}.
@@ -85,7 +86,6 @@ void FuzzRightFlood(Fdp& f, bool grad) {
 }
 
 }  // namespace
-}  // namespace paddle_ops_fuzz
 
-REGISTER_FUZZ_OP(right_flood, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzRightFlood(f, false); });
-REGISTER_FUZZ_OP(right_flood_grad, [](paddle_ops_fuzz::Fdp& f) { paddle_ops_fuzz::FuzzRightFlood(f, true); });
+REGISTER_FUZZ_OP(right_flood, [](paddle_ops_fuzz::Fdp& f) { FuzzRightFlood(f, false); });
+REGISTER_FUZZ_OP(right_flood_grad, [](paddle_ops_fuzz::Fdp& f) { FuzzRightFlood(f, true); });
