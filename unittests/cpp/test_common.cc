@@ -15,9 +15,11 @@
 #include "paddle_ops/common/enforce.h"
 #include "paddle_ops/common/float16.h"
 #include "paddle_ops/common/place.h"
+#include "unittests/cpp/test_util.h"
 
 namespace {
 
+using paddle_ops_test::CatchEnforce;
 using phi::DataType;
 using phi::ErrorCode;
 using phi::dtype::bfloat16;
@@ -32,22 +34,6 @@ uint32_t FloatBits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
   return u;
-}
-
-// Runs `fn` and returns the EnforceNotMet it throws; fails the test if it throws nothing
-// or something else.
-template <typename Fn>
-phi::EnforceNotMet CatchEnforce(Fn&& fn) {
-  try {
-    fn();
-  } catch (const phi::EnforceNotMet& e) {
-    return e;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "threw a non-EnforceNotMet exception: " << e.what();
-    return phi::EnforceNotMet(phi::ErrorSummary(ErrorCode::FATAL, "<wrong exception>"), "", 0);
-  }
-  ADD_FAILURE() << "expected an EnforceNotMet, nothing was thrown";
-  return phi::EnforceNotMet(phi::ErrorSummary(ErrorCode::FATAL, "<nothing thrown>"), "", 0);
 }
 
 // ---------------------------------------------------------------------------------------
