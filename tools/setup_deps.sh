@@ -8,7 +8,7 @@ command -v cmake >/dev/null || need_apt+=(cmake)
 command -v g++ >/dev/null || need_apt+=(g++)
 [ -f /usr/include/eigen3/Eigen/Core ] || need_apt+=(libeigen3-dev)
 [ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
-# The sanitizer/fuzzer build (tools/test_sanitize.sh): clang, its runtimes (ASan, UBSan,
+# The sanitizer/fuzzer build (tools/dev/test_sanitize.sh): clang, its runtimes (ASan, UBSan,
 # libFuzzer) and its OpenMP.
 command -v clang++ >/dev/null || need_apt+=(clang)
 if ! command -v clang++ >/dev/null || [ ! -f "$(clang++ -print-file-name=libclang_rt.fuzzer-x86_64.a)" ]; then

@@ -198,23 +198,26 @@ def _parse_common(op, entry, keys):
         raise op.err("args", "at least one tensor input must be required")
 
 
-def parse_op(entry, source):
-    if not isinstance(entry, dict) or "op" not in entry:
-        raise SpecError(source, repr(entry)[:40], "op", "each entry must be a mapping with an 'op' field")
-    op = Op(str(entry["op"]), source)
+def _named_op(entry, source, key):
+    """The Op named by entry[key] ('op' or 'backward_op'), after checking the entry's form."""
+    if not isinstance(entry, dict) or key not in entry:
+        article = "an" if key[0] in "aeiou" else "a"
+        raise SpecError(source, repr(entry)[:40], key, f"each entry must be a mapping with {article} '{key}' field")
+    op = Op(str(entry[key]), source)
     if not _IDENT.match(op.name):
-        raise op.err("op", f"'{op.name}' is not a valid C++/Python identifier")
+        raise op.err(key, f"'{op.name}' is not a valid C++/Python identifier")
+    return op
+
+
+def parse_op(entry, source):
+    op = _named_op(entry, source, "op")
     _parse_common(op, entry, OP_KEYS)
     op.backward = entry.get("backward")
     return op
 
 
 def parse_backward_op(entry, source):
-    if not isinstance(entry, dict) or "backward_op" not in entry:
-        raise SpecError(source, repr(entry)[:40], "backward_op", "each entry must be a mapping with a 'backward_op' field")
-    op = Op(str(entry["backward_op"]), source)
-    if not _IDENT.match(op.name):
-        raise op.err("backward_op", f"'{op.name}' is not a valid C++/Python identifier")
+    op = _named_op(entry, source, "backward_op")
     op.is_backward = True
     _parse_common(op, entry, BACKWARD_KEYS)
     fwd = entry.get("forward")

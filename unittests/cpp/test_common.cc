@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "paddle_ops/common/bfloat16.h"
@@ -15,9 +16,11 @@
 #include "paddle_ops/common/enforce.h"
 #include "paddle_ops/common/float16.h"
 #include "paddle_ops/common/place.h"
+#include "unittests/cpp/test_util.h"
 
 namespace {
 
+using paddle_ops_test::CatchEnforce;
 using phi::DataType;
 using phi::ErrorCode;
 using phi::dtype::bfloat16;
@@ -32,22 +35,6 @@ uint32_t FloatBits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
   return u;
-}
-
-// Runs `fn` and returns the EnforceNotMet it throws; fails the test if it throws nothing
-// or something else.
-template <typename Fn>
-phi::EnforceNotMet CatchEnforce(Fn&& fn) {
-  try {
-    fn();
-  } catch (const phi::EnforceNotMet& e) {
-    return e;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "threw a non-EnforceNotMet exception: " << e.what();
-    return phi::EnforceNotMet(phi::ErrorSummary(ErrorCode::FATAL, "<wrong exception>"), "", 0);
-  }
-  ADD_FAILURE() << "expected an EnforceNotMet, nothing was thrown";
-  return phi::EnforceNotMet(phi::ErrorSummary(ErrorCode::FATAL, "<nothing thrown>"), "", 0);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -240,16 +227,25 @@ TEST(Float16Test, InfinityNaNAndOverflow) {
   EXPECT_EQ(float16(1e300).x, 0x7c00);  // from double
 }
 
-TEST(Float16Test, RoundTripAllNonNaNBitPatterns) {
-  int checked = 0;
+// Every bit pattern of the 16-bit type H that is not NaN goes to float and back (from float and
+// from double) to itself; bfloat16's float is its bits shifted up. *checked counts them.
+template <typename H>
+void CheckRoundTripsOfNonNaN(bool (*is_nan)(uint16_t), int* checked) {
+  *checked = 0;
   for (uint32_t b = 0; b < 65536; ++b) {
     const uint16_t h = static_cast<uint16_t>(b);
-    if (IsHalfNaN(h)) continue;
-    const float f = static_cast<float>(float16::from_bits(h));
-    ASSERT_EQ(float16(f).x, h) << "bits 0x" << std::hex << b << " value " << f;
-    ASSERT_EQ(float16(static_cast<double>(f)).x, h) << "via double, bits 0x" << std::hex << b;
-    ++checked;
+    if (is_nan(h)) continue;
+    const float f = static_cast<float>(H::from_bits(h));
+    if (std::is_same<H, bfloat16>::value) ASSERT_EQ(FloatBits(f), b << 16) << std::hex << b;
+    ASSERT_EQ(H(f).x, h) << "bits 0x" << std::hex << b << " value " << f;
+    ASSERT_EQ(H(static_cast<double>(f)).x, h) << "via double, bits 0x" << std::hex << b;
+    ++*checked;
   }
+}
+
+TEST(Float16Test, RoundTripAllNonNaNBitPatterns) {
+  int checked = 0;
+  CheckRoundTripsOfNonNaN<float16>(IsHalfNaN, &checked);
   EXPECT_EQ(checked, 65536 - 2 * 1023);
 }
 
@@ -374,15 +370,7 @@ TEST(BFloat16Test, SubnormalsInfNaNOverflow) {
 
 TEST(BFloat16Test, RoundTripAllNonNaNBitPatterns) {
   int checked = 0;
-  for (uint32_t b = 0; b < 65536; ++b) {
-    const uint16_t h = static_cast<uint16_t>(b);
-    if (IsBf16NaN(h)) continue;
-    const float f = static_cast<float>(bfloat16::from_bits(h));
-    ASSERT_EQ(FloatBits(f), b << 16);
-    ASSERT_EQ(bfloat16(f).x, h) << std::hex << b;
-    ASSERT_EQ(bfloat16(static_cast<double>(f)).x, h) << std::hex << b;
-    ++checked;
-  }
+  CheckRoundTripsOfNonNaN<bfloat16>(IsBf16NaN, &checked);
   EXPECT_EQ(checked, 65536 - 2 * 127);
   for (uint32_t b = 0; b < 65536; ++b) {
     const uint16_t h = static_cast<uint16_t>(b);

@@ -16,6 +16,7 @@
 #include "paddle_ops/core/kernel_factory.h"
 #include "paddle_ops/core/kernel_registry.h"
 #include "paddle_ops/core/meta_tensor.h"
+#include "unittests/cpp/test_util.h"
 
 // ---- a test-local kernel registered with PD_REGISTER_KERNEL ------------------------------
 namespace core_test {
@@ -35,6 +36,8 @@ PD_REGISTER_KERNEL(core_test_dummy_fill, CPU, ALL_LAYOUT, core_test::DummyFillKe
 
 namespace {
 
+using paddle_ops_test::CatchEnforce;
+using paddle_ops_test::Contains;
 using phi::Backend;
 using phi::DataLayout;
 using phi::DataType;
@@ -42,22 +45,6 @@ using phi::DDim;
 using phi::DenseTensor;
 using phi::ErrorCode;
 using phi::KernelKey;
-
-template <typename Fn>
-phi::EnforceNotMet CatchEnforce(Fn&& fn) {
-  try {
-    fn();
-  } catch (const phi::EnforceNotMet& e) {
-    return e;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "threw a non-EnforceNotMet exception: " << e.what();
-    return phi::EnforceNotMet(phi::ErrorSummary(ErrorCode::FATAL, "<wrong exception>"), "", 0);
-  }
-  ADD_FAILURE() << "expected an EnforceNotMet, nothing was thrown";
-  return phi::EnforceNotMet(phi::ErrorSummary(ErrorCode::FATAL, "<nothing thrown>"), "", 0);
-}
-
-bool Contains(const std::string& s, const std::string& sub) { return s.find(sub) != std::string::npos; }
 
 std::set<DataType> DTypesOf(const std::string& op, Backend backend = Backend::CPU) {
   std::set<DataType> out;

@@ -32,7 +32,7 @@ namespace {
 
 #ifdef PADDLE_OPS_WITH_GPU
 // After the last test, hand the caching allocator's free blocks back to the driver: they are
-// cached on purpose, but compute-sanitizer's leak check (tools/sanitize_gpu.sh) reports every
+// cached on purpose, but compute-sanitizer's leak check (tools/dev/sanitize_gpu.sh) reports every
 // block still held at exit as a leak.
 class ReleaseGpuCache : public ::testing::Environment {
  public:

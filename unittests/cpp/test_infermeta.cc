@@ -9,30 +9,17 @@
 #include "paddle_ops/common/scalar.h"
 #include "paddle_ops/core/dense_tensor.h"
 #include "paddle_ops/core/meta_tensor.h"
+#include "unittests/cpp/test_util.h"
 
 namespace {
 
+using paddle_ops_test::CatchEnforce;
+using paddle_ops_test::Contains;
 using phi::DataType;
 using phi::DDim;
 using phi::DenseTensor;
 using phi::ErrorCode;
 using phi::MetaTensor;
-
-template <typename Fn>
-phi::EnforceNotMet CatchEnforce(Fn&& fn) {
-  try {
-    fn();
-  } catch (const phi::EnforceNotMet& e) {
-    return e;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "threw a non-EnforceNotMet exception: " << e.what();
-    return phi::EnforceNotMet(phi::ErrorSummary(ErrorCode::FATAL, "<wrong exception>"), "", 0);
-  }
-  ADD_FAILURE() << "expected an EnforceNotMet, nothing was thrown";
-  return phi::EnforceNotMet(phi::ErrorSummary(ErrorCode::FATAL, "<nothing thrown>"), "", 0);
-}
-
-bool Contains(const std::string& s, const std::string& sub) { return s.find(sub) != std::string::npos; }
 
 DDim CumDims(const DDim& in, int axis, bool flatten, DataType dtype = DataType::FLOAT32,
              DataType* out_dtype = nullptr) {

@@ -83,10 +83,11 @@ std::vector<LD> RefLse(const std::vector<T>& x, const ScanLayout& l, bool ex, bo
   return r;
 }
 
-template <typename T>
-std::vector<T> RunLse(const std::vector<T>& x, const ScanLayout& l, bool ex, bool rev) {
+// A forward scan op (LogcumsumexpOp, CumsumFloatOp) over x through the CPU engine.
+template <template <typename, typename> class Op, typename T>
+std::vector<T> RunForward(const std::vector<T>& x, const ScanLayout& l, bool ex, bool rev) {
   std::vector<T> out(x.size());
-  phi::funcs::LogcumsumexpOp<T, double> op;
+  Op<T, double> op;
   op.x = x.data();
   op.out = out.data();
   phi::funcs::ScanCpu(l, ex, rev, op);
@@ -94,13 +95,13 @@ std::vector<T> RunLse(const std::vector<T>& x, const ScanLayout& l, bool ex, boo
 }
 
 template <typename T>
+std::vector<T> RunLse(const std::vector<T>& x, const ScanLayout& l, bool ex, bool rev) {
+  return RunForward<phi::funcs::LogcumsumexpOp>(x, l, ex, rev);
+}
+
+template <typename T>
 std::vector<T> RunCumsum(const std::vector<T>& x, const ScanLayout& l, bool ex, bool rev) {
-  std::vector<T> out(x.size());
-  phi::funcs::CumsumFloatOp<T, double> op;
-  op.x = x.data();
-  op.out = out.data();
-  phi::funcs::ScanCpu(l, ex, rev, op);
-  return out;
+  return RunForward<phi::funcs::CumsumFloatOp>(x, l, ex, rev);
 }
 
 template <typename T>

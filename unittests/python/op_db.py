@@ -1,7 +1,8 @@
 """OpInfo declarations: for each op, its samples, NumPy reference (forward and gradient),
-dtypes and error cases. The generic tests in op_test.GenericOpTests run over every entry;
-adding an op (pscan, right_flood, ...) means adding an entry here and a test module with
-`class TestXOpInfo(GenericOpTests): op_info = OP_DB['x']`.
+dtypes, error cases and bad-input table entry. The generic tests in op_test.GenericOpTests run
+over every entry of OP_DB (test_op_db.py), and test_bad_input_table.py over their bad_inputs:
+adding an op's tests means adding an entry here (a test_<op>_op.py module is only for checks
+particular to the op).
 """
 
 import itertools
@@ -9,6 +10,7 @@ import itertools
 import numpy as np
 
 import paddle_ops as paddle
+from bad_inputs import Bad, BadInputs, T, bool_errors, scan_axis_errors, scan_bad_inputs, tensor_type_errors
 from op_test import (ErrorInput, FLOAT_DTYPES, INT_DTYPES, OpInfo, SampleInput, Tolerance,
                      axis_message_ok, cast_np, dtype_name, is_float, make_tensor,
                      scan_grad_reference, scan_reference)
@@ -152,6 +154,7 @@ LOGCUMSUMEXP = OpInfo(
     sample_inputs=scan_samples(_logcumsumexp_dtype_targets),
     large_inputs=scan_large_samples(_logcumsumexp_large_values),
     error_inputs=scan_error_inputs(extra=list(_int_dtype_errors())),
+    bad_inputs=scan_bad_inputs('floating', ['int32', paddle.int64, 'bool']),
 )
 
 
@@ -216,6 +219,7 @@ CUMSUM = OpInfo(
     sample_inputs=scan_samples(_cumsum_dtype_targets),
     large_inputs=scan_large_samples(_cumsum_large_values),
     error_inputs=scan_error_inputs(),
+    bad_inputs=scan_bad_inputs('float16.*int64', ['bool', 'int8', paddle.uint8]),
     tolerances={
         # SPEC gives no cumsum bound: float rounding of a sequential or blocked sum of <= 20
         # terms, measured against the running sum of |x| (cumsum_tol_scale).
@@ -377,6 +381,41 @@ def pscan_error_inputs(op_info):
                      desc='non-bool reverse')
 
 
+def pscan_sample_coverage(samples, dtype):
+    """pscan's samples (replacing the axis/exclusive coverage of the scan ops): both gate
+    shapes, with and without initial_state, both directions, zero-size tensors."""
+    combos = {(s.kwargs['a'].ndim, s.kwargs['initial_state'] is None, s.kwargs['reverse'])
+              for s in samples}
+    assert combos == set(itertools.product((2, 3), (False, True), (False, True)))
+    assert any(np.size(s.input) == 0 for s in samples)
+    assert any((s.kwargs['a'] == 0).any() and (s.kwargs['a'] < 0).any() for s in samples)
+
+
+PSCAN_BAD_INPUTS = BadInputs(
+    valid=lambda place: dict(a=T((2, 3))(place), x=T((2, 3, 4))(place), initial_state=T((2, 4))(place), reverse=False),
+    bad={
+        'a': tensor_type_errors('a') + [
+            Bad(T((2, 4)), ValueError, r'\[2, 3, 4\]', r'\[2, 4\]'),
+            Bad(T((2, 3, 5)), ValueError, r'\[2, 3, 4\]', r'\[2, 3, 5\]'),
+            Bad(T((3,)), ValueError, r'\[2, 3\]|\[N, T\]', r'\[3\]'),
+            Bad(T((2, 3), 'float64'), TypeError, 'float32', 'float64'),
+            Bad(T((2, 3), 'int32'), TypeError, 'float', 'int32'),
+        ],
+        'x': tensor_type_errors('x') + [
+            Bad(T((2, 3)), ValueError, '3-D', r'\[2, 3\]'),
+            Bad(T((2, 3, 4), 'int64'), TypeError, 'float', 'int64'),
+            Bad(T((2, 3, 4), 'float64'), TypeError, 'float64|float32', 'float32|float64', 'x|a'),
+        ],
+        'initial_state': [
+            Bad([1.0], TypeError, 'Tensor', 'list'),
+            Bad(T((2, 3)), ValueError, r'\[2, 4\]', r'\[2, 3\]'),
+            Bad(T((2, 4, 1)), ValueError, r'\[2, 4\]', r'\[2, 4, 1\]'),
+            Bad(T((2, 4), 'float64'), TypeError, 'float32', 'float64'),
+        ],
+        'reverse': bool_errors(),
+    })
+
+
 PSCAN = OpInfo(
     name='pscan',
     op=pscan_op,
@@ -398,6 +437,8 @@ PSCAN = OpInfo(
     },
     tol_scale=pscan_tol_scale,
     static_unknown_dims=False,
+    sample_coverage=pscan_sample_coverage,
+    bad_inputs=PSCAN_BAD_INPUTS,
 )
 
 
@@ -524,6 +565,25 @@ def right_flood_error_inputs(op_info):
     yield ErrorInput(x_of((2, 3)), dict(reverse='yes'), TypeError, r'reverse', desc='non-bool reverse')
 
 
+def right_flood_sample_coverage(samples, dtype):
+    """right_flood's samples (it has an axis, reverse and hole, no exclusive): 0-D,
+    zero-size, negative axes, both directions, both holes for floats, rows of holes only."""
+    assert any(np.ndim(s.input) == 0 for s in samples)
+    assert any(np.size(s.input) == 0 for s in samples)
+    assert any(s.kwargs.get('axis', -1) < 0 for s in samples)
+    assert {s.kwargs.get('reverse', False) for s in samples} == {False, True}
+    holes = {s.kwargs.get('hole', 'zero') for s in samples}
+    assert holes == ({'zero', 'nan'} if dtype in FLOAT_DTYPES else {'zero'})
+    assert any(np.size(s.input) and (np.asarray(s.input) == 0).all() for s in samples)
+
+
+def right_flood_fd_samples(samples):
+    """Finite differences where the op is differentiable: with NaN holes (a small step leaves
+    every hole a hole and every value a value). A zero hole is a kink: moved off zero it
+    becomes a source."""
+    return [s for s in samples if s.kwargs.get('hole') == 'nan' and 0 < np.size(s.input) <= 24]
+
+
 RIGHT_FLOOD = OpInfo(
     name='right_flood',
     op=lambda x, *args, **kwargs: paddle.right_flood(x, *args, **kwargs),
@@ -538,6 +598,21 @@ RIGHT_FLOOD = OpInfo(
     error_inputs=right_flood_error_inputs,
     # The outputs are copies of inputs: exact in every dtype.
     tolerances={d: Tolerance() for d in FLOAT_DTYPES},
+    sample_coverage=right_flood_sample_coverage,
+    fd_samples=right_flood_fd_samples,
+    bad_inputs=BadInputs(
+        valid=lambda place: dict(x=T((2, 3))(place), axis=1, reverse=False, hole='zero', return_index=False),
+        bad={
+            'x': tensor_type_errors() + [
+                Bad(T((2, 3), 'bool'), TypeError, 'float16.*int64', 'bool'),
+            ],
+            'axis': scan_axis_errors(2),
+            'reverse': bool_errors(),
+            'hole': [Bad('inf', ValueError, "'zero' or 'nan'", "'inf'"),
+                     Bad(0, TypeError, "'zero' or 'nan'", 'int'),
+                     Bad(None, TypeError, "'zero' or 'nan'", 'NoneType')],
+            'return_index': bool_errors(),
+        }),
 )
 
 
@@ -644,6 +719,26 @@ def repeat_interleave_error_inputs(op_info):
     yield ErrorInput(lambda place: [1.0, 0.0], dict(repeats=2), TypeError, r'\bx\b.*Tensor', desc='non-Tensor x')
 
 
+def repeat_interleave_sample_coverage(samples, dtype):
+    """repeat_interleave's samples: int and tensor counts (with zeros, a single count,
+    int32 counts), axis None and negative, 0-D and zero-size x, output_size."""
+    assert any(np.ndim(s.input) == 0 for s in samples)
+    assert any(np.size(s.input) == 0 for s in samples)
+    assert any(s.kwargs.get('axis') is None for s in samples)
+    assert any((s.kwargs.get('axis') or 0) < 0 for s in samples)
+    counts = [s.kwargs['repeats'] for s in samples if isinstance(s.kwargs['repeats'], np.ndarray)]
+    assert any((c == 0).any() for c in counts) and any(c.size == 1 for c in counts)
+    assert any(isinstance(s.kwargs['repeats'], int) for s in samples)
+    assert any('output_size' in s.kwargs for s in samples)
+
+
+def repeat_interleave_fd_samples(samples):
+    """Finite differences on the samples whose output is not empty (the mean of an empty
+    output is not a number)."""
+    return [s for s in samples if 0 < np.size(s.input) <= 24 and
+            np.repeat(s.input, s.kwargs['repeats'], axis=s.kwargs.get('axis')).size]
+
+
 REPEAT_INTERLEAVE = OpInfo(
     name='repeat_interleave',
     op=repeat_interleave_op,
@@ -657,6 +752,26 @@ REPEAT_INTERLEAVE = OpInfo(
     error_inputs=repeat_interleave_error_inputs,
     tolerances={d: Tolerance() for d in FLOAT_DTYPES},
     static_unknown_dims=False,
+    sample_coverage=repeat_interleave_sample_coverage,
+    fd_samples=repeat_interleave_fd_samples,
+    bad_inputs=BadInputs(
+        valid=lambda place: dict(x=T((2, 3))(place), repeats=2, axis=1, output_size=None),
+        bad={
+            'x': tensor_type_errors(),
+            'repeats': [
+                Bad(-1, ValueError, 'non-negative', '-1'),
+                Bad(1.5, TypeError, 'int32 or int64', 'float'),
+                Bad('2', TypeError, 'int32 or int64', 'str'),
+                Bad(T((3,)), TypeError, 'int32 or int64', 'float32'),
+                Bad(T((2,), 'int64'), ValueError, 'one count for each of the 3 slices', '2 counts'),
+                # (the GPU kernel flags a negative count without its position)
+                Bad(lambda place: paddle.to_tensor(np.array([1, -2, 1]), place=place), ValueError, 'non-negative',
+                    r'repeats\[1\] is -2|holds a negative count'),
+            ],
+            'axis': scan_axis_errors(2)[:6],
+            'output_size': [Bad(1.5, TypeError, 'int or None', 'float'),
+                            Bad(7, ValueError, r'sum of repeats \(6\)', '7')],
+        }),
 )
 
 

@@ -361,6 +361,13 @@ class OpInfo:
     static_unknown_dims: the static-vs-dynamic check also declares x's first dim unknown
         (-1). False for ops whose other inputs are sample constants sized by that dim
         (pscan's a [N, T]): static InferMeta cannot match a placeholder against them.
+    sample_coverage(samples, dtype): asserts what the samples must cover (default: the scan
+        ops' 0-D, zero-size, axis None and negative, every exclusive/reverse combination).
+    fd_samples(samples) -> the float64 samples to check by finite differences (default: those
+        with a gradient, 1 to 24 elements and no dtype argument).
+    bad_inputs: the op's entry of the bad-input table (bad_inputs.BadInputs: the public op's
+        valid arguments and, for each argument, its bad values); test_bad_input_table.py
+        requires one for every public op.
     """
     name: str
     op: Callable
@@ -376,6 +383,9 @@ class OpInfo:
     tolerances: Dict[str, Tolerance] = dataclasses.field(default_factory=dict)
     tol_scale: Optional[Callable] = None
     static_unknown_dims: bool = True
+    sample_coverage: Optional[Callable] = None
+    fd_samples: Optional[Callable] = None
+    bad_inputs: Any = None
 
     def tolerance(self, dtype):
         return self.tolerances.get(dtype, DEFAULT_TOLERANCES[dtype])
@@ -533,8 +543,12 @@ class GenericOpTests:
             len(failures), len(samples), '\n'.join(failures[:10]))
 
     def test_sample_inputs_cover_attributes(self, dtype):
-        """The db's samples hit 0-D, zero-size, axis None and all exclusive/reverse combos."""
+        """The db's samples cover what the op's sample_coverage asks (by default: 0-D,
+        zero-size, axis None and all exclusive/reverse combos)."""
         samples = self.samples(dtype)
+        if self.op_info.sample_coverage is not None:
+            self.op_info.sample_coverage(samples, dtype)
+            return
         assert any(np.ndim(s.input) == 0 for s in samples)
         assert any(np.size(s.input) == 0 for s in samples)
         assert any(s.kwargs.get('axis', None) is None for s in samples)
@@ -608,8 +622,11 @@ class GenericOpTests:
             pytest.skip('%s has no gradient' % self.op_info.name)
         if 'float64' not in self.op_info.grad_dtypes:
             pytest.skip('%s has no float64 gradient' % self.op_info.name)
-        samples = [s for s in self.samples('float64')
-                   if s.grad and 0 < np.size(s.input) <= 24 and 'dtype' not in s.kwargs]
+        samples = self.samples('float64')
+        if self.op_info.fd_samples is not None:
+            samples = self.op_info.fd_samples(samples)
+        else:
+            samples = [s for s in samples if s.grad and 0 < np.size(s.input) <= 24 and 'dtype' not in s.kwargs]
         assert samples, 'no samples small enough for finite differences'
         self._run_all(lambda s: check_grad_fd(self.op_info, s, place), samples)
 

@@ -1,7 +1,7 @@
 """cumsum: SPEC section 2 (the same axis/flatten/exclusive/reverse rules as logcumsumexp;
 integers accumulate exactly; the gradient is the reverse cumsum of out_grad).
 
-The generic OpInfo checks run from TestCumsumOpInfo; the tests below spell out the rest.
+The generic OpInfo checks run from test_op_db.py; the tests below spell out the rest.
 """
 
 import numpy as np
@@ -9,16 +9,12 @@ import pytest
 
 import paddle_ops as paddle
 from op_db import EXCLUSIVE_REVERSE, OP_DB
-from op_test import (FLOAT_DTYPES, GenericOpTests, available_places, axis_message_ok,
+from op_test import (FLOAT_DTYPES, available_places, axis_message_ok,
                      dtype_name, make_tensor, tensor_values)
 
 OP = OP_DB['cumsum']
 PLACES = available_places()
 NUMERIC_DTYPES = FLOAT_DTYPES + ('int32', 'int64')
-
-
-class TestCumsumOpInfo(GenericOpTests):
-    op_info = OP
 
 
 def cumsum(values, dtype, place='cpu', **kwargs):

@@ -212,6 +212,26 @@ def test_only_final_state_used(place):
     assert rel_rms(tensor_values(h.grad), refs[4]) < 1e-6
 
 
+def check_forward_and_grads(q, k, v, g, h0, scale, dtype, place, do_seed=None):
+    """o and final_state against the reference, then every gradient: of sum(o) + sum(final_state),
+    or (do_seed given) of sum(o * do) for a random do rounded to dtype."""
+    state_dtype = 'float32' if dtype == 'float64' else dtype
+    o, fs, ts, h = run_gla(q, k, v, g, h0, dtype, place, requires_grad=True)
+    o_ref, fs_ref, _ = gla_ref(q, k, v, g, scale, h0)
+    assert_rel_rms(tensor_values(o), o_ref, dtype, 'o')
+    assert_rel_rms(tensor_values(fs), fs_ref, state_dtype, 'final_state')
+    if do_seed is None:
+        (o.sum() + fs.sum()).backward()
+        refs = gla_grad_ref(q, k, v, g, scale, np.ones_like(o_ref), np.ones_like(fs_ref), h0)
+    else:
+        do = cast_np(np.random.default_rng(do_seed).standard_normal(o_ref.shape), dtype).astype(np.float64)
+        (o * make_tensor(do, dtype, place)).sum().backward()
+        refs = gla_grad_ref(q, k, v, g, scale, do, None, h0)
+    for name, t, ref in zip(('q', 'k', 'v', 'gk'), ts, refs[:4]):
+        assert_rel_rms(tensor_values(t.grad), ref, dtype, name + '_grad')
+    assert_rel_rms(tensor_values(h.grad), refs[4], state_dtype, 'initial_state_grad')
+
+
 @pytest.mark.parametrize('place', PLACES)
 @pytest.mark.parametrize('dtype', FLOAT_DTYPES)
 def test_strong_decays(dtype, place):
@@ -223,16 +243,7 @@ def test_strong_decays(dtype, place):
     g[:, :, 50:60] = -40.0  # a run of the strongest decay
     q, k, v, g = rounded(dtype, q, k, v, g)
     h0 = cast_np(h0, 'float32').astype(np.float64)
-    o, fs, ts, h = run_gla(q, k, v, g, h0, dtype, place, requires_grad=True)
-    o_ref, fs_ref, _ = gla_ref(q, k, v, g, 20 ** -0.5, h0)
-    assert_rel_rms(tensor_values(o), o_ref, dtype, 'o')
-    assert_rel_rms(tensor_values(fs), fs_ref, 'float32' if dtype == 'float64' else dtype, 'final_state')
-    (o.sum() + fs.sum()).backward()
-    refs = gla_grad_ref(q, k, v, g, 20 ** -0.5, np.ones_like(o_ref), np.ones_like(fs_ref), h0)
-    for name, t, ref in zip(('q', 'k', 'v', 'gk'), ts, refs[:4]):
-        assert_rel_rms(tensor_values(t.grad), ref, dtype, name + '_grad')
-    assert_rel_rms(tensor_values(h.grad), refs[4], 'float32' if dtype == 'float64' else dtype,
-                   'initial_state_grad')
+    check_forward_and_grads(q, k, v, g, h0, 20 ** -0.5, dtype, place)
 
 
 @pytest.mark.parametrize('place', PLACES)
@@ -288,18 +299,7 @@ def test_head_sizes(dims, dtype, place):
     q, k, v, g, h0 = make_inputs(1, 2, T, Dk, Dv, seed=Dk + Dv, g_low=-0.5)
     q, k, v, g = rounded(dtype, q, k, v, g)
     h0 = cast_np(h0, 'float32').astype(np.float64)
-    o, fs, ts, h = run_gla(q, k, v, g, h0, dtype, place, requires_grad=True)
-    o_ref, fs_ref, _ = gla_ref(q, k, v, g, Dk ** -0.5, h0)
-    assert_rel_rms(tensor_values(o), o_ref, dtype, 'o')
-    assert_rel_rms(tensor_values(fs), fs_ref, 'float32' if dtype == 'float64' else dtype, 'final_state')
-    rng = np.random.default_rng(4)
-    do = cast_np(rng.standard_normal(o_ref.shape), dtype).astype(np.float64)
-    (o * make_tensor(do, dtype, place)).sum().backward()
-    refs = gla_grad_ref(q, k, v, g, Dk ** -0.5, do, None, h0)
-    for name, t, ref in zip(('q', 'k', 'v', 'gk'), ts, refs[:4]):
-        assert_rel_rms(tensor_values(t.grad), ref, dtype, name + '_grad')
-    assert_rel_rms(tensor_values(h.grad), refs[4], 'float32' if dtype == 'float64' else dtype,
-                   'initial_state_grad')
+    check_forward_and_grads(q, k, v, g, h0, Dk ** -0.5, dtype, place, do_seed=4)
 
 
 @pytest.mark.parametrize('place', PLACES)

@@ -1,7 +1,7 @@
 """logcumsumexp: SPEC section 1.
 
 The generic OpInfo checks (every dtype, shape, axis, exclusive/reverse combination, dtype
-argument, gradients, errors, places) run from TestLogcumsumexpOpInfo; the tests below pin
+argument, gradients, errors, places) run from test_op_db.py; the tests below pin
 down the behaviour SPEC states explicitly.
 """
 
@@ -12,7 +12,7 @@ import pytest
 
 import paddle_ops as paddle
 from op_db import EXCLUSIVE_REVERSE, OP_DB, logcumsumexp_grad_ref, logcumsumexp_ref
-from op_test import (FLOAT_DTYPES, GRAD_TOLERANCES, GenericOpTests, SampleInput,
+from op_test import (FLOAT_DTYPES, GRAD_TOLERANCES, SampleInput,
                      assert_close, available_places, axis_message_ok, check_grad_ref,
                      dtype_name, make_tensor, tensor_values)
 
@@ -20,10 +20,6 @@ OP = OP_DB['logcumsumexp']
 PLACES = available_places()
 INF = np.inf
 NAN = np.nan
-
-
-class TestLogcumsumexpOpInfo(GenericOpTests):
-    op_info = OP
 
 
 def logcumsumexp(values, dtype='float64', place='cpu', **kwargs):

@@ -2,7 +2,7 @@
 
 The generic OpInfo checks (every dtype, both gate shapes, with and without initial_state,
 reverse, zero-size and long awkward shapes, x_grad, errors, determinism, static mode,
-places) run from TestPscanOpInfo; the tests below pin down what SPEC states explicitly: the
+places) run from test_op_db.py; the tests below pin down what SPEC states explicitly: the
 gradients of a and initial_state, negative and zero gates, NaN/inf, the seed's convention,
 and the long row where the seed's log-space form is no longer finite.
 """
@@ -14,26 +14,12 @@ import pytest
 
 import paddle_ops as paddle
 from op_db import OP_DB, pscan_gates, pscan_grads_ref, pscan_ref
-from op_test import (FLOAT_DTYPES, GRAD_TOLERANCES, GenericOpTests, assert_close,
+from op_test import (FLOAT_DTYPES, GRAD_TOLERANCES, assert_close,
                      available_places, cast_np, dtype_name, make_tensor, tensor_values)
 
 OP = OP_DB['pscan']
 PLACES = available_places()
 NAN, INF = np.nan, np.inf
-
-
-class TestPscanOpInfo(GenericOpTests):
-    op_info = OP
-
-    def test_sample_inputs_cover_attributes(self, dtype):
-        """pscan's samples (replacing the axis/exclusive coverage of the scan ops): both gate
-        shapes, with and without initial_state, both directions, zero-size tensors."""
-        samples = self.samples(dtype)
-        combos = {(s.kwargs['a'].ndim, s.kwargs['initial_state'] is None, s.kwargs['reverse'])
-                  for s in samples}
-        assert combos == set(itertools.product((2, 3), (False, True), (False, True)))
-        assert any(np.size(s.input) == 0 for s in samples)
-        assert any((s.kwargs['a'] == 0).any() and (s.kwargs['a'] < 0).any() for s in samples)
 
 
 def pscan(a, x, initial_state=None, reverse=False, dtype='float64', place='cpu'):

@@ -2,7 +2,7 @@
 
 The generic OpInfo checks (int and tensor counts, every axis and axis=None, zero counts,
 zero-valued data, a single broadcast count, output_size, int32 counts, long rows, gradients,
-errors, determinism, static mode, CPU vs GPU) run from TestRepeatInterleaveOpInfo; the tests
+errors, determinism, static mode, CPU vs GPU) run from test_op_db.py; the tests
 below compare with np.repeat on more inputs, show the cases the seed's value flood gets wrong,
 and check output_size, the gradient (a segment sum) and the errors that depend on the place.
 """
@@ -12,37 +12,12 @@ import pytest
 
 import paddle_ops as paddle
 from op_db import OP_DB, repeat_interleave_grad_ref
-from op_test import (FLOAT_DTYPES, INT_DTYPES, GenericOpTests, available_places, check_grad_fd,
+from op_test import (FLOAT_DTYPES, INT_DTYPES, available_places, check_grad_fd,
                      make_tensor, tensor_values)
 
 OP = OP_DB['repeat_interleave']
 PLACES = available_places()
 ALL = FLOAT_DTYPES + INT_DTYPES
-
-
-class TestRepeatInterleaveOpInfo(GenericOpTests):
-    op_info = OP
-
-    def test_sample_inputs_cover_attributes(self, dtype):
-        """repeat_interleave's samples: int and tensor counts (with zeros, a single count,
-        int32 counts), axis None and negative, 0-D and zero-size x, output_size."""
-        samples = self.samples(dtype)
-        assert any(np.ndim(s.input) == 0 for s in samples)
-        assert any(np.size(s.input) == 0 for s in samples)
-        assert any(s.kwargs.get('axis') is None for s in samples)
-        assert any((s.kwargs.get('axis') or 0) < 0 for s in samples)
-        counts = [s.kwargs['repeats'] for s in samples if isinstance(s.kwargs['repeats'], np.ndarray)]
-        assert any((c == 0).any() for c in counts) and any(c.size == 1 for c in counts)
-        assert any(isinstance(s.kwargs['repeats'], int) for s in samples)
-        assert any('output_size' in s.kwargs for s in samples)
-
-    def test_grad_finite_differences(self, place):
-        """float64 finite differences, on the samples whose output is not empty (the mean of
-        an empty output is not a number)."""
-        samples = [s for s in self.samples('float64') if 0 < np.size(s.input) <= 24 and
-                   np.repeat(s.input, s.kwargs['repeats'], axis=s.kwargs.get('axis')).size]
-        assert samples
-        self._run_all(lambda s: check_grad_fd(self.op_info, s, place), samples)
 
 
 def counts(values, place, dtype='int64'):

@@ -2,7 +2,7 @@
 
 The generic OpInfo checks (every dtype, every axis, both directions, zero and NaN holes,
 zero-size and 0-D tensors, long awkward shapes, gradients, errors, determinism, static mode,
-CPU vs GPU) run from TestRightFloodOpInfo; the tests below pin down what SPEC and the seed state
+CPU vs GPU) run from test_op_db.py; the tests below pin down what SPEC and the seed state
 explicitly: the seed's examples (and where its code is wrong), NaN holes, reverse, batches along
 every axis, return_index against NumPy's maximum.accumulate of indices, rows of holes only,
 leading holes kept bit for bit, and the gradient of long runs.
@@ -13,37 +13,12 @@ import pytest
 
 import paddle_ops as paddle
 from op_db import OP_DB, flood_values, right_flood_grad_ref, right_flood_index_ref, right_flood_ref
-from op_test import (FLOAT_DTYPES, INT_DTYPES, GenericOpTests, available_places, check_grad_fd,
+from op_test import (FLOAT_DTYPES, INT_DTYPES, available_places, check_grad_fd,
                      make_tensor, tensor_values)
 
 OP = OP_DB['right_flood']
 PLACES = available_places()
 ALL = FLOAT_DTYPES + INT_DTYPES
-
-
-class TestRightFloodOpInfo(GenericOpTests):
-    op_info = OP
-
-    def test_sample_inputs_cover_attributes(self, dtype):
-        """right_flood's samples (it has an axis, reverse and hole, no exclusive): 0-D,
-        zero-size, negative axes, both directions, both holes for floats, rows of holes only."""
-        samples = self.samples(dtype)
-        assert any(np.ndim(s.input) == 0 for s in samples)
-        assert any(np.size(s.input) == 0 for s in samples)
-        assert any(s.kwargs.get('axis', -1) < 0 for s in samples)
-        assert {s.kwargs.get('reverse', False) for s in samples} == {False, True}
-        holes = {s.kwargs.get('hole', 'zero') for s in samples}
-        assert holes == ({'zero', 'nan'} if dtype in FLOAT_DTYPES else {'zero'})
-        assert any(np.size(s.input) and (np.asarray(s.input) == 0).all() for s in samples)
-
-    def test_grad_finite_differences(self, place):
-        """float64 finite differences where the op is differentiable: with NaN holes (a small
-        step leaves every hole a hole and every value a value). A zero hole is a kink: moved
-        off zero it becomes a source."""
-        samples = [s for s in self.samples('float64')
-                   if s.kwargs.get('hole') == 'nan' and 0 < np.size(s.input) <= 24]
-        assert samples
-        self._run_all(lambda s: check_grad_fd(self.op_info, s, place), samples)
 
 
 def flood(values, dtype='float32', place='cpu', **kwargs):

@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer target (build-san/paddle_ops_fuzz, built by tools/test_sanitize.sh) for
+# Runs the libFuzzer target (build-san/paddle_ops_fuzz, built by tools/dev/test_sanitize.sh) for
 # SECONDS per op, starting from the op's seed corpus unittests/fuzz/corpus/<op> (read only;
 # new inputs go to build-san/fuzz_corpus/<op>). Prints the executions per op; a failure
 # leaves its input as build-san/fuzz_crashes/<op>/crash-* and exits non-zero.
 #
-#   bash tools/fuzz.sh [SECONDS] [op ...]        (default 600 s: the development run; all ops)
-#   bash tools/fuzz.sh 600 logcumsumexp_grad
-# Reproduce a failure: PADDLE_OPS_FUZZ_OP=<op> build-san/paddle_ops_fuzz <crash file>
+#   bash tools/dev/fuzz.sh [SECONDS] [op ...]        (default 600 s: the development run; all ops)
+#   bash tools/dev/fuzz.sh 600 logcumsumexp_grad
+# Reproduce a failure: build-san/paddle_ops_fuzz --op=<op> <crash file>
 # Refresh the seeds after a long run (keeps a covering subset):
-#   PADDLE_OPS_FUZZ_OP=<op> build-san/paddle_ops_fuzz -merge=1 unittests/fuzz/corpus/<op> build-san/fuzz_corpus/<op>
+#   build-san/paddle_ops_fuzz --op=<op> -merge=1 unittests/fuzz/corpus/<op> build-san/fuzz_corpus/<op>
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 SECONDS_PER_OP=${1:-600}
 shift || true
 FUZZ=${PADDLE_OPS_FUZZ_BIN:-build-san/paddle_ops_fuzz}
-[ -x "$FUZZ" ] || { echo "no $FUZZ: run tools/test_sanitize.sh (or configure build-san with -DPADDLE_OPS_FUZZ=ON) first"; exit 2; }
+[ -x "$FUZZ" ] || { echo "no $FUZZ: run tools/dev/test_sanitize.sh (or configure build-san with -DPADDLE_OPS_FUZZ=ON) first"; exit 2; }
 ops=("$@")
 if [ ${#ops[@]} -eq 0 ]; then
-  mapfile -t ops < <(sed -n 's/^      {"\([a-z_]*\)",.*/\1/p' unittests/fuzz/fuzz_ops.cc)
+  mapfile -t ops < <("$FUZZ" --list-ops)
 fi
 status=0
 total=0
@@ -25,7 +25,7 @@ printf '%-20s %12s %8s %s\n' op executions seconds result
 for op in "${ops[@]}"; do
   mkdir -p "build-san/fuzz_corpus/$op" "build-san/fuzz_crashes/$op" "unittests/fuzz/corpus/$op"
   log="build-san/fuzz_crashes/$op/log.txt"
-  PADDLE_OPS_FUZZ_OP=$op "$FUZZ" -max_total_time="$SECONDS_PER_OP" -timeout=60 -rss_limit_mb=4096 \
+  "$FUZZ" --op="$op" -max_total_time="$SECONDS_PER_OP" -timeout=60 -rss_limit_mb=4096 \
     -artifact_prefix="build-san/fuzz_crashes/$op/" -print_final_stats=1 \
     "build-san/fuzz_corpus/$op" "unittests/fuzz/corpus/$op" >"$log" 2>&1
   rc=$?

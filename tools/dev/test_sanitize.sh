@@ -5,9 +5,9 @@
 # pytest suite through the instrumented module, the ASan runtime preloaded) and fuzz_<op>
 # (PADDLE_OPS_FUZZ_SECONDS per op, default 15, from the seed corpus). Any sanitizer report
 # aborts its test (no recovery), so a finding fails the run.
-# Called by tools/test.sh; on its own: bash tools/test_sanitize.sh
+# Called by tools/test.sh; on its own: bash tools/dev/test_sanitize.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 bash tools/setup_deps.sh
 FUZZ_SECONDS=${PADDLE_OPS_FUZZ_SECONDS:-15}
 if [ ! -f build-san/CMakeCache.txt ]; then

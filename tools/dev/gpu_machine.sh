@@ -6,13 +6,13 @@
 #   cp -r /usr/include/eigen3 .dep/eigen/include/ && cp -r /usr/share/eigen3/cmake .dep/eigen/share/eigen3/
 #   cp -r /usr/src/googletest .dep/googletest && echo /.dep/ >> .git/info/exclude
 # then carry `.dep` and run, on the GPU machine:
-#   bash tools/gpu_machine.sh test acc bench pscan flood gla san
+#   bash tools/dev/gpu_machine.sh test acc bench pscan flood gla san
 # Steps: test (ctest: GoogleTest + pytest, every place), gtest, pytest, acc (gpu_accuracy.py),
 # bench (bench_gpu.py), pscan, flood, gla (their benchmarks), ncu (Nsight Compute over
-# tools/bench/ncu_cases.py, report in $OUT/ncu.txt), badinput (the bad-input table), san (tools/sanitize_gpu.sh, quick
+# tools/bench/ncu_cases.py, report in $OUT/ncu.txt), badinput (the bad-input table), san (tools/dev/sanitize_gpu.sh, quick
 # unless SAN_QUICK=0), demo. Logs and JSON go to $OUT (or /tmp/out).
 export PYTHONUNBUFFERED=1
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
 if [ ! -f /tmp/gtp/lib/libgtest.a ] && [ ! -f /tmp/gtp/lib64/libgtest.a ]; then
   (cmake -S .dep/googletest -B /tmp/gt -G Ninja -DCMAKE_INSTALL_PREFIX=/tmp/gtp -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build /tmp/gt >/dev/null && cmake --install /tmp/gt >/dev/null) || echo "gtest build failed"
@@ -42,7 +42,7 @@ for step in "$@"; do
            --section SchedulerStats python3 tools/bench/ncu_cases.py ${NCU_CASES:-gla lcse lcse_grad} > $OUT/ncu.txt 2>&1
          echo "ncu rc=$?"; grep -E "^  [A-Za-z_].*\(|Duration|Memory Throughput|Compute \(SM\) Throughput|Registers Per|Achieved Occupancy" $OUT/ncu.txt | head -80 ;;
     badinput) python3 -m pytest -q unittests/python/test_bad_input_table.py 2>&1 | tail -5 ;;
-    san) PADDLE_OPS_SANITIZE_QUICK=${SAN_QUICK:-1} bash tools/sanitize_gpu.sh build-dev > $OUT/sanitize.log 2>&1; echo "sanitize rc=$?"; grep -E "^===|ERROR SUMMARY|passed|failed" $OUT/sanitize.log | tail -20 ;;
+    san) PADDLE_OPS_SANITIZE_QUICK=${SAN_QUICK:-1} bash tools/dev/sanitize_gpu.sh build-dev > $OUT/sanitize.log 2>&1; echo "sanitize rc=$?"; grep -E "^===|ERROR SUMMARY|passed|failed" $OUT/sanitize.log | tail -20 ;;
     *) echo "unknown step $step" ;;
   esac
 done

@@ -4,11 +4,11 @@
 # samples and the > 2^31-element cases are left out: hours under the sanitizer). Exits
 # non-zero on any finding.
 #
-#   bash tools/sanitize_gpu.sh [build-dir]       (default build-dev: a build with WITH_GPU=ON)
+#   bash tools/dev/sanitize_gpu.sh [build-dir]       (default build-dev: a build with WITH_GPU=ON)
 #
 # Set PADDLE_OPS_SANITIZE_QUICK=1 for a shorter pytest subset (logcumsumexp and cumsum only).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BUILD=${1:-build-dev}
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$CS" ] || { echo "compute-sanitizer not found"; exit 2; }
@@ -22,13 +22,16 @@ PYTEST_FILES=(unittests/python/test_gpu_runtime.py unittests/python/test_gpu_lim
               unittests/python/test_fuzz_regressions.py unittests/python/test_bad_input_table.py
               unittests/python/test_logcumsumexp_op.py unittests/python/test_cumsum_op.py
               unittests/python/test_pscan_op.py unittests/python/test_right_flood_op.py
-              unittests/python/test_repeat_interleave_op.py unittests/python/test_gla_op.py)
+              unittests/python/test_repeat_interleave_op.py unittests/python/test_gla_op.py
+              unittests/python/test_op_db.py)
 # The GPU cases of: the runtime and limits tests, the fuzz regressions, the bad-input table,
 # each op's samples (output and gradient against the reference), right_flood's and
 # repeat_interleave's GPU tests, and gla's chunked kernels (both versions) against the reference.
-PYTEST_K='gpu and not large and (gpu_runtime or gpu_limits or regressions or bad_input or test_output or test_grad_reference or test_right_flood_op or test_repeat_interleave_op or (test_gla_op and (forward_and_grads or strong_decays or chunked_versions)))'
+PYTEST_K='gpu and not large and (gpu_runtime or gpu_limits or regressions or bad_input or test_output or test_grad_reference or test_right_flood_op or test_repeat_interleave_op or (test_op_db and (RightFlood or RepeatInterleave)) or (test_gla_op and (forward_and_grads or strong_decays or chunked_versions)))'
 if [ "${PADDLE_OPS_SANITIZE_QUICK:-0}" = 1 ]; then
-  PYTEST_FILES=(unittests/python/test_gpu_runtime.py unittests/python/test_logcumsumexp_op.py unittests/python/test_cumsum_op.py)
+  PYTEST_FILES=(unittests/python/test_gpu_runtime.py unittests/python/test_logcumsumexp_op.py unittests/python/test_cumsum_op.py
+                unittests/python/test_op_db.py)
+  PYTEST_K="$PYTEST_K and not (test_op_db and (Pscan or RightFlood or RepeatInterleave))"
 fi
 # The out-of-memory tests fill the device on purpose; memcheck reports each failed cudaMalloc
 # as an API error, so they run under racecheck only.
