@@ -95,9 +95,8 @@ const std::vector<FlagInfo>& FlagTable() {
 }
 
 const std::vector<const char*>& ToolVariables() {
-  static const std::vector<const char*> tools = {"PADDLE_OPS_FUZZ_BIN", "PADDLE_OPS_FUZZ_OP",
-                                                 "PADDLE_OPS_FUZZ_SECONDS", "PADDLE_OPS_SANITIZE_QUICK",
-                                                 "PADDLE_OPS_SKIP_HUGE"};
+  static const std::vector<const char*> tools = {"PADDLE_OPS_FUZZ_BIN", "PADDLE_OPS_FUZZ_SECONDS",
+                                                 "PADDLE_OPS_SANITIZE_QUICK", "PADDLE_OPS_SKIP_HUGE"};
   return tools;
 }
 
