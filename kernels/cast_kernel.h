@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/funcs/cast_value.h"
+#include "kernels/util/cast_value.h"
 #include "paddle_ops/core/dense_tensor.h"
 
 namespace phi {

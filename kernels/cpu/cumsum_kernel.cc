@@ -2,7 +2,7 @@
 
 #include <type_traits>
 
-#include "kernels/funcs/cpu/cum_scan_fast.h"
+#include "kernels/cpu/cum_scan_fast.h"
 #include "kernels/impl/cum_scan_ops.h"
 #include "paddle_ops/core/kernel_registry.h"
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "kernels/funcs/cpu/scan_runtime.h"
-#include "kernels/impl/gla_chunk_cpu.h"
-#include "kernels/impl/gla_ops.h"
+#include "kernels/gla/chunk_cpu.h"
+#include "kernels/gla/recurrent.h"
 #include "paddle_ops/core/kernel_registry.h"
 
 namespace phi {

@@ -1,6 +1,6 @@
 #include "kernels/logcumsumexp_kernel.h"
 
-#include "kernels/funcs/cpu/cum_scan_fast.h"
+#include "kernels/cpu/cum_scan_fast.h"
 #include "kernels/impl/cum_scan_ops.h"
 #include "paddle_ops/core/kernel_registry.h"
 

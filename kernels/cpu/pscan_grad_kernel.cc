@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "kernels/funcs/broadcast.h"
-#include "kernels/funcs/scan_cpu.h"
+#include "kernels/util/broadcast.h"
+#include "kernels/funcs/cpu/scan_cpu.h"
 #include "kernels/impl/pscan_ops.h"
 #include "paddle_ops/core/kernel_registry.h"
 

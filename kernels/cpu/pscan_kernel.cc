@@ -1,6 +1,6 @@
 #include "kernels/pscan_kernel.h"
 
-#include "kernels/funcs/scan_cpu.h"
+#include "kernels/funcs/cpu/scan_cpu.h"
 #include "kernels/impl/pscan_ops.h"
 #include "paddle_ops/core/kernel_registry.h"
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "kernels/cast_kernel.h"
-#include "kernels/funcs/broadcast.h"
-#include "kernels/funcs/eigen.h"
+#include "kernels/util/broadcast.h"
+#include "kernels/util/eigen.h"
 #include "paddle_ops/core/kernel_registry.h"
 
 namespace phi {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "kernels/funcs/scan_cpu.h"
+#include "kernels/funcs/cpu/scan_cpu.h"
 #include "kernels/impl/cum_scan_ops.h"
 #include "kernels/impl/flood_ops.h"
 #include "kernels/repeat_interleave_grad_kernel.h"

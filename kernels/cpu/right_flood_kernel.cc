@@ -1,6 +1,6 @@
 #include "kernels/right_flood_kernel.h"
 
-#include "kernels/funcs/scan_cpu.h"
+#include "kernels/funcs/cpu/scan_cpu.h"
 #include "kernels/impl/cum_scan_ops.h"
 #include "kernels/impl/flood_ops.h"
 #include "paddle_ops/core/kernel_registry.h"

@@ -1,7 +1,7 @@
 // add / subtract / multiply on the GPU, with NumPy broadcasting (layout from funcs/broadcast.h).
 #include "kernels/elementwise_kernel.h"
-#include "kernels/funcs/broadcast.h"
-#include "kernels/funcs/gpu_launch.cuh"
+#include "kernels/util/broadcast.h"
+#include "kernels/util/gpu_launch.cuh"
 
 namespace phi {
 namespace funcs {

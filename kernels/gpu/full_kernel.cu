@@ -1,5 +1,5 @@
 #include "kernels/full_kernel.h"
-#include "kernels/funcs/gpu_launch.cuh"
+#include "kernels/util/gpu_launch.cuh"
 #include "kernels/impl/full_kernel_impl.h"
 
 namespace phi {

@@ -1,6 +1,6 @@
 #include <type_traits>
 
-#include "kernels/funcs/gla_launch_gpu.cuh"
+#include "kernels/gla/launch_gpu.cuh"
 #include "kernels/gla_grad_kernel.h"
 #include "paddle_ops/core/kernel_registry.h"
 

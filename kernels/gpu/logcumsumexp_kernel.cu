@@ -1,4 +1,4 @@
-#include "kernels/funcs/gpu/logcumsumexp_tiles.cuh"
+#include "kernels/gpu/logcumsumexp_tiles.cuh"
 #include "kernels/funcs/gpu/scan_dispatch.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 #include "kernels/logcumsumexp_kernel.h"

@@ -1,4 +1,4 @@
-#include "kernels/funcs/cast_value.h"
+#include "kernels/util/cast_value.h"
 #include "kernels/funcs/gpu/scan_dispatch.cuh"
 #include "kernels/impl/pscan_ops.h"
 #include "kernels/pscan_grad_kernel.h"

@@ -1,4 +1,4 @@
-#include "kernels/funcs/gpu/pscan_tiles.cuh"
+#include "kernels/gpu/pscan_tiles.cuh"
 #include "kernels/funcs/gpu/scan_dispatch.cuh"
 #include "kernels/impl/pscan_ops.h"
 #include "kernels/pscan_kernel.h"

@@ -1,6 +1,6 @@
 // sum_grad / mean_grad on the GPU: out_grad broadcast back over the reduced axes.
-#include "kernels/funcs/broadcast.h"
-#include "kernels/funcs/gpu_launch.cuh"
+#include "kernels/util/broadcast.h"
+#include "kernels/util/gpu_launch.cuh"
 #include "kernels/reduce_grad_kernel.h"
 
 namespace phi {

@@ -1,6 +1,6 @@
 // sum and mean on the GPU (deterministic block reductions, funcs/reduce_gpu.cuh).
-#include "kernels/funcs/broadcast.h"
-#include "kernels/funcs/reduce_gpu.cuh"
+#include "kernels/util/broadcast.h"
+#include "kernels/util/reduce_gpu.cuh"
 #include "kernels/reduce_kernel.h"
 
 namespace phi {

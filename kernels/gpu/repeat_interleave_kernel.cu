@@ -1,9 +1,9 @@
 // repeat_interleave and its gradients on the GPU (both count forms, sharing the pieces of the
 // stream decompaction).
-#include "kernels/funcs/fast_divmod.h"
-#include "kernels/funcs/gpu/flood_tiles.cuh"
+#include "kernels/util/fast_divmod.h"
+#include "kernels/gpu/flood_tiles.cuh"
 #include "kernels/funcs/gpu/scan_dispatch.cuh"
-#include "kernels/funcs/gpu_launch.cuh"
+#include "kernels/util/gpu_launch.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 #include "kernels/impl/flood_ops.h"
 #include "kernels/repeat_interleave_grad_kernel.h"

@@ -25,7 +25,7 @@
 #include <string>
 #include <type_traits>
 
-#include "kernels/funcs/fast_divmod.h"
+#include "kernels/util/fast_divmod.h"
 #include "kernels/funcs/scan_functors.h"
 #include "kernels/funcs/scan_layout.h"
 #include "paddle_ops/common/bfloat16.h"

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "kernels/funcs/fast_divmod.h"
+#include "kernels/util/fast_divmod.h"
 #include "kernels/funcs/scan_functors.h"
 #include "kernels/funcs/scan_layout.h"
 #include "paddle_ops/common/ddim.h"

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "kernels/funcs/scan_gpu.cuh"
-#include "kernels/funcs/scan_thrust.cuh"
+#include "kernels/funcs/gpu/scan_agent.cuh"
+#include "kernels/funcs/gpu/scan_thrust.cuh"
 
 namespace phi {
 namespace funcs {

@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/funcs/scan_gpu.cuh"
+#include "kernels/funcs/gpu/scan_agent.cuh"
 #include "kernels/impl/flood_ops.h"
 
 namespace phi {

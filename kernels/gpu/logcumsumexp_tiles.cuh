@@ -30,7 +30,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "kernels/funcs/scan_gpu.cuh"
+#include "kernels/funcs/gpu/scan_agent.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 
 namespace phi {

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "kernels/funcs/cpu/scan_simd.h"
-#include "kernels/funcs/scan_cpu.h"
+#include "kernels/funcs/cpu/scan_cpu.h"
 #include "kernels/impl/cum_scan_ops.h"
 
 namespace phi {

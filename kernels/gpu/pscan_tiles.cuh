@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "kernels/funcs/scan_gpu.cuh"
+#include "kernels/funcs/gpu/scan_agent.cuh"
 #include "kernels/impl/pscan_ops.h"
 
 namespace phi {

@@ -33,7 +33,7 @@
 #endif
 #include <Eigen/Core>
 
-#include "kernels/impl/gla_ops.h"
+#include "kernels/gla/recurrent.h"
 #include "paddle_ops/common/enforce.h"
 
 namespace phi {

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/funcs/gla_chunk_gpu.cuh"
+#include "kernels/gla/chunk_gpu.cuh"
 #include "paddle_ops/common/enforce.h"
 #include "paddle_ops/core/dense_tensor.h"
 #include "paddle_ops/core/gpu/gpu_context.h"

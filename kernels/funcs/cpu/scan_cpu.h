@@ -5,7 +5,7 @@
 //   ScanCpu(layout, exclusive, reverse, op)
 //
 // picks, by the op's type, a SIMD fast path when one is registered for it (CpuScanFastPath,
-// specialized next to the op, e.g. kernels/funcs/cpu/cum_scan_fast.h) and the CPU supports it;
+// specialized next to the op, e.g. kernels/cpu/cum_scan_fast.h) and the CPU supports it;
 // otherwise the generic path below, which needs only the op's State/Identity/Combine/Load/
 // Store and so serves any op (pscan's (gate, value), right_flood's (value, index), ...).
 // Both run on the chunked, threaded driver of kernels/funcs/cpu/scan_driver.h: rows in

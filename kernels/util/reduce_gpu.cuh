@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "kernels/funcs/gpu_launch.cuh"
+#include "kernels/util/gpu_launch.cuh"
 #include "paddle_ops/common/ddim.h"
 
 namespace phi {

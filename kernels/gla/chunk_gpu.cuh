@@ -48,7 +48,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/impl/gla_ops.h"
+#include "kernels/gla/recurrent.h"
 #include "paddle_ops/common/bfloat16.h"
 #include "paddle_ops/common/float16.h"
 

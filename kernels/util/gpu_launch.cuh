@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "kernels/funcs/cast_value.h"
+#include "kernels/util/cast_value.h"
 #include "paddle_ops/common/data_type.h"
 #include "paddle_ops/core/gpu/gpu_context.h"
 
