@@ -15,12 +15,12 @@ void CumsumGpu(const GPUContext& ctx, const T* x, T* out, const funcs::ScanLayou
     funcs::CumsumIntOp<T> op;
     op.x = x;
     op.out = out;
-    funcs::ScanGpuBackend(ctx, layout, exclusive, reverse, op);
+    funcs::Scan(ctx, layout, exclusive, reverse, op);
   } else {
     funcs::CumsumFloatOp<T, double> op;
     op.x = x;
     op.out = out;
-    funcs::ScanGpuBackend(ctx, layout, exclusive, reverse, op);
+    funcs::Scan(ctx, layout, exclusive, reverse, op);
   }
 }
 

@@ -17,7 +17,7 @@ void LogcumsumexpGradKernel(const Context& dev_ctx, const DenseTensor& x, const 
   op.out_grad = d_out.data<T>();
   op.x_grad = dev_ctx.template Alloc<T>(d_x);
   op.exclusive = exclusive;
-  funcs::ScanGpuBackend(dev_ctx, CumScanLayout(x.dims(), axis, flatten), exclusive, !reverse, op);
+  funcs::Scan(dev_ctx, CumScanLayout(x.dims(), axis, flatten), exclusive, !reverse, op);
 }
 
 }  // namespace phi

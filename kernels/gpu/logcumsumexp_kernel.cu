@@ -15,7 +15,7 @@ void LogcumsumexpKernel(const Context& dev_ctx, const DenseTensor& x, int axis, 
   funcs::LogcumsumexpOp<T, double> op;
   op.x = x.data<T>();
   op.out = dev_ctx.template Alloc<T>(out);
-  funcs::ScanGpuBackend(dev_ctx, CumScanLayout(x.dims(), axis, flatten), exclusive, reverse, op);
+  funcs::Scan(dev_ctx, CumScanLayout(x.dims(), axis, flatten), exclusive, reverse, op);
 }
 
 }  // namespace phi

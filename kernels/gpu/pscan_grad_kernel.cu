@@ -38,7 +38,7 @@ void PscanGradKernel(const Context& dev_ctx, const DenseTensor& a,
                                                dev_ctx.stream()));
   }
   const funcs::ScanLayout l = PscanLayout(out.dims());
-  funcs::ScanGpuBackend(dev_ctx, l, false, !reverse, op);
+  funcs::Scan(dev_ctx, l, false, !reverse, op);
   const int64_t rows = l.outer * l.length;
   if (op.index.gate_per_row && rows > 0) {
     constexpr int kThreads = 256;

@@ -12,7 +12,7 @@ void PscanKernel(const Context& dev_ctx, const DenseTensor& a, const DenseTensor
                  const paddle::optional<DenseTensor>& initial_state, bool reverse, DenseTensor* out) {
   using Acc = typename funcs::PscanAccType<T>::type;
   const auto op = MakePscanOp<T, Acc>(a, x, initial_state, dev_ctx.template Alloc<T>(out));
-  funcs::ScanGpuBackend(dev_ctx, PscanLayout(x.dims()), false, reverse, op);
+  funcs::Scan(dev_ctx, PscanLayout(x.dims()), false, reverse, op);
 }
 
 }  // namespace phi

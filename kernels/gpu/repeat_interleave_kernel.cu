@@ -29,7 +29,7 @@ template <typename R>
 void RepeatStartsGpu(const GPUContext& ctx, const DenseTensor& repeats, int64_t n, int64_t* starts,
                      int64_t* summary) {
   if (summary) PADDLE_ENFORCE_GPU_SUCCESS(cudaMemsetAsync(summary, 0, 2 * sizeof(int64_t), ctx.stream()));
-  funcs::ScanGpuBackend(ctx, funcs::ScanLayout{1, n, 1}, true, false, MakeStartsOp<R>(repeats, n, starts, summary));
+  funcs::Scan(ctx, funcs::ScanLayout{1, n, 1}, true, false, MakeStartsOp<R>(repeats, n, starts, summary));
 }
 
 // The scatter: marker[starts[j]] = j for every slice with a nonzero count (and a start inside
@@ -140,14 +140,14 @@ void RepeatInterleaveWithTensorIndexKernel(const Context& dev_ctx, const DenseTe
   op.x = x.data<T>();
   if (l.inner == 1) {  // rows: the flood stores the gathered element
     op.index = funcs::RepeatIndex(l.inner, M, n);
-    funcs::ScanGpuBackend(dev_ctx, funcs::ScanLayout{l.outer, M, l.inner}, false, false, op);
+    funcs::Scan(dev_ctx, funcs::ScanLayout{l.outer, M, l.inner}, false, false, op);
     return;
   }
   // Slices of inner > 1 elements: flood the M markers alone (in place), then copy whole
   // slices, consecutive threads on consecutive elements of a slice.
   funcs::MarkerFloodOp flood;
   flood.marker = p.marker.data<int64_t>();
-  funcs::ScanGpuBackend(dev_ctx, funcs::ScanLayout{1, M, 1}, false, false, flood);
+  funcs::Scan(dev_ctx, funcs::ScanLayout{1, M, 1}, false, false, flood);
   const int64_t* src = flood.marker;
   const T* px = op.x;
   T* po = op.out;
@@ -186,7 +186,7 @@ void RepeatInterleaveWithTensorIndexGradKernel(const Context& dev_ctx, const Den
   op.marker = p.marker.data<int64_t>();
   op.out_grad = out_grad.data<T>();
   op.index = funcs::RepeatIndex(l.inner, M, n);
-  funcs::ScanGpuBackend(dev_ctx, funcs::ScanLayout{l.outer, M, l.inner}, false, true, op);
+  funcs::Scan(dev_ctx, funcs::ScanLayout{l.outer, M, l.inner}, false, true, op);
 }
 
 }  // namespace phi

@@ -13,7 +13,7 @@ void RightFloodGradKernel(const Context& dev_ctx, const DenseTensor& x, const De
   op.out_grad = out_grad.data<T>();
   op.x_grad = dev_ctx.template Alloc<T>(x_grad);
   op.hole = ParseFloodHole(hole);
-  funcs::ScanGpuBackend(dev_ctx, CumScanLayout(x.dims(), axis, false), false, !reverse, op);
+  funcs::Scan(dev_ctx, CumScanLayout(x.dims(), axis, false), false, !reverse, op);
 }
 
 }  // namespace phi

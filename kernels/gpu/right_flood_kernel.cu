@@ -19,7 +19,7 @@ void RightFloodKernel(const Context& dev_ctx, const DenseTensor& x, int axis, bo
   op.index = return_index ? dev_ctx.template Alloc<int64_t>(index) : nullptr;
   op.hole = ParseFloodHole(hole);
   op.axis = funcs::AxisIndexOf(l);
-  funcs::ScanGpuBackend(dev_ctx, l, false, reverse, op);
+  funcs::Scan(dev_ctx, l, false, reverse, op);
 }
 
 }  // namespace phi

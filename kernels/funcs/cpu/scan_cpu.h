@@ -2,7 +2,8 @@
 // [outer, length, inner] view, inclusive or exclusive, forward or reverse, without copying
 // or flipping the data.
 //
-//   ScanCpu(layout, exclusive, reverse, op)
+//   Scan(cpu_ctx, layout, exclusive, reverse, op)   (the CPU overload of kernels/funcs/scan.h)
+//   ScanCpu(layout, exclusive, reverse, op)          (the same without a context, for tests)
 //
 // picks, by the op's type, a SIMD fast path when one is registered for it (CpuScanFastPath,
 // specialized next to the op, e.g. kernels/cpu/cum_scan_fast.h) and the CPU supports it;
@@ -17,6 +18,7 @@
 #include <cstdint>
 
 #include "kernels/funcs/cpu/scan_driver.h"
+#include "kernels/funcs/scan.h"
 #include "kernels/funcs/scan_layout.h"
 
 namespace phi {
@@ -88,6 +90,11 @@ void ScanCpu(const ScanLayout& l, bool exclusive, bool reverse, const Op& op) {
   if (l.numel() == 0) return;
   if (CpuScanFastPath<Op>::Run(l, exclusive, reverse, op)) return;
   ScanCpuGeneric(l, exclusive, reverse, op);
+}
+
+template <typename Op>
+void Scan(const CPUContext&, const ScanLayout& l, bool exclusive, bool reverse, const Op& op) {
+  ScanCpu(l, exclusive, reverse, op);
 }
 
 }  // namespace funcs

@@ -6,7 +6,7 @@
 // the same as on the CPU; a final pass stores each prefix state through Store, which may
 // read the element's neighbour (the logcumsumexp gradient does).
 //
-// It stays selectable beside the fast engine (scan_gpu.cuh): PADDLE_OPS_GPU_SCAN=thrust
+// It stays selectable beside the fast engine (scan_dispatch.cuh): PADDLE_OPS_GPU_SCAN=thrust
 // (gpu/scan_dispatch.cuh).
 #pragma once
 
