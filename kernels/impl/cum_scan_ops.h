@@ -7,9 +7,9 @@
 #include <limits>
 #include <type_traits>
 
-#include "infermeta/unary.h"
 #include "kernels/funcs/scan_functors.h"
 #include "kernels/funcs/scan_layout.h"
+#include "paddle_ops/common/axis.h"
 #include "paddle_ops/common/ddim.h"
 #include "paddle_ops/common/enforce.h"
 
