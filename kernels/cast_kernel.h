@@ -1,4 +1,4 @@
-// cast and its grad. Element conversion follows CastValue (funcs/cast_value.h), the one
+// cast and its grad. Element conversion follows CastValue (util/cast_value.h), the one
 // rule every kernel that changes dtype uses (cast, sum with a dtype, sum/mean grads, full_like):
 //   - to bool: v != 0 (NaN is true);
 //   - float -> integer: truncation toward zero (C++ / NumPy astype); values outside int64's

@@ -1,10 +1,11 @@
-// The SIMD fast paths of the cum ops (kernels/impl/cum_scan_ops.h), selected by op type:
-// ScanCpu(layout, exclusive, reverse, op) with one of these ops runs the matching kernel of
-// scan_simd.h when the CPU supports it, and the generic path otherwise.
+// The SIMD fast paths of the cum ops (kernels/impl/cum_scan_ops.h), selected by op type: the
+// CPU engine (funcs::Scan(cpu_ctx, ...) or ScanCpu) with one of these ops runs the matching
+// kernel of kernels/funcs/cpu/scan_simd.h when the CPU supports it, and the generic path
+// otherwise. They live beside the ops, not in the engine: the engine knows no op.
 #pragma once
 
-#include "kernels/funcs/cpu/scan_simd.h"
 #include "kernels/funcs/cpu/scan_cpu.h"
+#include "kernels/funcs/cpu/scan_simd.h"
 #include "kernels/impl/cum_scan_ops.h"
 
 namespace phi {

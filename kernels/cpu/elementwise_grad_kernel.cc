@@ -1,4 +1,4 @@
-#include "kernels/elementwise_grad_kernel.h"
+#include "kernels/elementwise_kernel.h"
 
 #include <array>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "kernels/reduce_grad_kernel.h"
+#include "kernels/reduce_kernel.h"
 
 #include <array>
 #include <vector>

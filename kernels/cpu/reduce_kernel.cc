@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels/cast_kernel.h"
+#include "kernels/impl/reduce_kernel_impl.h"
 #include "kernels/util/broadcast.h"
 #include "kernels/util/eigen.h"
 #include "paddle_ops/core/kernel_registry.h"
@@ -53,10 +54,7 @@ void SumInto(const DenseTensor& x, const std::vector<bool>& mask, OutT* out) {
 template <typename T, typename Context>
 void SumKernel(const Context& dev_ctx, const DenseTensor& x, const IntArray& axis,
                DataType out_dtype, bool keepdim, DenseTensor* out) {
-  // out->dtype() was set by SumInferMeta (out_dtype, or the widened default).
-  const DataType dtype = out->dtype() != DataType::UNDEFINED ? out->dtype()
-                      : out_dtype != DataType::UNDEFINED ? out_dtype
-                                                         : x.dtype();
+  const DataType dtype = SumOutDtype(x, out_dtype, *out);
   const std::vector<bool> mask = funcs::ReduceAxesMask(x.dims(), axis.GetData());
   PD_VISIT_ALL_TYPES(dtype, "sum", [&] {
     data_t* o = dev_ctx.template Alloc<data_t>(out);

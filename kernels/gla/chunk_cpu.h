@@ -1,5 +1,5 @@
 // gla (SPEC.md §5): the chunked form on the CPU, forward and backward of one head, computing
-// in float (float32 and the 16-bit types; float64 stays on the recurrent form of gla_ops.h).
+// in float (float32 and the 16-bit types; float64 stays on the recurrent form of recurrent.h).
 //
 // Chunks of kGlaCpuChunk steps; B_r = sum_{s <= r} gk_s inside the chunk (summed in double),
 // Btot its last row, S the state at the chunk's start. With qs = scale q:
@@ -13,28 +13,33 @@
 //   dq_r  = scale (exp(B_r) * (S do_r) + sum_{s <= r} dA[r, s] k_s exp(B_r - B_s))
 //   dk_s  = exp(Btot - B_s) * (dS v_s) + sum_{r >= s} dA[r, s] qs_r exp(B_r - B_s)
 //   dv    = A^T do + (k * exp(Btot - B)) dS,   dS_before = exp(Btot)[:, None] * dS + (qs * exp(B))^T do
-// and dgk as in the recurrent form (gla_ops.h): the reverse sum of q dq - k dk without each
+// and dgk as in the recurrent form (recurrent.h): the reverse sum of q dq - k dk without each
 // step's own term, plus the final state's share; dgk_0 = sum_j dh0 * h0. The per-head
 // computation is sequential in a fixed order, so results do not depend on the thread count.
 #pragma once
+
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 // The products run inside the kernels' OpenMP region, one head per thread: Eigen's own
 // threading there (its OpenMP GEMM) would nest, and with one outer thread it spins. CMake
 // defines this for the files that include this header.
 #ifndef EIGEN_DONT_PARALLELIZE
-#error "gla_chunk_cpu.h needs EIGEN_DONT_PARALLELIZE (set per file in CMakeLists.txt)"
+#error "kernels/gla/chunk_cpu.h needs EIGEN_DONT_PARALLELIZE (set per file in CMakeLists.txt)"
 #endif
 #include <Eigen/Core>
 
+#include "kernels/funcs/cpu/scan_runtime.h"
 #include "kernels/gla/recurrent.h"
 #include "paddle_ops/common/enforce.h"
+#include "paddle_ops/core/device_context.h"
 
 namespace phi {
 namespace funcs {
@@ -318,4 +323,62 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
 
 }  // namespace gla_cpu
 }  // namespace funcs
+
+// ---- the CPU device step of the gla kernels (kernels/impl/gla_kernel_impl.h) -----------------
+// One head per task, the chunked form (float32 and the 16-bit types, computing in float) or the
+// recurrent one (float64, short sequences or small keys, PADDLE_OPS_GLA_CPU=recurrent); each
+// head's result is independent of the thread count (one sequential computation per head).
+namespace gla {
+
+// body(bh, work, chunk_work) for every head, one head per task, with the thread's workspaces
+// (work: `work_size` Acc elements for the recurrent form).
+template <typename Acc, typename Body>
+void ForEachHead(int64_t heads, int64_t work_size, Body body) {
+#pragma omp parallel num_threads(funcs::CpuNumThreads())
+  {
+    std::vector<Acc> work(static_cast<size_t>(work_size));
+    funcs::gla_cpu::Work chunk_work;
+#pragma omp for schedule(static)
+    for (int64_t bh = 0; bh < heads; ++bh) body(bh, work.data(), &chunk_work);
+  }
+}
+
+template <typename T>
+void Forward(const CPUContext&, const GlaData<T>& d, double scale) {
+  using Acc = typename GlaAccType<T>::type;
+  const int64_t state = d.s.StateSize();
+  const bool chunked = !std::is_same<T, double>::value && funcs::gla_cpu::UseGlaChunkedOnCpu(d.s.T, d.s.Dk);
+  ForEachHead<Acc>(d.s.heads(), chunked ? 0 : d.s.ForwardWork(), [&](int64_t bh, Acc* work, funcs::gla_cpu::Work* cw) {
+    const float* h0 = d.h0 ? d.h0 + bh * state : nullptr;
+    float* fs = d.final_state ? d.final_state + bh * state : nullptr;
+    if (chunked) {
+      funcs::gla_cpu::ChunkedForwardHead<T>(d.s, bh, d.q, d.k, d.v, d.g, h0, static_cast<float>(scale), d.o, fs, cw);
+    } else {
+      GlaRecurrentForwardHead<T, Acc>(d.s, bh, d.q, d.k, d.v, d.g, h0, static_cast<Acc>(scale), d.o, fs, work);
+    }
+  });
+}
+
+// The same path choice as the forward.
+template <typename T>
+void Backward(const CPUContext&, const GlaGradData<T>& d, double scale) {
+  using Acc = typename GlaAccType<T>::type;
+  const int64_t state = d.s.StateSize();
+  const bool chunked = !std::is_same<T, double>::value && funcs::gla_cpu::UseGlaChunkedOnCpu(d.s.T, d.s.Dk);
+  ForEachHead<Acc>(d.s.heads(), chunked ? 0 : d.s.BackwardWork(), [&](int64_t bh, Acc* work, funcs::gla_cpu::Work* cw) {
+    const int64_t off = bh * state;
+    const float* h0 = d.h0 ? d.h0 + off : nullptr;
+    const float* dfinal = d.dfinal ? d.dfinal + off : nullptr;
+    float* dh0 = d.dh0 ? d.dh0 + off : nullptr;
+    if (chunked) {
+      funcs::gla_cpu::ChunkedBackwardHead<T>(d.s, bh, d.q, d.k, d.v, d.g, h0, d.dout, dfinal, static_cast<float>(scale),
+                                             d.dq, d.dk, d.dv, d.dg, dh0, cw);
+    } else {
+      GlaRecurrentBackwardHead<T, Acc>(d.s, bh, d.q, d.k, d.v, d.g, h0, d.dout, dfinal, static_cast<Acc>(scale), d.dq,
+                                       d.dk, d.dv, d.dg, dh0, work);
+    }
+  });
+}
+
+}  // namespace gla
 }  // namespace phi

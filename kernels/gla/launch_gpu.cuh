@@ -1,4 +1,4 @@
-// Host-side launches of the gla GPU kernels (funcs/gla_chunk_gpu.cuh), shared by the forward
+// Host-side launches of the gla GPU kernels (chunk_gpu.cuh), shared by the forward
 // and gradient kernels: the state recurrence over chunks, the intra-chunk scores, the
 // per-chunk output products, and the recurrent form for the calls the chunked kernels do not
 // take. Temporaries are DenseTensors on the context's allocator.
@@ -177,4 +177,41 @@ void ChunkedBackward(const GPUContext& ctx, const GlaGradData<T>& d, float scale
 
 }  // namespace gla
 }  // namespace funcs
+
+// ---- the GPU device step of the gla kernels (kernels/impl/gla_kernel_impl.h) -----------------
+namespace gla {
+
+// chunked(std::integral_constant<int, version>()) where the chunked kernels take the call
+// (funcs::gla::RunChunked; never for float64), else recurrent().
+template <typename T, typename Chunked, typename Recurrent>
+void RunForm(const GlaShape& s, Chunked chunked, Recurrent recurrent) {
+  if constexpr (!std::is_same<T, double>::value) {
+    if (funcs::gla::RunChunked<T>(s, chunked)) return;
+  }
+  recurrent();
+}
+
+// The chunked form (chunk_gpu.cuh): the states of every chunk, the intra-chunk scores, then
+// every chunk's output at once. float64 and shapes with an empty dim take the recurrent form,
+// one thread per head.
+template <typename T>
+void Forward(const GPUContext& ctx, const GlaData<T>& d, double scale) {
+  const float fscale = static_cast<float>(scale);
+  RunForm<T>(
+      d.s, [&](auto version) { funcs::gla::ChunkedForward<T, decltype(version)::value>(ctx, d, fscale); },
+      [&] { funcs::gla::LaunchRecurrentForward<T>(ctx, d, scale); });
+}
+
+// The chunked backward: the forward states again, the state gradients (reverse), the
+// intra-chunk scores, dv per chunk and Dv tile, dq/dk per chunk and Dk tile, then gk_grad by a
+// reverse cumulative sum. float64 and shapes with an empty dim take the recurrent form.
+template <typename T>
+void Backward(const GPUContext& ctx, const GlaGradData<T>& d, double scale) {
+  const float fscale = static_cast<float>(scale);
+  RunForm<T>(
+      d.s, [&](auto version) { funcs::gla::ChunkedBackward<T, decltype(version)::value>(ctx, d, fscale); },
+      [&] { funcs::gla::LaunchRecurrentBackward<T>(ctx, d, scale); });
+}
+
+}  // namespace gla
 }  // namespace phi

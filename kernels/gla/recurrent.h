@@ -19,16 +19,18 @@
 #include <cmath>
 #include <cstdint>
 
-#include "kernels/impl/pscan_ops.h"
+#include "kernels/util/acc_type.h"
 #include "paddle_ops/common/ddim.h"
 #include "paddle_ops/common/macros.h"
+#include "paddle_ops/common/optional.h"
+#include "paddle_ops/core/dense_tensor.h"
 
 namespace phi {
 
 // Accumulation type of gla: float for the 16-bit types and float32, double for float64 (as
-// pscan's).
+// pscan's, kernels/util/acc_type.h).
 template <typename T>
-struct GlaAccType : funcs::PscanAccType<T> {};
+struct GlaAccType : funcs::FloatAccType<T> {};
 
 // Where the rows of one head (b, h) are: head_first [B, H, T, D], otherwise [B, T, H, D].
 struct GlaShape {

@@ -1,4 +1,4 @@
-// cast / cast_grad on the GPU, element by element with CastValue (funcs/cast_value.h).
+// cast / cast_grad on the GPU, element by element with CastValue (util/cast_value.h).
 #include "kernels/cast_kernel.h"
 #include "kernels/util/gpu_launch.cuh"
 

@@ -1,6 +1,6 @@
 // Grads of add / subtract / multiply on the GPU: each grad in out's shape, summed over the
 // broadcast dims back to its input's shape (deterministic block reductions).
-#include "kernels/elementwise_grad_kernel.h"
+#include "kernels/elementwise_kernel.h"
 #include "kernels/util/broadcast.h"
 #include "kernels/util/reduce_gpu.cuh"
 

@@ -1,4 +1,4 @@
-// add / subtract / multiply on the GPU, with NumPy broadcasting (layout from funcs/broadcast.h).
+// add / subtract / multiply on the GPU, with NumPy broadcasting (layout from util/broadcast.h).
 #include "kernels/elementwise_kernel.h"
 #include "kernels/util/broadcast.h"
 #include "kernels/util/gpu_launch.cuh"

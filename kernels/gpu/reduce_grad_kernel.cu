@@ -1,7 +1,7 @@
 // sum_grad / mean_grad on the GPU: out_grad broadcast back over the reduced axes.
+#include "kernels/reduce_kernel.h"
 #include "kernels/util/broadcast.h"
 #include "kernels/util/gpu_launch.cuh"
-#include "kernels/reduce_grad_kernel.h"
 
 namespace phi {
 namespace {

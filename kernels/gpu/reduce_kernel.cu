@@ -1,7 +1,8 @@
-// sum and mean on the GPU (deterministic block reductions, funcs/reduce_gpu.cuh).
+// sum and mean on the GPU (deterministic block reductions, util/reduce_gpu.cuh).
+#include "kernels/impl/reduce_kernel_impl.h"
+#include "kernels/reduce_kernel.h"
 #include "kernels/util/broadcast.h"
 #include "kernels/util/reduce_gpu.cuh"
-#include "kernels/reduce_kernel.h"
 
 namespace phi {
 namespace {
@@ -21,9 +22,7 @@ struct IntegerLoad {
 template <typename T, typename Context>
 void SumKernel(const Context& dev_ctx, const DenseTensor& x, const IntArray& axis, DataType out_dtype, bool keepdim,
                DenseTensor* out) {
-  const DataType dtype = out->dtype() != DataType::UNDEFINED ? out->dtype()
-                         : out_dtype != DataType::UNDEFINED  ? out_dtype
-                                                             : x.dtype();
+  const DataType dtype = SumOutDtype(x, out_dtype, *out);
   const std::vector<bool> mask = funcs::ReduceAxesMask(x.dims(), axis.GetData());
   PD_VISIT_ALL_TYPES(dtype, "sum", [&] {
     data_t* o = dev_ctx.template Alloc<data_t>(out);

@@ -111,7 +111,7 @@ std::vector<float> Floats(const std::vector<T>& x) {
   return out;
 }
 
-// The chunked forward and backward in type T, launched as gla_launch_gpu.cuh launches them
+// The chunked forward and backward in type T, launched as kernels/gla/launch_gpu.cuh launches them
 // (kernel version kVer: both are checked).
 template <typename T, int kVer>
 Results RunChunked(const Inputs& in) {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "kernels/cpu/cum_scan_fast.h"
-#include "kernels/funcs/cpu/scan_runtime.h"
 #include "kernels/funcs/cpu/scan_cpu.h"
+#include "kernels/funcs/cpu/scan_runtime.h"
 #include "kernels/impl/cum_scan_ops.h"
 
 namespace {
