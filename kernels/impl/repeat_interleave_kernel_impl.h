@@ -66,20 +66,16 @@ void Gather(const GPUContext& ctx, const funcs::ScanLayout& l, int64_t M, funcs:
 template <typename T, typename Context>
 void RepeatInterleaveKernel(const Context& dev_ctx, const DenseTensor& x, int repeats, int axis, DenseTensor* out) {
   const funcs::ScanLayout l = CumScanLayout(x.dims(), axis, false);
-  const T* px = x.data<T>();
   T* po = dev_ctx.template Alloc<T>(out);
-  if (out->numel() == 0) return;
-  repeat::CopyRepeated(dev_ctx, l, repeats, px, po);
+  if (out->numel() > 0) repeat::CopyRepeated(dev_ctx, l, repeats, x.data<T>(), po);
 }
 
 template <typename T, typename Context>
 void RepeatInterleaveGradKernel(const Context& dev_ctx, const DenseTensor& x, const DenseTensor& out_grad,
                                 int repeats, int axis, DenseTensor* x_grad) {
   const funcs::ScanLayout l = CumScanLayout(x.dims(), axis, false);
-  const T* pg = out_grad.data<T>();
   T* pd = dev_ctx.template Alloc<T>(x_grad);
-  if (x_grad->numel() == 0) return;
-  repeat::SumRepeated(dev_ctx, l, repeats, pg, pd);
+  if (x_grad->numel() > 0) repeat::SumRepeated(dev_ctx, l, repeats, out_grad.data<T>(), pd);
 }
 
 template <typename T, typename Context>
