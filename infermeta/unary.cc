@@ -6,16 +6,6 @@ namespace phi {
 
 void UnchangedInferMeta(const MetaTensor& x, MetaTensor* out) { out->share_meta(x); }
 
-int NormalizeAxis(int64_t axis, int rank, const char* what) {
-  // A 0-D tensor behaves as a rank-1 one for axis checks (axis 0 or -1), as in Paddle.
-  const int r = rank == 0 ? 1 : rank;
-  PADDLE_ENFORCE(axis >= -r && axis < r,
-                 errors::OutOfRange("%s is out of range for a %d-D tensor: expected it to be in "
-                                    "range of [%d, %d), but got %d",
-                                    what, rank, -r, r, axis));
-  return static_cast<int>(axis < 0 ? axis + r : axis);
-}
-
 void CumInferMeta(const MetaTensor& x, int axis, bool flatten, bool exclusive, bool reverse,
                   MetaTensor* out) {
   const DDim dims = x.dims();

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "paddle_ops/common/axis.h"  // NormalizeAxis, used by the shape functions and their callers
 #include "paddle_ops/common/scalar.h"
 #include "paddle_ops/core/meta_tensor.h"
 
@@ -39,8 +40,5 @@ void SumInferMeta(const MetaTensor& x, const IntArray& axis, DataType dtype, boo
 void ReshapeInferMeta(const MetaTensor& x, const IntArray& shape, MetaTensor* out);
 void CastInferMeta(const MetaTensor& x, DataType dtype, MetaTensor* out);
 void FullLikeInferMeta(const MetaTensor& x, const Scalar& value, DataType dtype, MetaTensor* out);
-
-// Normalizes `axis` against `rank` (raises OutOfRange naming `what`).
-int NormalizeAxis(int64_t axis, int rank, const char* what);
 
 }  // namespace phi

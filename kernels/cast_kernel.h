@@ -1,4 +1,4 @@
-// cast and its grad. Element conversion follows CastValue (funcs/cast_value.h), the one
+// cast and its grad. Element conversion follows CastValue (util/cast_value.h), the one
 // rule every kernel that changes dtype uses (cast, sum with a dtype, sum/mean grads, full_like):
 //   - to bool: v != 0 (NaN is true);
 //   - float -> integer: truncation toward zero (C++ / NumPy astype); values outside int64's
@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/funcs/cast_value.h"
+#include "kernels/util/cast_value.h"
 #include "paddle_ops/core/dense_tensor.h"
 
 namespace phi {

@@ -12,4 +12,12 @@ template <typename T, typename Context>
 void LogcumsumexpKernel(const Context& dev_ctx, const DenseTensor& x, int axis, bool flatten,
                         bool exclusive, bool reverse, DenseTensor* out);
 
+// Gradient of logcumsumexp: x_grad[i] = sum_{j in window(i)} d_out[j] * exp(x[i] - out[j]),
+// computed in one pass as a reverse gated recurrence whose gates are <= 1 (SPEC.md §1).
+// Same declaration as Paddle's phi::LogcumsumexpGradKernel.
+template <typename T, typename Context>
+void LogcumsumexpGradKernel(const Context& dev_ctx, const DenseTensor& x, const DenseTensor& out,
+                            const DenseTensor& d_out, int axis, bool flatten, bool exclusive,
+                            bool reverse, DenseTensor* d_x);
+
 }  // namespace phi

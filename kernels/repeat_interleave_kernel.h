@@ -21,4 +21,15 @@ template <typename T, typename Context>
 void RepeatInterleaveWithTensorIndexKernel(const Context& dev_ctx, const DenseTensor& x, const DenseTensor& repeats,
                                            int axis, int64_t output_size, DenseTensor* out);
 
+// Gradients of repeat_interleave: x_grad of a slice is the sum of out_grad over its copies (a
+// segment sum, in a fixed order: deterministic). A slice repeated 0 times gets 0.
+template <typename T, typename Context>
+void RepeatInterleaveGradKernel(const Context& dev_ctx, const DenseTensor& x, const DenseTensor& out_grad,
+                                int repeats, int axis, DenseTensor* x_grad);
+
+template <typename T, typename Context>
+void RepeatInterleaveWithTensorIndexGradKernel(const Context& dev_ctx, const DenseTensor& x,
+                                               const DenseTensor& repeats, const DenseTensor& out_grad, int axis,
+                                               DenseTensor* x_grad);
+
 }  // namespace phi

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "kernels/funcs/broadcast.h"
+#include "kernels/util/broadcast.h"
 #include "paddle_ops/core/kernel_registry.h"
 
 namespace phi {

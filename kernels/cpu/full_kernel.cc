@@ -6,8 +6,8 @@
 #include <type_traits>
 
 #include "kernels/impl/full_kernel_impl.h"
-#include "kernels/funcs/broadcast.h"
-#include "kernels/funcs/eigen.h"
+#include "kernels/util/broadcast.h"
+#include "kernels/util/eigen.h"
 #include "paddle_ops/core/kernel_registry.h"
 
 namespace phi {

@@ -1,27 +1,10 @@
-#include "kernels/right_flood_kernel.h"
-
-#include "kernels/funcs/scan_cpu.h"
-#include "kernels/impl/cum_scan_ops.h"
-#include "kernels/impl/flood_ops.h"
+// right_flood and its gradient on the CPU: the bodies of impl/right_flood_kernel_impl.h on the
+// CPU scan engine (its generic path).
+#include "kernels/funcs/cpu/scan_cpu.h"
+#include "kernels/impl/right_flood_kernel_impl.h"
 #include "paddle_ops/core/kernel_registry.h"
-
-namespace phi {
-
-// One fill-forward scan of source offsets on the CPU engine (its generic path).
-template <typename T, typename Context>
-void RightFloodKernel(const Context& dev_ctx, const DenseTensor& x, int axis, bool reverse,
-                      const std::string& hole, bool return_index, DenseTensor* out, DenseTensor* index) {
-  const funcs::ScanLayout l = CumScanLayout(x.dims(), axis, false);
-  funcs::RightFloodOp<T> op;
-  op.x = x.data<T>();
-  op.out = dev_ctx.template Alloc<T>(out);
-  op.index = return_index ? dev_ctx.template Alloc<int64_t>(index) : nullptr;
-  op.hole = ParseFloodHole(hole);
-  op.axis = funcs::AxisIndexOf(l);
-  funcs::ScanCpu(l, false, reverse, op);
-}
-
-}  // namespace phi
 
 PD_REGISTER_KERNEL(right_flood, CPU, ALL_LAYOUT, phi::RightFloodKernel, float, double, phi::dtype::float16,
                    phi::dtype::bfloat16, int32_t, int64_t) {}
+PD_REGISTER_KERNEL(right_flood_grad, CPU, ALL_LAYOUT, phi::RightFloodGradKernel, float, double,
+                   phi::dtype::float16, phi::dtype::bfloat16) {}

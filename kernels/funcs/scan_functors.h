@@ -5,7 +5,7 @@
 //   State Load(const ScanPos&) const;             // the element at a position
 //   State Combine(const State& earlier, const State& later) const;
 //   void Store(const ScanPos&, const State&) const;  // write the (inclusive or exclusive) prefix
-// The engines (scan_cpu.h, and the GPU engine) only decide the order of Combine calls.
+// The engines (funcs/cpu/scan_cpu.h and funcs/gpu/scan_dispatch.cuh) only decide the order of Combine calls.
 #pragma once
 
 #include <cmath>

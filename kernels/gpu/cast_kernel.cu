@@ -1,6 +1,6 @@
-// cast / cast_grad on the GPU, element by element with CastValue (funcs/cast_value.h).
+// cast / cast_grad on the GPU, element by element with CastValue (util/cast_value.h).
 #include "kernels/cast_kernel.h"
-#include "kernels/funcs/gpu_launch.cuh"
+#include "kernels/util/gpu_launch.cuh"
 
 namespace phi {
 namespace {

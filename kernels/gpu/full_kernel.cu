@@ -1,6 +1,6 @@
 #include "kernels/full_kernel.h"
-#include "kernels/funcs/gpu_launch.cuh"
 #include "kernels/impl/full_kernel_impl.h"
+#include "kernels/util/gpu_launch.cuh"
 
 namespace phi {
 

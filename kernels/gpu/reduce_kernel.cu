@@ -1,7 +1,10 @@
-// sum and mean on the GPU (deterministic block reductions, funcs/reduce_gpu.cuh).
-#include "kernels/funcs/broadcast.h"
-#include "kernels/funcs/reduce_gpu.cuh"
+// sum and mean and their grads on the GPU (deterministic block reductions, util/reduce_gpu.cuh).
 #include "kernels/reduce_kernel.h"
+
+#include "kernels/impl/reduce_kernel_impl.h"
+#include "kernels/util/broadcast.h"
+#include "kernels/util/gpu_launch.cuh"
+#include "kernels/util/reduce_gpu.cuh"
 
 namespace phi {
 namespace {
@@ -21,9 +24,7 @@ struct IntegerLoad {
 template <typename T, typename Context>
 void SumKernel(const Context& dev_ctx, const DenseTensor& x, const IntArray& axis, DataType out_dtype, bool keepdim,
                DenseTensor* out) {
-  const DataType dtype = out->dtype() != DataType::UNDEFINED ? out->dtype()
-                         : out_dtype != DataType::UNDEFINED  ? out_dtype
-                                                             : x.dtype();
+  const DataType dtype = SumOutDtype(x, out_dtype, *out);
   const std::vector<bool> mask = funcs::ReduceAxesMask(x.dims(), axis.GetData());
   PD_VISIT_ALL_TYPES(dtype, "sum", [&] {
     data_t* o = dev_ctx.template Alloc<data_t>(out);
@@ -54,4 +55,49 @@ void MeanKernel(const Context& dev_ctx, const DenseTensor& x, const IntArray& ax
 PD_REGISTER_KERNEL(sum, GPU, ALL_LAYOUT, phi::SumKernel, float, double, phi::dtype::float16, phi::dtype::bfloat16,
                    int32_t, int64_t, bool) {}
 PD_REGISTER_KERNEL(mean, GPU, ALL_LAYOUT, phi::MeanKernel, float, double, phi::dtype::float16,
+                   phi::dtype::bfloat16) {}
+
+// ---- gradients ----------------------------------------------------------------------------------
+// sum_grad / mean_grad on the GPU: out_grad broadcast back over the reduced axes.
+
+namespace phi {
+namespace {
+
+template <typename T, typename Context>
+void BroadcastReducedGradGpu(const Context& ctx, const DenseTensor& x, const DenseTensor& out_grad,
+                             const IntArray& axis, bool is_mean, DenseTensor* x_grad) {
+  const funcs::ReducedGradView view = funcs::MakeReducedGradView(x.dims(), axis.GetData(), out_grad.dims());
+  const auto l = view.layout;
+  const int64_t count = view.count;
+  const T* g = out_grad.data<T>();
+  const double inv = is_mean ? 1.0 / static_cast<double>(count) : 1.0;
+  const DataType dtype = x_grad->dtype() != DataType::UNDEFINED ? x_grad->dtype() : x.dtype();
+  PD_VISIT_ALL_TYPES(dtype, "sum_grad", [&] {
+    data_t* o = ctx.template Alloc<data_t>(x_grad);
+    funcs::ForEachIndex(ctx, l.numel, [=] __device__(int64_t k) {
+      const double v = CastValue<double>(g[funcs::BroadcastOffset(l, 0, k)]);
+      o[k] = CastValue<data_t>(is_mean ? v * inv : v);
+    });
+  });
+}
+
+}  // namespace
+
+template <typename T, typename Context>
+void SumGradKernel(const Context& dev_ctx, const DenseTensor& x, const DenseTensor& out_grad, const IntArray& axis,
+                   bool keepdim, DenseTensor* x_grad) {
+  BroadcastReducedGradGpu<T>(dev_ctx, x, out_grad, axis, false, x_grad);
+}
+
+template <typename T, typename Context>
+void MeanGradKernel(const Context& dev_ctx, const DenseTensor& x, const DenseTensor& out_grad, const IntArray& axis,
+                    bool keepdim, DenseTensor* x_grad) {
+  BroadcastReducedGradGpu<T>(dev_ctx, x, out_grad, axis, true, x_grad);
+}
+
+}  // namespace phi
+
+PD_REGISTER_KERNEL(sum_grad, GPU, ALL_LAYOUT, phi::SumGradKernel, float, double, phi::dtype::float16,
+                   phi::dtype::bfloat16) {}
+PD_REGISTER_KERNEL(mean_grad, GPU, ALL_LAYOUT, phi::MeanGradKernel, float, double, phi::dtype::float16,
                    phi::dtype::bfloat16) {}

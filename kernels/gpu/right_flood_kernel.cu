@@ -1,28 +1,11 @@
-#include "kernels/funcs/gpu/flood_tiles.cuh"
+// right_flood and its gradient on the GPU: the bodies of impl/right_flood_kernel_impl.h on the
+// GPU scan engine, with the op's fast tiles (flood_tiles.cuh).
 #include "kernels/funcs/gpu/scan_dispatch.cuh"
-#include "kernels/impl/cum_scan_ops.h"
-#include "kernels/impl/flood_ops.h"
-#include "kernels/right_flood_kernel.h"
-
-namespace phi {
-
-// One fill-forward scan of source offsets on the GPU engine; rows take the fast tiles of
-// flood_tiles.cuh (values carried in registers, vector loads and stores, a segment's total
-// found by searching back from its end).
-template <typename T, typename Context>
-void RightFloodKernel(const Context& dev_ctx, const DenseTensor& x, int axis, bool reverse,
-                      const std::string& hole, bool return_index, DenseTensor* out, DenseTensor* index) {
-  const funcs::ScanLayout l = CumScanLayout(x.dims(), axis, false);
-  funcs::RightFloodOp<T> op;
-  op.x = x.data<T>();
-  op.out = dev_ctx.template Alloc<T>(out);
-  op.index = return_index ? dev_ctx.template Alloc<int64_t>(index) : nullptr;
-  op.hole = ParseFloodHole(hole);
-  op.axis = funcs::AxisIndexOf(l);
-  funcs::ScanGpuBackend(dev_ctx, l, false, reverse, op);
-}
-
-}  // namespace phi
+#include "kernels/gpu/flood_tiles.cuh"
+#include "kernels/impl/right_flood_kernel_impl.h"
+#include "paddle_ops/core/kernel_registry.h"
 
 PD_REGISTER_KERNEL(right_flood, GPU, ALL_LAYOUT, phi::RightFloodKernel, float, double, phi::dtype::float16,
                    phi::dtype::bfloat16, int32_t, int64_t) {}
+PD_REGISTER_KERNEL(right_flood_grad, GPU, ALL_LAYOUT, phi::RightFloodGradKernel, float, double,
+                   phi::dtype::float16, phi::dtype::bfloat16) {}

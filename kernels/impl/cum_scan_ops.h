@@ -7,9 +7,9 @@
 #include <limits>
 #include <type_traits>
 
-#include "infermeta/unary.h"
 #include "kernels/funcs/scan_functors.h"
 #include "kernels/funcs/scan_layout.h"
+#include "paddle_ops/common/axis.h"
 #include "paddle_ops/common/ddim.h"
 #include "paddle_ops/common/enforce.h"
 
@@ -27,6 +27,19 @@ inline funcs::ScanLayout CumScanLayout(const DDim& dims, int64_t axis, bool flat
   }
   return funcs::MakeScanLayout(dims, ax);
 }
+
+class CPUContext;
+
+// The accumulation type of the float cum ops on a device: double on the GPU for every input
+// type; on the CPU funcs::CpuAccType<T> (scan_functors.h).
+template <typename T, typename Context>
+struct CumAccType {
+  using type = double;
+};
+template <typename T>
+struct CumAccType<T, CPUContext> {
+  using type = typename funcs::CpuAccType<T>::type;
+};
 
 namespace funcs {
 

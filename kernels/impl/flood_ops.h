@@ -25,9 +25,9 @@
 #include <string>
 #include <type_traits>
 
-#include "kernels/funcs/fast_divmod.h"
 #include "kernels/funcs/scan_functors.h"
 #include "kernels/funcs/scan_layout.h"
+#include "kernels/util/fast_divmod.h"
 #include "paddle_ops/common/bfloat16.h"
 #include "paddle_ops/common/data_type.h"
 #include "paddle_ops/common/ddim.h"

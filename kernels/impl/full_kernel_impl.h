@@ -7,7 +7,7 @@
 #include <string>
 #include <type_traits>
 
-#include "kernels/funcs/cast_value.h"
+#include "kernels/util/cast_value.h"
 #include "paddle_ops/common/enforce.h"
 #include "paddle_ops/common/scalar.h"
 

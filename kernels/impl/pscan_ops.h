@@ -9,9 +9,10 @@
 
 #include <cstdint>
 
-#include "kernels/funcs/fast_divmod.h"
 #include "kernels/funcs/scan_functors.h"
 #include "kernels/funcs/scan_layout.h"
+#include "kernels/util/acc_type.h"
+#include "kernels/util/fast_divmod.h"
 #include "paddle_ops/common/ddim.h"
 #include "paddle_ops/common/optional.h"
 #include "paddle_ops/core/dense_tensor.h"
@@ -31,13 +32,7 @@ namespace funcs {
 
 // Accumulation type: float for the 16-bit types and float32, double for float64.
 template <typename T>
-struct PscanAccType {
-  using type = float;
-};
-template <>
-struct PscanAccType<double> {
-  using type = double;
-};
+struct PscanAccType : FloatAccType<T> {};
 
 // y = a * y_prev + x on (gate, value) pairs, as LinearRecurrenceCombine, except that a carry
 // whose value is exactly 0 (the identity the engines start every chunk, segment and warp

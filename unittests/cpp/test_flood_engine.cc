@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
+#include "kernels/funcs/cpu/scan_cpu.h"
 #include "kernels/funcs/cpu/scan_runtime.h"
-#include "kernels/funcs/scan_cpu.h"
 #include "kernels/impl/flood_ops.h"
 
 namespace {

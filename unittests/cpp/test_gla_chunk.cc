@@ -1,4 +1,4 @@
-// The chunked GPU kernels of gla (kernels/funcs/gla_chunk_gpu.cuh) run as host code, one
+// The chunked GPU kernels of gla (kernels/gla/chunk_gpu.cuh) run as host code, one
 // thread per block (every step between two barriers of those kernels is a block-strided loop,
 // so a single thread does a block's whole work in order), against the recurrent form in
 // float64: float32, and float16/bfloat16 with their operands rounded as on the GPU (only the
@@ -31,7 +31,7 @@ unsigned char* HostSmem();
 }  // namespace funcs
 }  // namespace phi
 
-#include "kernels/funcs/gla_chunk_gpu.cuh"
+#include "kernels/gla/chunk_gpu.cuh"
 
 namespace phi {
 namespace funcs {
@@ -111,7 +111,7 @@ std::vector<float> Floats(const std::vector<T>& x) {
   return out;
 }
 
-// The chunked forward and backward in type T, launched as gla_launch_gpu.cuh launches them
+// The chunked forward and backward in type T, launched as kernels/gla/launch_gpu.cuh launches them
 // (kernel version kVer: both are checked).
 template <typename T, int kVer>
 Results RunChunked(const Inputs& in) {

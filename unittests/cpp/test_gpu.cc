@@ -206,7 +206,7 @@ struct EngineCase {
   }
 };
 
-// One shape per engine strategy (scan_gpu.cuh): short rows (4 and 16 lanes a row), whole rows
+// One shape per engine strategy (kernels/funcs/gpu/scan_dispatch.cuh): short rows (4 and 16 lanes a row), whole rows
 // per warp, long rows split into segments (three phases), columns, and columns split along
 // the length; odd lengths throughout. Each is run three times and compared bitwise, and
 // against the CPU kernels, in all four exclusive/reverse modes, for logcumsumexp, its

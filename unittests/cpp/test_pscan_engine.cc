@@ -10,10 +10,10 @@
 #include <random>
 #include <vector>
 
+#include "kernels/funcs/cpu/scan_cpu.h"
 #include "kernels/funcs/cpu/scan_runtime.h"
-#include "kernels/funcs/fast_divmod.h"
-#include "kernels/funcs/scan_cpu.h"
 #include "kernels/impl/pscan_ops.h"
+#include "kernels/util/fast_divmod.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Engine-level tests of the CPU scan engine (kernels/funcs/scan_cpu.h and kernels/funcs/cpu/):
+// Engine-level tests of the CPU scan engine (kernels/funcs/cpu/scan_cpu.h and kernels/funcs/cpu/):
 // every path (SIMD rows, SIMD columns, generic) against a long-double serial reference,
 // exclusive/reverse, chunk boundaries (the chunk is shrunk to 1024 steps so small inputs
 // cross many), bitwise-identical results for 1 and 2 threads, long rows, special values, and a
@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/funcs/cpu/cum_scan_fast.h"
+#include "kernels/cpu/cum_scan_fast.h"
+#include "kernels/funcs/cpu/scan_cpu.h"
 #include "kernels/funcs/cpu/scan_runtime.h"
-#include "kernels/funcs/scan_cpu.h"
 #include "kernels/impl/cum_scan_ops.h"
 
 namespace {

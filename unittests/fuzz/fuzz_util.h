@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/funcs/cast_value.h"
+#include "kernels/util/cast_value.h"
 #include "kernels/funcs/cpu/scan_runtime.h"
 #include "paddle_ops/common/enforce.h"
 #include "paddle_ops/core/device_context.h"

@@ -26,10 +26,6 @@ def write_tree(root, files):
         full.write_text(text)
 
 
-@pytest.mark.xfail(strict=False, reason="until issue 16's branches merge: kernels/impl/cum_scan_ops.h "
-                   "includes infermeta/unary.h (NormalizeAxis), and kernels/funcs/gpu/*_tiles.cuh, "
-                   "funcs/cpu/cum_scan_fast.h and funcs/gla_chunk_gpu.cuh include kernels/impl/*; "
-                   "the lead removes this mark after the merge")
 def test_real_tree_passes():
     r = run_check(REPO)
     assert r.returncode == 0, r.stdout + r.stderr

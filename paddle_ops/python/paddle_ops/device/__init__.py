@@ -36,7 +36,7 @@ def _current_place():
 
 
 def gpu_scan_backend():
-    """The GPU scan backend the cum kernels use: 'engine' (kernels/funcs/scan_gpu.cuh, the
+    """The GPU scan backend the cum kernels use: 'engine' (kernels/funcs/gpu/scan_dispatch.cuh, the
     deterministic scan engine) or 'thrust' (the seed design's reference path, thrust's
     transformed scans, whose float rounding can change from run to run): the flag
     PADDLE_OPS_GPU_SCAN (paddle.get_flags / set_flags; the environment variable at start)."""

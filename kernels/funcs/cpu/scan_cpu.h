@@ -1,0 +1,101 @@
+// The CPU scan engine: runs any scan op (scan_functors.h) along the middle index of a
+// [outer, length, inner] view, inclusive or exclusive, forward or reverse, without copying
+// or flipping the data.
+//
+//   Scan(cpu_ctx, layout, exclusive, reverse, op)   (the CPU overload of kernels/funcs/scan.h)
+//   ScanCpu(layout, exclusive, reverse, op)          (the same without a context, for tests)
+//
+// picks, by the op's type, a SIMD fast path when one is registered for it (CpuScanFastPath,
+// specialized next to the op, e.g. kernels/cpu/cum_scan_fast.h) and the CPU supports it;
+// otherwise the generic path below, which needs only the op's State/Identity/Combine/Load/
+// Store and so serves any op (pscan's (gate, value), right_flood's (value, index), ...).
+// Both run on the chunked, threaded driver of kernels/funcs/cpu/scan_driver.h: rows in
+// parallel, and long rows split over the threads in three phases, with results that do not
+// depend on the thread count.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/funcs/cpu/scan_driver.h"
+#include "kernels/funcs/scan.h"
+#include "kernels/funcs/scan_layout.h"
+
+namespace phi {
+namespace funcs {
+
+// The generic per-element path as a driver kernel. Within a chunk the outputs stream from the
+// chunk's carry (one Combine per element); a chunk's total is a second fold from the identity,
+// computed only when a later chunk needs it.
+template <typename Op>
+struct GenericScanKernel {
+  using State = typename Op::State;
+  using Carry = State;
+  using Local = State;
+  static constexpr int kMaxGroup = 64;
+  static constexpr double kReduceCost = 0.5;
+  const Op& op;
+
+  Carry CarryIdentity() const { return op.Identity(); }
+  Carry Fold(const Carry& c, const Local& l) const { return op.Combine(c, l); }
+
+  template <bool kStore>
+  void Chunk(const SeqGroup& q, int64_t s0, int64_t s1, const Carry* carry, Local* local) const {
+    State acc[kMaxGroup];
+    State tot[kMaxGroup];
+    for (int g = 0; g < q.G; ++g) {
+      if (kStore) acc[g] = carry[g];
+      tot[g] = op.Identity();
+    }
+    const int64_t step = q.reverse ? q.stride : -q.stride;  // offset of the previous step
+    for (int64_t s = s0; s < s1; ++s) {
+      const int64_t row = q.Offset(s);
+      for (int g = 0; g < q.G; ++g) {
+        const ScanPos pos{row + g, row + g + step, s == 0};
+        const State v = op.Load(pos);
+        if (!kStore) {
+          tot[g] = op.Combine(tot[g], v);
+          continue;
+        }
+        if (local) tot[g] = op.Combine(tot[g], v);
+        if (q.exclusive) {
+          op.Store(pos, acc[g]);
+          acc[g] = op.Combine(acc[g], v);
+        } else {
+          acc[g] = op.Combine(acc[g], v);
+          op.Store(pos, acc[g]);
+        }
+      }
+    }
+    if (local) {
+      for (int g = 0; g < q.G; ++g) local[g] = tot[g];
+    }
+  }
+};
+
+template <typename Op>
+void ScanCpuGeneric(const ScanLayout& l, bool exclusive, bool reverse, const Op& op) {
+  RunChunkedScan(GenericScanKernel<Op>{op}, l, exclusive, reverse);
+}
+
+// Fast paths, chosen by the op's type: a specialization's Run returns false when it cannot
+// serve the call (SIMD unsupported or disabled, a shape it leaves to the generic path).
+template <typename Op, typename Enable = void>
+struct CpuScanFastPath {
+  static bool Run(const ScanLayout&, bool, bool, const Op&) { return false; }
+};
+
+template <typename Op>
+void ScanCpu(const ScanLayout& l, bool exclusive, bool reverse, const Op& op) {
+  if (l.numel() == 0) return;
+  if (CpuScanFastPath<Op>::Run(l, exclusive, reverse, op)) return;
+  ScanCpuGeneric(l, exclusive, reverse, op);
+}
+
+template <typename Op>
+void Scan(const CPUContext&, const ScanLayout& l, bool exclusive, bool reverse, const Op& op) {
+  ScanCpu(l, exclusive, reverse, op);
+}
+
+}  // namespace funcs
+}  // namespace phi

@@ -1,0 +1,205 @@
+// What one warp, logical warp or thread of the GPU scan engine does (CUB's "agent" layer):
+// the line geometry, the generic tile scans over the op interface, the raw row loaders that
+// the op tiles build on (LoadRowRaw/StoreRowRaw), and the GpuTileScan hook by which an op's
+// own tiles (kernels/gpu/*_tiles.cuh) replace the generic ones. No launches here.
+#pragma once
+
+#include <cub/warp/warp_scan.cuh>
+
+#include <cstdint>
+
+#include "kernels/funcs/scan_layout.h"
+#include "paddle_ops/common/macros.h"
+
+namespace phi {
+namespace funcs {
+namespace scan_gpu {
+
+// Where step s (in scan order) of line (o, i) lies.
+struct LineGeometry {
+  int64_t length, inner;
+  bool reverse;
+  HOSTDEVICE int64_t Base(int64_t line) const {  // line = o * inner + i
+    const int64_t o = line / inner, i = line - o * inner;
+    return o * length * inner + i;
+  }
+  HOSTDEVICE ScanPos At(int64_t base, int64_t s) const {
+    const int64_t l = reverse ? length - 1 - s : s;
+    const int64_t off = base + l * inner;
+    return ScanPos{off, reverse ? off + inner : off - inner, s == 0};
+  }
+};
+
+// A line of the tensor seen through the op.
+template <typename Op>
+struct OpLine {
+  const Op& op;
+  LineGeometry g;
+  int64_t base;
+  __device__ typename Op::State Load(int64_t s) const { return op.Load(g.At(base, s)); }
+  __device__ void Store(int64_t s, const typename Op::State& v) const { op.Store(g.At(base, s), v); }
+};
+
+// A line of segment totals in scratch memory (phase 2), element s at data[first + s * stride].
+template <typename State>
+struct StateLine {
+  State* data;
+  int64_t first, stride;
+  __device__ State Load(int64_t s) const { return data[first + s * stride]; }
+  __device__ void Store(int64_t s, const State& v) const { data[first + s * stride] = v; }
+};
+
+template <typename Op>
+struct CombineFn {
+  const Op& op;
+  __device__ typename Op::State operator()(const typename Op::State& a, const typename Op::State& b) const {
+    return op.Combine(a, b);
+  }
+};
+
+// The lanes of the calling thread's logical warp of W lanes (W divides 32), for *_sync.
+template <int W>
+__device__ inline unsigned LogicalWarpMask() {
+  if (W == 32) return 0xffffffffu;
+  return ((1u << (W % 32)) - 1u) << (W * ((threadIdx.x % 32) / W));
+}
+
+// Steps first .. first+V-1 of a row (inner == 1) at `base`, as stored (a 16-byte load when
+// `vec` and the V steps are all before s1; steps >= s1 are left as they are).
+template <typename T, int V>
+__device__ inline void LoadRowRaw(const T* x, int64_t base, int64_t L, bool reverse, int64_t first, int64_t s1,
+                                  bool vec, T (&v)[V]) {
+  if (vec && first + V <= s1) {
+    alignas(16) T buf[V];
+    *reinterpret_cast<uint4*>(buf) = __ldg(reinterpret_cast<const uint4*>(x + (reverse ? base + L - first - V : base + first)));
+    if (reverse) {  // constant indices only, so buf stays in registers
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[j] = buf[V - 1 - j];
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[j] = buf[j];
+    }
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    const int64_t s = first + j;
+    if (s < s1) v[j] = x[reverse ? base + L - 1 - s : base + s];
+  }
+}
+
+template <typename U, int V>
+__device__ inline void StoreRowRaw(U* out, int64_t base, int64_t L, bool reverse, int64_t first, int64_t s1, bool vec,
+                                   const U (&v)[V]) {
+  if (vec && first + V <= s1) {
+    alignas(16) U buf[V];
+    if (reverse) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) buf[V - 1 - j] = v[j];
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) buf[j] = v[j];
+    }
+    uint4* dst = reinterpret_cast<uint4*>(out + (reverse ? base + L - first - V : base + first));
+    constexpr int kWords = static_cast<int>(sizeof(buf) / sizeof(uint4));
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) dst[w] = reinterpret_cast<const uint4*>(buf)[w];
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    const int64_t s = first + j;
+    if (s < s1) out[reverse ? base + L - 1 - s : base + s] = v[j];
+  }
+}
+
+// One logical warp of W lanes scans steps [s0, s1) of `line`, starting from `carry` (the
+// combination of everything before s0), storing inclusive or exclusive prefixes when kStore;
+// returns the carry after s1. Every lane of the logical warp calls it with the same arguments.
+template <int W, int kItems, bool kStore, typename Op, typename Line>
+__device__ typename Op::State WarpScanSteps(const Op& op, const Line& line, int64_t s0, int64_t s1,
+                                            typename Op::State carry, bool exclusive, int lane) {
+  using State = typename Op::State;
+  using WarpScanT = cub::WarpScan<State, W>;
+  typename WarpScanT::TempStorage temp;  // empty for the shuffle-based warp scan
+  const CombineFn<Op> fn{op};
+  for (int64_t t0 = s0; t0 < s1; t0 += int64_t{W} * kItems) {
+    const int64_t first = t0 + int64_t{lane} * kItems;
+    State items[kItems];
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) items[k] = first + k < s1 ? line.Load(first + k) : op.Identity();
+    State agg = items[0];
+#pragma unroll
+    for (int k = 1; k < kItems; ++k) agg = op.Combine(agg, items[k]);
+    State prefix, warp_total;
+    WarpScanT(temp).ExclusiveScan(agg, prefix, carry, fn, warp_total);
+    if (kStore) {
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        if (first + k < s1) {
+          if (exclusive) {
+            line.Store(first + k, prefix);
+            prefix = op.Combine(prefix, items[k]);
+          } else {
+            prefix = op.Combine(prefix, items[k]);
+            line.Store(first + k, prefix);
+          }
+        }
+      }
+    }
+    carry = op.Combine(carry, warp_total);
+  }
+  return carry;
+}
+
+// One thread scans steps [s0, s1) of `line` sequentially, kItems loads in flight at a time.
+template <int kItems, bool kStore, typename Op, typename Line>
+__device__ typename Op::State ThreadScanSteps(const Op& op, const Line& line, int64_t s0, int64_t s1,
+                                              typename Op::State carry, bool exclusive) {
+  using State = typename Op::State;
+  for (int64_t t0 = s0; t0 < s1; t0 += kItems) {
+    State items[kItems];
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) items[k] = t0 + k < s1 ? line.Load(t0 + k) : op.Identity();
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      if (kStore && t0 + k < s1) {
+        if (exclusive) {
+          line.Store(t0 + k, carry);
+          carry = op.Combine(carry, items[k]);
+        } else {
+          carry = op.Combine(carry, items[k]);
+          line.Store(t0 + k, carry);
+        }
+      } else if (!kStore) {
+        carry = op.Combine(carry, items[k]);  // Identity past s1 changes nothing
+      }
+    }
+  }
+  return carry;
+}
+
+// A tile scanner per op: how a logical warp (Warp) or one thread (Thread) scans steps
+// [s0, s1) of a line of the tensor. The default is the generic WarpScanSteps/ThreadScanSteps
+// above, which need only the op interface; an op may specialize GpuTileScan next to its
+// definition (kFast = true) to work on its raw elements, falling back on the generic steps
+// where its fast arithmetic does not apply. The specialization must be visible wherever the
+// engine is instantiated for that op.
+template <typename Op, typename Enable = void>
+struct GpuTileScan {
+  static constexpr bool kFast = false;
+  template <int W, int kItems, bool kStore>
+  __device__ static typename Op::State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1,
+                                            typename Op::State carry, bool exclusive, int lane) {
+    return WarpScanSteps<W, kItems, kStore>(op, line, s0, s1, carry, exclusive, lane);
+  }
+  template <int kItems, bool kStore>
+  __device__ static typename Op::State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1,
+                                              typename Op::State carry, bool exclusive) {
+    return ThreadScanSteps<kItems, kStore>(op, line, s0, s1, carry, exclusive);
+  }
+};
+
+}  // namespace scan_gpu
+}  // namespace funcs
+}  // namespace phi

@@ -1,0 +1,127 @@
+// The __global__ kernels of the GPU scan engine: thin wrappers that give each warp or thread
+// its line and segment and call the agent (scan_agent.cuh), one per strategy and phase. Grids
+// and phases are chosen in scan_dispatch.cuh.
+#pragma once
+
+#include <cub/warp/warp_scan.cuh>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/funcs/gpu/scan_agent.cuh"
+#include "kernels/funcs/gpu/scan_policy.cuh"
+
+namespace phi {
+namespace funcs {
+namespace scan_gpu {
+
+// The blocks per SM the row and column kernels of an op are compiled for (__launch_bounds__'s
+// second argument): GpuTileScan<Op>::kMinBlocks where a tile scanner sets it, else 1 (no cap
+// on registers below the 255 of 256 threads).
+template <typename Tiles, typename = void>
+struct TileMinBlocks {
+  static constexpr int value = 1;
+};
+template <typename Tiles>
+struct TileMinBlocks<Tiles, std::void_t<decltype(Tiles::kMinBlocks)>> {
+  static constexpr int value = Tiles::kMinBlocks;
+};
+
+// ---- inner == 1: rows, a logical warp per (row, segment) -----------------------------------
+// kPhase 0: whole rows (one segment each). 1: write segment totals. 3: rescan each segment from
+// its exclusive prefix in `totals`.
+template <int W, int kItems, int kPhase, typename Op>
+__global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileScan<Op>>::value)
+    RowScanKernel(Op op, LineGeometry g, int64_t rows, int64_t nseg, int64_t seg_len,
+                  typename Op::State* totals, bool exclusive) {
+  const int64_t warp = (blockIdx.x * int64_t{blockDim.x} + threadIdx.x) / W;
+  const int lane = threadIdx.x % W;
+  if (warp >= rows * nseg) return;  // a whole logical warp leaves together
+  const int64_t row = warp / nseg, seg = warp - row * nseg;
+  const int64_t s0 = seg * seg_len, s1 = s0 + seg_len < g.length ? s0 + seg_len : g.length;
+  const OpLine<Op> line{op, g, g.Base(row)};
+  if (kPhase == 1) {
+    const auto total = GpuTileScan<Op>::template Warp<W, kItems, false>(op, line, s0, s1, op.Identity(), exclusive, lane);
+    if (lane == 0) totals[warp] = total;
+  } else {
+    const auto carry = kPhase == 3 ? totals[warp] : op.Identity();
+    GpuTileScan<Op>::template Warp<W, kItems, true>(op, line, s0, s1, carry, exclusive, lane);
+  }
+}
+
+// Phase 2, few segments per line: a warp per line scans its nseg totals (contiguous at
+// totals[line * nseg]) to exclusive prefixes, in place.
+template <typename Op>
+__global__ void __launch_bounds__(ScanPolicy::kThreads)
+    WarpTotalsScanKernel(Op op, int64_t lines, int64_t nseg, typename Op::State* totals) {
+  const int64_t ln = (blockIdx.x * int64_t{blockDim.x} + threadIdx.x) / 32;
+  if (ln >= lines) return;
+  const StateLine<typename Op::State> line{totals, ln * nseg, 1};
+  WarpScanSteps<32, 4, true>(op, line, 0, nseg, op.Identity(), true, threadIdx.x % 32);
+}
+
+// Phase 2, many segments per line (the 2048 or 3072 of a single long row): a block per line. Thread t
+// folds the run [t * per, (t + 1) * per) of totals left to right, a warp scan and a scan of the
+// warp totals give each thread what lies before its run, and the thread walks its run again
+// storing exclusive prefixes. The combination order depends on nseg alone (deterministic); the
+// dependent chain is per + log2(32) + log2(kTotalsThreads / 32) + per combines long, instead of
+// the 16-24 tiles of ~13 dependent combines each of one warp walking 2048-3072 totals.
+template <typename Op>
+__global__ void __launch_bounds__(ScanPolicy::kTotalsThreads)
+    BlockTotalsScanKernel(Op op, int64_t nseg, typename Op::State* totals) {
+  using State = typename Op::State;
+  constexpr int kWarps = ScanPolicy::kTotalsThreads / 32;
+  using WarpScanT = cub::WarpScan<State, 32>;
+  __shared__ typename WarpScanT::TempStorage temp[kWarps];  // empty for the shuffle-based warp scan
+  __shared__ State warp_totals[kWarps];
+  const CombineFn<Op> fn{op};
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  State* t = totals + blockIdx.x * nseg;
+  const int64_t per = (nseg + ScanPolicy::kTotalsThreads - 1) / ScanPolicy::kTotalsThreads;
+  const int64_t b0 = threadIdx.x * per;
+  const int64_t b1 = b0 + per < nseg ? b0 + per : nseg;
+  State run = op.Identity();
+  for (int64_t k = b0; k < b1; ++k) run = op.Combine(run, t[k]);
+  State before, warp_total;
+  WarpScanT(temp[warp]).ExclusiveScan(run, before, op.Identity(), fn, warp_total);
+  if (lane == 0) warp_totals[warp] = warp_total;
+  __syncthreads();
+  if (warp == 0) {
+    const State w = lane < kWarps ? warp_totals[lane] : op.Identity();
+    State w_before, all;
+    WarpScanT(temp[0]).ExclusiveScan(w, w_before, op.Identity(), fn, all);
+    __syncwarp();
+    if (lane < kWarps) warp_totals[lane] = w_before;
+  }
+  __syncthreads();
+  State carry = op.Combine(warp_totals[warp], before);
+  for (int64_t k = b0; k < b1; ++k) {
+    const State v = t[k];
+    t[k] = carry;
+    carry = op.Combine(carry, v);
+  }
+}
+
+// ---- inner > 1: columns, a thread per (segment, line), line fastest --------------------------
+template <int kPhase, typename Op>
+__global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileScan<Op>>::value)
+    ColumnScanKernel(Op op, LineGeometry g, int64_t lines, int64_t nseg, int64_t seg_len,
+                     typename Op::State* totals, bool exclusive) {
+  const int64_t t = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (t >= lines * nseg) return;
+  const int64_t seg = t / lines, ln = t - seg * lines;
+  const int64_t s0 = seg * seg_len, s1 = s0 + seg_len < g.length ? s0 + seg_len : g.length;
+  const OpLine<Op> line{op, g, g.Base(ln)};
+  constexpr int kItems = ScanPolicy::kColumnItems;
+  // Segment totals line-major (totals[ln * nseg + seg]), so that phase 2 reads a line's run.
+  if (kPhase == 1) {
+    totals[ln * nseg + seg] = GpuTileScan<Op>::template Thread<kItems, false>(op, line, s0, s1, op.Identity(), exclusive);
+  } else {
+    const auto carry = kPhase == 3 ? totals[ln * nseg + seg] : op.Identity();
+    GpuTileScan<Op>::template Thread<kItems, true>(op, line, s0, s1, carry, exclusive);
+  }
+}
+
+}  // namespace scan_gpu
+}  // namespace funcs
+}  // namespace phi

@@ -1,0 +1,1207 @@
+// The chunked form of gla on the GPU (SPEC.md §5, seed 002), forward and backward, with
+// tensor-core products (wmma, 16-bit operands, float32 accumulation) for float16/bfloat16 and
+// the same kernels on float32 operands with plain FMAs for float32.
+//
+// T is cut into chunks of C = 64 steps (the last one may be shorter: its missing rows read as
+// zeros, with no decay); Dk and Dv into tiles of 64 (missing columns read as zeros). With Gc
+// the in-chunk inclusive cumulative sum of gk (fwd_decay_cumsum of the seed; see Decay), Glast
+// its last row, and h_n the state before chunk n:
+//   h_{n+1} = exp(Glast)[:, None] * h_n + Khat^T V,  Khat = k * exp(Glast - Gc)   (state kernel)
+//   o = Qhat h_n + A V,  Qhat = scale q * exp(Gc)                                (output kernel)
+//   A[t, s] = scale sum_i q_t k_s exp(Gc_t - Gc_s), s <= t                       (intra kernel)
+// Every exponent is <= 0 for gk <= 0: A's off-diagonal 16 x 16 blocks (secondary chunks) are
+// products of q * exp(Gc_t - Gc_r) and k * exp(Gc_r - Gc_s) with r the first row of t's
+// block (t >= r > s), the diagonal blocks are summed element by element with the mask
+// applied before the exponential. States and their gradients stay float32 in memory. Every
+// computed 16-bit operand (scaled q and k, scores, states) is split into a high and a low part
+// (SplitGemm: two or three products), so that 16-bit results carry only their inputs' and
+// output's rounding; the inputs themselves are exact operands.
+//
+// Backward: the reverse state kernel gives dH_{n+1}, the gradient of the state after chunk n
+// (dH_n = exp(Glast)[:, None] * dH_{n+1} + Qhat^T dO, from final_state_grad; dH_0 is
+// initial_state_grad); then per chunk
+//   dv = Khat dH_{n+1} + A^T dO                                   (output kernel, dv mode)
+//   dq = scale exp(Gc) * (dO h_n^T) + intra,  dk = exp(Glast - Gc) * (V dH_{n+1}^T) + intra
+// with dA = scale dO V^T (masked) and the intra terms split into blocks as A is; and
+// gk_grad = the reverse cumulative sum of q dq - k dk along T (plus the final state's term),
+// with gk_grad at t = 0 computed directly as sum_j dh0 * h0.
+//
+// Every load and store is guarded by the real T, Dk and Dv; offsets are 64-bit.
+//
+// Every step between two __syncthreads() is a block-strided loop, so the float32 kernels also
+// run as host code with one thread per block: unittests/cpp/test_gla_chunk.cc compiles this
+// header without nvcc (the 16-bit types and wmma are then left out) and checks the kernels'
+// indexing and algebra against the recurrent form on awkward shapes.
+#pragma once
+
+#ifdef __CUDACC__
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <mma.h>
+#define GLA_DYNAMIC_SMEM(name) extern __shared__ __align__(128) unsigned char name[]
+#else
+#define GLA_DYNAMIC_SMEM(name) unsigned char* name = HostSmem()
+#endif
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/gla/recurrent.h"
+#include "paddle_ops/common/bfloat16.h"
+#include "paddle_ops/common/float16.h"
+
+namespace phi {
+namespace funcs {
+namespace gla {
+
+constexpr int kChunk = 64;    // steps per chunk, and the Dk/Dv tile
+constexpr int kSub = 16;      // secondary chunk (the wmma tile)
+constexpr int kThreads = 128; // 4 warps per block (version 1)
+// Two versions of the chunked kernels share this code (a template argument kVer; same algebra,
+// same operand roundings). Version 1, the original, is kept as the fallback
+// (PADDLE_OPS_GLA_GPU=chunked_v1). Version 2 (the default) changes how the work is fed:
+// - 8 warps per block (16 for the dq/dk kernel, which fits one block per SM), at most 128
+//   registers per thread where the shared memory allows two blocks per SM;
+// - tiles read as runs of 8 columns (16-byte loads where the tensor is aligned, a guarded scalar
+//   fallback otherwise) into registers (TileRuns, DecayRuns: 16-bit data kept packed), and the
+//   next step's runs (next chunk, next Dk or Dv tile) loaded while the current products run;
+// - the in-chunk cumsum in 16-row segments (16 independent loads per thread, float64 sums,
+//   then the earlier segments' totals added), instead of one thread per column over 64 rows;
+// - raw q and k tiles staged once in shared memory (exact as operands) instead of re-read from
+//   global memory per secondary chunk and per diagonal term;
+// - the hi/lo products of a split operand in one tensor-core pass per 16 x 16 tile of C;
+// - 1-D grids with the Dk/Dv tiles of a head or chunk fastest, so that the blocks that read the
+//   same q, k, v, gk rows run together and share them in L2.
+// The float64 cumsum adds in another order (segments, then offsets); the float32 accumulation
+// order of the split products differs; everything else is computed as in version 1.
+constexpr int GlaThreads(int ver) { return ver == 1 ? 128 : 256; }
+// Blocks per SM the register allocation must allow (__launch_bounds__) in the kernels whose
+// shared memory allows two: version 2 caps them at 128 registers per thread. 0 for version 1
+// leaves its bounds as they were (no .minnctapersm; 1 would let ptxas use ~140 registers).
+constexpr int GlaMinBlocks(int ver) { return ver == 1 ? 0 : 2; }
+// The dq/dk kernel's threads: its shared memory allows one block per SM, so version 2 gives it
+// 16 warps.
+constexpr int GlaDqkThreads(int ver) { return ver == 1 ? 128 : 512; }
+constexpr int kLdF = kChunk + 4;  // row stride of float32 smem tiles
+constexpr int kLdM = kChunk + 8;  // row stride of operand smem tiles
+constexpr int kTileF = kChunk * kLdF;
+constexpr int kTileM = kChunk * kLdM;
+
+// The in-chunk cumulative decays are summed and kept in float64 (in shared memory only): a
+// chunk's sum reaches thousands under strong decays (gk of -40 per step), where float32 would
+// resolve differences Gc_t - Gc_s only to ~1e-4; each exponent is rounded to float32 once,
+// as the difference it is, before the exponential.
+using Decay = double;
+__device__ __forceinline__ float ExpOf(Decay x) { return expf(static_cast<float>(x)); }
+
+// The operand type of the products: the 16-bit CUDA type for tensor cores, float otherwise.
+template <typename T>
+struct Operand {
+  using type = float;
+  static constexpr bool kTensorCore = false;
+};
+__device__ __forceinline__ void ToOperand(float x, float* out) { *out = x; }
+__device__ __forceinline__ float FromOperand(float x) { return x; }
+#ifdef __CUDACC__
+template <>
+struct Operand<dtype::float16> {
+  using type = __half;
+  static constexpr bool kTensorCore = true;
+};
+template <>
+struct Operand<dtype::bfloat16> {
+  using type = __nv_bfloat16;
+  static constexpr bool kTensorCore = true;
+};
+
+__device__ __forceinline__ void ToOperand(float x, __half* out) { *out = __float2half_rn(x); }
+__device__ __forceinline__ void ToOperand(float x, __nv_bfloat16* out) { *out = __float2bfloat16_rn(x); }
+__device__ __forceinline__ float FromOperand(__half x) { return __half2float(x); }
+__device__ __forceinline__ float FromOperand(__nv_bfloat16 x) { return __bfloat162float(x); }
+#else
+// Host emulation of the 16-bit operands: float32 storage rounded to the type, so the host run
+// of the kernels reproduces their roundings (only the order of the float32 accumulation differs
+// from the tensor cores').
+template <typename T>
+struct RoundedOperand {
+  float v;
+};
+template <>
+struct Operand<dtype::float16> {
+  using type = RoundedOperand<dtype::float16>;
+  static constexpr bool kTensorCore = true;
+};
+template <>
+struct Operand<dtype::bfloat16> {
+  using type = RoundedOperand<dtype::bfloat16>;
+  static constexpr bool kTensorCore = true;
+};
+template <typename T>
+inline void ToOperand(float x, RoundedOperand<T>* out) {
+  out->v = static_cast<float>(T(x));
+}
+template <typename T>
+inline float FromOperand(RoundedOperand<T> x) {
+  return x.v;
+}
+#endif
+
+#ifdef __CUDACC__
+// C[M, N] += op(Ahi)op(Bhi) (+ op(Alo)op(Bhi) with kLoA, + op(Ahi)op(Blo) with kLoB) on the tensor
+// cores, 16 x 16 tiles of C spread over the warps, every product of a tile in one pass (C loaded
+// and stored once). Operands as in BlockGemm.
+template <bool kTransA, bool kTransB, bool kLoA, bool kLoB, typename MT>
+__device__ void WmmaTiles(int M, int N, int K, const MT* Ahi, const MT* Alo, int lda, const MT* Bhi, const MT* Blo,
+                          int ldb, float* C, int ldc) {
+  namespace wmma = nvcuda::wmma;
+  using LayoutA = typename std::conditional<kTransA, wmma::col_major, wmma::row_major>::type;
+  using LayoutB = typename std::conditional<kTransB, wmma::col_major, wmma::row_major>::type;
+  const int warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  const int tiles_n = N / kSub, tiles = (M / kSub) * tiles_n;
+  for (int tile = warp; tile < tiles; tile += warps) {
+    const int tm = tile / tiles_n, tn = tile - tm * tiles_n;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+    float* cp = C + tm * kSub * ldc + tn * kSub;
+    wmma::load_matrix_sync(c, cp, ldc, wmma::mem_row_major);
+    for (int k0 = 0; k0 < K; k0 += kSub) {
+      const int a_off = kTransA ? k0 * lda + tm * kSub : tm * kSub * lda + k0;
+      const int b_off = kTransB ? tn * kSub * ldb + k0 : k0 * ldb + tn * kSub;
+      wmma::fragment<wmma::matrix_a, 16, 16, 16, MT, LayoutA> a;
+      wmma::fragment<wmma::matrix_b, 16, 16, 16, MT, LayoutB> b;
+      wmma::load_matrix_sync(a, Ahi + a_off, lda);
+      wmma::load_matrix_sync(b, Bhi + b_off, ldb);
+      wmma::mma_sync(c, a, b, c);
+      if constexpr (kLoA) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, MT, LayoutA> alo;
+        wmma::load_matrix_sync(alo, Alo + a_off, lda);
+        wmma::mma_sync(c, alo, b, c);
+      }
+      if constexpr (kLoB) {
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, MT, LayoutB> blo;
+        wmma::load_matrix_sync(blo, Blo + b_off, ldb);
+        wmma::mma_sync(c, a, blo, c);
+      }
+    }
+    wmma::store_matrix_sync(cp, c, ldc, wmma::mem_row_major);
+  }
+}
+#endif
+
+// C[M, N] (float32, row-major, ldc) += op(A)[M, K] op(B)[K, N], all in shared memory; op(A) is
+// A stored [M][K] (lda) or, kTransA, A^T of a [K][M] array; likewise B. M, N, K are multiples
+// of 16. Every thread of the block calls it; the caller synchronizes around it.
+template <bool kTransA, bool kTransB, typename MT>
+__device__ void BlockGemm(int M, int N, int K, const MT* A, int lda, const MT* B, int ldb, float* C,
+                          int ldc) {
+#ifdef __CUDACC__
+  constexpr bool kScalar = std::is_same<MT, float>::value;
+#else
+  constexpr bool kScalar = true;  // the host emulation
+#endif
+  if constexpr (kScalar) {
+    for (int e = threadIdx.x; e < M * N; e += blockDim.x) {
+      const int m = e / N, n = e - (e / N) * N;
+      float sum = 0.f;
+      for (int kk = 0; kk < K; ++kk) {
+        const float a = FromOperand(kTransA ? A[kk * lda + m] : A[m * lda + kk]);
+        const float b = FromOperand(kTransB ? B[n * ldb + kk] : B[kk * ldb + n]);
+        sum = fmaf(a, b, sum);
+      }
+      C[m * ldc + n] += sum;
+    }
+  } else {
+#ifdef __CUDACC__
+    WmmaTiles<kTransA, kTransB, false, false>(M, N, K, A, A, lda, B, B, ldb, C, ldc);
+#endif
+  }
+}
+
+// A 64 x 64 operand tile: hi[r][c] = value(r, c) rounded to the operand type and, when lo is
+// not null, lo = the rest (value - hi, rounded): hi + lo carries about 16 bits of the value.
+template <typename MT, typename F>
+__device__ void FillTile(MT* hi, MT* lo, F value) {
+#pragma unroll 4
+  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+    const int r = e >> 6, c = e & 63;
+    const float x = value(r, c);
+    ToOperand(x, hi + r * kLdM + c);
+    if (lo) ToOperand(x - FromOperand(hi[r * kLdM + c]), lo + r * kLdM + c);
+  }
+}
+
+// C += (Ahi + Alo)(Bhi + Blo) without the lo * lo term; a null lo is a zero one. The 16-bit
+// kernels split every computed operand (scaled q and k, scores, states), so that only the
+// inputs' own rounding and the float32 accumulation remain; inputs are exact as they are.
+// Version 2 (kVer = 2) does the two or three products of each 16 x 16 tile of C in one pass on
+// the tensor cores (C loaded and stored once, the hi and lo fragments of a k step loaded
+// together); version 1 runs BlockGemm once per product.
+template <bool kTransA, bool kTransB, int kVer = 1, typename MT>
+__device__ void SplitGemm(int M, int N, int K, const MT* Ahi, const MT* Alo, int lda, const MT* Bhi,
+                          const MT* Blo, int ldb, float* C, int ldc) {
+#ifdef __CUDACC__
+  if constexpr (kVer != 1 && !std::is_same<MT, float>::value) {
+    if (Alo && Blo) {
+      WmmaTiles<kTransA, kTransB, true, true>(M, N, K, Ahi, Alo, lda, Bhi, Blo, ldb, C, ldc);
+    } else if (Alo) {
+      WmmaTiles<kTransA, kTransB, true, false>(M, N, K, Ahi, Alo, lda, Bhi, Blo, ldb, C, ldc);
+    } else if (Blo) {
+      WmmaTiles<kTransA, kTransB, false, true>(M, N, K, Ahi, Alo, lda, Bhi, Blo, ldb, C, ldc);
+    } else {
+      WmmaTiles<kTransA, kTransB, false, false>(M, N, K, Ahi, Alo, lda, Bhi, Blo, ldb, C, ldc);
+    }
+    return;
+  }
+#endif
+  BlockGemm<kTransA, kTransB>(M, N, K, Ahi, lda, Bhi, ldb, C, ldc);
+  if (Alo) BlockGemm<kTransA, kTransB>(M, N, K, Alo, lda, Bhi, ldb, C, ldc);
+  if (Blo) BlockGemm<kTransA, kTransB>(M, N, K, Ahi, lda, Blo, ldb, C, ldc);
+}
+
+// How many operand tiles a kernel keeps: its own, plus the lo parts of the split ones (16-bit).
+template <typename T>
+constexpr int OperandTiles(int tiles, int lo_tiles) {
+  return tiles + (Operand<T>::kTensorCore ? lo_tiles : 0);
+}
+
+// The lo buffer of a split operand: p for the 16-bit types, null for float32 (no split).
+template <typename T, typename MT>
+__device__ __forceinline__ MT* LoPart(MT* p) {
+  return Operand<T>::kTensorCore ? p : nullptr;
+}
+
+// A 64 x 64 tile of a float32 [.., rows, cols] block (row stride ld), split into hi + lo.
+template <typename MT>
+__device__ void FillSplitTile(MT* hi, MT* lo, const float* src, int64_t ld, int rows, int cols) {
+  FillTile(hi, lo, [&](int r, int c) { return (r < rows && c < cols) ? src[r * ld + c] : 0.f; });
+}
+
+__device__ inline void ZeroF(float* p, int n) {
+  for (int e = threadIdx.x; e < n; e += blockDim.x) p[e] = 0.f;
+}
+
+// Where one block works: head bh, chunk n (rows t0 .. t0 + L - 1).
+struct ChunkPos {
+  int64_t bh, n, t0;
+  int L;
+};
+
+__device__ __forceinline__ ChunkPos MakeChunkPos(const GlaShape& s, int64_t bh, int64_t n) {
+  ChunkPos p;
+  p.bh = bh;
+  p.n = n;
+  p.t0 = n * kChunk;
+  const int64_t left = s.T - p.t0;
+  p.L = static_cast<int>(left < kChunk ? left : kChunk);
+  return p;
+}
+
+// x[t0 + r, col0 + c] of a [.., T, D] tensor as float (0 outside).
+template <typename T>
+__device__ __forceinline__ float At(const T* x, const GlaShape& s, const ChunkPos& p, int r, int64_t col0,
+                                    int c, int64_t D) {
+  const int64_t col = col0 + c;
+  if (r >= p.L || col >= D) return 0.f;
+  return static_cast<float>(x[s.Row(p.bh, p.t0 + r, D) + col]);
+}
+
+// Gc[r][c] = sum_{t <= r} gk[t0 + t, col0 + c]; rows past L repeat the last (no decay). The
+// tile is loaded by the whole block first (independent loads in flight together), then each
+// column is summed in shared memory. Contains a barrier: every thread calls it.
+template <typename T>
+__device__ void ChunkCumsum(const T* g, const GlaShape& s, const ChunkPos& p, int64_t col0, Decay* Gc) {
+#pragma unroll 8
+  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+    const int r = e >> 6, c = e & 63;
+    Gc[r * kLdF + c] = At(g, s, p, r, col0, c, s.Dk);
+  }
+  __syncthreads();
+  for (int c = threadIdx.x; c < kChunk; c += blockDim.x) {
+    Decay acc = 0;
+    for (int r = 0; r < kChunk; ++r) {
+      acc += Gc[r * kLdF + c];
+      Gc[r * kLdF + c] = acc;
+    }
+  }
+}
+
+__device__ __forceinline__ int64_t NumChunks(int64_t T) { return (T + kChunk - 1) / kChunk; }
+__device__ __forceinline__ int64_t NumTiles(int64_t D) { return (D + kChunk - 1) / kChunk; }
+
+// The chunk of a block whose blockIdx.x is bh * NT + n.
+__device__ __forceinline__ ChunkPos BlockChunk(const GlaShape& s, int64_t NT) {
+  const int64_t bh = blockIdx.x / NT;
+  return MakeChunkPos(s, bh, blockIdx.x - bh * NT);
+}
+
+// Chunk number `chunk` (bh * NT + n) of the grid; 32-bit division (grids are < 2^31 blocks).
+__device__ __forceinline__ ChunkPos ChunkOf(const GlaShape& s, int64_t NT, int64_t chunk) {
+  const unsigned bh = static_cast<unsigned>(chunk) / static_cast<unsigned>(NT);
+  return MakeChunkPos(s, bh, chunk - static_cast<int64_t>(bh) * NT);
+}
+
+// Where a block of a kernel with a grid (B*H*NT, tiles) works: version 1 takes the chunk from
+// blockIdx.x and the tile from blockIdx.y; version 2 runs a 1-D grid of B*H*NT*tiles blocks
+// with the tile fastest (blockIdx.x = chunk * tiles + tile), so that the blocks of one chunk run
+// at the same time and share its reads in L2. chunk is bh * NT + n.
+struct TiledBlock {
+  int64_t chunk, tile;
+};
+template <int kVer>
+__device__ __forceinline__ TiledBlock BlockTile(int64_t tiles) {
+  if constexpr (kVer == 1) {
+    return TiledBlock{static_cast<int64_t>(blockIdx.x), static_cast<int64_t>(blockIdx.y)};
+  } else {
+    const unsigned chunk = blockIdx.x / static_cast<unsigned>(tiles);  // grids are < 2^31 blocks
+    return TiledBlock{chunk, blockIdx.x - chunk * static_cast<unsigned>(tiles)};
+  }
+}
+
+// The columns of a 64-wide tile starting at col0 that exist in a dim of D.
+__device__ __forceinline__ int TileSize(int64_t D, int64_t col0) {
+  return static_cast<int>(D - col0 < kChunk ? D - col0 : kChunk);
+}
+
+// ---- version 2's loads, stores and cumsum ---------------------------------------------------
+// Whether runs of 8 elements of a [.., D] tensor starting at a multiple of 8 can be read or
+// written as 16-byte vectors: the base aligned to 16 bytes, every row start too.
+template <typename E>
+__device__ __forceinline__ bool VecOk(const E* p, int64_t D) {
+  return (reinterpret_cast<uintptr_t>(p) & 15u) == 0 && (D * static_cast<int64_t>(sizeof(E))) % 16 == 0;
+}
+
+// The bits of one element (16-bit types: their 16 bits; float: its 32) and the element's value
+// from them.
+template <typename E>
+__device__ __forceinline__ uint32_t BitsOf(E x) {
+  return x.x;
+}
+__device__ __forceinline__ uint32_t BitsOf(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof(u));
+  return u;
+}
+template <typename E>
+__device__ __forceinline__ float ValueOfBits(uint32_t bits) {
+  if constexpr (std::is_same<E, float>::value) {
+    float f;
+    std::memcpy(&f, &bits, sizeof(f));
+    return f;
+  } else {
+    return E::BitsToFloat(static_cast<uint16_t>(bits));
+  }
+}
+
+// The bits of a run of 8 elements, packed: 4 words for the 16-bit types (element 2j in the low
+// half of word j), 8 for float.
+template <typename E>
+struct RunWords {
+  static constexpr int kWords = static_cast<int>(sizeof(E)) * 8 / 4;
+  static_assert(sizeof(E) == 2 || sizeof(E) == 4, "16-bit types or float");
+  __device__ __forceinline__ static float Value(const uint32_t* w, int i) {
+    if constexpr (sizeof(E) == 2) {
+      return ValueOfBits<E>((w[i >> 1] >> (16 * (i & 1))) & 0xffffu);
+    } else {
+      return ValueOfBits<E>(w[i]);
+    }
+  }
+};
+
+// out = the packed bits of src[0..7], elements i >= n zero (n may be <= 0); with vec and n >= 8
+// one (16-bit) or two (float) 16-byte loads.
+template <typename E>
+__device__ __forceinline__ void LoadRunBits(const E* src, int64_t n, bool vec, uint32_t* out) {
+#ifdef __CUDACC__
+  if (vec && n >= 8) {
+#pragma unroll
+    for (int i = 0; i < RunWords<E>::kWords / 4; ++i) {
+      const uint4 u = reinterpret_cast<const uint4*>(src)[i];
+      out[4 * i] = u.x, out[4 * i + 1] = u.y, out[4 * i + 2] = u.z, out[4 * i + 3] = u.w;
+    }
+    return;
+  }
+#else
+  (void)vec;
+#endif
+  if constexpr (sizeof(E) == 2) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const uint32_t lo = 2 * j < n ? BitsOf(src[2 * j]) : 0u, hi = 2 * j + 1 < n ? BitsOf(src[2 * j + 1]) : 0u;
+      out[j] = lo | (hi << 16);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) out[i] = i < n ? BitsOf(src[i]) : 0u;
+  }
+}
+
+// dst[i] = x[i] as E for i < n; with vec and n >= 8 as 16-byte stores.
+template <typename E>
+__device__ __forceinline__ void StoreRun8(E* dst, int64_t n, bool vec, const float* x) {
+#ifdef __CUDACC__
+  if (vec && n >= 8) {
+    if constexpr (sizeof(E) == 2) {
+      uint32_t w[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        w[j] = static_cast<uint32_t>(E(x[2 * j]).x) | (static_cast<uint32_t>(E(x[2 * j + 1]).x) << 16);
+      }
+      *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
+    } else {
+      static_assert(std::is_same<E, float>::value, "16-bit types or float");
+      reinterpret_cast<float4*>(dst)[0] = make_float4(x[0], x[1], x[2], x[3]);
+      reinterpret_cast<float4*>(dst)[1] = make_float4(x[4], x[5], x[6], x[7]);
+    }
+    return;
+  }
+#else
+  (void)vec;
+#endif
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    if (i < n) dst[i] = static_cast<E>(x[i]);
+  }
+}
+
+// Columns col0 + c8 .. col0 + c8 + 7 of row r of chunk p of a [.., T, D] tensor (0 outside).
+template <typename T>
+__device__ __forceinline__ void ChunkRunBits(const T* x, const GlaShape& s, const ChunkPos& p, int r, int64_t col0,
+                                             int c8, int64_t D, bool vec, uint32_t* out) {
+  const int64_t col = col0 + c8;
+  LoadRunBits(x + (r < p.L ? s.Row(p.bh, p.t0 + r, D) + col : 0), r < p.L ? D - col : 0, vec, out);
+}
+
+#ifdef __CUDACC__
+// Two floats rounded to a 16-bit operand pair (the rounded values back in r0, r1), as bits.
+__device__ __forceinline__ uint32_t PackPair(float a, float b, float* r0, float* r1, __half*) {
+  const __half2 h = __floats2half2_rn(a, b);
+  *r0 = __low2float(h), *r1 = __high2float(h);
+  return static_cast<uint32_t>(__half_as_ushort(__low2half(h))) |
+         (static_cast<uint32_t>(__half_as_ushort(__high2half(h))) << 16);
+}
+__device__ __forceinline__ uint32_t PackPair(float a, float b, float* r0, float* r1, __nv_bfloat16*) {
+  const __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+  *r0 = __low2float(h), *r1 = __high2float(h);
+  return static_cast<uint32_t>(__bfloat16_as_ushort(__low2bfloat16(h))) |
+         (static_cast<uint32_t>(__bfloat16_as_ushort(__high2bfloat16(h))) << 16);
+}
+#endif
+
+// Eight operands of x[0..7] into hi[0..7] and, when lo is not null, the rest into lo[0..7]
+// (as FillTile does element by element); hi and lo are 16-byte aligned (16-byte stores).
+template <typename MT>
+__device__ __forceinline__ void PutSplit8(MT* hi, MT* lo, const float* x) {
+#ifdef __CUDACC__
+  if constexpr (std::is_same<MT, float>::value) {
+    reinterpret_cast<float4*>(hi)[0] = make_float4(x[0], x[1], x[2], x[3]);
+    reinterpret_cast<float4*>(hi)[1] = make_float4(x[4], x[5], x[6], x[7]);
+    if (lo) {
+      reinterpret_cast<float4*>(lo)[0] = make_float4(0.f, 0.f, 0.f, 0.f);
+      reinterpret_cast<float4*>(lo)[1] = make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+  } else {
+    uint32_t h[4];
+    float rounded[8];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      h[j] = PackPair(x[2 * j], x[2 * j + 1], &rounded[2 * j], &rounded[2 * j + 1], static_cast<MT*>(nullptr));
+    }
+    *reinterpret_cast<uint4*>(hi) = make_uint4(h[0], h[1], h[2], h[3]);
+    if (lo) {
+      uint32_t l[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        float r0, r1;
+        l[j] = PackPair(x[2 * j] - rounded[2 * j], x[2 * j + 1] - rounded[2 * j + 1], &r0, &r1,
+                        static_cast<MT*>(nullptr));
+      }
+      *reinterpret_cast<uint4*>(lo) = make_uint4(l[0], l[1], l[2], l[3]);
+    }
+  }
+#else
+  for (int i = 0; i < 8; ++i) {
+    ToOperand(x[i], hi + i);
+    if (lo) ToOperand(x[i] - FromOperand(hi[i]), lo + i);
+  }
+#endif
+}
+
+// The identity map of TileRuns::Put (a tile of raw values).
+struct RawValue {
+  __device__ __forceinline__ float operator()(int, int, float x) const { return x; }
+};
+
+// Columns c8 .. c8 + 7 of row r of a float32 [.., rows, cols] block (row stride ld; 0 outside).
+__device__ __forceinline__ void BlockRunBits(const float* src, int64_t ld, int rows, int cols, int r, int c8,
+                                             bool vec, uint32_t* out) {
+  LoadRunBits(src + (r < rows ? r * ld + c8 : 0), r < rows ? cols - c8 : 0, vec, out);
+}
+
+// Version 2's tile loads: the raw values of a 64 x 64 tile, in runs of 8 columns (16-byte
+// loads where aligned), held in registers from their loads (Fetch) until they are written to
+// shared memory (Put), so that the loads of the next step are in flight during this step's
+// products. For blocks of kThr threads (a multiple of 32 dividing 512) on the device, each thread
+// holding 512 / kThr runs; the host emulation's one thread holds them all.
+template <int kThr>
+constexpr int ItemsPerThread(int items) {
+#ifdef __CUDACC__
+  return items > kThr ? items / kThr : 1;
+#else
+  return items;
+#endif
+}
+
+template <typename E, int kThr = GlaThreads(2)>
+struct TileRuns {
+  static constexpr int kRuns = kChunk * kChunk / 8;
+  static constexpr int kRunsPerThread = ItemsPerThread<kThr>(kRuns);
+  uint32_t v[kRunsPerThread][RunWords<E>::kWords];  // raw bits (half the registers for 16 bits)
+
+  // load(r, c8, out) gives the packed bits of row r, columns c8 .. c8 + 7 (LoadRunBits).
+  template <typename Load>
+  __device__ __forceinline__ void Fetch(Load load) {
+#pragma unroll
+    for (int u = 0; u < kRunsPerThread; ++u) {
+      const int e = threadIdx.x + u * blockDim.x;
+      if (e < kRuns) load(e >> 3, (e & 7) * 8, v[u]);
+    }
+  }
+  // hi[r][c] = value(r, c, raw value) rounded to the operand type and, when lo is not null,
+  // lo = the rest (as FillTile).
+  template <typename MT, typename F>
+  __device__ __forceinline__ void Put(MT* hi, MT* lo, F value) const {
+#pragma unroll
+    for (int u = 0; u < kRunsPerThread; ++u) {
+      const int e = threadIdx.x + u * blockDim.x;
+      if (e >= kRuns) continue;
+      const int r = e >> 3, c8 = (e & 7) * 8;
+      float w[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) w[i] = value(r, c8 + i, RunWords<E>::Value(v[u], i));
+      PutSplit8(hi + r * kLdM + c8, lo ? lo + r * kLdM + c8 : nullptr, w);
+    }
+  }
+};
+
+// Version 2's ChunkCumsum (same result up to the order of the float64 additions), in two
+// parts so that its loads can be issued early: Fetch reads each column in four 16-row segments
+// straight from global memory (16 independent loads per thread, into registers); Cumsum sums
+// each segment in float64, then adds the totals of the earlier segments (kept in the padding
+// columns of the tile, Gc[c * kLdF + 64 + segment]). Cumsum contains a barrier: every thread
+// calls it. Same thread counts as TileRuns.
+template <typename T, int kThr = GlaThreads(2)>
+struct DecayRuns {
+  static constexpr int kSegs = kChunk / kSub;
+  static constexpr int kSegsPerThread = ItemsPerThread<kThr>(kSegs * kChunk);
+  static constexpr int kWords = static_cast<int>(sizeof(T)) * kSub / 4;
+  static_assert(kLdF - kChunk >= kSegs, "the segment totals live in the padding");
+  uint32_t v[kSegsPerThread][kWords];  // the raw bits of a segment, packed as in RunWords
+
+  __device__ __forceinline__ void Fetch(const T* g, const GlaShape& s, const ChunkPos& p, int64_t col0) {
+    const int64_t step = s.head_first ? s.Dk : s.H * s.Dk;  // from row t to row t + 1
+#pragma unroll
+    for (int u = 0; u < kSegsPerThread; ++u) {
+      const int e = threadIdx.x + u * blockDim.x;
+      if (e >= kSegs * kChunk) continue;
+      const int seg = e >> 6, c = e & 63, r0 = seg * kSub;
+      const int64_t col = col0 + c;
+      const bool any = col < s.Dk && r0 < p.L;
+      const T* src = g + (any ? s.Row(p.bh, p.t0 + r0, s.Dk) + col : 0);
+      uint32_t bits[kSub];
+#pragma unroll
+      for (int r = 0; r < kSub; ++r) bits[r] = any && r0 + r < p.L ? BitsOf(src[r * step]) : 0u;
+      if constexpr (sizeof(T) == 2) {
+#pragma unroll
+        for (int j = 0; j < kWords; ++j) v[u][j] = bits[2 * j] | (bits[2 * j + 1] << 16);
+      } else {
+#pragma unroll
+        for (int j = 0; j < kWords; ++j) v[u][j] = bits[j];
+      }
+    }
+  }
+  __device__ __forceinline__ void Cumsum(Decay* Gc) const {
+#pragma unroll
+    for (int u = 0; u < kSegsPerThread; ++u) {
+      const int e = threadIdx.x + u * blockDim.x;
+      if (e >= kSegs * kChunk) continue;
+      const int seg = e >> 6, c = e & 63, r0 = seg * kSub;
+      Decay acc = 0;
+#pragma unroll
+      for (int r = 0; r < kSub; ++r) {
+        acc += RunWords<T>::Value(v[u] + r / 8 * RunWords<T>::kWords, r % 8);
+        Gc[(r0 + r) * kLdF + c] = acc;
+      }
+      Gc[c * kLdF + kChunk + seg] = acc;
+    }
+    __syncthreads();
+    for (int e = threadIdx.x + kSub * kChunk; e < kChunk * kChunk; e += blockDim.x) {
+      const int r = e >> 6, c = e & 63, seg = r / kSub;
+      Decay offset = 0;
+      for (int j = 0; j < seg; ++j) offset += Gc[c * kLdF + kChunk + j];
+      Gc[r * kLdF + c] += offset;
+    }
+  }
+};
+
+// x[t0 + r, c0 + c] of a [.., T, Dk] tensor (0 outside): version 1 reads global memory, version
+// 2 the tile's raw copy in shared memory (raw, row stride kLdM; exact as operands).
+template <int kVer, typename T, typename MT>
+__device__ __forceinline__ float RawAt(const T* x, const MT* raw, const GlaShape& s, const ChunkPos& p, int r,
+                                       int64_t c0, int c) {
+  if constexpr (kVer == 1) {
+    return At(x, s, p, r, c0, c, s.Dk);
+  } else {
+    return FromOperand(raw[r * kLdM + c]);
+  }
+}
+
+// ---- the state recurrence over chunks ------------------------------------------------------
+// Forward (kReverse = false): store h_n at store[bh, n], then h_{n+1} = exp(Glast) h_n + Khat^T V.
+// Reverse: store dH_{n+1} at store[bh, n], then dH_n = exp(Glast) dH_{n+1} + Qhat^T dO.
+// x is k (forward) or q (reverse); y is v or o_grad. init (may be null) is h0 or final_state_grad;
+// last (may be null) receives the state after the last step (final_state, or dh0).
+// Grid: (B*H, Dk tiles, Dv tiles).
+template <typename T, bool kReverse, int kVer = 1>
+__global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
+    GlaStateKernel(GlaShape s, const T* x, const T* y, const T* g, const float* init, float scale, float* store,
+        float* last) {
+  using MT = typename Operand<T>::type;
+  GLA_DYNAMIC_SMEM(smem_raw);
+  Decay* Gc = reinterpret_cast<Decay*>(smem_raw);
+  float* S = reinterpret_cast<float*>(Gc + kTileF);
+  MT* X = reinterpret_cast<MT*>(S + kTileF);
+  MT* Y = X + kTileM;
+  MT* Xlo = LoPart<T>(Y + kTileM);
+  // Version 1: grid (B*H, Dk tiles, Dv tiles); version 2: a 1-D grid with the tiles of a head
+  // fastest (they share the head's reads in L2).
+  const int64_t KT = NumTiles(s.Dk), VT = NumTiles(s.Dv);
+  const unsigned tiles = static_cast<unsigned>(KT * VT), lin = blockIdx.x;  // 32-bit: grids are < 2^31 blocks
+  const unsigned bh32 = kVer == 1 ? lin : lin / tiles, tile = lin - bh32 * tiles;
+  const int64_t bh = bh32;
+  const int64_t ti = kVer == 1 ? blockIdx.y : tile / static_cast<unsigned>(VT);
+  const int64_t tj = kVer == 1 ? blockIdx.z : tile - static_cast<unsigned>(ti) * static_cast<unsigned>(VT);
+  const int64_t i0 = ti * kChunk, j0 = tj * kChunk;
+  const int rows = TileSize(s.Dk, i0);
+  const int cols = TileSize(s.Dv, j0);
+  const int64_t state0 = bh * s.Dk * s.Dv + i0 * s.Dv + j0;
+  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+    const int i = e >> 6, j = e & 63;
+    S[i * kLdF + j] = (init && i < rows && j < cols) ? init[state0 + i * s.Dv + j] : 0.f;
+  }
+  const int64_t NT = NumChunks(s.T);
+  // Stores h_n (dH_{n+1}) of chunk n and decays S by the chunk's last cumulative decay.
+  auto store_and_decay = [&](int64_t n) {
+    float* out = store + ((bh * NT + n) * s.Dk + i0) * s.Dv + j0;
+    for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+      const int i = e >> 6, j = e & 63;
+      const float h = S[i * kLdF + j];
+      if (i < rows && j < cols) out[i * s.Dv + j] = h;
+      S[i * kLdF + j] = h * ExpOf(Gc[(kChunk - 1) * kLdF + i]);
+    }
+  };
+  if constexpr (kVer == 1) {
+    for (int64_t step = 0; step < NT; ++step) {
+      const int64_t n = kReverse ? NT - 1 - step : step;
+      const ChunkPos p = MakeChunkPos(s, bh, n);
+      __syncthreads();  // the previous product is done with X, Y and S
+      ChunkCumsum(g, s, p, i0, Gc);
+      __syncthreads();
+      store_and_decay(n);
+      if (kReverse) {
+        FillTile(X, Xlo, [&](int r, int c) { return scale * At(x, s, p, r, i0, c, s.Dk) * ExpOf(Gc[r * kLdF + c]); });
+      } else {
+        FillTile(X, Xlo, [&](int r, int c) {
+          return At(x, s, p, r, i0, c, s.Dk) * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]);
+        });
+      }
+      FillTile(Y, static_cast<MT*>(nullptr), [&](int r, int c) { return At(y, s, p, r, j0, c, s.Dv); });
+      __syncthreads();
+      SplitGemm<true, false, kVer>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Y, static_cast<MT*>(nullptr), kLdM, S, kLdF);
+    }
+  } else {
+    // The raw x, y and gk of the next chunk are loaded while this chunk's product runs.
+    const bool vec_x = VecOk(x, s.Dk), vec_y = VecOk(y, s.Dv);
+    TileRuns<T> xr, yr;
+    DecayRuns<T> gr;
+    auto fetch = [&](int64_t step) {
+      const ChunkPos p = MakeChunkPos(s, bh, kReverse ? NT - 1 - step : step);
+      gr.Fetch(g, s, p, i0);
+      yr.Fetch([&](int r, int c8, uint32_t* v) { ChunkRunBits(y, s, p, r, j0, c8, s.Dv, vec_y, v); });
+      xr.Fetch([&](int r, int c8, uint32_t* v) { ChunkRunBits(x, s, p, r, i0, c8, s.Dk, vec_x, v); });
+    };
+    fetch(0);
+    for (int64_t step = 0; step < NT; ++step) {
+      const int64_t n = kReverse ? NT - 1 - step : step;
+      __syncthreads();  // the previous product is done with X, Y and S
+      yr.Put(Y, static_cast<MT*>(nullptr), RawValue());
+      gr.Cumsum(Gc);
+      __syncthreads();
+      store_and_decay(n);
+      xr.Put(X, Xlo, [&](int r, int c, float xv) {
+        return kReverse ? scale * xv * ExpOf(Gc[r * kLdF + c])
+                        : xv * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]);
+      });
+      __syncthreads();
+      if (step + 1 < NT) fetch(step + 1);
+      SplitGemm<true, false, kVer>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Y, static_cast<MT*>(nullptr), kLdM, S, kLdF);
+    }
+  }
+  __syncthreads();
+  if (last) {
+    for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+      const int i = e >> 6, j = e & 63;
+      if (i < rows && j < cols) last[state0 + i * s.Dv + j] = S[i * kLdF + j];
+    }
+  }
+}
+
+template <typename T>
+constexpr size_t StateSmem() {
+  return kTileF * (sizeof(Decay) + sizeof(float)) +
+         OperandTiles<T>(2, 1) * kTileM * sizeof(typename Operand<T>::type);
+}
+
+// ---- the intra-chunk scores A (float32 [B*H, NT, 64, 64]) ----------------------------------
+// Grid: (B*H*NT).
+// Version 2 keeps the raw q and k tiles in shared memory (Qr, Kr; exact as operands).
+template <typename T, int kVer = 1>
+__global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
+    GlaIntraKernel(GlaShape s, const T* q, const T* k, const T* g, float scale, float* A) {
+  using MT = typename Operand<T>::type;
+  GLA_DYNAMIC_SMEM(smem_raw);
+  Decay* Gc = reinterpret_cast<Decay*>(smem_raw);
+  float* Acc = reinterpret_cast<float*>(Gc + kTileF);
+  MT* QS = reinterpret_cast<MT*>(Acc + kTileF);
+  MT* KS = QS + kTileM;
+  MT* QSlo = LoPart<T>(KS + kTileM);
+  MT* KSlo = LoPart<T>(KS + 2 * kTileM);
+  MT* Qr = QS + OperandTiles<T>(2, 2) * kTileM;  // version 2 only
+  MT* Kr = Qr + kTileM;
+  const int64_t NT = NumChunks(s.T);
+  const ChunkPos p = BlockChunk(s, NT);
+  const bool vec_q = VecOk(q, s.Dk), vec_k = VecOk(k, s.Dk);
+  ZeroF(Acc, kTileF);
+  for (int64_t c0 = 0; c0 < s.Dk; c0 += kChunk) {
+    // q[t0 + r, c0 + c] and k[...] (0 outside).
+    auto qat = [&](int r, int c) { return RawAt<kVer>(q, Qr, s, p, r, c0, c); };
+    auto kat = [&](int r, int c) { return RawAt<kVer>(k, Kr, s, p, r, c0, c); };
+    __syncthreads();
+    if constexpr (kVer == 1) {
+      ChunkCumsum(g, s, p, c0, Gc);
+    } else {
+      // Every load of the Dk tile issued before any is used.
+      TileRuns<T> qr, kr;
+      DecayRuns<T> gr;
+      gr.Fetch(g, s, p, c0);
+      qr.Fetch([&](int r, int c8, uint32_t* v) { ChunkRunBits(q, s, p, r, c0, c8, s.Dk, vec_q, v); });
+      kr.Fetch([&](int r, int c8, uint32_t* v) { ChunkRunBits(k, s, p, r, c0, c8, s.Dk, vec_k, v); });
+      qr.Put(Qr, static_cast<MT*>(nullptr), RawValue());
+      kr.Put(Kr, static_cast<MT*>(nullptr), RawValue());
+      gr.Cumsum(Gc);
+    }
+    __syncthreads();
+    // q relative to the first row of its own 16-row block.
+    FillTile(QS, QSlo, [&](int r, int c) {
+      return qat(r, c) * ExpOf(Gc[r * kLdF + c] - Gc[(r & ~(kSub - 1)) * kLdF + c]);
+    });
+    for (int blk = 1; blk < kChunk / kSub; ++blk) {
+      const int r0 = blk * kSub;
+      // k of the earlier rows relative to the first row of block blk.
+      FillTile(KS, KSlo, [&](int r, int c) {
+        return r < r0 ? kat(r, c) * ExpOf(Gc[r0 * kLdF + c] - Gc[r * kLdF + c]) : 0.f;
+      });
+      __syncthreads();
+      SplitGemm<false, true, kVer>(kSub, r0, kChunk, QS + r0 * kLdM, QSlo ? QSlo + r0 * kLdM : nullptr, kLdM, KS, KSlo,
+                             kLdM, Acc + r0 * kLdF, kLdF);
+      __syncthreads();
+    }
+    // The diagonal blocks, element by element (s <= t before the exponential).
+    for (int e = threadIdx.x; e < kChunk * kSub; e += blockDim.x) {
+      const int t = e / kSub, sc = (t & ~(kSub - 1)) + (e % kSub);
+      if (sc > t || t >= p.L) continue;
+      float sum = 0.f;
+      for (int c = 0; c < kChunk && c0 + c < s.Dk; ++c) {
+        sum += qat(t, c) * kat(sc, c) * ExpOf(Gc[t * kLdF + c] - Gc[sc * kLdF + c]);
+      }
+      Acc[t * kLdF + sc] += sum;
+    }
+  }
+  __syncthreads();
+  float* out = A + static_cast<int64_t>(blockIdx.x) * kChunk * kChunk;
+  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+    const int t = e >> 6, sc = e & 63;
+    out[e] = (sc <= t && t < p.L) ? scale * Acc[t * kLdF + sc] : 0.f;
+  }
+}
+
+template <typename T, int kVer = 1>
+constexpr size_t IntraSmem() {
+  return kTileF * (sizeof(Decay) + sizeof(float)) +
+         (OperandTiles<T>(2, 2) + (kVer == 1 ? 0 : 2)) * kTileM * sizeof(typename Operand<T>::type);
+}
+
+// ---- per chunk: o = Qhat h_n + A V (forward), or dv = Khat dH_{n+1} + A^T dO (kDv) ---------
+// x is q (forward) or k; y is v or o_grad; store holds h_n or dH_{n+1}. Grid: (B*H*NT, Dv tiles).
+template <typename T, bool kDv, int kVer = 1>
+__global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
+    GlaOutputKernel(GlaShape s, const T* x, const T* y, const T* g, const float* store, const float* A, float scale,
+        T* out) {
+  using MT = typename Operand<T>::type;
+  GLA_DYNAMIC_SMEM(smem_raw);
+  Decay* Gc = reinterpret_cast<Decay*>(smem_raw);
+  float* O = reinterpret_cast<float*>(Gc + kTileF);
+  MT* X = reinterpret_cast<MT*>(O + kTileF);
+  MT* Hhi = X + kTileM;
+  MT* Hlo = LoPart<T>(Hhi + kTileM);
+  MT* Xlo = LoPart<T>(Hhi + 2 * kTileM);
+  const int64_t NT = NumChunks(s.T);
+  const TiledBlock b = BlockTile<kVer>(NumTiles(s.Dv));
+  const ChunkPos p = ChunkOf(s, NT, b.chunk);
+  const int64_t bh = p.bh;
+  const int64_t j0 = b.tile * kChunk;
+  const int cols = TileSize(s.Dv, j0);
+  const float* Ab = A + b.chunk * kChunk * kChunk;
+  ZeroF(O, kTileF);
+  if constexpr (kVer == 1) {
+    for (int64_t c0 = 0; c0 < s.Dk; c0 += kChunk) {
+      __syncthreads();
+      ChunkCumsum(g, s, p, c0, Gc);
+      __syncthreads();
+      if (kDv) {
+        FillTile(X, Xlo, [&](int r, int c) {
+          return At(x, s, p, r, c0, c, s.Dk) * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]);
+        });
+      } else {
+        FillTile(X, Xlo, [&](int r, int c) { return scale * At(x, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r * kLdF + c]); });
+      }
+      const int rows = TileSize(s.Dk, c0);
+      FillSplitTile(Hhi, Hlo, store + ((bh * NT + p.n) * s.Dk + c0) * s.Dv + j0, s.Dv, rows, cols);
+      __syncthreads();
+      SplitGemm<false, false, kVer>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Hhi, Hlo, kLdM, O, kLdF);
+    }
+    __syncthreads();
+    FillTile(X, Xlo, [&](int r, int c) { return Ab[r * kChunk + c]; });
+    FillTile(Hhi, static_cast<MT*>(nullptr), [&](int r, int c) { return At(y, s, p, r, j0, c, s.Dv); });
+  } else {
+    // The raw x, state and gk of the next Dk tile (after the last one: A and y) are loaded
+    // while this tile's product runs.
+    const bool vec_x = VecOk(x, s.Dk), vec_y = VecOk(y, s.Dv), vec_h = VecOk(store, s.Dv),
+               vec_a = VecOk(A, kChunk);
+    TileRuns<T> xr, yr;
+    TileRuns<float> hr, ar;
+    DecayRuns<T> gr;
+    auto fetch = [&](int64_t c0) {
+      const float* hsrc = store + ((bh * NT + p.n) * s.Dk + c0) * s.Dv + j0;
+      const int rows = TileSize(s.Dk, c0);
+      gr.Fetch(g, s, p, c0);
+      hr.Fetch([&](int r, int c8, uint32_t* v) { BlockRunBits(hsrc, s.Dv, rows, cols, r, c8, vec_h, v); });
+      xr.Fetch([&](int r, int c8, uint32_t* v) { ChunkRunBits(x, s, p, r, c0, c8, s.Dk, vec_x, v); });
+    };
+    fetch(0);
+    for (int64_t c0 = 0; c0 < s.Dk; c0 += kChunk) {
+      __syncthreads();
+      hr.Put(Hhi, Hlo, RawValue());
+      gr.Cumsum(Gc);
+      __syncthreads();
+      xr.Put(X, Xlo, [&](int r, int c, float xv) {
+        return kDv ? xv * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]) : scale * xv * ExpOf(Gc[r * kLdF + c]);
+      });
+      __syncthreads();
+      if (c0 + kChunk < s.Dk) {
+        fetch(c0 + kChunk);
+      } else {
+        ar.Fetch([&](int r, int c8, uint32_t* v) { BlockRunBits(Ab, kChunk, kChunk, kChunk, r, c8, vec_a, v); });
+        yr.Fetch([&](int r, int c8, uint32_t* v) { ChunkRunBits(y, s, p, r, j0, c8, s.Dv, vec_y, v); });
+      }
+      SplitGemm<false, false, kVer>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Hhi, Hlo, kLdM, O, kLdF);
+    }
+    __syncthreads();
+    ar.Put(X, Xlo, RawValue());
+    yr.Put(Hhi, static_cast<MT*>(nullptr), RawValue());
+  }
+  __syncthreads();
+  SplitGemm<kDv, false, kVer>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Hhi, static_cast<MT*>(nullptr), kLdM, O, kLdF);
+  __syncthreads();
+  if constexpr (kVer == 1) {
+    for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+      const int r = e >> 6, c = e & 63;
+      if (r < p.L && c < cols) out[s.Row(bh, p.t0 + r, s.Dv) + j0 + c] = static_cast<T>(O[r * kLdF + c]);
+    }
+  } else {
+    const bool vec_o = VecOk(static_cast<const T*>(out), s.Dv);
+    for (int e = threadIdx.x; e < kChunk * kChunk / 8; e += blockDim.x) {
+      const int r = e >> 3, c8 = (e & 7) * 8;
+      if (r < p.L) StoreRun8(out + s.Row(bh, p.t0 + r, s.Dv) + j0 + c8, cols - c8, vec_o, O + r * kLdF + c8);
+    }
+  }
+}
+
+template <typename T>
+constexpr size_t OutputSmem() {
+  return kTileF * (sizeof(Decay) + sizeof(float)) +
+         OperandTiles<T>(2, 2) * kTileM * sizeof(typename Operand<T>::type);
+}
+
+// ---- per chunk and Dk tile: dq and dk, and q dq - k dk (float32 [B*H, T, Dk]) ---------------
+// Grid: (B*H*NT, Dk tiles).
+// Version 2 loads dO, V, h_n and dH_{n+1} of a Dv tile at once (one barrier, three products),
+// then keeps the raw k and q tiles (Kr, Qr) in shared memory for the intra-chunk terms.
+template <typename T, int kVer = 1>
+__global__ void __launch_bounds__(GlaDqkThreads(kVer)) GlaDqkKernel(GlaShape s, const T* q, const T* k,
+                                                                 const T* v, const T* g, const T* dout,
+                                                                 const float* hstore, const float* dhstore,
+                                                                 float scale, T* dq, T* dk, float* qdk) {
+  using MT = typename Operand<T>::type;
+  GLA_DYNAMIC_SMEM(smem_raw);
+  Decay* Gc = reinterpret_cast<Decay*>(smem_raw);
+  float* dA = reinterpret_cast<float*>(Gc + kTileF);
+  float* dQ = dA + kTileF;
+  float* dK = dQ + kTileF;
+  float* Tmp = dK + kTileF;  // [16][kLdF]
+  // The operand tiles (OperandTiles<T>(4, 2) of them) and their roles in each version.
+  MT* const tiles = reinterpret_cast<MT*>(Tmp + kSub * kLdF);
+  constexpr bool kTC = Operand<T>::kTensorCore;
+  constexpr int kTiles = OperandTiles<T>(4, 2);
+  MT* X = tiles + (kVer == 1 ? 0 : (kTC ? 2 : 1)) * kTileM;
+  MT* Y = tiles + kTileM;
+  MT* Z = tiles + 2 * kTileM;
+  MT* dAm = tiles + (kVer == 1 ? 3 : 0) * kTileM;
+  MT* dAlo = LoPart<T>(tiles + (kVer == 1 ? 4 : 1) * kTileM);
+  MT* Xlo = LoPart<T>(tiles + (kVer == 1 ? 5 : 3) * kTileM);
+  MT* Kr = tiles + (kTiles - 2) * kTileM;  // version 2 only
+  MT* Qr = tiles + (kTiles - 1) * kTileM;
+  MT* const kNone = nullptr;
+  const int64_t NT = NumChunks(s.T);
+  const TiledBlock b = BlockTile<kVer>(NumTiles(s.Dk));
+  const ChunkPos p = ChunkOf(s, NT, b.chunk);
+  const int64_t bh = p.bh;
+  const int64_t c0 = b.tile * kChunk;
+  const int rows = TileSize(s.Dk, c0);
+  // q[t0 + r, c0 + c] and k[...] (0 outside).
+  auto qat = [&](int r, int c) { return RawAt<kVer>(q, Qr, s, p, r, c0, c); };
+  auto kat = [&](int r, int c) { return RawAt<kVer>(k, Kr, s, p, r, c0, c); };
+  // dA = dO V^T, then dQ = dO h_n^T and dK = V dH_{n+1}^T (this Dk tile's rows of the states).
+  const int64_t state0 = (bh * NT + p.n) * s.Dk * s.Dv + c0 * s.Dv;
+  if constexpr (kVer == 1) {
+    ZeroF(dA, 3 * kTileF);
+    ChunkCumsum(g, s, p, c0, Gc);
+    for (int64_t j0 = 0; j0 < s.Dv; j0 += kChunk) {
+      const int cols = TileSize(s.Dv, j0);
+      __syncthreads();
+      FillTile(X, kNone, [&](int r, int c) { return At(dout, s, p, r, j0, c, s.Dv); });
+      FillTile(Y, kNone, [&](int r, int c) { return At(v, s, p, r, j0, c, s.Dv); });
+      __syncthreads();
+      BlockGemm<false, true>(kChunk, kChunk, kChunk, X, kLdM, Y, kLdM, dA, kLdF);
+      __syncthreads();
+      FillSplitTile(Y, LoPart<T>(Z), hstore + state0 + j0, s.Dv, rows, cols);
+      __syncthreads();
+      SplitGemm<false, true, kVer>(kChunk, kChunk, kChunk, X, kNone, kLdM, Y, LoPart<T>(Z), kLdM, dQ, kLdF);
+      __syncthreads();
+      FillTile(X, kNone, [&](int r, int c) { return At(v, s, p, r, j0, c, s.Dv); });
+      FillSplitTile(Y, LoPart<T>(Z), dhstore + state0 + j0, s.Dv, rows, cols);
+      __syncthreads();
+      SplitGemm<false, true, kVer>(kChunk, kChunk, kChunk, X, kNone, kLdM, Y, LoPart<T>(Z), kLdM, dK, kLdF);
+    }
+  } else {
+    // dO, V, h_n and dH_{n+1} of a Dv tile at once, then the three products; the next tile's
+    // (after the last: k and q) loads are in flight during them.
+    const bool vec_do = VecOk(dout, s.Dv), vec_v = VecOk(v, s.Dv), vec_h = VecOk(hstore, s.Dv),
+               vec_dh = VecOk(dhstore, s.Dv), vec_k = VecOk(k, s.Dk), vec_q = VecOk(q, s.Dk);
+    MT* dOt = tiles;
+    MT* Vt = tiles + kTileM;
+    MT* H = tiles + 2 * kTileM;
+    MT* Hlo = LoPart<T>(tiles + 3 * kTileM);
+    MT* dH = tiles + (kTC ? 4 : 3) * kTileM;
+    MT* dHlo = LoPart<T>(tiles + 5 * kTileM);
+    constexpr int kThr = GlaDqkThreads(kVer);
+    TileRuns<T, kThr> dor, vr;
+    TileRuns<float, kThr> hr, dhr;
+    auto fetch = [&](int64_t j0) {
+      const int cols = TileSize(s.Dv, j0);
+      dor.Fetch([&](int r, int c8, uint32_t* w) { ChunkRunBits(dout, s, p, r, j0, c8, s.Dv, vec_do, w); });
+      vr.Fetch([&](int r, int c8, uint32_t* w) { ChunkRunBits(v, s, p, r, j0, c8, s.Dv, vec_v, w); });
+      hr.Fetch([&](int r, int c8, uint32_t* w) {
+        BlockRunBits(hstore + state0 + j0, s.Dv, rows, cols, r, c8, vec_h, w);
+      });
+      dhr.Fetch([&](int r, int c8, uint32_t* w) {
+        BlockRunBits(dhstore + state0 + j0, s.Dv, rows, cols, r, c8, vec_dh, w);
+      });
+    };
+    {
+      DecayRuns<T, kThr> gr;
+      gr.Fetch(g, s, p, c0);
+      fetch(0);
+      ZeroF(dA, 3 * kTileF);
+      gr.Cumsum(Gc);
+    }
+    for (int64_t j0 = 0; j0 < s.Dv; j0 += kChunk) {
+      __syncthreads();
+      dor.Put(dOt, kNone, RawValue());
+      vr.Put(Vt, kNone, RawValue());
+      hr.Put(H, Hlo, RawValue());
+      dhr.Put(dH, dHlo, RawValue());
+      __syncthreads();
+      if (j0 + kChunk < s.Dv) {
+        fetch(j0 + kChunk);
+      } else {  // into the registers of dO and V, written to Kr and Qr after the products
+        dor.Fetch([&](int r, int c8, uint32_t* w) { ChunkRunBits(k, s, p, r, c0, c8, s.Dk, vec_k, w); });
+        vr.Fetch([&](int r, int c8, uint32_t* w) { ChunkRunBits(q, s, p, r, c0, c8, s.Dk, vec_q, w); });
+      }
+      BlockGemm<false, true>(kChunk, kChunk, kChunk, dOt, kLdM, Vt, kLdM, dA, kLdF);
+      SplitGemm<false, true, kVer>(kChunk, kChunk, kChunk, dOt, kNone, kLdM, H, Hlo, kLdM, dQ, kLdF);
+      SplitGemm<false, true, kVer>(kChunk, kChunk, kChunk, Vt, kNone, kLdM, dH, dHlo, kLdM, dK, kLdF);
+    }
+    __syncthreads();
+    dor.Put(Kr, kNone, RawValue());
+    vr.Put(Qr, kNone, RawValue());
+  }
+  __syncthreads();
+  // The inter-chunk decays; the masked, scaled dA.
+  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+    const int r = e >> 6, c = e & 63;
+    const Decay G = Gc[r * kLdF + c];
+    dQ[r * kLdF + c] *= scale * ExpOf(G);
+    dK[r * kLdF + c] *= ExpOf(Gc[(kChunk - 1) * kLdF + c] - G);
+    const float a = (c <= r && r < p.L) ? scale * dA[r * kLdF + c] : 0.f;
+    dA[r * kLdF + c] = a;
+  }
+  __syncthreads();
+  FillTile(dAm, dAlo, [&](int r, int c) { return dA[r * kLdF + c]; });
+  // Off-diagonal blocks of dq: rows of block blk against the keys before it, relative to the
+  // block's first row r0.
+  for (int blk = 1; blk < kChunk / kSub; ++blk) {
+    const int r0 = blk * kSub;
+    __syncthreads();
+    FillTile(X, Xlo, [&](int r, int c) {
+      return r < r0 ? kat(r, c) * ExpOf(Gc[r0 * kLdF + c] - Gc[r * kLdF + c]) : 0.f;
+    });
+    ZeroF(Tmp, kSub * kLdF);
+    __syncthreads();
+    SplitGemm<false, false, kVer>(kSub, kChunk, r0, dAm + r0 * kLdM, dAlo ? dAlo + r0 * kLdM : nullptr, kLdM, X, Xlo,
+                            kLdM, Tmp, kLdF);
+    __syncthreads();
+    for (int e = threadIdx.x; e < kSub * kChunk; e += blockDim.x) {
+      const int r = e >> 6, c = e & 63;
+      dQ[(r0 + r) * kLdF + c] += ExpOf(Gc[(r0 + r) * kLdF + c] - Gc[r0 * kLdF + c]) * Tmp[r * kLdF + c];
+    }
+  }
+  // Off-diagonal blocks of dk: keys of block blk against the later queries, relative to the
+  // block's last row r1.
+  for (int blk = 0; blk + 1 < kChunk / kSub; ++blk) {
+    const int r1 = blk * kSub + kSub - 1;
+    __syncthreads();
+    FillTile(X, Xlo, [&](int r, int c) {
+      return r > r1 ? qat(r, c) * ExpOf(Gc[r * kLdF + c] - Gc[r1 * kLdF + c]) : 0.f;
+    });
+    ZeroF(Tmp, kSub * kLdF);
+    __syncthreads();
+    SplitGemm<true, false, kVer>(kSub, kChunk, kChunk, dAm + blk * kSub, dAlo ? dAlo + blk * kSub : nullptr, kLdM, X,
+                           Xlo, kLdM, Tmp, kLdF);
+    __syncthreads();
+    for (int e = threadIdx.x; e < kSub * kChunk; e += blockDim.x) {
+      const int r = e >> 6, c = e & 63, row = blk * kSub + r;
+      dK[row * kLdF + c] += ExpOf(Gc[r1 * kLdF + c] - Gc[row * kLdF + c]) * Tmp[r * kLdF + c];
+    }
+  }
+  __syncthreads();
+  // Diagonal blocks element by element; then the outputs and q dq - k dk.
+  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
+    const int t = e >> 6, c = e & 63;
+    if (t >= p.L || c >= rows) continue;
+    const int b0 = t & ~(kSub - 1);
+    const Decay Gt = Gc[t * kLdF + c];
+    float sq = 0.f, sk = 0.f;
+    for (int u = b0; u < t; ++u) {
+      sq += dA[t * kLdF + u] * kat(u, c) * ExpOf(Gt - Gc[u * kLdF + c]);
+    }
+    for (int u = t + 1; u < b0 + kSub && u < p.L; ++u) {
+      sk += dA[u * kLdF + t] * qat(u, c) * ExpOf(Gc[u * kLdF + c] - Gt);
+    }
+    const int64_t off = s.Row(bh, p.t0 + t, s.Dk) + c0 + c;
+    const float qv = qat(t, c), kv = kat(t, c), own = dA[t * kLdF + t];
+    const float dq_other = dQ[t * kLdF + c] + sq, dk_other = dK[t * kLdF + c] + sk;
+    dq[off] = static_cast<T>(dq_other + own * kv);
+    dk[off] = static_cast<T>(dk_other + own * qv);
+    // Step t's own terms of q dq and k dk (q k dA[t, t]) cancel exactly: leave them out.
+    qdk[(bh * s.T + p.t0 + t) * s.Dk + c0 + c] = qv * dq_other - kv * dk_other;
+  }
+}
+
+template <typename T>
+constexpr size_t DqkSmem() {
+  return kTileF * sizeof(Decay) + (3 * kTileF + kSub * kLdF) * sizeof(float) +
+         OperandTiles<T>(4, 2) * kTileM * sizeof(typename Operand<T>::type);
+}
+
+// ---- gk_grad: the reverse cumulative sum of q dq - k dk, one thread per (head, channel) ----
+// final_state (may be null with dfinal) is h after the last step; h0/dh0 may be null.
+template <typename T>
+__global__ void GlaDgKernel(GlaShape s, const float* qdk, const float* dfinal, const float* final_state,
+                            const float* h0, const float* dh0, T* dg) {
+  const int64_t idx = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (idx >= s.heads() * s.Dk) return;
+  const int64_t bh = idx / s.Dk, c = idx - bh * s.Dk;
+  const int64_t srow = (bh * s.Dk + c) * s.Dv;
+  double acc = 0.0;
+  if (dfinal) {
+    for (int64_t j = 0; j < s.Dv; ++j) acc += static_cast<double>(dfinal[srow + j]) * final_state[srow + j];
+  }
+  // Eight steps' loads issued before their (sequential) sum.
+  constexpr int kAhead = 8;
+  int64_t t = s.T - 1;
+  for (; t >= kAhead; t -= kAhead) {
+    float x[kAhead];
+#pragma unroll
+    for (int i = 0; i < kAhead; ++i) x[i] = qdk[(bh * s.T + t - i) * s.Dk + c];
+#pragma unroll
+    for (int i = 0; i < kAhead; ++i) {
+      acc += x[i];
+      dg[s.Row(bh, t - i, s.Dk) + c] = static_cast<T>(static_cast<float>(acc));
+    }
+  }
+  for (; t >= 1; --t) {
+    acc += qdk[(bh * s.T + t) * s.Dk + c];
+    dg[s.Row(bh, t, s.Dk) + c] = static_cast<T>(static_cast<float>(acc));
+  }
+  if (s.T > 0) {
+    float first = 0.f;
+    if (h0) {
+      for (int64_t j = 0; j < s.Dv; ++j) first += dh0[srow + j] * h0[srow + j];
+    }
+    dg[s.Row(bh, 0, s.Dk) + c] = static_cast<T>(first);
+  }
+}
+
+// ---- the recurrent form, one thread per head (float64, and shapes with an empty dim) --------
+template <typename T, typename Acc>
+__global__ void GlaRecurrentForwardKernel(GlaShape s, const T* q, const T* k, const T* v, const T* g,
+                                          const float* h0, Acc scale, T* o, float* final_state, Acc* work) {
+  const int64_t bh = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (bh >= s.heads()) return;
+  const int64_t st = s.StateSize();
+  GlaRecurrentForwardHead<T, Acc>(s, bh, q, k, v, g, h0 ? h0 + bh * st : nullptr, scale, o,
+                                  final_state ? final_state + bh * st : nullptr, work + bh * s.ForwardWork());
+}
+
+template <typename T, typename Acc>
+__global__ void GlaRecurrentBackwardKernel(GlaShape s, const T* q, const T* k, const T* v, const T* g,
+                                           const float* h0, const T* dout, const float* dfinal, Acc scale,
+                                           T* dq, T* dk, T* dv, T* dg, float* dh0, Acc* work) {
+  const int64_t bh = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (bh >= s.heads()) return;
+  const int64_t st = s.StateSize();
+  GlaRecurrentBackwardHead<T, Acc>(s, bh, q, k, v, g, h0 ? h0 + bh * st : nullptr, dout,
+                                   dfinal ? dfinal + bh * st : nullptr, scale, dq, dk, dv, dg,
+                                   dh0 ? dh0 + bh * st : nullptr, work + bh * s.BackwardWork());
+}
+
+// Whether the chunked kernels take this call (the recurrent form takes the rest).
+template <typename T>
+inline bool UseChunked(const GlaShape& s) {
+  return !std::is_same<T, double>::value && s.heads() > 0 && s.T > 0 && s.Dk > 0 && s.Dv > 0;
+}
+
+}  // namespace gla
+}  // namespace funcs
+}  // namespace phi

@@ -1,0 +1,209 @@
+// Host-side launches of the gla GPU kernels (chunk_gpu.cuh), shared by the forward
+// and gradient kernels: the state recurrence over chunks, the intra-chunk scores, the
+// per-chunk output products, and the recurrent form for the calls the chunked kernels do not
+// take. Temporaries are DenseTensors on the context's allocator.
+#pragma once
+
+#include <type_traits>
+
+#include "kernels/gla/chunk_gpu.cuh"
+#include "paddle_ops/common/enforce.h"
+#include "paddle_ops/common/flags.h"
+#include "paddle_ops/core/dense_tensor.h"
+#include "paddle_ops/core/gpu/gpu_context.h"
+
+namespace phi {
+namespace funcs {
+namespace gla {
+
+// The flag PADDLE_OPS_GLA_GPU (paddle_ops/common/flags.h) = chunked (the default), chunked_v1 or
+// recurrent: the GPU path of gla, looked up per call. chunked runs version 2 of the chunked
+// kernels (8 warps, vector loads; see chunk_gpu.cuh), chunked_v1 the original version 1 (kept to
+// compare), recurrent the recurrent form (one thread per head, slow;
+// the reference to compare the chunked kernels with on the device). Returns 0 for the
+// recurrent form, else the version of the chunked kernels.
+inline int GlaGpuPath() { return static_cast<int>(paddle_ops::flags::GlaGpuPath()); }
+
+// Calls run(std::integral_constant<int, version>()) with the version of the chunked kernels
+// this call takes (GlaGpuPath) and returns true; false where it takes the recurrent form.
+template <typename T, typename Run>
+bool RunChunked(const GlaShape& s, Run run) {
+  const int path = UseChunked<T>(s) ? GlaGpuPath() : 0;
+  if (path == 2) {
+    run(std::integral_constant<int, 2>());
+    return true;
+  }
+  if (path == 1) {
+    run(std::integral_constant<int, 1>());
+    return true;
+  }
+  return false;
+}
+
+template <typename Kernel>
+void AllowSmem(Kernel kernel, size_t bytes) {
+  PADDLE_ENFORCE_GPU_SUCCESS(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  // The kernels barely use L1 (their global reads are streamed once): prefer the largest shared
+  // memory carveout, so that two blocks of ~80-108 KB fit on an SM.
+  PADDLE_ENFORCE_GPU_SUCCESS(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+}
+
+inline int64_t Tiles(int64_t d) { return (d + kChunk - 1) / kChunk; }
+
+// The grid of a kernel over chunks x tiles (BlockTile): (chunks, tiles) for version 1, 1-D for 2.
+template <int kVer>
+dim3 TiledGrid(int64_t chunks, int64_t tiles) {
+  if (kVer == 1) return dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(tiles));
+  return dim3(static_cast<unsigned>(chunks * tiles));
+}
+
+// A float32 temporary of n elements.
+inline float* TempFloat(const GPUContext& ctx, DenseTensor* t, int64_t n) {
+  *t = DenseTensor(DataType::FLOAT32, DDim({n}));
+  return ctx.template Alloc<float>(t);
+}
+
+// The per-chunk states (kReverse: state gradients) into store [B*H, NT, Dk, Dv].
+template <typename T, bool kReverse, int kVer>
+void LaunchState(const GPUContext& ctx, const GlaShape& s, const T* x, const T* y, const T* g,
+                 const float* init, float scale, float* store, float* last) {
+  auto kernel = GlaStateKernel<T, kReverse, kVer>;
+  AllowSmem(kernel, StateSmem<T>());
+  const dim3 grid = kVer == 1 ? dim3(static_cast<unsigned>(s.heads()), static_cast<unsigned>(Tiles(s.Dk)),
+                                    static_cast<unsigned>(Tiles(s.Dv)))
+                              : dim3(static_cast<unsigned>(s.heads() * Tiles(s.Dk) * Tiles(s.Dv)));
+  kernel<<<grid, GlaThreads(kVer), StateSmem<T>(), ctx.stream()>>>(s, x, y, g, init, scale, store, last);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+// The intra-chunk scores into A [B*H*NT, 64, 64].
+template <typename T, int kVer>
+void LaunchIntra(const GPUContext& ctx, const GlaShape& s, const T* q, const T* k, const T* g, float scale,
+                 float* A) {
+  auto kernel = GlaIntraKernel<T, kVer>;
+  constexpr size_t smem = IntraSmem<T, kVer>();
+  AllowSmem(kernel, smem);
+  const int64_t blocks = s.heads() * ((s.T + kChunk - 1) / kChunk);
+  kernel<<<static_cast<unsigned>(blocks), GlaThreads(kVer), smem, ctx.stream()>>>(s, q, k, g, scale, A);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+// o = Qhat h_n + A V (forward), or dv = Khat dH_{n+1} + A^T dO (kDv).
+template <typename T, bool kDv, int kVer>
+void LaunchOutput(const GPUContext& ctx, const GlaShape& s, const T* x, const T* y, const T* g,
+                  const float* store, const float* A, float scale, T* out) {
+  auto kernel = GlaOutputKernel<T, kDv, kVer>;
+  AllowSmem(kernel, OutputSmem<T>());
+  const int64_t blocks = s.heads() * ((s.T + kChunk - 1) / kChunk);
+  const dim3 grid = TiledGrid<kVer>(blocks, Tiles(s.Dv));
+  kernel<<<grid, GlaThreads(kVer), OutputSmem<T>(), ctx.stream()>>>(s, x, y, g, store, A, scale, out);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+inline unsigned HeadBlocks(int64_t n, int threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
+
+// The recurrent form, one thread per head, with its workspace.
+template <typename T>
+void LaunchRecurrentForward(const GPUContext& ctx, const GlaData<T>& d, double scale) {
+  using Acc = typename GlaAccType<T>::type;
+  DenseTensor work(CppTypeToDataType<Acc>::Type(), DDim({d.s.heads() * d.s.ForwardWork()}));
+  Acc* wp = ctx.template Alloc<Acc>(&work);
+  GlaRecurrentForwardKernel<T, Acc><<<HeadBlocks(d.s.heads(), 64), 64, 0, ctx.stream()>>>(
+      d.s, d.q, d.k, d.v, d.g, d.h0, static_cast<Acc>(scale), d.o, d.final_state, wp);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+template <typename T>
+void LaunchRecurrentBackward(const GPUContext& ctx, const GlaGradData<T>& d, double scale) {
+  using Acc = typename GlaAccType<T>::type;
+  DenseTensor work(CppTypeToDataType<Acc>::Type(), DDim({d.s.heads() * d.s.BackwardWork()}));
+  Acc* wp = ctx.template Alloc<Acc>(&work);
+  GlaRecurrentBackwardKernel<T, Acc><<<HeadBlocks(d.s.heads(), 64), 64, 0, ctx.stream()>>>(
+      d.s, d.q, d.k, d.v, d.g, d.h0, d.dout, d.dfinal, static_cast<Acc>(scale), d.dq, d.dk, d.dv, d.dg, d.dh0,
+      wp);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+// The chunked forward: the states of every chunk, the intra-chunk scores, every chunk's output.
+template <typename T, int kVer>
+void ChunkedForward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
+  const GlaShape& s = d.s;
+  const int64_t NT = (s.T + kChunk - 1) / kChunk;
+  DenseTensor states, scores;
+  float* hs = TempFloat(ctx, &states, s.heads() * NT * s.Dk * s.Dv);
+  float* A = TempFloat(ctx, &scores, s.heads() * NT * kChunk * kChunk);
+  LaunchState<T, false, kVer>(ctx, s, d.k, d.v, d.g, d.h0, scale, hs, d.final_state);
+  LaunchIntra<T, kVer>(ctx, s, d.q, d.k, d.g, scale, A);
+  LaunchOutput<T, false, kVer>(ctx, s, d.q, d.v, d.g, hs, A, scale, d.o);
+}
+
+// The chunked backward: the forward states again, the state gradients (reverse), the
+// intra-chunk scores, dv per chunk and Dv tile, dq/dk per chunk and Dk tile, then gk_grad.
+template <typename T, int kVer>
+void ChunkedBackward(const GPUContext& ctx, const GlaGradData<T>& d, float scale) {
+  const GlaShape& s = d.s;
+  const int64_t NT = (s.T + kChunk - 1) / kChunk;
+  const int64_t store = s.heads() * NT * s.Dk * s.Dv;
+  DenseTensor states, dstates, scores, products, last;
+  float* hs = TempFloat(ctx, &states, store);
+  float* dhs = TempFloat(ctx, &dstates, store);
+  float* A = TempFloat(ctx, &scores, s.heads() * NT * kChunk * kChunk);
+  float* qdk = TempFloat(ctx, &products, s.heads() * s.T * s.Dk);
+  float* fs = d.dfinal ? TempFloat(ctx, &last, s.heads() * s.StateSize()) : nullptr;
+  LaunchState<T, false, kVer>(ctx, s, d.k, d.v, d.g, d.h0, scale, hs, fs);
+  LaunchState<T, true, kVer>(ctx, s, d.q, d.dout, d.g, d.dfinal, scale, dhs, d.dh0);
+  LaunchIntra<T, kVer>(ctx, s, d.q, d.k, d.g, scale, A);
+  LaunchOutput<T, true, kVer>(ctx, s, d.k, d.dout, d.g, dhs, A, scale, d.dv);
+  auto dqk = GlaDqkKernel<T, kVer>;
+  AllowSmem(dqk, DqkSmem<T>());
+  const dim3 grid = TiledGrid<kVer>(s.heads() * NT, Tiles(s.Dk));
+  dqk<<<grid, GlaDqkThreads(kVer), DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq,
+                                                                 d.dk, qdk);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  GlaDgKernel<T><<<HeadBlocks(s.heads() * s.Dk, 128), 128, 0, ctx.stream()>>>(s, qdk, d.dfinal, fs, d.h0,
+                                                                               d.dh0, d.dg);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+}  // namespace gla
+}  // namespace funcs
+
+// ---- the GPU device step of the gla kernels (kernels/impl/gla_kernel_impl.h) -----------------
+namespace gla {
+
+// chunked(std::integral_constant<int, version>()) where the chunked kernels take the call
+// (funcs::gla::RunChunked; never for float64), else recurrent().
+template <typename T, typename Chunked, typename Recurrent>
+void RunForm(const GlaShape& s, Chunked chunked, Recurrent recurrent) {
+  if constexpr (!std::is_same<T, double>::value) {
+    if (funcs::gla::RunChunked<T>(s, chunked)) return;
+  }
+  recurrent();
+}
+
+// The chunked form (chunk_gpu.cuh): the states of every chunk, the intra-chunk scores, then
+// every chunk's output at once. float64 and shapes with an empty dim take the recurrent form,
+// one thread per head.
+template <typename T>
+void Forward(const GPUContext& ctx, const GlaData<T>& d, double scale) {
+  const float fscale = static_cast<float>(scale);
+  RunForm<T>(
+      d.s, [&](auto version) { funcs::gla::ChunkedForward<T, decltype(version)::value>(ctx, d, fscale); },
+      [&] { funcs::gla::LaunchRecurrentForward<T>(ctx, d, scale); });
+}
+
+// The chunked backward: the forward states again, the state gradients (reverse), the
+// intra-chunk scores, dv per chunk and Dv tile, dq/dk per chunk and Dk tile, then gk_grad by a
+// reverse cumulative sum. float64 and shapes with an empty dim take the recurrent form.
+template <typename T>
+void Backward(const GPUContext& ctx, const GlaGradData<T>& d, double scale) {
+  const float fscale = static_cast<float>(scale);
+  RunForm<T>(
+      d.s, [&](auto version) { funcs::gla::ChunkedBackward<T, decltype(version)::value>(ctx, d, fscale); },
+      [&] { funcs::gla::LaunchRecurrentBackward<T>(ctx, d, scale); });
+}
+
+}  // namespace gla
+}  // namespace phi

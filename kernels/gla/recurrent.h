@@ -1,0 +1,270 @@
+// gla (SPEC.md §5): the layout of one head and the recurrent form, the reference kernel.
+// Host/device code: the CPU kernels run the recurrent form per head (the float64 path and the
+// reference the chunked kernels are tested against), the GPU runs it for float64 and for
+// shapes its chunked kernels do not take.
+//
+//   h_t = h_{t-1} * exp(gk_t)[:, None] + k_t ⊗ v_t,   o_t = (q_t * scale) @ h_t
+//
+// Backward, with dS_t the gradient of h_t (dS_{T-1} starts from final_state_grad):
+//   dS_t = scale q_t ⊗ do_t + exp(gk_{t+1})[:, None] * dS_{t+1}
+//   dq_t = scale h_t do_t,  dk_t = dS_t v_t,  dv_t = dS_t^T k_t,  dh0 = exp(gk_0)[:, None] * dS_0
+//   dgk_t = sum_{s >= t} (q_s * dq_s - k_s * dk_s) + sum_j (final_state_grad * h_{T-1})[:, j]
+//   dgk_0 = sum_j (dh0 * h0)[:, j]  (the same value, without the cancellation)
+// (gk enters through its cumulative sum G: o_s depends on exp(G_s - G_r) for r <= s, so the
+// gradient of G_s is q_s dq_s - k_s dk_s, plus the final state's term at the last step, and
+// that of gk_t is the sum over s >= t). No state is stored: dq comes from a forward pass, the
+// rest from one reverse pass.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/util/acc_type.h"
+#include "paddle_ops/common/ddim.h"
+#include "paddle_ops/common/macros.h"
+#include "paddle_ops/common/optional.h"
+#include "paddle_ops/core/dense_tensor.h"
+
+namespace phi {
+
+// Accumulation type of gla: float for the 16-bit types and float32, double for float64 (as
+// pscan's, kernels/util/acc_type.h).
+template <typename T>
+struct GlaAccType : funcs::FloatAccType<T> {};
+
+// Where the rows of one head (b, h) are: head_first [B, H, T, D], otherwise [B, T, H, D].
+struct GlaShape {
+  int64_t B = 0, H = 0, T = 0, Dk = 0, Dv = 0;
+  bool head_first = true;
+
+  HOSTDEVICE int64_t heads() const { return B * H; }
+  // Offset of element (bh, t, 0) in a tensor whose last dim is D.
+  HOSTDEVICE int64_t Row(int64_t bh, int64_t t, int64_t D) const {
+    if (head_first) return (bh * T + t) * D;
+    const int64_t b = bh / H, h = bh - b * H;
+    return ((b * T + t) * H + h) * D;
+  }
+  HOSTDEVICE int64_t QkRow(int64_t bh, int64_t t) const { return Row(bh, t, Dk); }
+  HOSTDEVICE int64_t VRow(int64_t bh, int64_t t) const { return Row(bh, t, Dv); }
+  HOSTDEVICE int64_t StateSize() const { return Dk * Dv; }
+  // Workspace (in Acc elements) of one head's forward and backward recurrent form.
+  HOSTDEVICE int64_t ForwardWork() const { return Dk * Dv + 2 * Dv; }
+  HOSTDEVICE int64_t BackwardWork() const { return 2 * Dk * Dv + Dk + 3 * Dv + T * Dk; }
+};
+
+// The shape of a gla call from q's and v's dims (InferMeta has checked them).
+inline GlaShape MakeGlaShape(const DDim& q, const DDim& v, bool head_first) {
+  GlaShape s;
+  s.B = q[0];
+  s.H = head_first ? q[1] : q[2];
+  s.T = head_first ? q[2] : q[1];
+  s.Dk = q[3];
+  s.Dv = v[3];
+  s.head_first = head_first;
+  return s;
+}
+
+// The data of a gla call, outputs allocated (final_state only when asked for).
+template <typename T>
+struct GlaData {
+  GlaShape s;
+  const T *q, *k, *v, *g;
+  const float* h0;  // null without initial_state
+  T* o;
+  float* final_state;  // null unless output_final_state
+};
+
+template <typename T, typename Context>
+GlaData<T> MakeGlaData(const Context& ctx, const DenseTensor& q, const DenseTensor& k, const DenseTensor& v,
+                       const DenseTensor& gk, const paddle::optional<DenseTensor>& initial_state,
+                       bool output_final_state, bool head_first, DenseTensor* o, DenseTensor* final_state) {
+  GlaData<T> d;
+  d.s = MakeGlaShape(q.dims(), v.dims(), head_first);
+  d.q = q.data<T>(), d.k = k.data<T>(), d.v = v.data<T>(), d.g = gk.data<T>();
+  d.h0 = initial_state ? initial_state->data<float>() : nullptr;
+  d.o = ctx.template Alloc<T>(o);
+  d.final_state = output_final_state ? ctx.template Alloc<float>(final_state) : nullptr;
+  return d;
+}
+
+// The data of a gla_grad call, outputs allocated (initial_state_grad only with an initial_state).
+template <typename T>
+struct GlaGradData {
+  GlaShape s;
+  const T *q, *k, *v, *g, *dout;
+  const float *h0, *dfinal;  // either may be null
+  T *dq, *dk, *dv, *dg;
+  float* dh0;
+};
+
+template <typename T, typename Context>
+GlaGradData<T> MakeGlaGradData(const Context& ctx, const DenseTensor& q, const DenseTensor& k,
+                               const DenseTensor& v, const DenseTensor& gk,
+                               const paddle::optional<DenseTensor>& initial_state, const DenseTensor& o_grad,
+                               const paddle::optional<DenseTensor>& final_state_grad, bool head_first,
+                               DenseTensor* q_grad, DenseTensor* k_grad, DenseTensor* v_grad,
+                               DenseTensor* gk_grad, DenseTensor* initial_state_grad) {
+  GlaGradData<T> d;
+  d.s = MakeGlaShape(q.dims(), v.dims(), head_first);
+  d.q = q.data<T>(), d.k = k.data<T>(), d.v = v.data<T>(), d.g = gk.data<T>(), d.dout = o_grad.data<T>();
+  d.h0 = initial_state ? initial_state->data<float>() : nullptr;
+  d.dfinal = final_state_grad ? final_state_grad->data<float>() : nullptr;
+  d.dq = ctx.template Alloc<T>(q_grad);
+  d.dk = ctx.template Alloc<T>(k_grad);
+  d.dv = ctx.template Alloc<T>(v_grad);
+  d.dg = ctx.template Alloc<T>(gk_grad);
+  d.dh0 = initial_state ? ctx.template Alloc<float>(initial_state_grad) : nullptr;
+  return d;
+}
+
+template <typename Acc, typename T>
+HOSTDEVICE Acc Dot(const T* a, const T* b, int64_t n) {
+  Acc sum = 0;
+  for (int64_t j = 0; j < n; ++j) sum += static_cast<Acc>(a[j]) * static_cast<Acc>(b[j]);
+  return sum;
+}
+
+// A sum over j that the host compiler may vectorize (a fixed order per length: the result
+// does not depend on the thread count or the run).
+#if defined(_OPENMP) && !defined(__CUDACC__)
+#define GLA_PRAGMA(x) _Pragma(#x)
+#define GLA_SIMD_SUM(var) GLA_PRAGMA(omp simd reduction(+ : var))
+#else
+#define GLA_SIMD_SUM(var)
+#endif
+
+// dst[j] = src[j] as Acc (one conversion per step instead of one per state element).
+template <typename Acc, typename T>
+HOSTDEVICE void ToAccRow(const T* src, int64_t n, Acc* dst) {
+  for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<Acc>(src[j]);
+}
+
+HOSTDEVICE inline float GlaExp(float x) { return expf(x); }
+HOSTDEVICE inline double GlaExp(double x) { return exp(x); }
+
+// The recurrent forward of head bh. h0 and final_state (either may be null) point at this
+// head's [Dk, Dv] float32 block; work holds ForwardWork() Acc elements.
+template <typename T, typename Acc>
+HOSTDEVICE void GlaRecurrentForwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k,
+                                        const T* v, const T* g, const float* h0, Acc scale, T* o,
+                                        float* final_state, Acc* work) {
+  const int64_t Dk = s.Dk, Dv = s.Dv;
+  Acc* S = work;
+  Acc* orow = work + Dk * Dv;
+  Acc* vr = orow + Dv;
+  for (int64_t e = 0; e < Dk * Dv; ++e) S[e] = h0 ? static_cast<Acc>(h0[e]) : Acc(0);
+  for (int64_t t = 0; t < s.T; ++t) {
+    const int64_t rk = s.QkRow(bh, t), rv = s.VRow(bh, t);
+    ToAccRow(v + rv, Dv, vr);
+    for (int64_t j = 0; j < Dv; ++j) orow[j] = Acc(0);
+    for (int64_t i = 0; i < Dk; ++i) {
+      const Acc a = GlaExp(static_cast<Acc>(g[rk + i]));
+      const Acc ki = static_cast<Acc>(k[rk + i]);
+      const Acc qi = static_cast<Acc>(q[rk + i]) * scale;
+      Acc* Si = S + i * Dv;
+      for (int64_t j = 0; j < Dv; ++j) {
+        Si[j] = Si[j] * a + ki * vr[j];
+        orow[j] += qi * Si[j];
+      }
+    }
+    for (int64_t j = 0; j < Dv; ++j) o[rv + j] = static_cast<T>(orow[j]);
+  }
+  if (final_state) {
+    for (int64_t e = 0; e < Dk * Dv; ++e) final_state[e] = static_cast<float>(S[e]);
+  }
+}
+
+// The recurrent backward of head bh (see the top of the file). h0, dfinal and dh0 (each may be
+// null) point at this head's [Dk, Dv] block; work holds BackwardWork() Acc elements (the
+// products q dq of the first pass, without step t's own term, are kept there unrounded).
+template <typename T, typename Acc>
+HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k,
+                                         const T* v, const T* g, const float* h0, const T* dout,
+                                         const float* dfinal, Acc scale, T* dq, T* dk, T* dv,
+                                         T* dg, float* dh0, Acc* work) {
+  const int64_t Dk = s.Dk, Dv = s.Dv;
+  Acc* S = work;
+  Acc* dS = work + Dk * Dv;
+  Acc* acc = dS + Dk * Dv;
+  Acc* row = acc + Dk;
+  Acc* vr = row + Dv;
+  Acc* dr = vr + Dv;
+  Acc* qdq = dr + Dv;
+  // Forward: h_t and dq_t = scale h_t do_t.
+  for (int64_t e = 0; e < Dk * Dv; ++e) S[e] = h0 ? static_cast<Acc>(h0[e]) : Acc(0);
+  for (int64_t t = 0; t < s.T; ++t) {
+    const int64_t rk = s.QkRow(bh, t), rv = s.VRow(bh, t);
+    ToAccRow(v + rv, Dv, vr);
+    ToAccRow(dout + rv, Dv, dr);
+    const Acc vdo = Dot<Acc>(vr, dr, Dv);
+    for (int64_t i = 0; i < Dk; ++i) {
+      const Acc a = GlaExp(static_cast<Acc>(g[rk + i]));
+      const Acc ki = static_cast<Acc>(k[rk + i]);
+      Acc* Si = S + i * Dv;
+      Acc before = 0;  // (exp(gk_t) h_{t-1}) do_t: dq without step t's own term
+      GLA_SIMD_SUM(before)
+      for (int64_t j = 0; j < Dv; ++j) {
+        const Acc decayed = Si[j] * a;
+        before += decayed * dr[j];
+        Si[j] = decayed + ki * vr[j];
+      }
+      dq[rk + i] = static_cast<T>((before + ki * vdo) * scale);
+      qdq[t * Dk + i] = static_cast<Acc>(q[rk + i]) * before * scale;
+    }
+  }
+  // The final state's share of every gk gradient.
+  for (int64_t i = 0; i < Dk; ++i) {
+    Acc sum = 0;
+    if (dfinal) {
+      for (int64_t j = 0; j < Dv; ++j) sum += static_cast<Acc>(dfinal[i * Dv + j]) * S[i * Dv + j];
+    }
+    acc[i] = sum;
+  }
+  // Reverse: dS_t, dk_t, dv_t and the reverse cumulative sum of q dq - k dk.
+  for (int64_t e = 0; e < Dk * Dv; ++e) dS[e] = dfinal ? static_cast<Acc>(dfinal[e]) : Acc(0);
+  for (int64_t t = s.T - 1; t >= 0; --t) {
+    const int64_t rk = s.QkRow(bh, t), rv = s.VRow(bh, t);
+    ToAccRow(v + rv, Dv, vr);
+    ToAccRow(dout + rv, Dv, dr);
+    const Acc vdo = Dot<Acc>(vr, dr, Dv);
+    for (int64_t j = 0; j < Dv; ++j) row[j] = Acc(0);
+    for (int64_t i = 0; i < Dk; ++i) {
+      const Acc qi = static_cast<Acc>(q[rk + i]);
+      const Acc ki = static_cast<Acc>(k[rk + i]);
+      const Acc qs = qi * scale;
+      Acc* dSi = dS + i * Dv;
+      const Acc a = GlaExp(static_cast<Acc>(g[rk + i]));
+      Acc later = 0;  // exp(gk_{t+1}) dS_{t+1} v_t: dk without step t's own term
+      GLA_SIMD_SUM(later)
+      for (int64_t j = 0; j < Dv; ++j) {
+        later += dSi[j] * vr[j];
+        const Acc d = dSi[j] + qs * dr[j];  // dS_t
+        row[j] += d * ki;
+        dSi[j] = d * a;  // exp(gk_t) dS_t, for step t - 1
+      }
+      dk[rk + i] = static_cast<T>(later + qs * vdo);
+      // Step t's own terms of q dq and k dk (scale q k (v do)) cancel exactly: leave them out,
+      // which keeps strongly decayed channels free of that cancellation.
+      acc[i] += qdq[t * Dk + i] - ki * later;
+      dg[rk + i] = static_cast<T>(acc[i]);
+    }
+    for (int64_t j = 0; j < Dv; ++j) dv[rv + j] = static_cast<T>(row[j]);
+  }
+  if (dh0) {
+    for (int64_t e = 0; e < Dk * Dv; ++e) dh0[e] = static_cast<float>(dS[e]);
+  }
+  // gk_0 acts only on the initial state: its gradient is sum_j dh0 * h0, exactly 0 without
+  // one (the reverse sum reaches the same value through cancellation).
+  if (s.T > 0) {
+    const int64_t rk = s.QkRow(bh, 0);
+    for (int64_t i = 0; i < Dk; ++i) {
+      Acc sum = 0;
+      if (h0) {
+        for (int64_t j = 0; j < Dv; ++j) sum += dS[i * Dv + j] * static_cast<Acc>(h0[i * Dv + j]);
+      }
+      dg[rk + i] = static_cast<T>(sum);
+    }
+  }
+}
+
+}  // namespace phi

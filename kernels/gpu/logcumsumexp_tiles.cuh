@@ -1,0 +1,610 @@
+// The GPU engine's fast tiles for logcumsumexp (GpuTileScan specialized for LogcumsumexpOp on
+// float, float16 and bfloat16 with the float64 state of kernels/gpu/logcumsumexp_kernel.cu;
+// float64 inputs keep the generic tiles).
+//
+// The generic tiles combine (max, compensated sum) states element by element, a float64 exp
+// and several float64 operations per element. Here a tile (a logical warp's W * V elements,
+// or one thread's kItems steps of a column) is instead summed against one reference R, the
+// larger of the tile's max and the carry's max:
+//   S_k = carry_sum * exp(M_carry - R) + sum_{j <= k} exp(x_j - R),   out_k = R + log(S_k)
+// with one float32 exp per element. Inside a tile everything per element is float32
+// arithmetic: partial sums as float-float pairs (TwoSum), log(S) from the float32 log of S's
+// mantissa plus Sl/Sh (absolute error ~3e-8), and R + e*ln2 summed exactly. float64 appears
+// once per lane and tile (the warp scan of lane totals, the carry, compensated so 2^26-long
+// rows lose nothing to accumulation): float32<->float64 conversions issue at 16 per clock
+// per SM on Hopper, and one per element would bound the kernel well above a copy's time.
+// The tile is taken this way only when no NaN or +inf is in it, R is finite, and either the
+// carry holds R (every prefix sum is then >= 1, and terms below exp(-kSpan) of it are
+// negligible) or every element and the carry's max lie within kSpan of R (every term a normal
+// float). Otherwise exp(x - R) could underflow before x's own prefix is dominated by larger
+// terms (SPEC §1's wide-range case), and the tile falls back on the exact generic steps. Which
+// path a tile takes depends on the data alone, so results stay deterministic.
+//
+// A segment total (phase 1 of a long row) needs no per-element prefix: each lane sums its
+// elements against the group's R in a compensated float64 of its own, and the lanes are added
+// once per segment by a fixed tree.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/funcs/gpu/scan_agent.cuh"
+#include "kernels/impl/cum_scan_ops.h"
+
+namespace phi {
+namespace funcs {
+namespace scan_gpu {
+
+// Items per lane (or thread) of the generic steps that a tile falls back on (NaN, +inf, a range
+// wider than kSpan: rare). One float64 state per item stays live across the tile's warp scan,
+// 24 bytes each for the forward, and the kernel is allocated registers for its hungriest path:
+// with V items (4 or 8) the fallback alone held 48-96 registers, capping the fast path's
+// occupancy. One item per lane: the fallback is slower (more warp scans per element), the fast
+// tiles get the registers.
+constexpr int kFallbackItems = 1;
+
+struct LseFast {
+  static constexpr float kSpan = 80.f;  // exp(-80) = 1.8e-35 is still a normal float
+  using State = LogSumExpState<double>;
+  using Sum = CompensatedSum<double>;
+
+  // exp(a - b) with the difference taken exactly (TwoSum): rounding a - b to float would cost
+  // up to half an ulp of |a - b| in the exponent, i.e. a relative error of ~2e-7 at |a - b| ~ 4,
+  // visible where such terms dominate a prefix. a = -inf gives 0.
+  __device__ static float ExpDiff(float a, float b) {
+    const float s = a - b;
+    const float bb = s - a;
+    const float err = (a - (s - bb)) + (-b - bb);
+    const float e = expf(s);
+    const float r = fmaf(e, err, e);  // NaN for a = -inf (err is NaN): select, no branch
+    return a == -std::numeric_limits<float>::infinity() ? 0.f : r;
+  }
+
+  // The carry's sum rescaled to the reference R (R >= carry max, within kSpan of it).
+  __device__ static Sum Rebase(const State& carry, float R) {
+    if (carry.m == -std::numeric_limits<double>::infinity()) return Sum::Zero();
+    if (carry.m == static_cast<double>(R)) return carry.s;
+    return Scale(carry.s, exp(carry.m - static_cast<double>(R)));
+  }
+
+  // May the tile with max tmax, smallest finite element tmin and NaN/+inf flag `bad` be summed
+  // against R = max(tmax, carry max)?
+  // Yes when the carry holds the max (R = carry max): its sum is >= 1 (the max element itself
+  // counts exp(0) = 1 and is never rescaled), so every output's S is >= 1 and a term below
+  // exp(-kSpan) = 1.8e-35 of it is negligible however float32 rounds or flushes it. Without
+  // this, one early spike sent every later tile of its row to the generic steps.
+  // Otherwise every term and the carry's max must lie within kSpan of R.
+  __device__ static bool Usable(const State& carry, float tmax, float tmin, bool bad, float* R) {
+    const double cm = carry.m;
+    if (bad || cm != cm || cm == std::numeric_limits<double>::infinity()) return false;
+    *R = fmaxf(tmax, static_cast<float>(cm));
+    if (!isfinite(*R)) return false;
+    if (cm == static_cast<double>(*R)) return true;
+    const float lo = *R - kSpan;
+    return tmin >= lo && (cm == -std::numeric_limits<double>::infinity() || cm >= static_cast<double>(lo));
+  }
+
+  // R + log(Sh + Sl) for an unevaluated float-float sum S = Sh + Sl (|Sl| << Sh), all in float32
+  // arithmetic: conversions to and from float64 issue at a quarter of the float64 rate on
+  // Hopper and were the bottleneck of this path. Sh is 0 (an empty prefix) or a normal float
+  // (every term is within kSpan of R, or the carry holds R and S >= 1). log(S) = e*ln2 + log(m) + Sl/Sh with m in
+  // [sqrt(1/2), sqrt(2)), so log(m) is small and its float32 error (~3e-8) is absolute; R +
+  // e*ln2_hi is summed exactly (TwoSum; ln2_hi has 12 bits, |e| < 2^8), so the one large
+  // rounding is the final one, half an ulp of the result.
+  template <typename T>
+  __device__ static T Out(float R, float Sh, float Sl) {
+    if (!(Sh > 0.f)) return static_cast<T>(-std::numeric_limits<float>::infinity());
+    constexpr float kLn2Hi = 0.693115234375f;        // 2839 / 4096
+    constexpr float kLn2Lo = 3.19461858158e-05f;     // ln2 - kLn2Hi
+    const int bits = __float_as_int(Sh);
+    int e = (bits >> 23) - 127;
+    float m = __int_as_float((bits & 0x007fffff) | 0x3f800000);  // [1, 2)
+    if (m > 1.41421356f) {
+      m *= 0.5f;
+      ++e;
+    }
+    const float fe = static_cast<float>(e);
+    const float tail = fmaf(fe, kLn2Lo, logf(m)) + __fdividef(Sl, Sh);
+    const float t = fe * kLn2Hi;  // exact
+    const float s = R + t;
+    const float bb = s - R;
+    const float err = (R - (s - bb)) + (t - bb);
+    return static_cast<T>(s + (tail + err));
+  }
+};
+
+// An unevaluated float-float sum hi + lo (Knuth's TwoSum keeps each addition's error in lo).
+struct FloatFloat {
+  float hi, lo;
+  __device__ static FloatFloat Add(const FloatFloat& a, float b) {
+    const float s = a.hi + b;
+    const float bb = s - a.hi;
+    const float err = (a.hi - (s - bb)) + (b - bb);
+    return {s, a.lo + err};
+  }
+  __device__ static FloatFloat Add(const FloatFloat& a, const FloatFloat& b) {
+    FloatFloat r = Add(a, b.hi);
+    r.lo += b.lo;
+    return r;
+  }
+  __device__ double ToDouble() const { return static_cast<double>(hi) + static_cast<double>(lo); }
+  __device__ static FloatFloat Of(double v) {
+    const float h = static_cast<float>(v);
+    return {h, static_cast<float>(v - static_cast<double>(h))};
+  }
+};
+
+// V elements per lane: one 16-byte load.
+template <typename T>
+struct LseVec {
+  static constexpr int kV = 16 / static_cast<int>(sizeof(T));
+};
+
+// The lanes' totals of a logical warp of W lanes, scanned in float64 in a fixed order: what
+// lies before this lane (0 for lane 0) and the warp's total (every lane).
+template <int W>
+__device__ inline void ScanLaneTotals(double lane_total, unsigned mask, int lane, double* before, double* total) {
+  double incl = lane_total;
+#pragma unroll
+  for (int d = 1; d < W; d <<= 1) {
+    const double y = __shfl_up_sync(mask, incl, d, W);
+    if (lane >= d) incl += y;
+  }
+  const double b = __shfl_up_sync(mask, incl, 1, W);
+  *before = lane == 0 ? 0.0 : b;
+  *total = __shfl_sync(mask, incl, W - 1, W);
+}
+
+// Steps first .. first+V-1 of a row (inner == 1) at `base`, as floats; steps >= s1 read -inf.
+template <typename T, int V>
+__device__ inline void LoadRowItems(const T* x, int64_t base, int64_t L, bool reverse, int64_t first, int64_t s1,
+                                    bool vec, float (&v)[V]) {
+  T raw[V];
+  LoadRowRaw<T, V>(x, base, L, reverse, first, s1, vec, raw);
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    v[j] = first + j < s1 ? static_cast<float>(raw[j]) : -std::numeric_limits<float>::infinity();
+  }
+}
+
+template <typename T>
+struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, double>::value>> {
+  using Op = LogcumsumexpOp<T, double>;
+  using State = typename Op::State;
+  static constexpr bool kFast = true;
+  // 3 blocks of 256 threads per SM (at most 80 registers): 24 warps to hide the latency of the
+  // exp/log chains and the loads, instead of 16 at the 93-118 registers ptxas picks unbounded.
+  static constexpr int kMinBlocks = 3;
+  static constexpr int V = LseVec<T>::kV;
+  // Sub-tiles loaded per group (one reference R each group). A logical warp of fewer than 32
+  // lanes scans a short row (at most W * V steps) in one sub-tile, so it loads one: the others
+  // would be padding, holding registers (bits unchanged: padding is -inf, which moves neither
+  // the max, the min nor the NaN/+inf flag).
+  template <int W>
+  static constexpr int kGroup = W == 32 ? 16 / V : 1;
+
+  // Loads the group of U sub-tiles at g0 (lane's V steps of each) and reduces, over the logical
+  // warp, its max, its smallest finite element and whether it holds a NaN or +inf.
+  template <int W, int U>
+  __device__ static void LoadGroup(const Op& op, const OpLine<Op>& line, int64_t g0, int64_t s1, bool vec, unsigned mask,
+                                   int lane, float (&xs)[U][V], float* tmax, float* tmin, bool* bad) {
+    constexpr int64_t kSub = int64_t{W} * V;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      LoadRowItems<T, V>(op.x, line.base, line.g.length, line.g.reverse, g0 + u * kSub + int64_t{lane} * V, s1, vec,
+                         xs[u]);
+    }
+    float hi = -std::numeric_limits<float>::infinity();
+    float lo = std::numeric_limits<float>::infinity();
+    bool b = false;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const float v = xs[u][j];
+        b |= v != v || v == std::numeric_limits<float>::infinity();
+        hi = fmaxf(hi, v);
+        lo = fminf(lo, v == -std::numeric_limits<float>::infinity() ? lo : v);
+      }
+    }
+#pragma unroll
+    for (int d = W / 2; d > 0; d >>= 1) {
+      hi = fmaxf(hi, __shfl_xor_sync(mask, hi, d, W));
+      lo = fminf(lo, __shfl_xor_sync(mask, lo, d, W));
+    }
+    *tmax = hi;
+    *tmin = lo;
+    *bad = __any_sync(mask, b);
+  }
+
+  __device__ static bool Aligned(const Op& op, int64_t L) {
+    return L % V == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 && reinterpret_cast<uintptr_t>(op.out) % 16 == 0;
+  }
+
+  // The lanes' partial sums (each against the warp-uniform reference m) added by a fixed tree
+  // into lane 0, then broadcast: the state (m, sum) of everything the lanes hold.
+  template <int W>
+  __device__ static State LaneTotal(double m, LseFast::Sum part, unsigned mask) {
+#pragma unroll
+    for (int d = W / 2; d > 0; d >>= 1) {
+      const LseFast::Sum other{__shfl_down_sync(mask, part.hi, d, W), __shfl_down_sync(mask, part.lo, d, W)};
+      part = Add(part, other);  // lanes >= d compute garbage that no lane < d reads later
+    }
+    return State{m, LseFast::Sum{__shfl_sync(mask, part.hi, 0, W), __shfl_sync(mask, part.lo, 0, W)}};
+  }
+
+  // Phase 1 of a long row (kStore = false): only carry (+) steps [s0, s1) is needed, so no warp
+  // scan per sub-tile. Each lane keeps its own compensated float64 sum against the group
+  // reference m (rescaled by exp(m_old - m) when m grows, one warp-uniform float64 exp per
+  // group at most), adds each group's float-float lane sum into it, and the lanes are added
+  // once at the end by a fixed tree. Groups the fast arithmetic cannot take go through the
+  // generic steps, with the lanes flushed into the carry first.
+  template <int W>
+  __device__ static State WarpTotal(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                    int lane) {
+    constexpr int U = kGroup<W>;
+    constexpr int64_t kGroupSteps = int64_t{W} * V * U;
+    const unsigned mask = LogicalWarpMask<W>();
+    const bool vec = Aligned(op, line.g.length);
+    double m = carry.m;
+    LseFast::Sum part = lane == 0 ? carry.s : LseFast::Sum::Zero();
+    for (int64_t g0 = s0; g0 < s1; g0 += kGroupSteps) {
+      float xs[U][V];
+      float tmax, tmin;
+      bool bad;
+      LoadGroup<W, U>(op, line, g0, s1, vec, mask, lane, xs, &tmax, &tmin, &bad);
+      float R;
+      if (!LseFast::Usable(State{m, LseFast::Sum::Zero()}, tmax, tmin, bad, &R)) {
+        const int64_t g1 = g0 + kGroupSteps < s1 ? g0 + kGroupSteps : s1;
+        carry = WarpScanSteps<W, kFallbackItems, false>(op, line, g0, g1, LaneTotal<W>(m, part, mask), false, lane);
+        m = carry.m;
+        part = lane == 0 ? carry.s : LseFast::Sum::Zero();
+        continue;
+      }
+      if (m != static_cast<double>(R)) {  // the reference grows: rescale (m = -inf: nothing yet)
+        part = m == -std::numeric_limits<double>::infinity() ? LseFast::Sum::Zero()
+                                                              : Scale(part, exp(m - static_cast<double>(R)));
+        m = static_cast<double>(R);
+      }
+      FloatFloat acc{0.f, 0.f};
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+#pragma unroll
+        for (int j = 0; j < V; ++j) acc = FloatFloat::Add(acc, LseFast::ExpDiff(xs[u][j], R));  // 0 for padding
+      }
+      part = Add(part, LseFast::Sum::Of(acc.ToDouble()));
+    }
+    return LaneTotal<W>(m, part, mask);
+  }
+
+  // Rows: a logical warp takes sub-tiles of W * V elements, V consecutive ones per lane.
+  template <int W, int kItems, bool kStore>
+  __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                               bool exclusive, int lane) {
+    if constexpr (!kStore) {
+      return WarpTotal<W>(op, line, s0, s1, carry, lane);
+    } else {
+      constexpr int64_t kSub = int64_t{W} * V;
+      const unsigned mask = LogicalWarpMask<W>();
+      const int64_t L = line.g.length;
+      const bool reverse = line.g.reverse;
+      const bool vec = Aligned(op, L);
+      // A group of U sub-tiles is loaded before any is scanned (more bytes in flight per warp)
+      // and shares one reference R, so the max/min reductions run once per group.
+      constexpr int U = kGroup<W>;
+      for (int64_t g0 = s0; g0 < s1; g0 += U * kSub) {
+        float xs[U][V];
+        float tmax, tmin;
+        bool bad;
+        LoadGroup<W, U>(op, line, g0, s1, vec, mask, lane, xs, &tmax, &tmin, &bad);
+        float R;
+        if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
+          const int64_t g1 = g0 + U * kSub < s1 ? g0 + U * kSub : s1;
+          carry = WarpScanSteps<W, kFallbackItems, kStore>(op, line, g0, g1, carry, exclusive, lane);
+          continue;
+        }
+        LseFast::Sum c = LseFast::Rebase(carry, R);
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const int64_t t0 = g0 + u * kSub;
+          if (t0 >= s1) break;
+          const int64_t first = t0 + int64_t{lane} * V;
+          // The lane's terms (one float32 exp per element, no float64) and their float-float sum;
+          // the terms, not the V partial sums, are kept for the stores (half the registers).
+          float e[V];
+          FloatFloat acc{0.f, 0.f};
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            e[j] = LseFast::ExpDiff(xs[u][j], R);  // 0 for -inf and padding
+            acc = FloatFloat::Add(acc, e[j]);
+          }
+          double before, total;
+          ScanLaneTotals<W>(acc.ToDouble(), mask, lane, &before, &total);
+          // Everything before the lane's first element, once per lane in float64, then the
+          // running float-float sum over the lane's terms.
+          FloatFloat S = FloatFloat::Of(c.hi + (c.lo + before));
+          T o[V];
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            if (exclusive) {
+              o[j] = LseFast::Out<T>(R, S.hi, S.lo);
+              S = FloatFloat::Add(S, e[j]);
+            } else {
+              S = FloatFloat::Add(S, e[j]);
+              o[j] = LseFast::Out<T>(R, S.hi, S.lo);
+            }
+          }
+          StoreRowRaw<T, V>(op.out, line.base, L, reverse, first, s1, vec, o);
+          c = Add(c, LseFast::Sum::Of(total));
+        }
+        carry = State{static_cast<double>(R), c};
+      }
+      return carry;
+    }
+  }
+
+  // Columns: one thread walks its line in chunks of kItems steps.
+  template <int kItems, bool kStore>
+  __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                 bool exclusive) {
+    for (int64_t t0 = s0; t0 < s1; t0 += kItems) {
+      const int64_t t1 = t0 + kItems < s1 ? t0 + kItems : s1;
+      float x[kItems];
+      int64_t off[kItems];
+      float tmax = -std::numeric_limits<float>::infinity();
+      float tmin = std::numeric_limits<float>::infinity();
+      bool bad = false;
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        off[k] = line.g.At(line.base, t0 + k).offset;
+        x[k] = t0 + k < t1 ? static_cast<float>(op.x[off[k]]) : -std::numeric_limits<float>::infinity();
+        bad |= x[k] != x[k] || x[k] == std::numeric_limits<float>::infinity();
+        tmax = fmaxf(tmax, x[k]);
+        if (x[k] != -std::numeric_limits<float>::infinity()) tmin = fminf(tmin, x[k]);
+      }
+      float R;
+      if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
+        carry = ThreadScanSteps<kFallbackItems, kStore>(op, line, t0, t1, carry, exclusive);
+        continue;
+      }
+      const LseFast::Sum c = LseFast::Rebase(carry, R);
+      const FloatFloat cf = FloatFloat::Of(c.hi + c.lo);
+      FloatFloat acc{0.f, 0.f};
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        const float e = LseFast::ExpDiff(x[k], R);
+        if (kStore && t0 + k < t1) {
+          if (exclusive) {
+            const FloatFloat S = FloatFloat::Add(cf, acc);
+            op.out[off[k]] = LseFast::Out<T>(R, S.hi, S.lo);
+            acc = FloatFloat::Add(acc, e);
+          } else {
+            acc = FloatFloat::Add(acc, e);
+            const FloatFloat S = FloatFloat::Add(cf, acc);
+            op.out[off[k]] = LseFast::Out<T>(R, S.hi, S.lo);
+          }
+        } else {
+          acc = FloatFloat::Add(acc, e);
+        }
+      }
+      carry = State{static_cast<double>(R), Add(c, LseFast::Sum::Of(acc.ToDouble()))};
+    }
+    return carry;
+  }
+};
+
+
+// The gradient (LogcumsumexpGradOp, scanned against the forward's direction). In scan order o
+// does not increase, and the recurrence acc[k] = g[k] + exp(o[k] - o[prev]) * acc[prev]
+// telescopes: with c the element before the tile, B = acc[c] (the carry) and a reference
+// R >= o over the tile and o[c],
+//   acc[k] = exp(o[k] - R) * (B * exp(R - o[c]) + sum_{tile j <= k} g[j] * exp(R - o[j])),
+// one float32 exp per term and one per output, products exact (fma) and sums float-float in
+// float32, float64 once per lane and tile (as in the forward). The carry passed on is the
+// generic (gate product, acc) pair, its factors from float64 exps, so no float32 rounding
+// compounds from tile to tile. Taken when o over the tile and o[c] are finite and within kSpan
+// of R and x has no NaN; otherwise the tile takes the generic steps.
+struct LseGradFast {
+  using State = GatedState<double>;
+  __device__ static bool Usable(bool bad, float omax, float omin, bool at_start, float oc, float* R) {
+    if (bad) return false;
+    *R = at_start ? omax : fmaxf(omax, oc);
+    if (!isfinite(*R)) return false;
+    const float lo = *R - LseFast::kSpan;
+    return omin >= lo && (at_start || (isfinite(oc) && oc >= lo));
+  }
+  // x_grad from acc (at o_ref, the output x first feeds) and x.
+  template <typename T>
+  __device__ static T XGrad(float acc, float x, float o_ref) {
+    if (x == -std::numeric_limits<float>::infinity()) return static_cast<T>(0.f);
+    return static_cast<T>(acc * LseFast::ExpDiff(x, o_ref));
+  }
+  // sum += g * w, the product exact (its rounding error goes to lo).
+  __device__ static void AddProduct(FloatFloat* sum, float g, float w) {
+    const float p = g * w;
+    *sum = FloatFloat::Add(*sum, p);
+    sum->lo += fmaf(g, w, -p);
+  }
+  // The tile as a generic pair: gate product exp(o_last - o[c]) (0 when the tile holds the
+  // line's first element) and its own acc at the last element, exp(o_last - R) * sum.
+  __device__ static State Carry(const State& carry, bool at_start, float o_last, float oc, float R, double sum) {
+    const double a_t = at_start ? 0.0 : exp(static_cast<double>(o_last) - static_cast<double>(oc));
+    const double b_t = exp(static_cast<double>(o_last) - static_cast<double>(R)) * sum;
+    return LinearRecurrenceCombine<double>::Combine(carry, State{a_t, b_t});
+  }
+  // B * exp(R - o[c]): the carried acc on the tile's reference.
+  __device__ static double Rebase(const State& carry, bool at_start, float oc, float R) {
+    if (at_start || carry.b == 0.0) return 0.0;
+    if (oc == R) return carry.b;
+    return carry.b * exp(static_cast<double>(R) - static_cast<double>(oc));
+  }
+};
+
+template <typename T>
+struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same<T, double>::value>> {
+  using Op = LogcumsumexpGradOp<T, double>;
+  using State = typename Op::State;
+  static constexpr bool kFast = true;
+  static constexpr int kMinBlocks = 3;  // as the forward: at most 80 registers, 24 warps per SM
+
+  template <int W, int kItems, bool kStore>
+  __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                               bool exclusive, int lane) {
+    constexpr int V = LseVec<T>::kV;
+    constexpr int64_t kSub = int64_t{W} * V;
+    const unsigned mask = LogicalWarpMask<W>();
+    const int64_t L = line.g.length;
+    const bool reverse = line.g.reverse;
+    const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+    const bool vec = L % V == 0 && aligned(op.x) && aligned(op.out) && aligned(op.out_grad) && aligned(op.x_grad);
+    for (int64_t t0 = s0; t0 < s1; t0 += kSub) {
+      const int64_t t1 = t0 + kSub < s1 ? t0 + kSub : s1;
+      const int64_t first = t0 + int64_t{lane} * V;
+      float o[V], g[V], xv[V] = {};
+      LoadRowItems<T, V>(op.out, line.base, L, reverse, first, t1, vec, o);
+      LoadRowItems<T, V>(op.out_grad, line.base, L, reverse, first, t1, vec, g);
+      // x only enters the stores (x_grad), never the carry: a segment total (phase 1) leaves it
+      // unread, a third less traffic, and its NaN check with it (the tile choice stays a fixed
+      // function of the data).
+      if (kStore) LoadRowItems<T, V>(op.x, line.base, L, reverse, first, t1, vec, xv);
+      bool bad = false;
+      float omax = -std::numeric_limits<float>::infinity();
+      float omin = std::numeric_limits<float>::infinity();
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        if (first + j < t1) {
+          bad |= !isfinite(o[j]) || xv[j] != xv[j];
+          omax = fmaxf(omax, o[j]);
+          omin = fminf(omin, o[j]);
+        }
+      }
+#pragma unroll
+      for (int d = W / 2; d > 0; d >>= 1) {
+        omax = fmaxf(omax, __shfl_xor_sync(mask, omax, d, W));
+        omin = fminf(omin, __shfl_xor_sync(mask, omin, d, W));
+      }
+      bad = __any_sync(mask, bad);
+      const bool at_start = t0 == 0;
+      const float oc = at_start ? 0.f : static_cast<float>(op.out[line.g.At(line.base, t0).prev]);
+      float R;
+      if (!LseGradFast::Usable(bad, omax, omin, at_start, oc, &R)) {
+        carry = WarpScanSteps<W, kFallbackItems, kStore>(op, line, t0, t1, carry, exclusive, lane);
+        continue;
+      }
+      // Float-float sums and float32 products per element; float64 once per lane and tile.
+      FloatFloat part[V];
+      FloatFloat sum{0.f, 0.f};
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        if (first + j < t1) LseGradFast::AddProduct(&sum, g[j], LseFast::ExpDiff(R, o[j]));
+        part[j] = sum;
+      }
+      double before, total;
+      ScanLaneTotals<W>(sum.ToDouble(), mask, lane, &before, &total);
+      const double base = LseGradFast::Rebase(carry, at_start, oc, R);
+      if (kStore) {
+        const FloatFloat b = FloatFloat::Of(base + before);
+        float acc[V];
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          const FloatFloat S = FloatFloat::Add(b, part[j]);
+          acc[j] = LseFast::ExpDiff(o[j], R) * (S.hi + S.lo);
+        }
+        T xg[V];
+        if (!exclusive) {
+#pragma unroll
+          for (int j = 0; j < V; ++j) xg[j] = LseGradFast::XGrad<T>(acc[j], xv[j], o[j]);
+        } else {
+          // The element before each one: the previous item, the previous lane's last, or c.
+          float acc_prev = __shfl_up_sync(mask, acc[V - 1], 1, W);
+          float o_prev = __shfl_up_sync(mask, o[V - 1], 1, W);
+          if (lane == 0) {
+            acc_prev = at_start ? 0.f : static_cast<float>(carry.b);
+            o_prev = oc;
+          }
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            xg[j] = (at_start && first + j == 0) ? static_cast<T>(0.f) : LseGradFast::XGrad<T>(acc_prev, xv[j], o_prev);
+            acc_prev = acc[j];
+            o_prev = o[j];
+          }
+        }
+        StoreRowRaw<T, V>(op.x_grad, line.base, L, reverse, first, t1, vec, xg);
+      }
+      const int64_t last = t1 - 1 - t0;  // the tile's last element: lane last / V, item last % V
+      float o_last = o[0];
+#pragma unroll
+      for (int j = 1; j < V; ++j) {
+        if (j == static_cast<int>(last % V)) o_last = o[j];
+      }
+      o_last = __shfl_sync(mask, o_last, static_cast<int>(last / V), W);
+      carry = LseGradFast::Carry(carry, at_start, o_last, oc, R, total);
+    }
+    return carry;
+  }
+
+  template <int kItems, bool kStore>
+  __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                 bool exclusive) {
+    for (int64_t t0 = s0; t0 < s1; t0 += kItems) {
+      const int64_t t1 = t0 + kItems < s1 ? t0 + kItems : s1;
+      float o[kItems], g[kItems];
+      int64_t off[kItems];
+      bool bad = false;
+      float omax = -std::numeric_limits<float>::infinity();
+      float omin = std::numeric_limits<float>::infinity();
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        off[k] = line.g.At(line.base, t0 + k).offset;
+        o[k] = 0.f;
+        g[k] = 0.f;
+        if (t0 + k < t1) {
+          o[k] = static_cast<float>(op.out[off[k]]);
+          g[k] = static_cast<float>(op.out_grad[off[k]]);
+          bad |= !isfinite(o[k]);
+          omax = fmaxf(omax, o[k]);
+          omin = fminf(omin, o[k]);
+        }
+      }
+      const bool at_start = t0 == 0;
+      const float oc = at_start ? 0.f : static_cast<float>(op.out[line.g.At(line.base, t0).prev]);
+      float R;
+      if (!LseGradFast::Usable(bad, omax, omin, at_start, oc, &R)) {
+        carry = ThreadScanSteps<kFallbackItems, kStore>(op, line, t0, t1, carry, exclusive);
+        continue;
+      }
+      const FloatFloat base = FloatFloat::Of(LseGradFast::Rebase(carry, at_start, oc, R));
+      FloatFloat sum{0.f, 0.f};
+      float acc_prev = at_start ? 0.f : static_cast<float>(carry.b);
+      float o_prev = oc;
+      float o_last = o[0];
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        if (t0 + k < t1) {
+          LseGradFast::AddProduct(&sum, g[k], LseFast::ExpDiff(R, o[k]));
+          o_last = o[k];
+          if (kStore) {
+            const FloatFloat S = FloatFloat::Add(base, sum);
+            const float acc = LseFast::ExpDiff(o[k], R) * (S.hi + S.lo);
+            const float xv = static_cast<float>(op.x[off[k]]);
+            if (!exclusive) {
+              op.x_grad[off[k]] = LseGradFast::XGrad<T>(acc, xv, o[k]);
+            } else {
+              op.x_grad[off[k]] = (at_start && k == 0) ? static_cast<T>(0.f) : LseGradFast::XGrad<T>(acc_prev, xv, o_prev);
+            }
+            acc_prev = acc;
+            o_prev = o[k];
+          }
+        }
+      }
+      carry = LseGradFast::Carry(carry, at_start, o_last, oc, R, sum.ToDouble());
+    }
+    return carry;
+  }
+};
+
+}  // namespace scan_gpu
+}  // namespace funcs
+}  // namespace phi

@@ -1,0 +1,131 @@
+// repeat_interleave and its gradients (both count forms), written once for both devices. The
+// tensor form is the stream decompaction of flood_ops.h: the exclusive cumsum of the counts
+// (starts), the scatter of each slice's index to its first output (marker), then one index
+// flood that gathers (forward) or one segmented-sum scan from the end (gradient). Where the
+// devices differ the body calls a step of namespace phi::repeat, declared below for both and
+// defined in kernels/cpu/repeat_interleave_steps.h and kernels/gpu/repeat_interleave_steps.cuh:
+// the plain copies and sums of the int-count form (loops / one thread per element), the starts
+// (on the CPU checked on the host; on the GPU the total copied to the host unless output_size
+// gives it), the marker, and the gather (the GPU floods the markers alone when slices have
+// more than one element, then copies whole slices).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/funcs/scan.h"
+#include "kernels/impl/cum_scan_ops.h"
+#include "kernels/impl/flood_ops.h"
+#include "kernels/repeat_interleave_kernel.h"
+#include "kernels/util/fill.h"
+
+namespace phi {
+
+class CPUContext;
+class GPUContext;
+
+namespace repeat {
+
+// The starts and the marker of the tensor form, in the device's own buffers.
+template <typename Context>
+struct Pieces;
+
+// out[o, i, k] = x[o, i / repeats, k].
+template <typename T>
+void CopyRepeated(const CPUContext& ctx, const funcs::ScanLayout& l, int repeats, const T* x, T* out);
+template <typename T>
+void CopyRepeated(const GPUContext& ctx, const funcs::ScanLayout& l, int repeats, const T* x, T* out);
+
+// x_grad[o, j, k] = sum over c < repeats of out_grad[o, j * repeats + c, k], in that order.
+template <typename T>
+void SumRepeated(const CPUContext& ctx, const funcs::ScanLayout& l, int repeats, const T* out_grad, T* x_grad);
+template <typename T>
+void SumRepeated(const GPUContext& ctx, const funcs::ScanLayout& l, int repeats, const T* out_grad, T* x_grad);
+
+// p->starts = the exclusive cumsum of the n counts; returns the length M of the output axis.
+inline int64_t Starts(const CPUContext& ctx, const DenseTensor& repeats, int64_t n, int64_t output_size,
+                      Pieces<CPUContext>* p);
+inline int64_t Starts(const GPUContext& ctx, const DenseTensor& repeats, int64_t n, int64_t output_size,
+                      Pieces<GPUContext>* p);
+
+// p->marker (M entries): j at starts[j] for every slice with a nonzero count, -1 elsewhere.
+inline const int64_t* Marker(const CPUContext& ctx, const DenseTensor& repeats, int64_t n, int64_t M,
+                             Pieces<CPUContext>* p);
+inline const int64_t* Marker(const GPUContext& ctx, const DenseTensor& repeats, int64_t n, int64_t M,
+                             Pieces<GPUContext>* p);
+
+// The gather of the forward over the [outer, M, inner] output.
+template <typename T>
+void Gather(const CPUContext& ctx, const funcs::ScanLayout& l, int64_t M, funcs::RepeatGatherOp<T> op,
+            Pieces<CPUContext>* p);
+template <typename T>
+void Gather(const GPUContext& ctx, const funcs::ScanLayout& l, int64_t M, funcs::RepeatGatherOp<T> op,
+            Pieces<GPUContext>* p);
+
+}  // namespace repeat
+
+template <typename T, typename Context>
+void RepeatInterleaveKernel(const Context& dev_ctx, const DenseTensor& x, int repeats, int axis, DenseTensor* out) {
+  const funcs::ScanLayout l = CumScanLayout(x.dims(), axis, false);
+  T* po = dev_ctx.template Alloc<T>(out);
+  if (out->numel() > 0) repeat::CopyRepeated(dev_ctx, l, repeats, x.data<T>(), po);
+}
+
+template <typename T, typename Context>
+void RepeatInterleaveGradKernel(const Context& dev_ctx, const DenseTensor& x, const DenseTensor& out_grad,
+                                int repeats, int axis, DenseTensor* x_grad) {
+  const funcs::ScanLayout l = CumScanLayout(x.dims(), axis, false);
+  T* pd = dev_ctx.template Alloc<T>(x_grad);
+  if (x_grad->numel() > 0) repeat::SumRepeated(dev_ctx, l, repeats, out_grad.data<T>(), pd);
+}
+
+template <typename T, typename Context>
+void RepeatInterleaveWithTensorIndexKernel(const Context& dev_ctx, const DenseTensor& x, const DenseTensor& repeats,
+                                           int axis, int64_t output_size, DenseTensor* out) {
+  const funcs::ScanLayout l = CumScanLayout(x.dims(), axis, false);
+  repeat::Pieces<Context> p;
+  const int64_t M = repeat::Starts(dev_ctx, repeats, l.length, output_size, &p);
+  out->Resize(RepeatOutputDims(out->dims(), axis, M));
+  funcs::RepeatGatherOp<T> op;
+  op.out = dev_ctx.template Alloc<T>(out);
+  if (out->numel() == 0) return;
+  op.marker = repeat::Marker(dev_ctx, repeats, l.length, M, &p);
+  op.x = x.data<T>();
+  repeat::Gather(dev_ctx, l, M, op, &p);
+}
+
+// The segment sums: one segmented-sum scan of out_grad from the end, storing at the markers.
+template <typename T, typename Context>
+void RepeatInterleaveWithTensorIndexGradKernel(const Context& dev_ctx, const DenseTensor& x,
+                                               const DenseTensor& repeats, const DenseTensor& out_grad, int axis,
+                                               DenseTensor* x_grad) {
+  const funcs::ScanLayout l = CumScanLayout(x.dims(), axis, false);
+  const DDim& gd = out_grad.dims();  // x's dims (1-D for a 0-D x) with M along the axis
+  const int64_t M = gd[axis < 0 ? axis + gd.size() : axis];
+  repeat::Pieces<Context> p;
+  repeat::Starts(dev_ctx, repeats, l.length, M, &p);  // (the CPU checks the counts against M)
+  funcs::RepeatSegmentSumOp<T, typename funcs::FloodGradAcc<T>::type> op;
+  op.x_grad = dev_ctx.template Alloc<T>(x_grad);
+  if (x_grad->numel() == 0) return;
+  funcs::FillZero(dev_ctx, op.x_grad, x_grad->numel());  // slices repeated 0 times
+  if (out_grad.numel() == 0) return;
+  op.marker = repeat::Marker(dev_ctx, repeats, l.length, M, &p);
+  op.out_grad = out_grad.data<T>();
+  op.index = funcs::RepeatIndex(l.inner, M, l.length);
+  funcs::Scan(dev_ctx, funcs::ScanLayout{l.outer, M, l.inner}, false, true, op);
+}
+
+}  // namespace phi
+
+// The registrations, the same on both devices (kernels/cpu/repeat_interleave_kernel.cc and
+// kernels/gpu/repeat_interleave_kernel.cu): backend is CPU or GPU.
+#define PD_REGISTER_REPEAT_INTERLEAVE_KERNELS(backend)                                                               \
+  PD_REGISTER_KERNEL(repeat_interleave, backend, ALL_LAYOUT, phi::RepeatInterleaveKernel, float, double,              \
+                     phi::dtype::float16, phi::dtype::bfloat16, int32_t, int64_t) {}                                  \
+  PD_REGISTER_KERNEL(repeat_interleave_grad, backend, ALL_LAYOUT, phi::RepeatInterleaveGradKernel, float, double,     \
+                     phi::dtype::float16, phi::dtype::bfloat16) {}                                                    \
+  PD_REGISTER_KERNEL(repeat_interleave_with_tensor_index, backend, ALL_LAYOUT,                                        \
+                     phi::RepeatInterleaveWithTensorIndexKernel, float, double, phi::dtype::float16,                  \
+                     phi::dtype::bfloat16, int32_t, int64_t) {}                                                       \
+  PD_REGISTER_KERNEL(repeat_interleave_with_tensor_index_grad, backend, ALL_LAYOUT,                                   \
+                     phi::RepeatInterleaveWithTensorIndexGradKernel, float, double, phi::dtype::float16,              \
+                     phi::dtype::bfloat16) {}
