@@ -7,7 +7,7 @@
 namespace phi {
 
 // gla(q, k, v, gk, initial_state?, scale, output_final_state, head_first) -> o, final_state?
-// (SPEC.md §5). head_first: q, k, gk [B, H, T, Dk] and v [B, H, T, Dv]; otherwise
+// (docs/spec.md §5). head_first: q, k, gk [B, H, T, Dk] and v [B, H, T, Dv]; otherwise
 // [B, T, H, Dk] / [B, T, H, Dv]. q, k, v, gk share one floating dtype; initial_state is
 // [B, H, Dk, Dv] float32. o is like v; final_state [B, H, Dk, Dv] float32, set only when
 // output_final_state. A shape mismatch raises InvalidArgument (ValueError) naming the tensors

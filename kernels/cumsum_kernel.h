@@ -1,4 +1,4 @@
-// cumsum along `axis` (SPEC.md §2). Same declaration as Paddle's phi::CumsumKernel.
+// cumsum along `axis` (docs/spec.md §2). Same declaration as Paddle's phi::CumsumKernel.
 #pragma once
 
 #include "paddle_ops/common/scalar.h"

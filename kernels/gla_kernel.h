@@ -1,4 +1,4 @@
-// gla: chunked gated linear attention (SPEC.md §5, seed 002). q, k, gk [B, H, T, Dk] and
+// gla: chunked gated linear attention (docs/spec.md §5, seed 002). q, k, gk [B, H, T, Dk] and
 // v [B, H, T, Dv] (head_first; otherwise [B, T, H, D], Paddle's flash_attn layout):
 //   h_t = h_{t-1} * exp(gk_t)[:, None] + k_t ⊗ v_t,   o_t = (q_t * scale) @ h_t
 // with h_{-1} = initial_state ([B, H, Dk, Dv] float32; absent: 0). o is like v; final_state
@@ -17,7 +17,7 @@ void GlaKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTensor& 
                const DenseTensor& gk, const paddle::optional<DenseTensor>& initial_state, double scale,
                bool output_final_state, bool head_first, DenseTensor* o, DenseTensor* final_state);
 
-// Gradient of gla (SPEC.md §5): q_grad, k_grad, v_grad, gk_grad and initial_state_grad from
+// Gradient of gla (docs/spec.md §5): q_grad, k_grad, v_grad, gk_grad and initial_state_grad from
 // o_grad and final_state_grad (absent: 0). gk_grad is the reverse cumulative sum along T of
 // q * q_grad - k * k_grad, plus sum_j (final_state_grad * final_state)[:, j] at every step.
 // initial_state_grad (float32) is left unallocated when there is no initial_state.

@@ -1,4 +1,4 @@
-// right_flood: fill holes from the left along `axis` (SPEC.md §4, seed 003):
+// right_flood: fill holes from the left along `axis` (docs/spec.md §4, seed 003):
 //   out[i] = x[t(i)],  t(i) = max{ j <= i : x[j] is not a hole }
 // holes being zeros (hole = "zero", the seed) or NaN ("nan", pandas' ffill); reverse=true
 // fills from the right. Leading holes stay as they are. `index` (int64, t along the axis, -1

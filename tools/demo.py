@@ -40,7 +40,7 @@ def check(name, got, want, tol):
 
 
 def demo_logcumsumexp():
-    print("logcumsumexp (SPEC.md §1)")
+    print("logcumsumexp (docs/spec.md §1)")
     rng = np.random.default_rng(1)
     a = rng.standard_normal((3, 5)).astype(np.float32)
     x = paddle.to_tensor(a)
@@ -69,7 +69,7 @@ def demo_logcumsumexp():
 
 
 def demo_cumsum():
-    print("cumsum (SPEC.md §2)")
+    print("cumsum (docs/spec.md §2)")
     a = np.arange(12, dtype=np.int64).reshape(3, 4) * 1000003
     x = paddle.to_tensor(a)
     for axis in (0, 1):
@@ -84,7 +84,7 @@ def demo_cumsum():
 
 
 def demo_flood():
-    print("right_flood and repeat_interleave (SPEC.md §4, seed 003)")
+    print("right_flood and repeat_interleave (docs/spec.md §4, seed 003)")
     x = paddle.to_tensor(np.array([1, 0, 0, 3, 0, 6, 0, 0], np.float32), stop_gradient=False)
     y = paddle.right_flood(x)
     check("seed example: right_flood([1,0,0,3,0,6,0,0])", y.numpy(), np.array([1, 1, 1, 3, 3, 6, 6, 6.]), 0)
@@ -105,7 +105,7 @@ def demo_flood():
 
 
 def demo_pscan():
-    print("pscan: y[t] = a[t] * y[t-1] + x[t] (SPEC.md §3, seed 004)")
+    print("pscan: y[t] = a[t] * y[t-1] + x[t] (docs/spec.md §3, seed 004)")
     rng = np.random.default_rng(0)
     a = rng.uniform(-1.0, 1.0, (2, 50, 1)).astype(np.float64)
     x = rng.standard_normal((2, 50, 3))
@@ -130,7 +130,7 @@ def demo_pscan():
 
 
 def demo_gla():
-    print("gla: chunked gated linear attention (SPEC.md §5, seed 002), against the recurrent form")
+    print("gla: chunked gated linear attention (docs/spec.md §5, seed 002), against the recurrent form")
     rng = np.random.default_rng(1)
     B, H, T, Dk, Dv = 1, 2, 37, 8, 5
     q, k = rng.standard_normal((B, H, T, Dk)), rng.standard_normal((B, H, T, Dk))
@@ -144,7 +144,7 @@ def demo_gla():
     for dtype, tol in (("float64", 1e-12), ("float32", 1e-5)):
         got, final = paddle.gla(*(paddle.to_tensor(a.astype(dtype)) for a in (q, k, v, gk)), output_final_state=True)
         check("%s, T = %d (not a multiple of the chunk), odd D: o" % (dtype, T), got.numpy(), o, tol)
-        check("%s: final_state (float32, SPEC §5)" % dtype, final.numpy(), h, 1e-5)
+        check("%s: final_state (float32, docs/spec.md §5)" % dtype, final.numpy(), h, 1e-5)
 
 
 def main():

@@ -121,7 +121,7 @@ struct LinearRecurrenceCombine {
 
 // Fill-forward on source indices (right_flood, repeat_interleave's index flood): the later
 // element wins unless it is a hole (-1), so a prefix is the last non-hole source before it.
-// Associative and idempotent (SPEC.md §4: x (+) y = y if y is not a hole else x); identity -1.
+// Associative and idempotent (docs/spec.md §4: x (+) y = y if y is not a hole else x); identity -1.
 // Sources increase along a forward scan and decrease along a reverse one; the rule needs
 // neither order.
 struct FloodCombine {

@@ -1,4 +1,4 @@
-// gla (SPEC.md §5): the chunked form on the CPU, forward and backward of one head, computing
+// gla (docs/spec.md §5): the chunked form on the CPU, forward and backward of one head, computing
 // in float (float32 and the 16-bit types; float64 stays on the recurrent form of recurrent.h).
 //
 // Chunks of kGlaCpuChunk steps; B_r = sum_{s <= r} gk_s inside the chunk (summed in double),

@@ -1,4 +1,4 @@
-// The chunked form of gla on the GPU (SPEC.md §5, seed 002), forward and backward, with
+// The chunked form of gla on the GPU (docs/spec.md §5, seed 002), forward and backward, with
 // tensor-core products (wmma, 16-bit operands, float32 accumulation) for float16/bfloat16 and
 // the same kernels on float32 operands with plain FMAs for float32.
 //

@@ -1,4 +1,4 @@
-// gla (SPEC.md §5): the layout of one head and the recurrent form, the reference kernel.
+// gla (docs/spec.md §5): the layout of one head and the recurrent form, the reference kernel.
 // Host/device code: the CPU kernels run the recurrent form per head (the float64 path and the
 // reference the chunked kernels are tested against), the GPU runs it for float64 and for
 // shapes its chunked kernels do not take.

@@ -17,7 +17,7 @@
 // carry holds R (every prefix sum is then >= 1, and terms below exp(-kSpan) of it are
 // negligible) or every element and the carry's max lie within kSpan of R (every term a normal
 // float). Otherwise exp(x - R) could underflow before x's own prefix is dominated by larger
-// terms (SPEC §1's wide-range case), and the tile falls back on the exact generic steps. Which
+// terms (docs/spec.md §1's wide-range case), and the tile falls back on the exact generic steps. Which
 // path a tile takes depends on the data alone, so results stay deterministic.
 //
 // A segment total (phase 1 of a long row) needs no per-element prefix: each lane sums its

@@ -72,7 +72,7 @@ struct LogcumsumexpOp : LogAddExpCombine<Acc> {
   }
 };
 
-// Gradient of logcumsumexp (SPEC.md §1), scanned in the direction opposite to the forward.
+// Gradient of logcumsumexp (docs/spec.md §1), scanned in the direction opposite to the forward.
 // With o the forward output, element k is the pair (gate, value) =
 //   (exp(o[k] - o[prev]), out_grad[k]),  prev = the element before k in this scan order,
 // and the linear-recurrence scan gives acc[k] = out_grad[k] + gate_k * acc[prev]. Since o is

@@ -1,4 +1,4 @@
-// The scan ops of right_flood and repeat_interleave (SPEC.md §4, seed 003): element loads and
+// The scan ops of right_flood and repeat_interleave (docs/spec.md §4, seed 003): element loads and
 // stores around the fill-forward and segmented-sum operators of funcs/scan_functors.h.
 // Host/device code, shared by the CPU and GPU kernels.
 //

@@ -1,7 +1,7 @@
 // logcumsumexp and its gradient, written once for both devices. The forward is one scan of the
 // (max, compensated sum) state, the gradient one reverse gated-recurrence scan against the
 // forward's direction (cum_scan_ops.h), both in CumAccType<T, Context>: float64 for every input
-// type (on the GPU so that float32 rows of 2^26 stay within the SPEC bound, which a float32
+// type (on the GPU so that float32 rows of 2^26 stay within the docs/spec.md bound, which a float32
 // running state would not). Where they are exact, float32 and 16-bit inputs take the
 // op's fast paths instead: kernels/cpu/cum_scan_fast.h (SIMD) and
 // kernels/gpu/logcumsumexp_tiles.cuh (one float32 exp per element).

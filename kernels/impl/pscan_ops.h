@@ -1,4 +1,4 @@
-// The scan ops of pscan (SPEC.md §3) and its gradient: element loads and stores around the
+// The scan ops of pscan (docs/spec.md §3) and its gradient: element loads and stores around the
 // (gate, value) linear-recurrence operator of funcs/scan_functors.h. Host/device code, shared
 // by the CPU and GPU kernels.
 //
@@ -90,7 +90,7 @@ struct PscanOp : PscanCombine<Acc> {
   HOSTDEVICE void Store(const ScanPos& p, const State& s) const { out[p.offset] = static_cast<T>(s.b); }
 };
 
-// Gradient, scanned against the forward direction (SPEC.md §3): with g the running state,
+// Gradient, scanned against the forward direction (docs/spec.md §3): with g the running state,
 //   g[t] = out_grad[t] + a[t+1] * g[t+1]      (reverse: a[t-1] * g[t-1])
 // i.e. the gate of an element is the forward gate of the element before it in this scan
 // order (p.prev). Then x_grad = g, a_grad[t] = g[t] * y[t-1] (y[-1] = initial_state, or 0),

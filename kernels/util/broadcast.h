@@ -9,7 +9,7 @@
 //    "reduce a gradient to an input's shape" of broadcasting grads, BroadcastReduceMask).
 //
 // Results never depend on the thread count: work is split into fixed-size pieces and every
-// output element is accumulated by one thread in a fixed order (SPEC: bitwise reproducible).
+// output element is accumulated by one thread in a fixed order (docs/spec.md: bitwise reproducible).
 #pragma once
 
 #include <algorithm>

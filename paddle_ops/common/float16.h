@@ -1,6 +1,6 @@
 // IEEE 754 binary16 value type, usable on host and device. Arithmetic happens in float;
 // conversion from float rounds to nearest even (so the ops "compute in float32 and round
-// once when stored", SPEC.md).
+// once when stored", docs/spec.md).
 #pragma once
 
 #include <cstdint>

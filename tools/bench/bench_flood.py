@@ -1,4 +1,4 @@
-"""GPU benchmark of right_flood and repeat_interleave (SPEC §4, PERFORMANCE.md), all in one run:
+"""GPU benchmark of right_flood and repeat_interleave (docs/spec.md §4, PERFORMANCE.md), all in one run:
 ours, torch's equivalent, and a device-to-device copy; ms and x floor.
 
     PYTHONPATH=build/python python3 tools/bench/bench_flood.py [--quick] [--repeat N] [--json out.json]

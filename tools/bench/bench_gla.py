@@ -1,4 +1,4 @@
-"""Benchmark of gla (SPEC §5, PERFORMANCE.md) on the GPU: ours forward and forward+backward in
+"""Benchmark of gla (docs/spec.md §5, PERFORMANCE.md) on the GPU: ours forward and forward+backward in
 bfloat16, with torch's causal scaled_dot_product_attention (where Dk == Dv) and a copy of q
 measured in the same run, and flash-linear-attention's chunk_gla when it is importable.
 

@@ -1,4 +1,4 @@
-"""Benchmark of pscan (SPEC §3, PERFORMANCE.md): ours against the seed's cumsum (log-space)
+"""Benchmark of pscan (docs/spec.md §3, PERFORMANCE.md): ours against the seed's cumsum (log-space)
 form written in torch from the seed's formulas and a copy of x, all in one run; ms and
 x floor, where the floor is the copy time scaled to the bytes pscan reads and writes.
 

@@ -1,10 +1,10 @@
 """Accuracy of the GPU logcumsumexp (forward and gradient) against float64 references, on the
-long and awkward rows SPEC §1 names; prints one line per case.
+long and awkward rows docs/spec.md §1 names; prints one line per case.
 
     PYTHONPATH=build/python python3 tools/bench/gpu_accuracy.py [--n-log2 26]
 
-float32: max |out - ref| / max(1, |ref|) (SPEC bound 2.5e-7). float16/bfloat16: the largest
-error in units in the last place of the output type, at the reference (SPEC: within one ulp).
+float32: max |out - ref| / max(1, |ref|) (docs/spec.md bound 2.5e-7). float16/bfloat16: the largest
+error in units in the last place of the output type, at the reference (docs/spec.md: within one ulp).
 Gradient: max |g - ref| / max(|ref|) over the row, against a float64 evaluation of the stable
 reverse recurrence.
 """

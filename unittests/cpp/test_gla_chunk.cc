@@ -196,7 +196,7 @@ struct Case {
 
 class GlaChunkEmulation : public ::testing::TestWithParam<Case> {};
 
-// SPEC §5: relative RMS error 1e-5 in float32, 4e-3 in the 16-bit types, for o, final_state and
+// docs/spec.md §5: relative RMS error 1e-5 in float32, 4e-3 in the 16-bit types, for o, final_state and
 // every gradient (the inputs rounded to the type first, the reference in float64).
 template <typename T, int kVer>
 void CheckType(const Case& c, double tol) {

@@ -259,7 +259,7 @@ TEST(GpuTest, ScanEngineEveryStrategyDeterministicAndMatchesCpu) {
 // on the engine's strategies, phase 2 included both ways (a warp per line up to
 // ScanPolicy::kWarpTotals segments, a block per line beyond: the [1, 300007], [1, 2^22] and
 // [1, 20000, 3] cases). Each call is repeated and compared bitwise; the forward is also held to
-// the CPU kernel (both within SPEC §1 of the float64 truth, so within twice that of each other).
+// the CPU kernel (both within docs/spec.md §1 of the float64 truth, so within twice that of each other).
 // Inputs mix N(0, 3) with -inf, a NaN-free wide range (±150, ±400) in a few places so that
 // some tiles take the generic fallback.
 template <typename T>

@@ -229,7 +229,7 @@ struct Tol {
     return t == DataType::FLOAT64 ? f64 : t == DataType::FLOAT32 ? f32 : t == DataType::FLOAT16 ? f16 : bf16;
   }
 };
-// SPEC (and unittests/python/op_test.py): float64 1e-14, float32 2.5e-7 of max(1, |ref|); the
+// docs/spec.md (and unittests/python/op_test.py): float64 1e-14, float32 2.5e-7 of max(1, |ref|); the
 // 16-bit types one ulp after a float32-accurate computation.
 const Tol kSpecTol{1e-14, 2.5e-7, 2.5e-7, 2.5e-7, 1};
 // cumsum and pscan (op_db.py): float32 accumulation bounds, against the running sum of |x|.

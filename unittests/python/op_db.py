@@ -221,7 +221,7 @@ CUMSUM = OpInfo(
     error_inputs=scan_error_inputs(),
     bad_inputs=scan_bad_inputs('float16.*int64', ['bool', 'int8', paddle.uint8]),
     tolerances={
-        # SPEC gives no cumsum bound: float rounding of a sequential or blocked sum of <= 20
+        # docs/spec.md gives no cumsum bound: float rounding of a sequential or blocked sum of <= 20
         # terms, measured against the running sum of |x| (cumsum_tol_scale).
         'float64': Tolerance(rtol=1e-14),
         'float32': Tolerance(rtol=4e-6),
@@ -260,7 +260,7 @@ def pscan_ref(x, a, initial_state=None, reverse=False):
 
 
 def pscan_grads_ref(a, out, out_grad, initial_state=None, reverse=False):
-    """(a_grad, x_grad, initial_state_grad) by the loop of SPEC §3: g[t] = out_grad[t] +
+    """(a_grad, x_grad, initial_state_grad) by the loop of docs/spec.md §3: g[t] = out_grad[t] +
     a[t+1] * g[t+1] (mirrored when reverse), a_grad[t] = g[t] * y[t-1] (summed over D for
     [N, T] gates), initial_state_grad = a[0] * g[0]; long double."""
     ld = np.longdouble
@@ -443,7 +443,7 @@ PSCAN = OpInfo(
 
 
 # ------------------------------------------------------------------------------------------
-# right_flood (SPEC §4): fill holes (zeros or NaN) from the left along an axis.
+# right_flood (docs/spec.md §4): fill holes (zeros or NaN) from the left along an axis.
 # ------------------------------------------------------------------------------------------
 
 def _moved(x, axis):
@@ -617,7 +617,7 @@ RIGHT_FLOOD = OpInfo(
 
 
 # ------------------------------------------------------------------------------------------
-# repeat_interleave (SPEC §4, the seed's stream decompaction). The OpInfo input is x; the
+# repeat_interleave (docs/spec.md §4, the seed's stream decompaction). The OpInfo input is x; the
 # counts ride in the kwargs as an int or an int64 array (made a tensor on x's place).
 # ------------------------------------------------------------------------------------------
 

@@ -168,7 +168,7 @@ class Tolerance:
     exact: bool = False
 
 
-# SPEC: float64 <= 1e-14*max(1,|ref|); float32 <= 2.5e-7*max(1,|ref|); float16/bfloat16
+# docs/spec.md: float64 <= 1e-14*max(1,|ref|); float32 <= 2.5e-7*max(1,|ref|); float16/bfloat16
 # within one ulp of the output type; integers exact. The 16-bit entries add the float32
 # bound because that is the precision the value is computed in before its one rounding.
 DEFAULT_TOLERANCES = {
@@ -579,7 +579,7 @@ class GenericOpTests:
         self._run_all(check, self.samples(dtype))
 
     def test_deterministic(self, dtype, place):
-        """The same input gives bitwise the same output every time (SPEC)."""
+        """The same input gives bitwise the same output every time (docs/spec.md)."""
         if place == 'gpu' and paddle.device.gpu_scan_backend() == 'thrust':
             pytest.skip("the thrust reference backend is not bitwise deterministic: CUB's "
                         "decoupled look-back combines tile prefixes in a timing-dependent order")

@@ -1,7 +1,7 @@
 """Tests of the op generator (tools/codegen/gen.py + op_model.py).
 
 The fixtures in codegen_fixtures/ are YAML entries shaped like the ops still to come
-(SPEC.md §3-5: pscan, right_flood, gla): several inputs and outputs, optional inputs, an int64
+(docs/spec.md §3-5: pscan, right_flood, gla): several inputs and outputs, optional inputs, an int64
 output, float and string attributes, forward outputs saved for backward, several grads, an
 optional output and an optional incoming grad. The tests check the generated C++ text, then
 syntax-check it with g++ against the real runtime headers and codegen_fixtures/stub_infermeta.h

@@ -1,4 +1,4 @@
-"""cumsum: SPEC section 2 (the same axis/flatten/exclusive/reverse rules as logcumsumexp;
+"""cumsum: docs/spec.md §2 (the same axis/flatten/exclusive/reverse rules as logcumsumexp;
 integers accumulate exactly; the gradient is the reverse cumsum of out_grad).
 
 The generic OpInfo checks run from test_op_db.py; the tests below spell out the rest.

@@ -1,9 +1,9 @@
-"""gla: SPEC section 5, chunked gated linear attention (seed 002), forward and backward.
+"""gla: docs/spec.md §5, chunked gated linear attention (seed 002), forward and backward.
 
 Every check runs against a float64 NumPy recurrent reference written here (the step-by-step
 recurrence of the seed, storing every state; its backward differentiates that loop step by
 step, independently of the kernels' reverse-cumulative-sum form), on the inputs rounded to
-the dtype under test, with the relative RMS error of SPEC (4e-3 for the 16-bit types, 1e-5
+the dtype under test, with the relative RMS error of docs/spec.md (4e-3 for the 16-bit types, 1e-5
 for float32; float64 tighter). The shapes are awkward on purpose: T of 1, 15, 16, 63 and 130
 (around and between the GPU's chunk sizes), D not a power of two, both layouts.
 """
@@ -15,7 +15,7 @@ import paddle_ops as paddle
 from op_test import FLOAT_DTYPES, available_places, cast_np, make_tensor, tensor_values
 
 PLACES = available_places()
-# Relative RMS error allowed against the float64 reference, per dtype (SPEC §5).
+# Relative RMS error allowed against the float64 reference, per dtype (docs/spec.md §5).
 REL_RMS = {'float16': 4e-3, 'bfloat16': 4e-3, 'float32': 1e-5, 'float64': 1e-10}
 
 
@@ -292,7 +292,7 @@ def test_finite_differences_float64(through, place):
 @pytest.mark.parametrize('dtype', FLOAT_DTYPES)
 @pytest.mark.parametrize('dims', [(64, 64), (128, 256), (256, 256), (100, 72)], ids=str)
 def test_head_sizes(dims, dtype, place):
-    """The head sizes of SPEC (Dk = Dv in {64, 128, 256}, the seed's 128 x 256) and an odd
+    """The head sizes of docs/spec.md (Dk = Dv in {64, 128, 256}, the seed's 128 x 256) and an odd
     pair, with T = 200 (several GPU chunks and a partial last one)."""
     Dk, Dv = dims
     T = 200 if place == 'gpu' else 70   # the CPU reference is the recurrent loop: keep it short

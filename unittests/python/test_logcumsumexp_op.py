@@ -1,8 +1,8 @@
-"""logcumsumexp: SPEC section 1.
+"""logcumsumexp: docs/spec.md §1.
 
 The generic OpInfo checks (every dtype, shape, axis, exclusive/reverse combination, dtype
 argument, gradients, errors, places) run from test_op_db.py; the tests below pin
-down the behaviour SPEC states explicitly.
+down the behaviour docs/spec.md states explicitly.
 """
 
 import math
@@ -264,7 +264,7 @@ def test_wide_range_accuracy(layout, exclusive, reverse, dtype, place):
 
 @pytest.mark.parametrize('place', PLACES)
 def test_long_row_float32_accuracy(place):
-    """SPEC: float32 max |out - ref64| <= 2.5e-7 * max(1, |ref|) on a 2^24-element row
+    """docs/spec.md: float32 max |out - ref64| <= 2.5e-7 * max(1, |ref|) on a 2^24-element row
     (a float32 running accumulator is off by ~1 here)."""
     n = 1 << 24
     x32 = np.random.default_rng(6).standard_normal(n, dtype=np.float32)
@@ -336,7 +336,7 @@ def test_dtype_arg_to_half(place):
 @pytest.mark.parametrize('dtype', FLOAT_DTYPES)
 @pytest.mark.parametrize('exclusive,reverse', EXCLUSIVE_REVERSE)
 def test_grad_at_neg_inf_is_zero(exclusive, reverse, dtype, place):
-    """SPEC: the gradient is finite where x = -inf, and 0 there (torch gives NaN)."""
+    """docs/spec.md: the gradient is finite where x = -inf, and 0 there (torch gives NaN)."""
     values = np.array([[-INF, 1.0, -INF, 2.0, -INF],
                        [-INF, -INF, -INF, -INF, -INF],
                        [0.5, -INF, -INF, -1.0, 3.0]])

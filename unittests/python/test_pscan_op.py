@@ -1,8 +1,8 @@
-"""pscan: SPEC section 3, the first-order linear recurrence of seed 004.
+"""pscan: docs/spec.md §3, the first-order linear recurrence of seed 004.
 
 The generic OpInfo checks (every dtype, both gate shapes, with and without initial_state,
 reverse, zero-size and long awkward shapes, x_grad, errors, determinism, static mode,
-places) run from test_op_db.py; the tests below pin down what SPEC states explicitly: the
+places) run from test_op_db.py; the tests below pin down what docs/spec.md states explicitly: the
 gradients of a and initial_state, negative and zero gates, NaN/inf, the seed's convention,
 and the long row where the seed's log-space form is no longer finite.
 """
@@ -304,7 +304,7 @@ GRAD_REF_SHAPES = [(2, 7, 3), (3, 40, 1), (2, 33, 37), (1, 12001, 1), (2, 1031, 
 @pytest.mark.parametrize('shape', GRAD_REF_SHAPES)
 def test_grads_reference(shape, dtype, place):
     """All three gradients, every dtype, both gate shapes and directions, against the long
-    double loop of SPEC §3 on the tensors the kernel saw; long rows and wide D exercise
+    double loop of docs/spec.md §3 on the tensors the kernel saw; long rows and wide D exercise
     the engines' multi-pass scans and the deterministic sum over D of [N, T] gates."""
     rng = np.random.default_rng(5)
     N, T, D = shape

@@ -1,4 +1,4 @@
-"""repeat_interleave: SPEC section 4, seed 003's purpose (stream decompaction), as in Paddle.
+"""repeat_interleave: docs/spec.md §4, seed 003's purpose (stream decompaction), as in Paddle.
 
 The generic OpInfo checks (int and tensor counts, every axis and axis=None, zero counts,
 zero-valued data, a single broadcast count, output_size, int32 counts, long rows, gradients,

@@ -1,8 +1,8 @@
-"""right_flood: SPEC section 4, the fill-forward scan of seed 003.
+"""right_flood: docs/spec.md §4, the fill-forward scan of seed 003.
 
 The generic OpInfo checks (every dtype, every axis, both directions, zero and NaN holes,
 zero-size and 0-D tensors, long awkward shapes, gradients, errors, determinism, static mode,
-CPU vs GPU) run from test_op_db.py; the tests below pin down what SPEC and the seed state
+CPU vs GPU) run from test_op_db.py; the tests below pin down what docs/spec.md and the seed state
 explicitly: the seed's examples (and where its code is wrong), NaN holes, reverse, batches along
 every axis, return_index against NumPy's maximum.accumulate of indices, rows of holes only,
 leading holes kept bit for bit, and the gradient of long runs.

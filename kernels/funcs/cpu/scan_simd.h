@@ -23,12 +23,12 @@ struct ScanCall {
   bool reverse;
 };
 
-// log-sum-exp (SPEC §1): float32 and 16-bit types exponentiate in float lanes and sum and take
+// log-sum-exp (docs/spec.md §1): float32 and 16-bit types exponentiate in float lanes and sum and take
 // the log in double lanes; float64 is double throughout. T: float, double, float16, bfloat16.
 template <typename T>
 bool LogcumsumexpScan(const T* x, T* out, const ScanCall& c);
 
-// Gradient of logcumsumexp: the reverse gated recurrence of SPEC §1 in double lanes.
+// Gradient of logcumsumexp: the reverse gated recurrence of docs/spec.md §1 in double lanes.
 // c.reverse is the direction of the gradient's scan (the opposite of the forward's).
 template <typename T>
 bool LogcumsumexpGradScan(const T* x, const T* out, const T* out_grad, T* x_grad, const ScanCall& c);

@@ -189,7 +189,7 @@ PADDLE_OPS_VINLINE __m256d LseOut4(__m256d s, __m256d va, __m256d vb, __m256d vr
 // log(f), and log(f), at most 0.35 in size, in float lanes by Eigen's plog: one float log for 8
 // lanes instead of two double logs for 4 each. The rounding of f to float is corrected to first
 // order, so the error of log(p) is the float log's, about 2^-24 * |log f| + 2^-25 < 4e-8
-// absolute, inside SPEC's 2.5e-7 with the output's own rounding. Only for finite p >= 2^-1022 (smaller p are redone exactly by
+// absolute, inside the spec's 2.5e-7 with the output's own rounding. Only for finite p >= 2^-1022 (smaller p are redone exactly by
 // the callers' guard, p < 2^-64).
 PADDLE_OPS_VINLINE void SplitExponent(__m256d p, __m256d* e, __m256d* f) {
   const __m256i bits = _mm256_castpd_si256(p);

@@ -1,7 +1,7 @@
 """paddle_ops: scan operators built the way PaddlePaddle's phi is built.
 
 Use it as `import paddle_ops as paddle`: paddle.to_tensor, paddle.logcumsumexp,
-paddle.cumsum, Tensor.backward, paddle.grad, ... behave as in Paddle (SPEC.md).
+paddle.cumsum, Tensor.backward, paddle.grad, ... behave as in Paddle (docs/spec.md).
 """
 from . import _C, _C_ops  # noqa: F401
 from .flags import get_flags, set_flags  # noqa: F401  (reads the PADDLE_OPS_* variables: first)

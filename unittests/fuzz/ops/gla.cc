@@ -5,7 +5,7 @@ namespace {
 
 using namespace paddle_ops_fuzz;  // NOLINT: the fuzzer's shared vocabulary
 
-// SPEC §5: relative RMS error against the float64 recurrent reference, 4e-3 for the 16-bit
+// docs/spec.md §5: relative RMS error against the float64 recurrent reference, 4e-3 for the 16-bit
 // types and 1e-5 for float32 (float64: 1e-12). An all-zero reference needs an all-zero result
 // up to the dtype's smallest normal.
 void ExpectRelRms(const char* what, const Arr& got, const std::vector<LD>& ref, const std::vector<LD>& mag, LD c,
@@ -171,7 +171,7 @@ void FuzzGla(Fdp& f, bool grad) {
       for (int64_t e = 0; e < S; ++e) dh0[bh * S + e] = dS[e];
     }
     if (mag) {
-      // gk_grad is computed (SPEC §5) as the reverse cumulative sum of q * q_grad - k * k_grad:
+      // gk_grad is computed (docs/spec.md §5) as the reverse cumulative sum of q * q_grad - k * k_grad:
       // those terms' sizes are its rounding's scale (they cancel in strongly decayed channels).
       for (int64_t bh = 0; bh < B * H; ++bh) {
         for (int64_t i = 0; i < Dk; ++i) {
@@ -187,7 +187,7 @@ void FuzzGla(Fdp& f, bool grad) {
     return GlaRef{o, fin, dq, dk, dv, dg, dh0};
   };
   const GlaRef ref = reference(false), mg = reference(true);
-  // Beyond SPEC's relative RMS: the rounding of the accumulation type over the terms' sizes,
+  // Beyond the spec's relative RMS: the rounding of the accumulation type over the terms' sizes,
   // for results that cancel (a state near -k v, a gradient whose terms sum to ~0).
   const LD c = static_cast<LD>(T + Dk + Dv + 4) * (t == DataType::FLOAT64 ? Eps(DataType::FLOAT64) : Eps(DataType::FLOAT32));
   ExpectRelRms("o", FromTensor(std::get<0>(res)), ref.o, mg.o, c, qk(Dv), t);

@@ -1,4 +1,4 @@
-"""Attention-like ops: gla, chunked gated linear attention (SPEC section 5, seed 002)."""
+"""Attention-like ops: gla, chunked gated linear attention (docs/spec.md §5, seed 002)."""
 import builtins
 import math
 
