@@ -6,6 +6,8 @@ from .. import _C_ops
 from ..framework import FLOATING, float32
 from .manipulation import _check_tensor
 
+__all__ = ["gla"]
+
 
 def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, head_first=True, name=None):
     r"""Gated linear attention: a linear-attention recurrence whose state decays per key channel.
