@@ -1,5 +1,6 @@
-"""GPU benchmark of right_flood and repeat_interleave (docs/spec.md §4, PERFORMANCE.md), all in one run:
-ours, torch's equivalent, and a device-to-device copy; ms and x floor.
+"""GPU benchmark of right_flood and repeat_interleave (docs/spec.md §4; peers and targets:
+docs/benchmarks.md), all in one run: ours, torch's equivalent, and a device-to-device copy; ms
+and x floor.
 
     PYTHONPATH=build/python python3 tools/bench/bench_flood.py [--quick] [--repeat N] [--json out.json]
 
@@ -7,11 +8,11 @@ The floor of an op is the time of a copy moving the bytes the op reads and write
 clone of a uint8 tensor of (read + written) / 2 bytes, timed in the same run.
 
 right_flood, float32 with 70% zero holes: the 2^26 vector and a [4096, 16384] batch along
-its last axis (PERFORMANCE.md's shapes), and [16384, 4096] along axis 0 (columns). Ours
+its last axis (the shapes of docs/benchmarks.md's peers), and [16384, 4096] along axis 0 (columns). Ours
 reads x and writes y (8 bytes an element); with return_index also the int64 index (16); its
 gradient reads x and out_grad and writes x_grad (12). torch has no fill-forward: its
 `where + cummax + gather` (indices of the non-holes, a running max, a gather) is the usual
-way, and PERFORMANCE.md's anchor (204 ms for the vector on the H100).
+way, and the anchor of docs/benchmarks.md (204 ms for the vector on the H100).
 
 repeat_interleave, float32, counts drawn from {0, 1, 2, 3} (a quarter zeros) as an int64
 tensor: a 1-D x of 2^24 and x [2^16, 256] along axis 0 (rows of 1 KB); also one int count

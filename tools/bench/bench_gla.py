@@ -1,6 +1,7 @@
-"""Benchmark of gla (docs/spec.md §5, PERFORMANCE.md) on the GPU: ours forward and forward+backward in
-bfloat16, with torch's causal scaled_dot_product_attention (where Dk == Dv) and a copy of q
-measured in the same run, and flash-linear-attention's chunk_gla when it is importable.
+"""Benchmark of gla (docs/spec.md §5; peers and targets: docs/benchmarks.md) on the GPU: ours
+forward and forward+backward in bfloat16, with torch's causal scaled_dot_product_attention (where
+Dk == Dv) and a copy of q measured in the same run, and flash-linear-attention's chunk_gla when it
+is importable.
 
     PYTHONPATH=build/python python3 tools/bench/bench_gla.py [--quick] [--repeat N] [--json out.json]
         [--compare-v1]               # also time version 1 of the chunked kernels (chunked_v1)
@@ -15,7 +16,7 @@ B=4 T=2048 H=16 D=128; B=8 T=1024 H=8 D=64; B=2 T=16384 H=16 D=128.
 Columns: ms forward and forward+backward (paddle.grad of o with a random o_grad into q, k, v
 and gk); floor = the copy time of q scaled to the bytes the forward must move (read q, k, gk,
 v, write o); SDPA forward (torch, causal) for scale; fla's numbers on the H100 from
-PERFORMANCE.md and the target; and rel_rms, o of batch 0 against a float32 recurrent loop in
+docs/benchmarks.md ("Peers and targets") and the target; and rel_rms, o of batch 0 against a float32 recurrent loop in
 torch (a sanity check of the run, not the accuracy test: that is unittests/python/test_gla_op.py).
 
 --compare-v1 adds a column: the same forward / forward+backward with PADDLE_OPS_GLA_GPU=chunked_v1
@@ -33,7 +34,7 @@ import numpy as np
 import paddle_ops as paddle
 from bench_common import batch_ms
 
-# (label, B, T, H, Dk, Dv, fla forward ms, fla forward+backward ms) from PERFORMANCE.md (H100).
+# (label, B, T, H, Dk, Dv, fla forward ms, fla forward+backward ms) from docs/benchmarks.md, "Peers and targets" (H100).
 CASES = [
     ("seed", 32, 2048, 4, 128, 256, 1.33, 5.84),
     ("B4 T2048 H16 D128", 4, 2048, 16, 128, 128, 0.86, 3.49),
@@ -41,7 +42,7 @@ CASES = [
     ("B2 T16384 H16 D128", 2, 16384, 16, 128, 128, 1.87, 8.11),
 ]
 QUICK = [("small", 2, 512, 4, 64, 64, None, None)]
-TARGET = {"seed": (1.0, 5.0)}  # PERFORMANCE.md: forward <= 1.0 ms, forward+backward <= 5.0 ms
+TARGET = {"seed": (1.0, 5.0)}  # docs/benchmarks.md: forward <= 1.0 ms, forward+backward <= 5.0 ms
 
 
 def make_inputs(B, T, H, Dk, Dv, rng):
@@ -193,7 +194,7 @@ def fmt(x, nd=3):
 
 
 HEADER = ("| case | B | T | H | Dk | Dv | floor ms | ours fwd ms | x floor | ours fwd+bwd ms | "
-          "SDPA fwd ms | fla fwd ms (this run) | fla fwd / fwd+bwd ms (PERFORMANCE.md) | target | rel_rms |")
+          "SDPA fwd ms | fla fwd ms (this run) | fla fwd / fwd+bwd ms (docs/benchmarks.md) | target | rel_rms |")
 V1_HEADER = " chunked_v1 fwd / fwd+bwd ms | speed-up fwd / fwd+bwd |"
 
 

@@ -1,6 +1,6 @@
 """GPU benchmark of logcumsumexp (and cumsum): ours per GPU scan backend, torch.logcumsumexp
 and jax.lax.cumlogsumexp when importable, and a device-to-device copy of the same tensor,
-all in one run; prints ms and x copy (PERFORMANCE.md's shapes).
+all in one run; prints ms and x copy (the shapes of docs/benchmarks.md, "Peers and targets").
 
     PYTHONPATH=build/python python3 tools/bench/bench_gpu.py [--json out.json] [--backends thrust]
 

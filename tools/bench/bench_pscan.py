@@ -1,6 +1,6 @@
-"""Benchmark of pscan (docs/spec.md §3, PERFORMANCE.md): ours against the seed's cumsum (log-space)
-form written in torch from the seed's formulas and a copy of x, all in one run; ms and
-x floor, where the floor is the copy time scaled to the bytes pscan reads and writes.
+"""Benchmark of pscan (docs/spec.md §3; peers and targets: docs/benchmarks.md): ours against the
+seed's cumsum (log-space) form written in torch from the seed's formulas and a copy of x, all in
+one run; ms and x floor, where the floor is the copy time scaled to the bytes pscan reads and writes.
 
     PYTHONPATH=build/python python3 tools/bench/bench_pscan.py            # GPU table
     PYTHONPATH=build/python python3 tools/bench/bench_pscan.py --cpu      # CPU table

@@ -1,5 +1,5 @@
 """The bad-input table: for every op and every argument, a wrong type, shape, dtype or axis
-raises the documented exception (README "Errors": IndexError for an axis, TypeError for a
+raises the documented exception (docs/spec.md §8: IndexError for an axis, TypeError for a
 type or dtype, ValueError for a value or shape) with a message that names the argument, what
 was expected and what was given; after each, the library still works (the op's valid call
 gives the same result as before).

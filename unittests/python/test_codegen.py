@@ -10,7 +10,7 @@ and every kind of malformed entry must fail with exit code 1 and a message namin
 and the field.
 
 Needs only Python, PyYAML and (for the compile tests) g++ and pybind11; not paddle_ops.
-    cd /work/main && python3 -m pytest unittests/python/test_codegen.py -q
+    python3 -m pytest unittests/python/test_codegen.py -q      (from the repository root)
 """
 import os
 import re

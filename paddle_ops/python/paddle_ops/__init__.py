@@ -14,12 +14,8 @@ from .framework import (  # noqa: F401
     CPUPlace, CUDAPlace, DataType, Place, bfloat16, bool, float16, float32, float64, int8, int16, int32,
     int64, uint8,
 )
-from .tensor import (  # noqa: F401
-    add, cast, cumsum, empty, full_like, logcumsumexp, mean, multiply, ones_like, reshape, subtract, sum, to_tensor,
-    zeros_like,
-)
-from .tensor import pscan, repeat_interleave, right_flood  # noqa: F401
-from .tensor import gla  # noqa: F401
+from . import tensor
+from .tensor import *  # noqa: F401,F403,A004  (the ops: each module's __all__)
 from .tensor import methods as _methods
 from . import static  # noqa: F401
 from .static import disable_static, enable_static, in_dynamic_mode  # noqa: F401
@@ -29,10 +25,7 @@ dtype = DataType
 
 __version__ = "0.1.0"
 __all__ = [
-    "Tensor", "to_tensor", "logcumsumexp", "cumsum", "add", "subtract", "multiply", "sum", "mean", "reshape",
-    "cast", "full_like", "zeros_like", "ones_like", "grad", "no_grad", "set_device", "get_device",
-    "is_compiled_with_cuda", "CPUPlace", "CUDAPlace", "float16", "bfloat16", "float32", "float64", "int32",
-    "int64", "bool", "static", "enable_static", "disable_static", "in_dynamic_mode",
-    "set_num_threads", "get_num_threads", "get_flags", "set_flags",
-    "pscan", "right_flood", "repeat_interleave", "gla",
-]
+    "Tensor", "grad", "no_grad", "set_device", "get_device", "is_compiled_with_cuda", "CPUPlace", "CUDAPlace",
+    "float16", "bfloat16", "float32", "float64", "int32", "int64", "bool", "static", "enable_static",
+    "disable_static", "in_dynamic_mode", "set_num_threads", "get_num_threads", "get_flags", "set_flags",
+] + tensor.__all__

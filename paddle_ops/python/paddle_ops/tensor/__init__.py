@@ -1,5 +1,13 @@
-"""The public tensor functions (hand-written, thin wrappers over the generated _C_ops)."""
-from .creation import empty, full_like, ones_like, to_tensor, zeros_like  # noqa: F401
-from .manipulation import cast, repeat_interleave, reshape  # noqa: F401
-from .math import add, cumsum, logcumsumexp, mean, multiply, pscan, right_flood, subtract, sum  # noqa: F401,A004
-from .attention import gla  # noqa: F401
+"""The public tensor functions (hand-written, thin wrappers over the generated _C_ops).
+
+Each module lists its public functions in its own `__all__`; this package and `paddle_ops`
+re-export them from there, so a new function is written once, in one module, with its
+`__all__` entry. (`sum` is one of them: it shadows the builtin here, as in Paddle.)
+"""
+from . import attention, creation, manipulation, math
+from .creation import *  # noqa: F401,F403
+from .manipulation import *  # noqa: F401,F403
+from .math import *  # noqa: F401,F403,A004
+from .attention import *  # noqa: F401,F403
+
+__all__ = creation.__all__ + manipulation.__all__ + math.__all__ + attention.__all__

@@ -6,6 +6,8 @@ from .. import _C_ops
 from ..framework import FLOATING, float32
 from .manipulation import _check_tensor
 
+__all__ = ["gla"]
+
 
 def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, head_first=True, name=None):
     r"""Gated linear attention: a linear-attention recurrence whose state decays per key channel.
@@ -16,8 +18,10 @@ def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, h
 
     with :math:`h_{-1}` = initial_state (zeros when None). Computed in the chunked form of the
     seed (in-chunk cumulative decays, q and k scaled by them with every exponent <= 0, an
-    inter-chunk state recurrence of matrix products, an intra-chunk causal block) on the GPU,
-    and in the recurrent form on the CPU. The state and the cumulative decays are float32
+    inter-chunk state recurrence of matrix products, an intra-chunk causal block) on the GPU.
+    On the CPU, float32 and the 16-bit types take a chunked form too (by default for T >= 32
+    and Dk >= 128, elsewhere the recurrent form; flag PADDLE_OPS_GLA_CPU), and float64 the
+    recurrent form. The state and the cumulative decays are float32
     (float64 for float64 inputs); 16-bit inputs round once when o is stored.
 
     Args:

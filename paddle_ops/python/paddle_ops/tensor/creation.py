@@ -8,6 +8,8 @@ from .. import _C_ops
 from .._C import Tensor
 from ..framework import UNDEFINED, FLOATING, convert_dtype, convert_place, dtype_from_numpy, float32, int64
 
+__all__ = ["to_tensor", "full_like", "zeros_like", "ones_like", "empty"]
+
 
 def _default_dtype(data, arr):
     """Paddle's rule: Python floats become float32, Python ints int64; NumPy arrays keep theirs."""

@@ -8,6 +8,8 @@ from .. import _C_ops
 from .._C import Tensor
 from ..framework import convert_dtype
 
+__all__ = ["reshape", "cast", "repeat_interleave"]
+
 
 def _check_tensor(x, op, arg="x"):
     if not isinstance(x, Tensor):

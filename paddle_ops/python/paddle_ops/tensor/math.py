@@ -7,6 +7,8 @@ from ..framework import (FLOATING, INTEGER, UNDEFINED, bfloat16, bool as _bool, 
                          float64, int32, int64)
 from .manipulation import _check_tensor, _int_axis, cast
 
+__all__ = ["logcumsumexp", "cumsum", "pscan", "right_flood", "add", "subtract", "multiply", "sum", "mean"]
+
 
 def _cum_axis(x, axis, op):
     """(flatten, axis) for the YAML op: axis=None flattens."""
