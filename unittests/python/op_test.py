@@ -683,3 +683,12 @@ def axis_message_ok(message, axis, ndim):
     numbers = set(re.findall(r'-?\d+', message))
     return (str(axis) in numbers and str(-rank) in numbers
             and (str(rank) in numbers or str(rank - 1) in numbers))
+
+
+def expect_axis_out_of_range(call, axis, ndim):
+    """call() raises an IndexError whose message names the axis given and the valid range for
+    ndim dimensions (axis_message_ok)."""
+    with pytest.raises(IndexError) as info:
+        call()
+    assert axis_message_ok(str(info.value), axis, ndim), \
+        'message should name the range and the value: %r' % str(info.value)
