@@ -11,6 +11,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/cpu/cum_scan_fast.h"
@@ -154,33 +155,46 @@ const std::vector<ScanLayout> kLayouts = {
     {4, 64, 300},
 };
 
-template <typename T>
-void CheckLsePaths(double tol) {
+// Runs check(l, in, ex, rev) for every layout of kLayouts with both exclusive and both
+// directions, the engine's chunk shrunk to 1024 steps (and its settings restored after);
+// make(l) draws the layout's inputs `in` once, before its four cases. Stops at the first fatal
+// failure, as an ASSERT in the test body would.
+template <typename Make, typename Check>
+void ForEachLayoutCase(Make make, Check check) {
   EngineSettings restore;
   phi::funcs::SetCpuScanChunkForTesting(1024);
-  uint64_t seed = 1;
   for (const auto& l : kLayouts) {
-    const auto x = Random<T>(l.numel(), -6, 6, seed++);
+    const auto in = make(l);
     for (bool ex : {false, true}) {
       for (bool rev : {false, true}) {
-        const auto ref = RefLse(x, l, ex, rev);
-        phi::funcs::SetCpuScanSimdEnabled(true);
-        phi::funcs::SetCpuNumThreads(1);
-        const auto simd1 = RunLse(x, l, ex, rev);
-        phi::funcs::SetCpuNumThreads(2);
-        const auto simd2 = RunLse(x, l, ex, rev);
-        phi::funcs::SetCpuScanSimdEnabled(false);
-        const auto gen2 = RunLse(x, l, ex, rev);
-        phi::funcs::SetCpuNumThreads(1);
-        const auto gen1 = RunLse(x, l, ex, rev);
-        const std::string n = Name(l, ex, rev);
-        ExpectLseClose(simd1, ref, tol, "simd " + n);
-        ExpectLseClose(gen1, ref, tol, "generic " + n);
-        ExpectBitwiseEqual(simd1, simd2, "simd threads 1 vs 2 " + n);
-        ExpectBitwiseEqual(gen1, gen2, "generic threads 1 vs 2 " + n);
+        check(l, in, ex, rev);
+        if (::testing::Test::HasFatalFailure()) return;
       }
     }
   }
+}
+
+template <typename T>
+void CheckLsePaths(double tol) {
+  uint64_t seed = 1;
+  ForEachLayoutCase([&](const ScanLayout& l) { return Random<T>(l.numel(), -6, 6, seed++); },
+                    [&](const ScanLayout& l, const std::vector<T>& x, bool ex, bool rev) {
+                      const auto ref = RefLse(x, l, ex, rev);
+                      phi::funcs::SetCpuScanSimdEnabled(true);
+                      phi::funcs::SetCpuNumThreads(1);
+                      const auto simd1 = RunLse(x, l, ex, rev);
+                      phi::funcs::SetCpuNumThreads(2);
+                      const auto simd2 = RunLse(x, l, ex, rev);
+                      phi::funcs::SetCpuScanSimdEnabled(false);
+                      const auto gen2 = RunLse(x, l, ex, rev);
+                      phi::funcs::SetCpuNumThreads(1);
+                      const auto gen1 = RunLse(x, l, ex, rev);
+                      const std::string n = Name(l, ex, rev);
+                      ExpectLseClose(simd1, ref, tol, "simd " + n);
+                      ExpectLseClose(gen1, ref, tol, "generic " + n);
+                      ExpectBitwiseEqual(simd1, simd2, "simd threads 1 vs 2 " + n);
+                      ExpectBitwiseEqual(gen1, gen2, "generic threads 1 vs 2 " + n);
+                    });
 }
 
 TEST(ScanEngineCpu, LseFloat32AllPathsMatchReference) { CheckLsePaths<float>(2.5e-7); }
@@ -258,42 +272,41 @@ TEST(ScanEngineCpu, LseLongRowFloat32Accuracy) {
 }
 
 TEST(ScanEngineCpu, CumsumFloat32PathsAndThreads) {
-  EngineSettings restore;
-  phi::funcs::SetCpuScanChunkForTesting(1024);
   uint64_t seed = 40;
-  for (const auto& l : kLayouts) {
-    const auto x = Random<float>(l.numel(), -1, 1, seed++);
-    for (bool ex : {false, true}) {
-      for (bool rev : {false, true}) {
-        phi::funcs::SetCpuNumThreads(1);
-        const auto a = RunCumsum(x, l, ex, rev);
-        phi::funcs::SetCpuNumThreads(2);
-        const auto b = RunCumsum(x, l, ex, rev);
-        ExpectBitwiseEqual(a, b, "cumsum " + Name(l, ex, rev));
-        for (int64_t o = 0; o < l.outer; ++o) {
-          for (int64_t c = 0; c < l.inner; ++c) {
-            LD acc = 0;
-            for (int64_t off : Sequence(l, o, c, rev)) {
-              if (!ex) acc += x[off];
-              ASSERT_LE(fabsl(a[off] - acc), ldexpl(fabsl(acc), -23) + 1e-30L) << Name(l, ex, rev) << " " << off;
-              if (ex) acc += x[off];
-            }
-          }
-        }
-      }
-    }
-  }
+  ForEachLayoutCase([&](const ScanLayout& l) { return Random<float>(l.numel(), -1, 1, seed++); },
+                    [&](const ScanLayout& l, const std::vector<float>& x, bool ex, bool rev) {
+                      phi::funcs::SetCpuNumThreads(1);
+                      const auto a = RunCumsum(x, l, ex, rev);
+                      phi::funcs::SetCpuNumThreads(2);
+                      const auto b = RunCumsum(x, l, ex, rev);
+                      ExpectBitwiseEqual(a, b, "cumsum " + Name(l, ex, rev));
+                      for (int64_t o = 0; o < l.outer; ++o) {
+                        for (int64_t c = 0; c < l.inner; ++c) {
+                          LD acc = 0;
+                          for (int64_t off : Sequence(l, o, c, rev)) {
+                            if (!ex) acc += x[off];
+                            ASSERT_LE(fabsl(a[off] - acc), ldexpl(fabsl(acc), -23) + 1e-30L)
+                                << Name(l, ex, rev) << " " << off;
+                            if (ex) acc += x[off];
+                          }
+                        }
+                      }
+                    });
 }
 
 TEST(ScanEngineCpu, LseGradPathsAgreeAndThreads) {
-  EngineSettings restore;
-  phi::funcs::SetCpuScanChunkForTesting(1024);
   uint64_t seed = 80;
-  for (const auto& l : kLayouts) {
-    const auto x = Random<double>(l.numel(), -3, 3, seed++);
-    const auto g = Random<double>(l.numel(), -1, 1, seed++);
-    for (bool ex : {false, true}) {
-      for (bool rev : {false, true}) {
+  using Inputs = std::pair<std::vector<double>, std::vector<double>>;  // (x, out_grad)
+  ForEachLayoutCase(
+      [&](const ScanLayout& l) {
+        Inputs in;
+        in.first = Random<double>(l.numel(), -3, 3, seed++);
+        in.second = Random<double>(l.numel(), -1, 1, seed++);
+        return in;
+      },
+      [&](const ScanLayout& l, const Inputs& in, bool ex, bool rev) {
+        const auto& x = in.first;
+        const auto& g = in.second;
         const auto o = RunLse(x, l, ex, rev);
         phi::funcs::SetCpuScanSimdEnabled(false);
         phi::funcs::SetCpuNumThreads(1);
@@ -306,9 +319,7 @@ TEST(ScanEngineCpu, LseGradPathsAgreeAndThreads) {
         for (size_t i = 0; i < a.size(); ++i) {
           ASSERT_LE(std::fabs(a[i] - gen[i]), 1e-12 * std::max(1.0, std::fabs(gen[i]))) << Name(l, ex, rev) << " " << i;
         }
-      }
-    }
-  }
+      });
 }
 
 // A user-defined op (running max with its position: right_flood's (value, index) shape), run
@@ -327,31 +338,25 @@ struct ArgMaxOp {
 };
 
 TEST(ScanEngineCpu, GenericOpThroughThreePhases) {
-  EngineSettings restore;
-  phi::funcs::SetCpuScanChunkForTesting(1024);
-  for (const auto& l : kLayouts) {
-    const auto x = Random<float>(l.numel(), -5, 5, 900 + l.length);
-    for (bool ex : {false, true}) {
-      for (bool rev : {false, true}) {
-        std::vector<ArgMaxOp::State> a(x.size()), b(x.size());
-        phi::funcs::SetCpuNumThreads(1);
-        phi::funcs::ScanCpu(l, ex, rev, ArgMaxOp{x.data(), a.data()});
-        phi::funcs::SetCpuNumThreads(2);
-        phi::funcs::ScanCpu(l, ex, rev, ArgMaxOp{x.data(), b.data()});
-        for (int64_t o = 0; o < l.outer; ++o) {
-          for (int64_t c = 0; c < l.inner; ++c) {
-            ArgMaxOp::State acc{-INFINITY, -1};
-            for (int64_t off : Sequence(l, o, c, rev)) {
-              if (!ex && x[off] > acc.v) acc = {x[off], off};
-              ASSERT_EQ(a[off].i, acc.i) << Name(l, ex, rev) << " " << off;
-              ASSERT_EQ(b[off].i, acc.i) << Name(l, ex, rev) << " " << off;
-              if (ex && x[off] > acc.v) acc = {x[off], off};
-            }
-          }
-        }
-      }
-    }
-  }
+  ForEachLayoutCase([](const ScanLayout& l) { return Random<float>(l.numel(), -5, 5, 900 + l.length); },
+                    [](const ScanLayout& l, const std::vector<float>& x, bool ex, bool rev) {
+                      std::vector<ArgMaxOp::State> a(x.size()), b(x.size());
+                      phi::funcs::SetCpuNumThreads(1);
+                      phi::funcs::ScanCpu(l, ex, rev, ArgMaxOp{x.data(), a.data()});
+                      phi::funcs::SetCpuNumThreads(2);
+                      phi::funcs::ScanCpu(l, ex, rev, ArgMaxOp{x.data(), b.data()});
+                      for (int64_t o = 0; o < l.outer; ++o) {
+                        for (int64_t c = 0; c < l.inner; ++c) {
+                          ArgMaxOp::State acc{-INFINITY, -1};
+                          for (int64_t off : Sequence(l, o, c, rev)) {
+                            if (!ex && x[off] > acc.v) acc = {x[off], off};
+                            ASSERT_EQ(a[off].i, acc.i) << Name(l, ex, rev) << " " << off;
+                            ASSERT_EQ(b[off].i, acc.i) << Name(l, ex, rev) << " " << off;
+                            if (ex && x[off] > acc.v) acc = {x[off], off};
+                          }
+                        }
+                      }
+                    });
 }
 
 }  // namespace

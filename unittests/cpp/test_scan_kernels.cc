@@ -22,8 +22,12 @@
 #include "paddle_ops/core/device_context.h"
 #include "paddle_ops/core/kernel_factory.h"
 #include "paddle_ops/core/meta_tensor.h"
+#include "unittests/cpp/scan_view.h"
 
 namespace {
+
+using paddle_ops_test::ScanView;
+using paddle_ops_test::ScanViewOf;
 
 using phi::Backend;
 using phi::DataLayout;
@@ -150,27 +154,6 @@ DenseTensor RunCumsumGrad(const DenseTensor& x, const DenseTensor& dout, int axi
 
 // ---- references --------------------------------------------------------------------------
 
-// [outer, length, inner] view of a scan along `axis` (or of the flattened tensor).
-struct View {
-  int64_t outer = 1, length = 1, inner = 1;
-  int64_t Offset(int64_t o, int64_t i, int64_t c) const { return (o * length + i) * inner + c; }
-};
-View ViewOf(const std::vector<int64_t>& shape, int axis, bool flatten) {
-  View v;
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  if (flatten || shape.empty()) {
-    v.length = n;
-    return v;
-  }
-  const int r = static_cast<int>(shape.size());
-  if (axis < 0) axis += r;
-  for (int i = 0; i < axis; ++i) v.outer *= shape[i];
-  v.length = shape[axis];
-  for (int i = axis + 1; i < r; ++i) v.inner *= shape[i];
-  return v;
-}
-
 // Whether the output at scan index i reads input j.
 bool InWindow(int64_t i, int64_t j, bool exclusive, bool reverse) {
   if (!reverse) return exclusive ? j < i : j <= i;
@@ -192,7 +175,7 @@ LD NaiveLse(const std::vector<LD>& w) {
 
 // O(length^2) reference: each output from its own window.
 template <typename T>
-std::vector<LD> NaiveScan(const std::vector<T>& x, const View& v, bool exclusive, bool reverse,
+std::vector<LD> NaiveScan(const std::vector<T>& x, const ScanView& v, bool exclusive, bool reverse,
                           bool logsumexp) {
   std::vector<LD> out(x.size());
   for (int64_t o = 0; o < v.outer; ++o)
@@ -251,7 +234,7 @@ struct LseAcc {
 };
 
 template <typename T>
-std::vector<LD> StreamLse(const std::vector<T>& x, const View& v, bool exclusive, bool reverse) {
+std::vector<LD> StreamLse(const std::vector<T>& x, const ScanView& v, bool exclusive, bool reverse) {
   std::vector<LD> out(x.size());
   for (int64_t o = 0; o < v.outer; ++o)
     for (int64_t c = 0; c < v.inner; ++c) {
@@ -275,7 +258,7 @@ std::vector<LD> StreamLse(const std::vector<T>& x, const View& v, bool exclusive
 // absolute terms (the scale of rounding errors in the result).
 template <typename T>
 void NaiveLseGrad(const std::vector<T>& x, const std::vector<T>& out, const std::vector<T>& g,
-                  const View& v, bool exclusive, bool reverse, std::vector<LD>* grad,
+                  const ScanView& v, bool exclusive, bool reverse, std::vector<LD>* grad,
                   std::vector<LD>* scale) {
   grad->assign(x.size(), 0);
   scale->assign(x.size(), 0);
@@ -430,7 +413,7 @@ void CheckAllCombos345(double rtol, uint64_t seed) {
     for (bool ex : {false, true}) {
       for (bool rev : {false, true}) {
         auto out = ToVector<T>(RunLogcumsumexp(x, axis, false, ex, rev));
-        const View v = ViewOf(kShape345, axis, false);
+        const ScanView v = ScanViewOf(kShape345, axis, false);
         const auto ref = NaiveScan(xv, v, ex, rev, true);
         const auto ref2 = StreamLse(xv, v, ex, rev);
         for (size_t i = 0; i < out.size(); ++i) {
@@ -453,7 +436,7 @@ void CheckAllCombos16(uint64_t seed) {
     for (bool ex : {false, true}) {
       for (bool rev : {false, true}) {
         auto out = ToVector<T>(RunLogcumsumexp(x, axis, false, ex, rev));
-        const auto ref = NaiveScan(xv, ViewOf(kShape345, axis, false), ex, rev, true);
+        const auto ref = NaiveScan(xv, ScanViewOf(kShape345, axis, false), ex, rev, true);
         for (size_t i = 0; i < out.size(); ++i)
           ASSERT_TRUE(WithinUlp16(out[i], ref[i])) << Case(axis, ex, rev) << " index " << i;
       }
@@ -468,11 +451,11 @@ TEST(LogcumsumexpKernelTest, SixteenBitLongerRowsWithinOneUlp) {
   // 1-D rows long enough that the output spans several binades
   const auto hv = RandomVec<float16>(3000, -3.0, 3.0, 23);
   auto h = ToVector<float16>(RunLogcumsumexp(MakeTensor<float16>({3000}, hv), 0, false, false, false));
-  const auto href = StreamLse(hv, ViewOf({3000}, 0, false), false, false);
+  const auto href = StreamLse(hv, ScanViewOf({3000}, 0, false), false, false);
   for (size_t i = 0; i < h.size(); ++i) ASSERT_TRUE(WithinUlp16(h[i], href[i])) << i;
   const auto bv = RandomVec<bfloat16>(3000, -3.0, 3.0, 24);
   auto b = ToVector<bfloat16>(RunLogcumsumexp(MakeTensor<bfloat16>({3000}, bv), 0, false, true, true));
-  const auto bref = StreamLse(bv, ViewOf({3000}, 0, false), true, true);
+  const auto bref = StreamLse(bv, ScanViewOf({3000}, 0, false), true, true);
   for (size_t i = 0; i < b.size(); ++i) ASSERT_TRUE(WithinUlp16(b[i], bref[i])) << i;
 }
 
@@ -485,7 +468,7 @@ TEST(LogcumsumexpKernelTest, FlattenAllCombos) {
       DenseTensor o = RunLogcumsumexp(x, -1, true, ex, rev);
       EXPECT_EQ(o.dims(), DDim({24}));
       auto out = ToVector<double>(o);
-      const auto ref = NaiveScan(xv, ViewOf({24}, 0, false), ex, rev, true);
+      const auto ref = NaiveScan(xv, ScanViewOf({24}, 0, false), ex, rev, true);
       for (size_t i = 0; i < 24; ++i)
         ASSERT_TRUE(Near(out[i], ref[i], 1e-14)) << Case(-1, ex, rev) << " index " << i;
     }
@@ -624,7 +607,7 @@ TEST(LogcumsumexpSpecialTest, ExclusiveFirstElementIsNegInf) {
   // along a middle axis: the whole first slice is -inf, nothing else is
   auto x = MakeTensor<float>(kShape345, RandomVec<float>(60, -2, 2, 41));
   auto o = ToVector<float>(RunLogcumsumexp(x, 1, false, true, false));
-  const View v = ViewOf(kShape345, 1, false);
+  const ScanView v = ScanViewOf(kShape345, 1, false);
   for (int64_t a = 0; a < 3; ++a)
     for (int64_t i = 0; i < 4; ++i)
       for (int64_t c = 0; c < 5; ++c) {
@@ -645,7 +628,7 @@ void CheckArangeOverflow(double rtol) {
   for (bool ex : {false, true}) {
     for (bool rev : {false, true}) {
       auto out = ToVector<T>(RunLogcumsumexp(x, 0, false, ex, rev));
-      const auto ref = StreamLse(xv, ViewOf({24}, 0, false), ex, rev);
+      const auto ref = StreamLse(xv, ScanViewOf({24}, 0, false), ex, rev);
       for (int i = 0; i < 24; ++i) {
         if (!std::isinf(ref[i])) {
           EXPECT_TRUE(std::isfinite(static_cast<double>(out[i]))) << Case(0, ex, rev) << " " << i;
@@ -671,7 +654,7 @@ void CheckWideRange(double rtol) {
   for (bool ex : {false, true}) {
     for (bool rev : {false, true}) {
       auto out = ToVector<T>(RunLogcumsumexp(x, 0, false, ex, rev));
-      const auto ref = StreamLse(xv, ViewOf({n}, 0, false), ex, rev);
+      const auto ref = StreamLse(xv, ScanViewOf({n}, 0, false), ex, rev);
       for (int64_t i = 0; i < n; ++i) ASSERT_TRUE(Near(out[i], ref[i], rtol)) << Case(0, ex, rev) << " " << i;
     }
   }
@@ -679,7 +662,7 @@ void CheckWideRange(double rtol) {
   std::vector<T> small{FromD<T>(-1000), FromD<T>(-1000), FromD<T>(-999.5), FromD<T>(-1001),
                        FromD<T>(1000), FromD<T>(-1000)};
   auto so = ToVector<T>(RunLogcumsumexp(MakeTensor<T>({6}, small), 0, false, false, false));
-  const auto sref = NaiveScan(small, ViewOf({6}, 0, false), false, false, true);
+  const auto sref = NaiveScan(small, ScanViewOf({6}, 0, false), false, false, true);
   for (int i = 0; i < 6; ++i) EXPECT_TRUE(Near(so[i], sref[i], rtol)) << i;
   EXPECT_NEAR(static_cast<double>(so[1]), -1000 + 0.6931471805599453, 1000 * rtol);
   // the same along a column: wide range inside each [block] of a 2-D tensor
@@ -687,7 +670,7 @@ void CheckWideRange(double rtol) {
   for (int i = 0; i < 64; ++i)
     for (int c = 0; c < 3; ++c) cv.push_back(FromD<T>(((i * 7 + c * 13) % 41 - 20) * 50.0));
   auto co = ToVector<T>(RunLogcumsumexp(MakeTensor<T>({64, 3}, cv), 0, false, false, true));
-  const auto cref = NaiveScan(cv, ViewOf({64, 3}, 0, false), false, true, true);
+  const auto cref = NaiveScan(cv, ScanViewOf({64, 3}, 0, false), false, true, true);
   for (size_t i = 0; i < cv.size(); ++i) ASSERT_TRUE(Near(co[i], cref[i], rtol)) << i;
 }
 TEST(LogcumsumexpWideRangeTest, Float32) { CheckWideRange<float>(2.5e-7); }
@@ -704,7 +687,7 @@ TEST(LogcumsumexpAccuracyTest, Float32RowOf2Pow22Normals) {
   std::vector<float> xv(n);
   for (auto& e : xv) e = nd(rng);
   auto out = ToVector<float>(RunLogcumsumexp(MakeTensor<float>({n}, xv), 0, false, false, false));
-  const auto ref = StreamLse(xv, ViewOf({n}, 0, false), false, false);
+  const auto ref = StreamLse(xv, ScanViewOf({n}, 0, false), false, false);
   LD worst = 0;
   int64_t worst_i = -1;
   for (int64_t i = 0; i < n; ++i) {
@@ -729,7 +712,7 @@ TEST(LogcumsumexpAccuracyTest, Float64RowsOf1e5) {
   for (bool ex : {false, true}) {
     for (bool rev : {false, true}) {
       auto out = ToVector<double>(RunLogcumsumexp(x, -1, false, ex, rev));
-      const auto ref = StreamLse(xv, ViewOf({2, n}, -1, false), ex, rev);
+      const auto ref = StreamLse(xv, ScanViewOf({2, n}, -1, false), ex, rev);
       for (size_t i = 0; i < out.size(); ++i)
         ASSERT_TRUE(Near(out[i], ref[i], 1e-14)) << Case(-1, ex, rev) << " index " << i;
     }
@@ -739,7 +722,7 @@ TEST(LogcumsumexpAccuracyTest, Float64RowsOf1e5) {
   for (auto& e : yv) e = nd(rng);
   auto y = MakeTensor<double>({n, 3}, yv);
   auto out = ToVector<double>(RunLogcumsumexp(y, 0, false, false, true));
-  const auto ref = StreamLse(yv, ViewOf({n, 3}, 0, false), false, true);
+  const auto ref = StreamLse(yv, ScanViewOf({n, 3}, 0, false), false, true);
   for (size_t i = 0; i < out.size(); ++i) ASSERT_TRUE(Near(out[i], ref[i], 1e-14)) << i;
 }
 
@@ -749,7 +732,7 @@ TEST(LogcumsumexpAccuracyTest, ManyRowsInParallelMatchSerialReference) {
   const auto xv = RandomVec<float>(64 * 300 * 7, -10, 10, 99);
   auto x = MakeTensor<float>(shape, xv);
   auto out = ToVector<float>(RunLogcumsumexp(x, 1, false, false, false));
-  const auto ref = StreamLse(xv, ViewOf(shape, 1, false), false, false);
+  const auto ref = StreamLse(xv, ScanViewOf(shape, 1, false), false, false);
   for (size_t i = 0; i < out.size(); ++i) ASSERT_TRUE(Near(out[i], ref[i], 2.5e-7)) << i;
   // bitwise the same on a second run
   auto again = ToVector<float>(RunLogcumsumexp(x, 1, false, false, false));
@@ -807,7 +790,7 @@ void CheckCumsumCombos(double rtol, uint64_t seed, double lo, double hi) {
     for (bool ex : {false, true}) {
       for (bool rev : {false, true}) {
         auto out = ToVector<T>(RunCumsum(x, axis, false, ex, rev));
-        const auto ref = NaiveScan(xv, ViewOf(kShape345, axis, false), ex, rev, false);
+        const auto ref = NaiveScan(xv, ScanViewOf(kShape345, axis, false), ex, rev, false);
         for (size_t i = 0; i < out.size(); ++i) {
           if constexpr (std::is_integral<T>::value) {
             ASSERT_EQ(ToLD(out[i]), ref[i]) << Case(axis, ex, rev) << " index " << i;
@@ -936,7 +919,7 @@ void CheckLseGradCombos(const std::vector<int64_t>& shape, const std::vector<T>&
         const auto ov = ToVector<T>(out);
         auto dx = ToVector<T>(RunLogcumsumexpGrad(x, out, g, axis, false, ex, rev));
         std::vector<LD> ref, scale;
-        NaiveLseGrad(xv, ov, gv, ViewOf(shape, axis, false), ex, rev, &ref, &scale);
+        NaiveLseGrad(xv, ov, gv, ScanViewOf(shape, axis, false), ex, rev, &ref, &scale);
         for (size_t i = 0; i < dx.size(); ++i) {
           ASSERT_TRUE(std::isfinite(static_cast<double>(dx[i]))) << Case(axis, ex, rev) << " " << i;
           if (ulp16) {
@@ -998,7 +981,7 @@ TEST(LogcumsumexpGradKernelTest, FlattenAndZeroDim) {
       auto dx = RunLogcumsumexpGrad(x, out, g, -1, true, ex, rev);
       EXPECT_EQ(dx.dims(), DDim({3, 4}));
       std::vector<LD> ref, scale;
-      NaiveLseGrad(xv, ToVector<double>(out), gv, ViewOf({12}, 0, false), ex, rev, &ref, &scale);
+      NaiveLseGrad(xv, ToVector<double>(out), gv, ScanViewOf({12}, 0, false), ex, rev, &ref, &scale);
       auto d = ToVector<double>(dx);
       for (int i = 0; i < 12; ++i)
         EXPECT_NEAR(d[i], static_cast<double>(ref[i]), 1e-13 * std::max<double>(1, scale[i])) << i;
@@ -1040,7 +1023,7 @@ void CheckGradNegInf() {
       DenseTensor out = RunLogcumsumexp(x, 0, false, ex, rev);
       auto dx = ToVector<T>(RunLogcumsumexpGrad(x, out, g, 0, false, ex, rev));
       std::vector<LD> ref, scale;
-      NaiveLseGrad(xv, ToVector<T>(out), gv, ViewOf({n}, 0, false), ex, rev, &ref, &scale);
+      NaiveLseGrad(xv, ToVector<T>(out), gv, ScanViewOf({n}, 0, false), ex, rev, &ref, &scale);
       for (int64_t i = 0; i < n; ++i) {
         const double d = static_cast<double>(dx[i]);
         ASSERT_FALSE(std::isnan(d)) << Case(0, ex, rev) << " " << i;
@@ -1080,7 +1063,7 @@ void CheckGradHugeMagnitude(double rtol) {
       DenseTensor out = RunLogcumsumexp(x, 0, false, ex, rev);
       auto dx = ToVector<T>(RunLogcumsumexpGrad(x, out, g, 0, false, ex, rev));
       std::vector<LD> ref, scale;
-      NaiveLseGrad(xv, ToVector<T>(out), gv, ViewOf({40}, 0, false), ex, rev, &ref, &scale);
+      NaiveLseGrad(xv, ToVector<T>(out), gv, ScanViewOf({40}, 0, false), ex, rev, &ref, &scale);
       for (int i = 0; i < 40; ++i) {
         ASSERT_TRUE(std::isfinite(static_cast<double>(dx[i]))) << Case(0, ex, rev) << " " << i;
         EXPECT_NEAR(static_cast<double>(dx[i]), static_cast<double>(ref[i]),
@@ -1134,7 +1117,7 @@ void CheckCumsumGrad(double rtol, uint64_t seed) {
         auto dx = ToVector<T>(RunCumsumGrad(x, g, axis, false, ex, rev));
         // reverse cumsum: x_grad[i] = sum of g[j] over the outputs j that x[i] feeds,
         // i.e. a cumsum of g with the same exclusive and the opposite direction
-        const auto ref = NaiveScan(gv, ViewOf(kShape345, axis, false), ex, !rev, false);
+        const auto ref = NaiveScan(gv, ScanViewOf(kShape345, axis, false), ex, !rev, false);
         auto again = ToVector<T>(RunCumsum(g, axis, false, ex, !rev));
         for (size_t i = 0; i < dx.size(); ++i) {
           if constexpr (std::is_integral<T>::value) {
@@ -1151,7 +1134,7 @@ void CheckCumsumGrad(double rtol, uint64_t seed) {
   auto g1 = MakeTensor<T>({60}, gv);
   DenseTensor df = RunCumsumGrad(x, g1, -1, true, false, false);
   EXPECT_EQ(df.dims(), phi::make_ddim(kShape345));
-  const auto ref = NaiveScan(gv, ViewOf({60}, 0, false), false, true, false);
+  const auto ref = NaiveScan(gv, ScanViewOf({60}, 0, false), false, true, false);
   auto d = ToVector<T>(df);
   for (size_t i = 0; i < d.size(); ++i) {
     if constexpr (std::is_integral<T>::value) {

@@ -26,6 +26,7 @@
 #include "paddle_ops/core/device_context.h"
 #include "paddle_ops/core/kernel_factory.h"
 #include "paddle_ops_gen/api.h"
+#include "unittests/cpp/scan_view.h"
 
 namespace paddle_ops_fuzz {
 
@@ -296,27 +297,8 @@ const int kNotFound = static_cast<int>(phi::ErrorCode::NOT_FOUND);
 
 // ---- scans: [outer, length, inner] views of the reference ------------------------------------
 
-struct Scan {
-  int64_t outer = 1, len = 1, inner = 1;
-  // Element indices of row (o, i) in forward order.
-  int64_t At(int64_t o, int64_t i, int64_t k) const { return (o * len + k) * inner + i; }
-};
-
-inline Scan ScanOf(const std::vector<int64_t>& dims, int axis, bool flatten) {
-  Scan s;
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  if (flatten || dims.empty()) {
-    s.len = n;
-    return s;
-  }
-  const int r = static_cast<int>(dims.size());
-  const int a = axis < 0 ? axis + r : axis;
-  for (int i = 0; i < a; ++i) s.outer *= dims[i];
-  s.len = dims[a];
-  for (int i = a + 1; i < r; ++i) s.inner *= dims[i];
-  return s;
-}
+using paddle_ops_test::ScanView;
+using paddle_ops_test::ScanViewOf;
 
 // Draws (axis, flatten, exclusive, reverse) and whether the axis is valid for `rank`.
 struct ScanAttrs {
@@ -338,17 +320,17 @@ inline ScanAttrs PickScanAttrs(Fdp& f, int rank) {
 }
 
 // position k (0-based, in scan order) of the row as a forward index
-inline int64_t Step(const Scan& s, int64_t k, bool reverse) { return reverse ? s.len - 1 - k : k; }
+inline int64_t Step(const ScanView& s, int64_t k, bool reverse) { return reverse ? s.length - 1 - k : k; }
 
 template <typename Comb>
 inline std::vector<LD> ScanRef(const Arr& x, const ScanAttrs& at, LD identity, Comb comb) {
-  const Scan s = ScanOf(x.dims, at.axis, at.flatten);
+  const ScanView s = ScanViewOf(x.dims, at.axis, at.flatten);
   std::vector<LD> out(x.v.size());
   for (int64_t o = 0; o < s.outer; ++o) {
     for (int64_t i = 0; i < s.inner; ++i) {
       LD acc = identity;
-      for (int64_t k = 0; k < s.len; ++k) {
-        const int64_t e = s.At(o, i, Step(s, k, at.reverse));
+      for (int64_t k = 0; k < s.length; ++k) {
+        const int64_t e = s.Offset(o, Step(s, k, at.reverse), i);
         if (at.exclusive) {
           out[e] = acc;
           acc = comb(acc, x.v[e]);
@@ -366,15 +348,15 @@ inline std::vector<LD> ScanRef(const Arr& x, const ScanAttrs& at, LD identity, C
 // holds e of out_grad[j] * partial(x[e], out[j]) (quadratic: the slow reference).
 template <typename Partial>
 inline std::vector<LD> ScanGradRef(const Arr& x, const Arr& out, const Arr& gout, const ScanAttrs& at, Partial partial) {
-  const Scan s = ScanOf(x.dims, at.axis, at.flatten);
+  const ScanView s = ScanViewOf(x.dims, at.axis, at.flatten);
   std::vector<LD> g(x.v.size(), 0);
   for (int64_t o = 0; o < s.outer; ++o) {
     for (int64_t i = 0; i < s.inner; ++i) {
-      for (int64_t k = 0; k < s.len; ++k) {  // the element, k-th in scan order
-        const int64_t e = s.At(o, i, Step(s, k, at.reverse));
+      for (int64_t k = 0; k < s.length; ++k) {  // the element, k-th in scan order
+        const int64_t e = s.Offset(o, Step(s, k, at.reverse), i);
         LD acc = 0;
-        for (int64_t j = at.exclusive ? k + 1 : k; j < s.len; ++j) {
-          const int64_t oj = s.At(o, i, Step(s, j, at.reverse));
+        for (int64_t j = at.exclusive ? k + 1 : k; j < s.length; ++j) {
+          const int64_t oj = s.Offset(o, Step(s, j, at.reverse), i);
           acc += gout.v[oj] * partial(x.v[e], out.v[oj]);
         }
         g[e] = acc;

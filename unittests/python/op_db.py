@@ -12,7 +12,7 @@ import numpy as np
 import paddle_ops as paddle
 from bad_inputs import Bad, BadInputs, T, bool_errors, scan_axis_errors, scan_bad_inputs, tensor_type_errors
 from op_test import (ErrorInput, FLOAT_DTYPES, INT_DTYPES, OpInfo, SampleInput, Tolerance,
-                     axis_message_ok, cast_np, dtype_name, is_float, make_tensor,
+                     assert_samples_hold_0d_and_empty, axis_message_ok, cast_np, dtype_name, is_float, make_tensor,
                      scan_grad_reference, scan_reference)
 
 # Shapes every scan op is sampled on: 0-D, zero-size (along and across the axis), a single
@@ -24,6 +24,59 @@ SCAN_SHAPES = [(), (0,), (3, 0), (0, 2, 3), (1,), (7,), (2, 3, 4), (4, 17), (2, 
 SCAN_LARGE = [((3, 5003), -1), ((4099, 3), 0), ((2, 1031, 5), 1), ((70001,), None)]
 
 EXCLUSIVE_REVERSE = list(itertools.product((False, True), (False, True)))
+
+
+# OpInfo fields and the suffixes of the names of the functions that fill them: an op's
+# functions in this module are named <op><suffix> (right_flood_ref, right_flood_samples, ...).
+OP_FUNCTION_SUFFIXES = dict(ref='_ref', grad_ref='_grad_ref', sample_inputs='_samples',
+                            large_inputs='_large_samples', error_inputs='_error_inputs',
+                            sample_coverage='_sample_coverage', fd_samples='_fd_samples')
+
+
+def op_functions(op):
+    """The OpInfo fields filled by this module's functions named after `op`
+    (OP_FUNCTION_SUFFIXES); a field without such a function is left out (its default)."""
+    found = {field: globals().get(op + suffix) for field, suffix in OP_FUNCTION_SUFFIXES.items()}
+    return {field: fn for field, fn in found.items() if fn is not None}
+
+
+def public_op(name):
+    """The op as the generic tests call it: paddle.<name>(x, ...), looked up at each call."""
+    return lambda x, *args, **kwargs: getattr(paddle, name)(x, *args, **kwargs)
+
+
+def scan_op_fields(op, extra_errors=()):
+    """The OpInfo fields of a scan op (logcumsumexp, cumsum): the public op and its Tensor
+    method, every dtype and bool in, gradients for floats, the shared scan samples and errors
+    (with extra_errors), and the op's functions named after it: <op>_ref, <op>_grad_ref,
+    <op>_out_dtype, _<op>_dtype_targets (the samples' dtype arguments) and _<op>_large_values
+    (the large inputs' values)."""
+    named = globals()
+    return dict(name=op, op=public_op(op), method=op, **op_functions(op),
+                dtypes=FLOAT_DTYPES + INT_DTYPES + ('bool',), grad_dtypes=FLOAT_DTYPES,
+                out_dtype=named[op + '_out_dtype'],
+                sample_inputs=scan_samples(named['_%s_dtype_targets' % op]),
+                large_inputs=scan_large_samples(named['_%s_large_values' % op]),
+                error_inputs=scan_error_inputs(extra=extra_errors))
+
+
+def sum_tolerances():
+    """Tolerances of an op that sums in float32 (float64 for float64): relative to the op's
+    magnitude scale (its tol_scale), and one more ulp for the 16-bit types' final rounding."""
+    return {
+        'float64': Tolerance(rtol=1e-14),
+        'float32': Tolerance(rtol=4e-6),
+        'float16': Tolerance(rtol=4e-6, ulps=1),
+        'bfloat16': Tolerance(rtol=4e-6, ulps=1),
+    }
+
+
+def copying_op_fields():
+    """The OpInfo fields of an op whose outputs are copies of input elements: every float and
+    int dtype, a gradient for floats, the input's dtype out, and exact in every dtype."""
+    return dict(dtypes=FLOAT_DTYPES + INT_DTYPES, grad_dtypes=FLOAT_DTYPES,
+                out_dtype=lambda in_dtype, dtype_arg: in_dtype,
+                tolerances={d: Tolerance() for d in FLOAT_DTYPES})
 
 
 def scan_axes(ndim):
@@ -73,23 +126,33 @@ def scan_large_samples(values):
     return generate
 
 
+def x_of(shape, dtype='float32'):
+    """An error input's x: ones of `shape` and `dtype` made on the place the test gives."""
+    return lambda place: make_tensor(np.ones(shape), dtype, place)
+
+
+def axis_out_of_range_errors(shapes, bad_axes, other_kwargs=({},)):
+    """IndexError inputs: x of each shape with each axis of bad_axes(rank) (rank: the ndim, 1
+    for 0-D), alongside each of other_kwargs; the message must name the axis and the range."""
+    for shape in shapes:
+        ndim = len(shape)
+        for axis in bad_axes(max(ndim, 1)):
+            for kwargs in other_kwargs:
+                yield ErrorInput(x_of(shape), dict(kwargs, axis=axis), IndexError,
+                                 lambda m, a=axis, n=ndim: axis_message_ok(m, a, n),
+                                 desc='axis %d on shape %s' % (axis, shape))
+
+
 def scan_error_inputs(extra=()):
     """Errors every scan op shares: axis out of range, non-Tensor x, non-int axis."""
     def generate(op_info):
-        def tensor_of(shape):
-            return lambda place: make_tensor(np.ones(shape), 'float32', place)
-        for shape in [(), (5,), (2, 3), (2, 3, 4)]:
-            ndim = len(shape)
-            rank = max(ndim, 1)
-            for axis in sorted({rank, -rank - 1, rank + 5, -rank - 7}):
-                yield ErrorInput(tensor_of(shape), dict(axis=axis), IndexError,
-                                 lambda m, a=axis, n=ndim: axis_message_ok(m, a, n),
-                                 desc='axis %d on shape %s' % (axis, shape))
+        yield from axis_out_of_range_errors([(), (5,), (2, 3), (2, 3, 4)],
+                                            lambda rank: sorted({rank, -rank - 1, rank + 5, -rank - 7}))
         for bad_x in ([1.0, 2.0], np.ones(3, dtype=np.float32), 1.5):
             yield ErrorInput(lambda place, v=bad_x: v, dict(axis=0), TypeError,
                              r'tensor|\bx\b', desc='non-Tensor x %r' % (type(bad_x),))
         for bad_axis in (1.5, '0', [0]):
-            yield ErrorInput(tensor_of((2, 3)), dict(axis=bad_axis), TypeError, r'axis',
+            yield ErrorInput(x_of((2, 3)), dict(axis=bad_axis), TypeError, r'axis',
                              desc='non-int axis %r' % (bad_axis,))
         for err in extra:
             yield err
@@ -143,17 +206,7 @@ def _int_dtype_errors():
 
 
 LOGCUMSUMEXP = OpInfo(
-    name='logcumsumexp',
-    op=lambda x, *args, **kwargs: paddle.logcumsumexp(x, *args, **kwargs),
-    method='logcumsumexp',
-    ref=logcumsumexp_ref,
-    grad_ref=logcumsumexp_grad_ref,
-    dtypes=FLOAT_DTYPES + INT_DTYPES + ('bool',),
-    grad_dtypes=FLOAT_DTYPES,
-    out_dtype=logcumsumexp_out_dtype,
-    sample_inputs=scan_samples(_logcumsumexp_dtype_targets),
-    large_inputs=scan_large_samples(_logcumsumexp_large_values),
-    error_inputs=scan_error_inputs(extra=list(_int_dtype_errors())),
+    **scan_op_fields('logcumsumexp', extra_errors=list(_int_dtype_errors())),
     bad_inputs=scan_bad_inputs('floating', ['int32', paddle.int64, 'bool']),
 )
 
@@ -208,26 +261,11 @@ def _cumsum_large_values(dtype, shape, rng):
 
 
 CUMSUM = OpInfo(
-    name='cumsum',
-    op=lambda x, *args, **kwargs: paddle.cumsum(x, *args, **kwargs),
-    method='cumsum',
-    ref=cumsum_ref,
-    grad_ref=cumsum_grad_ref,
-    dtypes=FLOAT_DTYPES + INT_DTYPES + ('bool',),
-    grad_dtypes=FLOAT_DTYPES,
-    out_dtype=cumsum_out_dtype,
-    sample_inputs=scan_samples(_cumsum_dtype_targets),
-    large_inputs=scan_large_samples(_cumsum_large_values),
-    error_inputs=scan_error_inputs(),
+    **scan_op_fields('cumsum'),
     bad_inputs=scan_bad_inputs('float16.*int64', ['bool', 'int8', paddle.uint8]),
-    tolerances={
-        # docs/spec.md gives no cumsum bound: float rounding of a sequential or blocked sum of <= 20
-        # terms, measured against the running sum of |x| (cumsum_tol_scale).
-        'float64': Tolerance(rtol=1e-14),
-        'float32': Tolerance(rtol=4e-6),
-        'float16': Tolerance(rtol=4e-6, ulps=1),
-        'bfloat16': Tolerance(rtol=4e-6, ulps=1),
-    },
+    # docs/spec.md gives no cumsum bound: float rounding of a sequential or blocked sum of <= 20
+    # terms, measured against the running sum of |x| (cumsum_tol_scale).
+    tolerances=sum_tolerances(),
     tol_scale=cumsum_tol_scale,
 )
 
@@ -352,8 +390,6 @@ def pscan_large_samples(op_info, dtype, rng):
 
 
 def pscan_error_inputs(op_info):
-    def x_of(shape, dtype='float32'):
-        return lambda place: make_tensor(np.ones(shape), dtype, place)
     ones = np.ones
     cases = [
         ((2, 3), dict(a=ones((2, 3))), ValueError, r'\bx\b.*3-D.*\[2, 3\]', 'x not 3-D'),
@@ -427,14 +463,9 @@ PSCAN = OpInfo(
     sample_inputs=pscan_samples,
     large_inputs=pscan_large_samples,
     error_inputs=pscan_error_inputs,
-    tolerances={
-        # float32 (and the 16-bit types, before their one rounding) accumulate in float32:
-        # a few float32 roundings per step, measured against the recurrence of |a|, |x|.
-        'float64': Tolerance(rtol=1e-14),
-        'float32': Tolerance(rtol=4e-6),
-        'float16': Tolerance(rtol=4e-6, ulps=1),
-        'bfloat16': Tolerance(rtol=4e-6, ulps=1),
-    },
+    # float32 (and the 16-bit types, before their one rounding) accumulate in float32:
+    # a few float32 roundings per step, measured against the recurrence of |a|, |x|.
+    tolerances=sum_tolerances(),
     tol_scale=pscan_tol_scale,
     static_unknown_dims=False,
     sample_coverage=pscan_sample_coverage,
@@ -547,15 +578,7 @@ def right_flood_large_samples(op_info, dtype, rng):
 
 
 def right_flood_error_inputs(op_info):
-    def x_of(shape, dtype='float32'):
-        return lambda place: make_tensor(np.ones(shape), dtype, place)
-    for shape in [(), (5,), (2, 3), (2, 3, 4)]:
-        ndim = len(shape)
-        rank = max(ndim, 1)
-        for axis in sorted({rank, -rank - 1, rank + 5}):
-            yield ErrorInput(x_of(shape), dict(axis=axis), IndexError,
-                             lambda m, a=axis, n=ndim: axis_message_ok(m, a, n),
-                             desc='axis %d on shape %s' % (axis, shape))
+    yield from axis_out_of_range_errors([(), (5,), (2, 3), (2, 3, 4)], lambda rank: sorted({rank, -rank - 1, rank + 5}))
     yield ErrorInput(x_of((2, 3)), dict(hole='inf'), ValueError, r"hole.*'zero' or 'nan'.*'inf'", desc='bad hole')
     yield ErrorInput(x_of((2, 3)), dict(hole=0), TypeError, r'hole', desc='non-str hole')
     yield ErrorInput(x_of((2, 3), 'int32'), dict(hole='nan'), ValueError, r"hole='nan'.*int32", desc='nan hole on int')
@@ -568,8 +591,7 @@ def right_flood_error_inputs(op_info):
 def right_flood_sample_coverage(samples, dtype):
     """right_flood's samples (it has an axis, reverse and hole, no exclusive): 0-D,
     zero-size, negative axes, both directions, both holes for floats, rows of holes only."""
-    assert any(np.ndim(s.input) == 0 for s in samples)
-    assert any(np.size(s.input) == 0 for s in samples)
+    assert_samples_hold_0d_and_empty(samples)
     assert any(s.kwargs.get('axis', -1) < 0 for s in samples)
     assert {s.kwargs.get('reverse', False) for s in samples} == {False, True}
     holes = {s.kwargs.get('hole', 'zero') for s in samples}
@@ -586,20 +608,10 @@ def right_flood_fd_samples(samples):
 
 RIGHT_FLOOD = OpInfo(
     name='right_flood',
-    op=lambda x, *args, **kwargs: paddle.right_flood(x, *args, **kwargs),
+    op=public_op('right_flood'),
     method='right_flood',
-    ref=right_flood_ref,
-    grad_ref=right_flood_grad_ref,
-    dtypes=FLOAT_DTYPES + INT_DTYPES,
-    grad_dtypes=FLOAT_DTYPES,
-    out_dtype=lambda in_dtype, dtype_arg: in_dtype,
-    sample_inputs=right_flood_samples,
-    large_inputs=right_flood_large_samples,
-    error_inputs=right_flood_error_inputs,
-    # The outputs are copies of inputs: exact in every dtype.
-    tolerances={d: Tolerance() for d in FLOAT_DTYPES},
-    sample_coverage=right_flood_sample_coverage,
-    fd_samples=right_flood_fd_samples,
+    **op_functions('right_flood'),
+    **copying_op_fields(),
     bad_inputs=BadInputs(
         valid=lambda place: dict(x=T((2, 3))(place), axis=1, reverse=False, hole='zero', return_index=False),
         bad={
@@ -695,16 +707,8 @@ def repeat_interleave_large_samples(op_info, dtype, rng):
 
 
 def repeat_interleave_error_inputs(op_info):
-    def x_of(shape, dtype='float32'):
-        return lambda place: make_tensor(np.ones(shape), dtype, place)
-    for shape in [(), (5,), (2, 3)]:
-        ndim = len(shape)
-        rank = max(ndim, 1)
-        for axis in (rank, -rank - 1):
-            for reps in (2, np.array([1])):
-                yield ErrorInput(x_of(shape), dict(repeats=reps, axis=axis), IndexError,
-                                 lambda m, a=axis, n=ndim: axis_message_ok(m, a, n),
-                                 desc='axis %d on shape %s' % (axis, shape))
+    yield from axis_out_of_range_errors([(), (5,), (2, 3)], lambda rank: (rank, -rank - 1),
+                                        [dict(repeats=2), dict(repeats=np.array([1]))])
     yield ErrorInput(x_of((2, 3)), dict(repeats=-1, axis=0), ValueError, r'repeats.*non-negative.*-1', desc='negative int')
     yield ErrorInput(x_of((2, 3)), dict(repeats=np.array([1, 2]), axis=1), ValueError,
                      r'repeats.*3 slices.*got 2 counts', desc='length mismatch')
@@ -722,8 +726,7 @@ def repeat_interleave_error_inputs(op_info):
 def repeat_interleave_sample_coverage(samples, dtype):
     """repeat_interleave's samples: int and tensor counts (with zeros, a single count,
     int32 counts), axis None and negative, 0-D and zero-size x, output_size."""
-    assert any(np.ndim(s.input) == 0 for s in samples)
-    assert any(np.size(s.input) == 0 for s in samples)
+    assert_samples_hold_0d_and_empty(samples)
     assert any(s.kwargs.get('axis') is None for s in samples)
     assert any((s.kwargs.get('axis') or 0) < 0 for s in samples)
     counts = [s.kwargs['repeats'] for s in samples if isinstance(s.kwargs['repeats'], np.ndarray)]
@@ -742,18 +745,9 @@ def repeat_interleave_fd_samples(samples):
 REPEAT_INTERLEAVE = OpInfo(
     name='repeat_interleave',
     op=repeat_interleave_op,
-    ref=repeat_interleave_ref,
-    grad_ref=repeat_interleave_grad_ref,
-    dtypes=FLOAT_DTYPES + INT_DTYPES,
-    grad_dtypes=FLOAT_DTYPES,
-    out_dtype=lambda in_dtype, dtype_arg: in_dtype,
-    sample_inputs=repeat_interleave_samples,
-    large_inputs=repeat_interleave_large_samples,
-    error_inputs=repeat_interleave_error_inputs,
-    tolerances={d: Tolerance() for d in FLOAT_DTYPES},
+    **op_functions('repeat_interleave'),
+    **copying_op_fields(),
     static_unknown_dims=False,
-    sample_coverage=repeat_interleave_sample_coverage,
-    fd_samples=repeat_interleave_fd_samples,
     bad_inputs=BadInputs(
         valid=lambda place: dict(x=T((2, 3))(place), repeats=2, axis=1, output_size=None),
         bad={

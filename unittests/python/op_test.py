@@ -394,6 +394,12 @@ class OpInfo:
         return 'OpInfo(%s)' % self.name
 
 
+def assert_samples_hold_0d_and_empty(samples):
+    """Coverage every op's samples need: a 0-D input and a zero-size one."""
+    assert any(np.ndim(s.input) == 0 for s in samples)
+    assert any(np.size(s.input) == 0 for s in samples)
+
+
 def ref_kwargs(kwargs):
     return {k: v for k, v in kwargs.items() if k not in ('dtype', 'name')}
 
@@ -549,8 +555,7 @@ class GenericOpTests:
         if self.op_info.sample_coverage is not None:
             self.op_info.sample_coverage(samples, dtype)
             return
-        assert any(np.ndim(s.input) == 0 for s in samples)
-        assert any(np.size(s.input) == 0 for s in samples)
+        assert_samples_hold_0d_and_empty(samples)
         assert any(s.kwargs.get('axis', None) is None for s in samples)
         assert any(isinstance(s.kwargs.get('axis'), int) and s.kwargs['axis'] < 0
                    for s in samples)
@@ -683,3 +688,12 @@ def axis_message_ok(message, axis, ndim):
     numbers = set(re.findall(r'-?\d+', message))
     return (str(axis) in numbers and str(-rank) in numbers
             and (str(rank) in numbers or str(rank - 1) in numbers))
+
+
+def expect_axis_out_of_range(call, axis, ndim):
+    """call() raises an IndexError whose message names the axis given and the valid range for
+    ndim dimensions (axis_message_ok)."""
+    with pytest.raises(IndexError) as info:
+        call()
+    assert axis_message_ok(str(info.value), axis, ndim), \
+        'message should name the range and the value: %r' % str(info.value)

@@ -118,70 +118,69 @@ def test_dygraph_h_declares_forward_ad_funcs_only(fixture_gen):
     assert "_grad_ad_func" not in dy_h
 
 
-def test_shim_pscan_optional_input(fixture_gen):
-    body = function(fixture_gen[1]["api.cc"], "pscan")
+# The generated shims in api.cc: per op, the text its definition must hold and must not hold.
+SHIM_TEXT = {
     # Optional inputs do not take part in the required-place check the same way.
-    assert ('detail::CommonPlace(kOp, {{"a", &a}, {"x", &x}}, '
-            '{{"initial_state", &initial_state}});') in body
-    assert "phi::DataLayout::ALL_LAYOUT, x.dtype());" in body          # kernel.data_type : x
-    assert ("const paddle::optional<phi::DenseTensor> initial_state_d = "
-            "detail::OptionalDense(initial_state);") in body
-    assert ("phi::PscanInferMeta(phi::MetaTensor(a_d), phi::MetaTensor(x_d), "
-            "(initial_state_d ? phi::MetaTensor(*initial_state_d) : phi::MetaTensor()), "
-            "reverse, &y_m);") in body
-    assert ("kernel.Call<const phi::DenseTensor&, const phi::DenseTensor&, "
-            "const paddle::optional<phi::DenseTensor>&, bool, phi::DenseTensor*>"
-            "(dev_ctx, a_d, x_d, initial_state_d, reverse, y_d.get());") in body
-    assert 'return detail::MakeOutput(y_d, false, kOp, "y");' in body
+    "pscan": ([
+        'detail::CommonPlace(kOp, {{"a", &a}, {"x", &x}}, {{"initial_state", &initial_state}});',
+        "phi::DataLayout::ALL_LAYOUT, x.dtype());",          # kernel.data_type : x
+        "const paddle::optional<phi::DenseTensor> initial_state_d = detail::OptionalDense(initial_state);",
+        "phi::PscanInferMeta(phi::MetaTensor(a_d), phi::MetaTensor(x_d), "
+        "(initial_state_d ? phi::MetaTensor(*initial_state_d) : phi::MetaTensor()), reverse, &y_m);",
+        "kernel.Call<const phi::DenseTensor&, const phi::DenseTensor&, "
+        "const paddle::optional<phi::DenseTensor>&, bool, phi::DenseTensor*>"
+        "(dev_ctx, a_d, x_d, initial_state_d, reverse, y_d.get());",
+        'return detail::MakeOutput(y_d, false, kOp, "y");',
+    ], []),
+    # Two outputs and a string attribute.
+    "right_flood": ([
+        "phi::RightFloodInferMeta(phi::MetaTensor(x_d), axis, reverse, hole, &out_m, &index_m);",
+        "kernel.Call<const phi::DenseTensor&, int, bool, const std::string&, phi::DenseTensor*, phi::DenseTensor*>"
+        "(dev_ctx, x_d, axis, reverse, hole, out_d.get(), index_d.get());",
+        'return std::make_tuple(detail::MakeOutput(out_d, false, kOp, "out"), '
+        'detail::MakeOutput(index_d, false, kOp, "index"));',
+    ], []),
+    # The kernel key must come from out_grad (data_type), not from the int64 index (first
+    # input); infer_meta.param [index, out_grad, axis] selects those args, the kernel gets all.
+    "right_flood_grad": ([
+        "phi::DataLayout::ALL_LAYOUT, out_grad.dtype());",
+        "phi::RightFloodGradInferMeta(phi::MetaTensor(index_d), phi::MetaTensor(out_grad_d), axis, &x_grad_m);",
+        "kernel.Call<const phi::DenseTensor&, const phi::DenseTensor&, int, bool, phi::DenseTensor*>"
+        "(dev_ctx, index_d, out_grad_d, axis, reverse, x_grad_d.get());",
+    ], ["index.dtype()"]),
+    # A float attribute; o is required, final_state optional (a kernel may leave it
+    # unallocated -> None).
+    "gla": ([
+        "phi::DataLayout::ALL_LAYOUT, q.dtype());",
+        "kernel.Call<const phi::DenseTensor&, const phi::DenseTensor&, const phi::DenseTensor&, "
+        "const phi::DenseTensor&, const paddle::optional<phi::DenseTensor>&, float, bool, bool, "
+        "phi::DenseTensor*, phi::DenseTensor*>(dev_ctx, q_d, k_d, v_d, gk_d, initial_state_d, "
+        "scale, output_final_state, head_first, o_d.get(), final_state_d.get());",
+        'return std::make_tuple(detail::MakeOutput(o_d, false, kOp, "o"), '
+        'detail::MakeOutput(final_state_d, true, kOp, "final_state"));',
+    ], []),
+    # An optional incoming grad and an optional grad output.
+    "gla_grad": ([
+        "const paddle::optional<phi::DenseTensor> final_state_grad_d = detail::OptionalDense(final_state_grad);",
+        "const phi::DenseTensor& o_grad_d = o_grad.dense();",
+        "kernel.Call<const phi::DenseTensor&, const phi::DenseTensor&, const phi::DenseTensor&, "
+        "const phi::DenseTensor&, const paddle::optional<phi::DenseTensor>&, "
+        "const phi::DenseTensor&, const phi::DenseTensor&, "
+        "const paddle::optional<phi::DenseTensor>&, float, bool, bool, phi::DenseTensor*, "
+        "phi::DenseTensor*, phi::DenseTensor*, phi::DenseTensor*, phi::DenseTensor*>",
+    ] + [f'detail::MakeOutput({name}_d, false, kOp, "{name}")' for name in ("q_grad", "k_grad", "v_grad", "gk_grad")]
+      + ['detail::MakeOutput(initial_state_grad_d, true, kOp, "initial_state_grad")'], []),
+}
 
 
-def test_shim_right_flood_two_outputs_and_string_attr(fixture_gen):
-    body = function(fixture_gen[1]["api.cc"], "right_flood")
-    assert "phi::RightFloodInferMeta(phi::MetaTensor(x_d), axis, reverse, hole, &out_m, &index_m);" in body
-    assert ("kernel.Call<const phi::DenseTensor&, int, bool, const std::string&, "
-            "phi::DenseTensor*, phi::DenseTensor*>"
-            "(dev_ctx, x_d, axis, reverse, hole, out_d.get(), index_d.get());") in body
-    assert ('return std::make_tuple(detail::MakeOutput(out_d, false, kOp, "out"), '
-            'detail::MakeOutput(index_d, false, kOp, "index"));') in body
-
-
-def test_shim_right_flood_grad_key_and_infer_meta_param(fixture_gen):
-    body = function(fixture_gen[1]["api.cc"], "right_flood_grad")
-    # The kernel key must come from out_grad (data_type), not from the int64 index (first input).
-    assert "phi::DataLayout::ALL_LAYOUT, out_grad.dtype());" in body
-    assert "index.dtype()" not in body
-    # infer_meta.param [index, out_grad, axis] selects those args; the kernel gets all of them.
-    assert ("phi::RightFloodGradInferMeta(phi::MetaTensor(index_d), phi::MetaTensor(out_grad_d), "
-            "axis, &x_grad_m);") in body
-    assert ("kernel.Call<const phi::DenseTensor&, const phi::DenseTensor&, int, bool, "
-            "phi::DenseTensor*>(dev_ctx, index_d, out_grad_d, axis, reverse, x_grad_d.get());") in body
-
-
-def test_shim_gla_float_attr_and_optional_output(fixture_gen):
-    body = function(fixture_gen[1]["api.cc"], "gla")
-    assert "phi::DataLayout::ALL_LAYOUT, q.dtype());" in body
-    assert ("kernel.Call<const phi::DenseTensor&, const phi::DenseTensor&, const phi::DenseTensor&, "
-            "const phi::DenseTensor&, const paddle::optional<phi::DenseTensor>&, float, bool, bool, "
-            "phi::DenseTensor*, phi::DenseTensor*>(dev_ctx, q_d, k_d, v_d, gk_d, initial_state_d, "
-            "scale, output_final_state, head_first, o_d.get(), final_state_d.get());") in body
-    # o is required, final_state optional (a kernel may leave it unallocated -> None).
-    assert ('return std::make_tuple(detail::MakeOutput(o_d, false, kOp, "o"), '
-            'detail::MakeOutput(final_state_d, true, kOp, "final_state"));') in body
-
-
-def test_shim_gla_grad_optional_grad_input_and_output(fixture_gen):
-    body = function(fixture_gen[1]["api.cc"], "gla_grad")
-    assert ("const paddle::optional<phi::DenseTensor> final_state_grad_d = "
-            "detail::OptionalDense(final_state_grad);") in body
-    assert "const phi::DenseTensor& o_grad_d = o_grad.dense();" in body
-    assert ("kernel.Call<const phi::DenseTensor&, const phi::DenseTensor&, const phi::DenseTensor&, "
-            "const phi::DenseTensor&, const paddle::optional<phi::DenseTensor>&, "
-            "const phi::DenseTensor&, const phi::DenseTensor&, "
-            "const paddle::optional<phi::DenseTensor>&, float, bool, bool, phi::DenseTensor*, "
-            "phi::DenseTensor*, phi::DenseTensor*, phi::DenseTensor*, phi::DenseTensor*>") in body
-    for name in ("q_grad", "k_grad", "v_grad", "gk_grad"):
-        assert f'detail::MakeOutput({name}_d, false, kOp, "{name}")' in body
-    assert 'detail::MakeOutput(initial_state_grad_d, true, kOp, "initial_state_grad")' in body
+@pytest.mark.parametrize("op", list(SHIM_TEXT))
+def test_shim_text(fixture_gen, op):
+    body = function(fixture_gen[1]["api.cc"], op)
+    present, absent = SHIM_TEXT[op]
+    for text in present:
+        assert text in body, f"the {op} shim lacks: {text}"
+    for text in absent:
+        assert text not in body, f"the {op} shim holds: {text}"
 
 
 def test_grad_node_gla_saves_forward_output(fixture_gen):

@@ -9,7 +9,7 @@ import pytest
 
 import paddle_ops as paddle
 from op_db import EXCLUSIVE_REVERSE, OP_DB
-from op_test import (FLOAT_DTYPES, available_places, axis_message_ok,
+from op_test import (FLOAT_DTYPES, available_places, expect_axis_out_of_range,
                      dtype_name, make_tensor, tensor_values)
 
 OP = OP_DB['cumsum']
@@ -158,9 +158,7 @@ def test_zero_d(dtype, place):
         assert out.shape == [] and tensor_values(out).item() == 5
         assert tensor_values(paddle.cumsum(x, axis=axis, exclusive=True)).item() == 0
     for axis in (1, -2):
-        with pytest.raises(IndexError) as info:
-            paddle.cumsum(x, axis=axis)
-        assert axis_message_ok(str(info.value), axis, 0), str(info.value)
+        expect_axis_out_of_range(lambda: paddle.cumsum(x, axis=axis), axis, 0)
 
 
 @pytest.mark.parametrize('place', PLACES)
@@ -173,26 +171,6 @@ def test_zero_size(shape, axis, out_shape, dtype, place):
     out = cumsum(np.zeros(shape), dtype, place, axis=axis, reverse=True)
     assert out.shape == out_shape and out.numpy().size == 0
     assert dtype_name(out.dtype) == dtype
-
-
-@pytest.mark.parametrize('shape,axis', [((2, 3), 2), ((2, 3), -3), ((5,), 1), ((), -2)])
-def test_axis_out_of_range(shape, axis):
-    with pytest.raises(IndexError) as info:
-        paddle.cumsum(make_tensor(np.ones(shape), 'int64'), axis=axis)
-    assert axis_message_ok(str(info.value), axis, len(shape)), \
-        'message should name the range and the value: %r' % str(info.value)
-
-
-@pytest.mark.parametrize('bad', [[1, 2, 3], np.arange(3), 7])
-def test_non_tensor_input_raises(bad):
-    with pytest.raises(TypeError):
-        paddle.cumsum(bad)
-
-
-@pytest.mark.parametrize('axis', [0.5, 'x'])
-def test_non_int_axis_raises(axis):
-    with pytest.raises(TypeError, match='(?i)axis'):
-        paddle.cumsum(make_tensor(np.ones((2, 3)), 'float32'), axis=axis)
 
 
 @pytest.mark.parametrize('place', PLACES)

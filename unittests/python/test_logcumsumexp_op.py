@@ -13,8 +13,8 @@ import pytest
 import paddle_ops as paddle
 from op_db import EXCLUSIVE_REVERSE, OP_DB, logcumsumexp_grad_ref, logcumsumexp_ref
 from op_test import (FLOAT_DTYPES, GRAD_TOLERANCES, SampleInput,
-                     assert_close, available_places, axis_message_ok, check_grad_ref,
-                     dtype_name, make_tensor, tensor_values)
+                     assert_close, available_places, check_grad_ref,
+                     dtype_name, expect_axis_out_of_range, make_tensor, tensor_values)
 
 OP = OP_DB['logcumsumexp']
 PLACES = available_places()
@@ -96,9 +96,7 @@ def test_zero_d(dtype, place):
         excl = paddle.logcumsumexp(x, axis=axis, exclusive=True)
         assert excl.shape == [] and float(excl.numpy()) == -INF
     for axis in (1, -2):
-        with pytest.raises(IndexError) as info:
-            paddle.logcumsumexp(x, axis=axis)
-        assert axis_message_ok(str(info.value), axis, 0), str(info.value)
+        expect_axis_out_of_range(lambda: paddle.logcumsumexp(x, axis=axis), axis, 0)
 
 
 @pytest.mark.parametrize('place', PLACES)
@@ -407,32 +405,10 @@ def test_grad_of_sum_adds_up_to_length(axis, reverse, place):
 # Errors and the Tensor method
 # ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize('shape,axis', [((2, 3), 2), ((2, 3), -3), ((4,), 1), ((4,), -2),
-                                        ((2, 3, 4), 7), ((), 1)])
-def test_axis_out_of_range(shape, axis):
-    x = make_tensor(np.ones(shape), 'float32')
-    with pytest.raises(IndexError) as info:
-        paddle.logcumsumexp(x, axis=axis)
-    assert axis_message_ok(str(info.value), axis, len(shape)), \
-        'message should name the range and the value: %r' % str(info.value)
-
-
 @pytest.mark.parametrize('dtype_arg', ['int32', 'int64', paddle.int32, paddle.int64])
 def test_integer_dtype_arg_raises(dtype_arg):
     with pytest.raises(TypeError, match='(?i)dtype'):
         paddle.logcumsumexp(make_tensor([1.0, 2.0], 'float32'), dtype=dtype_arg)
-
-
-@pytest.mark.parametrize('bad', [[1.0, 2.0], np.array([1.0, 2.0]), 3.0, None])
-def test_non_tensor_input_raises(bad):
-    with pytest.raises(TypeError):
-        paddle.logcumsumexp(bad)
-
-
-@pytest.mark.parametrize('axis', [1.5, '1'])
-def test_non_int_axis_raises(axis):
-    with pytest.raises(TypeError, match='(?i)axis'):
-        paddle.logcumsumexp(make_tensor(np.ones((2, 3)), 'float32'), axis=axis)
 
 
 @pytest.mark.parametrize('place', PLACES)

@@ -45,16 +45,16 @@ void FuzzRightFlood(Fdp& f, bool grad) {
   if (!Run([&] { res = api::right_flood(ToTensor(x), axis, reverse, hole, return_index); }, expected)) return;
   const bool nan_hole = hole == "nan";
   auto is_hole = [&](LD v) { return nan_hole ? std::isnan(v) : (v == 0); };
-  const Scan sc = ScanOf(x.dims, axis, false);
+  const ScanView sc = ScanViewOf(x.dims, axis, false);
   std::vector<LD> ref(x.v.size()), idx(x.v.size());
   for (int64_t o = 0; o < sc.outer; ++o) {
     for (int64_t i = 0; i < sc.inner; ++i) {
       int64_t src = -1;
-      for (int64_t k = 0; k < sc.len; ++k) {
+      for (int64_t k = 0; k < sc.length; ++k) {
         const int64_t pos = Step(sc, k, reverse);
-        const int64_t e = sc.At(o, i, pos);
+        const int64_t e = sc.Offset(o, pos, i);
         if (!is_hole(x.v[e])) src = pos;
-        ref[e] = src < 0 ? x.v[e] : x.v[sc.At(o, i, src)];
+        ref[e] = src < 0 ? x.v[e] : x.v[sc.Offset(o, src, i)];
         idx[e] = static_cast<LD>(src);
       }
     }
@@ -72,10 +72,10 @@ void FuzzRightFlood(Fdp& f, bool grad) {
   std::vector<LD> gref(x.v.size(), 0), mag(x.v.size(), 0);
   for (int64_t o = 0; o < sc.outer; ++o) {
     for (int64_t i = 0; i < sc.inner; ++i) {
-      for (int64_t p = 0; p < sc.len; ++p) {
-        const int64_t src = static_cast<int64_t>(idx[sc.At(o, i, p)]);
+      for (int64_t p = 0; p < sc.length; ++p) {
+        const int64_t src = static_cast<int64_t>(idx[sc.Offset(o, p, i)]);
         if (src < 0) continue;  // a leading hole: no gradient
-        const int64_t e = sc.At(o, i, p), j = sc.At(o, i, src);
+        const int64_t e = sc.Offset(o, p, i), j = sc.Offset(o, src, i);
         gref[j] += gout.v[e];
         mag[j] += std::fabs(gout.v[e]);
       }
