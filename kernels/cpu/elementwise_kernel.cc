@@ -128,15 +128,7 @@ template <typename T, typename S>
 void ReduceGradToShape(const S* src, const DDim& src_dims, double sign, DenseTensor* dst, T* out) {
   const std::vector<bool> mask = funcs::BroadcastReduceMask(src_dims, dst->dims());
   auto load = [&](int64_t i) { return static_cast<double>(static_cast<typename funcs::ComputeType<S>::type>(src[i])); };
-  auto segment = [&](int64_t b, int64_t n) {
-    if constexpr (funcs::UseEigen<S>::value) {
-      return funcs::EigenSumAsDouble(src + b, n);
-    } else {
-      double acc = 0;
-      for (int64_t i = 0; i < n; ++i) acc += load(b + i);
-      return acc;
-    }
-  };
+  auto segment = [&](int64_t b, int64_t n) { return funcs::SumAsDouble(src + b, n); };
   auto store = [&](int64_t j, double v) { out[j] = static_cast<T>(sign * v); };
   funcs::ReduceSumCpu<double>(src_dims, mask, load, segment, store);
 }

@@ -79,15 +79,7 @@ void MeanKernel(const Context& dev_ctx, const DenseTensor& x, const IntArray& ax
   auto load = [&](int64_t i) {
     return static_cast<double>(static_cast<typename funcs::ComputeType<T>::type>(px[i]));
   };
-  auto segment = [&](int64_t b, int64_t n) {
-    if constexpr (funcs::UseEigen<T>::value) {
-      return funcs::EigenSumAsDouble(px + b, n);
-    } else {
-      double acc = 0;
-      for (int64_t i = 0; i < n; ++i) acc += load(b + i);
-      return acc;
-    }
-  };
+  auto segment = [&](int64_t b, int64_t n) { return funcs::SumAsDouble(px + b, n); };
   auto store = [&](int64_t j, double v) { o[j] = static_cast<T>(v / count_d); };
   funcs::ReduceSumCpu<double>(x.dims(), mask, load, segment, store);
 }

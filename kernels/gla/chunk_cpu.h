@@ -329,27 +329,34 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
 // head's result is independent of the thread count (one sequential computation per head).
 namespace gla {
 
-// body(bh, work, chunk_work) for every head, one head per task, with the thread's workspaces
-// (work: `work_size` Acc elements for the recurrent form).
-template <typename Acc, typename Body>
-void ForEachHead(int64_t heads, int64_t work_size, Body body) {
+// body(bh, off, h0, chunked, work, chunk_work) for every head of d (GlaData or GlaGradData),
+// one head per task: off = bh * the state size (where the head's [Dk, Dv] state blocks start),
+// h0 the head's initial state (null without one); chunked, the path both directions take: the
+// chunked form (not for float64) when UseGlaChunkedOnCpu says so, the recurrent one otherwise;
+// and the thread's workspaces (work: `recurrent_work` Acc elements for the recurrent form,
+// none for the chunked one).
+template <typename T, typename Acc, typename Data, typename Body>
+void ForEachHead(const Data& d, int64_t recurrent_work, Body body) {
+  const bool chunked = !std::is_same<T, double>::value && funcs::gla_cpu::UseGlaChunkedOnCpu(d.s.T, d.s.Dk);
+  const int64_t heads = d.s.heads(), state = d.s.StateSize();
 #pragma omp parallel num_threads(funcs::CpuNumThreads())
   {
-    std::vector<Acc> work(static_cast<size_t>(work_size));
+    std::vector<Acc> work(static_cast<size_t>(chunked ? 0 : recurrent_work));
     funcs::gla_cpu::Work chunk_work;
 #pragma omp for schedule(static)
-    for (int64_t bh = 0; bh < heads; ++bh) body(bh, work.data(), &chunk_work);
+    for (int64_t bh = 0; bh < heads; ++bh) {
+      const int64_t off = bh * state;
+      body(bh, off, d.h0 ? d.h0 + off : nullptr, chunked, work.data(), &chunk_work);
+    }
   }
 }
 
 template <typename T>
 void Forward(const CPUContext&, const GlaData<T>& d, double scale) {
   using Acc = typename GlaAccType<T>::type;
-  const int64_t state = d.s.StateSize();
-  const bool chunked = !std::is_same<T, double>::value && funcs::gla_cpu::UseGlaChunkedOnCpu(d.s.T, d.s.Dk);
-  ForEachHead<Acc>(d.s.heads(), chunked ? 0 : d.s.ForwardWork(), [&](int64_t bh, Acc* work, funcs::gla_cpu::Work* cw) {
-    const float* h0 = d.h0 ? d.h0 + bh * state : nullptr;
-    float* fs = d.final_state ? d.final_state + bh * state : nullptr;
+  ForEachHead<T, Acc>(d, d.s.ForwardWork(), [&](int64_t bh, int64_t off, const float* h0, bool chunked, Acc* work,
+                                            funcs::gla_cpu::Work* cw) {
+    float* fs = d.final_state ? d.final_state + off : nullptr;
     if (chunked) {
       funcs::gla_cpu::ChunkedForwardHead<T>(d.s, bh, d.q, d.k, d.v, d.g, h0, static_cast<float>(scale), d.o, fs, cw);
     } else {
@@ -358,15 +365,11 @@ void Forward(const CPUContext&, const GlaData<T>& d, double scale) {
   });
 }
 
-// The same path choice as the forward.
 template <typename T>
 void Backward(const CPUContext&, const GlaGradData<T>& d, double scale) {
   using Acc = typename GlaAccType<T>::type;
-  const int64_t state = d.s.StateSize();
-  const bool chunked = !std::is_same<T, double>::value && funcs::gla_cpu::UseGlaChunkedOnCpu(d.s.T, d.s.Dk);
-  ForEachHead<Acc>(d.s.heads(), chunked ? 0 : d.s.BackwardWork(), [&](int64_t bh, Acc* work, funcs::gla_cpu::Work* cw) {
-    const int64_t off = bh * state;
-    const float* h0 = d.h0 ? d.h0 + off : nullptr;
+  ForEachHead<T, Acc>(d, d.s.BackwardWork(), [&](int64_t bh, int64_t off, const float* h0, bool chunked, Acc* work,
+                                            funcs::gla_cpu::Work* cw) {
     const float* dfinal = d.dfinal ? d.dfinal + off : nullptr;
     float* dh0 = d.dh0 ? d.dh0 + off : nullptr;
     if (chunked) {

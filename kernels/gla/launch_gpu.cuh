@@ -104,26 +104,33 @@ void LaunchOutput(const GPUContext& ctx, const GlaShape& s, const T* x, const T*
 
 inline unsigned HeadBlocks(int64_t n, int threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
 
-// The recurrent form, one thread per head, with its workspace.
+// The recurrent form, one thread per head (64 to a block), with a workspace of `per_head` Acc
+// elements for each head: launch(blocks, threads, workspace) issues the kernel on ctx's stream;
+// the workspace is released when this returns, as it was for each launch on its own.
+template <typename Acc, typename Launch>
+void LaunchPerHead(const GPUContext& ctx, int64_t heads, int64_t per_head, Launch launch) {
+  DenseTensor work(CppTypeToDataType<Acc>::Type(), DDim({heads * per_head}));
+  launch(HeadBlocks(heads, 64), 64, ctx.template Alloc<Acc>(&work));
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
 template <typename T>
 void LaunchRecurrentForward(const GPUContext& ctx, const GlaData<T>& d, double scale) {
   using Acc = typename GlaAccType<T>::type;
-  DenseTensor work(CppTypeToDataType<Acc>::Type(), DDim({d.s.heads() * d.s.ForwardWork()}));
-  Acc* wp = ctx.template Alloc<Acc>(&work);
-  GlaRecurrentForwardKernel<T, Acc><<<HeadBlocks(d.s.heads(), 64), 64, 0, ctx.stream()>>>(
-      d.s, d.q, d.k, d.v, d.g, d.h0, static_cast<Acc>(scale), d.o, d.final_state, wp);
-  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  LaunchPerHead<Acc>(ctx, d.s.heads(), d.s.ForwardWork(), [&](unsigned blocks, int threads, Acc* wp) {
+    GlaRecurrentForwardKernel<T, Acc><<<blocks, threads, 0, ctx.stream()>>>(
+        d.s, d.q, d.k, d.v, d.g, d.h0, static_cast<Acc>(scale), d.o, d.final_state, wp);
+  });
 }
 
 template <typename T>
 void LaunchRecurrentBackward(const GPUContext& ctx, const GlaGradData<T>& d, double scale) {
   using Acc = typename GlaAccType<T>::type;
-  DenseTensor work(CppTypeToDataType<Acc>::Type(), DDim({d.s.heads() * d.s.BackwardWork()}));
-  Acc* wp = ctx.template Alloc<Acc>(&work);
-  GlaRecurrentBackwardKernel<T, Acc><<<HeadBlocks(d.s.heads(), 64), 64, 0, ctx.stream()>>>(
-      d.s, d.q, d.k, d.v, d.g, d.h0, d.dout, d.dfinal, static_cast<Acc>(scale), d.dq, d.dk, d.dv, d.dg, d.dh0,
-      wp);
-  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  LaunchPerHead<Acc>(ctx, d.s.heads(), d.s.BackwardWork(), [&](unsigned blocks, int threads, Acc* wp) {
+    GlaRecurrentBackwardKernel<T, Acc><<<blocks, threads, 0, ctx.stream()>>>(
+        d.s, d.q, d.k, d.v, d.g, d.h0, d.dout, d.dfinal, static_cast<Acc>(scale), d.dq, d.dk, d.dv, d.dg, d.dh0,
+        wp);
+  });
 }
 
 // The chunked forward: the states of every chunk, the intra-chunk scores, every chunk's output.

@@ -38,9 +38,6 @@ struct GpuTileScan<PscanOp<T, float>> {
     if (exclusive || L % V != 0 || !aligned(op.a) || !aligned(op.x) || !aligned(op.out)) {
       return WarpScanSteps<W, kItems, kStore>(op, line, s0, s1, carry, exclusive, lane);
     }
-    using WarpScanT = cub::WarpScan<State, W>;
-    typename WarpScanT::TempStorage temp;  // empty for the shuffle-based warp scan
-    const CombineFn<Op> fn{op};
     const bool reverse = line.g.reverse;
     constexpr int64_t kSub = int64_t{W} * V;
     for (int64_t t0 = s0; t0 < s1; t0 += kSub) {
@@ -54,11 +51,8 @@ struct GpuTileScan<PscanOp<T, float>> {
         items[j] = first + j < s1 ? State{static_cast<float>(av[j]), static_cast<float>(xv[j])} : op.Identity();
       }
       if (first == 0) items[0] = op.Load(line.g.At(line.base, 0));  // the row's first step: gate 0, h0 folded in
-      State agg = items[0];
-#pragma unroll
-      for (int j = 1; j < V; ++j) agg = op.Combine(agg, items[j]);
       State prefix, warp_total;
-      WarpScanT(temp).ExclusiveScan(agg, prefix, carry, fn, warp_total);
+      WarpTileExclusiveScan<W>(op, items, carry, &prefix, &warp_total);
       if (kStore) {
         T o[V];
 #pragma unroll

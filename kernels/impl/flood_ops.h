@@ -129,23 +129,33 @@ struct FloodGradAcc {
   using type = double;
 };
 
-// Scanned against the forward direction: an element's run continues into the element before
-// it in this order (the one after it in the forward order, p.prev) unless that one is a
-// non-hole, which starts its own run. At a non-hole the scan holds the sum of its run.
-template <typename T, typename Acc>
-struct RightFloodGradOp : SegmentedSumCombine<Acc> {
+// The gradient of a flood (right_flood's, and repeat_interleave's, whose gather is a flood of
+// slice indices): a segmented sum of out_grad scanned against the forward direction. A step's
+// run continues into the step before it in this order (the one after it in the forward order,
+// p.prev) unless Derived::StartsRun(p.prev), an element the forward copied from, which has its
+// own run. At such an element the scan holds the sum of its run; Derived::Store takes it there.
+template <typename Derived, typename T, typename Acc>
+struct FloodGradSumOp : SegmentedSumCombine<Acc> {
   using State = SegmentedSum<Acc>;
-  const T* x;
   const T* out_grad;
   T* x_grad;
-  FloodHole hole;
 
   HOSTDEVICE State Load(const ScanPos& p) const {
-    return {static_cast<Acc>(out_grad[p.offset]), p.first || !IsFloodHole(x[p.prev], hole)};
+    return {static_cast<Acc>(out_grad[p.offset]), p.first || static_cast<const Derived*>(this)->StartsRun(p.prev)};
   }
+};
+
+// Every non-hole starts a run.
+template <typename T, typename Acc>
+struct RightFloodGradOp : FloodGradSumOp<RightFloodGradOp<T, Acc>, T, Acc> {
+  using State = SegmentedSum<Acc>;
+  const T* x;
+  FloodHole hole;
+
+  HOSTDEVICE bool StartsRun(int64_t offset) const { return !IsFloodHole(x[offset], hole); }
   // Holes feed no output (a leading hole's output is its own value, a constant hole).
   HOSTDEVICE void Store(const ScanPos& p, const State& s) const {
-    x_grad[p.offset] = IsFloodHole(x[p.offset], hole) ? static_cast<T>(0.0f) : static_cast<T>(s.sum);
+    this->x_grad[p.offset] = IsFloodHole(x[p.offset], hole) ? static_cast<T>(0.0f) : static_cast<T>(s.sum);
   }
 };
 
@@ -219,23 +229,19 @@ struct MarkerFloodOp : FloodCombine {
   HOSTDEVICE void Store(const ScanPos& p, State j) const { marker[p.offset] = j; }
 };
 
-// The gradient: a segmented sum of out_grad scanned from the end of the axis, a segment
-// starting (in that order) after every marker; at a marker j the scan holds the sum over j's
-// outputs, stored to x_grad at j. x_grad of a zero count stays as the kernel zeroed it.
+// The gradient, scanned from the end of the axis: every marker starts a run (in that order a
+// segment starts after it); at a marker j the scan holds the sum over j's outputs, stored to
+// x_grad at j. x_grad of a zero count stays as the kernel zeroed it.
 template <typename T, typename Acc>
-struct RepeatSegmentSumOp : SegmentedSumCombine<Acc> {
+struct RepeatSegmentSumOp : FloodGradSumOp<RepeatSegmentSumOp<T, Acc>, T, Acc> {
   using State = SegmentedSum<Acc>;
   const int64_t* marker;
-  const T* out_grad;
-  T* x_grad;
   RepeatIndex index;
 
-  HOSTDEVICE State Load(const ScanPos& p) const {
-    return {static_cast<Acc>(out_grad[p.offset]), p.first || marker[index.Axis(p.prev)] >= 0};
-  }
+  HOSTDEVICE bool StartsRun(int64_t offset) const { return marker[index.Axis(offset)] >= 0; }
   HOSTDEVICE void Store(const ScanPos& p, const State& s) const {
     const int64_t j = marker[index.Axis(p.offset)];
-    if (j >= 0) x_grad[index.Source(p.offset, j)] = static_cast<T>(s.sum);
+    if (j >= 0) this->x_grad[index.Source(p.offset, j)] = static_cast<T>(s.sum);
   }
 };
 

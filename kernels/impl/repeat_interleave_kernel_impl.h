@@ -61,21 +61,30 @@ template <typename T>
 void Gather(const GPUContext& ctx, const funcs::ScanLayout& l, int64_t M, funcs::RepeatGatherOp<T> op,
             Pieces<GPUContext>* p);
 
+// The frame of both int-count kernels: x's [outer, length, inner] view, dst allocated, and
+// step(layout, dst data) run only when dst has elements (so an empty source is never read).
+template <typename T, typename Context, typename Step>
+void IntCountBody(const Context& dev_ctx, const DenseTensor& x, int axis, DenseTensor* dst, Step step) {
+  const funcs::ScanLayout l = CumScanLayout(x.dims(), axis, false);
+  T* pd = dev_ctx.template Alloc<T>(dst);
+  if (dst->numel() > 0) step(l, pd);
+}
+
 }  // namespace repeat
 
 template <typename T, typename Context>
 void RepeatInterleaveKernel(const Context& dev_ctx, const DenseTensor& x, int repeats, int axis, DenseTensor* out) {
-  const funcs::ScanLayout l = CumScanLayout(x.dims(), axis, false);
-  T* po = dev_ctx.template Alloc<T>(out);
-  if (out->numel() > 0) repeat::CopyRepeated(dev_ctx, l, repeats, x.data<T>(), po);
+  repeat::IntCountBody<T>(dev_ctx, x, axis, out, [&](const funcs::ScanLayout& l, T* po) {
+    repeat::CopyRepeated(dev_ctx, l, repeats, x.data<T>(), po);
+  });
 }
 
 template <typename T, typename Context>
 void RepeatInterleaveGradKernel(const Context& dev_ctx, const DenseTensor& x, const DenseTensor& out_grad,
                                 int repeats, int axis, DenseTensor* x_grad) {
-  const funcs::ScanLayout l = CumScanLayout(x.dims(), axis, false);
-  T* pd = dev_ctx.template Alloc<T>(x_grad);
-  if (x_grad->numel() > 0) repeat::SumRepeated(dev_ctx, l, repeats, out_grad.data<T>(), pd);
+  repeat::IntCountBody<T>(dev_ctx, x, axis, x_grad, [&](const funcs::ScanLayout& l, T* pd) {
+    repeat::SumRepeated(dev_ctx, l, repeats, out_grad.data<T>(), pd);
+  });
 }
 
 template <typename T, typename Context>

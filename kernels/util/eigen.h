@@ -58,5 +58,20 @@ inline double EigenSumAsDouble(const T* p, int64_t n) {
   }
 }
 
+// Sum of n contiguous elements of any type in double, in a fixed order: EigenSumAsDouble for
+// float and double, otherwise a left-to-right loop over the elements widened through their
+// compute type (16-bit types via float). The segment sum of the CPU reductions that round
+// once from double (mean, and the grads summed back over broadcast dims).
+template <typename T>
+inline double SumAsDouble(const T* p, int64_t n) {
+  if constexpr (UseEigen<T>::value) {
+    return EigenSumAsDouble(p, n);
+  } else {
+    double acc = 0;
+    for (int64_t i = 0; i < n; ++i) acc += static_cast<double>(static_cast<typename ComputeType<T>::type>(p[i]));
+    return acc;
+  }
+}
+
 }  // namespace funcs
 }  // namespace phi

@@ -14,6 +14,7 @@
 #include "paddle_ops/core/allocator.h"
 #include "paddle_ops/core/dense_tensor.h"
 #include "paddle_ops/core/device_context.h"
+#include "paddle_ops/core/free_blocks.h"
 #include "paddle_ops/core/kernel_factory.h"
 #include "paddle_ops/core/meta_tensor.h"
 
@@ -51,12 +52,8 @@ class CachingCPUAllocator : public Allocator {
     void* p = nullptr;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      auto it = free_.find(rounded);
-      if (it != free_.end() && !it->second.empty()) {
-        p = it->second.back();
-        it->second.pop_back();
-        cached_ -= rounded;
-      }
+      p = free_.Take(rounded);
+      if (p) cached_ -= rounded;
     }
     if (!p) {
       p = Raw(kHugeAlign, (rounded + kHugeAlign - 1) / kHugeAlign * kHugeAlign);
@@ -75,9 +72,7 @@ class CachingCPUAllocator : public Allocator {
 
   void EmptyCache() {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto& [size, blocks] : free_)
-      for (void* q : blocks) std::free(q);
-    free_.clear();
+    free_.Clear([](void* q) { std::free(q); });
     cached_ = 0;
   }
   // The flag (0 by default under AddressSanitizer, which must see every free), looked up on use,
@@ -96,7 +91,7 @@ class CachingCPUAllocator : public Allocator {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (cached_ + rounded <= limit()) {
-        free_[rounded].push_back(q);
+        free_.Put(q, rounded);
         cached_ += rounded;
         return;
       }
@@ -105,7 +100,7 @@ class CachingCPUAllocator : public Allocator {
   }
 
   std::mutex mu_;
-  std::map<size_t, std::vector<void*>> free_;
+  FreeBlocks free_;
   size_t cached_ = 0;
 };
 

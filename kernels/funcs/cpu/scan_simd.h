@@ -23,19 +23,40 @@ struct ScanCall {
   bool reverse;
 };
 
-// log-sum-exp (docs/spec.md §1): float32 and 16-bit types exponentiate in float lanes and sum and take
-// the log in double lanes; float64 is double throughout. T: float, double, float16, bfloat16.
-template <typename T>
-bool LogcumsumexpScan(const T* x, T* out, const ScanCall& c);
+// The entry points, written once for the two sets that have them: the dispatcher's (namespace
+// simd, below: what the engine calls) and the AVX2 kernels' (namespace simd::avx2, defined in
+// scan_simd_avx2.cc), which the dispatcher forwards to.
+//   LogcumsumexpScan: log-sum-exp (docs/spec.md §1): float32 and 16-bit types exponentiate in
+//     float lanes and sum and take the log in double lanes; float64 is double throughout.
+//   LogcumsumexpGradScan: gradient of logcumsumexp, the reverse gated recurrence of
+//     docs/spec.md §1 in double lanes. c.reverse is the direction of the gradient's scan (the
+//     opposite of the forward's).
+//   CumsumScan: sum in double lanes (float32 and 16-bit types; float64 and integers stay generic).
+#define PADDLE_OPS_SIMD_SCAN_DECLARE()                                                                  \
+  template <typename T>                                                                                 \
+  bool LogcumsumexpScan(const T* x, T* out, const ScanCall& c);                                         \
+  template <typename T>                                                                                 \
+  bool LogcumsumexpGradScan(const T* x, const T* out, const T* out_grad, T* x_grad, const ScanCall& c); \
+  template <typename T>                                                                                 \
+  bool CumsumScan(const T* x, T* out, const ScanCall& c);
 
-// Gradient of logcumsumexp: the reverse gated recurrence of docs/spec.md §1 in double lanes.
-// c.reverse is the direction of the gradient's scan (the opposite of the forward's).
-template <typename T>
-bool LogcumsumexpGradScan(const T* x, const T* out, const T* out_grad, T* x_grad, const ScanCall& c);
+// Both sets are instantiated for the same types, T: float, double, float16, bfloat16 (the
+// file that expands this includes their headers).
+#define PADDLE_OPS_SIMD_SCAN_INSTANTIATE_TYPE(T)                                            \
+  template bool LogcumsumexpScan<T>(const T*, T*, const ScanCall&);                         \
+  template bool LogcumsumexpGradScan<T>(const T*, const T*, const T*, T*, const ScanCall&); \
+  template bool CumsumScan<T>(const T*, T*, const ScanCall&);
+#define PADDLE_OPS_SIMD_SCAN_INSTANTIATE()              \
+  PADDLE_OPS_SIMD_SCAN_INSTANTIATE_TYPE(float)          \
+  PADDLE_OPS_SIMD_SCAN_INSTANTIATE_TYPE(double)         \
+  PADDLE_OPS_SIMD_SCAN_INSTANTIATE_TYPE(dtype::float16) \
+  PADDLE_OPS_SIMD_SCAN_INSTANTIATE_TYPE(dtype::bfloat16)
 
-// Sum in double lanes (float32 and 16-bit types; float64 and integers stay generic).
-template <typename T>
-bool CumsumScan(const T* x, T* out, const ScanCall& c);
+PADDLE_OPS_SIMD_SCAN_DECLARE()
+
+namespace avx2 {
+PADDLE_OPS_SIMD_SCAN_DECLARE()
+}  // namespace avx2
 
 }  // namespace simd
 }  // namespace funcs

@@ -56,6 +56,22 @@ PADDLE_OPS_VINLINE __m256d PrefixSum4(__m256d v) {
   return _mm256_add_pd(v, _mm256_permute2f128_pd(v, v, 0x08));
 }
 PADDLE_OPS_VINLINE __m256d BroadcastLast(__m256d v) { return _mm256_permute4x64_pd(v, 0xFF); }
+// The running sums of 4 more steps t: run + the lanes' inclusive prefix; *run moves on to
+// the last of them.
+PADDLE_OPS_VINLINE __m256d RunningSum4(__m256d t, __m256d* run) {
+  const __m256d s = _mm256_add_pd(PrefixSum4(t), *run);
+  *run = BroadcastLast(s);
+  return s;
+}
+// A block's lane-wise total in two accumulators, even vectors into tot0 and odd ones into tot1
+// (added together, in that order, at the end of the block).
+PADDLE_OPS_VINLINE void AddToBlockTotal(int i, __m256d t, __m256d* tot0, __m256d* tot1) {
+  if (i & 1) {
+    *tot1 = _mm256_add_pd(*tot1, t);
+  } else {
+    *tot0 = _mm256_add_pd(*tot0, t);
+  }
+}
 // Sum of the 4 lanes in a fixed order: (v0 + v2) + (v1 + v3).
 PADDLE_OPS_VINLINE double HorizontalSum(__m256d v) {
   const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
@@ -71,6 +87,24 @@ PADDLE_OPS_VINLINE double HorizontalMax(__m256d v) {
   __m128d m = _mm_max_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
   return _mm_cvtsd_f64(_mm_max_sd(m, _mm_unpackhi_pd(m, m)));
 }
+
+// One vector of 8 float or 4 double lanes, overloaded by width for the passes written once
+// for both.
+PADDLE_OPS_VINLINE __m256 SetLanes(float v) { return _mm256_set1_ps(v); }
+PADDLE_OPS_VINLINE __m256d SetLanes(double v) { return _mm256_set1_pd(v); }
+PADDLE_OPS_VINLINE __m256 LoadLanes(const float* p) { return _mm256_loadu_ps(p); }
+PADDLE_OPS_VINLINE __m256d LoadLanes(const double* p) { return _mm256_loadu_pd(p); }
+PADDLE_OPS_VINLINE __m256 MaxLanes(__m256 a, __m256 b) { return _mm256_max_ps(a, b); }
+PADDLE_OPS_VINLINE __m256d MaxLanes(__m256d a, __m256d b) { return _mm256_max_pd(a, b); }
+// nan with the lanes where v is NaN set (all ones).
+PADDLE_OPS_VINLINE __m256 OrNaNLanes(__m256 nan, __m256 v) {
+  return _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+PADDLE_OPS_VINLINE __m256d OrNaNLanes(__m256d nan, __m256d v) {
+  return _mm256_or_pd(nan, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
+}
+PADDLE_OPS_VINLINE bool AnyLaneSet(__m256 m) { return _mm256_movemask_ps(m) != 0; }
+PADDLE_OPS_VINLINE bool AnyLaneSet(__m256d m) { return _mm256_movemask_pd(m) != 0; }
 
 // The element type <-> compute type. 16-bit types go through their float conversions.
 template <typename F, typename T>
@@ -299,30 +333,16 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
   }
   auto src = [&](int i) { return i < full ? xb + i * V : tail_in; };
   auto dst = [&](int i) { return i < full ? ob + i * V : tail_out; };
-  // Pass 1: block max and NaN check.
-  double bm;
-  bool bad;
-  if constexpr (std::is_same<F, float>::value) {
-    __m256 vm = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
-    __m256 nan = _mm256_setzero_ps();
-    for (int i = 0; i < nv; ++i) {
-      const __m256 v = _mm256_loadu_ps(src(i));
-      vm = _mm256_max_ps(vm, v);
-      nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-    }
-    bm = HorizontalMax(vm);
-    bad = _mm256_movemask_ps(nan) != 0;
-  } else {
-    __m256d vm = _mm256_set1_pd(-kInf);
-    __m256d nan = _mm256_setzero_pd();
-    for (int i = 0; i < nv; ++i) {
-      const __m256d v = _mm256_loadu_pd(src(i));
-      vm = _mm256_max_pd(vm, v);
-      nan = _mm256_or_pd(nan, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
-    }
-    bm = HorizontalMax(vm);
-    bad = _mm256_movemask_pd(nan) != 0;
+  // Pass 1: block max and NaN check, in F lanes.
+  auto vm = SetLanes(-std::numeric_limits<F>::infinity());
+  auto nan = SetLanes(F{0});
+  for (int i = 0; i < nv; ++i) {
+    const auto v = LoadLanes(src(i));
+    vm = MaxLanes(vm, v);
+    nan = OrNaNLanes(nan, v);
   }
+  const double bm = HorizontalMax(vm);
+  const bool bad = AnyLaneSet(nan);
   // NaN, +inf, an all -inf block, or a special local prefix: exact element by element (the
   // same in both modes, so the local total is still the same).
   if (bad || !std::isfinite(bm) || std::isnan(loc->m) || loc->m == kInf) {
@@ -356,10 +376,8 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
       tot0 = _mm256_add_pd(tot0, lo);
       tot1 = _mm256_add_pd(tot1, hi);
       if (kStore) {
-        const __m256d slo = _mm256_add_pd(PrefixSum4(lo), run);
-        run = BroadcastLast(slo);
-        const __m256d shi = _mm256_add_pd(PrefixSum4(hi), run);
-        run = BroadcastLast(shi);
+        const __m256d slo = RunningSum4(lo, &run);
+        const __m256d shi = RunningSum4(hi, &run);
         const __m256d plo = _mm256_fmadd_pd(vb, slo, va), phi = _mm256_fmadd_pd(vb, shi, va);
         if (i == 0) first_p = plo;
         __m256d olo, ohi;
@@ -368,15 +386,9 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
       }
     } else {
       const __m256d t = ExpDiff4(_mm256_loadu_pd(src(i)), vM);
-      if (i & 1) {
-        tot1 = _mm256_add_pd(tot1, t);
-      } else {
-        tot0 = _mm256_add_pd(tot0, t);
-      }
+      AddToBlockTotal(i, t, &tot0, &tot1);
       if (kStore) {
-        const __m256d sp = _mm256_add_pd(PrefixSum4(t), run);
-        run = BroadcastLast(sp);
-        _mm256_storeu_pd(dst(i), LseOut4(sp, va, vb, vr, i == 0 ? &first_p : nullptr));
+        _mm256_storeu_pd(dst(i), LseOut4(RunningSum4(t, &run), va, vb, vr, i == 0 ? &first_p : nullptr));
       }
     }
   }
@@ -679,16 +691,8 @@ struct SumKernel {
     __m256d run = _mm256_set1_pd(base);
     for (int i = 0; i < nv; ++i) {
       const __m256d v = _mm256_loadu_pd(xb + 4 * i);
-      if (i & 1) {
-        tot1 = _mm256_add_pd(tot1, v);
-      } else {
-        tot0 = _mm256_add_pd(tot0, v);
-      }
-      if (kStore) {
-        const __m256d s = _mm256_add_pd(PrefixSum4(v), run);
-        run = BroadcastLast(s);
-        _mm256_storeu_pd(ob + 4 * i, s);
-      }
+      AddToBlockTotal(i, v, &tot0, &tot1);
+      if (kStore) _mm256_storeu_pd(ob + 4 * i, RunningSum4(v, &run));
     }
     return HorizontalSum(_mm256_add_pd(tot0, tot1));
   }
@@ -1020,15 +1024,7 @@ bool CumsumScan(const T* x, T* out, const ScanCall& c) {
   }
 }
 
-#define PADDLE_OPS_SIMD_INSTANTIATE(T)                                                      \
-  template bool LogcumsumexpScan<T>(const T*, T*, const ScanCall&);                         \
-  template bool LogcumsumexpGradScan<T>(const T*, const T*, const T*, T*, const ScanCall&); \
-  template bool CumsumScan<T>(const T*, T*, const ScanCall&);
-PADDLE_OPS_SIMD_INSTANTIATE(float)
-PADDLE_OPS_SIMD_INSTANTIATE(double)
-PADDLE_OPS_SIMD_INSTANTIATE(dtype::float16)
-PADDLE_OPS_SIMD_INSTANTIATE(dtype::bfloat16)
-#undef PADDLE_OPS_SIMD_INSTANTIATE
+PADDLE_OPS_SIMD_SCAN_INSTANTIATE()
 
 }  // namespace avx2
 }  // namespace simd

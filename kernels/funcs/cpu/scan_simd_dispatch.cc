@@ -23,14 +23,6 @@ bool CpuScanSimdCompiledAndSupported() {
 namespace simd {
 
 #if defined(PADDLE_OPS_CPU_SIMD_AVX2)
-namespace avx2 {
-template <typename T>
-bool LogcumsumexpScan(const T* x, T* out, const ScanCall& c);
-template <typename T>
-bool LogcumsumexpGradScan(const T* x, const T* out, const T* out_grad, T* x_grad, const ScanCall& c);
-template <typename T>
-bool CumsumScan(const T* x, T* out, const ScanCall& c);
-}  // namespace avx2
 #define PADDLE_OPS_SIMD_CALL(fn, ...) (CpuScanSimdEnabled() && avx2::fn(__VA_ARGS__))
 #else
 #define PADDLE_OPS_SIMD_CALL(fn, ...) false
@@ -49,15 +41,7 @@ bool CumsumScan(const T* x, T* out, const ScanCall& c) {
   return PADDLE_OPS_SIMD_CALL(CumsumScan<T>, x, out, c);
 }
 
-#define PADDLE_OPS_SIMD_INSTANTIATE(T)                                                      \
-  template bool LogcumsumexpScan<T>(const T*, T*, const ScanCall&);                         \
-  template bool LogcumsumexpGradScan<T>(const T*, const T*, const T*, T*, const ScanCall&); \
-  template bool CumsumScan<T>(const T*, T*, const ScanCall&);
-PADDLE_OPS_SIMD_INSTANTIATE(float)
-PADDLE_OPS_SIMD_INSTANTIATE(double)
-PADDLE_OPS_SIMD_INSTANTIATE(dtype::float16)
-PADDLE_OPS_SIMD_INSTANTIATE(dtype::bfloat16)
-#undef PADDLE_OPS_SIMD_INSTANTIATE
+PADDLE_OPS_SIMD_SCAN_INSTANTIATE()
 #undef PADDLE_OPS_SIMD_CALL
 
 }  // namespace simd

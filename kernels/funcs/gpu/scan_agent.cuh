@@ -113,6 +113,38 @@ __device__ inline void StoreRowRaw(U* out, int64_t base, int64_t L, bool reverse
   }
 }
 
+// The warp-wide half of a tile: the lane's N items combined in order into its aggregate, then
+// an exclusive scan of the aggregates across the logical warp of W lanes, seeded with carry.
+// *prefix: the combination of everything before the lane's first item (carry included);
+// *warp_total: the tile's total without carry. Every lane of the logical warp calls it.
+template <int W, int N, typename Op>
+__device__ __forceinline__ void WarpTileExclusiveScan(const Op& op, const typename Op::State (&items)[N],
+                                                      const typename Op::State& carry, typename Op::State* prefix,
+                                                      typename Op::State* warp_total) {
+  using State = typename Op::State;
+  using WarpScanT = cub::WarpScan<State, W>;
+  typename WarpScanT::TempStorage temp;  // empty for the shuffle-based warp scan
+  State agg = items[0];
+#pragma unroll
+  for (int k = 1; k < N; ++k) agg = op.Combine(agg, items[k]);
+  WarpScanT(temp).ExclusiveScan(agg, *prefix, carry, CombineFn<Op>{op}, *warp_total);
+}
+
+// Step s of a storing scan, whose item is `item`, with *prefix the combination of everything
+// before it: an exclusive scan stores *prefix and then takes the item in, an inclusive one
+// takes it in first and stores the result.
+template <typename Op, typename Line>
+__device__ __forceinline__ void StoreScanStep(const Op& op, const Line& line, int64_t s, const typename Op::State& item,
+                                              bool exclusive, typename Op::State* prefix) {
+  if (exclusive) {
+    line.Store(s, *prefix);
+    *prefix = op.Combine(*prefix, item);
+  } else {
+    *prefix = op.Combine(*prefix, item);
+    line.Store(s, *prefix);
+  }
+}
+
 // One logical warp of W lanes scans steps [s0, s1) of `line`, starting from `carry` (the
 // combination of everything before s0), storing inclusive or exclusive prefixes when kStore;
 // returns the carry after s1. Every lane of the logical warp calls it with the same arguments.
@@ -120,31 +152,17 @@ template <int W, int kItems, bool kStore, typename Op, typename Line>
 __device__ typename Op::State WarpScanSteps(const Op& op, const Line& line, int64_t s0, int64_t s1,
                                             typename Op::State carry, bool exclusive, int lane) {
   using State = typename Op::State;
-  using WarpScanT = cub::WarpScan<State, W>;
-  typename WarpScanT::TempStorage temp;  // empty for the shuffle-based warp scan
-  const CombineFn<Op> fn{op};
   for (int64_t t0 = s0; t0 < s1; t0 += int64_t{W} * kItems) {
     const int64_t first = t0 + int64_t{lane} * kItems;
     State items[kItems];
 #pragma unroll
     for (int k = 0; k < kItems; ++k) items[k] = first + k < s1 ? line.Load(first + k) : op.Identity();
-    State agg = items[0];
-#pragma unroll
-    for (int k = 1; k < kItems; ++k) agg = op.Combine(agg, items[k]);
     State prefix, warp_total;
-    WarpScanT(temp).ExclusiveScan(agg, prefix, carry, fn, warp_total);
+    WarpTileExclusiveScan<W>(op, items, carry, &prefix, &warp_total);
     if (kStore) {
 #pragma unroll
       for (int k = 0; k < kItems; ++k) {
-        if (first + k < s1) {
-          if (exclusive) {
-            line.Store(first + k, prefix);
-            prefix = op.Combine(prefix, items[k]);
-          } else {
-            prefix = op.Combine(prefix, items[k]);
-            line.Store(first + k, prefix);
-          }
-        }
+        if (first + k < s1) StoreScanStep(op, line, first + k, items[k], exclusive, &prefix);
       }
     }
     carry = op.Combine(carry, warp_total);
@@ -164,13 +182,7 @@ __device__ typename Op::State ThreadScanSteps(const Op& op, const Line& line, in
 #pragma unroll
     for (int k = 0; k < kItems; ++k) {
       if (kStore && t0 + k < s1) {
-        if (exclusive) {
-          line.Store(t0 + k, carry);
-          carry = op.Combine(carry, items[k]);
-        } else {
-          carry = op.Combine(carry, items[k]);
-          line.Store(t0 + k, carry);
-        }
+        StoreScanStep(op, line, t0 + k, items[k], exclusive, &carry);
       } else if (!kStore) {
         carry = op.Combine(carry, items[k]);  // Identity past s1 changes nothing
       }

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "paddle_ops/core/free_blocks.h"
 #include "paddle_ops/core/gpu/gpu_context.h"
 #include "paddle_ops/core/gpu/gpu_info.h"
 
@@ -41,13 +42,8 @@ class CachingGPUAllocator : public Allocator {
     void* p = nullptr;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      auto& pool = free_[dev];
-      auto it = pool.find(rounded);
-      if (it != pool.end() && !it->second.empty()) {
-        p = it->second.back();
-        it->second.pop_back();
-        cached_ -= rounded;
-      }
+      p = free_[dev].Take(rounded);
+      if (p) cached_ -= rounded;
     }
     if (!p) {
       DeviceGuard guard(dev);
@@ -69,7 +65,7 @@ class CachingGPUAllocator : public Allocator {
     }
     return std::make_shared<Allocation>(p, bytes, place, [this, dev, rounded](void* q) {
       std::lock_guard<std::mutex> lock(mu_);
-      free_[dev][rounded].push_back(q);
+      free_[dev].Put(q, rounded);
       cached_ += rounded;
     });
   }
@@ -78,9 +74,7 @@ class CachingGPUAllocator : public Allocator {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [dev, pool] : free_) {
       DeviceGuard guard(dev);
-      for (auto& [size, blocks] : pool)
-        for (void* q : blocks) cudaFree(q);
-      pool.clear();
+      pool.Clear([](void* q) { cudaFree(q); });
     }
     cached_ = 0;
   }
@@ -88,7 +82,7 @@ class CachingGPUAllocator : public Allocator {
 
  private:
   std::mutex mu_;
-  std::map<int, std::map<size_t, std::vector<void*>>> free_;
+  std::map<int, FreeBlocks> free_;  // by device
   size_t cached_ = 0;
 };
 
