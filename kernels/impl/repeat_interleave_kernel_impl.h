@@ -124,17 +124,3 @@ void RepeatInterleaveWithTensorIndexGradKernel(const Context& dev_ctx, const Den
 }
 
 }  // namespace phi
-
-// The registrations, the same on both devices (kernels/cpu/repeat_interleave_kernel.cc and
-// kernels/gpu/repeat_interleave_kernel.cu): backend is CPU or GPU.
-#define PD_REGISTER_REPEAT_INTERLEAVE_KERNELS(backend)                                                               \
-  PD_REGISTER_KERNEL(repeat_interleave, backend, ALL_LAYOUT, phi::RepeatInterleaveKernel, float, double,              \
-                     phi::dtype::float16, phi::dtype::bfloat16, int32_t, int64_t) {}                                  \
-  PD_REGISTER_KERNEL(repeat_interleave_grad, backend, ALL_LAYOUT, phi::RepeatInterleaveGradKernel, float, double,     \
-                     phi::dtype::float16, phi::dtype::bfloat16) {}                                                    \
-  PD_REGISTER_KERNEL(repeat_interleave_with_tensor_index, backend, ALL_LAYOUT,                                        \
-                     phi::RepeatInterleaveWithTensorIndexKernel, float, double, phi::dtype::float16,                  \
-                     phi::dtype::bfloat16, int32_t, int64_t) {}                                                       \
-  PD_REGISTER_KERNEL(repeat_interleave_with_tensor_index_grad, backend, ALL_LAYOUT,                                   \
-                     phi::RepeatInterleaveWithTensorIndexGradKernel, float, double, phi::dtype::float16,              \
-                     phi::dtype::bfloat16) {}

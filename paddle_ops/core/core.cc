@@ -38,7 +38,6 @@ class CachingCPUAllocator : public Allocator {
   static constexpr size_t kCacheRound = size_t{1} << 16;
   static constexpr size_t kHugeAlign = size_t{1} << 21;
 
-
   std::shared_ptr<Allocation> Allocate(size_t bytes, const Place& place) override {
     if (bytes < kCacheMin) {
       const size_t rounded = ((bytes == 0 ? 1 : bytes) + kAlign - 1) / kAlign * kAlign;
