@@ -26,20 +26,37 @@ def _grad_list(grad_outputs, n):
     return list(grad_outputs)
 
 
+def _no_grad_list(no_grad_vars):
+    if no_grad_vars is None:
+        return []
+    if isinstance(no_grad_vars, Tensor):
+        return [no_grad_vars]
+    if isinstance(no_grad_vars, (list, tuple, set)):
+        for i, t in enumerate(no_grad_vars):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"no_grad_vars must hold only Tensors, but an entry is "
+                                f"{type(t).__name__}" + ("" if isinstance(no_grad_vars, set) else f" (index {i})"))
+        return list(no_grad_vars)
+    raise TypeError(f"no_grad_vars must be None, a Tensor or a list/tuple/set of Tensors, "
+                    f"but got {type(no_grad_vars).__name__}")
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=False, no_grad_vars=None):
     """Gradients of `outputs` with respect to `inputs`, returned (not accumulated into .grad).
 
     grad_outputs defaults to ones. retain_graph keeps the graph for another backward pass
     (default: False). Inputs the outputs do not depend on raise ValueError unless
-    allow_unused=True, which returns None for them. create_graph (higher-order gradients)
-    is not supported.
+    allow_unused=True, which returns None for them. No gradient flows through the tensors of
+    no_grad_vars (a Tensor or a list/tuple/set of them): for this call they are constants.
+    create_graph (higher-order gradients) is not supported.
     """
     if create_graph:
         raise NotImplementedError("paddle_ops.grad: create_graph=True (higher-order gradients) is not supported")
     outs = _as_list(outputs, "outputs")
     ins = _as_list(inputs, "inputs")
-    return _C.run_grad(outs, ins, _grad_list(grad_outputs, len(outs)), bool(retain_graph), bool(allow_unused))
+    cut = _no_grad_list(no_grad_vars)
+    return _C.run_grad(outs, ins, _grad_list(grad_outputs, len(outs)), bool(retain_graph), bool(allow_unused), cut)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=False):
