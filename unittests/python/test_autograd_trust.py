@@ -228,3 +228,19 @@ def test_no_grad_vars_wrong_type(bad, message):
     # the graph is untouched by the refused call
     (g,) = paddle.grad(out, x)
     np.testing.assert_array_equal(g.numpy(), [2.0, 4.0])
+
+
+def test_grad_and_backward_flags_must_be_bools():
+    # They were read with bool(), so retain_graph='no' kept the graph; NumPy bools are bools.
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = (x * x).sum()
+    with pytest.raises(TypeError, match='retain_graph must be a bool or None, but got str'):
+        y.backward(retain_graph='no')
+    with pytest.raises(TypeError, match='allow_unused must be a bool, but got int'):
+        paddle.grad(y, x, allow_unused=1)
+    with pytest.raises(NotImplementedError, match='only_inputs=False'):
+        paddle.grad(y, x, only_inputs=False)
+    (g,) = paddle.grad(y, x, retain_graph=np.bool_(True), allow_unused=np.bool_(False))
+    np.testing.assert_array_equal(g.numpy(), [2.0, 4.0])
+    y.backward(retain_graph=None)
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0])

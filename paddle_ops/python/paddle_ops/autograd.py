@@ -1,6 +1,8 @@
 """Autograd entry points: paddle_ops.grad, Tensor.backward and no_grad."""
 import contextlib
 
+import numpy as np
+
 from . import _C
 from ._C import Tensor
 
@@ -24,6 +26,16 @@ def _grad_list(grad_outputs, n):
     if len(grad_outputs) != n:
         raise ValueError(f"grad_outputs has {len(grad_outputs)} entries but there are {n} outputs")
     return list(grad_outputs)
+
+
+def _flag(value, what, allow_none=False):
+    """A bool argument (a NumPy bool too); None only where it means 'the default'."""
+    if value is None and allow_none:
+        return False
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{what} must be a bool{' or None' if allow_none else ''}, "
+                        f"but got {type(value).__name__}")
+    return bool(value)
 
 
 def _no_grad_list(no_grad_vars):
@@ -51,18 +63,24 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     no_grad_vars (a Tensor or a list/tuple/set of them): for this call they are constants.
     create_graph (higher-order gradients) is not supported.
     """
-    if create_graph:
-        raise NotImplementedError("paddle_ops.grad: create_graph=True (higher-order gradients) is not supported")
     outs = _as_list(outputs, "outputs")
     ins = _as_list(inputs, "inputs")
+    grads = _grad_list(grad_outputs, len(outs))
+    retain = _flag(retain_graph, "retain_graph", allow_none=True)
+    if _flag(create_graph, "create_graph"):
+        raise NotImplementedError("paddle_ops.grad: create_graph=True (higher-order gradients) is not supported")
+    if not _flag(only_inputs, "only_inputs"):
+        raise NotImplementedError("paddle_ops.grad: only_inputs=False is not supported (as in Paddle)")
+    unused = _flag(allow_unused, "allow_unused")
     cut = _no_grad_list(no_grad_vars)
-    return _C.run_grad(outs, ins, _grad_list(grad_outputs, len(outs)), bool(retain_graph), bool(allow_unused), cut)
+    return _C.run_grad(outs, ins, grads, retain, unused, cut)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=False):
     """Accumulate the gradients of `tensors` into the .grad of the leaves they depend on."""
     outs = _as_list(tensors, "tensors")
-    _C.run_backward(outs, _grad_list(grad_tensors, len(outs)), bool(retain_graph))
+    grads = _grad_list(grad_tensors, len(outs))
+    _C.run_backward(outs, grads, _flag(retain_graph, "retain_graph", allow_none=True))
 
 
 @contextlib.contextmanager
