@@ -2,6 +2,8 @@
 
 #include <deque>
 #include <map>
+#include <mutex>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -20,10 +22,23 @@ Edge EdgeOf(const Tensor& t, const char* what, size_t index) {
                      "%s[%d] does not require grad (stop_gradient=True), so no gradient can flow "
                      "through it",
                      what, index));
-  if (!m->accumulation_node) {
-    m->accumulation_node = std::make_shared<GradNodeAccumulation>(t.shared_autograd_meta());
+  return Edge{egr::AccumulationNodeOf(t), 0};
+}
+
+// The (node, slot) pairs where the gradient of a no_grad_vars tensor would arrive: edges into
+// them are cut for one pass. A tensor with no history that needs no gradient has none.
+using CutSet = std::set<std::pair<const GradNodeBase*, size_t>>;
+CutSet CutSetOf(const std::vector<Tensor>& no_grad_vars) {
+  CutSet cut;
+  for (const Tensor& t : no_grad_vars) {
+    AutogradMeta* m = t.autograd_meta();
+    if (m->grad_node) {
+      cut.emplace(m->grad_node.get(), m->out_slot);
+    } else if (!t.stop_gradient()) {
+      cut.emplace(egr::AccumulationNodeOf(t).get(), 0);
+    }
   }
-  return Edge{m->accumulation_node, 0};
+  return cut;
 }
 
 void AccumulateInto(OptionalTensor& slot, const Tensor& g) {
@@ -35,10 +50,17 @@ void AccumulateInto(OptionalTensor& slot, const Tensor& g) {
 }
 
 // Runs the graph. With `capture`, gradients arriving at the captured (node, slot) pairs
-// are returned and leaves' .grad is left alone; without it, leaves accumulate.
+// are returned and leaves' .grad is left alone; without it, leaves accumulate. Edges into
+// the pairs of `cut` carry nothing (paddle.grad's no_grad_vars).
+// All its bookkeeping is local, so passes on several threads share only the graph's nodes,
+// each run under its node's lock, and the leaves' .grad, added to under the leaf's lock.
 std::vector<OptionalTensor> RunBackward(const std::vector<Tensor>& outputs,
                                         const std::vector<OptionalTensor>& grad_outputs,
-                                        bool retain_graph, const std::vector<Edge>* capture) {
+                                        bool retain_graph, const std::vector<Edge>* capture,
+                                        const CutSet& cut = {}) {
+  auto followed = [&cut](const Edge& e) {
+    return e.valid() && (cut.empty() || cut.count({e.node.get(), e.slot}) == 0);
+  };
   PADDLE_ENFORCE(grad_outputs.empty() || grad_outputs.size() == outputs.size(),
                  phi::errors::InvalidArgument("got %d grad_outputs for %d outputs", grad_outputs.size(),
                                               outputs.size()));
@@ -74,7 +96,7 @@ std::vector<OptionalTensor> RunBackward(const std::vector<Tensor>& outputs,
     GradNodeBase* n = stack.back();
     stack.pop_back();
     for (const Edge& e : n->edges()) {
-      if (!e.valid()) continue;
+      if (!followed(e)) continue;
       ++pending[e.node.get()];
       owners[e.node.get()] = e.node;
       if (seen.insert(e.node.get()).second) stack.push_back(e.node.get());
@@ -96,12 +118,15 @@ std::vector<OptionalTensor> RunBackward(const std::vector<Tensor>& outputs,
       }
     }
     std::vector<OptionalTensor> input_grads;
-    if (!(capture && n->IsAccumulation())) input_grads = (*n)(buf);
-    if (!retain_graph) n->ClearTensorWrappers();
+    {
+      std::lock_guard<std::mutex> lock(n->mutex());
+      if (!(capture && n->IsAccumulation())) input_grads = (*n)(buf);
+      if (!retain_graph) n->ClearTensorWrappers();
+    }
     const auto& edges = n->edges();
     for (size_t j = 0; j < edges.size(); ++j) {
       const Edge& e = edges[j];
-      if (!e.valid()) continue;
+      if (!followed(e)) continue;
       if (j < input_grads.size() && input_grads[j]) {
         auto& dst = buffers[e.node.get()];
         dst.resize(e.node->num_outputs());
@@ -123,10 +148,11 @@ void Backward(const std::vector<Tensor>& outputs, const std::vector<OptionalTens
 
 std::vector<OptionalTensor> Grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                                  const std::vector<OptionalTensor>& grad_outputs, bool retain_graph,
-                                 bool allow_unused) {
+                                 bool allow_unused, const std::vector<Tensor>& no_grad_vars) {
   std::vector<Edge> capture;
   for (size_t i = 0; i < inputs.size(); ++i) capture.push_back(EdgeOf(inputs[i], "inputs", i));
-  std::vector<OptionalTensor> result = RunBackward(outputs, grad_outputs, retain_graph, &capture);
+  std::vector<OptionalTensor> result =
+      RunBackward(outputs, grad_outputs, retain_graph, &capture, CutSetOf(no_grad_vars));
   for (size_t i = 0; i < result.size(); ++i) {
     PADDLE_ENFORCE(result[i] || allow_unused,
                    phi::errors::InvalidArgument(

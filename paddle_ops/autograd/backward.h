@@ -14,9 +14,10 @@ void Backward(const std::vector<Tensor>& outputs, const std::vector<OptionalTens
 
 // paddle_ops.grad(): the gradients of `outputs` w.r.t. `inputs`, returned rather than
 // accumulated. An input that `outputs` does not depend on raises unless allow_unused, in
-// which case its entry is absent.
+// which case its entry is absent. No gradient flows through the tensors of `no_grad_vars`
+// (constants for this call only).
 std::vector<OptionalTensor> Grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                                  const std::vector<OptionalTensor>& grad_outputs, bool retain_graph,
-                                 bool allow_unused);
+                                 bool allow_unused, const std::vector<Tensor>& no_grad_vars = {});
 
 }  // namespace paddle_ops

@@ -6,14 +6,6 @@ namespace paddle_ops {
 
 namespace {
 thread_local bool g_grad_enabled = true;
-
-std::shared_ptr<GradNodeBase> AccumulationNodeOf(const Tensor& t) {
-  AutogradMeta* m = t.autograd_meta();
-  if (!m->accumulation_node) {
-    m->accumulation_node = std::make_shared<GradNodeAccumulation>(t.shared_autograd_meta());
-  }
-  return m->accumulation_node;
-}
 }  // namespace
 
 bool GradMode::IsEnabled() { return g_grad_enabled; }
@@ -33,13 +25,31 @@ paddle::optional<Tensor> TensorWrapper::RecoverOptional(const char* node_name, c
   return Recover(node_name, arg);
 }
 
+GradNodeBase::~GradNodeBase() {
+  // Take over this node's references; a node whose last reference we then hold is opened in
+  // turn (its edges join the list) before it dies, so its own destructor finds nothing to
+  // free but nodes that others still hold. A node held twice by one node (x * x) is in the
+  // list twice and is opened when the second copy is the last.
+  std::vector<std::shared_ptr<GradNodeBase>> pending;
+  auto take_edges = [&pending](std::vector<Edge>& edges) {
+    for (Edge& e : edges)
+      if (e.node) pending.push_back(std::move(e.node));
+  };
+  take_edges(edges_);
+  while (!pending.empty()) {
+    std::shared_ptr<GradNodeBase> node = std::move(pending.back());
+    pending.pop_back();
+    if (node.use_count() == 1) take_edges(node->edges_);
+  }
+}
+
 void GradNodeBase::SetEdge(size_t slot, const Tensor& input) {
   if (!input.defined() || input.stop_gradient()) return;
   AutogradMeta* m = input.autograd_meta();
   if (m->grad_node) {
     edges_[slot] = Edge{m->grad_node, m->out_slot};
   } else {
-    edges_[slot] = Edge{AccumulationNodeOf(input), 0};
+    edges_[slot] = Edge{egr::AccumulationNodeOf(input), 0};
   }
 }
 
@@ -63,11 +73,11 @@ std::vector<OptionalTensor> GradNodeAccumulation::operator()(std::vector<Optiona
   auto meta = meta_.lock();
   if (meta && grads[0]) {
     const Tensor& g = *grads[0];
-    if (meta->grad) {
-      meta->grad = egr::AddGrad(Tensor(meta->grad), g).impl();
-    } else {
-      meta->grad = g.impl();
-    }
+    // Read, add and store under the leaf's lock: backward passes on other threads may add
+    // into the same .grad at the same time.
+    meta->grad.Update([&g](const LockedGrad::Ptr& old) {
+      return old ? egr::AddGrad(Tensor(old), g).impl() : g.impl();
+    });
   }
   return {};
 }
@@ -86,6 +96,15 @@ bool RequiresGrad(std::initializer_list<const paddle::optional<Tensor>*> inputs)
   for (const auto* t : inputs)
     if (*t && (*t)->defined() && !(*t)->stop_gradient()) return true;
   return false;
+}
+
+std::shared_ptr<GradNodeBase> AccumulationNodeOf(const Tensor& leaf) {
+  AutogradMeta* m = leaf.autograd_meta();
+  std::lock_guard<std::mutex> lock(m->accumulation_mu);
+  if (!m->accumulation_node) {
+    m->accumulation_node = std::make_shared<GradNodeAccumulation>(leaf.shared_autograd_meta());
+  }
+  return m->accumulation_node;
 }
 
 void SetHistory(Tensor& out, const std::shared_ptr<GradNodeBase>& node, size_t slot) {

@@ -6,6 +6,7 @@
 
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,9 @@ class GradNodeBase {
  public:
   GradNodeBase(size_t num_inputs, size_t num_outputs)
       : edges_(num_inputs), output_metas_(num_outputs), output_places_(num_outputs) {}
-  virtual ~GradNodeBase() = default;
+  // Releases the nodes this one alone keeps alive with a work list, not by nested destructors,
+  // so freeing a chain of any length takes constant stack.
+  virtual ~GradNodeBase();
 
   // grads[i]: gradient of forward output i (absent if nothing flowed into it).
   // Returns one gradient per forward input (absent where none).
@@ -66,6 +69,9 @@ class GradNodeBase {
     if (input) SetEdge(slot, *input);
   }
   const std::vector<Edge>& edges() const { return edges_; }
+  // Held by the engine while it runs this node or frees its saved tensors: a graph part shared
+  // by backward passes on several threads runs one pass at a time.
+  std::mutex& mutex() const { return mu_; }
   size_t num_outputs() const { return output_metas_.size(); }
   // Remembers forward output `slot`'s dims/dtype/place to make zeros when no grad arrives.
   void SetOutputMeta(size_t slot, const Tensor& out);
@@ -75,6 +81,7 @@ class GradNodeBase {
   std::vector<Edge> edges_;
   std::vector<phi::DenseTensorMeta> output_metas_;
   std::vector<phi::Place> output_places_;
+  mutable std::mutex mu_;
 };
 
 class GradNodeAccumulation : public GradNodeBase {
@@ -94,6 +101,8 @@ namespace egr {
 // True when grad mode is on and any defined input has stop_gradient == false.
 bool RequiresGrad(std::initializer_list<const Tensor*> inputs);
 bool RequiresGrad(std::initializer_list<const paddle::optional<Tensor>*> inputs);
+// The accumulation node of a leaf that requires grad, made on first use (thread-safe).
+std::shared_ptr<GradNodeBase> AccumulationNodeOf(const Tensor& leaf);
 // Makes `out` a non-leaf produced by forward output `slot` of `node`. Integer outputs stay
 // stop_gradient (no gradient flows through indices).
 void SetHistory(Tensor& out, const std::shared_ptr<GradNodeBase>& node, size_t slot);

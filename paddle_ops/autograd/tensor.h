@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -14,12 +15,48 @@ namespace paddle_ops {
 
 class GradNodeBase;
 
+// The accumulated gradient of a leaf. Backward passes on several threads (each releases the
+// GIL) add into it while Python may read or reset it, so every access takes the lock;
+// Update() reads, combines and stores under it, so no accumulation is lost.
+class LockedGrad {
+ public:
+  using Ptr = std::shared_ptr<phi::DenseTensor>;
+  LockedGrad() = default;
+  LockedGrad(const LockedGrad& other) : value_(other.get()) {}
+  LockedGrad& operator=(const LockedGrad& other) { return *this = other.get(); }
+  LockedGrad& operator=(Ptr v) {
+    std::lock_guard<std::mutex> lock(mu_);
+    value_ = std::move(v);
+    return *this;
+  }
+  Ptr get() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return value_;
+  }
+  operator Ptr() const { return get(); }  // NOLINT: reads like the plain pointer it replaces
+  explicit operator bool() const { return get() != nullptr; }
+  void reset() { *this = nullptr; }
+  // value = f(value) under the lock (f must not touch this LockedGrad).
+  template <class F>
+  void Update(F&& f) {
+    std::lock_guard<std::mutex> lock(mu_);
+    value_ = f(value_);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  Ptr value_;
+};
+
 struct AutogradMeta {
   bool stop_gradient = true;
-  std::shared_ptr<phi::DenseTensor> grad;  // accumulated gradient (leaves)
+  LockedGrad grad;                          // accumulated gradient (leaves)
   std::shared_ptr<GradNodeBase> grad_node;  // the node that produced this tensor
   size_t out_slot = 0;                      // which output of grad_node's forward op
-  std::shared_ptr<GradNodeBase> accumulation_node;  // created on first use, leaves only
+  // Created on first use, leaves only; forward ops on several threads may ask for it at once,
+  // so it is made and read under accumulation_mu (egr::AccumulationNodeOf).
+  std::shared_ptr<GradNodeBase> accumulation_node;
+  std::mutex accumulation_mu;
 };
 
 class Tensor {

@@ -261,12 +261,13 @@ PYBIND11_MODULE(_C, m) {
     paddle_ops::Backward(outputs, g, retain_graph);
   });
   m.def("run_grad", [](const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
-                       const py::object& grads, bool retain_graph, bool allow_unused) {
+                       const py::object& grads, bool retain_graph, bool allow_unused,
+                       const std::vector<Tensor>& no_grad_vars) {
     auto g = ToOptionalList(grads, outputs.size());
     std::vector<paddle_ops::OptionalTensor> r;
     {
       py::gil_scoped_release release;
-      r = paddle_ops::Grad(outputs, inputs, g, retain_graph, allow_unused);
+      r = paddle_ops::Grad(outputs, inputs, g, retain_graph, allow_unused, no_grad_vars);
     }
     py::list out;
     for (auto& t : r) out.append(t ? py::cast(*t) : py::none());

@@ -48,6 +48,31 @@ def _reduce_axis_errors():
     ]
 
 
+def _grad_spec():
+    """paddle.grad: a fresh graph for each call (the valid call frees it)."""
+    def valid(place):
+        x = paddle.to_tensor([1.0, 2.0, 3.0], place=place, stop_gradient=False)
+        return dict(outputs=(x * x).sum(), inputs=x, grad_outputs=None, retain_graph=None,
+                    create_graph=False, only_inputs=True, allow_unused=False, no_grad_vars=None)
+    return BadInputs(
+        op=lambda **kwargs: tuple(paddle.grad(**kwargs)),
+        valid=valid,
+        bad={
+            'outputs': [Bad('y', TypeError, 'Tensor', 'str'), Bad(None, TypeError, 'Tensor', 'NoneType')],
+            'inputs': [Bad(3, TypeError, 'Tensor', 'int'), Bad([1.0], TypeError, 'Tensor', 'list')],
+            'grad_outputs': [Bad('a', TypeError, 'Tensor', 'str'),
+                             Bad([None, None], ValueError, '1 outputs', '2 entries'),
+                             Bad(T((3,)), ValueError, r'shape \[\]', r'shape \[3\]')],
+            'retain_graph': [Bad('yes', TypeError, 'bool', 'str'), Bad(1, TypeError, 'bool', 'int')],
+            'create_graph': bool_errors(),
+            'only_inputs': bool_errors(),
+            'allow_unused': bool_errors(),
+            'no_grad_vars': [Bad(3, TypeError, 'Tensor', 'int'),
+                             Bad([None], TypeError, 'Tensor', 'NoneType'),
+                             Bad({'a': 1}, TypeError, 'Tensor', 'dict')],
+        })
+
+
 # The public ops that have no OpInfo in op_db.py (the scan ops keep theirs there, as
 # OpInfo.bad_inputs).
 _OTHER_OPS = {
@@ -75,6 +100,7 @@ _OTHER_OPS = {
     'add': _binary_spec(paddle.add),
     'subtract': _binary_spec(paddle.subtract),
     'multiply': _binary_spec(paddle.multiply),
+    'grad': _grad_spec(),
     'sum': BadInputs(
         valid=lambda place: dict(x=T((2, 3))(place), axis=1, dtype=None, keepdim=False),
         bad={
