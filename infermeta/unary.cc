@@ -10,8 +10,9 @@ void CumInferMeta(const MetaTensor& x, int axis, bool flatten, bool exclusive, b
                   MetaTensor* out) {
   const DDim dims = x.dims();
   if (flatten) {
-    PADDLE_ENFORCE_EQ(axis, -1,
-                      errors::InvalidArgument("when flatten is true, axis must be -1, but got %d", axis));
+    // Paddle's kernels take 0 or -1 with flatten (its own tests pass 0); the axis is unused.
+    PADDLE_ENFORCE(axis == -1 || axis == 0,
+                   errors::InvalidArgument("when flatten is true, axis must be 0 or -1, but got %d", axis));
     out->set_dims(DDim({product(dims)}));
   } else {
     NormalizeAxis(axis, dims.size(), "axis");

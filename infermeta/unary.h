@@ -15,7 +15,7 @@ namespace phi {
 void UnchangedInferMeta(const MetaTensor& x, MetaTensor* out);
 
 // cumsum / logcumsumexp: axis in [-rank, rank) (a 0-D x takes 0 or -1); flatten gives a
-// 1-D out of numel(x) elements and then requires axis == -1.
+// 1-D out of numel(x) elements and then requires axis 0 or -1 (as Paddle's kernels).
 void CumInferMeta(const MetaTensor& x, int axis, bool flatten, bool exclusive, bool reverse,
                   MetaTensor* out);
 void CumScalarAxisInferMeta(const MetaTensor& x, const Scalar& axis, bool flatten,
