@@ -32,6 +32,13 @@ def _is_int_value(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, (builtins.bool, np.bool_))
 
 
+def _all_ints(data):
+    """A Python int, or a (nested) list or tuple of them only."""
+    if isinstance(data, (list, tuple)):
+        return all(_all_ints(v) for v in data)
+    return _is_int_value(data)
+
+
 def _range_error(value, dt, what):
     info = np.iinfo(_C.numpy_dtype_of(dt))
     return OverflowError(f"{what}: the value {value} is out of range for {dt} [{info.min}, {info.max}]")
@@ -99,6 +106,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
             raise ValueError(f"to_tensor: cannot make a rectangular array from data: {e}") from None
         if arr.dtype.kind == "c":
             raise TypeError(f"to_tensor: complex data ({arr.dtype}) is not supported")
+        if (arr.dtype.kind == "f" and not isinstance(data, (np.ndarray, np.generic)) and arr.size
+                and np.abs(arr).max() >= 2.0 ** 63 and _all_ints(data)):
+            arr = np.array(data, dtype=object)  # NumPy made floats of ints beyond int64: keep them ints
         if arr.dtype.kind not in "biufO":
             raise TypeError(f"to_tensor: data of kind {arr.dtype} cannot become a Tensor")
         dt = convert_dtype(dtype) if dtype is not None else _default_dtype(data, arr)
