@@ -223,3 +223,51 @@ def test_exclusive_head_is_minus_inf(place, dtype):
     assert (y[:, 0] == -np.inf).all()
     y = paddle.logcumsumexp(x, 1, exclusive=True, reverse=True).numpy()
     assert (y[:, -1] == -np.inf).all()
+
+
+# ------------------------------------------------------------------------------------------
+# What else Paddle's own tests of these ops call
+# ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('place', PLACES)
+def test_cumsum_axis_as_a_one_element_integer_tensor(place):
+    x = make_tensor(np.arange(6.0).reshape(2, 3), 'float64', place)
+    for dt in ('int32', 'int64'):
+        axis = paddle.to_tensor([1], dtype=dt, place=place)
+        np.testing.assert_array_equal(paddle.cumsum(x, axis=axis).numpy(), np.cumsum(np.arange(6.0).reshape(2, 3), 1))
+    with pytest.raises(TypeError, match='axis'):
+        paddle.cumsum(x, axis=paddle.to_tensor([0, 1], place=place))
+    with pytest.raises(TypeError, match='axis'):
+        paddle.cumsum(x, axis=paddle.to_tensor([1.0], place=place))
+
+
+def test_static_unknown_dim_may_match_the_count_of_repeats():
+    # x [-1, 4] repeated along axis 0 by 3 counts: the unknown dim may be 3; checked at run time.
+    paddle.enable_static()
+    try:
+        main = paddle.static.Program()
+        with paddle.static.program_guard(main):
+            x = paddle.static.data('x', [-1, 4], 'float32')
+            r = paddle.static.data('r', [3], 'int32')
+            z = paddle.repeat_interleave(x, r, axis=0)
+        exe = paddle.static.Executor('cpu')
+        data = np.arange(12, dtype=np.float32).reshape(3, 4)
+        (out,) = exe.run(main, feed={'x': data, 'r': np.array([1, 2, 1], np.int32)}, fetch_list=[z])
+        with pytest.raises(ValueError, match='repeats'):
+            exe.run(main, feed={'x': data[:2], 'r': np.array([1, 2, 1], np.int32)}, fetch_list=[z])
+    finally:
+        paddle.disable_static()
+    np.testing.assert_array_equal(out, np.repeat(data, [1, 2, 1], axis=0))
+
+
+def test_disable_static_with_a_place_makes_it_the_device():
+    before = paddle.get_device()
+    try:
+        paddle.enable_static()
+        paddle.disable_static(paddle.CPUPlace())
+        assert paddle.in_dynamic_mode() and paddle.get_device() == 'cpu'
+        if 'gpu' in PLACES:
+            paddle.disable_static(paddle.CUDAPlace(0))
+            assert paddle.get_device() == 'gpu:0' and paddle.to_tensor([1.0]).place.is_gpu_place()
+    finally:
+        paddle.set_device(before)

@@ -98,7 +98,8 @@ def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
     Args:
         x (Tensor): float16, bfloat16, float32, float64, int32 or int64; bool, uint8, int8
             and int16 are promoted to int64 (as NumPy and torch do).
-        axis (int, optional): the axis to scan; None (default) scans the flattened tensor.
+        axis (int, optional): the axis to scan; None (default) scans the flattened tensor. A
+            one-element integer Tensor is taken too (as in Paddle).
         exclusive (bool): sum over j < i (the first output is 0).
         reverse (bool): scan from the end.
         dtype (str|dtype, optional): cast x to this dtype first. As for logcumsumexp, Paddle's
@@ -110,6 +111,11 @@ def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
     """
     _check_tensor(x, "cumsum")
     exclusive, reverse, dtype = _dtype_in_third("cumsum", exclusive, reverse, dtype)
+    if isinstance(axis, Tensor):  # Paddle's cumsum takes a one-element integer tensor too
+        if axis.size != 1 or axis.dtype not in INTEGER:
+            raise TypeError(f"cumsum(): argument 'axis' as a Tensor must hold one integer, but got "
+                            f"{axis.dtype} of shape {axis.shape}")
+        axis = int(axis)
     if dtype is not None:
         dt = convert_dtype(dtype, "cumsum(): argument 'dtype'")
         if dt not in FLOATING and dt not in (int32, int64):
