@@ -152,3 +152,40 @@ def test_a_python_number_operand_does_not_wrap(place, dtype):
     assert (x + (hi - 2)).numpy().tolist() == [hi - 1, hi]
     # A float operand makes the result float32 (spec §12), NaN included: no integer conversion.
     assert np.isnan((x * float('nan')).numpy()).all()
+
+
+def _expected(v, dtype):
+    """What converting v into `dtype` must give: the value, or the exception type."""
+    lo, hi = _limits(dtype)
+    if isinstance(v, float):
+        if v != v or v in (float('inf'), float('-inf')):
+            return ValueError
+        v = int(v)  # truncates toward zero
+    return v if lo <= v <= hi else OverflowError
+
+
+def test_random_values_into_every_integer_type():
+    """A seeded random sweep (the fuzzer's job for this Python-level conversion): ints around
+    every type's edges and beyond 64 bits, floats of every magnitude, NaN and inf, as scalars,
+    lists and NumPy arrays."""
+    rng = np.random.default_rng(17)
+    edges = [b + d for dt in INT_TARGETS for b in _limits(dt) for d in (-1, 0, 1)] + [2 ** 64, -2 ** 64 - 1]
+    ints = edges + [int(v) for v in rng.integers(-2 ** 62, 2 ** 62, 50)] + [int(x) << int(s) for x, s in
+                                                                          zip(rng.integers(-9, 9, 30),
+                                                                              rng.integers(0, 70, 30))]
+    floats = [float(s * 10.0 ** e) for s, e in zip(rng.uniform(-10, 10, 60), rng.integers(-3, 25, 60))]
+    floats += [float('nan'), float('inf'), -float('inf'), 2.0 ** 63, -2.0 ** 63, 2.0 ** 31 - 0.5, -2.0 ** 31 - 0.5]
+    for dtype in INT_TARGETS:
+        for v in ints + floats:
+            want = _expected(v, dtype)
+            forms = [v, [v]]
+            if isinstance(v, float):
+                forms.append(np.array([v]))
+            elif -2 ** 63 <= v < 2 ** 63:
+                forms.append(np.array([v], np.int64))
+            for data in forms:
+                if isinstance(want, type):
+                    with pytest.raises(want, match=dtype):
+                        paddle.to_tensor(data, dtype=dtype)
+                else:
+                    assert int(paddle.to_tensor(data, dtype=dtype).numpy().reshape(-1)[0]) == want, (v, dtype)
