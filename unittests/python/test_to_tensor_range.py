@@ -111,6 +111,7 @@ def test_floating_targets_take_large_ints(place):
 @pytest.mark.parametrize('place', PLACES)
 def test_bool_target_takes_any_number(place):
     assert paddle.to_tensor([0, 2 ** 40, -1.5], dtype='bool', place=place).numpy().tolist() == [False, True, True]
+    assert paddle.to_tensor([0, 2 ** 70], dtype='bool', place=place).numpy().tolist() == [False, True]
 
 
 @pytest.mark.parametrize('place', PLACES)

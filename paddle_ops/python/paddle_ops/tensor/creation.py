@@ -53,9 +53,12 @@ def _checked_array(arr, dt, what="to_tensor(): argument 'data'"):
         flat = arr.reshape(-1)
         if not all(_is_int_value(v) for v in flat):
             raise TypeError(f"{what}: data of kind {arr.dtype} cannot become a Tensor")
-        if dt not in FLOATING:
+        if dt == _bool:
+            arr = (arr != 0).astype(np.bool_)
+        elif dt not in FLOATING:
             raise _range_error(max(flat, key=lambda v: abs(int(v))), dt, what)
-        arr = arr.astype(np.float64)
+        else:
+            arr = arr.astype(np.float64)
     np_dt = np.dtype(_C.numpy_dtype_of(dt))
     if dt == bfloat16 and arr.dtype == np.uint16:
         np_dt = arr.dtype
