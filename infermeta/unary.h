@@ -20,6 +20,9 @@ void CumInferMeta(const MetaTensor& x, int axis, bool flatten, bool exclusive, b
                   MetaTensor* out);
 void CumScalarAxisInferMeta(const MetaTensor& x, const Scalar& axis, bool flatten,
                             bool exclusive, bool reverse, MetaTensor* out);
+// Their grads: the same axis checks (a grad op called directly), x_grad like x.
+void CumGradInferMeta(const MetaTensor& x, int axis, bool flatten, MetaTensor* x_grad);
+void CumScalarAxisGradInferMeta(const MetaTensor& x, const Scalar& axis, bool flatten, MetaTensor* x_grad);
 
 // right_flood: x float16/bfloat16/float32/float64/int32/int64 (InvalidType otherwise), axis in
 // [-rank, rank), hole "zero" or "nan" (InvalidArgument otherwise; "nan" needs a floating x).

@@ -115,6 +115,26 @@ TEST(CumInferMetaTest, FlattenTakesAxisZeroOrMinusOne) {
   }
 }
 
+// The grad ops check the axis as the forward does (a grad op called directly).
+TEST(CumInferMetaTest, GradChecksTheAxisAsTheForward) {
+  DenseTensor x(DataType::FLOAT32, DDim({2, 3}));
+  auto grad_dims = [&](int axis, bool flatten) {
+    DenseTensor g;
+    MetaTensor m(&g);
+    phi::CumGradInferMeta(MetaTensor(x), axis, flatten, &m);
+    return g.dims();
+  };
+  for (bool flatten : {false, true}) {
+    for (int axis : {0, -1}) EXPECT_EQ(grad_dims(axis, flatten), DDim({2, 3}));
+  }
+  EXPECT_EQ(CatchEnforce([&] { grad_dims(1, true); }).code(), ErrorCode::INVALID_ARGUMENT);
+  EXPECT_EQ(CatchEnforce([&] { grad_dims(2, false); }).code(), ErrorCode::OUT_OF_RANGE);
+  DenseTensor g;
+  MetaTensor m(&g);
+  EXPECT_EQ(CatchEnforce([&] { phi::CumScalarAxisGradInferMeta(MetaTensor(x), phi::Scalar(5), true, &m); }).code(),
+            ErrorCode::INVALID_ARGUMENT);
+}
+
 TEST(CumInferMetaTest, ZeroSizeKeepsShape) {
   EXPECT_EQ(CumDims(DDim({0}), 0, false), DDim({0}));
   EXPECT_EQ(CumDims(DDim({3, 0, 2}), 1, false), DDim({3, 0, 2}));
