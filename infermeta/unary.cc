@@ -6,27 +6,50 @@ namespace phi {
 
 void UnchangedInferMeta(const MetaTensor& x, MetaTensor* out) { out->share_meta(x); }
 
+namespace {
+
+// The out dims of a cum op, after checking the axis: flatten takes 0 or -1 (as Paddle's
+// kernels), otherwise axis in [-rank, rank).
+DDim CumOutDims(const DDim& dims, int axis, bool flatten) {
+  if (flatten) {
+    // Paddle's kernels take 0 or -1 with flatten (its own tests pass 0); the axis is unused.
+    PADDLE_ENFORCE(axis == -1 || axis == 0,
+                   errors::InvalidArgument("when flatten is true, axis must be 0 or -1, but got %d", axis));
+    return DDim({product(dims)});
+  }
+  NormalizeAxis(axis, dims.size(), "axis");
+  return dims;
+}
+
+// A Scalar axis as the int the cum ops take.
+int CumIntAxis(const Scalar& axis, int rank) {
+  PADDLE_ENFORCE(axis.is_integer(), errors::InvalidType("axis must be an integer, but got a float"));
+  const int64_t a = axis.to<int64_t>();
+  // An axis beyond 32 bits is out of range for any rank: raise before it narrows (2^32 -> 0).
+  if (a != static_cast<int>(a)) NormalizeAxis(a, rank, "axis");
+  return static_cast<int>(a);
+}
+
+}  // namespace
+
 void CumInferMeta(const MetaTensor& x, int axis, bool flatten, bool exclusive, bool reverse,
                   MetaTensor* out) {
-  const DDim dims = x.dims();
-  if (flatten) {
-    PADDLE_ENFORCE_EQ(axis, -1,
-                      errors::InvalidArgument("when flatten is true, axis must be -1, but got %d", axis));
-    out->set_dims(DDim({product(dims)}));
-  } else {
-    NormalizeAxis(axis, dims.size(), "axis");
-    out->set_dims(dims);
-  }
+  out->set_dims(CumOutDims(x.dims(), axis, flatten));
   out->set_dtype(x.dtype());
 }
 
 void CumScalarAxisInferMeta(const MetaTensor& x, const Scalar& axis, bool flatten, bool exclusive,
                             bool reverse, MetaTensor* out) {
-  PADDLE_ENFORCE(axis.is_integer(), errors::InvalidType("axis must be an integer, but got a float"));
-  const int64_t a = axis.to<int64_t>();
-  // An axis beyond 32 bits is out of range for any rank: raise before it narrows (2^32 -> 0).
-  if (a != static_cast<int>(a)) NormalizeAxis(a, x.dims().size(), "axis");
-  CumInferMeta(x, static_cast<int>(a), flatten, exclusive, reverse, out);
+  CumInferMeta(x, CumIntAxis(axis, x.dims().size()), flatten, exclusive, reverse, out);
+}
+
+void CumGradInferMeta(const MetaTensor& x, int axis, bool flatten, MetaTensor* x_grad) {
+  CumOutDims(x.dims(), axis, flatten);  // the forward's checks: a grad op called directly too
+  x_grad->share_meta(x);
+}
+
+void CumScalarAxisGradInferMeta(const MetaTensor& x, const Scalar& axis, bool flatten, MetaTensor* x_grad) {
+  CumGradInferMeta(x, CumIntAxis(axis, x.dims().size()), flatten, x_grad);
 }
 
 void RightFloodInferMeta(const MetaTensor& x, int axis, bool reverse, const std::string& hole,

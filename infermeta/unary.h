@@ -15,11 +15,14 @@ namespace phi {
 void UnchangedInferMeta(const MetaTensor& x, MetaTensor* out);
 
 // cumsum / logcumsumexp: axis in [-rank, rank) (a 0-D x takes 0 or -1); flatten gives a
-// 1-D out of numel(x) elements and then requires axis == -1.
+// 1-D out of numel(x) elements and then requires axis 0 or -1 (as Paddle's kernels).
 void CumInferMeta(const MetaTensor& x, int axis, bool flatten, bool exclusive, bool reverse,
                   MetaTensor* out);
 void CumScalarAxisInferMeta(const MetaTensor& x, const Scalar& axis, bool flatten,
                             bool exclusive, bool reverse, MetaTensor* out);
+// Their grads: the same axis checks (a grad op called directly), x_grad like x.
+void CumGradInferMeta(const MetaTensor& x, int axis, bool flatten, MetaTensor* x_grad);
+void CumScalarAxisGradInferMeta(const MetaTensor& x, const Scalar& axis, bool flatten, MetaTensor* x_grad);
 
 // right_flood: x float16/bfloat16/float32/float64/int32/int64 (InvalidType otherwise), axis in
 // [-rank, rank), hole "zero" or "nan" (InvalidArgument otherwise; "nan" needs a floating x).

@@ -44,7 +44,7 @@ GradNodeBase::~GradNodeBase() {
 }
 
 void GradNodeBase::SetEdge(size_t slot, const Tensor& input) {
-  if (!input.defined() || input.stop_gradient()) return;
+  if (!input.defined() || !egr::TakesGrad(input)) return;
   AutogradMeta* m = input.autograd_meta();
   if (m->grad_node) {
     edges_[slot] = Edge{m->grad_node, m->out_slot};
@@ -87,14 +87,14 @@ namespace egr {
 bool RequiresGrad(std::initializer_list<const Tensor*> inputs) {
   if (!GradMode::IsEnabled()) return false;
   for (const Tensor* t : inputs)
-    if (t->defined() && !t->stop_gradient()) return true;
+    if (t->defined() && TakesGrad(*t)) return true;
   return false;
 }
 
 bool RequiresGrad(std::initializer_list<const paddle::optional<Tensor>*> inputs) {
   if (!GradMode::IsEnabled()) return false;
   for (const auto* t : inputs)
-    if (*t && (*t)->defined() && !(*t)->stop_gradient()) return true;
+    if (*t && (*t)->defined() && TakesGrad(**t)) return true;
   return false;
 }
 

@@ -98,7 +98,10 @@ class GradNodeAccumulation : public GradNodeBase {
 };
 
 namespace egr {
-// True when grad mode is on and any defined input has stop_gradient == false.
+// A floating tensor with stop_gradient == false. An integer or bool tensor may be set
+// stop_gradient = false (as Paddle allows) but never receives a gradient.
+inline bool TakesGrad(const Tensor& t) { return !t.stop_gradient() && phi::IsFloatingType(t.dtype()); }
+// True when grad mode is on and any defined input takes a gradient (TakesGrad).
 bool RequiresGrad(std::initializer_list<const Tensor*> inputs);
 bool RequiresGrad(std::initializer_list<const paddle::optional<Tensor>*> inputs);
 // The accumulation node of a leaf that requires grad, made on first use (thread-safe).

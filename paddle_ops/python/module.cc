@@ -65,10 +65,11 @@ py::array TensorToNumpy(const Tensor& t) {
   return out;
 }
 
-// `array` must be C-contiguous with the NumPy dtype of `dtype` (float32 for bfloat16,
-// which is rounded to nearest even here).
+// `array` must be C-contiguous with the NumPy dtype of `dtype`; for bfloat16 either float32
+// (rounded to nearest even here) or uint16 (the bfloat16 bits as they are, as Paddle reads them).
 Tensor TensorFromNumpy(py::array array, phi::DataType dtype) {
-  if (!array.dtype().equal(NumpyDtypeOf(dtype)) || !(array.flags() & py::array::c_style)) {
+  const bool bf16_bits = dtype == phi::DataType::BFLOAT16 && array.dtype().equal(py::dtype("uint16"));
+  if ((!bf16_bits && !array.dtype().equal(NumpyDtypeOf(dtype))) || !(array.flags() & py::array::c_style)) {
     throw py::type_error("internal: array dtype does not match the requested tensor dtype");
   }
   std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
@@ -77,7 +78,7 @@ Tensor TensorFromNumpy(py::array array, phi::DataType dtype) {
   void* dst = dense->AllocateFrom(phi::GetAllocator(cpu), dtype, cpu);
   const int64_t n = dense->numel();
   if (n > 0) {
-    if (dtype == phi::DataType::BFLOAT16) {
+    if (dtype == phi::DataType::BFLOAT16 && !bf16_bits) {
       const float* src = static_cast<const float*>(array.data());
       auto* d = static_cast<phi::dtype::bfloat16*>(dst);
       for (int64_t i = 0; i < n; ++i) d[i] = phi::dtype::bfloat16(src[i]);
@@ -223,10 +224,8 @@ PYBIND11_MODULE(_C, m) {
       .def_property("stop_gradient", &Tensor::stop_gradient,
                     [](Tensor& t, bool s) {
                       if (!s && !t.is_leaf()) return;  // non-leaves already record history
-                      if (!s && !phi::IsFloatingType(t.dtype())) {
-                        throw py::type_error("only floating-point tensors can require gradients, got " +
-                                             phi::DataTypeToString(t.dtype()));
-                      }
+                      // As in Paddle, an integer or bool tensor takes False too; autograd sends
+                      // no gradient to it (egr::RequiresGrad looks at floating inputs only).
                       t.set_stop_gradient(s);
                     })
       .def_property_readonly("is_leaf", &Tensor::is_leaf)
@@ -235,7 +234,7 @@ PYBIND11_MODULE(_C, m) {
         if (!g) return py::none();
         return py::cast(Tensor(g));
       })
-      .def("clear_grad", [](Tensor& t) { t.autograd_meta()->grad.reset(); })
+      .def("_reset_grad", [](Tensor& t) { t.autograd_meta()->grad.reset(); })
       .def("_set_grad", [](Tensor& t, const Tensor& g) { t.autograd_meta()->grad = g.impl(); })
       .def("detach", &Tensor::detach)
       .def("numpy", &TensorToNumpy)

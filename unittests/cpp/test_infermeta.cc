@@ -104,13 +104,35 @@ TEST(CumInferMetaTest, FlattenGivesOneDimNumel) {
   EXPECT_EQ(CumDims(DDim({3, 0, 2}), -1, true), DDim({0}));  // zero-size
 }
 
-TEST(CumInferMetaTest, FlattenRequiresAxisMinusOne) {
-  for (int axis : {0, 1, -2}) {
+// As Paddle's kernels: flatten takes axis 0 or -1 (Paddle's own tests pass 0), nothing else.
+TEST(CumInferMetaTest, FlattenTakesAxisZeroOrMinusOne) {
+  for (int axis : {0, -1}) EXPECT_EQ(CumDims(DDim({2, 3}), axis, true), DDim({6})) << axis;
+  for (int axis : {1, -2, 2}) {
     auto e = CatchEnforce([&] { CumDims(DDim({2, 3}), axis, true); });
     EXPECT_EQ(e.code(), ErrorCode::INVALID_ARGUMENT) << axis;
-    EXPECT_TRUE(Contains(e.message(), "-1")) << e.message();
+    EXPECT_TRUE(Contains(e.message(), "0 or -1")) << e.message();
     EXPECT_TRUE(Contains(e.message(), std::to_string(axis))) << e.message();
   }
+}
+
+// The grad ops check the axis as the forward does (a grad op called directly).
+TEST(CumInferMetaTest, GradChecksTheAxisAsTheForward) {
+  DenseTensor x(DataType::FLOAT32, DDim({2, 3}));
+  auto grad_dims = [&](int axis, bool flatten) {
+    DenseTensor g;
+    MetaTensor m(&g);
+    phi::CumGradInferMeta(MetaTensor(x), axis, flatten, &m);
+    return g.dims();
+  };
+  for (bool flatten : {false, true}) {
+    for (int axis : {0, -1}) EXPECT_EQ(grad_dims(axis, flatten), DDim({2, 3}));
+  }
+  EXPECT_EQ(CatchEnforce([&] { grad_dims(1, true); }).code(), ErrorCode::INVALID_ARGUMENT);
+  EXPECT_EQ(CatchEnforce([&] { grad_dims(2, false); }).code(), ErrorCode::OUT_OF_RANGE);
+  DenseTensor g;
+  MetaTensor m(&g);
+  EXPECT_EQ(CatchEnforce([&] { phi::CumScalarAxisGradInferMeta(MetaTensor(x), phi::Scalar(5), true, &m); }).code(),
+            ErrorCode::INVALID_ARGUMENT);
 }
 
 TEST(CumInferMetaTest, ZeroSizeKeepsShape) {

@@ -304,18 +304,25 @@ using paddle_ops_test::ScanViewOf;
 struct ScanAttrs {
   int axis;
   bool flatten, exclusive, reverse, valid;
+  // The error code of an invalid draw: a bad axis with flatten is an InvalidArgument.
+  int error() const { return flatten ? kInvalidArgument : kOutOfRange; }
 };
 inline ScanAttrs PickScanAttrs(Fdp& f, int rank) {
   ScanAttrs a;
   a.flatten = f.ConsumeIntegralInRange<int>(0, 4) == 0;
   const int r = std::max(rank, 1);
-  a.axis = a.flatten ? -1 : f.ConsumeIntegralInRange<int>(-r - 2, r + 1);
+  if (a.flatten) {  // Paddle's kernels take axis 0 or -1 with flatten; any other is an error
+    const int pick = f.ConsumeIntegralInRange<int>(0, 3);
+    a.axis = pick == 0 ? 0 : pick == 1 ? f.ConsumeIntegralInRange<int>(-r - 2, r + 1) : -1;
+  } else {
+    a.axis = f.ConsumeIntegralInRange<int>(-r - 2, r + 1);
+  }
   if (!a.flatten && f.ConsumeIntegralInRange<int>(0, 31) == 0) {
     a.axis = f.ConsumeBool() ? std::numeric_limits<int>::max() : std::numeric_limits<int>::min();
   }
   a.exclusive = f.ConsumeBool();
   a.reverse = f.ConsumeBool();
-  a.valid = a.flatten || (a.axis >= -r && a.axis < r);
+  a.valid = a.flatten ? (a.axis == 0 || a.axis == -1) : (a.axis >= -r && a.axis < r);
   return a;
 }
 

@@ -141,13 +141,31 @@ _OTHER_OPS = {
         valid=lambda place: dict(x=T((2, 3), 'int32')(place), fill_value=7, dtype=None),
         bad={
             'x': tensor_type_errors(),
+            # Into an integer dtype as NumPy 2: out of range OverflowError, NaN/inf ValueError.
             'fill_value': [
-                Bad(1e30, ValueError, 'int32', '1e\\+30'),
+                Bad(1e30, OverflowError, 'int32', '1e\\+30'),
                 Bad(float('nan'), ValueError, 'int32', 'nan'),
-                Bad(2 ** 40, ValueError, 'int32', str(2 ** 40)),
+                Bad(float('-inf'), ValueError, 'int32', '-inf'),
+                Bad(2 ** 40, OverflowError, 'int32', str(2 ** 40)),
+                Bad(np.int64(-2 ** 40), OverflowError, 'int32', str(-2 ** 40)),
                 Bad('7', TypeError, 'number', 'str'),
                 Bad(None, TypeError, 'number', 'NoneType'),
                 Bad([7], TypeError, 'number', 'list'),
+            ],
+            'dtype': dtype_errors('dtype', []),
+        }),
+    'full': BadInputs(
+        op=lambda shape, fill_value, dtype=None, place=None: paddle.full(shape, fill_value, dtype, place),
+        valid=lambda place: dict(shape=[2, 3], fill_value=7, dtype='uint8', place=place),
+        bad={
+            'shape': [Bad([2, -3], TypeError, 'non-negative', '-3'), Bad('3', TypeError, 'list', "'3'")],
+            'fill_value': [
+                Bad(300, OverflowError, 'uint8', '300'),
+                Bad(-1, OverflowError, 'uint8', '-1'),
+                Bad(2 ** 64, OverflowError, 'uint8', str(2 ** 64)),
+                Bad(float('nan'), ValueError, 'uint8', 'nan'),
+                Bad(np.float32('inf'), ValueError, 'uint8', 'inf'),
+                Bad('7', TypeError, 'number', 'str'),
             ],
             'dtype': dtype_errors('dtype', []),
         }),
@@ -158,7 +176,12 @@ _OTHER_OPS = {
             'data': [Bad('abc', TypeError, 'number|list', 'str'),
                      Bad({1: 2}, TypeError, 'number|list', 'dict'),
                      Bad([[1.0, 2.0], [3.0]], ValueError, 'rectangular', r'data|inhomogeneous|shape'),
-                     Bad([1 + 2j], TypeError, 'not supported', 'complex')],
+                     Bad([1 + 2j], TypeError, 'not supported', 'complex'),
+                     # Python ints go to int64 and never wrap (NumPy 2's OverflowError).
+                     Bad(2 ** 63, OverflowError, 'int64', str(2 ** 63)),
+                     Bad([[1, 2], [3, -2 ** 63 - 1]], OverflowError, 'int64', str(-2 ** 63 - 1)),
+                     Bad([2 ** 64, 1], OverflowError, 'int64', str(2 ** 64)),
+                     Bad(np.array([2 ** 63], np.uint64), TypeError, 'uint64', 'uint64')],
             'dtype': dtype_errors('dtype', []),
             'place': [Bad('tpu', ValueError, 'cpu', 'tpu'), Bad(3, TypeError, 'Place', 'int'),
                       Bad('gpu:x', ValueError, 'index|gpu:N', 'gpu:x')],

@@ -11,8 +11,8 @@ from . import device  # noqa: F401
 from .autograd import grad, is_grad_enabled, no_grad  # noqa: F401
 from .device import get_device, is_compiled_with_cuda, set_device  # noqa: F401
 from .framework import (  # noqa: F401
-    CPUPlace, CUDAPlace, DataType, Place, bfloat16, bool, float16, float32, float64, int8, int16, int32,
-    int64, uint8,
+    CPUPlace, CUDAPlace, DataType, Generator, Place, bfloat16, bool, float16, float32, float64, int8, int16, int32,
+    int64, seed, uint8,
 )
 from . import tensor
 from .tensor import *  # noqa: F401,F403,A004  (the ops: each module's __all__)
@@ -27,5 +27,5 @@ __version__ = "0.1.0"
 __all__ = [
     "Tensor", "grad", "no_grad", "set_device", "get_device", "is_compiled_with_cuda", "CPUPlace", "CUDAPlace",
     "float16", "bfloat16", "float32", "float64", "int32", "int64", "bool", "static", "enable_static",
-    "disable_static", "in_dynamic_mode", "set_num_threads", "get_num_threads", "get_flags", "set_flags",
+    "disable_static", "in_dynamic_mode", "set_num_threads", "get_num_threads", "get_flags", "set_flags", "seed",
 ] + tensor.__all__

@@ -1,4 +1,7 @@
-"""dtypes and places: the objects users pass as `dtype=` and `place=`, and their parsing."""
+"""dtypes and places: the objects users pass as `dtype=` and `place=`, and their parsing; the
+seed (paddle.seed)."""
+import builtins
+
 import numpy as np
 
 from . import _C
@@ -93,3 +96,35 @@ def convert_place(place):
             return CUDAPlace(int(idx) if idx else 0)
         raise ValueError(f"place: expected 'cpu', 'gpu' or 'gpu:N', but got '{place}'")
     raise TypeError(f"place: expected a Place or a string, but got {type(place).__name__}")
+
+
+class Generator:
+    """The random generator paddle.seed returns (Paddle returns its default CPU generator).
+    No op of paddle_ops draws random numbers, so it only keeps the seed: manual_seed sets it,
+    initial_seed reads it. It does not seed NumPy or anything else."""
+
+    def __init__(self, seed_value=0):
+        self._seed = seed_value
+
+    def manual_seed(self, seed_value):
+        if isinstance(seed_value, builtins.bool) or not isinstance(seed_value, (int, np.integer)):
+            raise TypeError(f"seed(): argument 'seed' must be int, but got {type(seed_value).__name__}")
+        seed_value = int(seed_value)
+        if not -2 ** 63 <= seed_value < 2 ** 64:
+            raise ValueError(f"seed(): argument 'seed' must fit 64 bits, but got {seed_value}")
+        self._seed = seed_value
+        return self
+
+    def initial_seed(self):
+        return self._seed
+
+    def __repr__(self):
+        return f"Generator(seed={self._seed})"
+
+
+_DEFAULT_GENERATOR = Generator()
+
+
+def seed(seed_value):
+    """Paddle's paddle.seed: sets the seed of the default generator and returns it."""
+    return _DEFAULT_GENERATOR.manual_seed(seed_value)

@@ -13,7 +13,7 @@ void FuzzCumsum(Fdp& f, bool grad) {
   const ScanAttrs at = PickScanAttrs(f, static_cast<int>(x.dims.size()));
   g_case = Describe(grad ? "cumsum_grad" : "cumsum", x, at);
   const bool has_kernel = HasCpuKernel("cumsum", t);
-  const int expected = !has_kernel ? kNotFound : !at.valid ? kOutOfRange : kValid;
+  const int expected = !has_kernel ? kNotFound : !at.valid ? at.error() : kValid;
   std::vector<int64_t> odims = x.dims;
   if (at.flatten) odims = {x.numel()};
   Arr xs = x;
@@ -43,7 +43,7 @@ void FuzzCumsum(Fdp& f, bool grad) {
   const Arr gout = PickArr(f, odims, t);
   Tensor xg;
   if (!Run([&] { xg = api::cumsum_grad(ToTensor(x), ToTensor(gout), phi::Scalar(at.axis), at.flatten, at.exclusive, at.reverse); },
-           at.valid ? kValid : kOutOfRange)) {
+           at.valid ? kValid : at.error())) {
     return;
   }
   Arr o = xs;  // unused by the partial

@@ -15,7 +15,11 @@ def enable_static():
 
 
 def disable_static(place=None):
-    """Back to dynamic (eager) mode, the default."""
+    """Back to dynamic (eager) mode, the default. A `place` given (as Paddle's tests pass one)
+    becomes the current device, as set_device(place); None leaves the device as it is."""
+    if place is not None:
+        from ..device import set_device
+        set_device(place)
     _C_ops._install(_C_ops.DYNAMIC_FUNCTIONS)
     _state["static"] = False
 

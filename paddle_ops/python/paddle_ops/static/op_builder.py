@@ -78,6 +78,14 @@ def infer_meta(op, metas, attrs):
     try:
         return list(_C.static.infer_meta(op, _substitute(metas, 1), attrs, place))
     except _ERRORS as e:
+        # An unknown dim may have to match a known one of another input (x [-1, 4] repeated by
+        # 3 counts along axis 0): try those sizes; dims equal to the one that passes stay unknown.
+        for v in sorted({d for m in metas if m is not None for d in m[0] if d > 1}):
+            try:
+                r = _C.static.infer_meta(op, _substitute(metas, v), attrs, place)
+            except _ERRORS:
+                continue
+            return [None if m is None else ([-1 if d == v else d for d in m[0]], m[1]) for m in r]
         if type(r1) is type(r2) and str(r1) == str(r2):
             raise r1.with_traceback(None) from None
         raise type(e)(f"{e} (checked while building the program, with every unknown (-1) dim "

@@ -1,4 +1,6 @@
 """Creating tensors."""
+import builtins
+import math
 import numbers
 
 import numpy as np
@@ -6,20 +8,74 @@ import numpy as np
 from .. import _C
 from .. import _C_ops
 from .._C import Tensor
-from ..framework import UNDEFINED, FLOATING, convert_dtype, convert_place, dtype_from_numpy, float32, int64
+from ..framework import (FLOATING, INTEGER, UNDEFINED, bfloat16, bool as _bool, convert_dtype, convert_place,
+                         dtype_from_numpy, float32, int64)
 
-__all__ = ["to_tensor", "full_like", "zeros_like", "ones_like", "empty"]
+__all__ = ["to_tensor", "full", "full_like", "zeros_like", "ones_like", "empty"]
 
 
 def _default_dtype(data, arr):
-    """Paddle's rule: Python floats become float32, Python ints int64; NumPy arrays keep theirs."""
+    """Paddle's rule: Python floats become float32, Python ints int64; NumPy arrays keep theirs
+    (a uint16 array holds bfloat16 bits, as in Paddle)."""
     if isinstance(data, np.ndarray) or isinstance(data, np.generic):
+        if arr.dtype == np.uint16:
+            return bfloat16
         return dtype_from_numpy(arr.dtype)
     if arr.dtype.kind == "f":
         return float32
-    if arr.dtype.kind in "iu":
+    if arr.dtype.kind in "iuO":  # O: Python ints beyond 64 bits (refused by _checked_array)
         return int64
     return dtype_from_numpy(arr.dtype)
+
+
+def _is_int_value(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (builtins.bool, np.bool_))
+
+
+def _all_ints(data):
+    """A Python int, or a (nested) list or tuple of them only."""
+    if isinstance(data, (list, tuple)):
+        return all(_all_ints(v) for v in data)
+    return _is_int_value(data)
+
+
+def _range_error(value, dt, what):
+    info = np.iinfo(_C.numpy_dtype_of(dt))
+    return OverflowError(f"{what}: the value {value} is out of range for {dt} [{info.min}, {info.max}]")
+
+
+def _checked_array(arr, dt, what="to_tensor(): argument 'data'"):
+    """`arr` as a C-contiguous array of dtype `dt`'s NumPy transfer type, refusing what would
+    wrap as NumPy 2 refuses it: an integer out of the target's range is an OverflowError,
+    NaN or inf into an integer type a ValueError (a float out of range, an OverflowError;
+    in-range floats truncate toward zero). A uint16 array into bfloat16 keeps its bits."""
+    if arr.dtype == object:  # NumPy keeps Python ints beyond 64 bits as objects
+        flat = arr.reshape(-1)
+        if not all(_is_int_value(v) for v in flat):
+            raise TypeError(f"{what}: data of kind {arr.dtype} cannot become a Tensor")
+        if dt == _bool:
+            arr = (arr != 0).astype(np.bool_)
+        elif dt not in FLOATING:
+            raise _range_error(max(flat, key=lambda v: abs(int(v))), dt, what)
+        else:
+            arr = arr.astype(np.float64)
+    np_dt = np.dtype(_C.numpy_dtype_of(dt))
+    if dt == bfloat16 and arr.dtype == np.uint16:
+        np_dt = arr.dtype
+    elif np_dt.kind in "iu" and arr.size and not np.can_cast(arr.dtype, np_dt):
+        info = np.iinfo(np_dt)
+        if arr.dtype.kind == "f":
+            bad = ~np.isfinite(arr)
+            if bad.any():
+                raise ValueError(f"{what}: cannot convert {arr[bad].reshape(-1)[0]} to the integer type {dt}")
+            lo, hi = arr.min().item(), arr.max().item()
+            if math.trunc(lo) < info.min or math.trunc(hi) > info.max:
+                raise _range_error(lo if math.trunc(lo) < info.min else hi, dt, what)
+        else:
+            lo, hi = int(arr.min()), int(arr.max())
+            if lo < info.min or hi > info.max:
+                raise _range_error(lo if lo < info.min else hi, dt, what)
+    return np.require(arr.astype(np_dt, copy=False), requirements="C")  # keeps 0-D as 0-D
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
@@ -53,24 +109,52 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
             raise ValueError(f"to_tensor: cannot make a rectangular array from data: {e}") from None
         if arr.dtype.kind == "c":
             raise TypeError(f"to_tensor: complex data ({arr.dtype}) is not supported")
-        if arr.dtype.kind not in "biuf":
+        if (arr.dtype.kind == "f" and not isinstance(data, (np.ndarray, np.generic)) and arr.size
+                and np.abs(arr).max() >= 2.0 ** 63 and _all_ints(data)):
+            arr = np.array(data, dtype=object)  # NumPy made floats of ints beyond int64: keep them ints
+        if arr.dtype.kind not in "biufO":
             raise TypeError(f"to_tensor: data of kind {arr.dtype} cannot become a Tensor")
         dt = convert_dtype(dtype) if dtype is not None else _default_dtype(data, arr)
-        np_dt = np.dtype(_C.numpy_dtype_of(dt))
-        arr = np.require(arr.astype(np_dt, copy=False), requirements="C")  # keeps 0-D as 0-D
-        t = _C.tensor_from_numpy(arr, dt, target_place)
+        t = _C.tensor_from_numpy(_checked_array(arr, dt), dt, target_place)
     if not stop_gradient:
-        if t.dtype not in FLOATING:
-            raise TypeError(f"to_tensor: only floating-point tensors can have stop_gradient=False, got {t.dtype}")
-        t.stop_gradient = False
+        t.stop_gradient = False  # an integer tensor takes it too, as in Paddle; no gradient reaches it
     return t
 
 
-def full_like(x, fill_value, dtype=None, name=None):
-    """A tensor of x's shape (and dtype unless given) filled with fill_value (a number that the
-    dtype can hold: ValueError otherwise)."""
+def _check_fill(fill_value, dtype, op):
+    """A fill value for `dtype`: a number (TypeError otherwise) that an integer dtype can hold
+    without wrapping (as to_tensor: OverflowError out of range, ValueError for NaN or inf)."""
     if isinstance(fill_value, (str, bytes)) or not isinstance(fill_value, (numbers.Number, np.generic)):
-        raise TypeError(f"full_like(): argument 'fill_value' must be a number, but got {type(fill_value).__name__}")
+        raise TypeError(f"{op}(): argument 'fill_value' must be a number, but got {type(fill_value).__name__}")
+    if dtype in INTEGER and not isinstance(fill_value, complex):
+        _checked_array(np.asarray(fill_value), dtype, f"{op}(): argument 'fill_value'")
+
+
+def full(shape, fill_value, dtype=None, place=None, name=None):
+    """A tensor of `shape` (a list of ints, or one int) filled with `fill_value`. dtype defaults
+    to bool for a bool, int64 for an int and float32 for a float (as Paddle 3); fill values as
+    in full_like."""
+    if dtype is None:
+        if isinstance(fill_value, (builtins.bool, np.bool_)):
+            dtype = _bool
+        elif _is_int_value(fill_value):
+            dtype = int64
+        else:
+            dtype = float32
+    dtype = convert_dtype(dtype, "full(): argument 'dtype'")
+    if isinstance(shape, int) and not isinstance(shape, builtins.bool):
+        shape = [shape]
+    if not isinstance(shape, (list, tuple)) or not all(isinstance(d, int) and d >= 0 for d in shape):
+        raise TypeError(f"full(): argument 'shape' must be a list of non-negative ints, but got {shape!r}")
+    _check_fill(fill_value, dtype, "full")
+    return _C_ops.full_like(empty(shape, dtype, place), fill_value, dtype)
+
+
+def full_like(x, fill_value, dtype=None, name=None):
+    """A tensor of x's shape (and dtype unless given) filled with fill_value, a number the dtype
+    can hold: into an integer dtype, a value out of its range is an OverflowError and NaN or inf
+    a ValueError (as to_tensor); a finite value that overflows a float dtype a ValueError."""
+    _check_fill(fill_value, convert_dtype(dtype) if dtype is not None else getattr(x, "dtype", None), "full_like")
     return _C_ops.full_like(x, fill_value, convert_dtype(dtype) if dtype is not None else UNDEFINED)
 
 

@@ -1,10 +1,12 @@
 """Math ops: the scans (logcumsumexp, cumsum, pscan, right_flood) and the elementwise arithmetic and reductions."""
 import builtins
 
+import numpy as np
+
 from .. import _C_ops
 from .._C import Tensor
-from ..framework import (FLOATING, INTEGER, UNDEFINED, bfloat16, bool as _bool, convert_dtype, float16, float32,
-                         float64, int32, int64)
+from ..framework import (FLOATING, INTEGER, UNDEFINED, DataType, bfloat16, bool as _bool, convert_dtype, float16,
+                         float32, float64, int32, int64)
 from .manipulation import _check_tensor, _int_axis, cast
 
 __all__ = ["logcumsumexp", "cumsum", "pscan", "right_flood", "add", "subtract", "multiply", "sum", "mean"]
@@ -15,6 +17,28 @@ def _cum_axis(x, axis, op):
     if axis is None:
         return True, -1
     return False, _int_axis(x, axis, op)
+
+
+def _is_dtype(v):
+    """A dtype object or a dtype's name (never a bool, nor a non-dtype string)."""
+    if not isinstance(v, (str, DataType, np.dtype, type)):
+        return False
+    try:
+        convert_dtype(v)
+    except TypeError:
+        return False
+    return True
+
+
+def _dtype_in_third(op, exclusive, reverse, dtype):
+    """Paddle's shipped order is (x, axis, dtype, name); ours (x, axis, exclusive, reverse, dtype,
+    name). A dtype is never a bool, so a dtype in third position is read as Paddle's: the
+    fourth is then Paddle's `name` (ignored). Returns (exclusive, reverse, dtype)."""
+    if _is_dtype(exclusive):
+        if dtype is not None:
+            raise TypeError(f"{op}(): got a dtype in third position ({exclusive!r}) and dtype={dtype!r}")
+        return False, False, exclusive
+    return exclusive, reverse, dtype
 
 
 def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
@@ -35,7 +59,8 @@ def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=
             of an empty sum; Paddle's own kernel writes the lowest finite float there).
         reverse (bool): scan from the end: sum over j >= i (j > i if exclusive).
         dtype (str|dtype, optional): cast x to this floating dtype first; the output has it.
-            An integer dtype raises TypeError.
+            An integer dtype raises TypeError. Paddle's order ``logcumsumexp(x, axis, dtype)``
+            works too: a dtype in third position is read as `dtype` (a dtype is never a bool).
 
     Returns:
         Tensor: same shape as x (1-D with x.size elements when axis is None).
@@ -50,6 +75,7 @@ def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=
                [3.       , 4.3132615]], dtype=float32)
     """
     _check_tensor(x, "logcumsumexp")
+    exclusive, reverse, dtype = _dtype_in_third("logcumsumexp", exclusive, reverse, dtype)
     if dtype is not None:
         dt = convert_dtype(dtype, "logcumsumexp(): argument 'dtype'")
         if dt not in FLOATING:
@@ -72,16 +98,24 @@ def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
     Args:
         x (Tensor): float16, bfloat16, float32, float64, int32 or int64; bool, uint8, int8
             and int16 are promoted to int64 (as NumPy and torch do).
-        axis (int, optional): the axis to scan; None (default) scans the flattened tensor.
+        axis (int, optional): the axis to scan; None (default) scans the flattened tensor. A
+            one-element integer Tensor is taken too (as in Paddle).
         exclusive (bool): sum over j < i (the first output is 0).
         reverse (bool): scan from the end.
-        dtype (str|dtype, optional): cast x to this dtype first.
+        dtype (str|dtype, optional): cast x to this dtype first. As for logcumsumexp, Paddle's
+            order ``cumsum(x, axis, dtype)`` works too.
 
     Example:
         >>> paddle_ops.cumsum(paddle_ops.to_tensor([1, 2, 3])).numpy()
         array([1, 3, 6])
     """
     _check_tensor(x, "cumsum")
+    exclusive, reverse, dtype = _dtype_in_third("cumsum", exclusive, reverse, dtype)
+    if isinstance(axis, Tensor):  # Paddle's cumsum takes a one-element integer tensor too
+        if axis.size != 1 or axis.dtype not in INTEGER:
+            raise TypeError(f"cumsum(): argument 'axis' as a Tensor must hold one integer, but got "
+                            f"{axis.dtype} of shape {axis.shape}")
+        axis = int(axis)
     if dtype is not None:
         dt = convert_dtype(dtype, "cumsum(): argument 'dtype'")
         if dt not in FLOATING and dt not in (int32, int64):

@@ -29,9 +29,49 @@ def _to(self, place):
     return self._copy_to(convert_place(place))
 
 
-def _array(self, dtype=None):
+def _array(self, dtype=None, copy=None):
+    """NumPy's __array__ protocol (NumPy 2 passes copy=): the data always come out as a new array."""
+    if copy is False:
+        raise ValueError("a Tensor cannot be viewed as a NumPy array without a copy (copy=False)")
     a = self.numpy()
-    return a.astype(dtype) if dtype is not None else a
+    return a.astype(dtype, copy=False) if dtype is not None else a
+
+
+def _rebuild_tensor(data, dtype_name, place_name, stop_gradient):
+    """The inverse of _reduce_ex: pickle and copy call it to rebuild a Tensor."""
+    t = creation.to_tensor(data, dtype=dtype_name, place=place_name)
+    if not stop_gradient:
+        t.stop_gradient = False
+    return t
+
+
+def _reduce_ex(self, protocol):
+    """pickle (every protocol) and copy.copy / copy.deepcopy: the values as a NumPy array (float32
+    for bfloat16, which holds them exactly), the dtype, the place ('gpu:N' comes back on device N)
+    and stop_gradient. The copy is a new leaf: no grad, no autograd history."""
+    return (_rebuild_tensor, (self.numpy(), self.dtype.name_str, self.place.short_string(), self.stop_gradient))
+
+
+def _deepcopy(self, memo):
+    fn, args = _reduce_ex(self, 4)
+    new = fn(*args)
+    memo[id(self)] = new
+    return new
+
+
+def _clear_grad(self, set_to_zero=True):
+    """Paddle's clear_grad / clear_gradient: .grad becomes zeros of its shape (set_to_zero=True,
+    the default) or None. A tensor taken from .grad before keeps its values."""
+    g = self.grad
+    if g is None or not set_to_zero:
+        self._reset_grad()
+    else:
+        self._set_grad(creation.zeros_like(g))
+
+
+def _no_out(op, out):
+    if out is not None:
+        raise TypeError(f"{op}(): argument 'out' is not supported (NumPy passes it as None)")
 
 
 def _len(self):
@@ -53,8 +93,15 @@ METHODS = {
     "astype": lambda self, dtype: manipulation.cast(self, dtype),
     "cast": lambda self, dtype: manipulation.cast(self, dtype),
     "reshape": lambda self, shape, name=None: manipulation.reshape(self, shape),
-    "sum": lambda self, axis=None, dtype=None, keepdim=False, name=None: math.sum(self, axis, dtype, keepdim),
-    "mean": lambda self, axis=None, keepdim=False, name=None: math.mean(self, axis, keepdim),
+    # `out` lets np.sum(t) / np.mean(t) call these (NumPy passes out=None).
+    "sum": lambda self, axis=None, dtype=None, keepdim=False, name=None, out=None:
+        _no_out("sum", out) or math.sum(self, axis, dtype, keepdim),
+    "mean": lambda self, axis=None, keepdim=False, name=None, dtype=None, out=None:
+        _no_out("mean", out) or math.mean(self if dtype is None else self.astype(dtype), axis, keepdim),
+    "clear_grad": _clear_grad,
+    "clear_gradient": _clear_grad,
+    "__reduce_ex__": _reduce_ex,
+    "__deepcopy__": _deepcopy,
     "logcumsumexp": lambda self, axis=None, exclusive=False, reverse=False, dtype=None, name=None:
         math.logcumsumexp(self, axis, exclusive, reverse, dtype),
     "cumsum": lambda self, axis=None, exclusive=False, reverse=False, dtype=None, name=None:
