@@ -33,7 +33,11 @@ bool IsNumpy(py::handle o, const char* type) {
   return is;
 }
 // bool and numpy.bool_ (never an int: True is not taken for 1, nor 1 for True).
-bool IsBool(py::handle o) { return py::isinstance<py::bool_>(o) || IsNumpy(o, "bool_"); }
+bool IsBool(py::handle o) {
+  if (PyBool_Check(o.ptr())) return true;
+  if (PyLong_CheckExact(o.ptr()) || PyFloat_CheckExact(o.ptr())) return false;  // the common case, fast
+  return IsNumpy(o, "bool_");
+}
 // int and NumPy's integer scalars (anything with __index__ that is not a bool).
 bool IsInteger(py::handle o) {
   if (IsBool(o) || py::isinstance<py::float_>(o) || py::isinstance<Tensor>(o)) return false;
@@ -92,7 +96,11 @@ double CastDouble(py::handle obj, const char* op, const char* arg) {
   return v;
 }
 float CastFloat(py::handle obj, const char* op, const char* arg) {
-  return static_cast<float>(CastDouble(obj, op, arg));
+  const double v = CastDouble(obj, op, arg);
+  if (std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max()) {
+    ValueError(op, arg, "= " + std::to_string(v) + " is too large for a float32");
+  }
+  return static_cast<float>(v);
 }
 
 bool CastBool(py::handle obj, const char* op, const char* arg) {
