@@ -21,7 +21,7 @@ std::string TypeName(py::handle o) {
 [[noreturn]] void ValueError(const char* op, const char* arg, const std::string& what) {
   throw py::value_error(std::string(op) + "(): argument '" + arg + "' " + what);
 }
-// NumPy's scalar types, looked up once (NumPy is imported by the package before any op runs).
+// `o` is an instance of numpy.<type> (false when NumPy was never imported).
 bool IsNumpy(py::handle o, const char* type) {
   py::handle numpy = PyImport_GetModule(py::str("numpy").ptr());
   if (!numpy) {
@@ -43,10 +43,11 @@ bool IsInteger(py::handle o) {
   if (IsBool(o) || py::isinstance<py::float_>(o) || py::isinstance<Tensor>(o)) return false;
   return py::isinstance<py::int_>(o) || py::hasattr(o, "__index__");
 }
-// int, float and NumPy's integer and floating scalars.
+// int, float, NumPy's integer and floating scalars (anything with __float__ but a bool or a
+// Tensor).
 bool IsReal(py::handle o) {
   if (IsBool(o) || py::isinstance<Tensor>(o)) return false;
-  return IsInteger(o) || py::isinstance<py::float_>(o) || IsNumpy(o, "floating");
+  return IsInteger(o) || py::isinstance<py::float_>(o) || py::hasattr(o, "__float__");
 }
 }  // namespace
 
