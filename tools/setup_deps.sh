@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the build and the tests need, if it is missing: CMake, Eigen, GoogleTest and
+# Installs what the build and the tests need, if it is missing: CMake, Eigen, GoogleTest, fmt and
 # clang (with its sanitizer, libFuzzer and OpenMP runtimes) from Debian's packages; NumPy,
 # pybind11, PyYAML and pytest from PyPI.
 set -euo pipefail
@@ -8,6 +8,7 @@ command -v cmake >/dev/null || need_apt+=(cmake)
 command -v g++ >/dev/null || need_apt+=(g++)
 [ -f /usr/include/eigen3/Eigen/Core ] || need_apt+=(libeigen3-dev)
 [ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
+[ -f /usr/include/fmt/printf.h ] || need_apt+=(libfmt-dev)
 # The sanitizer/fuzzer build (tools/dev/test_sanitize.sh): clang, its runtimes (ASan, UBSan,
 # libFuzzer) and its OpenMP.
 command -v clang++ >/dev/null || need_apt+=(clang)

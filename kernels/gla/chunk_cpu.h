@@ -21,10 +21,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <type_traits>
 #include <vector>
 
@@ -339,16 +341,37 @@ template <typename T, typename Acc, typename Data, typename Body>
 void ForEachHead(const Data& d, int64_t recurrent_work, Body body) {
   const bool chunked = !std::is_same<T, double>::value && funcs::gla_cpu::UseGlaChunkedOnCpu(d.s.T, d.s.Dk);
   const int64_t heads = d.s.heads(), state = d.s.StateSize();
+  // An exception must not leave the parallel region (std::terminate): the first one thrown
+  // (a workspace the machine cannot hold: std::bad_alloc) is kept, the other heads are
+  // skipped, and it is thrown again after the region (MemoryError in Python).
+  std::exception_ptr error;
+  std::atomic<bool> failed{false};
+  auto keep = [&] {
+#pragma omp critical(paddle_ops_gla_error)
+    if (!error) error = std::current_exception();
+    failed = true;
+  };
 #pragma omp parallel num_threads(funcs::CpuNumThreads())
   {
-    std::vector<Acc> work(static_cast<size_t>(chunked ? 0 : recurrent_work));
+    std::vector<Acc> work;
     funcs::gla_cpu::Work chunk_work;
+    try {
+      work.resize(static_cast<size_t>(chunked ? 0 : recurrent_work));
+    } catch (...) {
+      keep();
+    }
 #pragma omp for schedule(static)
     for (int64_t bh = 0; bh < heads; ++bh) {
-      const int64_t off = bh * state;
-      body(bh, off, d.h0 ? d.h0 + off : nullptr, chunked, work.data(), &chunk_work);
+      if (failed) continue;
+      try {
+        const int64_t off = bh * state;
+        body(bh, off, d.h0 ? d.h0 + off : nullptr, chunked, work.data(), &chunk_work);
+      } catch (...) {
+        keep();
+      }
     }
   }
+  if (error) std::rethrow_exception(error);
 }
 
 template <typename T>

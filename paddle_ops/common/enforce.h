@@ -5,6 +5,13 @@
 //   ResourceExhausted -> MemoryError.
 #pragma once
 
+// fmt is used header-only (no library to link, on the host and in nvcc's host pass).
+#ifndef FMT_HEADER_ONLY
+#define FMT_HEADER_ONLY
+#endif
+#include <fmt/format.h>
+#include <fmt/printf.h>
+
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -25,41 +32,20 @@ enum class ErrorCode {
 
 const char* ErrorCodeName(ErrorCode code);  // "InvalidArgument", ...
 
-namespace detail {
-inline void FormatInto(std::ostringstream& os, const char* fmt) {
-  for (; *fmt; ++fmt) {
-    if (fmt[0] == '%' && fmt[1] == '%') ++fmt;
-    os << *fmt;
-  }
-}
-// printf-like but type-safe: every conversion (%d, %ld, %s, %f, %g, ...) prints the next
-// argument with operator<<, so a wrong length modifier cannot corrupt the message.
-template <typename A, typename... Rest>
-void FormatInto(std::ostringstream& os, const char* fmt, A&& a, Rest&&... rest) {
-  for (; *fmt; ++fmt) {
-    if (fmt[0] == '%') {
-      if (fmt[1] == '%') {
-        os << '%';
-        ++fmt;
-        continue;
-      }
-      ++fmt;
-      while (*fmt && std::string("-+ #0123456789.lhzjtL").find(*fmt) != std::string::npos) ++fmt;
-      os << std::forward<A>(a);
-      if (*fmt) ++fmt;
-      return FormatInto(os, fmt, std::forward<Rest>(rest)...);
-    }
-    os << *fmt;
-  }
-}
-}  // namespace detail
-
+// printf-style formatting by fmt (fmt::sprintf): conversions, flags, width and precision
+// mean what they mean in printf ("%.2f" of 0.5 is "0.50"); a length modifier (%ld, %zu) is
+// accepted and needs not match the argument's type. A message must never fail in the
+// making: a format that does not fit its arguments (a bug at the call site) gives the
+// format text and the arguments, not a different exception.
 template <typename... Args>
-std::string Sprintf(const char* fmt, Args&&... args) {
-  std::ostringstream os;
-  os.precision(17);
-  detail::FormatInto(os, fmt, std::forward<Args>(args)...);
-  return os.str();
+std::string Sprintf(const char* format, const Args&... args) {
+  try {
+    return fmt::sprintf(format, args...);
+  } catch (const fmt::format_error&) {
+    std::string out = format;
+    ((out += " | " + fmt::format("{}", args)), ...);
+    return out;
+  }
 }
 
 class ErrorSummary {
@@ -91,8 +77,8 @@ class EnforceNotMet : public std::exception {
 namespace errors {
 #define PD_DEFINE_ERROR(name, code)                                     \
   template <typename... Args>                                           \
-  ErrorSummary name(const char* fmt, Args&&... args) {                  \
-    return ErrorSummary(ErrorCode::code, Sprintf(fmt, std::forward<Args>(args)...)); \
+  ErrorSummary name(const char* format, const Args&... args) {           \
+    return ErrorSummary(ErrorCode::code, Sprintf(format, args...));               \
   }
 PD_DEFINE_ERROR(InvalidArgument, INVALID_ARGUMENT)
 PD_DEFINE_ERROR(OutOfRange, OUT_OF_RANGE)

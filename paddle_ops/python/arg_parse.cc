@@ -7,26 +7,61 @@ namespace paddle_ops {
 namespace pybind {
 
 namespace {
+// The type of `o` as a user knows it: "int", "str", "numpy.float32", "Tensor".
+std::string TypeName(py::handle o) {
+  py::handle t = py::type::handle_of(o);
+  std::string name = py::str(t.attr("__name__"));
+  std::string mod = py::hasattr(t, "__module__") ? std::string(py::str(t.attr("__module__"))) : "";
+  return mod == "numpy" ? "numpy." + name : name;
+}
 [[noreturn]] void TypeError(const char* op, const char* arg, const char* expected, py::handle got) {
   throw py::type_error(std::string(op) + "(): argument '" + arg + "' must be " + expected + ", but got " +
-                       std::string(py::str(py::type::handle_of(got).attr("__name__"))));
+                       TypeName(got));
 }
+[[noreturn]] void ValueError(const char* op, const char* arg, const std::string& what) {
+  throw py::value_error(std::string(op) + "(): argument '" + arg + "' " + what);
+}
+// `o` is an instance of numpy.<type> (false when NumPy was never imported).
+bool IsNumpy(py::handle o, const char* type) {
+  py::handle numpy = PyImport_GetModule(py::str("numpy").ptr());
+  if (!numpy) {
+    PyErr_Clear();
+    return false;
+  }
+  const bool is = PyObject_IsInstance(o.ptr(), py::getattr(numpy, type).ptr()) == 1;
+  numpy.dec_ref();
+  return is;
+}
+// bool and numpy.bool_ (never an int: True is not taken for 1, nor 1 for True).
 bool IsBool(py::handle o) {
-  return py::isinstance<py::bool_>(o) ||
-         std::string(py::str(py::type::handle_of(o).attr("__name__"))) == "bool_";
+  if (PyBool_Check(o.ptr())) return true;
+  if (PyLong_CheckExact(o.ptr()) || PyFloat_CheckExact(o.ptr())) return false;  // the common case, fast
+  return IsNumpy(o, "bool_");
 }
+// int and NumPy's integer scalars (anything with __index__ that is not a bool).
 bool IsInteger(py::handle o) {
-  if (IsBool(o) || py::isinstance<py::float_>(o)) return false;
+  if (IsBool(o) || py::isinstance<py::float_>(o) || py::isinstance<Tensor>(o)) return false;
   return py::isinstance<py::int_>(o) || py::hasattr(o, "__index__");
 }
-bool IsReal(py::handle o) { return !IsBool(o) && (IsInteger(o) || py::isinstance<py::float_>(o) ||
-                                                  py::hasattr(o, "__float__")) &&
-                                   !py::isinstance<Tensor>(o); }
+// int, float, NumPy's integer and floating scalars (anything with __float__ but a bool or a
+// Tensor).
+bool IsReal(py::handle o) {
+  if (IsBool(o) || py::isinstance<Tensor>(o)) return false;
+  return IsInteger(o) || py::isinstance<py::float_>(o) || py::hasattr(o, "__float__");
+}
 }  // namespace
 
 Tensor CastTensor(py::handle obj, const char* op, const char* arg) {
   if (!py::isinstance<Tensor>(obj)) TypeError(op, arg, "a Tensor", obj);
-  return obj.cast<Tensor>();
+  Tensor t = obj.cast<Tensor>();
+  // A paddle.static Variable (a Python subclass of Tensor with no data) outside static mode.
+  if (!t.defined() && !py::type::handle_of(obj).is(py::type::of<Tensor>())) {
+    throw py::type_error(std::string(op) + "(): argument '" + arg + "' is a static-graph Variable ('" +
+                         std::string(py::str(py::getattr(obj, "name", py::str("?")))) +
+                         "'), which holds no data outside static mode: use it between paddle.enable_static() and "
+                         "paddle.disable_static(), or run its Program with Executor.run and pass the result");
+  }
+  return t;
 }
 
 paddle::optional<Tensor> CastOptionalTensor(py::handle obj, const char* op, const char* arg) {
@@ -36,29 +71,42 @@ paddle::optional<Tensor> CastOptionalTensor(py::handle obj, const char* op, cons
 
 int64_t CastInt64(py::handle obj, const char* op, const char* arg) {
   if (!IsInteger(obj)) TypeError(op, arg, "int", obj);
-  return py::int_(py::reinterpret_borrow<py::object>(obj).attr("__index__")()).cast<int64_t>();
+  py::object i = py::reinterpret_borrow<py::object>(obj).attr("__index__")();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow != 0) ValueError(op, arg, "= " + std::string(py::str(i)) + " does not fit in a 64-bit int");
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return static_cast<int64_t>(v);
 }
 
 int CastInt(py::handle obj, const char* op, const char* arg) {
   const int64_t v = CastInt64(obj, op, arg);
   if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) {
-    throw py::value_error(std::string(op) + "(): argument '" + arg + "' = " + std::to_string(v) +
-                          " does not fit in a 32-bit int");
+    ValueError(op, arg, "= " + std::to_string(v) + " does not fit in a 32-bit int");
   }
   return static_cast<int>(v);
 }
 
 double CastDouble(py::handle obj, const char* op, const char* arg) {
   if (!IsReal(obj)) TypeError(op, arg, "float", obj);
-  return py::float_(py::reinterpret_borrow<py::object>(obj)).cast<double>();
+  const double v = PyFloat_AsDouble(obj.ptr());  // an int too large for a double: OverflowError
+  if (v == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    ValueError(op, arg, "= " + std::string(py::str(obj)) + " is too large for a float");
+  }
+  return v;
 }
 float CastFloat(py::handle obj, const char* op, const char* arg) {
-  return static_cast<float>(CastDouble(obj, op, arg));
+  const double v = CastDouble(obj, op, arg);
+  if (std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max()) {
+    ValueError(op, arg, "= " + std::to_string(v) + " is too large for a float32");
+  }
+  return static_cast<float>(v);
 }
 
 bool CastBool(py::handle obj, const char* op, const char* arg) {
   if (!IsBool(obj)) TypeError(op, arg, "bool", obj);
-  return py::bool_(py::reinterpret_borrow<py::object>(obj)).cast<bool>();
+  return PyObject_IsTrue(obj.ptr()) == 1;
 }
 
 std::string CastString(py::handle obj, const char* op, const char* arg) {
@@ -88,7 +136,12 @@ std::vector<int64_t> CastInt64Vector(py::handle obj, const char* op, const char*
 
 std::vector<int> CastIntVector(py::handle obj, const char* op, const char* arg) {
   std::vector<int> v;
-  for (int64_t x : CastInt64Vector(obj, op, arg)) v.push_back(static_cast<int>(x));
+  for (int64_t x : CastInt64Vector(obj, op, arg)) {
+    if (x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max()) {
+      ValueError(op, arg, "has an element " + std::to_string(x) + " that does not fit in a 32-bit int");
+    }
+    v.push_back(static_cast<int>(x));
+  }
   return v;
 }
 

@@ -5,6 +5,8 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <new>
+#include <stdexcept>
 
 #include "paddle_ops/autograd/backward.h"
 #include "paddle_ops/common/flags.h"
@@ -151,7 +153,8 @@ void TranslateEnforce(const phi::EnforceNotMet& e) {
   }
 }
 
-std::vector<OptionalTensor> ToOptionalList(const py::object& obj, size_t n) {
+// The gradients given for `outputs` (None: ones): each of its output's dtype and shape.
+std::vector<OptionalTensor> ToOptionalList(const py::object& obj, const std::vector<Tensor>& outputs) {
   std::vector<OptionalTensor> v;
   if (obj.is_none()) return v;
   for (py::handle h : obj) {
@@ -161,8 +164,21 @@ std::vector<OptionalTensor> ToOptionalList(const py::object& obj, size_t n) {
       v.emplace_back(CastTensor(h, "grad", "grad_outputs"));
     }
   }
-  if (!v.empty() && v.size() != n) {
-    throw py::value_error("got " + std::to_string(v.size()) + " grad_outputs for " + std::to_string(n) + " outputs");
+  if (!v.empty() && v.size() != outputs.size()) {
+    throw py::value_error("got " + std::to_string(v.size()) + " grad_outputs for " + std::to_string(outputs.size()) +
+                          " outputs");
+  }
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i]) continue;
+    const std::string which = "grad_outputs[" + std::to_string(i) + "]";
+    if (v[i]->dtype() != outputs[i].dtype()) {
+      throw py::type_error(which + " must have its output's dtype " + phi::DataTypeToString(outputs[i].dtype()) +
+                           ", but got " + phi::DataTypeToString(v[i]->dtype()));
+    }
+    if (v[i]->dims() != outputs[i].dims()) {
+      throw py::value_error(which + " must have its output's shape " + outputs[i].dims().to_str() + ", but got " +
+                            v[i]->dims().to_str());
+    }
   }
   return v;
 }
@@ -181,6 +197,13 @@ PYBIND11_MODULE(_C, m) {
       if (p) std::rethrow_exception(p);
     } catch (const phi::EnforceNotMet& e) {
       TranslateEnforce(e);
+    } catch (const std::bad_alloc&) {
+      // A container inside a kernel or binding could not get memory (the allocators name
+      // their size themselves, as EnforceNotMet).
+      PyErr_SetString(PyExc_MemoryError, "out of host memory: a buffer for this operation could not be allocated");
+    } catch (const std::length_error&) {
+      PyErr_SetString(PyExc_MemoryError,
+                      "out of memory: this operation asked for a buffer larger than the machine can address");
     }
   });
 
@@ -246,7 +269,17 @@ PYBIND11_MODULE(_C, m) {
     if (place.GetType() != phi::AllocationType::CPU) t = CopyTo(t, place);
     return t;
   });
-  m.def("empty", [](const std::vector<int64_t>& shape, phi::DataType dtype, const phi::Place& place) {
+  m.def("empty", [](py::handle shape_arg, py::handle dtype_arg, py::handle place_arg) {
+    const std::vector<int64_t> shape = CastInt64Vector(shape_arg, "empty", "shape");
+    for (int64_t d : shape) {
+      if (d < 0) throw py::value_error("empty(): argument 'shape' has a negative size " + std::to_string(d));
+    }
+    const phi::DataType dtype = CastDataType(dtype_arg, "empty", "dtype");
+    if (!py::isinstance<phi::Place>(place_arg)) {
+      throw py::type_error("empty(): argument 'place' must be a Place, but got " +
+                           std::string(py::str(py::type::handle_of(place_arg).attr("__name__"))));
+    }
+    const phi::Place place = place_arg.cast<phi::Place>();
     auto dense = std::make_shared<phi::DenseTensor>(dtype, phi::make_ddim(shape));
     {
       py::gil_scoped_release release;
@@ -255,14 +288,14 @@ PYBIND11_MODULE(_C, m) {
     return Tensor(dense);
   });
   m.def("run_backward", [](const std::vector<Tensor>& outputs, const py::object& grads, bool retain_graph) {
-    auto g = ToOptionalList(grads, outputs.size());
+    auto g = ToOptionalList(grads, outputs);
     py::gil_scoped_release release;
     paddle_ops::Backward(outputs, g, retain_graph);
   });
   m.def("run_grad", [](const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                        const py::object& grads, bool retain_graph, bool allow_unused,
                        const std::vector<Tensor>& no_grad_vars) {
-    auto g = ToOptionalList(grads, outputs.size());
+    auto g = ToOptionalList(grads, outputs);
     std::vector<paddle_ops::OptionalTensor> r;
     {
       py::gil_scoped_release release;
@@ -274,7 +307,10 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("is_grad_enabled", &paddle_ops::GradMode::IsEnabled);
   m.def("set_grad_enabled", &paddle_ops::GradMode::SetEnabled);
-  m.def("set_num_threads", [](int n) { void PaddleOpsSetNumThreads(int); PaddleOpsSetNumThreads(n); }, "CPU threads of the scan kernels (n <= 0: follow OMP_NUM_THREADS)");
+  m.def("set_num_threads", [](py::handle n) {
+    void PaddleOpsSetNumThreads(int);
+    PaddleOpsSetNumThreads(CastInt(n, "set_num_threads", "n"));
+  }, py::arg("n"), "CPU threads of the scan kernels (n <= 0: follow OMP_NUM_THREADS)");
   m.def("get_num_threads", []() { int PaddleOpsGetNumThreads(void); return PaddleOpsGetNumThreads(); }, "CPU threads the scan kernels use");
   m.def("is_compiled_with_cuda", []() {
 #ifdef PADDLE_OPS_WITH_GPU
@@ -299,6 +335,24 @@ PYBIND11_MODULE(_C, m) {
   m.def("gpu_empty_cache", []() {
 #ifdef PADDLE_OPS_WITH_GPU
     if (phi::gpu::DeviceCount() > 0) phi::gpu::EmptyCache();
+#endif
+  });
+  // The GPU caching allocator's statistics of one device: (reserved, allocated,
+  // peak_reserved, peak_allocated) bytes; zeros without a GPU.
+  m.def("gpu_memory_stats", [](int device) {
+#ifdef PADDLE_OPS_WITH_GPU
+    const auto s = phi::gpu::GetMemoryStats(device);
+    return std::make_tuple(s.reserved, s.allocated, s.peak_reserved, s.peak_allocated);
+#else
+    (void)device;
+    return std::make_tuple(size_t{0}, size_t{0}, size_t{0}, size_t{0});
+#endif
+  });
+  m.def("gpu_reset_peak_memory_stats", [](int device) {
+#ifdef PADDLE_OPS_WITH_GPU
+    phi::gpu::ResetPeakMemoryStats(device);
+#else
+    (void)device;
 #endif
   });
   m.def("cpu_empty_cache", []() { phi::CpuEmptyCache(); });

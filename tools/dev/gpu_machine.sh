@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Build and test on a GPU machine that has CUDA, Python, pybind11 and pytest but no Eigen or
-# GoogleTest and no network (the team's H100 through the device tool). Prepare on a machine
+# GoogleTest or fmt and no network (the team's H100 through the device tool). Prepare on a machine
 # with them, in the repository root:
 #   mkdir -p .dep/eigen/include .dep/eigen/share/eigen3
 #   cp -r /usr/include/eigen3 .dep/eigen/include/ && cp -r /usr/share/eigen3/cmake .dep/eigen/share/eigen3/
 #   cp -r /usr/src/googletest .dep/googletest && echo /.dep/ >> .git/info/exclude
+#   mkdir -p .dep/fmt/include && cp -r /usr/include/fmt .dep/fmt/include/
 # then carry `.dep` and run, on the GPU machine:
 #   bash tools/dev/gpu_machine.sh test acc bench pscan flood gla san
 # Steps: test (ctest: GoogleTest + pytest, every place), gtest, pytest, acc (gpu_accuracy.py),

@@ -506,11 +506,32 @@ TEST(SprintfTest, Conversions) {
   EXPECT_EQ(phi::Sprintf("%s and %s", std::string("a"), "b"), "a and b");
   EXPECT_EQ(phi::Sprintf("100%%"), "100%");
   EXPECT_EQ(phi::Sprintf("%d%%", 50), "50%");
-  EXPECT_EQ(phi::Sprintf("%5.2f|", 0.5), "0.5|");
   EXPECT_EQ(phi::Sprintf("[%zu]", size_t{7}), "[7]");
-  // doubles print with enough digits to round-trip
-  EXPECT_EQ(std::stod(phi::Sprintf("%g", 0.1)), 0.1);
-  EXPECT_EQ(std::stod(phi::Sprintf("%f", 1.0 / 3.0)), 1.0 / 3.0);
+}
+
+// Width, precision and flags mean what they mean in printf (fmt formats the message).
+TEST(SprintfTest, PrecisionAndWidthHonoured) {
+  EXPECT_EQ(phi::Sprintf("%.2f GiB", 0.5), "0.50 GiB");
+  EXPECT_EQ(phi::Sprintf("%.2f of %.2f", 1.0 / 3.0, 79.1875), "0.33 of 79.19");
+  EXPECT_EQ(phi::Sprintf("%5.2f|", 0.5), " 0.50|");
+  EXPECT_EQ(phi::Sprintf("%-4d|", 7), "7   |");
+  EXPECT_EQ(phi::Sprintf("%05d", 42), "00042");
+  EXPECT_EQ(phi::Sprintf("%g", 0.1), "0.1");
+  EXPECT_EQ(phi::Sprintf("%.3g", 1.0 / 3.0), "0.333");
+  EXPECT_EQ(phi::Sprintf("%e", 1e20), "1.000000e+20");
+  EXPECT_EQ(phi::Sprintf("%x", 255), "ff");
+  // a length modifier needs not match the argument's type
+  EXPECT_EQ(phi::Sprintf("%d and %ld", int64_t{1} << 40, 3), "1099511627776 and 3");
+}
+
+// A format that does not fit its arguments still gives a message (the format and the
+// arguments), not an exception.
+TEST(SprintfTest, MismatchedFormatStillGivesAMessage) {
+  std::string s;
+  EXPECT_NO_THROW(s = phi::Sprintf("%d items", std::string("three")));
+  EXPECT_NE(s.find("three"), std::string::npos);
+  EXPECT_NO_THROW(s = phi::Sprintf("%d and %d", 1));
+  EXPECT_NE(s.find("1"), std::string::npos);
 }
 
 TEST(EnforceTest, EachErrorCodeThrownWithCodeAndMessage) {

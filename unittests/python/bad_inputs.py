@@ -47,7 +47,8 @@ def tensor_type_errors(name='x'):
 
 
 def bool_errors():
-    return [Bad('yes', TypeError, 'bool', 'str'), Bad(1, TypeError, 'bool', 'int'), Bad(None, TypeError, 'bool', 'NoneType')]
+    return [Bad('yes', TypeError, 'bool', 'str'), Bad(1, TypeError, 'bool', 'int'), Bad(None, TypeError, 'bool', 'NoneType'),
+            Bad(np.int64(1), TypeError, 'bool', 'int64')]
 
 
 def scan_axis_errors(ndim):
@@ -62,6 +63,8 @@ def scan_axis_errors(ndim):
         Bad('0', TypeError, 'int', 'str'),
         Bad([0], TypeError, 'int', 'list'),
         Bad(True, TypeError, 'int', 'bool'),
+        Bad(np.bool_(True), TypeError, 'int', 'bool'),
+        Bad(np.float64(1.0), TypeError, 'int', 'float64'),
     ]
 
 

@@ -45,6 +45,8 @@ def _reduce_axis_errors():
         Bad(1.5, TypeError, 'int', 'float'),
         Bad('0', TypeError, 'int', 'str'),
         Bad([0, 'a'], TypeError, 'int', 'str'),
+        Bad([0, 2 ** 64], ValueError, '64-bit', str(2 ** 64)),
+        Bad(np.float32(1.0), TypeError, 'int', 'float32'),
     ]
 
 
@@ -88,7 +90,8 @@ _OTHER_OPS = {
                 Bad(T((1, 2, 5, 3)), ValueError, r'\[1, 2, 5, 4\]', r'\[1, 2, 5, 3\]'),
                 Bad(T((1, 2, 5, 4), 'float64'), TypeError, 'float32', 'float64'),
             ],
-            'scale': [Bad('a', TypeError, 'float', 'str'), Bad([1.0], TypeError, 'float', 'list')],
+            'scale': [Bad('a', TypeError, 'float', 'str'), Bad([1.0], TypeError, 'float', 'list'),
+                      Bad(np.bool_(True), TypeError, 'float', 'bool')],
             'initial_state': [
                 Bad([1.0], TypeError, 'Tensor', 'list'),
                 Bad(T((1, 2, 4, 4)), ValueError, r'\[1, 2, 4, 3\]', r'\[1, 2, 4, 4\]'),
@@ -128,6 +131,7 @@ _OTHER_OPS = {
                 Bad(1.5, TypeError, 'int', 'float'),
                 Bad([2, 'a'], TypeError, 'int', 'str'),
                 Bad(None, TypeError, 'int', 'NoneType'),
+                Bad([-1, 2 ** 64], ValueError, '64-bit', str(2 ** 64)),
             ],
         }),
     'cast': BadInputs(
@@ -247,3 +251,38 @@ def test_bad_input(op_name, arg, index, place):
     assert re.search(bad.given, msg), 'message does not say what was given (%s): %s' % (bad.given, msg)
     # The library still works: the valid call gives the same result.
     np.testing.assert_array_equal(_result(op_name, spec, place), before)
+
+
+def _numpy_twin(value):
+    """The NumPy scalar(s) standing for a Python bool, int, float or list of ints (None: no twin)."""
+    if isinstance(value, bool):
+        return np.bool_(value)
+    if isinstance(value, int):
+        return np.int64(value)
+    if isinstance(value, float):
+        return np.float64(value)
+    if isinstance(value, list) and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return [np.int64(v) for v in value]
+    return None
+
+
+@pytest.mark.parametrize('place', available_places())
+@pytest.mark.parametrize('op_name', sorted(BAD_INPUTS))
+def test_numpy_scalar_arguments_accepted(op_name, place):
+    """NumPy scalars are taken wherever Python ones are (issue 17 item 14): each bool, int,
+    float or int-list argument of an op's valid call, given as numpy.bool_, numpy.int64,
+    numpy.float64 or a list of numpy.int64, gives the same result."""
+    spec = BAD_INPUTS[op_name]
+    before = _result(op_name, spec, place)
+    twins = 0
+    for arg, value in spec.valid(place).items():
+        twin = _numpy_twin(value)
+        if twin is None:
+            continue
+        twins += 1
+        kwargs = spec.valid(place)
+        kwargs[arg] = twin
+        out = _call(op_name, spec, kwargs)
+        np.testing.assert_array_equal((out[0] if isinstance(out, tuple) else out).numpy(), before, err_msg=arg)
+    if op_name not in ('add', 'subtract', 'multiply', 'mean', 'cast', 'to_tensor'):
+        assert twins > 0, '%s: no argument to try' % op_name

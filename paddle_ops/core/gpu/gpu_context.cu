@@ -2,10 +2,11 @@
 // their registration with the core (allocator, memcpy, memset and context factory for
 // AllocationType::GPU) at load time.
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
-#include "paddle_ops/core/free_blocks.h"
+#include "paddle_ops/core/gpu/block_pool.h"
 #include "paddle_ops/core/gpu/gpu_context.h"
 #include "paddle_ops/core/gpu/gpu_info.h"
 
@@ -29,61 +30,101 @@ class DeviceGuard {
   int prev_ = 0;
 };
 
-// A caching allocator: freed blocks go back to a per-device free list keyed by size
-// (rounded up to 512 bytes) and are reused by later allocations of the same rounded size,
-// so steady-state loops never call cudaMalloc. On out-of-memory the cache is released and
-// the allocation retried once before MemoryError. Reuse is safe with one stream per device:
-// work on the stream is ordered, as with PyTorch's allocator.
+// The caching allocator: per device, a BlockPool (block_pool.h) cuts tensors' blocks out of
+// segments from cudaMalloc, with size classes, best fit, splitting and merging, and gives
+// wholly free segments back before it asks for a new one, so the memory held stays near
+// what is in use even when every shape differs. When cudaMalloc fails, the queued work is
+// waited for, every free segment given back and the segment asked for once more before
+// MemoryError. Reuse is safe with one stream per device: work on the stream is ordered, as
+// with PyTorch's allocator.
 class CachingGPUAllocator : public Allocator {
  public:
   std::shared_ptr<Allocation> Allocate(size_t bytes, const Place& place) override {
-    const size_t rounded = bytes == 0 ? 512 : (bytes + 511) / 512 * 512;
     const int dev = place.GetDeviceId();
+    static const int n = gpu::DeviceCount();  // fixed for the life of the process
+    if (n == 0) {
+      PADDLE_THROW(errors::PreconditionNotMet(
+          "no GPU is visible to this process (CUDA_VISIBLE_DEVICES, the driver, or no device): cannot "
+          "allocate %d bytes on %s",
+          bytes, place.DebugString()));
+    }
+    PADDLE_ENFORCE(dev >= 0 && dev < n,
+                   errors::InvalidArgument("%s does not exist: %d GPU(s) visible", place.DebugString(), n));
     void* p = nullptr;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      p = free_[dev].Take(rounded);
-      if (p) cached_ -= rounded;
+      BlockPool& pool = PoolOf(dev);
+      p = pool.Allocate(bytes);
+      if (!p) {
+        gpu::Synchronize();
+        pool.ReleaseFreeSegments();
+        p = pool.Allocate(bytes);
+      }
     }
     if (!p) {
-      DeviceGuard guard(dev);
-      cudaError_t e = cudaMalloc(&p, rounded);
-      if (e == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
-        gpu::Synchronize();
-        EmptyCache();
-        e = cudaMalloc(&p, rounded);
-      }
-      if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        size_t free_b = 0, total_b = 0;
+      size_t free_b = 0, total_b = 0;
+      {
+        DeviceGuard guard(dev);
         cudaMemGetInfo(&free_b, &total_b);
-        PADDLE_THROW(errors::ResourceExhausted(
-            "out of GPU memory on %s: tried to allocate %d bytes (%.2f GiB); %.2f GiB free of %.2f GiB",
-            place.DebugString(), bytes, bytes / 1073741824.0, free_b / 1073741824.0, total_b / 1073741824.0));
       }
+      PADDLE_THROW(errors::ResourceExhausted(
+          "out of GPU memory on %s: tried to allocate %d bytes (%.2f GiB); %.2f GiB free of %.2f GiB, %.2f GiB "
+          "held by this process's allocator",
+          place.DebugString(), bytes, bytes / 1073741824.0, free_b / 1073741824.0, total_b / 1073741824.0,
+          Stats(dev).reserved / 1073741824.0));
     }
-    return std::make_shared<Allocation>(p, bytes, place, [this, dev, rounded](void* q) {
+    return std::make_shared<Allocation>(p, bytes, place, [this, dev](void* q) {
       std::lock_guard<std::mutex> lock(mu_);
-      free_[dev].Put(q, rounded);
-      cached_ += rounded;
+      PoolOf(dev).Free(q);
     });
   }
 
   void EmptyCache() {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto& [dev, pool] : free_) {
-      DeviceGuard guard(dev);
-      pool.Clear([](void* q) { cudaFree(q); });
-    }
-    cached_ = 0;
+    for (auto& [dev, pool] : pools_) pool->ReleaseFreeSegments();
   }
-  size_t cached() const { return cached_; }
+  size_t cached() {
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t c = 0;
+    for (auto& [dev, pool] : pools_) c += pool->stats().reserved - pool->stats().allocated;
+    return c;
+  }
+  BlockPoolStats Stats(int dev) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = pools_.find(dev);
+    return it == pools_.end() ? BlockPoolStats{} : it->second->stats();
+  }
+  void ResetPeaks(int dev) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = pools_.find(dev);
+    if (it != pools_.end()) it->second->ResetPeaks();
+  }
 
  private:
+  // Called under mu_.
+  BlockPool& PoolOf(int dev) {
+    auto& pool = pools_[dev];
+    if (!pool) {
+      pool = std::make_unique<BlockPool>(
+          [dev](size_t n) -> void* {
+            DeviceGuard guard(dev);
+            void* p = nullptr;
+            if (cudaMalloc(&p, n) != cudaSuccess) {
+              (void)cudaGetLastError();
+              return nullptr;
+            }
+            return p;
+          },
+          [dev](void* p) {
+            DeviceGuard guard(dev);
+            cudaFree(p);
+          });
+    }
+    return *pool;
+  }
+
   std::mutex mu_;
-  std::map<int, FreeBlocks> free_;  // by device
-  size_t cached_ = 0;
+  std::map<int, std::unique_ptr<BlockPool>> pools_;  // by device
 };
 
 CachingGPUAllocator& TheAllocator() {
@@ -123,6 +164,8 @@ void GpuMemsetZero(void* dst, const Place& place, size_t bytes) {
 
 DeviceContext* MakeGPUContext(const Place& place) {
   const int n = gpu::DeviceCount();
+  PADDLE_ENFORCE(n > 0, errors::PreconditionNotMet("no GPU is visible to this process: cannot use %s",
+                                                   place.DebugString()));
   PADDLE_ENFORCE(place.GetDeviceId() >= 0 && place.GetDeviceId() < n,
                  errors::InvalidArgument("%s does not exist: %d GPU(s) visible", place.DebugString(), n));
   return new GPUContext(place);
@@ -171,6 +214,11 @@ void Synchronize() {
 
 size_t CachedBytes() { return TheAllocator().cached(); }
 void EmptyCache() { TheAllocator().EmptyCache(); }
+MemoryStats GetMemoryStats(int device) {
+  const BlockPoolStats s = TheAllocator().Stats(device);
+  return MemoryStats{s.reserved, s.allocated, s.peak_reserved, s.peak_allocated};
+}
+void ResetPeakMemoryStats(int device) { TheAllocator().ResetPeaks(device); }
 
 }  // namespace gpu
 }  // namespace phi

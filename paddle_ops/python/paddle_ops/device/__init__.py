@@ -14,6 +14,32 @@ def _gpu_count():
     return int(_C.gpu_device_count())
 
 
+def _gpu_id(device):
+    """The GPU number `device` names (None: the current GPU, else 0)."""
+    if device is None:
+        place = _state["place"]
+        return place.gpu_device_id() if place.is_gpu_place() else 0
+    if isinstance(device, bool) or not isinstance(device, (int, str, Place)):
+        raise TypeError(f"device must be an int, 'gpu:N' or a Place, but got {type(device).__name__}")
+    if isinstance(device, int):
+        if device < 0:
+            raise ValueError(f"device must be a GPU number >= 0, but got {device}")
+        return device
+    place = convert_place(device)
+    if not place.is_gpu_place():
+        raise ValueError(f"device must be a GPU, but got {device!r}")
+    return place.gpu_device_id()
+
+
+def _memory_stat(index, doc):
+    """A paddle.device.cuda statistic: entry `index` of _C.gpu_memory_stats (reserved, allocated,
+    peak reserved, peak allocated)."""
+    def stat(device=None):
+        return _C.gpu_memory_stats(_gpu_id(device))[index]
+    stat.__doc__ = doc
+    return stat
+
+
 def set_device(device):
     """Make `device` ('cpu', 'gpu', 'gpu:N') the place of new tensors and results; returns it."""
     place = convert_place(device)
@@ -59,8 +85,23 @@ class cuda:  # noqa: N801  (paddle.device.cuda.device_count())
 
     @staticmethod
     def empty_cache():
-        """Return the caching allocator's free blocks to the driver."""
+        """Return the caching allocator's wholly free segments to the driver."""
         _C.gpu_empty_cache()
+
+    # The caching allocator's bytes on one GPU (torch and Paddle name them so): `device` is
+    # None (the current GPU, else 0), an int, 'gpu:N' or a Place. 0 before the first
+    # allocation there and in a build without CUDA.
+    memory_reserved = staticmethod(_memory_stat(0, "Bytes held from the driver in segments (in use or cached)."))
+    memory_allocated = staticmethod(_memory_stat(1, "Bytes in the blocks of live tensors (each rounded up to 512)."))
+    max_memory_reserved = staticmethod(_memory_stat(2, "The most bytes ever reserved (since start or the last reset)."))
+    max_memory_allocated = staticmethod(_memory_stat(3, "The most bytes ever allocated (since start or the last reset)."))
+
+    @staticmethod
+    def reset_max_memory_allocated(device=None):
+        """Start both peaks again from the present figures."""
+        _C.gpu_reset_peak_memory_stats(_gpu_id(device))
+
+    reset_max_memory_reserved = reset_max_memory_allocated
 
 
 class cpu:  # noqa: N801  (paddle.device.cpu.empty_cache())

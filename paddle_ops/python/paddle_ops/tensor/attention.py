@@ -1,6 +1,9 @@
 """Attention-like ops: gla, chunked gated linear attention (docs/spec.md §5, seed 002)."""
 import builtins
 import math
+import numbers
+
+import numpy as np
 
 from .. import _C_ops
 from ..framework import FLOATING, float32
@@ -64,7 +67,7 @@ def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, h
         if initial_state.dtype != float32:
             raise TypeError(f"gla(): argument 'initial_state' must be float32, but got {initial_state.dtype}")
     for arg, val in (("output_final_state", output_final_state), ("head_first", head_first)):
-        if not isinstance(val, builtins.bool):
+        if not isinstance(val, (builtins.bool, np.bool_)):
             raise TypeError(f"gla(): argument '{arg}' must be a bool, but got {type(val).__name__}")
     if scale is None:
         if len(q.shape) != 4:
@@ -73,7 +76,7 @@ def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, h
         if dk is None or dk < 0:
             raise ValueError("gla(): scale=None needs a known Dk (the last dim of q); pass scale explicitly")
         scale = dk ** -0.5 if dk > 0 else 1.0
-    elif isinstance(scale, builtins.bool) or not isinstance(scale, (int, float)):
+    elif isinstance(scale, builtins.bool) or not isinstance(scale, numbers.Real):  # int, float, numpy.float32, ...
         raise TypeError(f"gla(): argument 'scale' must be a float or None, but got {type(scale).__name__}")
     elif not math.isfinite(scale):
         raise ValueError(f"gla(): argument 'scale' must be finite, but got {scale}")

@@ -168,6 +168,7 @@ def ones_like(x, dtype=None, name=None):
 
 def empty(shape, dtype="float32", place=None, name=None):
     """An uninitialized tensor of `shape` (a list of ints) on `place` (default: the current device)."""
-    if not isinstance(shape, (list, tuple)) or not all(isinstance(d, int) and d >= 0 for d in shape):
-        raise TypeError(f"empty(): shape must be a list of non-negative ints, but got {shape!r}")
+    if not isinstance(shape, (list, tuple)) or not all(
+            isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0 for d in shape):
+        raise TypeError(f"empty(): argument 'shape' must be a list of non-negative ints, but got {shape!r}")
     return _C.empty(list(shape), convert_dtype(dtype), convert_place(place))

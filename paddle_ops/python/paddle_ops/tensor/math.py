@@ -1,5 +1,6 @@
 """Math ops: the scans (logcumsumexp, cumsum, pscan, right_flood) and the elementwise arithmetic and reductions."""
 import builtins
+import numbers
 
 import numpy as np
 
@@ -281,8 +282,8 @@ def multiply(x, y, name=None):
 def _axes(axis):
     if axis is None:
         return []
-    if isinstance(axis, int) and not isinstance(axis, builtins.bool):
-        return [axis]
+    if isinstance(axis, numbers.Integral) and not isinstance(axis, builtins.bool):  # int, numpy.int64, ...
+        return [int(axis)]
     if isinstance(axis, (list, tuple)):
         return list(axis)
     raise TypeError(f"axis must be an int, a list of ints or None, but got {type(axis).__name__}")
