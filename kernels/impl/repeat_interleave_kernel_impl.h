@@ -1,13 +1,13 @@
 // repeat_interleave and its gradients (both count forms), written once for both devices. The
-// tensor form is the stream decompaction of flood_ops.h: the exclusive cumsum of the counts
-// (starts), the scatter of each slice's index to its first output (marker), then one index
-// flood that gathers (forward) or one segmented-sum scan from the end (gradient). Where the
-// devices differ the body calls a step of namespace phi::repeat, declared below for both and
-// defined in kernels/cpu/repeat_interleave_steps.h and kernels/gpu/repeat_interleave_steps.cuh:
+// tensor form: the exclusive cumsum of the counts (starts, O(input)); the forward gathers each
+// output slice from the slice its position falls in (found from the starts: no per-output
+// scratch, so its peak memory is the output plus O(input)); the gradient scatters each slice's
+// index to its first output (marker) and runs one segmented-sum scan from the end (flood_ops.h).
+// Where the devices differ the body calls a step of namespace phi::repeat, declared below for
+// both and defined in kernels/cpu/repeat_interleave_steps.h and kernels/gpu/repeat_interleave_steps.cuh:
 // the plain copies and sums of the int-count form (loops / one thread per element), the starts
 // (on the CPU checked on the host; on the GPU the total copied to the host unless output_size
-// gives it), the marker, and the gather (the GPU floods the markers alone when slices have
-// more than one element, then copies whole slices).
+// gives it), the gather (runs walked per tile / a binary search per element), and the marker.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,7 @@ class GPUContext;
 
 namespace repeat {
 
-// The starts and the marker of the tensor form, in the device's own buffers.
+// The starts (and the gradient's marker) of the tensor form, in the device's own buffers.
 template <typename Context>
 struct Pieces;
 
@@ -53,7 +53,7 @@ inline const int64_t* Marker(const CPUContext& ctx, const DenseTensor& repeats, 
 inline const int64_t* Marker(const GPUContext& ctx, const DenseTensor& repeats, int64_t n, int64_t M,
                              Pieces<GPUContext>* p);
 
-// The gather of the forward over the [outer, M, inner] output.
+// The gather of the forward over the [outer, M, inner] output, from p->starts (op.marker unused).
 template <typename T>
 void Gather(const CPUContext& ctx, const funcs::ScanLayout& l, int64_t M, funcs::RepeatGatherOp<T> op,
             Pieces<CPUContext>* p);
@@ -97,7 +97,6 @@ void RepeatInterleaveWithTensorIndexKernel(const Context& dev_ctx, const DenseTe
   funcs::RepeatGatherOp<T> op;
   op.out = dev_ctx.template Alloc<T>(out);
   if (out->numel() == 0) return;
-  op.marker = repeat::Marker(dev_ctx, repeats, l.length, M, &p);
   op.x = x.data<T>();
   repeat::Gather(dev_ctx, l, M, op, &p);
 }

@@ -196,7 +196,7 @@ void* DenseTensor::AllocateFrom(Allocator* allocator, DataType dtype, const Plac
   PADDLE_ENFORCE(numel() >= 0, errors::InvalidArgument("cannot allocate a tensor with negative dims %s",
                                                         meta_.dims.to_str()));
   meta_.dtype = dtype;
-  const size_t bytes = static_cast<size_t>(numel()) * SizeOf(dtype);
+  const size_t bytes = static_cast<size_t>(CheckedByteCount(meta_.dims, SizeOf(dtype)));
   if (!holder_ || holder_->place() != place || holder_->size() < bytes + meta_.offset) {
     holder_ = allocator->Allocate(bytes, place);
     meta_.offset = 0;

@@ -3,7 +3,9 @@
 //
 // Threads: the count follows OMP_NUM_THREADS (omp_get_max_threads()) until
 // SetCpuNumThreads(n > 0) pins it (paddle_ops.set_num_threads); SetCpuNumThreads(0) goes back
-// to following OpenMP.
+// to following OpenMP. In the child of a fork() it is 1 whatever was set (a pthread_atfork
+// handler, registered when the library loads): GNU OpenMP's pool does not survive a fork, and
+// every `omp parallel` region of the project takes its count from CpuNumThreads().
 //
 // Chunks: a row is cut into chunks of CpuScanChunk() steps, fixed by the length alone, never by
 // the thread count. The value written at an element depends only on the elements of its own

@@ -37,6 +37,7 @@ class DeviceGuard {
 class CachingGPUAllocator : public Allocator {
  public:
   std::shared_ptr<Allocation> Allocate(size_t bytes, const Place& place) override {
+    gpu::CheckGpuUsableAfterFork();
     const size_t rounded = bytes == 0 ? 512 : (bytes + 511) / 512 * 512;
     const int dev = place.GetDeviceId();
     void* p = nullptr;
@@ -157,6 +158,7 @@ namespace gpu {
 
 int DeviceCount() {
   int n = 0;
+  NoteCudaInitialized();  // (the query initializes the driver: a forked child cannot use it)
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
