@@ -1,7 +1,7 @@
 // The CPU steps of repeat_interleave (declared in kernels/impl/repeat_interleave_kernel_impl.h):
 // plain loops for the int-count form; for the tensor form the starts on the engine with the op
-// the GPU uses, after checking the counts (each >= 0, their sum within int64), the gather by
-// runs of the starts (no per-output scratch), and the gradient's marker on the host.
+// the GPU uses, after checking the counts (each >= 0, their sum within int64), then the gather
+// by runs of the starts and the gradient's sums per slice (no per-output scratch).
 #pragma once
 
 #include <algorithm>
@@ -19,7 +19,7 @@ namespace repeat {
 
 template <>
 struct Pieces<CPUContext> {
-  std::vector<int64_t> starts, marker;
+  std::vector<int64_t> starts;
 };
 
 template <typename T>
@@ -78,14 +78,31 @@ inline int64_t Starts(const CPUContext& ctx, const DenseTensor& repeats, int64_t
   return total;
 }
 
-inline const int64_t* Marker(const CPUContext&, const DenseTensor&, int64_t n, int64_t M, Pieces<CPUContext>* p) {
-  p->marker.assign(static_cast<size_t>(M), -1);
-  const std::vector<int64_t>& starts = p->starts;
-  for (int64_t j = 0; j < n; ++j) {
-    const int64_t next = j + 1 < n ? starts[j + 1] : M;
-    if (next > starts[j]) p->marker[starts[j]] = j;
+// Each slice's outputs summed from the end (the order of the segmented scan), in parallel over
+// the slices: each x_grad element is summed by one thread in a fixed order.
+template <typename T>
+void SegmentSum(const CPUContext&, const DenseTensor&, const funcs::ScanLayout& l, int64_t M, const T* out_grad,
+                T* x_grad, Pieces<CPUContext>* p) {
+  using Acc = typename funcs::FloodGradAcc<T>::type;
+  const int64_t n = l.length, inner = l.inner, slices = l.outer * l.length;
+  const int64_t* starts = p->starts.data();
+#pragma omp parallel num_threads(funcs::CpuNumThreads()) if (l.outer * M * inner > funcs::kParallelMinElements)
+  {
+    std::vector<Acc> acc(static_cast<size_t>(inner));
+#pragma omp for schedule(dynamic, 16)
+    for (int64_t t = 0; t < slices; ++t) {
+      const int64_t o = t / n, j = t - o * n;
+      const int64_t b = starts[j], e = j + 1 < n ? starts[j + 1] : M;
+      if (e <= b) continue;  // a zero count: x_grad stays 0
+      std::fill(acc.begin(), acc.end(), Acc(0));
+      for (int64_t i = e - 1; i >= b; --i) {
+        const T* g = out_grad + (o * M + i) * inner;
+        for (int64_t k = 0; k < inner; ++k) acc[k] += static_cast<Acc>(g[k]);
+      }
+      T* dst = x_grad + t * inner;
+      for (int64_t k = 0; k < inner; ++k) dst[k] = static_cast<T>(acc[k]);
+    }
   }
-  return p->marker.data();
 }
 
 // No per-output scratch: the [outer * M] output slices are cut into fixed tiles (in parallel);

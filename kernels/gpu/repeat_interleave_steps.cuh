@@ -108,6 +108,7 @@ void MarkerOf(const GPUContext& ctx, const DenseTensor& repeats, int64_t n, cons
   });
 }
 
+// p->marker (M entries): j at starts[j] for every slice with a nonzero count, -1 elsewhere.
 inline const int64_t* Marker(const GPUContext& ctx, const DenseTensor& repeats, int64_t n, int64_t M,
                              Pieces<GPUContext>* p) {
   p->marker = DenseTensor(DataType::INT64, DDim({M}));
@@ -119,6 +120,18 @@ inline const int64_t* Marker(const GPUContext& ctx, const DenseTensor& repeats, 
     MarkerOf<int64_t>(ctx, repeats, n, starts, M, marker);
   }
   return marker;
+}
+
+// The segment sums: one segmented-sum scan of out_grad from the end, storing at the markers.
+template <typename T>
+void SegmentSum(const GPUContext& ctx, const DenseTensor& repeats, const funcs::ScanLayout& l, int64_t M,
+                const T* out_grad, T* x_grad, Pieces<GPUContext>* p) {
+  funcs::RepeatSegmentSumOp<T, typename funcs::FloodGradAcc<T>::type> op;
+  op.x_grad = x_grad;
+  op.marker = Marker(ctx, repeats, l.length, M, p);
+  op.out_grad = out_grad;
+  op.index = funcs::RepeatIndex(l.inner, M, l.length);
+  funcs::Scan(ctx, funcs::ScanLayout{l.outer, M, l.inner}, false, true, op);
 }
 
 // No per-output scratch: each output element finds its source slice by a binary search of the
