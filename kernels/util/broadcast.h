@@ -17,10 +17,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/funcs/cpu/scan_runtime.h"  // CpuNumThreads: every parallel loop takes its count there
 #include "paddle_ops/common/ddim.h"
 #include "paddle_ops/common/enforce.h"
 #include "paddle_ops/common/macros.h"
+#include "paddle_ops/core/cpu_threads.h"  // every parallel loop takes its count there
 
 namespace phi {
 namespace funcs {

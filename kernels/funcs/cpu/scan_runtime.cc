@@ -1,8 +1,5 @@
 #include "kernels/funcs/cpu/scan_runtime.h"
 
-#include <omp.h>
-#include <pthread.h>
-
 #include <atomic>
 #include <cstdlib>
 
@@ -10,26 +7,12 @@ namespace phi {
 namespace funcs {
 
 namespace {
-std::atomic<int> g_threads{0};
-// Set in the child of a fork(): GNU OpenMP's thread pool does not survive a fork (the child
-// waits for ever on the parent's pool threads, which it does not have), so a forked child runs
-// every parallel region on one thread, as PyTorch's CPU ops do. Registered once, at load.
-std::atomic<bool> g_forked_child{false};
-void MarkForkedChild() { g_forked_child.store(true, std::memory_order_relaxed); }
-const int g_atfork_registered = pthread_atfork(nullptr, nullptr, &MarkForkedChild);
 std::atomic<bool> g_simd_off{false};
 std::atomic<int64_t> g_chunk{0};
 constexpr int64_t kDefaultChunk = int64_t{1} << 16;
 }  // namespace
 
 bool CpuScanSimdCompiledAndSupported();  // scan_simd_dispatch.cc
-
-int CpuNumThreads() {
-  if (g_forked_child.load(std::memory_order_relaxed)) return 1;
-  const int n = g_threads.load(std::memory_order_relaxed);
-  return n > 0 ? n : omp_get_max_threads();
-}
-void SetCpuNumThreads(int n) { g_threads.store(n > 0 ? n : 0, std::memory_order_relaxed); }
 
 bool CpuScanSimdSupported() {
   static const bool supported = CpuScanSimdCompiledAndSupported();
