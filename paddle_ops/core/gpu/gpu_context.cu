@@ -151,19 +151,24 @@ GPUContext::~GPUContext() {
 }
 
 void GPUContext::Wait() const {
-  PADDLE_ENFORCE_GPU_SUCCESS(cudaStreamSynchronize(stream_));
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaStreamSynchronize(stream()));
 }
 
 namespace gpu {
 
+// Asked once (fixed for the process): a forked child reuses its parent's answer instead of
+// calling into CUDA, which does not survive the fork (the query initializes the driver).
 int DeviceCount() {
-  int n = 0;
-  NoteCudaInitialized();  // (the query initializes the driver: a forked child cannot use it)
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return n;
+  static const int count = [] {
+    int n = 0;
+    NoteCudaInitialized();
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return n;
+  }();
+  return count;
 }
 
 void Synchronize() {
