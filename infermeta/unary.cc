@@ -79,7 +79,10 @@ void RepeatInterleaveInferMeta(const MetaTensor& x, int repeats, int axis, MetaT
   PADDLE_ENFORCE(repeats >= 0,
                  errors::InvalidArgument("repeat_interleave: repeats must be non-negative, but got %d", repeats));
   DDim od = dims.size() == 0 ? DDim({1}) : dims;
-  od[ax] *= repeats;
+  PADDLE_ENFORCE(!__builtin_mul_overflow(od[ax], static_cast<int64_t>(repeats), &od[ax]),
+                 errors::InvalidArgument("repeat_interleave: %d slices of x (shape %s) repeated %d times each "
+                                         "are more than 2**63 - 1",
+                                         dims.size() == 0 ? 1 : dims[ax], dims.to_str(), repeats));
   out->set_dims(od);
   out->set_dtype(x.dtype());
 }
@@ -134,7 +137,11 @@ void ReshapeInferMeta(const MetaTensor& x, const IntArray& shape, MetaTensor* ou
       od[i] = in[static_cast<int>(i)];
     }
     PADDLE_ENFORCE(od[i] >= 0, errors::InvalidArgument("shape[%d] must be >= -1, but got %d", i, od[i]));
-    known *= od[i];
+  }
+  {
+    std::vector<int64_t> given(od);  // the -1 counted as 1: the checked product names the shape
+    if (unknown >= 0) given[unknown] = 1;
+    known = product(make_ddim(given));
   }
   const int64_t numel = product(in);
   if (unknown >= 0) {

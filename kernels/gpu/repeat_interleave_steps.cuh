@@ -1,9 +1,8 @@
 // The GPU steps of repeat_interleave (declared in kernels/impl/repeat_interleave_kernel_impl.h):
 // one thread per element for the int-count form; for the tensor form the starts on the scan
-// engine (the total and a negative-count flag copied to the host in one 16-byte copy unless
-// output_size gives the length), the marker by a scatter kernel, and the gather (an index flood
-// storing the element for rows; for slices of inner > 1 elements a flood of the M markers
-// alone, in place, then whole slices copied, consecutive threads on consecutive elements).
+// engine (the total, a negative-count and an overflow flag copied to the host in one copy unless
+// output_size gives the length), the gather by a binary search of the starts per element (no
+// per-output scratch), and the gradient's marker by a scatter kernel.
 #pragma once
 
 #include <cstdint>
@@ -63,11 +62,11 @@ funcs::RepeatStartsOp<R> MakeStartsOp(const DenseTensor& repeats, int64_t n, int
   return op;
 }
 
-// starts = the exclusive cumsum of the counts (the scan engine); with `summary` (2 int64,
-// zeroed here) also the negative-count flag and the total.
+// starts = the exclusive cumsum of the counts (the scan engine); with `summary` (3 int64,
+// zeroed here) also the negative-count flag, the total and the overflow flag.
 template <typename R>
 void StartsOf(const GPUContext& ctx, const DenseTensor& repeats, int64_t n, int64_t* starts, int64_t* summary) {
-  if (summary) PADDLE_ENFORCE_GPU_SUCCESS(cudaMemsetAsync(summary, 0, 2 * sizeof(int64_t), ctx.stream()));
+  if (summary) PADDLE_ENFORCE_GPU_SUCCESS(cudaMemsetAsync(summary, 0, 3 * sizeof(int64_t), ctx.stream()));
   funcs::Scan(ctx, funcs::ScanLayout{1, n, 1}, true, false, MakeStartsOp<R>(repeats, n, starts, summary));
 }
 
@@ -77,7 +76,7 @@ inline int64_t Starts(const GPUContext& ctx, const DenseTensor& repeats, int64_t
   p->starts = DenseTensor(DataType::INT64, DDim({n}));
   int64_t* starts = ctx.Alloc<int64_t>(&p->starts);
   int64_t M = output_size;
-  DenseTensor summary_t(DataType::INT64, DDim({2}));
+  DenseTensor summary_t(DataType::INT64, DDim({3}));
   int64_t* summary = M < 0 ? ctx.Alloc<int64_t>(&summary_t) : nullptr;
   if (repeats.dtype() == DataType::INT32) {
     StartsOf<int32_t>(ctx, repeats, n, starts, summary);
@@ -85,11 +84,12 @@ inline int64_t Starts(const GPUContext& ctx, const DenseTensor& repeats, int64_t
     StartsOf<int64_t>(ctx, repeats, n, starts, summary);
   }
   if (M < 0) {
-    int64_t host[2];
+    int64_t host[3];
     PADDLE_ENFORCE_GPU_SUCCESS(cudaMemcpyAsync(host, summary, sizeof(host), cudaMemcpyDeviceToHost, ctx.stream()));
     PADDLE_ENFORCE_GPU_SUCCESS(cudaStreamSynchronize(ctx.stream()));
     PADDLE_ENFORCE(host[0] == 0, errors::InvalidArgument("repeat_interleave: repeats must be non-negative, but it "
                                                          "holds a negative count"));
+    if (host[2] != 0) ThrowRepeatTotalOverflow();
     M = host[1];
   }
   return M;
@@ -108,6 +108,7 @@ void MarkerOf(const GPUContext& ctx, const DenseTensor& repeats, int64_t n, cons
   });
 }
 
+// p->marker (M entries): j at starts[j] for every slice with a nonzero count, -1 elsewhere.
 inline const int64_t* Marker(const GPUContext& ctx, const DenseTensor& repeats, int64_t n, int64_t M,
                              Pieces<GPUContext>* p) {
   p->marker = DenseTensor(DataType::INT64, DDim({M}));
@@ -121,28 +122,45 @@ inline const int64_t* Marker(const GPUContext& ctx, const DenseTensor& repeats, 
   return marker;
 }
 
+// The segment sums: one segmented-sum scan of out_grad from the end, storing at the markers.
+template <typename T>
+void SegmentSum(const GPUContext& ctx, const DenseTensor& repeats, const funcs::ScanLayout& l, int64_t M,
+                const T* out_grad, T* x_grad, Pieces<GPUContext>* p) {
+  funcs::RepeatSegmentSumOp<T, typename funcs::FloodGradAcc<T>::type> op;
+  op.x_grad = x_grad;
+  op.marker = Marker(ctx, repeats, l.length, M, p);
+  op.out_grad = out_grad;
+  op.index = funcs::RepeatIndex(l.inner, M, l.length);
+  funcs::Scan(ctx, funcs::ScanLayout{l.outer, M, l.inner}, false, true, op);
+}
+
+// No per-output scratch: each output element finds its source slice by a binary search of the
+// starts (the last j with starts[j] <= i: a count of 0 shares its start with the next slice);
+// consecutive threads write consecutive elements. An output_size past the true total repeats the
+// last slice; a negative count (undetected when output_size is given) still reads inside x.
 template <typename T>
 void Gather(const GPUContext& ctx, const funcs::ScanLayout& l, int64_t M, funcs::RepeatGatherOp<T> op,
             Pieces<GPUContext>* p) {
   const int64_t n = l.length;
-  if (l.inner == 1) {  // rows: the flood stores the gathered element
-    op.index = funcs::RepeatIndex(l.inner, M, n);
-    funcs::Scan(ctx, funcs::ScanLayout{l.outer, M, l.inner}, false, false, op);
-    return;
-  }
-  funcs::MarkerFloodOp flood;
-  flood.marker = p->marker.data<int64_t>();  // op.marker, flooded in place
-  funcs::Scan(ctx, funcs::ScanLayout{1, M, 1}, false, false, flood);
-  const int64_t* src = flood.marker;
+  const int64_t* starts = p->starts.data<int64_t>();
   const T* px = op.x;
   T* po = op.out;
   const funcs::FastDivMod inner(l.inner), rows(M);
   funcs::ForEachIndex(ctx, l.outer * M * l.inner, [=] __device__(int64_t k) {
     const int64_t line = inner.Div(k);  // o * M + i
     const int64_t o = rows.Div(line);
-    const int64_t j = src[line - o * M];
+    const int64_t i = line - o * M;
+    int64_t lo = 0, hi = n;  // starts[lo] <= i (starts[0] = 0) and the answer is below hi
+    while (hi - lo > 1) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (starts[mid] <= i) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
     const int64_t d = static_cast<int64_t>(inner.divisor);
-    po[k] = j < 0 ? static_cast<T>(0.0f) : px[(o * n + j) * d + (k - line * d)];
+    po[k] = px[(o * n + lo) * d + (k - line * d)];
   });
 }
 

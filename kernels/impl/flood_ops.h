@@ -65,6 +65,13 @@ inline void CheckRepeatCount(int64_t j, int64_t r) {
                              "repeat_interleave: repeats must be non-negative, but repeats[%d] is %d", j, r));
 }
 
+// The sum of the counts (the output length along the axis) must fit int64.
+[[noreturn]] inline void ThrowRepeatTotalOverflow() {
+  PADDLE_THROW(errors::InvalidArgument(
+      "repeat_interleave: the sum of repeats is more than 2**63 - 1 (the output length along the axis "
+      "overflows int64)"));
+}
+
 // output_size (>= 0) must be the sum of the counts where that sum is known.
 inline void CheckRepeatOutputSize(int64_t output_size, int64_t total) {
   PADDLE_ENFORCE(output_size < 0 || output_size == total,
@@ -162,16 +169,19 @@ struct RightFloodGradOp : FloodGradSumOp<RightFloodGradOp<T, Acc>, T, Acc> {
 // ---- repeat_interleave with a tensor of counts -------------------------------------------------
 
 // starts[j] = r_0 + ... + r_{j-1} (an exclusive scan), in int64 whatever the counts' type. A
-// single count is broadcast to every j. On the GPU the last element also writes the total and
-// any negative count raises a flag (summary[0] = 1, summary[1] = total; every writer of the
-// flag writes the same value), so one small copy tells the host both.
+// single count is broadcast to every j. On the GPU the last element also writes the total, and
+// a negative count or an overflowing sum raises a flag (summary[0], summary[2]; every writer of
+// a flag writes the same value), so one small copy tells the host all three.
 template <typename R>
 struct RepeatStartsOp : IntSumCombine<int64_t> {
   const R* repeats;
   bool broadcast;
   int64_t n;
   int64_t* starts;
-  int64_t* summary;  // null: not wanted (the CPU reads starts and the counts directly)
+  // null: not wanted (the CPU checks the counts and their sum on the host first). Else 3 int64:
+  // a negative count seen, the total, and an overflow seen. The sums wrap (mod 2**64); with
+  // counts >= 0 the first start or total past 2**63 - 1 is below 2**64, so it reads negative.
+  int64_t* summary;
 
   HOSTDEVICE int64_t Count(int64_t j) const { return static_cast<int64_t>(repeats[broadcast ? 0 : j]); }
   HOSTDEVICE int64_t Load(const ScanPos& p) const { return Count(p.offset); }
@@ -179,8 +189,10 @@ struct RepeatStartsOp : IntSumCombine<int64_t> {
     starts[p.offset] = s;
     if (summary == nullptr) return;
     const int64_t r = Count(p.offset);
+    const int64_t end = static_cast<int64_t>(static_cast<uint64_t>(s) + static_cast<uint64_t>(r));
     if (r < 0) summary[0] = 1;
-    if (p.offset == n - 1) summary[1] = s + r;
+    if (s < 0 || end < 0) summary[2] = 1;
+    if (p.offset == n - 1) summary[1] = end;
   }
 };
 

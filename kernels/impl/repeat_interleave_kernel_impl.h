@@ -1,13 +1,14 @@
 // repeat_interleave and its gradients (both count forms), written once for both devices. The
-// tensor form is the stream decompaction of flood_ops.h: the exclusive cumsum of the counts
-// (starts), the scatter of each slice's index to its first output (marker), then one index
-// flood that gathers (forward) or one segmented-sum scan from the end (gradient). Where the
-// devices differ the body calls a step of namespace phi::repeat, declared below for both and
-// defined in kernels/cpu/repeat_interleave_steps.h and kernels/gpu/repeat_interleave_steps.cuh:
+// tensor form: the exclusive cumsum of the counts (starts, O(input)); the forward gathers each
+// output slice from the slice its position falls in (found from the starts: no per-output
+// scratch, so its peak memory is the output plus O(input)); the gradient sums each slice's
+// outputs (the CPU from the starts; the GPU scatters each slice's index to its first output, the
+// marker, and runs one segmented-sum scan from the end, flood_ops.h).
+// Where the devices differ the body calls a step of namespace phi::repeat, declared below for
+// both and defined in kernels/cpu/repeat_interleave_steps.h and kernels/gpu/repeat_interleave_steps.cuh:
 // the plain copies and sums of the int-count form (loops / one thread per element), the starts
 // (on the CPU checked on the host; on the GPU the total copied to the host unless output_size
-// gives it), the marker, and the gather (the GPU floods the markers alone when slices have
-// more than one element, then copies whole slices).
+// gives it), the gather (runs walked per tile / a binary search per element), and the sums.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +26,7 @@ class GPUContext;
 
 namespace repeat {
 
-// The starts and the marker of the tensor form, in the device's own buffers.
+// The starts (and on the GPU the gradient's marker) of the tensor form, in the device's own buffers.
 template <typename Context>
 struct Pieces;
 
@@ -47,13 +48,18 @@ inline int64_t Starts(const CPUContext& ctx, const DenseTensor& repeats, int64_t
 inline int64_t Starts(const GPUContext& ctx, const DenseTensor& repeats, int64_t n, int64_t output_size,
                       Pieces<GPUContext>* p);
 
-// p->marker (M entries): j at starts[j] for every slice with a nonzero count, -1 elsewhere.
-inline const int64_t* Marker(const CPUContext& ctx, const DenseTensor& repeats, int64_t n, int64_t M,
-                             Pieces<CPUContext>* p);
-inline const int64_t* Marker(const GPUContext& ctx, const DenseTensor& repeats, int64_t n, int64_t M,
-                             Pieces<GPUContext>* p);
+// x_grad[o, j, k] = the sum of out_grad[o, i, k] over slice j's outputs i (x_grad zeroed first):
+// on the CPU a loop per slice from its starts (no per-output scratch), on the GPU the marker
+// (M entries: j at starts[j] for every slice with a nonzero count, -1 elsewhere) and one
+// segmented-sum scan from the end (flood_ops.h).
+template <typename T>
+void SegmentSum(const CPUContext& ctx, const DenseTensor& repeats, const funcs::ScanLayout& l, int64_t M,
+                const T* out_grad, T* x_grad, Pieces<CPUContext>* p);
+template <typename T>
+void SegmentSum(const GPUContext& ctx, const DenseTensor& repeats, const funcs::ScanLayout& l, int64_t M,
+                const T* out_grad, T* x_grad, Pieces<GPUContext>* p);
 
-// The gather of the forward over the [outer, M, inner] output.
+// The gather of the forward over the [outer, M, inner] output, from p->starts (op.marker unused).
 template <typename T>
 void Gather(const CPUContext& ctx, const funcs::ScanLayout& l, int64_t M, funcs::RepeatGatherOp<T> op,
             Pieces<CPUContext>* p);
@@ -97,12 +103,11 @@ void RepeatInterleaveWithTensorIndexKernel(const Context& dev_ctx, const DenseTe
   funcs::RepeatGatherOp<T> op;
   op.out = dev_ctx.template Alloc<T>(out);
   if (out->numel() == 0) return;
-  op.marker = repeat::Marker(dev_ctx, repeats, l.length, M, &p);
   op.x = x.data<T>();
   repeat::Gather(dev_ctx, l, M, op, &p);
 }
 
-// The segment sums: one segmented-sum scan of out_grad from the end, storing at the markers.
+// The segment sums of out_grad over each slice's outputs (SegmentSum of each device).
 template <typename T, typename Context>
 void RepeatInterleaveWithTensorIndexGradKernel(const Context& dev_ctx, const DenseTensor& x,
                                                const DenseTensor& repeats, const DenseTensor& out_grad, int axis,
@@ -112,15 +117,11 @@ void RepeatInterleaveWithTensorIndexGradKernel(const Context& dev_ctx, const Den
   const int64_t M = gd[axis < 0 ? axis + gd.size() : axis];
   repeat::Pieces<Context> p;
   repeat::Starts(dev_ctx, repeats, l.length, M, &p);  // (the CPU checks the counts against M)
-  funcs::RepeatSegmentSumOp<T, typename funcs::FloodGradAcc<T>::type> op;
-  op.x_grad = dev_ctx.template Alloc<T>(x_grad);
+  T* pg = dev_ctx.template Alloc<T>(x_grad);
   if (x_grad->numel() == 0) return;
-  funcs::FillZero(dev_ctx, op.x_grad, x_grad->numel());  // slices repeated 0 times
+  funcs::FillZero(dev_ctx, pg, x_grad->numel());  // slices repeated 0 times
   if (out_grad.numel() == 0) return;
-  op.marker = repeat::Marker(dev_ctx, repeats, l.length, M, &p);
-  op.out_grad = out_grad.data<T>();
-  op.index = funcs::RepeatIndex(l.inner, M, l.length);
-  funcs::Scan(dev_ctx, funcs::ScanLayout{l.outer, M, l.inner}, false, true, op);
+  repeat::SegmentSum(dev_ctx, repeats, l, M, out_grad.data<T>(), pg, &p);
 }
 
 }  // namespace phi

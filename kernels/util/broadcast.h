@@ -20,6 +20,7 @@
 #include "paddle_ops/common/ddim.h"
 #include "paddle_ops/common/enforce.h"
 #include "paddle_ops/common/macros.h"
+#include "paddle_ops/core/cpu_threads.h"  // every parallel loop takes its count there
 
 namespace phi {
 namespace funcs {
@@ -34,7 +35,7 @@ template <typename Fn>
 void ParallelForChunks(int64_t n, Fn fn) {
   if (n <= 0) return;
   const int64_t chunks = (n + kParallelChunk - 1) / kParallelChunk;
-#pragma omp parallel for schedule(static) if (n > kParallelMinElements && chunks > 1)
+#pragma omp parallel for num_threads(CpuNumThreads()) schedule(static) if (n > kParallelMinElements && chunks > 1)
   for (int64_t c = 0; c < chunks; ++c) {
     const int64_t b = c * kParallelChunk;
     fn(b, std::min(n, b + kParallelChunk));
@@ -130,7 +131,7 @@ void ForEachBroadcastRow(const BroadcastLayout<N>& l, RowFn fn) {
   const int64_t rows = l.numel / inner;
   const int64_t pieces = (inner + kParallelChunk - 1) / kParallelChunk;  // per row
   const int64_t tasks = rows * pieces;
-#pragma omp parallel for schedule(static) if (l.numel > kParallelMinElements && tasks > 1)
+#pragma omp parallel for num_threads(CpuNumThreads()) schedule(static) if (l.numel > kParallelMinElements && tasks > 1)
   for (int64_t task = 0; task < tasks; ++task) {
     const int64_t row = task / pieces;
     const int64_t b = (task % pieces) * kParallelChunk;
@@ -281,7 +282,7 @@ void ReduceSumCpu(const DDim& in_dims, const std::vector<bool>& reduce, LoadFn l
   if (k == 1) {  // everything reduced: fixed pieces summed in parallel, combined in order
     const int64_t pieces = (numel + kParallelChunk - 1) / kParallelChunk;
     std::vector<Acc> partial(pieces);
-#pragma omp parallel for schedule(static) if (numel > kParallelMinElements && pieces > 1)
+#pragma omp parallel for num_threads(CpuNumThreads()) schedule(static) if (numel > kParallelMinElements && pieces > 1)
     for (int64_t p = 0; p < pieces; ++p) {
       const int64_t b = p * kParallelChunk;
       partial[p] = segment(b, std::min(numel, b + kParallelChunk) - b);
@@ -327,7 +328,7 @@ void ReduceSumCpu(const DDim& in_dims, const std::vector<bool>& reduce, LoadFn l
 
   if (red[k - 1]) {
     // Innermost reduced: each output sums ro_numel contiguous segments of `inner`.
-#pragma omp parallel for schedule(static) if (numel > kParallelMinElements && ko_numel > 1)
+#pragma omp parallel for num_threads(CpuNumThreads()) schedule(static) if (numel > kParallelMinElements && ko_numel > 1)
     for (int64_t o = 0; o < ko_numel; ++o) {
       detail::Odometer ro = ro_base;
       ro.Reset();
@@ -344,7 +345,7 @@ void ReduceSumCpu(const DDim& in_dims, const std::vector<bool>& reduce, LoadFn l
   constexpr int64_t kTile = 256;
   const int64_t tiles = (inner + kTile - 1) / kTile;
   const int64_t tasks = ko_numel * tiles;
-#pragma omp parallel for schedule(static) if (numel > kParallelMinElements && tasks > 1)
+#pragma omp parallel for num_threads(CpuNumThreads()) schedule(static) if (numel > kParallelMinElements && tasks > 1)
   for (int64_t task = 0; task < tasks; ++task) {
     const int64_t o = task / tiles;
     const int64_t t0 = (task % tiles) * kTile;

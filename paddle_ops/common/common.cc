@@ -89,11 +89,43 @@ DDim make_ddim(const std::vector<int64_t>& dims) {
   return DDim(dims.data(), static_cast<int>(dims.size()));
 }
 std::vector<int64_t> vectorize(const DDim& d) { return std::vector<int64_t>(d.Get(), d.Get() + d.size()); }
+// Checked, as NumPy checks an array's size: the product of the nonzero dims must fit int64 (so
+// every sub-product, stride and element count of the shape does, whatever zero it holds), else
+// ValueError naming the shape. *zero tells whether a dim is 0.
+namespace {
+int64_t NonzeroProduct(const DDim& d, int begin, int end, bool* zero) {
+  int64_t p = 1;
+  *zero = false;
+  for (int i = begin; i < end; ++i) {
+    if (d[i] == 0) {
+      *zero = true;
+    } else if (__builtin_mul_overflow(p, d[i], &p)) {
+      PADDLE_THROW(errors::InvalidArgument(
+          "a tensor of shape %s would have more than 2**63 - 1 elements (the product of its dims "
+          "overflows int64)",
+          d.to_str()));
+    }
+  }
+  return p;
+}
+}  // namespace
+
 int64_t product(const DDim& d) { return product(d, 0, d.size()); }
 int64_t product(const DDim& d, int begin, int end) {
-  int64_t p = 1;
-  for (int i = begin; i < end; ++i) p *= d[i];
-  return p;
+  bool zero = false;
+  const int64_t p = NonzeroProduct(d, begin, end, &zero);
+  return zero ? 0 : p;
+}
+
+int64_t CheckedByteCount(const DDim& d, size_t element_size) {
+  bool zero = false;
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(NonzeroProduct(d, 0, d.size(), &zero), static_cast<int64_t>(element_size), &bytes)) {
+    PADDLE_THROW(errors::InvalidArgument(
+        "a tensor of shape %s with %d-byte elements would take more than 2**63 - 1 bytes", d.to_str(),
+        element_size));
+  }
+  return zero ? 0 : bytes;
 }
 
 std::string Place::ShortString() const {

@@ -1,6 +1,7 @@
 // DDim: a tensor's dimensions (rank up to kMaxRank), as in phi.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -32,8 +33,13 @@ class DDim {
 
 DDim make_ddim(const std::vector<int64_t>& dims);
 std::vector<int64_t> vectorize(const DDim& d);
-int64_t product(const DDim& d);  // 1 for rank 0
-// Product of dims [begin, end).
+// The element count (1 for rank 0). Checked: ValueError (InvalidArgument) naming the shape when
+// the product of its nonzero dims overflows int64, so no count, stride or sub-product of a shape
+// that passes can wrap.
+int64_t product(const DDim& d);
+// Product of dims [begin, end), checked the same way.
 int64_t product(const DDim& d, int begin, int end);
+// product(d) * element_size, checked on the nonzero dims (NumPy's rule): ValueError naming the shape.
+int64_t CheckedByteCount(const DDim& d, size_t element_size);
 
 }  // namespace phi

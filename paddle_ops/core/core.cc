@@ -196,7 +196,7 @@ void* DenseTensor::AllocateFrom(Allocator* allocator, DataType dtype, const Plac
   PADDLE_ENFORCE(numel() >= 0, errors::InvalidArgument("cannot allocate a tensor with negative dims %s",
                                                         meta_.dims.to_str()));
   meta_.dtype = dtype;
-  const size_t bytes = static_cast<size_t>(numel()) * SizeOf(dtype);
+  const size_t bytes = static_cast<size_t>(CheckedByteCount(meta_.dims, SizeOf(dtype)));
   if (!holder_ || holder_->place() != place || holder_->size() < bytes + meta_.offset) {
     holder_ = allocator->Allocate(bytes, place);
     meta_.offset = 0;
@@ -257,6 +257,11 @@ void DeviceContextPool::RegisterFactory(AllocationType type, Factory factory) {
 // ---- MetaTensor ------------------------------------------------------------------------
 void MetaTensor::set_dims(const DDim& dims) {
   PADDLE_ENFORCE_NOT_NULL(tensor_, errors::Fatal("set_dims on a null MetaTensor"));
+  // An InferMeta output whose element count overflows int64 is refused here, before any kernel
+  // (the checked product names the shape); unknown dims (-1, static mode) are left to run time.
+  bool known = true;
+  for (int i = 0; i < dims.size(); ++i) known &= dims[i] >= 0;
+  if (known) product(dims);
   tensor_->Resize(dims);
 }
 void MetaTensor::set_dtype(DataType dtype) {

@@ -449,6 +449,40 @@ TEST(DDimTest, LargeDimsUse64Bit) {
   EXPECT_EQ(phi::product(d), int64_t{1} << 42);
 }
 
+// The checked product (issue 17 item 2): the product of the nonzero dims must fit int64, else
+// InvalidArgument (ValueError) naming the shape; the byte count likewise.
+TEST(DDimTest, ProductOverflowIsInvalidArgumentNamingTheShape) {
+  const int64_t big = int64_t{1} << 40;
+  for (const phi::DDim& d : {phi::DDim({big, big}), phi::DDim({0, big, big}), phi::DDim({big, big, 0}),
+                             phi::DDim({int64_t{1} << 31, int64_t{1} << 31, int64_t{1} << 31}),
+                             phi::DDim({std::numeric_limits<int64_t>::max(), 2})}) {
+    auto e = CatchEnforce([&] { phi::product(d); });
+    EXPECT_EQ(e.code(), ErrorCode::INVALID_ARGUMENT) << d.to_str();
+    EXPECT_NE(e.message().find(d.to_str()), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("2**63 - 1"), std::string::npos) << e.message();
+  }
+  // a sub-product of an overflowing shape is checked too
+  auto e = CatchEnforce([&] { phi::product(phi::DDim({3, big, big}), 1, 3); });
+  EXPECT_EQ(e.code(), ErrorCode::INVALID_ARGUMENT);
+  // at the edge: exactly 2**63 - 1 and products with a zero whose other dims fit
+  EXPECT_EQ(phi::product(phi::DDim({std::numeric_limits<int64_t>::max(), 1})), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(phi::product(phi::DDim({int64_t{1} << 62, 0, 1})), 0);
+  EXPECT_EQ(phi::product(phi::DDim({0, big, 4})), 0);
+  EXPECT_EQ(phi::product(phi::DDim({big, big}), 0, 1), big);
+}
+
+TEST(DDimTest, CheckedByteCount) {
+  EXPECT_EQ(phi::CheckedByteCount(phi::DDim({3, 5}), 4), 60);
+  EXPECT_EQ(phi::CheckedByteCount(phi::DDim({int64_t{1} << 60}), 4), int64_t{1} << 62);
+  EXPECT_EQ(phi::CheckedByteCount(phi::DDim({0, int64_t{1} << 60}), 4), 0);
+  for (const phi::DDim& d : {phi::DDim({int64_t{1} << 62}), phi::DDim({int64_t{1} << 61, 1}),
+                             phi::DDim({0, int64_t{1} << 62})}) {
+    auto e = CatchEnforce([&] { phi::CheckedByteCount(d, 4); });
+    EXPECT_EQ(e.code(), ErrorCode::INVALID_ARGUMENT);
+    EXPECT_NE(e.message().find(d.to_str()), std::string::npos) << e.message();
+  }
+}
+
 TEST(DDimTest, MaxRankAndOverflowRank) {
   std::vector<int64_t> nine(phi::DDim::kMaxRank, 2);
   EXPECT_EQ(phi::make_ddim(nine).size(), phi::DDim::kMaxRank);

@@ -761,6 +761,10 @@ REPEAT_INTERLEAVE = OpInfo(
                 # (the GPU kernel flags a negative count without its position)
                 Bad(lambda place: paddle.to_tensor(np.array([1, -2, 1]), place=place), ValueError, 'non-negative',
                     r'repeats\[1\] is -2|holds a negative count'),
+                # counts whose sum overflows int64 (issue 17 item 7), as a list and as a tensor
+                Bad([2 ** 62, 2 ** 62, 3], ValueError, r'2\*\*63 - 1', 'sum of repeats'),
+                Bad(lambda place: paddle.to_tensor(np.array([2 ** 62, 2 ** 62, 3]), place=place), ValueError,
+                    r'2\*\*63 - 1', 'sum of repeats'),
             ],
             'axis': scan_axis_errors(2)[:6],
             'output_size': [Bad(1.5, TypeError, 'int or None', 'float'),

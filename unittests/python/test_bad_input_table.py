@@ -128,6 +128,8 @@ _OTHER_OPS = {
                 Bad([-1, -1], ValueError, r'-1', r'\[-1, -1\]'),
                 Bad([-2, 3], ValueError, r'-1|>= 0|non-negative', r'-2'),
                 Bad([5, 0, 1], ValueError, r'0', r'\[5, 0, 1\]'),
+                # a shape whose element count overflows int64 (issue 17 item 2)
+                Bad([2 ** 40, 2 ** 40], ValueError, r'2\*\*63 - 1', r'\[1099511627776, 1099511627776\]'),
                 Bad(1.5, TypeError, 'int', 'float'),
                 Bad([2, 'a'], TypeError, 'int', 'str'),
                 Bad(None, TypeError, 'int', 'NoneType'),

@@ -1,7 +1,5 @@
 #include "kernels/funcs/cpu/scan_runtime.h"
 
-#include <omp.h>
-
 #include <atomic>
 #include <cstdlib>
 
@@ -9,19 +7,12 @@ namespace phi {
 namespace funcs {
 
 namespace {
-std::atomic<int> g_threads{0};
 std::atomic<bool> g_simd_off{false};
 std::atomic<int64_t> g_chunk{0};
 constexpr int64_t kDefaultChunk = int64_t{1} << 16;
 }  // namespace
 
 bool CpuScanSimdCompiledAndSupported();  // scan_simd_dispatch.cc
-
-int CpuNumThreads() {
-  const int n = g_threads.load(std::memory_order_relaxed);
-  return n > 0 ? n : omp_get_max_threads();
-}
-void SetCpuNumThreads(int n) { g_threads.store(n > 0 ? n : 0, std::memory_order_relaxed); }
 
 bool CpuScanSimdSupported() {
   static const bool supported = CpuScanSimdCompiledAndSupported();

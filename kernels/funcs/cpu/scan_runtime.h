@@ -1,9 +1,8 @@
 // Settings of the CPU scan engine that every scan shares: how many threads it uses, whether
 // the SIMD fast paths run, and the chunk length that long rows are cut into.
 //
-// Threads: the count follows OMP_NUM_THREADS (omp_get_max_threads()) until
-// SetCpuNumThreads(n > 0) pins it (paddle_ops.set_num_threads); SetCpuNumThreads(0) goes back
-// to following OpenMP.
+// Threads: CpuNumThreads / SetCpuNumThreads of paddle_ops/core/cpu_threads.h (one count for
+// every parallel region of the kernels, 1 in a forked child).
 //
 // Chunks: a row is cut into chunks of CpuScanChunk() steps, fixed by the length alone, never by
 // the thread count. The value written at an element depends only on the elements of its own
@@ -13,11 +12,13 @@
 
 #include <cstdint>
 
+#include "paddle_ops/core/cpu_threads.h"
+
 namespace phi {
 namespace funcs {
 
-int CpuNumThreads();
-void SetCpuNumThreads(int n);
+using ::phi::CpuNumThreads;
+using ::phi::SetCpuNumThreads;
 
 // The SIMD fast paths (AVX2 + FMA, chosen at run time). Disabling them (tests do, to compare
 // paths) makes every scan take the generic per-element path.

@@ -40,6 +40,7 @@ class DeviceGuard {
 class CachingGPUAllocator : public Allocator {
  public:
   std::shared_ptr<Allocation> Allocate(size_t bytes, const Place& place) override {
+    gpu::CheckGpuUsableAfterFork();
     const int dev = place.GetDeviceId();
     static const int n = gpu::DeviceCount();  // fixed for the life of the process
     if (n == 0) {
@@ -193,18 +194,24 @@ GPUContext::~GPUContext() {
 }
 
 void GPUContext::Wait() const {
-  PADDLE_ENFORCE_GPU_SUCCESS(cudaStreamSynchronize(stream_));
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaStreamSynchronize(stream()));
 }
 
 namespace gpu {
 
+// Asked once (fixed for the process): a forked child reuses its parent's answer instead of
+// calling into CUDA, which does not survive the fork (the query initializes the driver).
 int DeviceCount() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return n;
+  static const int count = [] {
+    int n = 0;
+    NoteCudaInitialized();
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return n;
+  }();
+  return count;
 }
 
 void Synchronize() {

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "paddle_ops/core/device_context.h"
+#include "paddle_ops/core/gpu/fork_guard.h"
 #include "paddle_ops/core/kernel_registry.h"
 
 #define PADDLE_ENFORCE_GPU_SUCCESS(expr)                                                         \
@@ -27,7 +28,10 @@ class GPUContext : public DeviceContext {
  public:
   explicit GPUContext(const Place& place);
   ~GPUContext() override;
-  cudaStream_t stream() const { return stream_; }
+  cudaStream_t stream() const {
+    gpu::CheckGpuUsableAfterFork();  // every launch and copy asks for the stream
+    return stream_;
+  }
   void Wait() const override;
   int GetSMCount() const { return sm_count_; }
 

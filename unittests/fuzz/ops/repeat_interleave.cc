@@ -52,12 +52,21 @@ void FuzzRepeatInterleave(Fdp& f, bool grad) {
     const bool negative = f.ConsumeIntegralInRange<int>(0, 15) == 0;
     for (int64_t j = 0; j < rep.numel(); ++j) rep.v.push_back(f.ConsumeIntegralInRange<int>(0, 3));
     if (negative && !rep.v.empty()) rep.v[f.ConsumeIntegralInRange<size_t>(0, rep.v.size() - 1)] = -1;
+    // Sometimes huge int64 counts (2**62 each): two or more overflow the int64 sum, and one
+    // makes an output whose byte count overflows; both are InvalidArgument, never a wrong shape.
+    const bool huge = rep.dtype == DataType::INT64 && f.ConsumeIntegralInRange<int>(0, 15) == 0;
+    if (huge) {
+      for (LD& v : rep.v) v = v < 0 ? v : static_cast<LD>(int64_t{1} << 62);
+    }
     const int64_t nc = rep.numel();
     bool has_negative = false;
     for (LD v : rep.v) has_negative |= v < 0;
     for (int64_t j = 0; j < n; ++j) counts.push_back(nc == 1 ? static_cast<int64_t>(rep.v[0]) : j < nc ? static_cast<int64_t>(rep.v[j]) : 0);
     int64_t total = 0;
-    for (int64_t c : counts) total += c;
+    bool overflow = false;
+    for (int64_t c : counts) overflow |= __builtin_add_overflow(total, c, &total);
+    if (overflow) total = std::numeric_limits<int64_t>::max() - 1;
+    const bool too_big = huge && n > 0;
     const int size_kind = f.ConsumeIntegralInRange<int>(0, 7);  // 1: the total, 2: wrong, 3: < -1
     output_size = size_kind == 1 ? total : size_kind == 2 ? total + 1 : size_kind == 3 ? -2 : -1;
     if (!HasCpuKernel(op, t)) {
@@ -67,7 +76,7 @@ void FuzzRepeatInterleave(Fdp& f, bool grad) {
     } else if (rep.dtype == DataType::FLOAT32) {
       expected = static_cast<int>(phi::ErrorCode::INVALID_TYPE);
     } else if (rep.dims.size() > 1 || (nc != n && nc != 1) || output_size < -1 || has_negative ||
-               size_kind == 2) {
+               size_kind == 2 || too_big) {
       expected = kInvalidArgument;
     }
   }

@@ -96,6 +96,9 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
         values = np.asarray(repeats)
         if values.dtype.kind not in "iu" and values.size:
             raise TypeError(f"repeat_interleave(): argument 'repeats' must hold integers, but got {values.dtype}")
+        if values.size and values.max() > (2**63 - 1) // values.size \
+                and sum(int(v) for v in values.flat) > 2**63 - 1:  # (the GPU trusts output_size)
+            raise ValueError("repeat_interleave(): the sum of repeats is more than 2**63 - 1")
         from .creation import to_tensor
         repeats = to_tensor(values.astype(np.int64), place=x.place)
     if isinstance(repeats, Tensor):  # (its dtype and shape are checked by the op's InferMeta)
