@@ -176,7 +176,7 @@ std::vector<OptionalTensor> ToOptionalList(const py::object& obj, const std::vec
                            ", but got " + phi::DataTypeToString(v[i]->dtype()));
     }
     if (v[i]->dims() != outputs[i].dims()) {
-      throw py::value_error(which + " must have its output's shape " + outputs[i].dims().to_str() + ", but got " +
+      throw py::value_error(which + " must have its output's shape " + outputs[i].dims().to_str() + ", but got shape " +
                             v[i]->dims().to_str());
     }
   }

@@ -142,10 +142,12 @@ def full(shape, fill_value, dtype=None, place=None, name=None):
         else:
             dtype = float32
     dtype = convert_dtype(dtype, "full(): argument 'dtype'")
-    if isinstance(shape, int) and not isinstance(shape, builtins.bool):
+    if isinstance(shape, numbers.Integral) and not isinstance(shape, (builtins.bool, np.bool_)):
         shape = [shape]
-    if not isinstance(shape, (list, tuple)) or not all(isinstance(d, int) and d >= 0 for d in shape):
+    if not isinstance(shape, (list, tuple)) or not all(
+            isinstance(d, numbers.Integral) and not isinstance(d, (builtins.bool, np.bool_)) and d >= 0 for d in shape):
         raise TypeError(f"full(): argument 'shape' must be a list of non-negative ints, but got {shape!r}")
+    shape = [int(d) for d in shape]
     _check_fill(fill_value, dtype, "full")
     return _C_ops.full_like(empty(shape, dtype, place), fill_value, dtype)
 
