@@ -275,6 +275,56 @@ PADDLE_OPS_VINLINE void DoubleLogNearZero(__m256d plo, __m256d phi, __m256d rlo,
   *ohi = _mm256_add_pd(rhi, Eigen::internal::plog<Packet4d>(phi));
 }
 
+// Single-term prefixes (docs/spec.md §1): where a prefix holds exactly one finite term x the
+// output is x bit for bit, not M + log(exp(x - M)) against a block's max M. A state of one term
+// is kept as (x, 1), whose value m + log(1) is x exactly (NormalizeSingle, after a block whose
+// local state was empty: the same in both passes); SingleTermOutputs sets the outputs that the
+// block arithmetic rescaled. A state whose sum is exactly 1 counts as one term of value m (any
+// other terms vanished below its last bit, so m is its value).
+inline int TermsOf(const LseState& st, double* v) {
+  if (st.m == -kInf) return 0;
+  if (st.s != 1.0) return 2;
+  *v = st.m;
+  return 1;
+}
+// The local state after a block whose local state before was empty: (x, 1) when the block held
+// exactly one finite term x. xat(j): step j's input.
+template <typename XAt>
+void NormalizeSingle(int n, const XAt& xat, LseState* loc) {
+  int count = 0;
+  double v = 0;
+  for (int j = 0; j < n; ++j) {
+    const double xv = xat(j);
+    if (xv == -kInf) continue;
+    if (++count > 1) return;
+    v = xv;
+  }
+  if (count == 1) *loc = {v, 1.0};
+}
+// Outputs of a block whose prefix before it (carry, then the local state `before`) holds at most
+// one finite term: put(j, x) where step j's prefix holds exactly the one term x (inclusive, or
+// exclusive: the prefix before step j). Returns the number of terms (capped at 2) through the
+// block and the one term in *last when it is 1.
+template <typename XAt, typename Put>
+int SingleTermOutputs(int n, const LseState& carry, const LseState& before, const XAt& xat, const Put& put,
+                      bool exclusive, double* last = nullptr) {
+  double vc = 0, vb = 0;
+  int count = TermsOf(carry, &vc) + TermsOf(before, &vb);
+  if (count > 1) return 2;
+  double v = carry.m == -kInf ? vb : vc;
+  for (int j = 0; j < n; ++j) {
+    if (exclusive && count == 1) put(j, v);
+    const double xv = xat(j);
+    if (xv != -kInf) {
+      if (++count > 1) return 2;
+      v = xv;
+    }
+    if (!exclusive && count == 1) put(j, v);
+  }
+  if (last) *last = v;
+  return count;
+}
+
 // Exact element-by-element outputs of a block from the local prefix `st` before it; returns
 // the local state after it (used for blocks with NaN/inf, and for guarded blocks).
 template <typename F>
@@ -372,6 +422,7 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
   }
   const bool special_carry = kStore && (std::isnan(carry.m) || carry.m == kInf);
   const LseState before = *loc;
+  const bool local_empty = loc->m == -kInf;
   if (bm > loc->m) {
     loc->s = loc->m == -kInf ? 0.0 : loc->s * std::exp(loc->m - bm);
     loc->m = bm;
@@ -432,15 +483,10 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
   if (kStore && (special_carry || !(_mm_cvtsd_f64(_mm256_castpd256_pd128(first_p)) >= 0x1p-64))) {
     LseBlockExact<F>(xb, ob, n, carry, before);  // outputs only; *loc is already right
   }
-  if (kStore && carry.m == -kInf && before.m == -kInf) {
-    // The row's first finite term is its own prefix: the output is that term exactly (spec §1),
-    // not M + log(exp(x - M)).
-    for (int j = 0; j < n; ++j) {
-      if (xb[j] != -std::numeric_limits<F>::infinity()) {
-        ob[j] = xb[j];
-        break;
-      }
-    }
+  if (local_empty) NormalizeSingle(n, [&](int j) { return static_cast<double>(xb[j]); }, loc);
+  if (kStore) {
+    SingleTermOutputs(n, carry, before, [&](int j) { return static_cast<double>(xb[j]); },
+                      [&](int j, double v) { ob[j] = static_cast<F>(v); }, false);
   }
 }
 
@@ -537,7 +583,6 @@ struct LseColumns {
     LseState before[8];
     T prev_before[8];
     alignas(32) double m[8], sv[8], a[8], b[8], r[8];
-    alignas(32) int64_t empty[8];
     int redo = 0;
     bool precise = false;  // float terms in double exponentials (kNearZero)
     for (int g = 0; g < 8; ++g) {
@@ -552,9 +597,6 @@ struct LseColumns {
       m[g] = M;
       sv[g] = sg;
       precise |= on && bm[g] >= kFarBelow && !(sg >= std::exp(kNearZero - M));
-      // all ones where nothing finite came before the block: its first finite term is output as is
-      const bool none = on && kStore && loc[g].m == -kInf && carry[g].m == -kInf;
-      empty[g] = none ? -1 : 0;
       a[g] = 0.0;
       b[g] = 1.0;
       r[g] = M;
@@ -574,10 +616,6 @@ struct LseColumns {
     const __m256d blo = _mm256_load_pd(b), bhi = _mm256_load_pd(b + 4);
     const __m256d rlo = _mm256_load_pd(r), rhi = _mm256_load_pd(r + 4);
     __m256d slo = _mm256_load_pd(sv), shi = _mm256_load_pd(sv + 4);
-    // All-ones lanes until the lane's first finite term.
-    __m256d empty_lo = _mm256_castsi256_pd(_mm256_load_si256(reinterpret_cast<const __m256i*>(empty)));
-    __m256d empty_hi = _mm256_castsi256_pd(_mm256_load_si256(reinterpret_cast<const __m256i*>(empty + 4)));
-    bool any_empty = _mm256_movemask_pd(_mm256_or_pd(empty_lo, empty_hi)) != 0;
     precise = std::is_same<F, float>::value && precise;
     __m256d prev_lo = _mm256_setzero_pd(), prev_hi = prev_lo;
     if (kStore && q.exclusive) {
@@ -591,16 +629,13 @@ struct LseColumns {
       __m256 xf = _mm256_setzero_ps();
       __m256d lo = _mm256_setzero_pd(), hi = lo;
       Load(x + off, G, &xf, &lo, &hi);
-      if constexpr (!std::is_same<T, double>::value) {
-        if (precise || any_empty) {
+      if (std::is_same<T, double>::value || precise) {
+        if constexpr (!std::is_same<T, double>::value) {
           lo = _mm256_cvtps_pd(_mm256_castps256_ps128(xf));
           hi = _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1));
         }
-      }
-      const __m256d xlo = lo, xhi = hi;  // the inputs in double (set when precise or any_empty)
-      if (std::is_same<T, double>::value || precise) {
-        lo = ExpDiff4(xlo, Mlo);
-        hi = ExpDiff4(xhi, Mhi);
+        lo = ExpDiff4(lo, Mlo);
+        hi = ExpDiff4(hi, Mhi);
       } else {
         ExpDiff8(xf, Mlo, Mhi, &lo, &hi);
       }
@@ -620,16 +655,6 @@ struct LseColumns {
         } else {
           LogPlus8(plo, phi, rlo, rhi, &olo, &ohi);
           DoubleLogNearZero(plo, phi, rlo, rhi, &olo, &ohi);
-        }
-        if (any_empty) {  // a lane's first finite term: the output is the term itself
-          const __m256d ninf = _mm256_set1_pd(-kInf);
-          const __m256d flo = _mm256_and_pd(empty_lo, _mm256_cmp_pd(xlo, ninf, _CMP_NEQ_UQ));
-          const __m256d fhi = _mm256_and_pd(empty_hi, _mm256_cmp_pd(xhi, ninf, _CMP_NEQ_UQ));
-          olo = _mm256_blendv_pd(olo, xlo, flo);
-          ohi = _mm256_blendv_pd(ohi, xhi, fhi);
-          empty_lo = _mm256_andnot_pd(flo, empty_lo);
-          empty_hi = _mm256_andnot_pd(fhi, empty_hi);
-          any_empty = _mm256_movemask_pd(_mm256_or_pd(empty_lo, empty_hi)) != 0;
         }
         if (q.exclusive) {
           if constexpr (!std::is_same<F, double>::value) {  // the value as stored
@@ -659,6 +684,24 @@ struct LseColumns {
         if (redo >> g & 1) prev[g] = prev_before[g];
       }
       Exact<kStore>(x, out, q, b0, n, carry, before, prev, redo, /*update_local=*/false);
+    }
+    SingleTerms<kStore>(x, out, q, b0, n, carry, before, loc, prev);
+  }
+
+  // The single-term rule (SingleTermOutputs) lane by lane, for lanes whose prefix before the block
+  // holds at most one finite term; and NormalizeSingle for lanes whose local state was empty.
+  template <bool kStore>
+  static void SingleTerms(const T* x, T* out, const SeqGroup& q, int64_t b0, int n, const LseState* carry,
+                          const LseState* before, LseState* loc, T* prev) {
+    for (int g = 0; g < q.G; ++g) {
+      auto xat = [&](int j) { return static_cast<double>(ToCompute<F>(x[q.Offset(b0 + j) + g])); };
+      if (before[g].m == -kInf) NormalizeSingle(n, xat, &loc[g]);
+      if (!kStore) continue;
+      double last = 0;
+      auto put = [&](int j, double v) { out[q.Offset(b0 + j) + g] = FromCompute<T>(static_cast<F>(v)); };
+      if (SingleTermOutputs(n, carry[g], before[g], xat, put, q.exclusive, &last) == 1 && q.exclusive) {
+        prev[g] = FromCompute<T>(static_cast<F>(last));
+      }
     }
   }
 };
