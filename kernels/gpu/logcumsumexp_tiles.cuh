@@ -86,6 +86,21 @@ struct LseFast {
     return tmin >= lo && (cm == -std::numeric_limits<double>::infinity() || cm >= static_cast<double>(lo));
   }
 
+  // docs/spec.md §1, near zero and single terms. A fast tile's float32 terms carry a relative
+  // error of ~1e-7, which is absolute in an output near 0 (the spec asks 1e-6 of |ref| there),
+  // and it rescales every term to R, so a prefix of one term x would come out as
+  // R + log(exp(x - R)), not x. So a tile takes the exact generic steps (float64 terms, a float64
+  // m + log s, one term kept as (x, 1)) while the prefix before it holds at most one finite term
+  // (its sum is exactly 1) or its value is below kNearZero. Prefixes only grow along a scan: past
+  // kNearZero every later tile is fast. A segment's local prefix is at most its true prefix, so
+  // phase 1 deciding on it is safe.
+  static constexpr double kNearZero = 0.5;
+  __device__ static bool NeedsExact(const State& p) {
+    if (p.m == -std::numeric_limits<double>::infinity()) return true;
+    if (p.s.hi == 1.0 && p.s.lo == 0.0) return true;
+    return !(p.m + log(p.s.value()) >= kNearZero);
+  }
+
   // R + log(Sh + Sl) for an unevaluated float-float sum S = Sh + Sl (|Sl| << Sh), all in float32
   // arithmetic: conversions to and from float64 issue at a quarter of the float64 rate on
   // Hopper and were the bottleneck of this path. Sh is 0 (an empty prefix) or a normal float
@@ -250,13 +265,15 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     const bool vec = Aligned(op, line.g.length);
     double m = carry.m;
     LseFast::Sum part = lane == 0 ? carry.s : LseFast::Sum::Zero();
+    bool settled = false;  // the local prefix is past LseFast::kNearZero (then it stays there)
     for (int64_t g0 = s0; g0 < s1; g0 += kGroupSteps) {
       float xs[U][V];
       float tmax, tmin;
       bool bad;
       LoadGroup<W, U>(op, line, g0, s1, vec, mask, lane, xs, &tmax, &tmin, &bad);
       float R;
-      if (!LseFast::Usable(State{m, LseFast::Sum::Zero()}, tmax, tmin, bad, &R)) {
+      if (!settled) settled = !LseFast::NeedsExact(LaneTotal<W>(m, part, mask));
+      if (!settled || !LseFast::Usable(State{m, LseFast::Sum::Zero()}, tmax, tmin, bad, &R)) {
         const int64_t g1 = g0 + kGroupSteps < s1 ? g0 + kGroupSteps : s1;
         carry = WarpScanSteps<W, kFallbackItems, false>(op, line, g0, g1, LaneTotal<W>(m, part, mask), false, lane);
         m = carry.m;
@@ -300,7 +317,7 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
         bool bad;
         LoadGroup<W, U>(op, line, g0, s1, vec, mask, lane, xs, &tmax, &tmin, &bad);
         float R;
-        if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
+        if (LseFast::NeedsExact(carry) || !LseFast::Usable(carry, tmax, tmin, bad, &R)) {
           const int64_t g1 = g0 + U * kSub < s1 ? g0 + U * kSub : s1;
           carry = WarpScanSteps<W, kFallbackItems, kStore>(op, line, g0, g1, carry, exclusive, lane);
           continue;
@@ -365,7 +382,7 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
         if (x[k] != -std::numeric_limits<float>::infinity()) tmin = fminf(tmin, x[k]);
       }
       float R;
-      if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
+      if (LseFast::NeedsExact(carry) || !LseFast::Usable(carry, tmax, tmin, bad, &R)) {
         carry = ThreadScanSteps<kFallbackItems, kStore>(op, line, t0, t1, carry, exclusive);
         continue;
       }

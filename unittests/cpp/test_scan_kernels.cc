@@ -24,10 +24,12 @@
 #include "paddle_ops/core/device_context.h"
 #include "paddle_ops/core/kernel_factory.h"
 #include "paddle_ops/core/meta_tensor.h"
+#include "unittests/cpp/exact_sum.h"
 #include "unittests/cpp/scan_view.h"
 
 namespace {
 
+using paddle_ops_test::ExactSum;
 using paddle_ops_test::ScanView;
 using paddle_ops_test::ScanViewOf;
 
@@ -1190,38 +1192,6 @@ void ForEachCpuStrategy(const std::function<void(const std::string& what)>& fn) 
     }
   }
 }
-
-// An exact running sum of float32/float64 values as a fixed-point integer: 32-bit digits in
-// int64 limbs, bit 0 of limb 0 worth 2^kLow (values must lie in [2^kLow, 2^(kLow + 32 kLimbs - 96)]).
-struct ExactSum {
-  static constexpr int kLow = -224;
-  static constexpr int kLimbs = 14;
-  int64_t d[kLimbs] = {};
-  void Add(double v) {
-    if (v == 0) return;
-    int e;
-    const double m = std::frexp(v, &e);
-    const int64_t mi = static_cast<int64_t>(std::ldexp(m, 53));  // v = mi * 2^(e - 53), exactly
-    const int pos = e - 53 - kLow;
-    ASSERT_GE(pos, 0) << v;
-    const unsigned __int128 w = static_cast<unsigned __int128>(mi < 0 ? -mi : mi) << (pos % 32);
-    const int64_t sign = mi < 0 ? -1 : 1;
-    for (int k = 0; k < 3; ++k) d[pos / 32 + k] += sign * static_cast<int64_t>((w >> (32 * k)) & 0xffffffffu);
-  }
-  // |this - v|, rounded to long double (equal distances give equal results).
-  LD DistanceTo(double v) const {
-    ExactSum t = *this;
-    t.Add(-v);
-    for (int i = 0; i + 1 < kLimbs; ++i) {  // carries: digits into [0, 2^32), the sign on top
-      const int64_t c = t.d[i] >= 0 ? t.d[i] >> 32 : -((-t.d[i] + 0xffffffffLL) >> 32);
-      t.d[i] -= c * (int64_t{1} << 32);
-      t.d[i + 1] += c;
-    }
-    LD r = 0;
-    for (int i = kLimbs - 1; i >= 0; --i) r = r * 4294967296.0L + static_cast<LD>(t.d[i]);
-    return fabsl(ldexpl(r, kLow));
-  }
-};
 
 // Terms over 20 orders of magnitude, each cancelled by its negative two steps later, and
 // [2^60, -2^60, 1] runs every 97 steps: prefixes cancel to small values.
