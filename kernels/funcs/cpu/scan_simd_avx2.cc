@@ -883,8 +883,57 @@ struct SumKernel {
     return Add(Add(lane[0], lane[2]), Add(lane[1], lane[3]));
   }
 
+  // Columns (inner > 1): lane g is column g, so the sums run down the steps with no shuffles:
+  // per step one TwoSum for the chunk's local total and, when storing, one for the running pair
+  // from the carry. The local totals are the same instructions in both modes.
+  template <bool kStore>
+  void ColumnsChunk(const SeqGroup& q, int64_t s0, int64_t s1, const Carry* carry, Local* local) const {
+    const int G = q.G;
+    alignas(32) double h0[8] = {}, l0[8] = {};
+    for (int g = 0; g < G && kStore; ++g) {
+      h0[g] = carry[g].hi;
+      l0[g] = carry[g].lo;
+    }
+    const __m256d zero = _mm256_setzero_pd();
+    __m256d th[2] = {zero, zero}, tl[2] = {zero, zero};
+    __m256d rh[2] = {_mm256_load_pd(h0), _mm256_load_pd(h0 + 4)}, rl[2] = {_mm256_load_pd(l0), _mm256_load_pd(l0 + 4)};
+    for (int64_t s = s0; s < s1; ++s) {
+      const int64_t off = q.Offset(s);
+      alignas(32) double xv[8] = {};
+      for (int g = 0; g < G; ++g) xv[g] = static_cast<double>(static_cast<float>(x[off + g]));
+      alignas(32) double ov[8];
+      for (int k = 0; k < 2; ++k) {
+        const __m256d v = _mm256_load_pd(xv + 4 * k);
+        __m256d e;
+        th[k] = TwoSum4(th[k], v, &e);
+        tl[k] = _mm256_add_pd(tl[k], e);
+        if (kStore) {
+          if (q.exclusive) _mm256_store_pd(ov + 4 * k, RoundToOdd4(rh[k], rl[k]));
+          rh[k] = TwoSum4(rh[k], v, &e);
+          rl[k] = DropNaN4(_mm256_add_pd(rl[k], e));
+          if (!q.exclusive) _mm256_store_pd(ov + 4 * k, RoundToOdd4(rh[k], rl[k]));
+        }
+      }
+      if (kStore) {
+        for (int g = 0; g < G; ++g) out[off + g] = FromOdd<T>(ov[g]);
+      }
+    }
+    if (local) {
+      alignas(32) double h[8], l[8];
+      for (int k = 0; k < 2; ++k) {
+        _mm256_store_pd(h + 4 * k, th[k]);
+        _mm256_store_pd(l + 4 * k, DropNaN4(tl[k]));
+      }
+      for (int g = 0; g < G; ++g) local[g] = Add(Local::Zero(), Local{h[g], l[g]});
+    }
+  }
+
   template <bool kStore>
   void Chunk(const SeqGroup& q, int64_t s0, int64_t s1, const Carry* carry, Local* local) const {
+    if (q.stride != 1) {
+      ColumnsChunk<kStore>(q, s0, s1, carry, local);
+      return;
+    }
     alignas(32) double xb[kMaxGroup][kBlock];
     alignas(32) double ob[kMaxGroup][kBlock];
     Local loc[kMaxGroup];
