@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -37,6 +38,52 @@ HOSTDEVICE inline CompensatedSum<Acc> Add(const CompensatedSum<Acc>& a, const Co
   // Non-finite sums (inf, nan) make err NaN; the sum itself is then the answer.
   if (!(err == err) || !(s - s == s - s)) return {s, Acc(0)};
   return {s, err + a.lo + b.lo};
+}
+
+// Rounding a compensated double sum hi + lo once to the output type (docs/spec.md §2). The
+// double nearest hi + lo, rounded again to float or a 16-bit type, can land on the wrong side
+// of a tie (double rounding); rounding to odd first cannot: RoundToOdd gives hi + lo itself
+// when it is a double, else the one of its two neighbouring doubles whose last bit is 1, and a
+// value rounded to odd with at least two more bits than the target rounds to the target
+// exactly as the unrounded value would. float16 and bfloat16 round from float, so they go
+// through an odd float too (RoundToOddFloat).
+HOSTDEVICE inline double RoundToOdd(double hi, double lo) {
+  const double s = hi + lo;
+  const double bb = s - hi;
+  const double err = (hi - (s - bb)) + (lo - bb);  // hi + lo - s, exactly (TwoSum)
+  if (!(err != 0.0) || !(s - s == 0.0)) return s;  // exact, or inf / NaN
+  uint64_t bits;
+  memcpy(&bits, &s, sizeof(bits));
+  if (bits & 1u) return s;
+  // s is not 0 (a zero sum is exact): one step away from zero when err has s's sign, else toward.
+  bits = (err > 0.0) == (s > 0.0) ? bits + 1u : bits - 1u;
+  double r;
+  memcpy(&r, &bits, sizeof(r));
+  return r;
+}
+HOSTDEVICE inline float RoundToOddFloat(double d) {
+  const float f = static_cast<float>(d);
+  const double back = static_cast<double>(f);
+  if (back == d || !(d - d == 0.0)) return f;  // exact, or inf / NaN
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof(bits));
+  if (bits & 1u) return f;
+  // f is +-0, +-inf (d beyond the float range) or a float: away from zero when |d| > |f|.
+  bits = (d > back) == (d > 0.0) ? bits + 1u : bits - 1u;
+  float r;
+  memcpy(&r, &bits, sizeof(r));
+  return r;
+}
+// hi + lo rounded once to T (float, double, float16, bfloat16).
+template <typename T>
+HOSTDEVICE inline T RoundCompensated(double hi, double lo) {
+  if constexpr (std::is_same<T, double>::value) {
+    return hi + lo;
+  } else if constexpr (std::is_same<T, float>::value) {
+    return static_cast<float>(RoundToOdd(hi, lo));
+  } else {
+    return static_cast<T>(RoundToOddFloat(RoundToOdd(hi, lo)));
+  }
 }
 
 template <typename Acc>

@@ -86,6 +86,31 @@ struct LseFast {
     return tmin >= lo && (cm == -std::numeric_limits<double>::infinity() || cm >= static_cast<double>(lo));
   }
 
+  // docs/spec.md §1, near zero and single terms. A fast tile's float32 terms carry a relative
+  // error of ~1e-7, which is absolute in an output near 0 (the spec asks 1e-6 of |ref| there),
+  // and it rescales every term to R, so a prefix of one term x would come out as
+  // R + log(exp(x - R)), not x. So while the prefix before a tile holds at most one finite term
+  // (a state of one term is kept as (x, 1): its sum is exactly 1) or its value is below
+  // kNearZero, the tile is precise: float64 terms, a float64 R + log(S), and the finite terms
+  // counted (TermCount) so that a prefix of one term gives that term. Prefixes only grow along
+  // a scan: past kNearZero every later tile is fast. A segment's local prefix is at most its true
+  // prefix, so phase 1 deciding on it is safe.
+  static constexpr double kNearZero = 0.5;
+  __device__ static bool NeedsExact(const State& p) {
+    if (p.m == -std::numeric_limits<double>::infinity()) return true;
+    if (p.s.hi == 1.0 && p.s.lo == 0.0) return true;
+    return !(p.m + log(p.s.value()) >= kNearZero);
+  }
+
+  // A precise tile's output: the one term where the prefix holds one (count n == 1, term v), else
+  // R + log(S) in float64 (-inf for an empty prefix).
+  template <typename T>
+  __device__ static T OutPrecise(double R, double S, int n, float v) {
+    if (n == 1) return static_cast<T>(v);
+    if (!(S > 0.0)) return static_cast<T>(-std::numeric_limits<float>::infinity());
+    return static_cast<T>(R + log(S));
+  }
+
   // R + log(Sh + Sl) for an unevaluated float-float sum S = Sh + Sl (|Sl| << Sh), all in float32
   // arithmetic: conversions to and from float64 issue at a quarter of the float64 rate on
   // Hopper and were the bottleneck of this path. Sh is 0 (an empty prefix) or a normal float
@@ -135,6 +160,42 @@ struct FloatFloat {
     return {h, static_cast<float>(v - static_cast<double>(h))};
   }
 };
+
+// The finite terms of a prefix counted up to 2 (2: two or more) and the first of them, for the
+// single-term rule of the precise tiles (LseFast::NeedsExact).
+struct TermCount {
+  int n;
+  float v;
+  __device__ static TermCount Of(const LseFast::State& p) {
+    if (p.m == -std::numeric_limits<double>::infinity()) return {0, 0.f};
+    return {p.s.hi == 1.0 && p.s.lo == 0.0 ? 1 : 2, static_cast<float>(p.m)};
+  }
+  __device__ TermCount Then(float x) const {
+    if (x == -std::numeric_limits<float>::infinity()) return *this;
+    return {n < 2 ? n + 1 : 2, n == 0 ? x : v};
+  }
+  __device__ TermCount Then(const TermCount& b) const { return {n + b.n < 2 ? n + b.n : 2, n > 0 ? v : b.v}; }
+  // The state of a prefix whose terms were summed to `sum` against R: (v, 1) for one term.
+  __device__ LseFast::State AsState(double R, const LseFast::Sum& sum) const {
+    if (n == 1) return {static_cast<double>(v), LseFast::Sum::Of(1.0)};
+    return {R, sum};
+  }
+};
+
+// The lanes' term counts of a logical warp scanned in lane order: what lies before this lane and
+// the warp's total (every lane).
+template <int W>
+__device__ inline void ScanLaneCounts(TermCount t, unsigned mask, int lane, TermCount* before, TermCount* total) {
+  TermCount incl = t;
+#pragma unroll
+  for (int d = 1; d < W; d <<= 1) {
+    const TermCount y{__shfl_up_sync(mask, incl.n, d, W), __shfl_up_sync(mask, incl.v, d, W)};
+    if (lane >= d) incl = y.Then(incl);
+  }
+  const TermCount b{__shfl_up_sync(mask, incl.n, 1, W), __shfl_up_sync(mask, incl.v, 1, W)};
+  *before = lane == 0 ? TermCount{0, 0.f} : b;
+  *total = TermCount{__shfl_sync(mask, incl.n, W - 1, W), __shfl_sync(mask, incl.v, W - 1, W)};
+}
 
 // V elements per lane: one 16-byte load.
 template <typename T>
@@ -250,17 +311,47 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     const bool vec = Aligned(op, line.g.length);
     double m = carry.m;
     LseFast::Sum part = lane == 0 ? carry.s : LseFast::Sum::Zero();
+    bool settled = false;  // the local prefix is past LseFast::kNearZero (then it stays there)
     for (int64_t g0 = s0; g0 < s1; g0 += kGroupSteps) {
       float xs[U][V];
       float tmax, tmin;
       bool bad;
       LoadGroup<W, U>(op, line, g0, s1, vec, mask, lane, xs, &tmax, &tmin, &bad);
       float R;
+      if (!settled) settled = !LseFast::NeedsExact(LaneTotal<W>(m, part, mask));
       if (!LseFast::Usable(State{m, LseFast::Sum::Zero()}, tmax, tmin, bad, &R)) {
         const int64_t g1 = g0 + kGroupSteps < s1 ? g0 + kGroupSteps : s1;
         carry = WarpScanSteps<W, kFallbackItems, false>(op, line, g0, g1, LaneTotal<W>(m, part, mask), false, lane);
         m = carry.m;
         part = lane == 0 ? carry.s : LseFast::Sum::Zero();
+        continue;
+      }
+      if (!settled) {  // precise (LseFast::NeedsExact): float64 terms, the finite terms counted
+        TermCount tc = TermCount::Of(LaneTotal<W>(m, part, mask));
+        if (m != static_cast<double>(R)) {
+          part = m == -std::numeric_limits<double>::infinity() ? LseFast::Sum::Zero()
+                                                                : Scale(part, exp(m - static_cast<double>(R)));
+          m = static_cast<double>(R);
+        }
+        double acc = 0.0;
+        TermCount mine{0, 0.f};
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            const float xv = xs[u][j];
+            if (xv != -std::numeric_limits<float>::infinity()) acc += exp(static_cast<double>(xv) - m);
+            mine = mine.Then(xv);
+          }
+        }
+        part = Add(part, LseFast::Sum::Of(acc));
+        TermCount cb, ct;
+        ScanLaneCounts<W>(mine, mask, lane, &cb, &ct);
+        tc = tc.Then(ct);
+        if (tc.n == 1) {  // one term: kept as (x, 1)
+          m = static_cast<double>(tc.v);
+          part = lane == 0 ? LseFast::Sum::Of(1.0) : LseFast::Sum::Zero();
+        }
         continue;
       }
       if (m != static_cast<double>(R)) {  // the reference grows: rescale (m = -inf: nothing yet)
@@ -277,6 +368,56 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       part = Add(part, LseFast::Sum::Of(acc.ToDouble()));
     }
     return LaneTotal<W>(m, part, mask);
+  }
+
+  // A group of the store path taken precisely (LseFast::NeedsExact): float64 terms and sums, the
+  // finite terms counted; returns the carry after it.
+  template <int W, int U>
+  __device__ static State PreciseGroup(const Op& op, const OpLine<Op>& line, int64_t g0, int64_t s1,
+                                       const float (&xs)[U][V], float R, State carry, bool exclusive, int lane,
+                                       unsigned mask, bool vec) {
+    constexpr int64_t kSub = int64_t{W} * V;
+    const double Rd = static_cast<double>(R);
+    LseFast::Sum c = LseFast::Rebase(carry, R);
+    TermCount tc = TermCount::Of(carry);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int64_t t0 = g0 + u * kSub;
+      if (t0 >= s1) break;
+      double e[V];
+      double acc = 0.0;
+      TermCount mine{0, 0.f};
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const float xv = xs[u][j];
+        e[j] = xv == -std::numeric_limits<float>::infinity() ? 0.0 : exp(static_cast<double>(xv) - Rd);
+        acc += e[j];
+        mine = mine.Then(xv);
+      }
+      double before, total;
+      ScanLaneTotals<W>(acc, mask, lane, &before, &total);
+      TermCount cb, ct;
+      ScanLaneCounts<W>(mine, mask, lane, &cb, &ct);
+      double S = c.hi + (c.lo + before);
+      TermCount run = tc.Then(cb);
+      T o[V];
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        if (exclusive) {
+          o[j] = LseFast::OutPrecise<T>(Rd, S, run.n, run.v);
+          S += e[j];
+          run = run.Then(xs[u][j]);
+        } else {
+          S += e[j];
+          run = run.Then(xs[u][j]);
+          o[j] = LseFast::OutPrecise<T>(Rd, S, run.n, run.v);
+        }
+      }
+      StoreRowRaw<T, V>(op.out, line.base, line.g.length, line.g.reverse, t0 + int64_t{lane} * V, s1, vec, o);
+      c = Add(c, LseFast::Sum::Of(total));
+      tc = tc.Then(ct);
+    }
+    return tc.AsState(Rd, c);
   }
 
   // Rows: a logical warp takes sub-tiles of W * V elements, V consecutive ones per lane.
@@ -303,6 +444,10 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
         if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
           const int64_t g1 = g0 + U * kSub < s1 ? g0 + U * kSub : s1;
           carry = WarpScanSteps<W, kFallbackItems, kStore>(op, line, g0, g1, carry, exclusive, lane);
+          continue;
+        }
+        if (LseFast::NeedsExact(carry)) {
+          carry = PreciseGroup<W, U>(op, line, g0, s1, xs, R, carry, exclusive, lane, mask, vec);
           continue;
         }
         LseFast::Sum c = LseFast::Rebase(carry, R);
@@ -367,6 +512,22 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       float R;
       if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
         carry = ThreadScanSteps<kFallbackItems, kStore>(op, line, t0, t1, carry, exclusive);
+        continue;
+      }
+      if (LseFast::NeedsExact(carry)) {  // precise (LseFast::NeedsExact)
+        const double Rd = static_cast<double>(R);
+        const LseFast::Sum c = LseFast::Rebase(carry, R);
+        TermCount tc = TermCount::Of(carry);
+        double S = c.hi + c.lo;
+#pragma unroll
+        for (int k = 0; k < kItems; ++k) {
+          const double e = x[k] == -std::numeric_limits<float>::infinity() ? 0.0 : exp(static_cast<double>(x[k]) - Rd);
+          if (kStore && exclusive && t0 + k < t1) op.out[off[k]] = LseFast::OutPrecise<T>(Rd, S, tc.n, tc.v);
+          S += e;
+          tc = tc.Then(x[k]);
+          if (kStore && !exclusive && t0 + k < t1) op.out[off[k]] = LseFast::OutPrecise<T>(Rd, S, tc.n, tc.v);
+        }
+        carry = tc.AsState(Rd, LseFast::Sum::Of(S));
         continue;
       }
       const LseFast::Sum c = LseFast::Rebase(carry, R);

@@ -49,7 +49,9 @@ struct CumsumFloatOp : SumCombine<Acc> {
   const T* x;
   T* out;
   HOSTDEVICE State Load(const ScanPos& p) const { return State::Of(static_cast<Acc>(x[p.offset])); }
-  HOSTDEVICE void Store(const ScanPos& p, const State& s) const { out[p.offset] = static_cast<T>(s.value()); }
+  // Rounded once from the compensated pair (docs/spec.md §2): never further from the exact sum
+  // than a float64 loop rounded once.
+  HOSTDEVICE void Store(const ScanPos& p, const State& s) const { out[p.offset] = RoundCompensated<T>(s.hi, s.lo); }
 };
 
 template <typename T>

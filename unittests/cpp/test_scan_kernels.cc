@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <iomanip>
 #include <limits>
 #include <type_traits>
@@ -16,16 +17,19 @@
 #include <vector>
 
 #include "infermeta/unary.h"
+#include "kernels/funcs/cpu/scan_runtime.h"
 #include "kernels/impl/cum_scan_ops.h"
 #include "paddle_ops/common/scalar.h"
 #include "paddle_ops/core/dense_tensor.h"
 #include "paddle_ops/core/device_context.h"
 #include "paddle_ops/core/kernel_factory.h"
 #include "paddle_ops/core/meta_tensor.h"
+#include "unittests/cpp/exact_sum.h"
 #include "unittests/cpp/scan_view.h"
 
 namespace {
 
+using paddle_ops_test::ExactSum;
 using paddle_ops_test::ScanView;
 using paddle_ops_test::ScanViewOf;
 
@@ -1156,6 +1160,247 @@ TEST(CumsumGradKernelTest, HandComputed) {
   EXPECT_EQ(ToVector<double>(RunCumsumGrad(x, g, 0, false, true, false)), (std::vector<double>{9, 7, 4, 0}));
   EXPECT_EQ(ToVector<double>(RunCumsumGrad(x, g, 0, false, false, true)), (std::vector<double>{1, 3, 6, 10}));
   EXPECT_EQ(ToVector<double>(RunCumsumGrad(x, g, 0, false, true, true)), (std::vector<double>{0, 1, 3, 6}));
+}
+
+// =========================================================================================
+// Accuracy on every CPU strategy (issue 17 items 6 and 12; docs/spec.md §1, §2)
+// =========================================================================================
+
+// Runs fn once per CPU strategy: SIMD on (where the CPU has it) and off; the default chunk on
+// 1 and 2 threads, and chunks shrunk to 1024 steps on 1, 2 and 3 threads (three-phase rows,
+// carries between chunks). `what` names the strategy for messages.
+void ForEachCpuStrategy(const std::function<void(const std::string& what)>& fn) {
+  struct Restore {
+    ~Restore() {
+      phi::funcs::SetCpuNumThreads(0);
+      phi::funcs::SetCpuScanSimdEnabled(true);
+      phi::funcs::SetCpuScanChunkForTesting(0);
+    }
+  } restore;
+  std::vector<bool> simd = {false};
+  if (phi::funcs::CpuScanSimdSupported()) simd.push_back(true);
+  for (bool on : simd) {
+    phi::funcs::SetCpuScanSimdEnabled(on);
+    for (int64_t chunk : {int64_t{0}, int64_t{1024}}) {
+      phi::funcs::SetCpuScanChunkForTesting(chunk);
+      for (int threads : {1, 2, 3}) {
+        if (chunk == 0 && threads == 3) continue;
+        phi::funcs::SetCpuNumThreads(threads);
+        fn(std::string(on ? "simd" : "generic") + " chunk " + std::to_string(chunk) + " threads " +
+           std::to_string(threads));
+      }
+    }
+  }
+}
+
+// Terms over 20 orders of magnitude, each cancelled by its negative two steps later, and
+// [2^60, -2^60, 1] runs every 97 steps: prefixes cancel to small values.
+template <typename T>
+std::vector<T> Cancelling(int64_t n, uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> mag(-10, 20);
+  std::vector<T> x(static_cast<size_t>(n));
+  T last = T(0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (i % 2 == 0) {
+      last = static_cast<T>(((g() & 1) ? 1.0 : -1.0) * std::pow(10.0, mag(g)));
+      x[i] = last;
+    } else {
+      x[i] = -last;
+    }
+  }
+  for (int64_t k = 0; k + 3 <= n; k += 97) {
+    x[k] = static_cast<T>(0x1p60);
+    x[k + 1] = static_cast<T>(-0x1p60);
+    x[k + 2] = T(1);
+  }
+  return x;
+}
+
+// Every output of a sum scan against the exact prefix: no further from it than the left-to-right
+// float64 loop rounded once to T.
+template <typename T>
+::testing::AssertionResult NeverWorseThanLoop(const std::vector<T>& x, const std::vector<T>& out,
+                                              const ScanView& v, bool exclusive, bool reverse) {
+  for (int64_t o = 0; o < v.outer; ++o)
+    for (int64_t c = 0; c < v.inner; ++c) {
+      ExactSum exact;
+      double loop = 0;
+      for (int64_t s = 0; s < v.length; ++s) {
+        const int64_t off = v.Offset(o, reverse ? v.length - 1 - s : s, c);
+        if (!exclusive) {
+          exact.Add(x[off]);
+          loop += x[off];
+        }
+        const LD ours = exact.DistanceTo(out[off]);
+        const LD theirs = exact.DistanceTo(static_cast<T>(loop));
+        if (ours > theirs) {
+          return ::testing::AssertionFailure() << std::setprecision(17) << "line (" << o << ", " << c << ") step "
+                                               << s << ": ours " << out[off] << " is " << static_cast<double>(ours)
+                                               << " from the exact sum, the float64 loop's "
+                                               << static_cast<T>(loop) << " " << static_cast<double>(theirs);
+        }
+        if (exclusive) {
+          exact.Add(x[off]);
+          loop += x[off];
+        }
+      }
+    }
+  return ::testing::AssertionSuccess();
+}
+
+template <typename T>
+void CheckCumsumNeverWorseThanLoop() {
+  // one row past a default chunk; rows and columns past 1024-step chunks
+  const std::vector<std::pair<std::vector<int64_t>, int>> cases = {{{70000}, 0}, {{3, 5000}, 1}, {{5000, 3}, 0}};
+  ForEachCpuStrategy([&](const std::string& what) {
+    uint64_t seed = 300;
+    for (const auto& c : cases) {
+      const auto xv = Cancelling<T>(phi::product(phi::make_ddim(c.first)), ++seed);
+      auto x = MakeTensor<T>(c.first, xv);
+      const ScanView v = ScanViewOf(c.first, c.second, false);
+      for (bool ex : {false, true}) {
+        for (bool rev : {false, true}) {
+          const auto out = ToVector<T>(RunCumsum(x, c.second, false, ex, rev));
+          ASSERT_TRUE(NeverWorseThanLoop(xv, out, v, ex, rev)) << what << " " << Case(c.second, ex, rev);
+          // the gradient: the same scan of out_grad against the forward's direction
+          const auto dx = ToVector<T>(RunCumsumGrad(x, x, c.second, false, ex, rev));
+          ASSERT_TRUE(NeverWorseThanLoop(xv, dx, v, ex, !rev)) << what << " grad " << Case(c.second, ex, rev);
+        }
+      }
+    }
+  });
+}
+TEST(CumsumAccuracyTest, Float32NeverWorseThanFloat64Loop) { CheckCumsumNeverWorseThanLoop<float>(); }
+TEST(CumsumAccuracyTest, Float64NeverWorseThanFloat64Loop) { CheckCumsumNeverWorseThanLoop<double>(); }
+
+TEST(CumsumAccuracyTest, BigMinusBigPlusOne) {
+  ForEachCpuStrategy([](const std::string& what) {
+    for (int64_t n : {3, 20, 3000}) {  // a row shorter than a vector, a block, several chunks
+      std::vector<float> xv(static_cast<size_t>(n), 0.f);
+      xv[0] = 1e20f;
+      xv[1] = -1e20f;
+      xv[2] = 1.f;
+      const auto out = ToVector<float>(RunCumsum(MakeTensor<float>({n}, xv), 0, false, false, false));
+      EXPECT_EQ(out[0], 1e20f) << what;
+      EXPECT_EQ(out[1], 0.f) << what;
+      for (int64_t i = 2; i < n; ++i) ASSERT_EQ(out[i], 1.f) << what << " n " << n << " step " << i;
+      // gradient: out_grad [1, -1e20, 1e20] -> [1, 0, 1e20]
+      if (n == 3) {
+        auto g = MakeTensor<float>({3}, {1.f, -1e20f, 1e20f});
+        const auto dx = ToVector<float>(RunCumsumGrad(g, g, 0, false, false, false));
+        EXPECT_EQ(dx, (std::vector<float>{1.f, 0.f, 1e20f})) << what;
+      }
+    }
+  });
+}
+
+// logcumsumexp: a prefix holding one finite term gives that term bit for bit (arange's first
+// output is 0, an exclusive scan's second is x[0], after a head of -inf the first finite term).
+template <typename T>
+void CheckLseSingleTermExact() {
+  ForEachCpuStrategy([](const std::string& what) {
+    for (int64_t n = 1; n <= 64; ++n) {
+      std::vector<T> xv(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) xv[i] = static_cast<T>(static_cast<float>(i));
+      auto x = MakeTensor<T>({n}, xv);
+      ASSERT_EQ(ToLD(ToVector<T>(RunLogcumsumexp(x, 0, false, false, false))[0]), 0) << what << " n " << n;
+      if (n > 1) {
+        ASSERT_EQ(ToLD(ToVector<T>(RunLogcumsumexp(x, 0, false, true, false))[1]), 0) << what << " n " << n;
+      }
+      // the same down columns (axis 0 of [n, 3])
+      std::vector<T> cv(static_cast<size_t>(3 * n));
+      for (int64_t i = 0; i < 3 * n; ++i) cv[i] = static_cast<T>(static_cast<float>(i / 3));
+      const auto co = ToVector<T>(RunLogcumsumexp(MakeTensor<T>({n, 3}, cv), 0, false, false, false));
+      for (int c = 0; c < 3; ++c) ASSERT_EQ(ToLD(co[c]), 0) << what << " column " << c << " n " << n;
+    }
+    // -inf heads of several lengths (across blocks and 1024-step chunks), then v, -inf, -inf, w
+    std::mt19937_64 g(77);
+    std::uniform_real_distribution<double> d(-30, 30);
+    for (int64_t head : {0, 1, 7, 8, 127, 128, 129, 1023, 1024, 1500}) {
+      const int64_t n = head + 300;
+      std::vector<T> xv(static_cast<size_t>(n));
+      for (auto& e : xv) e = static_cast<T>(static_cast<float>(d(g)));
+      for (int64_t i = 0; i < head; ++i) xv[i] = static_cast<T>(-std::numeric_limits<float>::infinity());
+      xv[head + 1] = xv[head + 2] = static_cast<T>(-std::numeric_limits<float>::infinity());
+      xv[head] = static_cast<T>(static_cast<float>(d(g) / 3000));  // small: a fine ulp, below the block max
+      const LD v = ToLD(xv[head]);
+      auto x = MakeTensor<T>({n}, xv);
+      const auto inc = ToVector<T>(RunLogcumsumexp(x, 0, false, false, false));
+      const auto exc = ToVector<T>(RunLogcumsumexp(x, 0, false, true, false));
+      for (int64_t k = head; k < head + 3; ++k) ASSERT_EQ(ToLD(inc[k]), v) << what << " head " << head << " at " << k;
+      for (int64_t k = head + 1; k < head + 4; ++k) ASSERT_EQ(ToLD(exc[k]), v) << what << " head " << head << " at " << k;
+      // reversed: the row read backwards
+      std::vector<T> rv(xv.rbegin(), xv.rend());
+      const auto rinc = ToVector<T>(RunLogcumsumexp(MakeTensor<T>({n}, rv), 0, false, false, true));
+      ASSERT_EQ(ToLD(rinc[n - 1 - head]), v) << what << " reversed, head " << head;
+      // columns: [n, 9], each column the row above
+      std::vector<T> cv(static_cast<size_t>(9 * n));
+      for (int64_t i = 0; i < n; ++i)
+        for (int c = 0; c < 9; ++c) cv[i * 9 + c] = xv[i];
+      const auto cinc = ToVector<T>(RunLogcumsumexp(MakeTensor<T>({n, 9}, cv), 0, false, false, false));
+      const auto cexc = ToVector<T>(RunLogcumsumexp(MakeTensor<T>({n, 9}, cv), 0, false, true, false));
+      for (int c = 0; c < 9; ++c) {
+        ASSERT_EQ(ToLD(cinc[head * 9 + c]), v) << what << " column " << c << " head " << head;
+        ASSERT_EQ(ToLD(cexc[(head + 1) * 9 + c]), v) << what << " column " << c << " head " << head;
+      }
+    }
+  });
+}
+TEST(LogcumsumexpAccuracyTest, SingleFiniteTermExactFloat32) { CheckLseSingleTermExact<float>(); }
+TEST(LogcumsumexpAccuracyTest, SingleFiniteTermExactFloat64) { CheckLseSingleTermExact<double>(); }
+TEST(LogcumsumexpAccuracyTest, SingleFiniteTermExactFloat16) { CheckLseSingleTermExact<float16>(); }
+TEST(LogcumsumexpAccuracyTest, SingleFiniteTermExactBFloat16) { CheckLseSingleTermExact<bfloat16>(); }
+
+// float32 near zero: relative error <= 1e-6 wherever |ref| >= 1e-6 (and the 2.5e-7 bound). The
+// rows' sums of exponentials cross 1 (ref crosses 0) somewhere inside, after many terms of
+// similar size, after a chunk's carry, or after one big term and many tiny ones.
+TEST(LogcumsumexpAccuracyTest, Float32NearZeroRelative) {
+  std::mt19937_64 g(91);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  std::vector<std::pair<std::vector<int64_t>, int>> cases = {
+      {{8, 300}, 1}, {{300, 8}, 0}, {{2, 70000}, 1}, {{5000, 9}, 0}, {{40, 64}, 1}};
+  std::vector<std::vector<float>> data;
+  for (const auto& c : cases) {
+    const int64_t L = c.first[c.second];
+    const int64_t n = phi::product(phi::make_ddim(c.first));
+    std::vector<float> xv(static_cast<size_t>(n));
+    // term i of a line about exp(x) = k / L: the line's sum reaches k (about 1) at its end
+    for (auto& e : xv) e = static_cast<float>(std::log(u(g) / static_cast<double>(L)));
+    data.push_back(xv);
+  }
+  // one term just below 0 then tiny terms: the prefix creeps across 0 through values ~1e-6
+  std::vector<float> creep(4000, static_cast<float>(std::log(2e-9)));
+  creep[0] = -1e-6f;
+  cases.push_back({{4000}, 0});
+  data.push_back(creep);
+  ForEachCpuStrategy([&](const std::string& what) {
+    for (size_t k = 0; k < cases.size(); ++k) {
+      const auto& shape = cases[k].first;
+      const int axis = cases[k].second;
+      auto x = MakeTensor<float>(shape, data[k]);
+      for (bool ex : {false, true}) {
+        for (bool rev : {false, true}) {
+          const auto out = ToVector<float>(RunLogcumsumexp(x, axis, false, ex, rev));
+          const auto ref = StreamLse(data[k], ScanViewOf(shape, axis, false), ex, rev);
+          int near = 0;
+          for (size_t i = 0; i < out.size(); ++i) {
+            if (std::isinf(ref[i])) continue;
+            const LD err = fabsl(static_cast<LD>(out[i]) - ref[i]);
+            ASSERT_LE(static_cast<double>(err), 2.5e-7 * std::max<double>(1, fabsl(ref[i])))
+                << what << " case " << k << " " << Case(axis, ex, rev) << " at " << i;
+            if (fabsl(ref[i]) >= 1e-6L) {
+              near += fabsl(ref[i]) < 1e-2L;
+              ASSERT_LE(static_cast<double>(err), 1e-6 * static_cast<double>(fabsl(ref[i])))
+                  << what << " case " << k << " " << Case(axis, ex, rev) << " at " << i << ": out " << out[i]
+                  << " ref " << static_cast<double>(ref[i]);
+            }
+          }
+          if (!ex && !rev) EXPECT_GT(near, 0) << "case " << k << " has no output near 0";
+        }
+      }
+    }
+  });
 }
 
 }  // namespace

@@ -46,6 +46,15 @@ using Eigen::internal::Packet8f;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kBlock = 128;  // steps per block; divides every chunk length (multiples of 1024)
+// logcumsumexp near zero (docs/spec.md §1: float32 relative error <= 1e-6 where |ref| >= 1e-6).
+// An output x with |x| < kNearZero takes the double log, not the float one (whose ~3e-8 absolute
+// error is too much there); and while a chunk's local prefix is below kNearZero its terms take
+// the double exponential (a float term's relative error, ~1e-7, is absolute in an output near 0).
+// Blocks whose max is below kFarBelow add less than e^kFarBelow * kBlock each: their float terms
+// cannot matter. A local prefix is <= the prefix with its carry, so the choice made from the
+// local state alone is safe and the same in the reduce and the storing passes.
+constexpr double kNearZero = 0.5;
+constexpr double kFarBelow = -40.0;
 
 // ---- register helpers ------------------------------------------------------------------------
 
@@ -254,6 +263,68 @@ PADDLE_OPS_VINLINE void LogPlus8(__m256d plo, __m256d phi, __m256d rlo, __m256d 
   *ohi = _mm256_add_pd(_mm256_fmadd_pd(ehi, ln2, rhi), _mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(lf, 1)), chi));
 }
 
+// Outputs r + log(p) of LogPlus8 that came out within kNearZero of 0 are taken again with the
+// double log (all 8 lanes then: such vectors are few, a row's outputs only increase).
+PADDLE_OPS_VINLINE void DoubleLogNearZero(__m256d plo, __m256d phi, __m256d rlo, __m256d rhi, __m256d* olo,
+                                          __m256d* ohi) {
+  const __m256d abs = _mm256_set1_pd(-0.0), lim = _mm256_set1_pd(kNearZero);
+  const __m256d near = _mm256_or_pd(_mm256_cmp_pd(_mm256_andnot_pd(abs, *olo), lim, _CMP_LT_OQ),
+                                    _mm256_cmp_pd(_mm256_andnot_pd(abs, *ohi), lim, _CMP_LT_OQ));
+  if (_mm256_movemask_pd(near) == 0) return;
+  *olo = _mm256_add_pd(rlo, Eigen::internal::plog<Packet4d>(plo));
+  *ohi = _mm256_add_pd(rhi, Eigen::internal::plog<Packet4d>(phi));
+}
+
+// Single-term prefixes (docs/spec.md §1): where a prefix holds exactly one finite term x the
+// output is x bit for bit, not M + log(exp(x - M)) against a block's max M. A state of one term
+// is kept as (x, 1), whose value m + log(1) is x exactly (NormalizeSingle, after a block whose
+// local state was empty: the same in both passes); SingleTermOutputs sets the outputs that the
+// block arithmetic rescaled. A state whose sum is exactly 1 counts as one term of value m (any
+// other terms vanished below its last bit, so m is its value).
+inline int TermsOf(const LseState& st, double* v) {
+  if (st.m == -kInf) return 0;
+  if (st.s != 1.0) return 2;
+  *v = st.m;
+  return 1;
+}
+// The local state after a block whose local state before was empty: (x, 1) when the block held
+// exactly one finite term x. xat(j): step j's input.
+template <typename XAt>
+void NormalizeSingle(int n, const XAt& xat, LseState* loc) {
+  int count = 0;
+  double v = 0;
+  for (int j = 0; j < n; ++j) {
+    const double xv = xat(j);
+    if (xv == -kInf) continue;
+    if (++count > 1) return;
+    v = xv;
+  }
+  if (count == 1) *loc = {v, 1.0};
+}
+// Outputs of a block whose prefix before it (carry, then the local state `before`) holds at most
+// one finite term: put(j, x) where step j's prefix holds exactly the one term x (inclusive, or
+// exclusive: the prefix before step j). Returns the number of terms (capped at 2) through the
+// block and the one term in *last when it is 1.
+template <typename XAt, typename Put>
+int SingleTermOutputs(int n, const LseState& carry, const LseState& before, const XAt& xat, const Put& put,
+                      bool exclusive, double* last = nullptr) {
+  double vc = 0, vb = 0;
+  int count = TermsOf(carry, &vc) + TermsOf(before, &vb);
+  if (count > 1) return 2;
+  double v = carry.m == -kInf ? vb : vc;
+  for (int j = 0; j < n; ++j) {
+    if (exclusive && count == 1) put(j, v);
+    const double xv = xat(j);
+    if (xv != -kInf) {
+      if (++count > 1) return 2;
+      v = xv;
+    }
+    if (!exclusive && count == 1) put(j, v);
+  }
+  if (last) *last = v;
+  return count;
+}
+
 // Exact element-by-element outputs of a block from the local prefix `st` before it; returns
 // the local state after it (used for blocks with NaN/inf, and for guarded blocks).
 template <typename F>
@@ -351,12 +422,17 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
   }
   const bool special_carry = kStore && (std::isnan(carry.m) || carry.m == kInf);
   const LseState before = *loc;
+  const bool local_empty = loc->m == -kInf;
   if (bm > loc->m) {
     loc->s = loc->m == -kInf ? 0.0 : loc->s * std::exp(loc->m - bm);
     loc->m = bm;
   }
   const double M = loc->m;
   const __m256d vM = _mm256_set1_pd(M);
+  // float32 terms: double exponentials while the local prefix (loc->s plus the block's sum so
+  // far, against M) is below exp(kNearZero - M) (see kNearZero).
+  const double s_near = std::exp(kNearZero - M);
+  bool precise = std::is_same<F, float>::value && bm >= kFarBelow;
   __m256d va = _mm256_setzero_pd(), vb = va, vr = va;
   if (kStore) {
     SetOutConst(carry, M, oc);
@@ -372,7 +448,14 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
   for (int i = 0; i < nv; ++i) {
     if constexpr (std::is_same<F, float>::value) {
       __m256d lo, hi;
-      ExpDiff8(_mm256_loadu_ps(src(i)), vM, vM, &lo, &hi);
+      if (precise && loc->s + HorizontalSum(_mm256_add_pd(tot0, tot1)) >= s_near) precise = false;
+      const __m256 xv = _mm256_loadu_ps(src(i));
+      if (precise) {
+        lo = ExpDiff4(_mm256_cvtps_pd(_mm256_castps256_ps128(xv)), vM);
+        hi = ExpDiff4(_mm256_cvtps_pd(_mm256_extractf128_ps(xv, 1)), vM);
+      } else {
+        ExpDiff8(xv, vM, vM, &lo, &hi);
+      }
       tot0 = _mm256_add_pd(tot0, lo);
       tot1 = _mm256_add_pd(tot1, hi);
       if (kStore) {
@@ -382,6 +465,7 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
         if (i == 0) first_p = plo;
         __m256d olo, ohi;
         LogPlus8(plo, phi, vr, vr, &olo, &ohi);
+        DoubleLogNearZero(plo, phi, vr, vr, &olo, &ohi);
         _mm256_storeu_ps(dst(i), _mm256_set_m128(_mm256_cvtpd_ps(ohi), _mm256_cvtpd_ps(olo)));
       }
     } else {
@@ -398,6 +482,11 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
   loc->s += HorizontalSum(_mm256_add_pd(tot0, tot1));
   if (kStore && (special_carry || !(_mm_cvtsd_f64(_mm256_castpd256_pd128(first_p)) >= 0x1p-64))) {
     LseBlockExact<F>(xb, ob, n, carry, before);  // outputs only; *loc is already right
+  }
+  if (local_empty) NormalizeSingle(n, [&](int j) { return static_cast<double>(xb[j]); }, loc);
+  if (kStore) {
+    SingleTermOutputs(n, carry, before, [&](int j) { return static_cast<double>(xb[j]); },
+                      [&](int j, double v) { ob[j] = static_cast<F>(v); }, false);
   }
 }
 
@@ -495,6 +584,7 @@ struct LseColumns {
     T prev_before[8];
     alignas(32) double m[8], sv[8], a[8], b[8], r[8];
     int redo = 0;
+    bool precise = false;  // float terms in double exponentials (kNearZero)
     for (int g = 0; g < 8; ++g) {
       const bool on = g < G;
       if (on) {
@@ -506,6 +596,7 @@ struct LseColumns {
       if (on && M > loc[g].m) sg = loc[g].m == -kInf ? 0.0 : sg * std::exp(loc[g].m - M);
       m[g] = M;
       sv[g] = sg;
+      precise |= on && bm[g] >= kFarBelow && !(sg >= std::exp(kNearZero - M));
       a[g] = 0.0;
       b[g] = 1.0;
       r[g] = M;
@@ -525,6 +616,7 @@ struct LseColumns {
     const __m256d blo = _mm256_load_pd(b), bhi = _mm256_load_pd(b + 4);
     const __m256d rlo = _mm256_load_pd(r), rhi = _mm256_load_pd(r + 4);
     __m256d slo = _mm256_load_pd(sv), shi = _mm256_load_pd(sv + 4);
+    precise = std::is_same<F, float>::value && precise;
     __m256d prev_lo = _mm256_setzero_pd(), prev_hi = prev_lo;
     if (kStore && q.exclusive) {
       alignas(32) double pv[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -534,10 +626,14 @@ struct LseColumns {
     }
     for (int j = 0; j < n; ++j) {
       const int64_t off = q.Offset(b0 + j);
-      __m256 xf;
-      __m256d lo, hi;
+      __m256 xf = _mm256_setzero_ps();
+      __m256d lo = _mm256_setzero_pd(), hi = lo;
       Load(x + off, G, &xf, &lo, &hi);
-      if constexpr (std::is_same<T, double>::value) {
+      if (std::is_same<T, double>::value || precise) {
+        if constexpr (!std::is_same<T, double>::value) {
+          lo = _mm256_cvtps_pd(_mm256_castps256_ps128(xf));
+          hi = _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1));
+        }
         lo = ExpDiff4(lo, Mlo);
         hi = ExpDiff4(hi, Mhi);
       } else {
@@ -558,6 +654,7 @@ struct LseColumns {
           ohi = _mm256_add_pd(rhi, Eigen::internal::plog<Packet4d>(phi));
         } else {
           LogPlus8(plo, phi, rlo, rhi, &olo, &ohi);
+          DoubleLogNearZero(plo, phi, rlo, rhi, &olo, &ohi);
         }
         if (q.exclusive) {
           if constexpr (!std::is_same<F, double>::value) {  // the value as stored
@@ -587,6 +684,24 @@ struct LseColumns {
         if (redo >> g & 1) prev[g] = prev_before[g];
       }
       Exact<kStore>(x, out, q, b0, n, carry, before, prev, redo, /*update_local=*/false);
+    }
+    SingleTerms<kStore>(x, out, q, b0, n, carry, before, loc, prev);
+  }
+
+  // The single-term rule (SingleTermOutputs) lane by lane, for lanes whose prefix before the block
+  // holds at most one finite term; and NormalizeSingle for lanes whose local state was empty.
+  template <bool kStore>
+  static void SingleTerms(const T* x, T* out, const SeqGroup& q, int64_t b0, int n, const LseState* carry,
+                          const LseState* before, LseState* loc, T* prev) {
+    for (int g = 0; g < q.G; ++g) {
+      auto xat = [&](int j) { return static_cast<double>(ToCompute<F>(x[q.Offset(b0 + j) + g])); };
+      if (before[g].m == -kInf) NormalizeSingle(n, xat, &loc[g]);
+      if (!kStore) continue;
+      double last = 0;
+      auto put = [&](int j, double v) { out[q.Offset(b0 + j) + g] = FromCompute<T>(static_cast<F>(v)); };
+      if (SingleTermOutputs(n, carry[g], before[g], xat, put, q.exclusive, &last) == 1 && q.exclusive) {
+        prev[g] = FromCompute<T>(static_cast<F>(last));
+      }
     }
   }
 };
@@ -665,12 +780,71 @@ struct LseKernel {
   }
 };
 
-// ---- sum (cumsum)
-
 // ---- sum (cumsum) ----------------------------------------------------------------------------
 //
-// Elements are summed in double lanes; chunk totals and carries are compensated double pairs
-// (funcs::Add), so nothing accumulates error across blocks. out_j = (carry + local) + prefix_j.
+// docs/spec.md §2: never less accurate than a left-to-right float64 loop rounded once. Every
+// addition is a TwoSum in double lanes, its rounding error kept in a second lane vector (the
+// double-double of funcs::CompensatedSum, also for chunk totals and carries), and each output
+// is rounded once from the pair, to odd in double and then to T (funcs::RoundCompensated), so
+// no term is lost to the order of the additions (the in-register prefix adds in tree order)
+// and no tie is rounded twice.
+
+// s = a + b on 4 lanes and, in *e, a + b - s exactly (Knuth's TwoSum). Non-finite sums give a
+// NaN error, which the callers drop (the sum itself is then the answer).
+PADDLE_OPS_VINLINE __m256d TwoSum4(__m256d a, __m256d b, __m256d* e) {
+  const __m256d s = _mm256_add_pd(a, b);
+  const __m256d bb = _mm256_sub_pd(s, a);
+  *e = _mm256_add_pd(_mm256_sub_pd(a, _mm256_sub_pd(s, bb)), _mm256_sub_pd(b, bb));
+  return s;
+}
+// v with its NaN lanes set to 0.
+PADDLE_OPS_VINLINE __m256d DropNaN4(__m256d v) { return _mm256_and_pd(v, _mm256_cmp_pd(v, v, _CMP_ORD_Q)); }
+
+// The 4 lanes of funcs::RoundToOdd(hi, lo): hi + lo itself when it is a double, else its
+// neighbour with the last bit 1; inf and NaN pass.
+PADDLE_OPS_VINLINE __m256d RoundToOdd4(__m256d hi, __m256d lo) {
+  __m256d err;
+  const __m256d s = TwoSum4(hi, lo, &err);
+  const __m256d zero = _mm256_setzero_pd();
+  const __m256i bits = _mm256_castpd_si256(s);
+  const __m256d inexact = _mm256_cmp_pd(err, zero, _CMP_NEQ_OQ);  // false for a NaN error
+  const __m256d finite = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), s), _mm256_set1_pd(kInf), _CMP_LT_OQ);
+  const __m256i even = _mm256_cmpeq_epi64(_mm256_and_si256(bits, _mm256_set1_epi64x(1)), _mm256_setzero_si256());
+  const __m256i move = _mm256_and_si256(_mm256_castpd_si256(_mm256_and_pd(inexact, finite)), even);
+  // +1 (away from zero) where err has s's sign, else -1 (all ones).
+  const __m256i other = _mm256_castpd_si256(
+      _mm256_xor_pd(_mm256_cmp_pd(err, zero, _CMP_GT_OQ), _mm256_cmp_pd(s, zero, _CMP_GT_OQ)));
+  const __m256i step = _mm256_or_si256(other, _mm256_set1_epi64x(1));
+  return _mm256_castsi256_pd(_mm256_add_epi64(bits, _mm256_and_si256(step, move)));
+}
+
+// The running sums (hi, lo pairs) of 4 more steps t: the lanes' inclusive prefix in TwoSums, plus
+// the running pair (*rh, *rl), which moves on to the last lane. Returns the outputs rounded to odd.
+PADDLE_OPS_VINLINE __m256d CompensatedRunningSum4(__m256d t, __m256d* rh, __m256d* rl) {
+  const __m256d zero = _mm256_setzero_pd();
+  __m256d e1, e2, e3;
+  // [t0, t0+t1, t1+t2, t2+t3]
+  const __m256d s1 = TwoSum4(t, _mm256_blend_pd(_mm256_permute4x64_pd(t, _MM_SHUFFLE(2, 1, 0, 0)), zero, 0x1), &e1);
+  // + [0, 0, s1_0, s1_1]: the inclusive prefix of the 4 lanes
+  const __m256d s2 = TwoSum4(s1, _mm256_permute2f128_pd(s1, s1, 0x08), &e2);
+  const __m256d lo = _mm256_add_pd(_mm256_add_pd(e1, _mm256_permute2f128_pd(e1, e1, 0x08)), e2);
+  const __m256d h = TwoSum4(s2, *rh, &e3);
+  const __m256d l = DropNaN4(_mm256_add_pd(_mm256_add_pd(lo, *rl), e3));
+  *rh = BroadcastLast(h);
+  *rl = BroadcastLast(l);
+  return RoundToOdd4(h, l);
+}
+
+// An odd-rounded double (RoundToOdd4) as T: rounded once more, to T's nearest.
+template <typename T>
+inline T FromOdd(double d) {
+  if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+    return static_cast<T>(d);
+  } else {
+    return static_cast<T>(RoundToOddFloat(d));
+  }
+}
+
 template <typename T>
 struct SumKernel {
   using Carry = CompensatedSum<double>;
@@ -683,29 +857,90 @@ struct SumKernel {
   Carry CarryIdentity() const { return Carry::Zero(); }
   Carry Fold(const Carry& c, const Local& l) const { return Add(c, l); }
 
-  // Block of n steps (padded with zeros to a multiple of 4). Returns the block total.
+  // Block of n steps (padded with zeros to a multiple of 4) from the running pair `base`; when
+  // storing, writes the odd-rounded outputs to ob. Returns the block total, the same in both modes.
   template <bool kStore>
-  static double Block(const double* xb, double* ob, int n, double base) {
+  static Local Block(const double* xb, double* ob, int n, const Carry& base) {
     const int nv = (n + 3) / 4;
-    __m256d tot0 = _mm256_setzero_pd(), tot1 = _mm256_setzero_pd();
-    __m256d run = _mm256_set1_pd(base);
+    const __m256d zero = _mm256_setzero_pd();
+    __m256d th[2] = {zero, zero}, tl[2] = {zero, zero};  // even and odd vectors
+    __m256d rh = _mm256_set1_pd(base.hi), rl = _mm256_set1_pd(base.lo);
     for (int i = 0; i < nv; ++i) {
       const __m256d v = _mm256_loadu_pd(xb + 4 * i);
-      AddToBlockTotal(i, v, &tot0, &tot1);
-      if (kStore) _mm256_storeu_pd(ob + 4 * i, RunningSum4(v, &run));
+      __m256d e;
+      th[i & 1] = TwoSum4(th[i & 1], v, &e);
+      tl[i & 1] = _mm256_add_pd(tl[i & 1], e);
+      if (kStore) _mm256_storeu_pd(ob + 4 * i, CompensatedRunningSum4(v, &rh, &rl));
     }
-    return HorizontalSum(_mm256_add_pd(tot0, tot1));
+    // Lanes in a fixed order: (even + odd), then (lane 0 + lane 2) + (lane 1 + lane 3).
+    alignas(32) double h[2][4], l[2][4];
+    for (int k = 0; k < 2; ++k) {
+      _mm256_store_pd(h[k], th[k]);
+      _mm256_store_pd(l[k], DropNaN4(tl[k]));
+    }
+    Local lane[4];
+    for (int j = 0; j < 4; ++j) lane[j] = Add(Local{h[0][j], l[0][j]}, Local{h[1][j], l[1][j]});
+    return Add(Add(lane[0], lane[2]), Add(lane[1], lane[3]));
+  }
+
+  // Columns (inner > 1): lane g is column g, so the sums run down the steps with no shuffles:
+  // per step one TwoSum for the chunk's local total and, when storing, one for the running pair
+  // from the carry. The local totals are the same instructions in both modes.
+  template <bool kStore>
+  void ColumnsChunk(const SeqGroup& q, int64_t s0, int64_t s1, const Carry* carry, Local* local) const {
+    const int G = q.G;
+    alignas(32) double h0[8] = {}, l0[8] = {};
+    for (int g = 0; g < G && kStore; ++g) {
+      h0[g] = carry[g].hi;
+      l0[g] = carry[g].lo;
+    }
+    const __m256d zero = _mm256_setzero_pd();
+    __m256d th[2] = {zero, zero}, tl[2] = {zero, zero};
+    __m256d rh[2] = {_mm256_load_pd(h0), _mm256_load_pd(h0 + 4)}, rl[2] = {_mm256_load_pd(l0), _mm256_load_pd(l0 + 4)};
+    for (int64_t s = s0; s < s1; ++s) {
+      const int64_t off = q.Offset(s);
+      alignas(32) double xv[8] = {};
+      for (int g = 0; g < G; ++g) xv[g] = static_cast<double>(static_cast<float>(x[off + g]));
+      alignas(32) double ov[8];
+      for (int k = 0; k < 2; ++k) {
+        const __m256d v = _mm256_load_pd(xv + 4 * k);
+        __m256d e;
+        th[k] = TwoSum4(th[k], v, &e);
+        tl[k] = _mm256_add_pd(tl[k], e);
+        if (kStore) {
+          if (q.exclusive) _mm256_store_pd(ov + 4 * k, RoundToOdd4(rh[k], rl[k]));
+          rh[k] = TwoSum4(rh[k], v, &e);
+          rl[k] = DropNaN4(_mm256_add_pd(rl[k], e));
+          if (!q.exclusive) _mm256_store_pd(ov + 4 * k, RoundToOdd4(rh[k], rl[k]));
+        }
+      }
+      if (kStore) {
+        for (int g = 0; g < G; ++g) out[off + g] = FromOdd<T>(ov[g]);
+      }
+    }
+    if (local) {
+      alignas(32) double h[8], l[8];
+      for (int k = 0; k < 2; ++k) {
+        _mm256_store_pd(h + 4 * k, th[k]);
+        _mm256_store_pd(l + 4 * k, DropNaN4(tl[k]));
+      }
+      for (int g = 0; g < G; ++g) local[g] = Add(Local::Zero(), Local{h[g], l[g]});
+    }
   }
 
   template <bool kStore>
   void Chunk(const SeqGroup& q, int64_t s0, int64_t s1, const Carry* carry, Local* local) const {
+    if (q.stride != 1) {
+      ColumnsChunk<kStore>(q, s0, s1, carry, local);
+      return;
+    }
     alignas(32) double xb[kMaxGroup][kBlock];
     alignas(32) double ob[kMaxGroup][kBlock];
     Local loc[kMaxGroup];
     T prev[kMaxGroup];
     for (int g = 0; g < q.G; ++g) {
       loc[g] = Local::Zero();
-      if (kStore) prev[g] = static_cast<T>(static_cast<float>(carry[g].value()));
+      if (kStore) prev[g] = RoundCompensated<T>(carry[g].hi, carry[g].lo);
     }
     for (int64_t b0 = s0; b0 < s1; b0 += kBlock) {
       const int n = static_cast<int>(std::min<int64_t>(kBlock, s1 - b0));
@@ -716,14 +951,14 @@ struct SumKernel {
       const int padded = (n + 3) / 4 * 4;
       for (int g = 0; g < q.G; ++g) {
         for (int j = n; j < padded; ++j) xb[g][j] = 0.0;
-        const double base = kStore ? Add(carry[g], loc[g]).value() : 0.0;
-        loc[g] = Add(loc[g], Local::Of(Block<kStore>(xb[g], ob[g], n, base)));
+        const Carry base = kStore ? Add(carry[g], loc[g]) : Carry::Zero();
+        loc[g] = Add(loc[g], Block<kStore>(xb[g], ob[g], n, base));
       }
       if (kStore) {
         for (int j = 0; j < n; ++j) {
           T* dst = out + q.Offset(b0 + j);
           for (int g = 0; g < q.G; ++g) {
-            const T v = static_cast<T>(static_cast<float>(ob[g][j]));
+            const T v = FromOdd<T>(ob[g][j]);
             if (q.exclusive) {
               dst[g] = prev[g];
               prev[g] = v;

@@ -1,9 +1,46 @@
 // Fuzzing cumsum and cumsum_grad.
+#include "unittests/cpp/exact_sum.h"
 #include "unittests/fuzz/fuzz_util.h"
 
 namespace {
 
 using namespace paddle_ops_fuzz;  // NOLINT: the fuzzer's shared vocabulary
+
+// docs/spec.md §2: a float32 or float64 sum scan (x scanned as `at` says, giving `got`) is never
+// further from the exact sum than a left-to-right float64 loop rounded once. Lines holding a
+// non-finite input or output are left to the tolerance check. (float16 and bfloat16 would need a
+// single rounding of the loop, which the library's own conversions do not give the reference:
+// unittests/python/test_cumsum_accuracy.py covers them.)
+void ExpectNeverWorseThanLoop(const char* what, const Arr& x, const Arr& got, const ScanAttrs& at) {
+  if (x.dtype != DataType::FLOAT32 && x.dtype != DataType::FLOAT64) return;
+  const ScanView s = ScanViewOf(x.dims, at.axis, at.flatten);
+  for (int64_t o = 0; o < s.outer; ++o) {
+    for (int64_t i = 0; i < s.inner; ++i) {
+      paddle_ops_test::ExactSumFloat64 exact;
+      double loop = 0;
+      for (int64_t k = 0; k < s.length; ++k) {
+        const int64_t e = s.Offset(o, Step(s, k, at.reverse), i);
+        const double xv = static_cast<double>(x.v[e]);
+        if (!std::isfinite(xv)) break;
+        if (!at.exclusive) {
+          exact.Add(xv);
+          loop += xv;
+        }
+        const double mine = static_cast<double>(got.v[e]);
+        const double theirs = x.dtype == DataType::FLOAT32 ? static_cast<double>(static_cast<float>(loop)) : loop;
+        if (!std::isfinite(mine) || !std::isfinite(theirs)) break;
+        if (exact.DistanceTo(mine) > exact.DistanceTo(theirs)) {
+          Fail(std::string(what) + "[" + std::to_string(e) + "] = " + std::to_string(mine) +
+               " is further from the exact sum than the float64 loop's " + std::to_string(theirs));
+        }
+        if (at.exclusive) {
+          exact.Add(xv);
+          loop += xv;
+        }
+      }
+    }
+  }
+}
 
 // cumsum and its grad: floats, int32, int64 (other dtypes: NotFound).
 void FuzzCumsum(Fdp& f, bool grad) {
@@ -37,6 +74,7 @@ void FuzzCumsum(Fdp& f, bool grad) {
     std::vector<LD> scale = ScanRef(ax, at, 0, [](LD a, LD b) { return a + b; });
     for (LD& v : scale) v = std::max<LD>(1, v);
     Expect("out", FromTensor(out), ScanRef(xs, at, 0, add), odims, t, kSumTol, &scale);
+    ExpectNeverWorseThanLoop("out", xs, FromTensor(out), at);
     return;
   }
   if (!has_kernel || !HasCpuKernel("cumsum_grad", t)) return;
@@ -46,14 +84,21 @@ void FuzzCumsum(Fdp& f, bool grad) {
            at.valid ? kValid : at.error())) {
     return;
   }
+  // x_grad is the scan of out_grad against the forward's direction, in x's shape
+  ScanAttrs back = at;
+  back.reverse = !at.reverse;
+  Arr g = gout;
+  g.dims = x.dims;
   Arr o = xs;  // unused by the partial
-  std::vector<LD> gref = ScanGradRef(xs, o, gout, at, [](LD, LD) -> LD { return 1; });
+  // Integers wrap as the forward does (the definition's plain sum would not).
+  std::vector<LD> gref = is_int ? ScanRef(g, back, 0, add) : ScanGradRef(xs, o, gout, at, [](LD, LD) -> LD { return 1; });
   // The reference's sum of inf and -inf is NaN whatever the order; so must the kernel's be.
   Arr ag = gout;
   for (LD& v : ag.v) v = std::fabs(v);
   std::vector<LD> scale = ScanGradRef(xs, o, ag, at, [](LD, LD) -> LD { return 1; });
   for (LD& v : scale) v = std::max<LD>(1, v);
   Expect("x_grad", FromTensor(xg), gref, x.dims, t, kSumTol, &scale);
+  ExpectNeverWorseThanLoop("x_grad", g, FromTensor(xg), back);
 }
 
 }  // namespace
