@@ -7,6 +7,7 @@ handed back when both let go. The GPU tests exchange with torch, JAX and CuPy (e
 when not importable) and check the stream order."""
 import ctypes
 import gc
+import os
 import weakref
 
 import numpy as np
@@ -101,6 +102,9 @@ def test_byte_offset_of_a_sliced_array_is_honoured():
     t = paddle.from_dlpack(a)
     assert t.data_ptr() == base.ctypes.data + 3 * 4
     np.testing.assert_array_equal(t.numpy(), [3, 4, 5, 6])
+    np.testing.assert_array_equal(paddle.cumsum(t, axis=0).numpy(), [3, 7, 12, 18])  # kernels read from the offset
+    b = np.from_dlpack(t)  # exported again: the offset travels as DLPack's byte_offset
+    assert b.ctypes.data == t.data_ptr()
 
 
 # ---- strided, read-only, the copy argument ------------------------------------------------------
@@ -253,6 +257,8 @@ needs_gpu = pytest.mark.skipif(not GPU, reason='no GPU in this build or machine'
 def _import_or_skip(name):
     if not GPU:
         pytest.skip('no GPU in this build or machine')
+    # JAX would otherwise take 75% of the GPU at its first array, starving the tests after this one
+    os.environ.setdefault('XLA_PYTHON_CLIENT_PREALLOCATE', 'false')
     return pytest.importorskip(name, reason=f'{name} is not installed')
 
 
@@ -307,7 +313,7 @@ def test_torch_stream_order():
         y = torch.from_dlpack(u)  # torch passes `other`; we make our work visible to it
         last = y[-1].clone()
     other.synchronize()
-    assert last.item() == pytest.approx(np.log(n), rel=1e-5)
+    assert last.item() == pytest.approx(np.log(n), rel=1e-4)
 
 
 def test_cupy_both_ways():
