@@ -179,11 +179,11 @@ py::object NewCapsule(std::unique_ptr<Managed> m, const char* name, PyCapsule_De
 // copy: None, True or False (the array API's three-valued argument).
 int CopyMode(const py::object& copy, const char* who) {
   if (copy.is_none()) return -1;
-  if (!PyBool_Check(copy.ptr())) {
+  if (!PyBool_Check(copy.ptr()) && !py::isinstance(copy, py::module_::import("numpy").attr("bool_"))) {
     throw py::type_error(std::string(who) + ": argument 'copy' must be None, True or False, but got " +
                          std::string(py::str(py::type::handle_of(copy).attr("__name__"))));
   }
-  return copy.cast<bool>() ? 1 : 0;
+  return PyObject_IsTrue(copy.ptr()) ? 1 : 0;
 }
 
 phi::Place PlaceOfDevice(int64_t type, int64_t id, const char* who) {
@@ -234,7 +234,7 @@ void SyncForConsumer(const phi::Place& place, const py::object& stream) {
 
 py::object Dlpack(const Tensor& t, const py::object& stream, const py::object& max_version,
                   const py::object& dl_device, const py::object& copy) {
-  const int copy_mode = CopyMode(copy, "__dlpack__");
+  const int copy_mode = CopyMode(copy, "__dlpack__()");
   const phi::DenseTensor& src = t.dense();
   DLDataType dtype;
   if (!ToDLDataType(src.dtype(), &dtype)) {
@@ -323,10 +323,10 @@ void GatherStrided(const char* src, char* dst, const std::vector<int64_t>& shape
 }
 
 Tensor FromCapsule(const py::object& obj, const py::object& copy) {
-  const char* who = "from_dlpack";
-  const int copy_mode = CopyMode(copy, who);
+  const char* who = "from_dlpack(): argument 'dlpack'";
+  const int copy_mode = CopyMode(copy, "from_dlpack()");
   if (!PyCapsule_CheckExact(obj.ptr())) {
-    throw py::type_error(std::string(who) + ": expected a DLPack capsule or an object with __dlpack__, but got " +
+    throw py::type_error(std::string(who) + " must be a DLPack capsule or an object with __dlpack__, but got " +
                          std::string(py::str(py::type::handle_of(obj).attr("__name__"))));
   }
   const char* name = PyCapsule_GetName(obj.ptr());
@@ -360,8 +360,8 @@ Tensor FromCapsule(const py::object& obj, const py::object& copy) {
   // producer, whose destructor frees it.
   phi::DataType dtype;
   if (!FromDLDataType(dl->dtype, &dtype)) {
-    throw py::type_error(std::string(who) + ": dtype " + DLDataTypeName(dl->dtype) +
-                         " is not supported (paddle_ops takes bool, uint8, int8, int16, int32, int64, "
+    throw py::type_error(std::string(who) + " has dtype " + DLDataTypeName(dl->dtype) +
+                         ", which is not supported (paddle_ops takes bool, uint8, int8, int16, int32, int64, "
                          "float16, bfloat16, float32, float64)");
   }
   const phi::Place place = PlaceOfDevice(dl->device.device_type, dl->device.device_id, who);

@@ -148,7 +148,7 @@ def test_non_native_byte_order_is_never_misread():
 @pytest.mark.parametrize('npdt', [np.complex64, np.uint16, np.uint32])
 def test_unsupported_dtype_is_refused_with_its_name(npdt):
     a = np.zeros(3, dtype=npdt)
-    with pytest.raises(TypeError, match='is not supported'):
+    with pytest.raises(TypeError, match='not supported'):
         paddle.from_dlpack(a)
     # refused before consuming: the producer still frees the capsule (no leak, no crash)
     c = a.__dlpack__()

@@ -25,8 +25,9 @@ def to_dlpack(x):
     return x.__dlpack__()
 
 
-def from_dlpack(x, *, copy=None):
-    """A Tensor on the memory of `x`: an object with `__dlpack__`, or a DLPack capsule.
+def from_dlpack(dlpack, *, copy=None):
+    """A Tensor on the memory of `dlpack`: an object with `__dlpack__` (a NumPy array, a torch,
+    JAX or CuPy tensor, a Tensor), or a DLPack capsule (Paddle's name for the argument).
 
     copy=None shares the memory when the layout allows and copies otherwise (a strided or a
     read-only CPU array); copy=True always copies; copy=False never does and raises BufferError
@@ -41,11 +42,9 @@ def from_dlpack(x, *, copy=None):
         >>> t.data_ptr() == a.ctypes.data
         True
     """
-    if type(x).__name__ == "PyCapsule":
-        return _C._from_dlpack_capsule(x, copy)
-    if not hasattr(x, "__dlpack__"):
-        raise TypeError(
-            f"from_dlpack(): expected a DLPack capsule or an object with __dlpack__, but got {type(x).__name__}")
+    x = dlpack
+    if type(x).__name__ == "PyCapsule" or not hasattr(x, "__dlpack__"):
+        return _C._from_dlpack_capsule(x, copy)  # a capsule, or the TypeError naming what x is
     device_type, device_id = x.__dlpack_device__()
     stream = _C._dlpack_consumer_stream(int(device_type), int(device_id))
     try:
