@@ -208,7 +208,7 @@ phi::Place PlaceOfDevice(int64_t type, int64_t id, const char* who) {
 void SyncForConsumer(const phi::Place& place, const py::object& stream) {
   if (place.GetType() != phi::AllocationType::GPU) {
     if (!stream.is_none()) {
-      throw py::value_error("__dlpack__: a CPU tensor takes stream=None, but got " + std::string(py::repr(stream)));
+      throw py::value_error("__dlpack__(): a CPU tensor takes stream=None, but got " + std::string(py::repr(stream)));
     }
     return;
   }
@@ -216,14 +216,14 @@ void SyncForConsumer(const phi::Place& place, const py::object& stream) {
   int64_t s = 1;  // None: the legacy default stream
   if (!stream.is_none()) {
     if (!PyLong_Check(stream.ptr()) || PyBool_Check(stream.ptr())) {
-      throw py::type_error("__dlpack__: argument 'stream' must be None or an int, but got " +
+      throw py::type_error("__dlpack__(): argument 'stream' must be None or an int, but got " +
                            std::string(py::str(py::type::handle_of(stream).attr("__name__"))));
     }
     s = stream.cast<int64_t>();
   }
   if (s == -1) return;  // the consumer asked for no synchronization
   if (s == 0 || s < -1) {
-    throw py::value_error("__dlpack__: stream=" + std::to_string(s) +
+    throw py::value_error("__dlpack__(): stream=" + std::to_string(s) +
                           " is not a CUDA stream (use None or 1 for the legacy default stream, 2 for the "
                           "per-thread default stream, -1 for no synchronization)");
   }
@@ -232,24 +232,39 @@ void SyncForConsumer(const phi::Place& place, const py::object& stream) {
 #endif
 }
 
+// A (major, minor) or (device_type, device_id) pair of ints.
+std::pair<int64_t, int64_t> IntPair(const py::object& v, const char* arg, const char* what) {
+  try {
+    if (py::isinstance<py::tuple>(v) || py::isinstance<py::list>(v)) return v.cast<std::pair<int64_t, int64_t>>();
+  } catch (const py::cast_error&) {
+  }
+  throw py::type_error(std::string("__dlpack__(): argument '") + arg + "' must be None or a " + what +
+                       " tuple of two ints, but got " + std::string(py::repr(v)));
+}
+
 py::object Dlpack(const Tensor& t, const py::object& stream, const py::object& max_version,
                   const py::object& dl_device, const py::object& copy) {
   const int copy_mode = CopyMode(copy, "__dlpack__()");
+  bool versioned = false;
+  if (!max_version.is_none()) {
+    const auto v = IntPair(max_version, "max_version", "(major, minor)");
+    versioned = v.first >= 1;
+  }
   const phi::DenseTensor& src = t.dense();
   DLDataType dtype;
   if (!ToDLDataType(src.dtype(), &dtype)) {
-    ThrowBufferError("__dlpack__: dtype " + phi::DataTypeToString(src.dtype()) + " has no DLPack type");
+    ThrowBufferError("__dlpack__(): dtype " + phi::DataTypeToString(src.dtype()) + " has no DLPack type");
   }
-  if (!src.has_allocation()) ThrowBufferError("__dlpack__: the tensor holds no memory yet");
+  if (!src.has_allocation()) ThrowBufferError("__dlpack__(): the tensor holds no memory yet");
   phi::Place target = src.place();
   if (!dl_device.is_none()) {
-    const auto dev = dl_device.cast<std::pair<int64_t, int64_t>>();
-    target = PlaceOfDevice(dev.first, dev.second, "__dlpack__");
-    if (dev.first == kDLCUDAHost) ThrowBufferError("__dlpack__: cannot export to CUDA host memory");
+    const auto dev = IntPair(dl_device, "dl_device", "(device_type, device_id)");
+    target = PlaceOfDevice(dev.first, dev.second, "__dlpack__()");
+    if (dev.first == kDLCUDAHost) ThrowBufferError("__dlpack__(): cannot export to CUDA host memory");
   }
   const bool other_device = target != src.place();
   if (other_device && copy_mode == 0) {
-    ThrowBufferError("__dlpack__: the tensor is on " + src.place().DebugString() + ", dl_device asks for " +
+    ThrowBufferError("__dlpack__(): the tensor is on " + src.place().DebugString() + ", dl_device asks for " +
                      target.DebugString() + ", and copy=False forbids the copy that would take");
   }
   const bool copied = other_device || copy_mode == 1;
@@ -258,13 +273,11 @@ py::object Dlpack(const Tensor& t, const py::object& stream, const py::object& m
     py::gil_scoped_release release;
     out = *CopyDenseTo(src, target).impl();
   }
-  SyncForConsumer(out.place(), stream);
-
-  bool versioned = false;
-  if (!max_version.is_none()) {
-    const auto v = max_version.cast<std::pair<int64_t, int64_t>>();
-    versioned = v.first >= 1;
+  // A copy to the CPU has finished already; otherwise the consumer's stream waits for our work.
+  if (out.place().GetType() != phi::AllocationType::CPU || src.place().GetType() == phi::AllocationType::CPU) {
+    SyncForConsumer(out.place(), stream);
   }
+
   auto ctx = std::make_unique<ExportContext>();
   if (versioned) {
     auto m = std::make_unique<DLManagedTensorVersioned>();

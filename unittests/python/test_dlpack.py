@@ -167,6 +167,10 @@ def test_bad_arguments_get_clear_errors():
         t.__dlpack__(stream=1)
     with pytest.raises(BufferError, match='device type 7'):
         t.__dlpack__(dl_device=(7, 0))
+    with pytest.raises(TypeError, match="'dl_device'.*'cpu'"):
+        t.__dlpack__(dl_device='cpu')
+    with pytest.raises(TypeError, match="'max_version'"):
+        t.__dlpack__(max_version=1)
 
 
 # ---- capsules ---------------------------------------------------------------------------------
