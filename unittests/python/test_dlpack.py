@@ -121,6 +121,20 @@ def test_strided_array_is_copied_by_default_and_refused_with_copy_false(view):
         paddle.from_dlpack(a, copy=False)
 
 
+def test_random_views_read_right():
+    """Views of every kind (steps, negative steps, transposes, offsets, size-1 dims),
+    each taken whole or copied, read back the view's values."""
+    rng = np.random.default_rng(18)
+    for _ in range(200):
+        nd = int(rng.integers(1, 5))
+        base = rng.standard_normal(rng.integers(1, 6, size=nd)).astype(np.float32)
+        index = tuple(slice(int(rng.integers(0, n)), None, int(rng.choice([-2, -1, 1, 2, 3]))) for n in base.shape)
+        view = base[index].transpose(rng.permutation(nd))
+        t = paddle.from_dlpack(view)
+        assert t.shape == list(view.shape)
+        np.testing.assert_array_equal(t.numpy(), view)
+
+
 def test_copy_true_copies_a_contiguous_array():
     a = np.arange(4, dtype=np.float32)
     t = paddle.from_dlpack(a, copy=True)
