@@ -13,6 +13,7 @@
 #include "paddle_ops/core/device_context.h"
 #include "paddle_ops/core/kernel_factory.h"
 #include "paddle_ops/python/arg_parse.h"
+#include "paddle_ops/python/dlpack.h"
 #include "paddle_ops/python/static_bind.h"
 #include "paddle_ops_gen/api.h"
 #ifdef PADDLE_OPS_WITH_GPU
@@ -23,6 +24,15 @@ namespace py = pybind11;
 
 namespace paddle_ops {
 namespace pybind {
+
+Tensor CopyDenseTo(const phi::DenseTensor& src, const phi::Place& place) {
+  auto dst = std::make_shared<phi::DenseTensor>(src.dtype(), src.dims());
+  void* p = dst->AllocateFrom(phi::GetAllocator(place), src.dtype(), place);
+  phi::DeviceContextPool::Instance().Get(src.place())->Wait();
+  phi::Memcpy(p, place, src.raw_data(), src.place(), src.numel() * phi::SizeOf(src.dtype()));
+  return Tensor(dst);
+}
+
 namespace {
 
 // The NumPy dtype a tensor's data is exchanged as (bfloat16 travels as float32).
@@ -94,11 +104,7 @@ Tensor TensorFromNumpy(py::array array, phi::DataType dtype) {
 Tensor CopyTo(const Tensor& t, const phi::Place& place) {
   const phi::DenseTensor& src = t.dense();
   if (src.place() == place) return Tensor(t.impl());
-  auto dst = std::make_shared<phi::DenseTensor>(src.dtype(), src.dims());
-  void* p = dst->AllocateFrom(phi::GetAllocator(place), src.dtype(), place);
-  phi::DeviceContextPool::Instance().Get(src.place())->Wait();
-  phi::Memcpy(p, place, src.raw_data(), src.place(), src.numel() * phi::SizeOf(src.dtype()));
-  return Tensor(dst);
+  return CopyDenseTo(src, place);
 }
 
 // A flag's value for Python: an int for an integer flag, else the choice's name.
@@ -237,8 +243,8 @@ PYBIND11_MODULE(_C, m) {
       .def("__hash__", [](const phi::Place& p) { return static_cast<int>(p.GetType()) * 1000 + p.GetDeviceId(); })
       .def("__repr__", &phi::Place::DebugString);
 
-  py::class_<Tensor>(m, "Tensor")
-      .def_property_readonly("shape", [](const Tensor& t) { return phi::vectorize(t.dims()); })
+  py::class_<Tensor> tensor(m, "Tensor");
+  tensor.def_property_readonly("shape", [](const Tensor& t) { return phi::vectorize(t.dims()); })
       .def_property_readonly("dtype", &Tensor::dtype)
       .def_property_readonly("place", &Tensor::place)
       .def_property_readonly("ndim", [](const Tensor& t) { return t.dims().size(); })
@@ -263,6 +269,7 @@ PYBIND11_MODULE(_C, m) {
       .def("numpy", &TensorToNumpy)
       .def("_copy_to", &CopyTo)
       .def("_share_id", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl().get()); });
+  BindDlpack(m, tensor);  // __dlpack__, __dlpack_device__, data_ptr, _from_dlpack_capsule
 
   m.def("tensor_from_numpy", [](py::array a, phi::DataType dtype, const phi::Place& place) {
     Tensor t = TensorFromNumpy(a, dtype);

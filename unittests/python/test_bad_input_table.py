@@ -77,6 +77,13 @@ def _grad_spec():
 
 # The public ops that have no OpInfo in op_db.py (the scan ops keep theirs there, as
 # OpInfo.bad_inputs).
+def _used_capsule(place):
+    """A DLPack capsule already consumed once."""
+    c = paddle.to_tensor([1.0], place=place).__dlpack__()
+    paddle.from_dlpack(c)
+    return c
+
+
 _OTHER_OPS = {
     'gla': BadInputs(
         valid=lambda place: dict(q=T((1, 2, 5, 4))(place), k=T((1, 2, 5, 4))(place), v=T((1, 2, 5, 3))(place),
@@ -192,6 +199,17 @@ _OTHER_OPS = {
             'place': [Bad('tpu', ValueError, 'cpu', 'tpu'), Bad(3, TypeError, 'Place', 'int'),
                       Bad('gpu:x', ValueError, 'index|gpu:N', 'gpu:x')],
             'stop_gradient': [Bad('no', TypeError, 'bool', 'str'), Bad(None, TypeError, 'bool', 'NoneType')],
+        }),
+    'from_dlpack': BadInputs(
+        valid=lambda place: dict(dlpack=paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]], place=place), copy=True),
+        bad={
+            'dlpack': [Bad([1.0, 2.0], TypeError, '__dlpack__', 'list'),
+                       Bad(7, TypeError, '__dlpack__', 'int'),
+                       Bad(np.zeros(3, np.complex64), TypeError, 'not supported', 'complex64'),
+                       Bad(np.zeros(3, np.uint16), TypeError, 'not supported', 'uint16'),
+                       Bad(_used_capsule, BufferError, 'used once', 'already consumed')],
+            'copy': [Bad('yes', TypeError, 'None, True or False', 'str'),
+                     Bad(1, TypeError, 'None, True or False', 'int')],
         }),
 }
 

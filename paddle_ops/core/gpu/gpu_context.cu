@@ -227,5 +227,24 @@ MemoryStats GetMemoryStats(int device) {
 }
 void ResetPeakMemoryStats(int device) { TheAllocator().ResetPeaks(device); }
 
+uintptr_t StreamHandle(int device) { return reinterpret_cast<uintptr_t>(ContextOf(GPUPlace(device)).stream()); }
+
+void MakeVisibleTo(int device, uintptr_t consumer) {
+  const GPUContext& ctx = ContextOf(GPUPlace(device));
+  const cudaStream_t to = consumer == 1   ? cudaStreamLegacy
+                          : consumer == 2 ? cudaStreamPerThread
+                                          : reinterpret_cast<cudaStream_t>(consumer);
+  if (to == ctx.stream()) return;
+  DeviceGuard guard(device);
+  cudaEvent_t done;
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaEventRecord(done, ctx.stream()));
+  const cudaError_t e = cudaStreamWaitEvent(to, done, 0);
+  cudaEventDestroy(done);  // released by the driver once it has completed
+  PADDLE_ENFORCE_GPU_SUCCESS(e);
+}
+
+void WaitStream(int device) { ContextOf(GPUPlace(device)).Wait(); }
+
 }  // namespace gpu
 }  // namespace phi

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace phi {
 namespace gpu {
@@ -19,6 +20,15 @@ struct MemoryStats {
 };
 MemoryStats GetMemoryStats(int device);
 void ResetPeakMemoryStats(int device);
+
+// DLPack's stream exchange (python/dlpack.cc). StreamHandle: our stream on `device` as the
+// integer a producer is given. MakeVisibleTo: work queued so far on our stream of `device`
+// happens before anything later queued on `consumer` (1 = the legacy default stream,
+// 2 = the per-thread default stream, else a cudaStream_t), through an event, without a sync.
+uintptr_t StreamHandle(int device);
+void MakeVisibleTo(int device, uintptr_t consumer);
+// Waits for our stream of `device` (an imported buffer is handed back only after it).
+void WaitStream(int device);
 
 }  // namespace gpu
 }  // namespace phi

@@ -18,6 +18,8 @@ from . import tensor
 from .tensor import *  # noqa: F401,F403,A004  (the ops: each module's __all__)
 from .tensor import methods as _methods
 from . import static  # noqa: F401
+from . import utils  # noqa: F401
+from .utils.dlpack import from_dlpack  # noqa: F401
 from .static import disable_static, enable_static, in_dynamic_mode  # noqa: F401
 
 _methods.install()
@@ -27,5 +29,5 @@ __version__ = "0.1.0"
 __all__ = [
     "Tensor", "grad", "no_grad", "set_device", "get_device", "is_compiled_with_cuda", "CPUPlace", "CUDAPlace",
     "float16", "bfloat16", "float32", "float64", "int32", "int64", "bool", "static", "enable_static",
-    "disable_static", "in_dynamic_mode", "set_num_threads", "get_num_threads", "get_flags", "set_flags", "seed",
+    "disable_static", "in_dynamic_mode", "from_dlpack", "set_num_threads", "get_num_threads", "get_flags", "set_flags", "seed",
 ] + tensor.__all__
