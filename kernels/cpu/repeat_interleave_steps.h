@@ -11,6 +11,7 @@
 #include "kernels/funcs/cpu/scan_cpu.h"
 #include "kernels/funcs/cpu/scan_runtime.h"
 #include "kernels/util/broadcast.h"  // kParallelChunk, kParallelMinElements
+#include "kernels/util/omp_exception.h"
 #include "kernels/impl/repeat_interleave_kernel_impl.h"
 #include "paddle_ops/core/device_context.h"
 
@@ -79,18 +80,22 @@ inline int64_t Starts(const CPUContext& ctx, const DenseTensor& repeats, int64_t
 }
 
 // Each slice's outputs summed from the end (the order of the segmented scan), in parallel over
-// the slices: each x_grad element is summed by one thread in a fixed order.
+// the slices: each x_grad element is summed by one thread in a fixed order. A thread's
+// accumulator (`inner` values) may not be allocatable: kept, and thrown after the region.
 template <typename T>
 void SegmentSum(const CPUContext&, const DenseTensor&, const funcs::ScanLayout& l, int64_t M, const T* out_grad,
                 T* x_grad, Pieces<CPUContext>* p) {
   using Acc = typename funcs::FloodGradAcc<T>::type;
   const int64_t n = l.length, inner = l.inner, slices = l.outer * l.length;
   const int64_t* starts = p->starts.data();
+  funcs::OmpExceptionKeeper keep;
 #pragma omp parallel num_threads(funcs::CpuNumThreads()) if (l.outer * M * inner > funcs::kParallelMinElements)
   {
-    std::vector<Acc> acc(static_cast<size_t>(inner));
+    std::vector<Acc> acc;
+    keep.Run([&] { acc.resize(static_cast<size_t>(inner)); });
 #pragma omp for schedule(dynamic, 16)
     for (int64_t t = 0; t < slices; ++t) {
+      if (keep.failed()) continue;
       const int64_t o = t / n, j = t - o * n;
       const int64_t b = starts[j], e = j + 1 < n ? starts[j + 1] : M;
       if (e <= b) continue;  // a zero count: x_grad stays 0
@@ -103,6 +108,7 @@ void SegmentSum(const CPUContext&, const DenseTensor&, const funcs::ScanLayout& 
       for (int64_t k = 0; k < inner; ++k) dst[k] = static_cast<T>(acc[k]);
     }
   }
+  keep.Rethrow();
 }
 
 // No per-output scratch: the [outer * M] output slices are cut into fixed tiles (in parallel);
@@ -116,6 +122,7 @@ void Gather(const CPUContext&, const funcs::ScanLayout& l, int64_t M, funcs::Rep
   const int64_t* starts = p->starts.data();
   const int64_t per = std::max<int64_t>(1, funcs::kParallelChunk / std::max<int64_t>(inner, 1));
   const int64_t tiles = (lines + per - 1) / per;
+  // No keeper: the body only reads the starts and copies T values (nothing in it can throw).
 #pragma omp parallel for num_threads(funcs::CpuNumThreads()) schedule(static) \
     if (lines * inner > funcs::kParallelMinElements && tiles > 1)
   for (int64_t t = 0; t < tiles; ++t) {

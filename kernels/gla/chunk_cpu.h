@@ -21,12 +21,10 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <exception>
 #include <type_traits>
 #include <vector>
 
@@ -40,6 +38,7 @@
 
 #include "kernels/funcs/cpu/scan_runtime.h"
 #include "kernels/gla/recurrent.h"
+#include "kernels/util/omp_exception.h"
 #include "paddle_ops/common/enforce.h"
 #include "paddle_ops/common/flags.h"
 #include "paddle_ops/core/device_context.h"
@@ -344,34 +343,21 @@ void ForEachHead(const Data& d, int64_t recurrent_work, Body body) {
   // An exception must not leave the parallel region (std::terminate): the first one thrown
   // (a workspace the machine cannot hold: std::bad_alloc) is kept, the other heads are
   // skipped, and it is thrown again after the region (MemoryError in Python).
-  std::exception_ptr error;
-  std::atomic<bool> failed{false};
-  auto keep = [&] {
-#pragma omp critical(paddle_ops_gla_error)
-    if (!error) error = std::current_exception();
-    failed = true;
-  };
+  funcs::OmpExceptionKeeper keep;
 #pragma omp parallel num_threads(funcs::CpuNumThreads())
   {
     std::vector<Acc> work;
     funcs::gla_cpu::Work chunk_work;
-    try {
-      work.resize(static_cast<size_t>(chunked ? 0 : recurrent_work));
-    } catch (...) {
-      keep();
-    }
+    keep.Run([&] { work.resize(static_cast<size_t>(chunked ? 0 : recurrent_work)); });
 #pragma omp for schedule(static)
     for (int64_t bh = 0; bh < heads; ++bh) {
-      if (failed) continue;
-      try {
+      keep.Run([&] {
         const int64_t off = bh * state;
         body(bh, off, d.h0 ? d.h0 + off : nullptr, chunked, work.data(), &chunk_work);
-      } catch (...) {
-        keep();
-      }
+      });
     }
   }
-  if (error) std::rethrow_exception(error);
+  keep.Rethrow();
 }
 
 template <typename T>

@@ -1,10 +1,12 @@
 // The GPU steps of repeat_interleave (declared in kernels/impl/repeat_interleave_kernel_impl.h):
 // one thread per element for the int-count form; for the tensor form the starts on the scan
 // engine (the total, a negative-count and an overflow flag copied to the host in one copy unless
-// output_size gives the length), the gather by a binary search of the starts per element (no
-// per-output scratch), and the gradient's marker by a scatter kernel.
+// output_size gives the length), the gather by a binary search of the starts per element, and
+// the gradient's sums per slice from the starts: no per-output scratch in either direction (the
+// only scratch is the n starts).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/funcs/gpu/scan_dispatch.cuh"
@@ -18,7 +20,7 @@ namespace repeat {
 
 template <>
 struct Pieces<GPUContext> {
-  DenseTensor starts, marker;
+  DenseTensor starts;
 };
 
 template <typename T>
@@ -95,43 +97,77 @@ inline int64_t Starts(const GPUContext& ctx, const DenseTensor& repeats, int64_t
   return M;
 }
 
-// The scatter, for slices with a nonzero count and a start inside [0, M) (an unchecked
-// output_size may cut the output short).
-template <typename R>
-void MarkerOf(const GPUContext& ctx, const DenseTensor& repeats, int64_t n, const int64_t* starts, int64_t M,
-              int64_t* marker) {
-  PADDLE_ENFORCE_GPU_SUCCESS(cudaMemsetAsync(marker, 0xff, M * sizeof(int64_t), ctx.stream()));  // all -1
-  const auto op = MakeStartsOp<R>(repeats, n, nullptr, nullptr);
-  funcs::ForEachIndex(ctx, n, [=] __device__(int64_t j) {
-    const int64_t s = starts[j];
-    if (op.Count(j) > 0 && s >= 0 && s < M) marker[s] = j;
-  });
-}
-
-// p->marker (M entries): j at starts[j] for every slice with a nonzero count, -1 elsewhere.
-inline const int64_t* Marker(const GPUContext& ctx, const DenseTensor& repeats, int64_t n, int64_t M,
-                             Pieces<GPUContext>* p) {
-  p->marker = DenseTensor(DataType::INT64, DDim({M}));
-  int64_t* marker = ctx.Alloc<int64_t>(&p->marker);
-  const int64_t* starts = p->starts.data<int64_t>();
-  if (repeats.dtype() == DataType::INT32) {
-    MarkerOf<int32_t>(ctx, repeats, n, starts, M, marker);
-  } else {
-    MarkerOf<int64_t>(ctx, repeats, n, starts, M, marker);
+// The output run [b, e) of slice j: from the starts, cut to [0, M) (an unchecked count, given
+// output_size, may point past it or be negative; such a run is cut or empty).
+struct SliceRun {
+  const int64_t* starts;
+  int64_t n, M;
+  __device__ void Of(int64_t j, int64_t* b, int64_t* e) const {
+    const int64_t s = starts[j], t = j + 1 < n ? starts[j + 1] : M;
+    *b = s < 0 ? 0 : (s > M ? M : s);
+    *e = t < *b ? *b : (t > M ? M : t);
   }
-  return marker;
+};
+
+// Narrow rows (inner < 32): one warp per slice line (o, j). The warp's lanes form P = 32 / inner
+// groups of `inner` lanes; lane (p, k) sums out_grad[o, i, k] over i = b + p, b + p + P, ... (in
+// that order), and the first group adds the P partial sums of its k in the order p = 0 .. P-1.
+// The order depends only on the run and `inner`: deterministic, no atomics.
+template <typename T, typename Acc>
+__global__ void SegmentSumNarrowKernel(const T* out_grad, T* x_grad, SliceRun run, int64_t lines, int inner) {
+  constexpr int kWarp = 32;
+  const int lane = threadIdx.x % kWarp;
+  const int groups = kWarp / inner;
+  const int p = lane / inner, k = lane % inner;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
+  for (int64_t line = blockIdx.x * static_cast<int64_t>(blockDim.x / kWarp) + threadIdx.x / kWarp; line < lines;
+       line += warps) {
+    const int64_t o = line / run.n, j = line - o * run.n;
+    int64_t b, e;
+    run.Of(j, &b, &e);
+    if (e <= b) continue;  // a zero count: x_grad stays 0 (the same for the whole warp)
+    Acc acc = Acc(0);
+    if (p < groups) {
+      const T* g = out_grad + (o * run.M) * inner + k;
+      for (int64_t i = b + p; i < e; i += groups) acc += static_cast<Acc>(g[i * inner]);
+    }
+    Acc total = Acc(0);
+    for (int q = 0; q < groups; ++q) total += __shfl_sync(0xffffffffu, acc, q * inner + k);
+    if (p == 0) x_grad[line * inner + k] = static_cast<T>(total);
+  }
 }
 
-// The segment sums: one segmented-sum scan of out_grad from the end, storing at the markers.
+// Each slice's outputs summed (x_grad zeroed by the caller): narrow rows by a warp per slice
+// line (above); rows of 32 or more elements by a thread per x_grad element, its run summed from
+// the end (consecutive threads read consecutive elements of a row). The scratch is the starts.
 template <typename T>
-void SegmentSum(const GPUContext& ctx, const DenseTensor& repeats, const funcs::ScanLayout& l, int64_t M,
-                const T* out_grad, T* x_grad, Pieces<GPUContext>* p) {
-  funcs::RepeatSegmentSumOp<T, typename funcs::FloodGradAcc<T>::type> op;
-  op.x_grad = x_grad;
-  op.marker = Marker(ctx, repeats, l.length, M, p);
-  op.out_grad = out_grad;
-  op.index = funcs::RepeatIndex(l.inner, M, l.length);
-  funcs::Scan(ctx, funcs::ScanLayout{l.outer, M, l.inner}, false, true, op);
+void SegmentSum(const GPUContext& ctx, const DenseTensor&, const funcs::ScanLayout& l, int64_t M, const T* out_grad,
+                T* x_grad, Pieces<GPUContext>* p) {
+  using Acc = typename funcs::FloodGradAcc<T>::type;
+  const SliceRun run{p->starts.data<int64_t>(), l.length, M};
+  const int64_t lines = l.outer * l.length;
+  if (l.inner < 32) {
+    constexpr int kThreads = 256, kWarpsPerBlock = kThreads / 32;
+    const int64_t want = (lines + kWarpsPerBlock - 1) / kWarpsPerBlock;
+    const int blocks = static_cast<int>(std::min<int64_t>(want, int64_t{ctx.GetSMCount()} * 32));
+    SegmentSumNarrowKernel<T, Acc>
+        <<<blocks, kThreads, 0, ctx.stream()>>>(out_grad, x_grad, run, lines, static_cast<int>(l.inner));
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+    return;
+  }
+  const funcs::FastDivMod inner(l.inner);
+  funcs::ForEachIndex(ctx, lines * l.inner, [=] __device__(int64_t idx) {
+    const int64_t line = inner.Div(idx);  // o * n + j
+    const int64_t d = static_cast<int64_t>(inner.divisor);
+    const int64_t o = line / run.n, j = line - o * run.n;
+    int64_t b, e;
+    run.Of(j, &b, &e);
+    if (e <= b) return;
+    const T* g = out_grad + o * M * d + (idx - line * d);
+    Acc acc = Acc(0);
+    for (int64_t i = e - 1; i >= b; --i) acc += static_cast<Acc>(g[i * d]);
+    x_grad[idx] = static_cast<T>(acc);
+  });
 }
 
 // No per-output scratch: each output element finds its source slice by a binary search of the

@@ -2,13 +2,13 @@
 // tensor form: the exclusive cumsum of the counts (starts, O(input)); the forward gathers each
 // output slice from the slice its position falls in (found from the starts: no per-output
 // scratch, so its peak memory is the output plus O(input)); the gradient sums each slice's
-// outputs (the CPU from the starts; the GPU scatters each slice's index to its first output, the
-// marker, and runs one segmented-sum scan from the end, flood_ops.h).
+// outputs from the starts on both devices (no per-output scratch: x_grad plus O(input)).
 // Where the devices differ the body calls a step of namespace phi::repeat, declared below for
 // both and defined in kernels/cpu/repeat_interleave_steps.h and kernels/gpu/repeat_interleave_steps.cuh:
 // the plain copies and sums of the int-count form (loops / one thread per element), the starts
 // (on the CPU checked on the host; on the GPU the total copied to the host unless output_size
-// gives it), the gather (runs walked per tile / a binary search per element), and the sums.
+// gives it), the gather (runs walked per tile / a binary search per element), and the sums (a
+// loop per slice / a warp per slice for rows under 32 elements, else a thread per element).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +26,7 @@ class GPUContext;
 
 namespace repeat {
 
-// The starts (and on the GPU the gradient's marker) of the tensor form, in the device's own buffers.
+// The starts of the tensor form, in the device's own buffer.
 template <typename Context>
 struct Pieces;
 
@@ -48,10 +48,9 @@ inline int64_t Starts(const CPUContext& ctx, const DenseTensor& repeats, int64_t
 inline int64_t Starts(const GPUContext& ctx, const DenseTensor& repeats, int64_t n, int64_t output_size,
                       Pieces<GPUContext>* p);
 
-// x_grad[o, j, k] = the sum of out_grad[o, i, k] over slice j's outputs i (x_grad zeroed first):
-// on the CPU a loop per slice from its starts (no per-output scratch), on the GPU the marker
-// (M entries: j at starts[j] for every slice with a nonzero count, -1 elsewhere) and one
-// segmented-sum scan from the end (flood_ops.h).
+// x_grad[o, j, k] = the sum of out_grad[o, i, k] over slice j's outputs i (x_grad zeroed first),
+// each slice's run [starts[j], starts[j + 1]) read from the starts (no per-output scratch), in
+// a fixed order (deterministic, no atomics).
 template <typename T>
 void SegmentSum(const CPUContext& ctx, const DenseTensor& repeats, const funcs::ScanLayout& l, int64_t M,
                 const T* out_grad, T* x_grad, Pieces<CPUContext>* p);

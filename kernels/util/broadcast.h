@@ -10,6 +10,8 @@
 //
 // Results never depend on the thread count: work is split into fixed-size pieces and every
 // output element is accumulated by one thread in a fixed order (docs/spec.md: bitwise reproducible).
+// The callbacks may throw: each parallel loop runs its body through an OmpExceptionKeeper and
+// rethrows after the region (an exception leaving an OpenMP region is std::terminate).
 #pragma once
 
 #include <algorithm>
@@ -20,6 +22,7 @@
 #include "paddle_ops/common/ddim.h"
 #include "paddle_ops/common/enforce.h"
 #include "paddle_ops/common/macros.h"
+#include "kernels/util/omp_exception.h"
 #include "paddle_ops/core/cpu_threads.h"  // every parallel loop takes its count there
 
 namespace phi {
@@ -35,11 +38,15 @@ template <typename Fn>
 void ParallelForChunks(int64_t n, Fn fn) {
   if (n <= 0) return;
   const int64_t chunks = (n + kParallelChunk - 1) / kParallelChunk;
+  OmpExceptionKeeper keep;
 #pragma omp parallel for num_threads(CpuNumThreads()) schedule(static) if (n > kParallelMinElements && chunks > 1)
   for (int64_t c = 0; c < chunks; ++c) {
-    const int64_t b = c * kParallelChunk;
-    fn(b, std::min(n, b + kParallelChunk));
+    keep.Run([&] {
+      const int64_t b = c * kParallelChunk;
+      fn(b, std::min(n, b + kParallelChunk));
+    });
   }
+  keep.Rethrow();
 }
 
 // ---- broadcasting ---------------------------------------------------------------------
@@ -131,8 +138,9 @@ void ForEachBroadcastRow(const BroadcastLayout<N>& l, RowFn fn) {
   const int64_t rows = l.numel / inner;
   const int64_t pieces = (inner + kParallelChunk - 1) / kParallelChunk;  // per row
   const int64_t tasks = rows * pieces;
+  OmpExceptionKeeper keep;
 #pragma omp parallel for num_threads(CpuNumThreads()) schedule(static) if (l.numel > kParallelMinElements && tasks > 1)
-  for (int64_t task = 0; task < tasks; ++task) {
+  for (int64_t task = 0; task < tasks; ++task) keep.Run([&] {
     const int64_t row = task / pieces;
     const int64_t b = (task % pieces) * kParallelChunk;
     const int64_t len = std::min(inner - b, kParallelChunk);
@@ -148,7 +156,8 @@ void ForEachBroadcastRow(const BroadcastLayout<N>& l, RowFn fn) {
       for (int k = 0; k < N; ++k) off[k] += c * l.strides[k][d];
     }
     fn(row * inner + b, len, static_cast<const int64_t*>(off), static_cast<const int64_t*>(step));
-  }
+  });
+  keep.Rethrow();
 }
 
 // ---- reduction --------------------------------------------------------------------------
@@ -282,11 +291,13 @@ void ReduceSumCpu(const DDim& in_dims, const std::vector<bool>& reduce, LoadFn l
   if (k == 1) {  // everything reduced: fixed pieces summed in parallel, combined in order
     const int64_t pieces = (numel + kParallelChunk - 1) / kParallelChunk;
     std::vector<Acc> partial(pieces);
+    OmpExceptionKeeper keep;
 #pragma omp parallel for num_threads(CpuNumThreads()) schedule(static) if (numel > kParallelMinElements && pieces > 1)
-    for (int64_t p = 0; p < pieces; ++p) {
+    for (int64_t p = 0; p < pieces; ++p) keep.Run([&] {
       const int64_t b = p * kParallelChunk;
       partial[p] = segment(b, std::min(numel, b + kParallelChunk) - b);
-    }
+    });
+    keep.Rethrow();
     Acc total = Acc(0);
     for (const Acc& v : partial) total += v;
     store(0, total);
@@ -328,15 +339,17 @@ void ReduceSumCpu(const DDim& in_dims, const std::vector<bool>& reduce, LoadFn l
 
   if (red[k - 1]) {
     // Innermost reduced: each output sums ro_numel contiguous segments of `inner`.
+    OmpExceptionKeeper keep;
 #pragma omp parallel for num_threads(CpuNumThreads()) schedule(static) if (numel > kParallelMinElements && ko_numel > 1)
-    for (int64_t o = 0; o < ko_numel; ++o) {
+    for (int64_t o = 0; o < ko_numel; ++o) keep.Run([&] {
       detail::Odometer ro = ro_base;
       ro.Reset();
       const int64_t base = ko_offset(o);
       Acc acc = Acc(0);
       for (int64_t r = 0; r < ro_numel; ++r, ro.Next()) acc += segment(base + ro.offset, inner);
       store(o, acc);
-    }
+    });
+    keep.Rethrow();
     return;
   }
 
@@ -345,8 +358,9 @@ void ReduceSumCpu(const DDim& in_dims, const std::vector<bool>& reduce, LoadFn l
   constexpr int64_t kTile = 256;
   const int64_t tiles = (inner + kTile - 1) / kTile;
   const int64_t tasks = ko_numel * tiles;
+  OmpExceptionKeeper keep;
 #pragma omp parallel for num_threads(CpuNumThreads()) schedule(static) if (numel > kParallelMinElements && tasks > 1)
-  for (int64_t task = 0; task < tasks; ++task) {
+  for (int64_t task = 0; task < tasks; ++task) keep.Run([&] {
     const int64_t o = task / tiles;
     const int64_t t0 = (task % tiles) * kTile;
     const int64_t len = std::min(kTile, inner - t0);
@@ -362,7 +376,8 @@ void ReduceSumCpu(const DDim& in_dims, const std::vector<bool>& reduce, LoadFn l
     }
     const int64_t out0 = o * inner + t0;
     for (int64_t t = 0; t < len; ++t) store(out0 + t, acc[t]);
-  }
+  });
+  keep.Rethrow();
 }
 
 }  // namespace funcs

@@ -203,3 +203,37 @@ def test_tensor_counts_peak_memory_is_output_plus_input_cpu(direction):
     peak, out_bytes, starts_bytes = map(int, r.stdout.split())
     slack = 32 << 20  # the interpreter, page rounding, thread stacks
     assert peak <= out_bytes + starts_bytes + slack, (peak / 2**20, out_bytes / 2**20, starts_bytes / 2**20)
+
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('inner', [1, 3, 31, 32, 33, 100])
+def test_gradient_many_slices_long_runs_zero_counts(inner, place):
+    """The tensor-count gradient against NumPy on every row width the GPU splits at (a warp per
+    slice below 32 elements, a thread per element from 32): thousands of slices, most counts 0-3
+    with a third of them 0, a few runs of thousands, and zero counts at both ends; random
+    out_grad, two outer rows; the same bits when run again (no atomics)."""
+    rng = np.random.default_rng(100 + inner)
+    n = 3000 if inner < 32 else 300
+    c = rng.integers(0, 4, size=n)
+    c[rng.random(n) < 0.33] = 0
+    c[:2] = 0
+    c[-3:] = 0
+    for j in rng.choice(np.arange(2, n - 3), size=3, replace=False):
+        c[j] = int(rng.integers(1000, 5000)) if inner < 32 else int(rng.integers(200, 700))
+    x = rng.standard_normal((2, n, inner))
+    M = int(c.sum())
+    g = rng.standard_normal((2, M, inner))
+    ref = np.zeros_like(x)
+    np.add.at(ref, (slice(None), np.repeat(np.arange(n), c)), g)
+    for dtype, tol in (('float64', 1e-12), ('float32', 1e-5)):
+        grads = []
+        for _ in range(2):
+            xt = make_tensor(x, dtype, place, stop_gradient=False)
+            out = paddle.repeat_interleave(xt, counts(c, place), axis=1)
+            assert out.shape == [2, M, inner]
+            out.backward(make_tensor(g, dtype, place))
+            grads.append(xt.grad.numpy())
+        np.testing.assert_allclose(grads[0].astype(np.float64), ref, rtol=tol, atol=tol * np.sqrt(c.max()),
+                                   err_msg='%s inner=%d' % (dtype, inner))
+        assert (grads[0][:, c == 0] == 0).all()
+        np.testing.assert_array_equal(grads[0], grads[1])
