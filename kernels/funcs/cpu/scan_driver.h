@@ -34,6 +34,7 @@
 
 #include "kernels/funcs/cpu/scan_runtime.h"
 #include "kernels/funcs/scan_layout.h"
+#include "kernels/util/omp_exception.h"
 
 namespace phi {
 namespace funcs {
@@ -86,6 +87,9 @@ void ThreePhaseTask(const K& k, const SeqGroup& q, int64_t chunk, int threads) {
   const int G = q.G;
   std::vector<Local> totals(static_cast<size_t>(nchunks * G));
   std::vector<Carry> carries(static_cast<size_t>((nchunks + 1) * G));
+  // Each phase runs through `keep` (no exception leaves the region; every thread still meets
+  // the barrier), and the first exception is thrown after it.
+  OmpExceptionKeeper keep;
 #pragma omp parallel num_threads(threads)
   {
     const int t = omp_get_thread_num();
@@ -95,34 +99,41 @@ void ThreePhaseTask(const K& k, const SeqGroup& q, int64_t chunk, int threads) {
     const double r = K::kReduceCost;
     const int64_t k0 = nt == 1 ? nchunks
                                : std::max<int64_t>(1, static_cast<int64_t>(nchunks * r / (nt - 1 + r)));
-    if (t == 0) {
-      for (int g = 0; g < G; ++g) carries[g] = k.CarryIdentity();
-      for (int64_t c = 0; c < k0; ++c) {
-        Carry* cin = &carries[c * G];
-        Local* tot = &totals[c * G];
-        k.template Chunk<true>(q, c * chunk, std::min(q.length, (c + 1) * chunk), cin, tot);
-        for (int g = 0; g < G; ++g) carries[(c + 1) * G + g] = k.Fold(cin[g], tot[g]);
+    keep.Run([&] {
+      if (t == 0) {
+        for (int g = 0; g < G; ++g) carries[g] = k.CarryIdentity();
+        for (int64_t c = 0; c < k0; ++c) {
+          Carry* cin = &carries[c * G];
+          Local* tot = &totals[c * G];
+          k.template Chunk<true>(q, c * chunk, std::min(q.length, (c + 1) * chunk), cin, tot);
+          for (int g = 0; g < G; ++g) carries[(c + 1) * G + g] = k.Fold(cin[g], tot[g]);
+        }
+      } else {
+        int64_t b, e;
+        SplitRange(k0, nchunks, t - 1, nt - 1, &b, &e);
+        for (int64_t c = b; c < e; ++c) {
+          k.template Chunk<false>(q, c * chunk, std::min(q.length, (c + 1) * chunk), nullptr, &totals[c * G]);
+        }
       }
-    } else {
-      int64_t b, e;
-      SplitRange(k0, nchunks, t - 1, nt - 1, &b, &e);
-      for (int64_t c = b; c < e; ++c) {
-        k.template Chunk<false>(q, c * chunk, std::min(q.length, (c + 1) * chunk), nullptr, &totals[c * G]);
-      }
-    }
+    });
 #pragma omp barrier
 #pragma omp single
     {
-      for (int64_t c = k0; c + 1 < nchunks; ++c) {
-        for (int g = 0; g < G; ++g) carries[(c + 1) * G + g] = k.Fold(carries[c * G + g], totals[c * G + g]);
+      keep.Run([&] {
+        for (int64_t c = k0; c + 1 < nchunks; ++c) {
+          for (int g = 0; g < G; ++g) carries[(c + 1) * G + g] = k.Fold(carries[c * G + g], totals[c * G + g]);
+        }
+      });
+    }
+    keep.Run([&] {
+      int64_t b, e;
+      SplitRange(k0, nchunks, t, nt, &b, &e);
+      for (int64_t c = b; c < e; ++c) {
+        k.template Chunk<true>(q, c * chunk, std::min(q.length, (c + 1) * chunk), &carries[c * G], nullptr);
       }
-    }
-    int64_t b, e;
-    SplitRange(k0, nchunks, t, nt, &b, &e);
-    for (int64_t c = b; c < e; ++c) {
-      k.template Chunk<true>(q, c * chunk, std::min(q.length, (c + 1) * chunk), &carries[c * G], nullptr);
-    }
+    });
   }
+  keep.Rethrow();
 }
 
 }  // namespace scan_detail
@@ -154,8 +165,10 @@ void RunChunkedScan(const K& k, const ScanLayout& l, bool exclusive, bool revers
     return;
   }
   if (threads > 1 && tasks > 1) {
+    OmpExceptionKeeper keep;
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int64_t t = 0; t < tasks; ++t) scan_detail::StreamTask(k, task(t), chunk);
+    for (int64_t t = 0; t < tasks; ++t) keep.Run([&] { scan_detail::StreamTask(k, task(t), chunk); });
+    keep.Rethrow();
   } else {
     for (int64_t t = 0; t < tasks; ++t) scan_detail::StreamTask(k, task(t), chunk);
   }
