@@ -10,15 +10,15 @@
 // segmented sum scanned against the forward direction, a segment starting after every
 // non-hole (no atomics, so the result does not depend on the run).
 //
-// repeat_interleave with a tensor of counts (the seed's stream decompaction, done right):
+// repeat_interleave with a tensor of counts (the seed's stream decompaction): the kernels
+// (cpu/repeat_interleave_steps.h, gpu/repeat_interleave_steps.cuh) take
 //   starts = exclusive cumsum of the counts                        (RepeatStartsOp)
-//   marker[starts[j]] = j for every j with a count > 0, -1 elsewhere  (scatter)
-//   out[i] = x[flood(marker)[i]]                                    (RepeatGatherOp: the
-//            index flood with the gather done in its store)
-// Zero counts write no marker (the seed's scatter let them overwrite their neighbour's), and
-// the flood runs on indices, never on the data (the seed's value flood took a zero in x for a
-// hole). Its gradient is the segment sum of out_grad over each [starts[j], starts[j] + r_j),
-// the same segmented sum as right_flood's, its segments starting at the markers.
+// and each output slice finds its source by a search over the starts; the gradient sums
+// out_grad over each [starts[j], starts[j] + r_j) in a fixed order. No per-output scratch
+// (peak = output + O(input), issue 17 item 10). The marker formulation below
+// (RepeatGatherOp / MarkerFloodOp / RepeatSegmentSumOp: scatter a marker at each start, flood
+// it, gather in the store) is what the kernels used before; it stays as an engine op that
+// test_flood_engine.cc checks and flood_tiles.cuh can run, not on the op's path.
 #pragma once
 
 #include <cstdint>

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -381,6 +382,10 @@ Tensor FromCapsule(const py::object& obj, const py::object& copy) {
   if (dl->ndim < 0 || (dl->ndim > 0 && dl->shape == nullptr)) {
     ThrowBufferError(std::string(who) + ": malformed DLTensor (ndim " + std::to_string(dl->ndim) + ")");
   }
+  if (dl->ndim > phi::DDim::kMaxRank) {
+    ThrowBufferError(std::string(who) + ": the tensor has " + std::to_string(dl->ndim) +
+                     " dimensions; paddle_ops takes at most " + std::to_string(phi::DDim::kMaxRank));
+  }
   std::vector<int64_t> shape(dl->shape, dl->shape + dl->ndim);
   int64_t numel = 1;
   for (int64_t s : shape) {
@@ -390,6 +395,12 @@ Tensor FromCapsule(const py::object& obj, const py::object& copy) {
     }
   }
   const size_t es = phi::SizeOf(dtype);
+  uint64_t span_bytes = 0;  // byte_offset + numel * es, the extent read from data
+  if (__builtin_mul_overflow(static_cast<uint64_t>(numel), static_cast<uint64_t>(es), &span_bytes) ||
+      __builtin_add_overflow(span_bytes, dl->byte_offset, &span_bytes) ||
+      span_bytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    ThrowBufferError(std::string(who) + ": the tensor's byte count overflows int64");
+  }
   bool contiguous = true;
   if (dl->strides != nullptr && numel > 1) {
     int64_t expect = 1;
@@ -436,7 +447,7 @@ Tensor FromCapsule(const py::object& obj, const py::object& copy) {
     }
     return Tensor(dense);  // `owner` hands the producer's buffer back here (after our stream)
   }
-  const size_t bytes = dl->byte_offset + static_cast<size_t>(numel) * es;
+  const size_t bytes = static_cast<size_t>(span_bytes);
   auto holder = std::make_shared<phi::Allocation>(dl->data, bytes, place, [owner](void*) {});
   phi::DenseTensorMeta meta;
   meta.dtype = dtype;

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import paddle_ops as paddle
-from op_test import available_places
+from op_test import available_places, skip_under_asan
 
 # Text that belongs to the bindings or to C++, never to a user's message.
 RAW = re.compile(r"incompatible function arguments|C\+\+ type|std::|max_size|Unable to cast|pybind11")
@@ -146,6 +146,7 @@ def _child(code, env=None):
                           env=env)
 
 
+@skip_under_asan
 def test_host_allocation_failure_is_memory_error_in_plain_words():
     """A workspace the process cannot get (std::bad_alloc inside gla's OpenMP region, which
     once ended the process in std::terminate) is a MemoryError without C++ text."""

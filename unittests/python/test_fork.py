@@ -1,7 +1,8 @@
 """A child of fork() (os.fork, multiprocessing's 'fork' start method) of a process that used the
-CPU ops must work: GNU OpenMP's thread pool does not survive a fork, so before the at-fork
-handler of kernels/funcs/cpu/scan_runtime.cc the child slept for ever in its first parallel
-region. Now the child runs the CPU kernels on one thread and gives the parent's results. A
+CPU ops must work: GNU OpenMP's thread pool does not survive a fork, so without an at-fork
+handler the child slept for ever in its first parallel
+region. Now (paddle_ops/core/cpu_threads.cc) the child runs the CPU kernels on one thread and
+gives the parent's results. A
 child that touches the GPU after its parent initialized CUDA gets a RuntimeError that says so
 (paddle_ops/core/gpu/fork_guard.cc).
 

@@ -10,11 +10,14 @@ import subprocess
 import sys
 import textwrap
 
+from op_test import skip_under_asan
+
 
 def _child(code):
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300)
 
 
+@skip_under_asan
 def test_bad_alloc_inside_a_parallel_region_is_a_memory_error():
     # repeat_interleave's tensor-count gradient on the CPU: each thread of its region allocates an
     # accumulator of `inner` doubles (32 MiB here), twice the float32 x_grad (16 MiB).

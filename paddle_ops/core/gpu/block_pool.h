@@ -7,13 +7,16 @@
 //   - a request takes the smallest free block of its pool that holds it (best fit) and the
 //     block is split when the rest is worth keeping (512 B in the small pool, 1 MiB in the
 //     large); a freed block merges with its free neighbours of the same segment;
-//   - a new segment is asked for only when no free block fits, and then the segments that
-//     are wholly free are given back to the device first, so the memory held never grows
-//     past what the tensors in use (and the holes in the segments they occupy) need. The
-//     same happens, once, when the device refuses a segment.
+//   - a new segment is asked for only when no free block fits; the segments that are wholly
+//     free are given back to the device first when keeping them would make the pool hold more
+//     than 1.5x the most ever in use, so the memory held stays near what the tensors in use
+//     (and the holes in the segments they occupy) need, while a loop of changing sizes keeps
+//     its segments. When the device refuses a segment, the allocator gives every free
+//     segment back and asks once more.
 // Not locked: the allocator calls it under its own mutex.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <set>
@@ -57,8 +60,11 @@ class BlockPool {
     return rounded <= kSmallRequest ? kSmallSegment : (rounded + kLargeGranule - 1) / kLargeGranule * kLargeGranule;
   }
 
-  // A block of at least `bytes`; null when the device cannot give a new segment even after
-  // the free segments were given back.
+  // A block of at least `bytes`; null when the device cannot give a new segment (the caller
+  // may then wait for queued work, ReleaseFreeSegments() and try again). On a miss, the wholly
+  // free segments are given back first only when keeping them would make the pool hold more
+  // than 1.5x the most ever in use (peak_allocated): a loop of changing sizes does not pay a
+  // cudaFree + cudaMalloc per iteration, and what is held stays bounded.
   void* Allocate(size_t bytes) {
     const size_t size = RoundSize(bytes);
     const bool small = size <= kSmallRequest;
@@ -66,7 +72,8 @@ class BlockPool {
     Block* b = BestFit(pool, size);
     if (!b) {
       const size_t seg = SegmentSizeFor(size);
-      ReleaseFreeSegments();
+      const size_t most_in_use = std::max(stats_.peak_allocated, stats_.allocated + size);
+      if (stats_.reserved + seg > most_in_use + most_in_use / 2) ReleaseFreeSegments();
       void* p = alloc_(seg);
       if (!p) return nullptr;
       stats_.reserved += seg;

@@ -32,7 +32,8 @@ class DeviceGuard {
 
 // The caching allocator: per device, a BlockPool (block_pool.h) cuts tensors' blocks out of
 // segments from cudaMalloc, with size classes, best fit, splitting and merging, and gives
-// wholly free segments back before it asks for a new one, so the memory held stays near
+// wholly free segments back before it asks for a new one when holding them would pass 1.5x
+// the most ever in use, so the memory held stays near
 // what is in use even when every shape differs. When cudaMalloc fails, the queued work is
 // waited for, every free segment given back and the segment asked for once more before
 // MemoryError. Reuse is safe with one stream per device: work on the stream is ordered, as

@@ -49,6 +49,8 @@ def from_dlpack(dlpack, *, copy=None):
     stream = _C._dlpack_consumer_stream(int(device_type), int(device_id))
     try:
         capsule = x.__dlpack__(stream=stream, max_version=(1, 0))
-    except TypeError:  # a producer older than DLPack 1.0 takes no max_version
+    except TypeError as e:  # a producer older than DLPack 1.0 takes no max_version
+        if "max_version" not in str(e):
+            raise
         capsule = x.__dlpack__(stream=stream)
     return _C._from_dlpack_capsule(capsule, copy)
