@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 
 namespace paddle_ops_test {
 
@@ -19,8 +20,15 @@ struct ExactSumOf {
     int e;
     const double m = std::frexp(v, &e);
     const int64_t mi = static_cast<int64_t>(std::ldexp(m, 53));  // v = mi * 2^(e - 53), exactly
-    const int pos = e - 53 - kLow;  // >= 0 for the values the type is made for
-    const uint64_t u = static_cast<uint64_t>(mi < 0 ? -mi : mi);
+    int pos = e - 53 - kLow;
+    uint64_t u = static_cast<uint64_t>(mi < 0 ? -mi : mi);
+    // A subnormal's mantissa has trailing zero bits: shift them out (exactly) until its lowest
+    // bit is at or above 2^kLow. (>= 0 then for every value the type is made for.)
+    while (pos < 0 && (u & 1u) == 0) {
+      u >>= 1;
+      ++pos;
+    }
+    if (pos < 0 || pos / 32 + 2 >= kLimbs) std::abort();  // outside the range the type is made for
     const unsigned __int128 w = static_cast<unsigned __int128>(u) << (pos % 32);
     const int64_t sign = mi < 0 ? -1 : 1;
     for (int k = 0; k < 3; ++k) d[pos / 32 + k] += sign * static_cast<int64_t>((w >> (32 * k)) & 0xffffffffu);
