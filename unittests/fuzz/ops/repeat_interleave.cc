@@ -68,7 +68,9 @@ void FuzzRepeatInterleave(Fdp& f, bool grad) {
     if (overflow) total = std::numeric_limits<int64_t>::max() - 1;
     const bool too_big = huge && n > 0;
     const int size_kind = f.ConsumeIntegralInRange<int>(0, 7);  // 1: the total, 2: wrong, 3: < -1
-    output_size = size_kind == 1 ? total : size_kind == 2 ? total + 1 : size_kind == 3 ? -2 : -1;
+    // A wrong size: total + 1, or total - 1 where the counts (a -1 among 2**62s) sum to INT64_MAX.
+    const int64_t wrong = total == std::numeric_limits<int64_t>::max() ? total - 1 : total + 1;
+    output_size = size_kind == 1 ? total : size_kind == 2 ? wrong : size_kind == 3 ? -2 : -1;
     if (!HasCpuKernel(op, t)) {
       expected = kNotFound;
     } else if (!axis_ok) {
