@@ -17,3 +17,68 @@ def batch_ms(fn, sync, repeat, batch):
         sync()
         times.append((time.perf_counter() - t0) * 1e3 / batch)
     return statistics.median(times)
+
+
+def _run(cmd):
+    import subprocess
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=20).stdout.strip()
+    except Exception:
+        return ""
+
+
+def _version(module):
+    import importlib
+    try:
+        return getattr(importlib.import_module(module), "__version__", "?")
+    except Exception:
+        return None
+
+
+def environment():
+    """What a figure depends on: the commit, the machine (CPU model and ISA, cores, GPU, driver,
+    CUDA) and the versions of this library and of every peer that is importable. Written into
+    each benchmark's JSON (write_json) and shown by tools/bench/report.py."""
+    import os
+    import platform
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {"time_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+           "commit": _run(["git", "-C", root, "rev-parse", "--short", "HEAD"]) or None,
+           "dirty": bool(_run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"])),
+           "python": platform.python_version(), "machine": platform.machine(), "cores": os.cpu_count(),
+           "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS")}
+    try:
+        with open("/proc/cpuinfo") as f:
+            info = f.read()
+        env["cpu"] = next((ln.split(":", 1)[1].strip() for ln in info.splitlines() if ln.startswith("model name")), None)
+        flags = next((ln.split(":", 1)[1].split() for ln in info.splitlines() if ln.startswith("flags")), [])
+        env["isa"] = [f for f in ("avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512_bf16") if f in flags]
+    except OSError:
+        pass
+    gpu = _run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"])
+    if gpu:
+        env["gpu"] = gpu.splitlines()
+    for name in ("paddle_ops", "numpy", "torch", "jax", "paddle", "fla", "cupy"):
+        v = _version(name)
+        if v is not None:
+            env[name] = v
+    try:
+        import paddle_ops
+        env["paddle_ops_threads"] = paddle_ops.get_num_threads()
+        env["paddle_ops_cuda"] = bool(paddle_ops.is_compiled_with_cuda())
+    except Exception:
+        pass
+    try:
+        import torch
+        if torch.cuda.is_available():
+            env["torch_cuda"] = torch.version.cuda
+    except Exception:
+        pass
+    return env
+
+
+def write_json(path, rows, script):
+    """The benchmark's rows with the environment they were measured in, for tools/bench/report.py."""
+    import json
+    with open(path, "w") as fh:
+        json.dump({"script": script, "environment": environment(), "rows": rows}, fh, indent=1)

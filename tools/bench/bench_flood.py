@@ -25,12 +25,11 @@ between device synchronizations (launches overlap the GPU work, as in a model); 
 and the copy alike (torch's flood, which takes ~1000x longer, over 3 single calls).
 """
 import argparse
-import json
 
 import numpy as np
 
 import paddle_ops as paddle
-from bench_common import batch_ms
+from bench_common import batch_ms, write_json
 
 
 def main():
@@ -54,6 +53,27 @@ def main():
         del buf
         return ms
 
+    def f(v, base=None):
+        if v is None:
+            return "n/a"
+        return f"{v / base:.2f}" if base else f"{v:.3f}"
+
+    def print_row(r):
+        fl = r["floor_ms"]
+        if r["op"] == "right_flood":
+            more = (f"with index {f(r['ours_index_ms'])} ms = {f(r['ours_index_ms'], r['floor_index_ms'])}x its floor; "
+                    f"grad {f(r['ours_grad_ms'])} ms = {f(r['ours_grad_ms'], r['floor_grad_ms'])}x its floor")
+        elif "ours_output_size_ms" in r:
+            more = (f"output_size: ours {f(r['ours_output_size_ms'])} ms = {f(r['ours_output_size_ms'], fl)}x, "
+                    f"torch {f(r['torch_output_size_ms'])} ms = {f(r['torch_output_size_ms'], fl)}x")
+        else:
+            more = ""
+        print(f"| {r['op']} | {r['case']} | {f(fl)} | {f(r['ours_ms'])} | {f(r['ours_ms'], fl)} | "
+              f"{f(r['torch_ms'])} | {f(r['torch_ms'], fl)} | {more} |", flush=True)
+
+    print(f"device: {torch.cuda.get_device_name()}")
+    print("| op | case | floor ms | ours ms | x floor | torch ms | x floor | more |")
+    print("|---|---|---|---|---|---|---|---|", flush=True)
     rows = []
     rng = np.random.default_rng(0)
     q = args.quick
@@ -92,6 +112,7 @@ def main():
         r["ours_grad_ms"] = r["ours_fwd_bwd_ms"] - r["ours_ms"]
         r["torch_ms"] = batch_ms(torch_flood, torch.cuda.synchronize, 3, 1)  # slow: few calls
         rows.append(r)
+        print_row(r)
         del x, xg, g, t, ours_y, ours_i
         torch.cuda.empty_cache()
 
@@ -120,32 +141,12 @@ def main():
             r["ours_output_size_ms"] = ours(lambda: paddle.repeat_interleave(x, reps, axis=axis, output_size=total))
             r["torch_output_size_ms"] = theirs(lambda: torch.repeat_interleave(t, treps, dim=axis, output_size=total))
         rows.append(r)
+        print_row(r)
         del x, t
         torch.cuda.empty_cache()
 
-    def f(v, base=None):
-        if v is None:
-            return "n/a"
-        return f"{v / base:.2f}" if base else f"{v:.3f}"
-
-    print(f"device: {torch.cuda.get_device_name()}")
-    print("| op | case | floor ms | ours ms | x floor | torch ms | x floor | more |")
-    print("|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        fl = r["floor_ms"]
-        if r["op"] == "right_flood":
-            more = (f"with index {f(r['ours_index_ms'])} ms = {f(r['ours_index_ms'], r['floor_index_ms'])}x its floor; "
-                    f"grad {f(r['ours_grad_ms'])} ms = {f(r['ours_grad_ms'], r['floor_grad_ms'])}x its floor")
-        elif "ours_output_size_ms" in r:
-            more = (f"output_size: ours {f(r['ours_output_size_ms'])} ms = {f(r['ours_output_size_ms'], fl)}x, "
-                    f"torch {f(r['torch_output_size_ms'])} ms = {f(r['torch_output_size_ms'], fl)}x")
-        else:
-            more = ""
-        print(f"| {r['op']} | {r['case']} | {f(fl)} | {f(r['ours_ms'])} | {f(r['ours_ms'], fl)} | "
-              f"{f(r['torch_ms'])} | {f(r['torch_ms'], fl)} | {more} |")
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(rows, fh, indent=1)
+        write_json(args.json, rows, "bench_flood")
 
 
 if __name__ == "__main__":

@@ -26,13 +26,12 @@ Timing: each figure is the median over --repeat batches of --batch back-to-back 
 on the host between device synchronizations.
 """
 import argparse
-import json
 import sys
 
 import numpy as np
 
 import paddle_ops as paddle
-from bench_common import batch_ms
+from bench_common import batch_ms, write_json
 
 # (label, B, T, H, Dk, Dv, fla forward ms, fla forward+backward ms) from docs/benchmarks.md, "Peers and targets" (H100).
 CASES = [
@@ -229,8 +228,7 @@ def main():
         print("|" + "---|" * (CPU_HEADER.count("|") - 1))
         rows = run_cpu(CPU_QUICK if args.quick else CPU_CASES, args.repeat, args.batch)
         if args.json:
-            with open(args.json, "w") as f:
-                json.dump(rows, f, indent=1)
+            write_json(args.json, rows, "bench_gla --cpu")
         return 0
     if not (paddle.is_compiled_with_cuda() and paddle.device.cuda.device_count() > 0):
         print("bench_gla: no GPU (this benchmark runs on the device)", file=sys.stderr)
@@ -246,8 +244,7 @@ def main():
             return 2
     rows = run(cases, args.repeat, args.batch, args.compare_v1)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+        write_json(args.json, rows, "bench_gla")
     return 0
 
 

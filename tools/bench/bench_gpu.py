@@ -18,6 +18,8 @@ import time
 
 import numpy as np
 
+from bench_common import write_json
+
 SHAPES = [("1-D 2^26", (1 << 26,), 0), ("[4096, 16384], last", (4096, 16384), 1),
           ("[16384, 4096], axis 0", (16384, 4096), 0), ("[2^20, 64], last", (1 << 20, 64), 1),
           ("[32, 4, 2048, 128], axis 2", (32, 4, 2048, 128), 2)]
@@ -52,7 +54,7 @@ def torch_ms(fn, repeat):
     return statistics.median(times)
 
 
-def run_backend(backend, dtypes, repeat, fwd_bwd):
+def run_backend(backend, dtypes, repeat, fwd_bwd, stream=False):
     """Our figures for one backend (the backend is chosen per process, by environment)."""
     import paddle_ops as paddle
     rows = []
@@ -74,6 +76,8 @@ def run_backend(backend, dtypes, repeat, fwd_bwd):
                     paddle.grad([y], [t], [g])
                 row["fwd_bwd_ms"] = ours_ms(xg, axis, repeat, fb)
             rows.append(row)
+            if stream:  # one JSON line per row, read by the parent as it comes
+                print(json.dumps(row), flush=True)
             del x
     return rows
 
@@ -136,38 +140,43 @@ def main():
     args = p.parse_args()
     dtypes = args.dtypes.split(",")
     if args._child:  # one backend, in its own process (the backend is read from the environment)
-        json.dump(run_backend(args._child, dtypes, args.repeat, True), sys.stdout)
+        run_backend(args._child, dtypes, args.repeat, True, stream=True)
         return
-    ours = []
-    for b in args.backends.split(","):
-        env = dict(os.environ, PADDLE_OPS_GPU_SCAN=b)
-        out = subprocess.run([sys.executable, __file__, "--_child", b, "--dtypes", args.dtypes,
-                              "--repeat", str(args.repeat)], env=env, capture_output=True, text=True)
-        if out.returncode != 0:
-            print(out.stderr)
-            sys.exit(1)
-        ours += json.loads(out.stdout)
+    # The peers first (torch, JAX, the copy), then our backends, each in a child process that
+    # sends a row as soon as it is measured; each table row is printed when it is complete.
     peer = peers(dtypes, args.repeat)
     hdr = ["case", "dtype", "backend", "copy ms", "ours ms", "x copy", "torch ms", "x copy", "jax ms", "x copy",
            "cumsum x copy", "fwd+bwd x copy", "torch fwd+bwd x copy"]
     print("| " + " | ".join(hdr) + " |")
-    print("|" + "---|" * len(hdr))
-    for r in ours:
-        q = peer.get((r["case"], r["dtype"]), {})
-        c = q.get("copy_ms")
-        r.update(q)
+    print("|" + "---|" * len(hdr), flush=True)
+    ours = []
+    for b in args.backends.split(","):
+        env = dict(os.environ, PADDLE_OPS_GPU_SCAN=b)
+        child = subprocess.Popen([sys.executable, __file__, "--_child", b, "--dtypes", args.dtypes,
+                                  "--repeat", str(args.repeat)], env=env, stdout=subprocess.PIPE, text=True)
+        for line in child.stdout:
+            if not line.startswith("{"):  # anything else the child printed
+                print(line, end="")
+                continue
+            r = json.loads(line)
+            q = peer.get((r["case"], r["dtype"]), {})
+            c = q.get("copy_ms")
+            r.update(q)
+            ours.append(r)
 
-        def f(v, ratio=True):
-            if v is None:
-                return "n/a"
-            return f"{v / c:.2f}" if ratio and c else f"{v:.3f}"
-        print("| " + " | ".join([r["case"], r["dtype"], r["backend"], f(c, False), f(r["ours_ms"], False),
-                                 f(r["ours_ms"]), f(q.get("torch_ms"), False), f(q.get("torch_ms")),
-                                 f(q.get("jax_ms"), False), f(q.get("jax_ms")), f(r.get("cumsum_ms")),
-                                 f(r.get("fwd_bwd_ms")), f(q.get("torch_fwd_bwd_ms"))]) + " |")
+            def f(v, ratio=True):
+                if v is None:
+                    return "n/a"
+                return f"{v / c:.2f}" if ratio and c else f"{v:.3f}"
+            print("| " + " | ".join([r["case"], r["dtype"], r["backend"], f(c, False), f(r["ours_ms"], False),
+                                     f(r["ours_ms"]), f(q.get("torch_ms"), False), f(q.get("torch_ms")),
+                                     f(q.get("jax_ms"), False), f(q.get("jax_ms")), f(r.get("cumsum_ms")),
+                                     f(r.get("fwd_bwd_ms")), f(q.get("torch_fwd_bwd_ms"))]) + " |", flush=True)
+        if child.wait() != 0:
+            sys.exit(1)
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(ours, fh, indent=1)
+        # JSON keys must be strings: the peers are already merged into each row.
+        write_json(args.json, ours, "bench_gpu")
 
 
 if __name__ == "__main__":

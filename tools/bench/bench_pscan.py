@@ -29,13 +29,12 @@ CPU mode: pscan and logcumsumexp (the scan engine's reference op) on the same x 
 ns per element, and their ratio (target pscan <= 1.5x logcumsumexp), with a memcpy of x.
 """
 import argparse
-import json
 import sys
 
 import numpy as np
 
 import paddle_ops as paddle
-from bench_common import batch_ms
+from bench_common import batch_ms, write_json
 
 GPU_CASES = [("seed a [4,T], x [4,T,4096]", 4, T, 4096, True) for T in (8192, 40960)] + \
             [("a, x [8,1536,T], last axis", 8 * 1536, T, 1, False) for T in (1024, 8192, 65536)]
@@ -157,8 +156,7 @@ def main():
         print_gpu_header()
         rows = run_gpu(GPU_QUICK if args.quick else GPU_CASES, args.repeat, args.batch)
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(rows, fh, indent=1)
+        write_json(args.json, rows, "bench_pscan --cpu" if args.cpu else "bench_pscan")
 
 
 if __name__ == "__main__":

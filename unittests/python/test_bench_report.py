@@ -1,0 +1,45 @@
+"""tools/bench/report.py: the tables it writes into the benchmarks document (charts need
+matplotlib, which the test command does not install; the tables are the same code path)."""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "bench"))
+import report  # noqa: E402
+
+
+def write(tmp_path, name, data):
+    p = tmp_path / name
+    p.write_text(json.dumps(data))
+    return str(p)
+
+
+def test_ratios_to_the_rows_own_floor_and_absolute_without_one(tmp_path):
+    f = write(tmp_path, "a.json", {"script": "bench_x", "environment": {"commit": "abc1234", "cpu": "X"},
+                                   "rows": [{"case": "1-D", "dtype": "float32", "copy_ns": 0.5, "lcse_ns": 2.0,
+                                             "np_lae_ns": 16.0},
+                                            {"case": "gla", "ours_ms": 3.0}]})
+    doc = tmp_path / "bench.md"
+    doc.write_text("# title\n\ntext\n")
+    assert report.main([f, "--doc", str(doc), "--no-charts"]) == 0
+    text = doc.read_text()
+    assert text.startswith("# title\n\ntext\n")
+    assert "commit abc1234, cpu X" in text
+    assert "| 1-D, float32 | copy_ns | 4.00 | 32.00 |  |" in text  # 2.0 / 0.5 and 16 / 0.5
+    assert "| gla | absolute |  |  | 3.00 |" in text
+
+
+def test_second_run_replaces_the_block_and_keeps_the_rest(tmp_path):
+    rows = [{"case": "c", "copy_ms": 1.0, "ours_ms": 1.5}]
+    f1 = write(tmp_path, "1.json", {"script": "s1", "environment": {}, "rows": rows})
+    f2 = write(tmp_path, "2.json", rows)  # the old format: a bare list of rows
+    doc = tmp_path / "bench.md"
+    doc.write_text("# head\n")
+    report.main([f1, "--doc", str(doc), "--no-charts"])
+    doc.write_text(doc.read_text() + "\n## after\n")
+    report.main([f2, "--doc", str(doc), "--no-charts"])
+    text = doc.read_text()
+    assert text.count(report.BEGIN) == 1 and text.count(report.END) == 1
+    assert "### s1" not in text and "### 2.json" in text and "environment not recorded" in text
+    assert text.startswith("# head\n") and text.rstrip().endswith("## after")
+    assert "| c | copy_ms | 1.50 |" in text
