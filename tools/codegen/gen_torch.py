@@ -149,6 +149,7 @@ def op_entry(op, name, fixed, outputs):
         "kinds": kinds,
         "call": call,
         "outputs": outputs,
+        "n_outputs": len(op.outputs),  # of our op
         "backward": None,
     }
 
@@ -204,11 +205,53 @@ def build_table(ops, bwds):
     return table
 
 
+def emit_impl(entry):
+    """The kernel of torch op `entry` as Python source: the torch tensors cross to ours (and
+    back) through the converters of their device, the YAML arguments go to our op in order."""
+    names = entry["args"]
+    n_req = len(names) - len(entry["defaults"])
+    params = names[:n_req] + [f"{n}={d!r}" for n, d in zip(names[n_req:], entry["defaults"])]
+    first = names[entry["kinds"].index("tensor")]
+    ins, attrs, vals = [], [], []
+    for how, v in entry["call"]:
+        if how == "const":
+            attrs.append(repr(v))
+            vals.append(repr(v))
+            continue
+        name, kind = names[v], entry["kinds"][v]
+        if kind == "tensor":
+            ins.append(f"to_ours({name})")
+        elif kind == "tensor?":
+            ins.append(f"None if {name} is None else to_ours({name})")
+        elif kind.startswith("dtype"):
+            attrs.append(f"_dtype({name})")
+        else:
+            attrs.append(name)
+        vals.append(ins[-1] if kind.startswith("tensor") else attrs[-1])
+    L = [f"def {entry['name']}({', '.join(params)}):", f"    to_ours, to_torch = _converters({first})"]
+    if entry["grad_op"]:  # grad ops have no _C_ops function: the static-mode run entry
+        L.append(f"    r = _run({entry['op']!r}, [{', '.join(ins)}], [{', '.join(attrs)}])")
+    else:
+        L.append(f"    r = _ops.{entry['op']}({', '.join(vals)})")
+    n_ours = entry["n_outputs"]
+    # _C_ops returns a Tensor for a one-output op, the run entry always a tuple
+    outs = ["to_torch(r)" if n_ours == 1 and not entry["grad_op"] else f"to_torch(r[{i}])" for i in entry["outputs"]]
+    L.append(f"    return {', '.join(outs)}")
+    return "\n".join(L)
+
+
 def emit(ops, bwds):
     table = build_table(ops, bwds)
-    return (HEADER + '"""The torch op table (tools/codegen/gen_torch.py); read by __init__.py."""\n\n'
+    impls = "\n\n\n".join(emit_impl(e) for e in table)
+    return (HEADER + '"""The torch op table and kernels (tools/codegen/gen_torch.py); registered by __init__.py."""\n'
+            + "from ... import _C\n"
+            + "from ._convert import converters as _converters, ours_dtype_or_undefined as _dtype\n\n"
+            + "_ops = _C.ops\n_run = _C.static.run\n"
             + f"NAMESPACE = {NAMESPACE!r}\n\n"
-            + "OPS = " + pprint.pformat(table, width=110, sort_dicts=False) + "\n")
+            + "OPS = " + pprint.pformat(table, width=110, sort_dicts=False) + "\n\n\n"
+            + "# ---- the kernels -----------------------------------------------------------------------------\n"
+            + impls + "\n\n\n"
+            + "IMPLS = {" + ", ".join(f"{e['name']!r}: {e['name']}" for e in table) + "}\n")
 
 
 def write_if_changed(path, text):

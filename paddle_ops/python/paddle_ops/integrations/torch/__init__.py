@@ -27,57 +27,10 @@ import torch
 
 from ... import _C
 from ...framework import convert_place
-from ._generated import NAMESPACE, OPS
+from ._convert import TO_TORCH, ours_dtype, ours_dtype_or_undefined, to_paddle, to_torch
+from ._generated import IMPLS, NAMESPACE, OPS
 
 __all__ = ["OPS", "NAMESPACE", "to_paddle", "to_torch", "registered_ops"]
-
-_DTYPE_NAMES = ["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool",
-                "complex64", "complex128"]
-_TO_OURS = {getattr(torch, n): _C.dtype_from_string(n) for n in _DTYPE_NAMES}
-_TO_TORCH = {str(v): k for k, v in _TO_OURS.items()}
-_KDLCUDA = 2
-
-
-def _ours_dtype(dt):
-    try:
-        return _TO_OURS[dt]
-    except KeyError:
-        raise TypeError(f"paddle_ops has no dtype for torch.{str(dt).split('.')[-1]}") from None
-
-
-def to_paddle(t):
-    """A paddle_ops Tensor on the memory of torch tensor `t` (no copy when `t` is contiguous).
-    On CUDA, work queued on torch's current stream is ordered before ours."""
-    if not t.is_contiguous():
-        t = t.contiguous()
-    if t.is_cuda:
-        stream = _C._dlpack_consumer_stream(_KDLCUDA, t.device.index)
-        return _C._from_dlpack_capsule(t.detach().__dlpack__(stream=stream), None)
-    return _C._from_dlpack_capsule(torch.utils.dlpack.to_dlpack(t), None)
-
-
-def to_torch(x):
-    """A torch tensor on the memory of paddle_ops Tensor `x` (no copy). On CUDA, our pending
-    work is ordered before torch's current stream."""
-    try:
-        if x.place.is_gpu_place():
-            dev = x.place.gpu_device_id()
-            return torch._C._from_dlpack(x.__dlpack__(stream=torch.cuda.current_stream(dev).cuda_stream))
-        return torch._C._from_dlpack(x.__dlpack__())
-    except BufferError:
-        if 0 not in x.shape:
-            raise
-        # an empty result holds no memory to share
-        device = f"cuda:{x.place.gpu_device_id()}" if x.place.is_gpu_place() else "cpu"
-        return torch.empty(x.shape, dtype=_TO_TORCH[str(x.dtype)], device=device)
-
-
-def _attr(kind, value):
-    if kind == "dtype" or (kind == "dtype?" and value is not None):
-        return _ours_dtype(value)
-    if kind == "dtype?":
-        return _C.dtype_from_string("undefined")
-    return value
 
 
 def _split(entry, args, tensor):
@@ -92,7 +45,8 @@ def _split(entry, args, tensor):
         if kind.startswith("tensor"):
             ins.append(None if args[v] is None else tensor(args[v]))
         else:
-            attrs.append(_attr(kind, args[v]))
+            attrs.append(args[v] if kind == "value" else ours_dtype_or_undefined(args[v]) if kind == "dtype?"
+                         else ours_dtype(args[v]))
     return ins, attrs
 
 
@@ -109,37 +63,6 @@ def _with_defaults(entry, fn):
     return call
 
 
-def _make_impl(entry):
-    op, outputs, single = entry["op"], entry["outputs"], len(entry["outputs"]) == 1
-    kinds, call = entry["kinds"], entry["call"]
-    direct = getattr(_C.ops, op, None)
-    if direct is not None and all(k in ("tensor", "tensor?", "value") for k in kinds):
-        # A forward op: its _C_ops function takes every YAML argument in order.
-        def impl(*args):
-            vals = []
-            for how, v in call:
-                if how == "const":
-                    vals.append(v)
-                elif kinds[v] == "value":
-                    vals.append(args[v])
-                else:
-                    a = args[v]
-                    vals.append(None if a is None else to_paddle(a))
-            res = direct(*vals)
-            if single:
-                return to_torch(res if not isinstance(res, tuple) else res[outputs[0]])
-            return tuple(to_torch(res[i]) for i in outputs)
-    else:
-        def impl(*args):
-            ins, attrs = _split(entry, args, to_paddle)
-            res = _C.static.run(op, ins, attrs)
-            if single:
-                return to_torch(res[outputs[0]])
-            return tuple(to_torch(res[i]) for i in outputs)
-    impl.__name__ = entry["name"]
-    return _with_defaults(entry, impl)
-
-
 _PLACES = {}
 
 
@@ -150,19 +73,68 @@ def _place(device):
     return _PLACES[key]
 
 
+# Stand-ins for symbolic dims while InferMeta runs (two sets, far from real small dims): an
+# output dim that is the j-th stand-in in both runs is the j-th symbol; one that changes in
+# another way is computed from symbols, and the dims are then made concrete instead.
+_PROBES = ((1000003, 1000033, 1000037, 1000039, 1000081, 1000099, 1000117, 1000121),
+           (1000133, 1000151, 1000159, 1000171, 1000183, 1000187, 1000193, 1000199))
+
+
+def _symbols(tensors):
+    """The distinct symbolic dims of `tensors`, in order of appearance."""
+    syms = {}
+    for t in tensors:
+        for d in t.shape:
+            if isinstance(d, torch.SymInt) and d.node.maybe_as_int() is None:
+                syms.setdefault(str(d), d)
+    return list(syms.values())
+
+
 def _make_fake(entry):
     op, outputs = entry["op"], entry["outputs"]
     first = next(i for i, k in enumerate(entry["kinds"]) if k == "tensor")
+    tensor_args = [i for i, k in enumerate(entry["kinds"]) if k.startswith("tensor")]
+
+    def infer(args, device, dim):
+        metas, attrs = _split(entry, args, lambda t: ([dim(d) for d in t.shape], ours_dtype(t.dtype)))
+        return [_C.static.infer_meta(op, metas, attrs, _place(device))[i] for i in outputs]
 
     def fake(*args):
         device = args[first].device
-        metas, attrs = _split(entry, args, lambda t: ([int(d) for d in t.shape], _ours_dtype(t.dtype)))
-        res = _C.static.infer_meta(op, metas, attrs, _place(device))
+        syms = _symbols(args[i] for i in tensor_args if args[i] is not None)
+        shapes = None
+        if not syms:
+            res = infer(args, device, int)
+            shapes = [dims for dims, _ in res]
+        elif len(syms) <= len(_PROBES[0]):
+            keys = [str(s) for s in syms]
+            try:
+                runs = [infer(args, device, lambda d, p=p: p[keys.index(str(d))] if str(d) in keys else int(d))
+                        for p in _PROBES]
+            except (ValueError, TypeError, IndexError, RuntimeError):
+                runs = None  # a check that compares a symbol with a number: use the numbers
+            if runs is not None:
+                res, shapes = runs[0], []
+                for (a, _), (b, _) in zip(*runs):
+                    dims = []
+                    for x, y in zip(a, b):
+                        if x == y:
+                            dims.append(x)
+                        elif x in _PROBES[0] and y in _PROBES[1] and _PROBES[0].index(x) == _PROBES[1].index(y):
+                            dims.append(syms[_PROBES[0].index(x)])
+                        else:
+                            shapes = None
+                            break
+                    if shapes is None:
+                        break
+                    shapes.append(dims)
+        if shapes is None:  # specializes the symbolic dims (a guard; raises if data-dependent)
+            res = infer(args, device, int)
+            shapes = [dims for dims, _ in res]
         outs = []
-        for i in outputs:
-            dims, dt = res[i]
-            shape = [torch.library.get_ctx().new_dynamic_size() if d < 0 else d for d in dims]
-            outs.append(torch.empty(shape, dtype=_TO_TORCH[str(dt)], device=device))
+        for dims, (_, dt) in zip(shapes, res):
+            shape = [torch.library.get_ctx().new_dynamic_size() if isinstance(d, int) and d < 0 else d for d in dims]
+            outs.append(torch.empty(shape, dtype=TO_TORCH[str(dt)], device=device))
         return outs[0] if len(outs) == 1 else tuple(outs)
     fake.__name__ = entry["name"] + "_fake"
     return _with_defaults(entry, fake)
@@ -213,7 +185,7 @@ def _make_autograd(entry):
 def _register():
     ops = {}
     for entry in OPS:
-        op = torch.library.custom_op(f"{NAMESPACE}::{entry['name']}", _make_impl(entry), mutates_args=(),
+        op = torch.library.custom_op(f"{NAMESPACE}::{entry['name']}", IMPLS[entry["name"]], mutates_args=(),
                                      schema=entry["schema"])
         op.register_fake(_make_fake(entry))
         if entry["backward"]:
