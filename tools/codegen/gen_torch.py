@@ -45,15 +45,15 @@ TORCH_TYPES = {
 }
 
 
-def torch_default(arg):
-    """The YAML default of an attribute in torch schema syntax (None when it has none)."""
+def torch_default(op, arg):
+    """The YAML default of an attribute of `op` in torch schema syntax (None when it has none)."""
     if arg.default is None:
         return None
     d = arg.default.strip()
     if d.startswith("DataType::"):
         if d != "DataType::UNDEFINED":
-            raise SpecError(arg.source, arg.op, "args", f"'{arg.name}': only DataType::UNDEFINED can be a "
-                                                        f"default in a torch schema (as None)")
+            raise op.err("args", f"'{arg.name}': only DataType::UNDEFINED can be a default in a torch "
+                                 f"schema (as None)")
         return "None"
     if d in ("true", "false"):
         return d.capitalize()
@@ -134,8 +134,7 @@ def op_entry(op, name, fixed, outputs):
             call.append(("const", fixed[a.name]))
             continue
         type_, kind = torch_arg(a)
-        a.source, a.op = op.source, op.name
-        args.append((a.name, type_, None if a.is_tensor else torch_default(a)))
+        args.append((a.name, type_, None if a.is_tensor else torch_default(op, a)))
         kinds.append(kind)
         call.append(("arg", len(args) - 1))
     schema, defaults = schema_of(args, len(outputs))
