@@ -163,10 +163,14 @@ def test_opcheck(k, dtype, device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_opcheck_integer_inputs(device):
-    i = torch.arange(-20, 20, device=device).reshape(4, 10)
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64], ids=["int32", "int64"])
+def test_opcheck_integer_inputs(dtype, device):
+    """The ops that take integers (cumsum, right_flood, repeat_interleave)."""
+    i = (torch.arange(-20, 20, device=device).reshape(4, 10) % 3).to(dtype)
     torch.library.opcheck(ops.cumsum, (i, 1))
-    torch.library.opcheck(ops.cumsum, (i.to(torch.int32), 0, False, True, False))
+    torch.library.opcheck(ops.cumsum, (i, 0, False, True, False))
+    torch.library.opcheck(ops.right_flood, (i,))
+    torch.library.opcheck(ops.right_flood_with_index, (i, 0, True))
     torch.library.opcheck(ops.repeat_interleave, (i, 2, 0))
     torch.library.opcheck(ops.repeat_interleave_with_tensor_index, (i, torch.tensor([1, 0, 2, 1], device=device), 0))
 
