@@ -4,12 +4,13 @@ api_yaml/ops.yaml and backward.yaml.
     python3 tools/codegen/gen_torch.py --ops api_yaml/ops.yaml --backward api_yaml/backward.yaml \
         --out build/python/paddle_ops/integrations/torch/_generated.py
 
-Runs at build time (CMake, beside gen.py). The output is a Python module holding one table,
+Runs at build time (CMake, beside gen.py). The output is a Python module holding the table
 OPS: for every torch custom op its name, its schema string (torch's FunctionSchema syntax), how
 its arguments map onto the YAML arguments of our op, which of our outputs it returns, and for
-a forward op how its backward calls the grad op. paddle_ops/integrations/torch/__init__.py reads
-the table and registers every entry with torch.library (custom_op, register_fake,
-register_autograd): a new op in the YAML needs no hand-written torch code.
+a forward op how its backward calls the grad op; and one kernel function per torch op (IMPLS),
+with the schema's signature, that converts the tensors and calls our op.
+paddle_ops/integrations/torch/__init__.py registers every entry with torch.library (custom_op,
+register_fake, register_autograd): a new op in the YAML needs no hand-written torch code.
 
 A torch schema has one fixed list of outputs, so an op whose output set depends on an
 attribute becomes one torch op per output set:
