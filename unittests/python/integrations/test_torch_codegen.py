@@ -1,0 +1,164 @@
+"""tools/codegen/gen_torch.py: the torch op table generated from api_yaml/.
+
+Needs only Python and PyYAML (not torch, not paddle_ops), so it runs in CI, where torch is
+not installed; test_torch_ops.py registers the table with torch where torch is.
+"""
+import ast
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+GEN = os.path.join(REPO, "tools", "codegen", "gen_torch.py")
+OPS = os.path.join(REPO, "api_yaml", "ops.yaml")
+BWD = os.path.join(REPO, "api_yaml", "backward.yaml")
+
+
+def run(ops, bwd, out):
+    return subprocess.run([sys.executable, GEN, "--ops", str(ops), "--backward", str(bwd), "--out", str(out)],
+                          capture_output=True, text=True, timeout=60)
+
+
+def table(path):
+    """The OPS table of a generated file, read without importing it (it imports paddle_ops)."""
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and node.targets[0].id == "OPS":
+            return {e["name"]: e for e in ast.literal_eval(node.value)}
+    raise AssertionError("no OPS table")
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory):
+    out = tmp_path_factory.mktemp("gen") / "_generated.py"
+    r = run(OPS, BWD, out)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_deterministic_and_compiles(real, tmp_path):
+    again = tmp_path / "again.py"
+    assert run(OPS, BWD, again).returncode == 0
+    assert real.read_text() == again.read_text()
+    compile(real.read_text(), str(real), "exec")  # valid Python
+
+
+def test_every_op_and_output_set(real):
+    t = table(real)
+    sys.path.insert(0, os.path.dirname(GEN))
+    try:
+        import gen_torch
+        import op_model
+    finally:
+        sys.path.pop(0)
+    fwd, bwd = op_model.load(OPS, BWD)
+    for op in fwd:  # every op of the YAML but the tensor arithmetic, and its grad op
+        assert (op.name in t) == (op.name not in gen_torch.HELPERS)
+        if op.name in t and op.backward:
+            assert op.backward in t
+    assert set(t) >= {
+        "logcumsumexp", "logcumsumexp_grad", "cumsum", "cumsum_grad", "pscan", "pscan_grad",
+        "pscan_grad_with_initial_state_grad", "right_flood", "right_flood_with_index", "right_flood_grad",
+        "repeat_interleave", "repeat_interleave_grad", "repeat_interleave_with_tensor_index",
+        "repeat_interleave_with_tensor_index_grad", "gla", "gla_with_final_state", "gla_grad",
+        "gla_grad_with_initial_state_grad"}
+    assert t["logcumsumexp"]["schema"] == ("(Tensor x, int axis=-1, bool flatten=False, bool exclusive=False, "
+                                           "bool reverse=False) -> Tensor")
+    assert t["cumsum"]["schema"].startswith("(Tensor x, Scalar axis=-1,")
+    assert t["pscan"]["schema"] == "(Tensor a, Tensor x, Tensor? initial_state=None, bool reverse=False) -> Tensor"
+    # the attribute that chooses the optional output is held, not in the schema
+    assert t["right_flood"]["schema"] == '(Tensor x, int axis=-1, bool reverse=False, str hole="zero") -> Tensor'
+    assert t["right_flood_with_index"]["schema"].endswith("-> (Tensor, Tensor)")
+    assert ("const", True) in t["right_flood_with_index"]["call"]
+    assert ("const", False) in t["right_flood"]["call"]
+    # an optional tensor followed by an attribute without default takes no default
+    assert t["gla"]["schema"] == ("(Tensor q, Tensor k, Tensor v, Tensor gk, Tensor? initial_state, float scale, "
+                                  "bool head_first=True) -> Tensor")
+    assert t["gla"]["defaults"] == [True]
+    # gla's backward without a final state passes None for final_state_grad; with it, its grad
+    bw, bw2 = t["gla"]["backward"], t["gla_with_final_state"]["backward"]
+    assert bw["args"][6] == ("const", None) and bw2["args"][6] == ("grad", 1)
+    # the grad op that returns initial_state_grad is used when initial_state was given
+    assert [(n, need) for n, need, _ in bw["variants"]] == [
+        ("gla_grad", []), ("gla_grad_with_initial_state_grad", ["initial_state"])]
+    assert bw["variants"][1][2] == [0, 1, 2, 3, 4]  # grads of q, k, v, gk, initial_state
+
+
+def test_kernels_call_our_ops(real):
+    text = real.read_text()
+    assert ("def right_flood_with_index(x, axis=-1, reverse=False, hole='zero'):\n"
+            "    to_ours, to_torch = _converters(x)\n"
+            "    r = _ops.right_flood(to_ours(x), axis, reverse, hole, True)\n"
+            "    return to_torch(r[0]), to_torch(r[1])") in text
+    assert "r = _run('pscan_grad', [to_ours(a), None if initial_state is None else to_ours(initial_state)" in text
+
+
+def test_new_op_needs_no_code(tmp_path):
+    """An op added to the YAML gets its torch op, variants and backward with no other change."""
+    ops = open(OPS, encoding="utf-8").read() + """
+- op : scan_demo
+  args : (Tensor x, Tensor w, float alpha, int64_t[] dims={0, 1}, DataType dtype=DataType::UNDEFINED, bool return_count=false)
+  output : Tensor(out), Tensor(count)
+  infer_meta :
+    func : UnchangedInferMeta
+  kernel :
+    func : scan_demo
+  optional : [w, count]
+  backward : scan_demo_grad
+"""
+    bwd = open(BWD, encoding="utf-8").read() + """
+- backward_op : scan_demo_grad
+  forward : scan_demo(Tensor x, Tensor w, float alpha, int64_t[] dims, DataType dtype, bool return_count) -> Tensor(out), Tensor(count)
+  args : (Tensor x, Tensor w, Tensor out_grad, float alpha, bool scale_by_w=true)
+  output : Tensor(x_grad), Tensor(w_grad)
+  infer_meta :
+    func : UnchangedInferMeta
+  kernel :
+    func : scan_demo_grad
+  optional : [w, w_grad]
+"""
+    (tmp_path / "ops.yaml").write_text(ops)
+    (tmp_path / "backward.yaml").write_text(bwd)
+    r = run(tmp_path / "ops.yaml", tmp_path / "backward.yaml", tmp_path / "g.py")
+    assert r.returncode == 0, r.stderr
+    t = table(tmp_path / "g.py")
+    assert t["scan_demo"]["schema"] == ("(Tensor x, Tensor? w, float alpha, int[] dims=[0, 1], "
+                                        "ScalarType? dtype=None) -> Tensor")
+    assert t["scan_demo"]["kinds"] == ["tensor", "tensor?", "value", "value", "dtype?"]
+    assert t["scan_demo_with_count"]["schema"].endswith("-> (Tensor, Tensor)")
+    # a grad-only attribute takes its YAML default
+    assert t["scan_demo"]["backward"]["args"][-1] == ("const", True)
+    assert "scan_demo_grad_with_w_grad" in t
+    assert "_dtype(dtype)" in (tmp_path / "g.py").read_text()
+
+
+@pytest.mark.parametrize("entry, message", [
+    # an optional output that no bool attribute asks for: torch needs a fixed output list
+    ("""- op : bad
+  args : (Tensor x)
+  output : Tensor(out), Tensor(extra)
+  infer_meta :
+    func : UnchangedInferMeta
+  kernel :
+    func : bad
+  optional : extra
+""", "entry 'bad', field 'optional': optional output 'extra' needs exactly one bool attribute named '*_extra'"),
+    ("""- op : bad
+  args : (Tensor x, DataType dtype=DataType::FLOAT32)
+  output : Tensor(out)
+  infer_meta :
+    func : UnchangedInferMeta
+  kernel :
+    func : bad
+""", "entry 'bad', field 'args': 'dtype': only DataType::UNDEFINED can be a default"),
+])
+def test_malformed_entries_fail_clearly(tmp_path, entry, message):
+    (tmp_path / "ops.yaml").write_text(entry)
+    (tmp_path / "backward.yaml").write_text("")
+    r = run(tmp_path / "ops.yaml", tmp_path / "backward.yaml", tmp_path / "g.py")
+    assert r.returncode == 1
+    assert message in r.stderr
+    assert not (tmp_path / "g.py").exists()

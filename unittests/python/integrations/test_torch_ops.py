@@ -1,0 +1,304 @@
+"""paddle_ops.integrations.torch: the ops as torch custom ops (torch.ops.paddle_ops.<op>).
+
+torch.library.opcheck for every op and dtype, gradcheck in float64, values against torch's
+own ops and NumPy, zero-copy exchange, torch.compile(fullgraph=True) of a block of
+logcumsumexp, pscan and gla, bad input. Every test runs on the CPU and, where torch sees a
+GPU and paddle_ops is a CUDA build, on CUDA (also on a side stream).
+
+torch is not installed in CI (its wheel brings ~3 GB of CUDA libraries): the module skips
+there; the tests run on the GPU machine and wherever torch is installed, e.g.
+    PYTHONPATH=build/python <python with torch> -m pytest unittests/python/integrations -q
+"""
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is not installed (CI installs no torch; these tests "
+                                            "run on the GPU machine, where it is)")
+import paddle_ops as paddle  # noqa: E402
+from paddle_ops import _C  # noqa: E402
+from paddle_ops.integrations import torch as pt  # noqa: E402
+
+ops = torch.ops.paddle_ops
+FLOATS = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
+
+
+def _devices():
+    devs = ["cpu"]
+    if torch.cuda.is_available() and paddle.is_compiled_with_cuda() and paddle.device.cuda.device_count() > 0:
+        devs.append("cuda")
+    return devs
+
+
+DEVICES = _devices()
+
+
+def rand(*shape, dtype=torch.float64, device="cpu", grad=False, low=None):
+    t = torch.randn(*shape, dtype=torch.float64)
+    if low is not None:
+        t = low + (1 - low) * torch.rand(*shape, dtype=torch.float64)
+    return t.to(device=device, dtype=dtype).requires_grad_(grad)
+
+
+def gla_inputs(dtype, device, grad=False, B=1, H=2, T=9, D=4):
+    q, k, v = (rand(B, H, T, D, dtype=dtype, device=device, grad=grad) for _ in range(3))
+    gk = (-0.3 * torch.rand(B, H, T, D, dtype=torch.float64)).to(device=device, dtype=dtype).requires_grad_(grad)
+    # the initial state is float32 for every input dtype (docs/spec.md §5): gradcheck leaves
+    # it out (test_gla_initial_state_grad checks its gradient)
+    s0 = rand(B, H, D, D, dtype=torch.float32, device=device, grad=grad and dtype != torch.float64)
+    return q, k, v, gk, s0
+
+
+def cases(dtype, device, grad=True):
+    """(torch op name, args) for every registered forward op."""
+    x = rand(3, 7, dtype=dtype, device=device, grad=grad)
+    a = rand(2, 6, 3, dtype=dtype, device=device, grad=grad, low=0.2)
+    xs = rand(2, 6, 3, dtype=dtype, device=device, grad=grad)
+    h0 = rand(2, 3, dtype=dtype, device=device, grad=grad)
+    holes = torch.tensor([[1.5, 0, 0, -2, 0, 3, 0]], dtype=torch.float64).to(device=device, dtype=dtype)
+    holes.requires_grad_(grad)
+    counts = torch.tensor([2, 0, 1], device=device)
+    q, k, v, gk, s0 = gla_inputs(dtype, device, grad)
+    return [
+        ("logcumsumexp", (x, 1)),
+        ("logcumsumexp", (x, 0, False, False, True)),
+        ("logcumsumexp", (x, 0, True, False, False)),
+        ("cumsum", (x, 1, False, True, True)),
+        ("pscan", (a, xs)),
+        ("pscan", (a, xs, h0, True)),
+        ("right_flood", (holes,)),
+        ("right_flood_with_index", (holes, -1, True)),
+        ("repeat_interleave", (x, 2, 1)),
+        ("repeat_interleave_with_tensor_index", (x[:, :3].T.contiguous(), counts, 0)),
+        ("repeat_interleave_with_tensor_index", (x[:, :3].T.contiguous(), counts, 0, 3)),
+        ("gla", (q, k, v, gk, s0, 0.5)),
+        ("gla_with_final_state", (q, k, v, gk, None, 0.5, True)),
+    ]
+
+
+CASE_IDS = [f"{n}-{i}" for i, (n, _) in enumerate(cases(torch.float64, "cpu", grad=False))]
+
+
+def test_every_yaml_op_is_registered():
+    """Each forward op of api_yaml/ but the tensor arithmetic torch has (HELPERS) is a torch
+    op, with its grad op; the ops with an attribute-chosen output have a variant for it."""
+    specs = json.loads(_C.static.op_specs())
+    helpers = {"add", "subtract", "multiply", "sum", "mean", "reshape", "cast", "full_like"}
+    names = set(pt.registered_ops())
+    for s in specs:
+        if s["is_backward"] or s["name"] in helpers:
+            continue
+        assert s["name"] in names
+        assert hasattr(ops, s["name"])
+        if s["backward"]:
+            assert s["backward"]["op"] in names
+    assert {"right_flood_with_index", "gla_with_final_state", "pscan_grad_with_initial_state_grad",
+            "gla_grad_with_initial_state_grad"} <= names
+    assert not names & helpers
+    schema = str(ops.gla_with_final_state.default._schema)
+    assert "Tensor? initial_state, float scale, bool head_first=True) -> (Tensor, Tensor)" in schema
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_zero_copy(device):
+    t = torch.arange(12, dtype=torch.float32, device=device).reshape(3, 4)
+    ours = pt.to_paddle(t)
+    assert ours.data_ptr() == t.data_ptr()
+    back = pt.to_torch(ours)
+    assert back.data_ptr() == t.data_ptr() and back.device == t.device
+    torch.testing.assert_close(back, t)
+    # a strided input is made contiguous (a copy), never misread
+    s = t.T
+    torch.testing.assert_close(pt.to_torch(pt.to_paddle(s)), s.contiguous())
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_values_against_torch(device):
+    x = rand(4, 33, device=device)
+    torch.testing.assert_close(ops.logcumsumexp(x, 1), torch.logcumsumexp(x, 1), rtol=1e-13, atol=0)
+    torch.testing.assert_close(ops.logcumsumexp(x, 0, False, False, True),
+                               torch.logcumsumexp(x.flip(0), 0).flip(0), rtol=1e-13, atol=0)
+    torch.testing.assert_close(ops.cumsum(x, 1), torch.cumsum(x, 1), rtol=1e-13, atol=1e-14)
+    i = torch.arange(-50, 50, device=device)
+    assert torch.equal(ops.cumsum(i, 0), torch.cumsum(i, 0))
+    torch.testing.assert_close(ops.repeat_interleave(x, 3, 0), torch.repeat_interleave(x, 3, 0))
+    counts = torch.tensor([0, 2, 1, 3], device=device)
+    torch.testing.assert_close(ops.repeat_interleave_with_tensor_index(x, counts, 0),
+                               torch.repeat_interleave(x, counts, 0))
+    out, index = ops.right_flood_with_index(torch.tensor([0., 2, 0, 0, 5, 0], device=device))
+    assert out.tolist() == [0, 2, 2, 2, 5, 5] and index.tolist() == [-1, 1, 1, 1, 4, 4]  # -1: no value before
+    # pscan against its loop, gla's final state against the recurrent form (NumPy float64)
+    a, xs, h0 = rand(2, 5, 3, device=device, low=0.1), rand(2, 5, 3, device=device), rand(2, 3, device=device)
+    h, ref = h0.cpu().numpy(), []
+    for t in range(5):
+        h = a[:, t].cpu().numpy() * h + xs[:, t].cpu().numpy()
+        ref.append(h)
+    np.testing.assert_allclose(ops.pscan(a, xs, h0).cpu().numpy(), np.stack(ref, 1), rtol=1e-12)
+    q, k, v, gk, s0 = gla_inputs(torch.float64, device)
+    o, hT = ops.gla_with_final_state(q, k, v, gk, s0, 0.5)
+    S = s0.cpu().numpy().astype(np.float64)
+    qn, kn, vn, gn = (t.cpu().numpy() for t in (q, k, v, gk))
+    for t in range(q.shape[2]):
+        S = S * np.exp(gn[:, :, t])[..., None] + kn[:, :, t, :, None] * vn[:, :, t, None, :]
+        np.testing.assert_allclose(o[:, :, t].cpu().numpy(), np.einsum("bhk,bhkv->bhv", qn[:, :, t] * 0.5, S),
+                                   rtol=1e-6, atol=1e-7)  # the state is float32 (docs/spec.md §5)
+    np.testing.assert_allclose(hT.cpu().numpy(), S, rtol=1e-6, atol=1e-7)
+    torch.testing.assert_close(ops.gla(q, k, v, gk, s0, 0.5), o, rtol=0, atol=0)
+    # bitwise what the direct call gives on the same memory
+    direct = paddle.gla(*(pt.to_paddle(t) for t in (q, k, v, gk)), scale=0.5, initial_state=pt.to_paddle(s0),
+                        output_final_state=True)
+    for d, t in zip(direct, (o, hT)):
+        assert torch.equal(pt.to_torch(d), t)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: str(d).split(".")[-1])
+@pytest.mark.parametrize("k", range(len(CASE_IDS)), ids=CASE_IDS)
+def test_opcheck(k, dtype, device):
+    """torch.library.opcheck: schema, autograd registration, FakeTensor (our InferMeta) and
+    AOT dispatch with dynamic shapes, for every op and float dtype."""
+    name, args = cases(dtype, device)[k]
+    torch.library.opcheck(getattr(ops, name), args)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64], ids=["int32", "int64"])
+def test_opcheck_integer_inputs(dtype, device):
+    """The ops that take integers (cumsum, right_flood, repeat_interleave)."""
+    i = (torch.arange(-20, 20, device=device).reshape(4, 10) % 3).to(dtype)
+    torch.library.opcheck(ops.cumsum, (i, 1))
+    torch.library.opcheck(ops.cumsum, (i, 0, False, True, False))
+    torch.library.opcheck(ops.right_flood, (i,))
+    torch.library.opcheck(ops.right_flood_with_index, (i, 0, True))
+    torch.library.opcheck(ops.repeat_interleave, (i, 2, 0))
+    torch.library.opcheck(ops.repeat_interleave_with_tensor_index, (i, torch.tensor([1, 0, 2, 1], device=device), 0))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("k", range(len(CASE_IDS)), ids=CASE_IDS)
+def test_gradcheck_float64(k, device):
+    name, args = cases(torch.float64, device)[k]
+    if name.startswith("right_flood"):
+        pytest.skip("gradcheck perturbs the holes (zeros), which then stop being holes: "
+                    "test_right_flood_grad checks this gradient against a gather")
+    if name == "gla_with_final_state":
+        pytest.skip("the final state is float32 for every input dtype (docs/spec.md §5), too coarse for "
+                    "gradcheck: test_gla_initial_state_grad checks these gradients against autograd")
+    diff = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.requires_grad]
+
+    def f(*ts):
+        full = list(args)
+        for i, t in zip(diff, ts):
+            full[i] = t
+        return getattr(ops, name)(*full)
+
+    assert torch.autograd.gradcheck(f, tuple(args[i] for i in diff))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_gla_initial_state_grad(device):
+    """The gradients of gla_with_final_state, the float32 initial state's included, against
+    torch autograd through the recurrent form in float64."""
+    q, k, v, gk, s0 = gla_inputs(torch.float64, device, grad=True)
+    s0.requires_grad_()
+    o, hT = ops.gla_with_final_state(q, k, v, gk, s0, 0.5)
+    wo, wh = rand(*o.shape, device=device), rand(*hT.shape, device=device)
+    got = torch.autograd.grad((o * wo).sum() + (hT * wh).sum(), (q, k, v, gk, s0))
+    S, outs = s0.double(), []
+    for t in range(q.shape[2]):
+        S = S * gk[:, :, t].exp()[..., None] + k[:, :, t, :, None] * v[:, :, t, None, :]
+        outs.append(torch.einsum("bhk,bhkv->bhv", q[:, :, t] * 0.5, S))
+    want = torch.autograd.grad((torch.stack(outs, 2) * wo).sum() + (S * wh).sum(), (q, k, v, gk, s0))
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_right_flood_grad(device):
+    x = torch.tensor([[0.5, 1.5, 0, 0, -2, 0, 3], [4., 0, 0, 0, 0, 0, 1]], dtype=torch.float64, device=device,
+                     requires_grad=True)
+    out, index = ops.right_flood_with_index(x)
+    w = rand(2, 7, device=device)
+    (gx,) = torch.autograd.grad((out * w).sum(), x)
+    x2 = x.detach().clone().requires_grad_()
+    (ref,) = torch.autograd.grad((x2.gather(1, index) * w).sum(), x2)
+    torch.testing.assert_close(gx, ref)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_compile_fullgraph(device):
+    """A block of logcumsumexp, pscan and gla compiles with no graph break (fullgraph=True)
+    and matches eager, forward and backward, also at a second shape."""
+    def block(x, a, q, k, v, gk):
+        s = ops.logcumsumexp(x, 1)
+        y = ops.pscan(torch.sigmoid(a), s)
+        o, h = ops.gla_with_final_state(q, k, v, gk, None, 0.5)
+        return y.sum(-1) + o.mean(), h
+
+    def inputs(n, t):
+        g = torch.Generator().manual_seed(n * 100 + t)
+        x = torch.randn(n, t, 4, generator=g).to(device).requires_grad_()
+        a = torch.randn(n, t, 4, generator=g).to(device)
+        q, k, v = (torch.randn(1, 2, t, 4, generator=g).to(device).requires_grad_() for _ in range(3))
+        gk = (-torch.rand(1, 2, t, 4, generator=g)).to(device)
+        return x, a, q, k, v, gk
+
+    torch._dynamo.reset()
+    explain = torch._dynamo.explain(block)(*inputs(2, 16))
+    assert explain.graph_break_count == 0 and explain.graph_count == 1
+    compiled = torch.compile(block, fullgraph=True)
+    for n, t in ((2, 16), (3, 20)):
+        args = inputs(n, t)
+        got, want = compiled(*args), block(*args)
+        for g, w in zip(got, want):
+            torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
+        gg = torch.autograd.grad(got[0].sum() + got[1].sum(), (args[0], args[2]))
+        gw = torch.autograd.grad(want[0].sum() + want[1].sum(), (args[0], args[2]))
+        for g, w in zip(gg, gw):
+            torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_empty_and_zero_dim(device):
+    assert ops.logcumsumexp(torch.empty(0, 3, device=device), 0).shape == (0, 3)
+    r = ops.repeat_interleave_with_tensor_index(torch.empty(0, device=device),
+                                                torch.empty(0, dtype=torch.int64, device=device), 0)
+    assert r.shape == (0,)
+    torch.testing.assert_close(ops.cumsum(torch.tensor(2.5, device=device)), torch.tensor(2.5, device=device))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_bad_input_raises_clear_errors(device):
+    x = torch.randn(2, 3, device=device)
+    with pytest.raises(IndexError, match="axis"):
+        ops.logcumsumexp(x, 5)
+    with pytest.raises(RuntimeError, match="int64"):
+        ops.logcumsumexp(torch.arange(3, device=device), 0)
+    with pytest.raises(ValueError, match="4-D"):
+        ops.gla(x, x, x, x, None, 1.0)
+    with pytest.raises(ValueError, match="3-D"):
+        ops.pscan(x, torch.randn(2, 4, device=device))
+    with pytest.raises(TypeError, match="complex|dtype"):
+        ops.cumsum(torch.ones(3, dtype=torch.complex64, device=device), 0)
+    with pytest.raises(RuntimeError):  # the schema's own type check
+        ops.logcumsumexp(x, "1")
+    # under FakeTensor (torch.compile's tracing) the same InferMeta raises the same errors
+    with pytest.raises(Exception, match="x must be a 3-D tensor"):  # dynamo wraps it in its own error
+        torch.compile(lambda a, b: ops.pscan(a, b), fullgraph=True, backend="eager")(x, torch.randn(2, 4, device=device))
+
+
+@pytest.mark.skipif("cuda" not in DEVICES, reason="needs a GPU visible to torch and a CUDA build of paddle_ops")
+def test_cuda_side_stream_order():
+    """Work queued on torch's current (side) stream before the call is seen by the op, and
+    the result is complete for the next op on that stream (no host synchronization)."""
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            x = torch.full((4096, 1024), 1.0, device="cuda")
+            x.mul_(2.0)  # queued on s just before the op reads x
+            y = ops.cumsum(x, 1)
+            z = y * 1.0  # queued on s, must see the whole result
+    s.synchronize()
+    torch.testing.assert_close(z[:, -1], torch.full((4096,), 2048.0, device="cuda"))
