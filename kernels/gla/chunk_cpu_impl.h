@@ -37,6 +37,7 @@
 #endif
 #include <Eigen/Core>
 
+#include "kernels/funcs/simd/convert.h"
 #include "kernels/gla/chunk_cpu.h"
 #include "kernels/gla/recurrent.h"
 #include "kernels/util/omp_exception.h"
@@ -73,6 +74,27 @@ inline float Dot3(const float* x, const float* y, const float* f, int64_t n) {
   return (Eigen::Map<const Af>(x, n) * Eigen::Map<const Af>(y, n) * Eigen::Map<const Af>(f, n)).sum();
 }
 
+// dst[0, n) = src[0, n) as float: a copy, or the 16-bit types through the run-time dispatched
+// vector conversions (bitwise the scalar ones).
+template <typename T>
+inline void LoadRow(const T* src, int64_t n, float* dst) {
+  if constexpr (std::is_same<T, float>::value) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
+  } else {
+    simd::Convert(src, dst, n);
+  }
+}
+
+// dst[0, n) = src[0, n) rounded to T (once, to nearest even), as LoadRow.
+template <typename T>
+inline void StoreRow(const float* src, int64_t n, T* dst) {
+  if constexpr (std::is_same<T, float>::value) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
+  } else {
+    simd::Convert(src, dst, n);
+  }
+}
+
 // One chunk of one head, loaded as float, with its cumulative decays and scores.
 struct Chunk {
   int64_t L = 0, Dk = 0;
@@ -95,14 +117,20 @@ struct Chunk {
     B.resize(L * Dk);
     for (int64_t r = 0; r < L; ++r) {
       const int64_t rk = s.QkRow(bh, t0 + r), rv = s.VRow(bh, t0 + r);
-      double* Br = &B[r * Dk];
-      for (int64_t i = 0; i < Dk; ++i) {
-        if (full) q(r, i) = static_cast<float>(Q[rk + i]) * scale;
-        k(r, i) = static_cast<float>(K[rk + i]);
-        eg(r, i) = static_cast<float>(G[rk + i]);
-        Br[i] = (r > 0 ? Br[i - Dk] : 0.0) + static_cast<double>(eg(r, i));
+      if (full) {
+        LoadRow(Q + rk, Dk, &q(r, 0));
+        q.row(r) *= scale;
       }
-      for (int64_t j = 0; j < Dv; ++j) v(r, j) = static_cast<float>(V[rv + j]);
+      LoadRow(K + rk, Dk, &k(r, 0));
+      LoadRow(G + rk, Dk, &eg(r, 0));
+      LoadRow(V + rv, Dv, &v(r, 0));
+      // B_r = B_{r-1} + gk_r, in double.
+      Eigen::Map<VecD> Br(&B[r * Dk], Dk);
+      if (r > 0) {
+        Br = Eigen::Map<const VecD>(&B[(r - 1) * Dk], Dk) + eg.row(r).transpose().cast<double>();
+      } else {
+        Br = eg.row(r).transpose().cast<double>();
+      }
     }
     ed.resize(L, Dk), ek.resize(L, Dk);
     zero.setZero(Dk);
@@ -198,7 +226,7 @@ void ChunkedForwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, c
     w->o.noalias() += c.A.triangularView<Eigen::Lower>() * c.v;
     for (int64_t r = 0; r < c.L; ++r) {
       const int64_t rv = s.VRow(bh, t0 + r);
-      for (int64_t j = 0; j < Dv; ++j) o[rv + j] = static_cast<T>(w->o(r, j));
+      StoreRow(&w->o(r, 0), Dv, o + rv);
     }
     AdvanceState(c, &w->S);
   }
@@ -294,7 +322,7 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
         dq[rk + i] = static_cast<T>((w->dq(r, i) + c.k(r, i) * vdo) * scale);
         dk[rk + i] = static_cast<T>(w->dk(r, i) + c.q(r, i) * vdo);
       }
-      for (int64_t j = 0; j < Dv; ++j) dv[rv + j] = static_cast<T>(w->dv(r, j));
+      StoreRow(&w->dv(r, 0), Dv, dv + rv);
     }
     // dS before the chunk.
     for (int64_t i = 0; i < Dk; ++i) w->dS.row(i) *= c.eb[i];
