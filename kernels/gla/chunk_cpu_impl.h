@@ -74,22 +74,13 @@ inline float Dot3(const float* x, const float* y, const float* f, int64_t n) {
   return (Eigen::Map<const Af>(x, n) * Eigen::Map<const Af>(y, n) * Eigen::Map<const Af>(f, n)).sum();
 }
 
-// dst[0, n) = src[0, n) as float: a copy, or the 16-bit types through the run-time dispatched
-// vector conversions (bitwise the scalar ones).
-template <typename T>
-inline void LoadRow(const T* src, int64_t n, float* dst) {
-  if constexpr (std::is_same<T, float>::value) {
-    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
-  } else {
-    simd::Convert(src, dst, n);
-  }
-}
-
-// dst[0, n) = src[0, n) rounded to T (once, to nearest even), as LoadRow.
-template <typename T>
-inline void StoreRow(const float* src, int64_t n, T* dst) {
-  if constexpr (std::is_same<T, float>::value) {
-    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
+// dst[0, n) = src[0, n) converted: a copy for float, else the run-time dispatched vector
+// conversions between float and the 16-bit types (bitwise the scalar ones; rounding to nearest
+// even going down).
+template <typename From, typename To>
+inline void CopyRow(const From* src, int64_t n, To* dst) {
+  if constexpr (std::is_same<From, To>::value) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(To));
   } else {
     simd::Convert(src, dst, n);
   }
@@ -118,12 +109,12 @@ struct Chunk {
     for (int64_t r = 0; r < L; ++r) {
       const int64_t rk = s.QkRow(bh, t0 + r), rv = s.VRow(bh, t0 + r);
       if (full) {
-        LoadRow(Q + rk, Dk, &q(r, 0));
+        CopyRow(Q + rk, Dk, &q(r, 0));
         q.row(r) *= scale;
       }
-      LoadRow(K + rk, Dk, &k(r, 0));
-      LoadRow(G + rk, Dk, &eg(r, 0));
-      LoadRow(V + rv, Dv, &v(r, 0));
+      CopyRow(K + rk, Dk, &k(r, 0));
+      CopyRow(G + rk, Dk, &eg(r, 0));
+      CopyRow(V + rv, Dv, &v(r, 0));
       // B_r = B_{r-1} + gk_r, in double.
       Eigen::Map<VecD> Br(&B[r * Dk], Dk);
       if (r > 0) {
@@ -226,7 +217,7 @@ void ChunkedForwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, c
     w->o.noalias() += c.A.triangularView<Eigen::Lower>() * c.v;
     for (int64_t r = 0; r < c.L; ++r) {
       const int64_t rv = s.VRow(bh, t0 + r);
-      StoreRow(&w->o(r, 0), Dv, o + rv);
+      CopyRow(&w->o(r, 0), Dv, o + rv);
     }
     AdvanceState(c, &w->S);
   }
@@ -322,7 +313,7 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
         dq[rk + i] = static_cast<T>((w->dq(r, i) + c.k(r, i) * vdo) * scale);
         dk[rk + i] = static_cast<T>(w->dk(r, i) + c.q(r, i) * vdo);
       }
-      StoreRow(&w->dv(r, 0), Dv, dv + rv);
+      CopyRow(&w->dv(r, 0), Dv, dv + rv);
     }
     // dS before the chunk.
     for (int64_t i = 0; i < Dk; ++i) w->dS.row(i) *= c.eb[i];
