@@ -3,11 +3,40 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "kernels/funcs/simd/convert.h"
 #include "kernels/util/broadcast.h"
+#include "kernels/util/cast_value.h"
 #include "paddle_ops/core/kernel_registry.h"
 
 namespace phi {
 namespace {
+
+// A 16-bit floating type on one side: through float32, the 16-bit side by the run-time
+// dispatched vector conversions (kernels/funcs/simd/convert.h, bitwise the scalar ones), the
+// other by CastValue. CastValue's own rule for these pairs goes through float32 the same way
+// (kernels/util/cast_value.h), so the bits are the same.
+template <typename In, typename Out>
+void CastThroughFloat(const In* x, Out* out, int64_t n) {
+  if constexpr (std::is_same<In, float>::value || std::is_same<Out, float>::value) {
+    funcs::simd::Convert(x, out, n);
+  } else {
+    constexpr int64_t kBlock = 1024;
+    float buf[kBlock];
+    for (int64_t i = 0; i < n; i += kBlock) {
+      const int64_t m = std::min(kBlock, n - i);
+      if constexpr (IsHalfFloat<In>::value) {
+        funcs::simd::Convert(x + i, buf, m);
+      } else {
+        for (int64_t j = 0; j < m; ++j) buf[j] = CastValue<float>(x[i + j]);
+      }
+      if constexpr (IsHalfFloat<Out>::value) {
+        funcs::simd::Convert(buf, out + i, m);
+      } else {
+        for (int64_t j = 0; j < m; ++j) out[i + j] = CastValue<Out>(buf[j]);
+      }
+    }
+  }
+}
 
 // out = CastValue<Out>(x) elementwise; a plain copy when the types agree.
 template <typename In, typename Out>
@@ -15,6 +44,8 @@ void CastData(const In* x, Out* out, int64_t n) {
   funcs::ParallelForChunks(n, [&](int64_t b, int64_t e) {
     if constexpr (std::is_same<In, Out>::value) {
       std::copy(x + b, x + e, out + b);
+    } else if constexpr (IsHalfFloat<In>::value || IsHalfFloat<Out>::value) {
+      CastThroughFloat(x + b, out + b, e - b);
     } else {
 #pragma omp simd
       for (int64_t i = b; i < e; ++i) out[i] = CastValue<Out>(x[i]);

@@ -1,45 +1,14 @@
-// gla (docs/spec.md §5): the chunked form on the CPU, forward and backward of one head, computing
-// in float (float32 and the 16-bit types; float64 stays on the recurrent form of recurrent.h).
-//
-// Chunks of kGlaCpuChunk steps; B_r = sum_{s <= r} gk_s inside the chunk (summed in double),
-// Btot its last row, S the state at the chunk's start. With qs = scale q:
-//   o_r   = (qs_r * exp(B_r)) S + sum_{s <= r} A[r, s] v_s,  A[r, s] = sum_i qs_ri k_si exp(B_ri - B_si)
-//   S'    = exp(Btot)[:, None] * S + (k * exp(Btot - B))^T v
-// A's off-diagonal 16-step blocks are matrix products of q and k scaled against one reference
-// row per secondary chunk (the cumulative decay just before it), so every exponent is <= 0
-// when gk <= 0; the diagonal blocks take exp(B_ri - B_si) as the running product
-// exp(gk_{s+1}) ... exp(gk_r) (each factor <= 1 when gk <= 0).
-// Backward, with dS the gradient of the state after the chunk and dA = do v^T (causal):
-//   dq_r  = scale (exp(B_r) * (S do_r) + sum_{s <= r} dA[r, s] k_s exp(B_r - B_s))
-//   dk_s  = exp(Btot - B_s) * (dS v_s) + sum_{r >= s} dA[r, s] qs_r exp(B_r - B_s)
-//   dv    = A^T do + (k * exp(Btot - B)) dS,   dS_before = exp(Btot)[:, None] * dS + (qs * exp(B))^T do
-// and dgk as in the recurrent form (recurrent.h): the reverse sum of q dq - k dk without each
-// step's own term, plus the final state's share; dgk_0 = sum_j dh0 * h0. The per-head
-// computation is sequential in a fixed order, so results do not depend on the thread count.
+// gla (docs/spec.md §5) on the CPU: the choice between the chunked form (chunk_cpu_impl.h, built
+// once per instruction set: chunk_cpu_baseline.cc, chunk_cpu_avx2.cc, chunk_cpu_avx512.cc, chosen
+// at run time by kernels/funcs/simd/cpu_isa.h) and the recurrent form (recurrent.h), and the CPU
+// device step of the gla kernels. No Eigen here: only the per-ISA files include it.
 #pragma once
 
-#include <omp.h>
-
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <type_traits>
-#include <vector>
 
-// The products run inside the kernels' OpenMP region, one head per thread: Eigen's own
-// threading there (its OpenMP GEMM) would nest, and with one outer thread it spins. CMake
-// defines this for the files that include this header.
-#ifndef EIGEN_DONT_PARALLELIZE
-#error "kernels/gla/chunk_cpu.h needs EIGEN_DONT_PARALLELIZE (set per file in CMakeLists.txt)"
-#endif
-#include <Eigen/Core>
-
-#include "kernels/funcs/cpu/scan_runtime.h"
+#include "kernels/funcs/simd/cpu_isa.h"
 #include "kernels/gla/recurrent.h"
-#include "kernels/util/omp_exception.h"
-#include "paddle_ops/common/enforce.h"
 #include "paddle_ops/common/flags.h"
 #include "paddle_ops/core/device_context.h"
 
@@ -47,15 +16,12 @@ namespace phi {
 namespace funcs {
 namespace gla_cpu {
 
-constexpr int64_t kGlaCpuChunk = 32;  // 16, 32, 64 timed on a 2-core SSE2 build: 32 was the best
+constexpr int64_t kGlaCpuChunk = 32;  // 16, 32, 64 timed on SSE2, 32, 48, 64 on AVX-512 (Zen 4): 32 the best
 constexpr int64_t kGlaCpuSub = 16;
 // The default path: chunked from this length and key size on (below them the recurrent form
 // was as fast or faster in that timing: at Dk = Dv = 64 it is about 1.4x faster).
 constexpr int64_t kGlaCpuChunkedMinT = 32;
 constexpr int64_t kGlaCpuChunkedMinDk = 128;
-
-using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using MapMat = Eigen::Map<Mat>;
 
 // The flag PADDLE_OPS_GLA_CPU (paddle_ops/common/flags.h) = chunked|recurrent (looked up per
 // call): force one CPU path; auto (the default), the chunked form runs for T >= kGlaCpuChunkedMinT and Dk >= kGlaCpuChunkedMinDk. float64
@@ -66,330 +32,76 @@ inline bool UseGlaChunkedOnCpu(int64_t T, int64_t Dk) {
   return path == paddle_ops::flags::GlaCpu::kChunked;
 }
 
-// f[i] = exp(a[i] - b[i]) in float for i < n (a[i] <= b[i] when gk <= 0): Eigen's vectorized exp.
-inline void ExpDiff(const double* a, const double* b, int64_t n, float* f) {
-  using Ad = Eigen::Array<double, Eigen::Dynamic, 1>;
-  using Af = Eigen::Array<float, Eigen::Dynamic, 1>;
-  Eigen::Map<Af> out(f, n);
-  out = (Eigen::Map<const Ad>(a, n) - Eigen::Map<const Ad>(b, n)).cast<float>();
-  out = out.exp();
-}
 
-// sum_i x[i] y[i] f[i] (Eigen's vectorized sum: a fixed order per length).
-inline float Dot3(const float* x, const float* y, const float* f, int64_t n) {
-  using Af = Eigen::Array<float, Eigen::Dynamic, 1>;
-  return (Eigen::Map<const Af>(x, n) * Eigen::Map<const Af>(y, n) * Eigen::Map<const Af>(f, n)).sum();
-}
+// A whole call (every head), per instruction set: the chunked form when `chunked` (never for
+// float64), the recurrent one otherwise, both compiled in chunk_cpu_<isa>.cc.
+#define PADDLE_OPS_GLA_CPU_DECLARE()                                       \
+  template <typename T>                                                    \
+  void Forward(const GlaData<T>& d, double scale, bool chunked);           \
+  template <typename T>                                                    \
+  void Backward(const GlaGradData<T>& d, double scale, bool chunked);
+namespace baseline {
+PADDLE_OPS_GLA_CPU_DECLARE()
+}  // namespace baseline
+namespace avx2 {
+PADDLE_OPS_GLA_CPU_DECLARE()
+}  // namespace avx2
+namespace avx512 {
+PADDLE_OPS_GLA_CPU_DECLARE()
+}  // namespace avx512
+#undef PADDLE_OPS_GLA_CPU_DECLARE
 
-// One chunk of one head, loaded as float, with its cumulative decays and scores.
-struct Chunk {
-  int64_t L = 0, Dk = 0;
-  Mat q, k, v;            // q already multiplied by scale
-  Mat ed, ek, eg;         // exp(B), exp(Btot - B), exp(gk)
-  Mat qd, kd;             // qs * exp(B), k * exp(Btot - B)
-  Mat A;                  // causal scores (row r, column s <= r)
-  std::vector<double> B;  // [L, Dk] cumulative decays
-  std::vector<double> zero;
-  std::vector<float> eb;  // exp(Btot), [Dk]
-  std::vector<float> f;   // [Dk] scratch: exp(B_r - B_s) on the diagonal blocks
-
-  // full = false loads only what AdvanceState needs (k, v, kd, eb).
-  template <typename T>
-  void Load(const GlaShape& s, int64_t bh, int64_t t0, int64_t len, const T* Q, const T* K, const T* V,
-            const T* G, float scale, bool full = true) {
-    L = len, Dk = s.Dk;
-    const int64_t Dv = s.Dv;
-    q.resize(L, Dk), k.resize(L, Dk), v.resize(L, Dv), eg.resize(L, Dk);
-    B.resize(static_cast<size_t>(L * Dk));
-    for (int64_t r = 0; r < L; ++r) {
-      const int64_t rk = s.QkRow(bh, t0 + r), rv = s.VRow(bh, t0 + r);
-      double* Br = &B[r * Dk];
-      for (int64_t i = 0; i < Dk; ++i) {
-        if (full) q(r, i) = static_cast<float>(Q[rk + i]) * scale;
-        k(r, i) = static_cast<float>(K[rk + i]);
-        eg(r, i) = static_cast<float>(G[rk + i]);
-        Br[i] = (r > 0 ? Br[i - Dk] : 0.0) + static_cast<double>(eg(r, i));
-      }
-      for (int64_t j = 0; j < Dv; ++j) v(r, j) = static_cast<float>(V[rv + j]);
-    }
-    ed.resize(L, Dk), ek.resize(L, Dk);
-    zero.assign(static_cast<size_t>(Dk), 0.0);
-    eb.resize(static_cast<size_t>(Dk)), f.resize(static_cast<size_t>(Dk));
-    const double* Bt = &B[(L - 1) * Dk];
-    ExpDiff(Bt, zero.data(), Dk, eb.data());
-    for (int64_t r = 0; r < L; ++r) ExpDiff(Bt, &B[r * Dk], Dk, &ek(r, 0));
-    kd = k.cwiseProduct(ek);
-    if (!full) return;
-    for (int64_t r = 0; r < L; ++r) ExpDiff(&B[r * Dk], zero.data(), Dk, &ed(r, 0));
-    eg = eg.array().exp().matrix();
-    qd = q.cwiseProduct(ed);
+// isa::fn<T>(args...) for the instruction set in use (kernels/funcs/simd/cpu_isa.h).
+#if defined(PADDLE_OPS_CPU_ISA_AVX512)
+#define PADDLE_OPS_GLA_CPU_AVX512_CASE(fn, ...) \
+  case ::phi::funcs::simd::CpuIsa::kAvx512:     \
+    return ::phi::funcs::gla_cpu::avx512::fn(__VA_ARGS__);
+#else
+#define PADDLE_OPS_GLA_CPU_AVX512_CASE(fn, ...)
+#endif
+#if defined(PADDLE_OPS_CPU_ISA_AVX2)
+#define PADDLE_OPS_GLA_CPU_AVX2_CASE(fn, ...) \
+  case ::phi::funcs::simd::CpuIsa::kAvx2:     \
+    return ::phi::funcs::gla_cpu::avx2::fn(__VA_ARGS__);
+#else
+#define PADDLE_OPS_GLA_CPU_AVX2_CASE(fn, ...)
+#endif
+#define PADDLE_OPS_GLA_CPU_DISPATCH(fn, ...)       \
+  switch (::phi::funcs::simd::CpuIsaInUse()) {    \
+    PADDLE_OPS_GLA_CPU_AVX512_CASE(fn, __VA_ARGS__) \
+    PADDLE_OPS_GLA_CPU_AVX2_CASE(fn, __VA_ARGS__)   \
+    default:                                       \
+      return ::phi::funcs::gla_cpu::baseline::fn(__VA_ARGS__); \
   }
-
-  // fn(r, s, f) for every pair s <= r of the diagonal block [a0, a1), s by s, with
-  // f = exp(B_r - B_s) = exp(gk_{s+1}) ... exp(gk_r) (products of factors <= 1 when gk <= 0).
-  template <typename Fn>
-  void DiagonalPairs(int64_t a0, int64_t a1, Fn&& fn) {
-    using Af = Eigen::Array<float, Eigen::Dynamic, 1>;
-    Eigen::Map<Af> fm(f.data(), Dk);
-    for (int64_t c = a0; c < a1; ++c) {
-      fm.setOnes();
-      fn(c, c, f.data());
-      for (int64_t r = c + 1; r < a1; ++r) {
-        fm *= Eigen::Map<const Af>(&eg(r, 0), Dk);
-        fn(r, c, f.data());
-      }
-    }
-  }
-  // The reference of secondary chunk a (rows a0 to a1, a0 > 0): B at row a0 - 1. ea =
-  // exp(B_r - ref) for its rows, qa = qs * ea; e = exp(ref - B_s) for s < a0, ks = k * e.
-  void Referenced(int64_t a0, int64_t a1, Mat* ea, Mat* qa, Mat* e, Mat* ks) const {
-    const double* ref = &B[(a0 - 1) * Dk];
-    ea->resize(a1 - a0, Dk);
-    for (int64_t r = a0; r < a1; ++r) ExpDiff(&B[r * Dk], ref, Dk, &ea->coeffRef(r - a0, 0));
-    *qa = q.middleRows(a0, a1 - a0).cwiseProduct(*ea);
-    e->resize(a0, Dk);
-    for (int64_t s = 0; s < a0; ++s) ExpDiff(ref, &B[s * Dk], Dk, &e->coeffRef(s, 0));
-    *ks = k.topRows(a0).cwiseProduct(*e);
-  }
-
-  // The causal scores A (zero above the diagonal); the 16 x 16 blocks on the diagonal only
-  // when asked for (the backward fills them in its own pass over those pairs).
-  void Scores(Mat* ea, Mat* qa, Mat* e, Mat* ks, bool diagonal) {
-    A.setZero(L, L);
-    for (int64_t a0 = 0; a0 < L; a0 += kGlaCpuSub) {
-      const int64_t a1 = std::min(L, a0 + kGlaCpuSub);
-      if (a0 > 0) {
-        Referenced(a0, a1, ea, qa, e, ks);
-        A.block(a0, 0, a1 - a0, a0).noalias() = *qa * ks->transpose();
-      }
-      if (!diagonal) continue;
-      DiagonalPairs(a0, a1, [&](int64_t r, int64_t c, const float* fr) { A(r, c) = Dot3(&q(r, 0), &k(c, 0), fr, Dk); });
-    }
-  }
-};
-
-// Per-thread workspace of the chunked form.
-struct Work {
-  Chunk c;
-  Mat S, dS, o, ea, qa, e, ks, dA, dq, dk, dv, t1;
-  std::vector<float> states;  // backward: the state before every chunk, and the final one
-  std::vector<float> acc;
-};
-
-inline int64_t NumChunks(int64_t T) { return (T + kGlaCpuChunk - 1) / kGlaCpuChunk; }
-
-inline void InitState(const GlaShape& s, const float* h0, Mat* S) {
-  S->resize(s.Dk, s.Dv);
-  if (h0) {
-    *S = Eigen::Map<const Mat>(h0, s.Dk, s.Dv);
-  } else {
-    S->setZero();
-  }
-}
-
-// S <- exp(Btot)[:, None] * S + kd^T v.
-inline void AdvanceState(const Chunk& c, Mat* S) {
-  for (int64_t i = 0; i < S->rows(); ++i) S->row(i) *= c.eb[i];
-  S->noalias() += c.kd.transpose() * c.v;
-}
-
-template <typename T>
-void ChunkedForwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, const T* v, const T* g,
-                        const float* h0, float scale, T* o, float* final_state, Work* w) {
-  const int64_t Dk = s.Dk, Dv = s.Dv;
-  InitState(s, h0, &w->S);
-  Chunk& c = w->c;
-  for (int64_t t0 = 0; t0 < s.T; t0 += kGlaCpuChunk) {
-    c.Load(s, bh, t0, std::min(kGlaCpuChunk, s.T - t0), q, k, v, g, scale);
-    c.Scores(&w->ea, &w->qa, &w->e, &w->ks, true);
-    w->o.noalias() = c.qd * w->S;
-    w->o.noalias() += c.A.triangularView<Eigen::Lower>() * c.v;
-    for (int64_t r = 0; r < c.L; ++r) {
-      const int64_t rv = s.VRow(bh, t0 + r);
-      for (int64_t j = 0; j < Dv; ++j) o[rv + j] = static_cast<T>(w->o(r, j));
-    }
-    AdvanceState(c, &w->S);
-  }
-  if (final_state) MapMat(final_state, Dk, Dv) = w->S;
-}
-
-template <typename T>
-void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, const T* v, const T* g,
-                         const float* h0, const T* dout, const float* dfinal, float scale, T* dq, T* dk,
-                         T* dv, T* dg, float* dh0, Work* w) {
-  const int64_t Dk = s.Dk, Dv = s.Dv, SS = Dk * Dv, NC = NumChunks(s.T);
-  Chunk& c = w->c;
-  // Forward: the state before every chunk and after the last.
-  w->states.resize(static_cast<size_t>((NC + 1) * SS));
-  InitState(s, h0, &w->S);
-  for (int64_t n = 0; n < NC; ++n) {
-    const int64_t t0 = n * kGlaCpuChunk;
-    MapMat(&w->states[n * SS], Dk, Dv) = w->S;
-    c.Load(s, bh, t0, std::min(kGlaCpuChunk, s.T - t0), q, k, v, g, scale, false);
-    AdvanceState(c, &w->S);
-  }
-  MapMat(&w->states[NC * SS], Dk, Dv) = w->S;
-  // The final state's share of every gk gradient.
-  w->acc.assign(static_cast<size_t>(Dk), 0.f);
-  if (dfinal) {
-    for (int64_t i = 0; i < Dk; ++i) {
-      float sum = 0;
-      for (int64_t j = 0; j < Dv; ++j) sum += dfinal[i * Dv + j] * w->S(i, j);
-      w->acc[i] = sum;
-    }
-  }
-  w->dS.resize(Dk, Dv);
-  if (dfinal) {
-    w->dS = Eigen::Map<const Mat>(dfinal, Dk, Dv);
-  } else {
-    w->dS.setZero();
-  }
-  Mat dO;
-  for (int64_t n = NC - 1; n >= 0; --n) {
-    const int64_t t0 = n * kGlaCpuChunk, L = std::min(kGlaCpuChunk, s.T - t0);
-    c.Load(s, bh, t0, L, q, k, v, g, scale);
-    c.Scores(&w->ea, &w->qa, &w->e, &w->ks, false);
-    dO.resize(L, Dv);
-    for (int64_t r = 0; r < L; ++r) {
-      const int64_t rv = s.VRow(bh, t0 + r);
-      for (int64_t j = 0; j < Dv; ++j) dO(r, j) = static_cast<float>(dout[rv + j]);
-    }
-    const Eigen::Map<const Mat> S(&w->states[n * SS], Dk, Dv);
-    w->dA.noalias() = dO * c.v.transpose();
-    // dq / scale and dk without each step's own term: first from the state before the chunk
-    // and after it.
-    w->t1.noalias() = dO * S.transpose();
-    w->dq = w->t1.cwiseProduct(c.ed);
-    w->t1.noalias() = c.v * w->dS.transpose();
-    w->dk = w->t1.cwiseProduct(c.ek);
-    // Then from the other steps of the chunk: blocks below the diagonal through each secondary
-    // chunk's reference, the diagonal blocks pair by pair (which also fills A there).
-    for (int64_t a0 = 0; a0 < L; a0 += kGlaCpuSub) {
-      const int64_t a1 = std::min(L, a0 + kGlaCpuSub);
-      if (a0 > 0) {
-        c.Referenced(a0, a1, &w->ea, &w->qa, &w->e, &w->ks);
-        const auto dAab = w->dA.block(a0, 0, a1 - a0, a0);
-        // dq rows of a: exp(B_r - ref) * (dA ks); dk rows s < a0: exp(ref - B_s) * (dA^T qa).
-        w->t1.noalias() = dAab * w->ks;
-        w->dq.middleRows(a0, a1 - a0) += w->t1.cwiseProduct(w->ea);
-        w->t1.noalias() = dAab.transpose() * w->qa;
-        w->dk.topRows(a0) += w->t1.cwiseProduct(w->e);
-      }
-      c.DiagonalPairs(a0, a1, [&](int64_t r, int64_t cc, const float* f) {
-        const float* qr = &c.q(r, 0);
-        const float* kc = &c.k(cc, 0);
-        c.A(r, cc) = Dot3(qr, kc, f, Dk);
-        if (cc == r) return;
-        const float da = w->dA(r, cc);
-        float* dqr = &w->dq(r, 0);
-        float* dkc = &w->dk(cc, 0);
-        for (int64_t i = 0; i < Dk; ++i) {
-          dqr[i] += da * kc[i] * f[i];
-          dkc[i] += da * qr[i] * f[i];
-        }
-      });
-    }
-    // dv = A^T do + kd dS.
-    w->dv.noalias() = c.A.triangularView<Eigen::Lower>().transpose() * dO;
-    w->dv.noalias() += c.kd * w->dS;
-    // dgk: the reverse sum of q dq - k dk (own terms left out), then add the own terms to dq, dk.
-    for (int64_t r = L - 1; r >= 0; --r) {
-      const float vdo = w->dA(r, r);
-      const int64_t rk = s.QkRow(bh, t0 + r), rv = s.VRow(bh, t0 + r);
-      for (int64_t i = 0; i < Dk; ++i) {
-        w->acc[i] += c.q(r, i) * w->dq(r, i) - c.k(r, i) * w->dk(r, i);
-        dg[rk + i] = static_cast<T>(w->acc[i]);
-        dq[rk + i] = static_cast<T>((w->dq(r, i) + c.k(r, i) * vdo) * scale);
-        dk[rk + i] = static_cast<T>(w->dk(r, i) + c.q(r, i) * vdo);
-      }
-      for (int64_t j = 0; j < Dv; ++j) dv[rv + j] = static_cast<T>(w->dv(r, j));
-    }
-    // dS before the chunk.
-    for (int64_t i = 0; i < Dk; ++i) w->dS.row(i) *= c.eb[i];
-    w->dS.noalias() += c.qd.transpose() * dO;
-  }
-  if (dh0) MapMat(dh0, Dk, Dv) = w->dS;
-  if (s.T > 0) {
-    const int64_t rk = s.QkRow(bh, 0);
-    for (int64_t i = 0; i < Dk; ++i) {
-      float sum = 0;
-      if (h0) {
-        for (int64_t j = 0; j < Dv; ++j) sum += w->dS(i, j) * h0[i * Dv + j];
-      }
-      dg[rk + i] = static_cast<T>(sum);
-    }
-  }
-}
 
 }  // namespace gla_cpu
 }  // namespace funcs
 
 // ---- the CPU device step of the gla kernels (kernels/impl/gla_kernel_impl.h) -----------------
-// One head per task, the chunked form (float32 and the 16-bit types, computing in float) or the
-// recurrent one (float64, short sequences or small keys, PADDLE_OPS_GLA_CPU=recurrent); each
-// head's result is independent of the thread count (one sequential computation per head).
+// The chunked form (float32 and the 16-bit types, computing in float) when UseGlaChunkedOnCpu
+// says so, else the recurrent one (float64 always); both directions take the same path, built
+// for the instruction set in use. One head per task; each head's result is independent of the
+// thread count (one sequential computation per head).
 namespace gla {
 
-// body(bh, off, h0, chunked, work, chunk_work) for every head of d (GlaData or GlaGradData),
-// one head per task: off = bh * the state size (where the head's [Dk, Dv] state blocks start),
-// h0 the head's initial state (null without one); chunked, the path both directions take: the
-// chunked form (not for float64) when UseGlaChunkedOnCpu says so, the recurrent one otherwise;
-// and the thread's workspaces (work: `recurrent_work` Acc elements for the recurrent form,
-// none for the chunked one).
-template <typename T, typename Acc, typename Data, typename Body>
-void ForEachHead(const Data& d, int64_t recurrent_work, Body body) {
-  const bool chunked = !std::is_same<T, double>::value && funcs::gla_cpu::UseGlaChunkedOnCpu(d.s.T, d.s.Dk);
-  const int64_t heads = d.s.heads(), state = d.s.StateSize();
-  // An exception must not leave the parallel region (std::terminate): the first one thrown
-  // (a workspace the machine cannot hold: std::bad_alloc) is kept, the other heads are
-  // skipped, and it is thrown again after the region (MemoryError in Python).
-  funcs::OmpExceptionKeeper keep;
-#pragma omp parallel num_threads(funcs::CpuNumThreads())
-  {
-    std::vector<Acc> work;
-    funcs::gla_cpu::Work chunk_work;
-    keep.Run([&] { work.resize(static_cast<size_t>(chunked ? 0 : recurrent_work)); });
-#pragma omp for schedule(static)
-    for (int64_t bh = 0; bh < heads; ++bh) {
-      keep.Run([&] {
-        const int64_t off = bh * state;
-        body(bh, off, d.h0 ? d.h0 + off : nullptr, chunked, work.data(), &chunk_work);
-      });
-    }
-  }
-  keep.Rethrow();
+template <typename T>
+bool RunsChunked(const GlaShape& s) {
+  return !std::is_same<T, double>::value && funcs::gla_cpu::UseGlaChunkedOnCpu(s.T, s.Dk);
 }
 
 template <typename T>
 void Forward(const CPUContext&, const GlaData<T>& d, double scale) {
-  using Acc = typename GlaAccType<T>::type;
-  ForEachHead<T, Acc>(d, d.s.ForwardWork(), [&](int64_t bh, int64_t off, const float* h0, bool chunked, Acc* work,
-                                            funcs::gla_cpu::Work* cw) {
-    float* fs = d.final_state ? d.final_state + off : nullptr;
-    if (chunked) {
-      funcs::gla_cpu::ChunkedForwardHead<T>(d.s, bh, d.q, d.k, d.v, d.g, h0, static_cast<float>(scale), d.o, fs, cw);
-    } else {
-      GlaRecurrentForwardHead<T, Acc>(d.s, bh, d.q, d.k, d.v, d.g, h0, static_cast<Acc>(scale), d.o, fs, work);
-    }
-  });
+  PADDLE_OPS_GLA_CPU_DISPATCH(Forward<T>, d, scale, RunsChunked<T>(d.s))
 }
 
 template <typename T>
 void Backward(const CPUContext&, const GlaGradData<T>& d, double scale) {
-  using Acc = typename GlaAccType<T>::type;
-  ForEachHead<T, Acc>(d, d.s.BackwardWork(), [&](int64_t bh, int64_t off, const float* h0, bool chunked, Acc* work,
-                                            funcs::gla_cpu::Work* cw) {
-    const float* dfinal = d.dfinal ? d.dfinal + off : nullptr;
-    float* dh0 = d.dh0 ? d.dh0 + off : nullptr;
-    if (chunked) {
-      funcs::gla_cpu::ChunkedBackwardHead<T>(d.s, bh, d.q, d.k, d.v, d.g, h0, d.dout, dfinal, static_cast<float>(scale),
-                                             d.dq, d.dk, d.dv, d.dg, dh0, cw);
-    } else {
-      GlaRecurrentBackwardHead<T, Acc>(d.s, bh, d.q, d.k, d.v, d.g, h0, d.dout, dfinal, static_cast<Acc>(scale), d.dq,
-                                       d.dk, d.dv, d.dg, dh0, work);
-    }
-  });
+  PADDLE_OPS_GLA_CPU_DISPATCH(Backward<T>, d, scale, RunsChunked<T>(d.s))
 }
 
 }  // namespace gla
 }  // namespace phi
+
+#undef PADDLE_OPS_GLA_CPU_DISPATCH
+#undef PADDLE_OPS_GLA_CPU_AVX2_CASE
+#undef PADDLE_OPS_GLA_CPU_AVX512_CASE

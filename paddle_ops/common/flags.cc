@@ -31,7 +31,7 @@ constexpr int64_t kCpuCacheDefaultMB = 2048;
 #endif
 
 // Rows of FlagTable(), in its order.
-enum Row { kGpuScanRow, kGlaGpuRow, kGlaCpuRow, kCpuCacheRow, kNumRows };
+enum Row { kGpuScanRow, kGlaGpuRow, kGlaCpuRow, kCpuCacheRow, kCpuIsaRow, kNumRows };
 
 const char kSourceEnv[] = "the environment";
 
@@ -90,6 +90,9 @@ const std::vector<FlagInfo>& FlagTable() {
       {"PADDLE_OPS_CPU_CACHE_MB", FlagKind::kInteger, {}, kCpuCacheDefaultMB, int64_t{1} << 30, true,
        "megabytes of freed CPU blocks (1 MiB and more) the CPU allocator keeps for reuse; 0 "
        "turns the cache off; read at start only"},
+      {"PADDLE_OPS_CPU_ISA", FlagKind::kChoice, {"auto", "avx512", "avx2", "baseline"}, 0, 0, false,
+       "widest instruction set of the run-time dispatched CPU kernels (fp16/bf16 conversions, "
+       "gla's chunked form): auto (what the CPU has), or a cap for comparing the paths"},
   };
   return table;
 }
@@ -190,6 +193,7 @@ GlaGpu GlaGpuPath() {
   return static_cast<GlaGpu>(Load(kGlaGpuRow));
 }
 GlaCpu GlaCpuPath() { return static_cast<GlaCpu>(Load(kGlaCpuRow)); }
+CpuIsaCap CpuIsaLimit() { return static_cast<CpuIsaCap>(Load(kCpuIsaRow)); }
 int64_t CpuCacheMB() { return Load(kCpuCacheRow); }
 
 }  // namespace flags

@@ -25,10 +25,14 @@ enum class GpuScan { kEngine, kThrust };
 enum class GlaGpu { kRecurrent = 0, kChunkedV1 = 1, kChunked = 2 };
 // PADDLE_OPS_GLA_CPU: the CPU path of gla (kAuto: chosen by the sizes of the call).
 enum class GlaCpu { kAuto, kChunked, kRecurrent };
+// PADDLE_OPS_CPU_ISA: the widest instruction set the run-time dispatched CPU kernels
+// (kernels/funcs/simd/cpu_isa.h) may use; kAuto: whatever the CPU has.
+enum class CpuIsaCap { kAuto, kAvx512, kAvx2, kBaseline };
 
 GpuScan GpuScanBackend();
 GlaGpu GlaGpuPath();
 GlaCpu GlaCpuPath();
+CpuIsaCap CpuIsaLimit();
 int64_t CpuCacheMB();  // read at start only (SetFlag refuses to change it)
 
 enum class FlagKind { kChoice, kInteger };

@@ -26,16 +26,8 @@ using phi::ErrorCode;
 using phi::dtype::bfloat16;
 using phi::dtype::float16;
 
-float BitsAsFloat(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-uint32_t FloatBits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
+using paddle_ops_test::BitsAsFloat;
+using paddle_ops_test::FloatBits;
 
 // ---------------------------------------------------------------------------------------
 // DataType

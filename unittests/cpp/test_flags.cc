@@ -47,7 +47,7 @@ class FlagsTest : public ::testing::Test {
 
 TEST(FlagTableTest, EveryFlagIsNamedDocumentedAndHasAValidDefault) {
   const auto& table = fl::FlagTable();
-  ASSERT_EQ(table.size(), 4u);
+  ASSERT_EQ(table.size(), 5u);
   for (const auto& f : table) {
     EXPECT_EQ(std::string(f.name).rfind("PADDLE_OPS_", 0), 0u) << f.name;
     EXPECT_GT(std::string(f.doc).size(), 20u) << f.name;
@@ -65,6 +65,7 @@ TEST(FlagTableTest, EveryFlagIsNamedDocumentedAndHasAValidDefault) {
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GPU_SCAN"), Row("PADDLE_OPS_GPU_SCAN").default_value), "engine");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GLA_GPU"), Row("PADDLE_OPS_GLA_GPU").default_value), "chunked");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GLA_CPU"), Row("PADDLE_OPS_GLA_CPU").default_value), "auto");
+  EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_CPU_ISA"), Row("PADDLE_OPS_CPU_ISA").default_value), "auto");
   EXPECT_TRUE(Row("PADDLE_OPS_CPU_CACHE_MB").start_only);
 }
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <exception>
 #include <string>
 
@@ -25,6 +27,18 @@ phi::EnforceNotMet CatchEnforce(Fn&& fn) {
   }
   ADD_FAILURE() << "expected an EnforceNotMet, nothing was thrown";
   return phi::EnforceNotMet(phi::ErrorSummary(phi::ErrorCode::FATAL, "<nothing thrown>"), "", 0);
+}
+
+// The bits of a float32 and back.
+inline float BitsAsFloat(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline uint32_t FloatBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
 }
 
 inline bool Contains(const std::string& s, const std::string& sub) { return s.find(sub) != std::string::npos; }
