@@ -16,8 +16,8 @@ Writes three files:
                     defaults and outputs, for the Python wrappers.
 
 An op is exported when every attribute of it and of its grad op has a Paddle custom-op
-attribute type (int, int64_t, float, double, bool, str; Scalar as int64_t when its default is
-an integer); the others (DataType, IntArray, lists) are listed as skipped. Optional inputs are
+attribute type (int, int64_t, float, bool, str; double as its decimal text; Scalar as int64_t when
+its default is an integer); the others (DataType, IntArray, lists) are listed as skipped. Optional inputs are
 plain Paddle inputs (an empty tensor stands for None) and optional outputs are always there
 (an empty float32 tensor [0] when the op does not produce them), so every op has one Paddle
 signature for all its attribute values.
@@ -40,7 +40,9 @@ PD_ATTR = {
     "int64_t": ("int64_t", "int64_t", "i"),
     "bool": ("bool", "bool", "i"),
     "float": ("float", "float", "f"),
-    "double": ("double", "double", "f"),
+    # Paddle's static graph (PIR) holds no double attribute: a double travels as its shortest
+    # round-trip decimal text (Python's repr), exact.
+    "double": ("std::string", "const std::string&", "d"),
     "str": ("std::string", "const std::string&", "s"),
     "Scalar": ("int64_t", "int64_t", "i"),
 }
@@ -157,25 +159,11 @@ def _attr_fill(op, indent="  "):
     L = [f"{indent}PoAttr attrs[{max(len(op.attrs), 1)}] = {{}};"]
     for k, a in enumerate(op.attrs):
         field = PD_ATTR[a.type][2]
+        if field == "d":
+            L.append(f"{indent}attrs[{k}].f = std::strtod({a.name}.c_str(), nullptr);")
+            continue
         val = f"{a.name}.c_str()" if a.type == "str" else a.name
         L.append(f"{indent}attrs[{k}].{field} = {val};")
-    return L
-
-
-def _attr_defaults(op, indent="  "):
-    """_attr_fill with each attribute's YAML default (0 where it has none)."""
-    L = [f"{indent}PoAttr attrs[{max(len(op.attrs), 1)}] = {{}};"]
-    for k, a in enumerate(op.attrs):
-        d = (a.default or "").strip()
-        field = PD_ATTR[a.type][2]
-        if not d:
-            continue
-        if field == "s":
-            L.append(f'{indent}attrs[{k}].s = "{d.strip(chr(34) + chr(39))}";')
-        elif d in ("true", "false"):
-            L.append(f"{indent}attrs[{k}].i = {1 if d == 'true' else 0};")
-        else:
-            L.append(f"{indent}attrs[{k}].{field} = {d};")
     return L
 
 
@@ -208,12 +196,9 @@ def emit_ext_op(op, op_id):
     L.append(f"  return po_ext::InferShapes({op_id}, {{{', '.join(a.name for a in ins)}}}, {{}}, attrs, "
              f"{len(op.attrs)}, {len(op.outputs)});")
     L.append("}")
-    # Paddle's dtype inference takes no double attribute: then it takes no attributes, and
-    # InferMeta sees their YAML defaults (dtypes do not depend on a double).
-    dtype_attrs = all(PD_ATTR[a.type][0] != "double" for a in op.attrs)
-    params = [f"const paddle::DataType& {a.name}" for a in ins] + (attr_params if dtype_attrs else [])
+    params = [f"const paddle::DataType& {a.name}" for a in ins] + attr_params
     L.append(f"std::vector<paddle::DataType> Dtype_{fn}({', '.join(params)}) {{")
-    L += _attr_fill(op) if dtype_attrs else _attr_defaults(op)
+    L += _attr_fill(op)
     L.append(f"  return po_ext::InferDtypes({op_id}, {{{', '.join(a.name for a in ins)}}}, attrs, "
              f"{len(op.attrs)}, {len(op.outputs)}, {_fallback_index(op)});")
     L.append("}")

@@ -2,6 +2,7 @@
 // outputs bound to the caller's tensors, errors turned into a kind and a message.
 #include "paddle_ops/python/integrations_src/paddle/bridge_impl.h"
 
+#include <algorithm>
 #include <exception>
 #include <new>
 #include <string>
@@ -13,6 +14,10 @@ namespace paddle_ops_bridge {
 namespace {
 
 thread_local std::string g_error;
+constexpr int32_t kMaxArgs = 16;
+thread_local const void* g_in_ptrs[kMaxArgs];
+thread_local const void* g_out_ptrs[kMaxArgs];
+thread_local int32_t g_n_in = 0, g_n_out = 0;
 
 constexpr phi::DataType kPoToPhi[] = {
     phi::DataType::BOOL,    phi::DataType::INT8,     phi::DataType::UINT8,   phi::DataType::INT16,
@@ -163,6 +168,7 @@ void* BindOutput(phi::DenseTensor* out, const PoOutputs& sink, int32_t index, co
 
 void FinishOutput(const std::shared_ptr<phi::DenseTensor>& out, const PoOutputs& sink, int32_t index,
                   void* bound, const phi::Place& place) {
+  RecordOutput(index, out->has_allocation() ? out->raw_data() : nullptr);
   const int64_t empty_dims[1] = {0};
   if (!out->has_allocation()) {  // an optional output the op did not produce
     if (bound == nullptr) sink.alloc(sink.ctx, index, empty_dims, 1, PO_FLOAT32);
@@ -183,6 +189,14 @@ void FinishOutput(const std::shared_ptr<phi::DenseTensor>& out, const PoOutputs&
   // Keeps the allocation alive until the caller's tensor releases it.
   auto* owner = new std::shared_ptr<phi::Allocation>(out->Holder());
   sink.adopt(sink.ctx, index, out->raw_data(), d.data(), static_cast<int32_t>(d.size()), ToPo(out->dtype()), owner);
+}
+
+void RecordInput(int32_t index, const void* data) {
+  if (index < kMaxArgs) g_in_ptrs[index] = data, g_n_in = std::max(g_n_in, index + 1);
+}
+
+void RecordOutput(int32_t index, const void* data) {
+  if (index < kMaxArgs) g_out_ptrs[index] = data, g_n_out = std::max(g_n_out, index + 1);
 }
 
 void MetaOutput(const phi::DenseTensor& out, PoMeta* meta) {
@@ -210,7 +224,16 @@ int32_t po_paddle_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAt
   if (n_ins != e.n_ins || n_attrs != e.n_attrs || n_outs != e.n_outs)
     return paddle_ops_bridge::Fail(PO_RUNTIME_ERROR, std::string(e.name) + ": the extension and the bridge disagree "
                                                      "on the op's arguments (rebuild the extension)");
+  paddle_ops_bridge::g_n_in = paddle_ops_bridge::g_n_out = 0;
+  for (int32_t i = 0; i < n_ins; ++i)
+    paddle_ops_bridge::RecordInput(i, ins[i].present ? ins[i].data : nullptr);
   return paddle_ops_bridge::Guard([&] { e.run(ins, attrs, *outs); });
+}
+
+int32_t po_paddle_last_pointers(const void** ins, const void** outs, int32_t cap) {
+  for (int32_t i = 0; i < paddle_ops_bridge::g_n_in && i < cap; ++i) ins[i] = paddle_ops_bridge::g_in_ptrs[i];
+  for (int32_t i = 0; i < paddle_ops_bridge::g_n_out && i < cap; ++i) outs[i] = paddle_ops_bridge::g_out_ptrs[i];
+  return std::min(std::max(paddle_ops_bridge::g_n_in, paddle_ops_bridge::g_n_out), cap);
 }
 
 int32_t po_paddle_infer(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs, int32_t n_attrs,

@@ -106,6 +106,10 @@ PO_PADDLE_API const char* po_paddle_last_error(void);
 PO_PADDLE_API int32_t po_paddle_num_ops(void);
 PO_PADDLE_API const char* po_paddle_op_name(int32_t op);
 PO_PADDLE_API const char* po_paddle_yaml_hash(void);
+// The data pointers of the last po_paddle_run on this thread: its inputs (null where absent) and
+// outputs as the kernel left them (for the tests that check nothing was copied). Returns how
+// many were written of each, up to `cap`.
+PO_PADDLE_API int32_t po_paddle_last_pointers(const void** ins, const void** outs, int32_t cap);
 
 #ifdef __cplusplus
 }

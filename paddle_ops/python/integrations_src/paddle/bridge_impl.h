@@ -41,6 +41,9 @@ void* BindOutput(phi::DenseTensor* out, const PoOutputs& sink, int32_t index, co
 void FinishOutput(const std::shared_ptr<phi::DenseTensor>& out, const PoOutputs& sink, int32_t index,
                   void* bound, const phi::Place& place);
 void MetaOutput(const phi::DenseTensor& out, PoMeta* meta);
+// Records the data pointers of this run (po_paddle_last_pointers).
+void RecordInput(int32_t index, const void* data);
+void RecordOutput(int32_t index, const void* data);
 
 // One op of the generated table (bridge_ops.cc): `run` calls InferMeta and the kernel, `infer`
 // InferMeta alone, on the input dtypes given (the caller's, or a guess where unknown).

@@ -3,6 +3,7 @@
 // bridge.h (never a paddle_ops header: both define phi::).
 #pragma once
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <unordered_map>

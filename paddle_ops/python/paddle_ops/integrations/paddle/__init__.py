@@ -104,7 +104,8 @@ def _call(m, fn, args, kwargs):
             v = paddle.zeros([0], dtype=like.dtype)  # an empty tensor stands for None
         call_args.append(v)
     for a in m["attrs"]:
-        call_args.append(values[a["name"]] if a["name"] in values else _default(a))
+        v = values[a["name"]] if a["name"] in values else _default(a)
+        call_args.append(repr(float(v)) if a["type"] == "double" else v)  # (see gen_paddle.py)
     try:
         out = fn(*call_args)
     except Exception as e:  # Paddle wraps the kernel's exception: re-raise ours by its type
@@ -118,6 +119,7 @@ def _call(m, fn, args, kwargs):
 
 
 ops = _Ops()
+ops._ext()  # build (first time) and load now: Paddle knows the ops before any program uses them
 
 
 def _check_tensor(x, op, arg="x"):

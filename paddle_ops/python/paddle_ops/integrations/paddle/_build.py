@@ -61,6 +61,16 @@ def _lock(path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
+def bridge_library():
+    """The bridge library's path (our kernels; exports only po_paddle_*)."""
+    return os.path.join(NATIVE, BRIDGE)
+
+
+def extension_library():
+    """The built extension's path (after load())."""
+    return os.path.join(cache_dir(), EXT_NAME, EXT_NAME + ".so")
+
+
 def load(verbose=False):
     """Builds (once per cache key) and loads the extension; returns the module of its ops."""
     from paddle.utils import cpp_extension
