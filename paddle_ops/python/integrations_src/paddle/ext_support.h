@@ -85,8 +85,13 @@ inline void View(Args& a, size_t i, const paddle::Tensor& t, const char* op, con
   v.dtype = ToPo(c.dtype());
   if (v.dtype == PO_UNDEFINED)
     Throw(PO_TYPE_ERROR, std::string(op) + "(): input '" + name + "' has a dtype paddle_ops does not take");
-  v.device = c.is_cpu() ? PO_CPU : PO_GPU;
-  v.device_id = c.is_cpu() ? 0 : c.place().GetDeviceId();
+  // The bridge runs our kernels on our own streams; until it runs them on Paddle's, GPU
+  // tensors are refused rather than raced (PyPI's Paddle 3 is CPU-only anyway).
+  if (!c.is_cpu())
+    Throw(PO_VALUE_ERROR, std::string(op) + "(): input '" + name +
+                              "' is not on the CPU: the Paddle integration runs on CPU tensors");
+  v.device = PO_CPU;
+  v.device_id = 0;
   v.present = 1;
 }
 

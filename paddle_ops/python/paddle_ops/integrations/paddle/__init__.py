@@ -39,15 +39,15 @@ _TYPES = {"ValueError": ValueError, "TypeError": TypeError, "IndexError": IndexE
 _FLOATING = ("float16", "bfloat16", "float32", "float64")
 
 
-def _dtype_name(dtype):
-    s = str(dtype)
-    return s.split(".")[-1].lower()
+_FLOAT_DTYPES = frozenset([paddle.float16, paddle.bfloat16, paddle.float32, paddle.float64])
+_CUMSUM_DTYPES = _FLOAT_DTYPES | {paddle.int32, paddle.int64}
 
 
 class _Ops:
     """The generated custom operators by their YAML names: ``ops.<op>(*inputs, *attrs)`` with
     the YAML defaults for attributes left out, None for an absent optional input, and a list of
-    outputs when the op has several (an optional output the op did not produce is None)."""
+    outputs when the op has several (an optional output the op did not produce is an empty
+    tensor)."""
 
     def __init__(self):
         self._module = None
@@ -64,12 +64,8 @@ class _Ops:
     def __getattr__(self, name):
         if name.startswith("_") or name not in self._meta:
             raise AttributeError(f"paddle_ops.integrations.paddle.ops has no op '{name}'")
-        m = self._meta[name]
-        fn = getattr(self._ext(), m["paddle_name"])
-
-        def call(*args, **kwargs):
-            return _call(m, fn, args, kwargs)
-        call.__name__ = name
+        call = _caller(self._meta[name], getattr(self._ext(), self._meta[name]["paddle_name"]))
+        setattr(self, name, call)  # later lookups find it without __getattr__
         return call
 
 
@@ -85,45 +81,71 @@ def _default(attr):
     return float(d) if attr["type"] in ("float", "double") else int(d)
 
 
-def _call(m, fn, args, kwargs):
+def _reraise(e):
+    """Paddle wraps the kernel's exception: re-raise ours by its type."""
+    match = _ERROR.search(str(e))
+    if match:
+        raise _TYPES[match.group(1)](match.group(2).strip()) from None
+    raise e
+
+
+def _caller(m, fn):
+    """The Python function of one generated op: binds arguments (YAML defaults, an empty tensor
+    for an absent optional input, a double as its exact decimal text: see gen_paddle.py) and
+    calls the custom operator."""
+    name = m["paddle_name"]
     names = [i["name"] for i in m["inputs"]] + [a["name"] for a in m["attrs"]]
-    values = dict(zip(names, args))
-    if len(args) > len(names):
-        raise TypeError(f"{m['paddle_name']}() takes {len(names)} arguments, got {len(args)}")
-    for k, v in kwargs.items():
-        if k not in names or k in values:
-            raise TypeError(f"{m['paddle_name']}(): unexpected or repeated argument '{k}'")
-        values[k] = v
-    like = next(values[i["name"]] for i in m["inputs"] if not i["optional"])
-    call_args = []
-    for i in m["inputs"]:
-        v = values.get(i["name"])
-        if v is None:
-            if not i["optional"]:
-                raise TypeError(f"{m['paddle_name']}(): missing input '{i['name']}'")
-            v = paddle.zeros([0], dtype=like.dtype)  # an empty tensor stands for None
-        call_args.append(v)
-    for a in m["attrs"]:
-        v = values[a["name"]] if a["name"] in values else _default(a)
-        call_args.append(repr(float(v)) if a["type"] == "double" else v)  # (see gen_paddle.py)
-    try:
-        out = fn(*call_args)
-    except Exception as e:  # Paddle wraps the kernel's exception: re-raise ours by its type
-        match = _ERROR.search(str(e))
-        if match:
-            raise _TYPES[match.group(1)](match.group(2).strip()) from None
-        raise
-    if len(m["outputs"]) == 1:
+    n_in = len(m["inputs"])
+    optional = [k for k, i in enumerate(m["inputs"]) if i["optional"]]
+    required = next(k for k, i in enumerate(m["inputs"]) if not i["optional"])
+    doubles = [n_in + k for k, a in enumerate(m["attrs"]) if a["type"] == "double"]
+    multi = len(m["outputs"]) > 1
+
+    def bind(args, kwargs):
+        if len(args) > len(names):
+            raise TypeError(f"{name}() takes {len(names)} arguments, got {len(args)}")
+        values = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names or k in values:
+                raise TypeError(f"{name}(): unexpected or repeated argument '{k}'")
+            values[k] = v
+        out = []
+        for k, n in enumerate(names):
+            if n in values:
+                out.append(values[n])
+            elif k < n_in and k in optional:
+                out.append(None)
+            elif k < n_in:
+                raise TypeError(f"{name}(): missing input '{n}'")
+            else:
+                out.append(_default(m["attrs"][k - n_in]))
         return out
-    return list(out)
+
+    def call(*args, **kwargs):
+        args = list(args) if not kwargs and len(args) == len(names) else bind(args, kwargs)
+        for k in optional:
+            if args[k] is None:
+                args[k] = paddle.zeros([0], dtype=args[required].dtype)  # an empty tensor stands for None
+        for k in doubles:
+            args[k] = repr(float(args[k]))
+        try:
+            out = fn(*args)
+        except Exception as e:
+            _reraise(e)
+        return list(out) if multi else out
+    call.__name__ = m["paddle_name"][len("paddle_ops_"):]
+    return call
 
 
 ops = _Ops()
 ops._ext()  # build (first time) and load now: Paddle knows the ops before any program uses them
 
 
+_TENSOR_TYPES = (paddle.Tensor, paddle.pir.Value, paddle.static.Variable)
+
+
 def _check_tensor(x, op, arg="x"):
-    if not isinstance(x, (paddle.Tensor, paddle.pir.Value, paddle.static.Variable)):
+    if not isinstance(x, _TENSOR_TYPES):
         raise TypeError(f"{op}(): argument '{arg}' must be a paddle.Tensor, but got {type(x).__name__}")
 
 
@@ -138,14 +160,14 @@ def _check_bool(v, op, arg):
 
 def _cum(op, x, axis, exclusive, reverse, dtype, allowed):
     _check_tensor(x, op)
-    if _is_dtype(exclusive):  # Paddle's order (x, axis, dtype)
+    if exclusive is not False and _is_dtype(exclusive):  # Paddle's order (x, axis, dtype)
         exclusive, dtype = False, exclusive
     _check_bool(exclusive, op, "exclusive")
     _check_bool(reverse, op, "reverse")
     if dtype is not None:
         x = paddle.cast(x, dtype)
-    if _dtype_name(x.dtype) not in allowed:
-        x = paddle.cast(x, allowed[-1] if op == "cumsum" else "float32")
+    if x.dtype not in allowed:
+        x = paddle.cast(x, "int64" if op == "cumsum" else "float32")
     if axis is None:
         return getattr(ops, op)(x, -1, True, bool(exclusive), bool(reverse))
     if not _is_int(axis):
@@ -164,13 +186,13 @@ def _is_dtype(v):
 def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
     """``paddle_ops.logcumsumexp`` on a paddle.Tensor (docs/spec.md §1): log(cumsum(exp(x))) along
     `axis` (None: the flattened tensor), without overflow; integer inputs become float32."""
-    return _cum("logcumsumexp", x, axis, exclusive, reverse, dtype, _FLOATING)
+    return _cum("logcumsumexp", x, axis, exclusive, reverse, dtype, _FLOAT_DTYPES)
 
 
 def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
     """``paddle_ops.cumsum`` on a paddle.Tensor (docs/spec.md §2): floats accumulate in
     compensated float64, int32/int64 exactly; other integer and bool inputs become int64."""
-    return _cum("cumsum", x, axis, exclusive, reverse, dtype, _FLOATING + ("int32", "int64"))
+    return _cum("cumsum", x, axis, exclusive, reverse, dtype, _CUMSUM_DTYPES)
 
 
 def pscan(a, x, initial_state=None, reverse=False, name=None):
@@ -214,7 +236,7 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
         if values.dtype.kind not in "iu" and values.size:
             raise TypeError(f"repeat_interleave(): argument 'repeats' must hold integers, but got {values.dtype}")
         repeats = paddle.to_tensor(values.astype(np.int64))
-    if isinstance(repeats, (paddle.Tensor, paddle.pir.Value, paddle.static.Variable)):
+    if isinstance(repeats, _TENSOR_TYPES):
         return ops.repeat_interleave_with_tensor_index(x, repeats, int(axis),
                                                        -1 if output_size is None else int(output_size))
     if not _is_int(repeats):
