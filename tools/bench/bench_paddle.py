@@ -17,10 +17,8 @@ costs per call. The data: standard normal float32 (seed 0); the error is the lar
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
-import time
 
 THREAD_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 if any(os.environ.get(k) != v for k, v in THREAD_ENV.items()):
@@ -30,6 +28,7 @@ import numpy as np  # noqa: E402
 import paddle  # noqa: E402
 
 import paddle_ops  # noqa: E402
+from bench_common import batch_ms  # noqa: E402
 from paddle_ops.integrations import paddle as po  # noqa: E402
 
 FULL = [("1-D 2^24", (1 << 24,), 0), ("[1024, 16384], last", (1024, 16384), 1),
@@ -37,14 +36,9 @@ FULL = [("1-D 2^24", (1 << 24,), 0), ("[1024, 16384], last", (1024, 16384), 1),
 QUICK = [("1-D 2^20", (1 << 20,), 0), ("[256, 4096], last", (256, 4096), 1)]
 
 
-def median_s(fn, repeat):
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+def median_s(fn, repeat, batch=1):
+    """Median seconds per call (bench_common.batch_ms: a warm-up call, then `repeat` batches)."""
+    return batch_ms(fn, lambda: None, repeat, batch) / 1e3
 
 
 def rel_err(got, ref):
@@ -74,10 +68,8 @@ def overhead_row(repeat):
     """Per-call time on 16 elements: the custom-operator path against the direct API."""
     a = np.arange(16, dtype=np.float32)
     x, own = paddle.to_tensor(a), paddle_ops.to_tensor(a)
-    batch = 2000
-
     def per_call(fn):
-        return median_s(lambda: [fn() for _ in range(batch)], max(3, repeat // 2)) / batch * 1e6
+        return median_s(fn, max(3, repeat // 2), batch=2000) * 1e6
     return {"ours_us": per_call(lambda: po.logcumsumexp(x, axis=0)),
             "paddle_us": per_call(lambda: paddle.logcumsumexp(x, axis=0)),
             "direct_us": per_call(lambda: paddle_ops.logcumsumexp(own, axis=0))}
