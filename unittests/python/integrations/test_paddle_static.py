@@ -79,6 +79,22 @@ def test_static_graph_shapes_and_dtypes_of_every_op(static_mode):
         np.testing.assert_array_equal(o_v, po.gla(qt, qt, qt, -paddle.abs(qt))[0].numpy())
 
 
+def test_static_graph_unknown_batch_dim(static_mode):
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [-1, 6], "float32")
+        lse = po.logcumsumexp(x, axis=1)
+        flat = po.cumsum(x)                      # axis=None: the flattened tensor
+        rep = po.repeat_interleave(x, 2, axis=0)
+        rep1 = po.repeat_interleave(x, 3, axis=1)
+        assert lse.shape == [-1, 6] and flat.shape == [-1] and rep.shape == [-1, 6] and rep1.shape == [-1, 18]
+    xn = RNG.standard_normal((3, 6)).astype("float32")
+    lse_v, flat_v, rep_v = run(main, startup, {"x": xn}, [lse, flat, rep])
+    np.testing.assert_allclose(lse_v, np.logaddexp.accumulate(xn.astype(np.float64), axis=1), rtol=1e-6)
+    np.testing.assert_allclose(flat_v, np.cumsum(xn.astype(np.float64)), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(rep_v, np.repeat(xn, 2, axis=0))
+
+
 class Block(paddle.nn.Layer):
     """A small block that uses logcumsumexp, pscan and gla."""
 
@@ -108,6 +124,19 @@ def test_to_static_matches_eager_and_trains():
     np.testing.assert_array_equal(out.numpy(), eager.numpy())
     out.sum().backward()
     np.testing.assert_allclose(block.proj.weight.grad.numpy(), g_eager, rtol=1e-6, atol=1e-7)
+
+
+def scan_both(x):
+    return po.logcumsumexp(x, axis=1, reverse=True) + po.cumsum(x, axis=0)
+
+
+def test_to_static_with_an_unknown_batch_dim():
+    fn = paddle.jit.to_static(scan_both, input_spec=[paddle.static.InputSpec([None, 5], "float64")],
+                              full_graph=True)
+    for rows in (2, 7):
+        xn = RNG.standard_normal((rows, 5))
+        ref = po.logcumsumexp(paddle.to_tensor(xn), axis=1, reverse=True) + po.cumsum(paddle.to_tensor(xn), axis=0)
+        np.testing.assert_array_equal(fn(paddle.to_tensor(xn)).numpy(), ref.numpy())
 
 
 def test_jit_save_and_load_in_a_fresh_process(tmp_path):

@@ -243,6 +243,19 @@ int32_t po_paddle_infer(int32_t op, const PoTensor* ins, int32_t n_ins, const Po
   if (n_ins != e.n_ins || n_attrs != e.n_attrs || n_outs != e.n_outs)
     return paddle_ops_bridge::Fail(PO_RUNTIME_ERROR, std::string(e.name) + ": the extension and the bridge disagree "
                                                      "on the op's arguments (rebuild the extension)");
+  // Dims not known yet (-1 in a static graph: a batch dim) become one placeholder prime, the
+  // same for all, so that dims that must agree still agree; an output dim that is a multiple of
+  // it depends on an unknown dim and is reported as -1.
+  constexpr int64_t kUnknown = 10007;
+  std::vector<PoTensor> known(ins, ins + n_ins);
+  std::vector<std::vector<int64_t>> dims(n_ins);
+  bool any_unknown = false;
+  for (int32_t i = 0; i < n_ins; ++i) {
+    dims[i].assign(ins[i].dims, ins[i].dims + std::max(ins[i].ndim, 0));
+    for (auto& d : dims[i])
+      if (d < 0) d = kUnknown, any_unknown = true;
+    known[i].dims = dims[i].data();
+  }
   // Unknown input dtypes: try float32 for each, then int64, in every combination; the first
   // that InferMeta accepts decides (the error of the all-float32 try otherwise).
   std::vector<int32_t> unknown;
@@ -256,8 +269,13 @@ int32_t po_paddle_infer(int32_t op, const PoTensor* ins, int32_t n_ins, const Po
   for (uint32_t mask = 0; mask < (1u << unknown.size()); ++mask) {
     for (size_t j = 0; j < unknown.size(); ++j)
       dtypes[unknown[j]] = (mask >> j) & 1 ? phi::DataType::INT64 : phi::DataType::FLOAT32;
-    const int32_t rc = paddle_ops_bridge::Guard([&] { e.infer(ins, dtypes.data(), attrs, outs); });
-    if (rc == PO_OK) return PO_OK;
+    const int32_t rc = paddle_ops_bridge::Guard([&] { e.infer(known.data(), dtypes.data(), attrs, outs); });
+    if (rc == PO_OK) {
+      for (int32_t o = 0; o < n_outs && any_unknown; ++o)
+        for (int32_t d = 0; d < outs[o].ndim; ++d)
+          if (outs[o].dims[d] != 0 && outs[o].dims[d] % kUnknown == 0) outs[o].dims[d] = -1;
+      return PO_OK;
+    }
     if (mask == 0) first = rc, first_error = paddle_ops_bridge::g_error;
   }
   return paddle_ops_bridge::Fail(first, first_error);

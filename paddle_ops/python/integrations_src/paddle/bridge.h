@@ -95,8 +95,10 @@ PO_PADDLE_API int32_t po_paddle_run(int32_t op, const PoTensor* ins, int32_t n_i
                       int32_t n_attrs, const PoOutputs* outs, int32_t n_outs);
 // The output shapes and dtypes of op `op` for the given input shapes and attributes, from the
 // op's InferMeta. An input dtype of PO_UNDEFINED is not known (Paddle's shape inference does
-// not pass dtypes): the bridge then tries float32, then int64 for each such input. An output
-// dim of -1 is known only when the op runs (repeat_interleave with a tensor of counts).
+// not pass dtypes): the bridge then tries float32, then int64 for each such input. An input dim
+// of -1 is not known yet (a static graph's batch dim): output dims that depend on it are -1. An
+// output dim of -1 is also one known only when the op runs (repeat_interleave with a tensor of
+// counts).
 PO_PADDLE_API int32_t po_paddle_infer(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs,
                         int32_t n_attrs, PoMeta* outs, int32_t n_outs);
 PO_PADDLE_API void po_paddle_release(void* owner);
