@@ -105,10 +105,15 @@ def main():
     ap.add_argument("--quick", action="store_true", help="2^20-element cases, float32 only")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--json", help="also write the rows and the environment here")
+    ap.add_argument("--output-allocation", choices=["paddle_ops", "paddle"], default="paddle_ops",
+                    help="where our outputs are allocated (po.set_output_allocation)")
     args = ap.parse_args()
+    po.set_output_allocation(args.output_allocation)
     cases, dtypes = (QUICK, ["float32"]) if args.quick else (FULL, ["float32", "float64"])
     env = environment()
-    print(f"# paddle {env['paddle']}, 1 thread, cpus {env['affinity']}, load {env['load']}, commit {env['commit']}")
+    env["output_allocation"] = args.output_allocation
+    print(f"# paddle {env['paddle']}, 1 thread, cpus {env['affinity']}, load {env['load']}, commit {env['commit']}, "
+          f"outputs allocated by {args.output_allocation}")
     print("# ns/element (x copy); ours = paddle_ops through Paddle's custom operator, direct = paddle_ops' own API")
     print(f"{'case':24s} {'dtype':8s} {'copy':>6s} | {'lcse ours':>16s} {'lcse paddle':>16s} {'direct':>7s} |"
           f" {'cumsum ours':>16s} {'cumsum paddle':>16s} {'direct':>7s}")

@@ -99,7 +99,8 @@ def emit_bridge_op(op):
         L.append(f"  phi::MetaTensor {o.name}_m({o.name}_d.get());")
     L.append(infermeta_call(op))
     for i, o in enumerate(op.outputs):
-        L.append(f"  void* {o.name}_bound = BindOutput({o.name}_d.get(), sink, {i}, place);")
+        L.append(f"  void* {o.name}_bound = nullptr;")
+        L.append(f"  const bool {o.name}_given = BindOutput({o.name}_d.get(), sink, {i}, place, &{o.name}_bound);")
     k_args = [op.arg(p) for p in op.kernel_params] if op.kernel_params else op.args
     types = []
     for a in k_args:
@@ -111,7 +112,7 @@ def emit_bridge_op(op):
     vals = [f"{a.name}_d" if a.is_tensor else a.name for a in k_args] + [f"{o.name}_d.get()" for o in op.outputs]
     L.append(f"  kernel.Call<{', '.join(types)}>(Context(place), {', '.join(vals)});")
     for i, o in enumerate(op.outputs):
-        L.append(f"  FinishOutput({o.name}_d, sink, {i}, {o.name}_bound, place);")
+        L.append(f"  FinishOutput({o.name}_d, sink, {i}, {o.name}_given, {o.name}_bound, place);")
     L.append("}")
     L.append("")
     L.append(f"void Infer_{name}(const PoTensor* ins, const phi::DataType* dtypes, const PoAttr* attrs, PoMeta* metas) {{")

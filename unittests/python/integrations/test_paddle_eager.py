@@ -286,17 +286,43 @@ def _last_pointers():
     return [p or 0 for p in ins], [p or 0 for p in outs]
 
 
-def test_kernels_read_and_write_paddles_memory():
-    x = pt(RNG.standard_normal((8, 100)).astype("float32"))
+@pytest.fixture(params=["paddle_ops", "paddle"])
+def output_allocation(request):
+    before = po.get_output_allocation()
+    po.set_output_allocation(request.param)
+    try:
+        yield request.param
+    finally:
+        po.set_output_allocation(before)
+
+
+def test_kernels_read_and_write_paddles_memory(output_allocation):
+    assert po.get_output_allocation() == output_allocation
+    x = pt(RNG.standard_normal((8, 100)).astype("float32"), stop_gradient=False)
     y = po.logcumsumexp(x, axis=1)
     ins, outs = _last_pointers()
     assert ins[0] == x.data_ptr() and outs[0] == y.data_ptr()  # no copy in, none out
+    (g,) = paddle.grad(y.sum(), x)
+    ins, outs = _last_pointers()  # the grad kernel: x, out, out_grad in place, x_grad out
+    assert ins[0] == x.data_ptr() and ins[1] == y.data_ptr() and outs[0] == g.data_ptr()
+    np.testing.assert_array_equal(y.numpy(), paddle_ops.logcumsumexp(paddle_ops.to_tensor(x.numpy()), axis=1).numpy())
     xi = pt(np.arange(6, dtype=np.int64))
     r = po.repeat_interleave(xi, pt(np.array([1, 2, 0, 3, 1, 1])))  # shape known only after the kernel
     ins, outs = _last_pointers()
     assert ins[1] != 0 and outs[0] == r.data_ptr()  # Paddle took over paddle_ops' buffer
     np.testing.assert_array_equal(r.numpy(), np.repeat(np.arange(6), [1, 2, 0, 3, 1, 1]))
     del r  # the deleter gives the buffer back to paddle_ops
+
+
+def test_empty_and_zero_d_tensors(output_allocation):
+    e = po.logcumsumexp(pt(np.zeros((3, 0), np.float32)), axis=1)
+    assert e.shape == [3, 0] and e.dtype == paddle.float32
+    assert po.cumsum(pt(np.zeros((0, 4))), axis=0).shape == [0, 4]
+    assert po.repeat_interleave(pt(np.zeros((2, 3))), pt(np.array([0, 0, 0])), axis=1).shape == [2, 0]
+    z = po.logcumsumexp(pt(np.float64(2.5)), axis=0)
+    assert z.shape == [] and float(z) == 2.5
+    with pytest.raises(ValueError):
+        po.set_output_allocation("numpy")
 
 
 def _defined_dynamic_symbols(path):

@@ -3,6 +3,7 @@
 #include "paddle_ops/python/integrations_src/paddle/bridge_impl.h"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <new>
 #include <string>
@@ -14,6 +15,7 @@ namespace paddle_ops_bridge {
 namespace {
 
 thread_local std::string g_error;
+std::atomic<int32_t> g_caller_allocates{0};
 constexpr int32_t kMaxArgs = 16;
 thread_local const void* g_in_ptrs[kMaxArgs];
 thread_local const void* g_out_ptrs[kMaxArgs];
@@ -150,34 +152,39 @@ const phi::DeviceContext& Context(const phi::Place& place) {
   return *phi::DeviceContextPool::Instance().Get(place);
 }
 
-void* BindOutput(phi::DenseTensor* out, const PoOutputs& sink, int32_t index, const phi::Place& place) {
-  if (out->dtype() == phi::DataType::UNDEFINED || ToPo(out->dtype()) == PO_UNDEFINED) return nullptr;
+bool BindOutput(phi::DenseTensor* out, const PoOutputs& sink, int32_t index, const phi::Place& place,
+                void** bound) {
+  *bound = nullptr;
+  if (!g_caller_allocates.load(std::memory_order_relaxed)) return false;
+  if (out->dtype() == phi::DataType::UNDEFINED || ToPo(out->dtype()) == PO_UNDEFINED) return false;
   const phi::DDim& dims = out->dims();
   for (int i = 0; i < dims.size(); ++i)
-    if (dims[i] < 0) return nullptr;  // known only when the kernel runs
+    if (dims[i] < 0) return false;  // known only when the kernel runs
   std::vector<int64_t> d(dims.Get(), dims.Get() + dims.size());
   void* data = sink.alloc(sink.ctx, index, d.data(), static_cast<int32_t>(d.size()), ToPo(out->dtype()));
   const size_t bytes = static_cast<size_t>(phi::product(dims)) * phi::SizeOf(out->dtype());
-  if (data == nullptr) {
+  if (data == nullptr) {  // an empty output: the caller's tensor is all there is to it
     PADDLE_ENFORCE(bytes == 0, phi::errors::ResourceExhausted("the caller could not allocate an output"));
-    return nullptr;
+    return true;
   }
   *out = phi::DenseTensor(std::make_shared<phi::Allocation>(data, bytes, place, nullptr), Meta(out->dtype(), dims));
-  return data;
+  *bound = data;
+  return true;
 }
 
-void FinishOutput(const std::shared_ptr<phi::DenseTensor>& out, const PoOutputs& sink, int32_t index,
+void FinishOutput(const std::shared_ptr<phi::DenseTensor>& out, const PoOutputs& sink, int32_t index, bool given,
                   void* bound, const phi::Place& place) {
   RecordOutput(index, out->has_allocation() ? out->raw_data() : nullptr);
-  const int64_t empty_dims[1] = {0};
-  if (!out->has_allocation()) {  // an optional output the op did not produce
-    if (bound == nullptr) sink.alloc(sink.ctx, index, empty_dims, 1, PO_FLOAT32);
-    return;
-  }
-  if (bound != nullptr && out->raw_data() == bound) return;  // written in place
-  if (bound != nullptr) {  // the kernel replaced the caller's buffer: copy into it
+  if (given) {
+    if (bound == nullptr || !out->has_allocation() || out->raw_data() == bound || out->numel() == 0) return;
+    // The kernel replaced the caller's buffer (it never does today): copy into it.
     phi::Memcpy(bound, place, out->raw_data(), out->place(),
                 static_cast<size_t>(out->numel()) * phi::SizeOf(out->dtype()));
+    return;
+  }
+  const int64_t empty_dims[1] = {0};
+  if (!out->has_allocation()) {  // an optional output the op did not produce
+    sink.alloc(sink.ctx, index, empty_dims, 1, PO_FLOAT32);
     return;
   }
   const phi::DDim& dims = out->dims();
@@ -280,6 +287,10 @@ int32_t po_paddle_infer(int32_t op, const PoTensor* ins, int32_t n_ins, const Po
   }
   return paddle_ops_bridge::Fail(first, first_error);
 }
+
+void po_paddle_set_caller_allocates(int32_t on) { paddle_ops_bridge::g_caller_allocates.store(on ? 1 : 0); }
+
+int32_t po_paddle_caller_allocates(void) { return paddle_ops_bridge::g_caller_allocates.load(); }
 
 void po_paddle_release(void* owner) { delete static_cast<std::shared_ptr<phi::Allocation>*>(owner); }
 

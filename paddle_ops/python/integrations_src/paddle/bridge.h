@@ -87,6 +87,13 @@ typedef struct {
   int32_t dtype;
 } PoMeta;
 
+// Where outputs come from (the process's setting): 0 (the default) from paddle_ops' caching
+// allocator, handed over with `adopt`; 1 from the caller (`alloc`) wherever the shape is known
+// before the kernel runs. Both are without a copy; the first keeps large outputs in memory
+// already touched, where a fresh allocation pays its page faults.
+PO_PADDLE_API void po_paddle_set_caller_allocates(int32_t on);
+PO_PADDLE_API int32_t po_paddle_caller_allocates(void);
+
 // Runs op `op` (its index in po_paddle_op_name's list) on the inputs, in the order of the
 // op's YAML args; attributes in YAML order. An optional input is absent when `present` is 0,
 // when its data is null, or when it has no elements. Returns a PoError; the message is in

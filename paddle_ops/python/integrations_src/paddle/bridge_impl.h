@@ -33,13 +33,14 @@ phi::Place CommonPlace(const char* op, const PoTensor* ins, int32_t n);
 const phi::DeviceContext& Context(const phi::Place& place);
 
 // After InferMeta: when the output's shape and dtype are known, asks the caller for its memory
-// and gives it to `out`, so the kernel writes into the caller's tensor. Returns that pointer
-// (null when the kernel must allocate).
-void* BindOutput(phi::DenseTensor* out, const PoOutputs& sink, int32_t index, const phi::Place& place);
+// and gives it to `out`, so the kernel writes into the caller's tensor. Returns whether it did
+// (false: the kernel allocates); *bound is the caller's data pointer (null when empty).
+bool BindOutput(phi::DenseTensor* out, const PoOutputs& sink, int32_t index, const phi::Place& place,
+                void** bound);
 // After the kernel: hands an output the kernel allocated itself to the caller (adopt), and
 // reports an optional output the op did not produce as an empty float32 tensor [0].
 void FinishOutput(const std::shared_ptr<phi::DenseTensor>& out, const PoOutputs& sink, int32_t index,
-                  void* bound, const phi::Place& place);
+                  bool given, void* bound, const phi::Place& place);
 void MetaOutput(const phi::DenseTensor& out, PoMeta* meta);
 // Records the data pointers of this run (po_paddle_last_pointers).
 void RecordInput(int32_t index, const void* data);

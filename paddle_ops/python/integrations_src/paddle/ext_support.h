@@ -71,14 +71,16 @@ struct Args {
 inline void View(Args& a, size_t i, const paddle::Tensor& t, const char* op, const char* name) {
   PoTensor& v = a.ins[i];
   std::memset(&v, 0, sizeof(v));
-  if (!t.initialized()) return;  // absent (e.g. the grad of an unused optional output)
+  if (!t.defined()) return;  // absent (e.g. the grad of an unused optional output)
   if (!t.is_dense_tensor()) Throw(PO_TYPE_ERROR, std::string(op) + "(): input '" + name + "' must be a dense tensor");
-  const paddle::Tensor& c = t.is_contiguous() ? t : (a.keep.push_back(t.contiguous()), a.keep.back());
+  const bool empty = t.numel() == 0;  // an empty tensor has no memory: no data pointer to pass
+  if (!empty && !t.initialized()) return;  // absent: a shape without memory
+  const paddle::Tensor& c = empty || t.is_contiguous() ? t : (a.keep.push_back(t.contiguous()), a.keep.back());
   a.dims[i] = c.shape();
   if ((int)a.dims[i].size() > PO_PADDLE_MAX_RANK)
     Throw(PO_VALUE_ERROR, std::string(op) + "(): input '" + name + "' has rank " + std::to_string(a.dims[i].size()) +
                               ", more than paddle_ops' " + std::to_string(PO_PADDLE_MAX_RANK));
-  v.data = const_cast<void*>(c.data());
+  v.data = empty ? nullptr : const_cast<void*>(c.data());
   v.dims = a.dims[i].data();
   v.ndim = static_cast<int32_t>(a.dims[i].size());
   v.strides = nullptr;
@@ -87,7 +89,7 @@ inline void View(Args& a, size_t i, const paddle::Tensor& t, const char* op, con
     Throw(PO_TYPE_ERROR, std::string(op) + "(): input '" + name + "' has a dtype paddle_ops does not take");
   // The bridge runs our kernels on our own streams; until it runs them on Paddle's, GPU
   // tensors are refused rather than raced (PyPI's Paddle 3 is CPU-only anyway).
-  if (!c.is_cpu())
+  if (!empty && !c.is_cpu())
     Throw(PO_VALUE_ERROR, std::string(op) + "(): input '" + name +
                               "' is not on the CPU: the Paddle integration runs on CPU tensors");
   v.device = PO_CPU;

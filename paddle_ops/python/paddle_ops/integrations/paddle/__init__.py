@@ -13,10 +13,9 @@ Every op of api_yaml/ whose attributes Paddle's custom operators can hold is reg
 Paddle as the custom operator ``paddle_ops_<op>`` (with its grad op), by source generated from
 the YAML (tools/codegen/gen_paddle.py); ``ops`` holds them all under their YAML names and
 signatures. The functions below take the same arguments as paddle_ops' own API. Inputs are
-used in place (the kernels read Paddle's memory); outputs are allocated by Paddle and written
-by the kernels, except where the output shape is known only after the kernel ran
-(repeat_interleave with a tensor of counts and no output_size), which Paddle then takes over
-without a copy. CPU tensors (PyPI's Paddle 3 is CPU-only).
+used in place (the kernels read Paddle's memory); outputs come from paddle_ops' caching
+allocator and Paddle takes them over without a copy (``set_output_allocation('paddle')``:
+Paddle allocates them and the kernels write there). CPU tensors (PyPI's Paddle 3 is CPU-only).
 
 The extension is compiled at first import (about a minute) into a cache directory; see
 ``_build.py``.
@@ -29,7 +28,8 @@ import paddle
 
 from . import _build
 
-__all__ = ["logcumsumexp", "cumsum", "pscan", "right_flood", "repeat_interleave", "gla", "ops"]
+__all__ = ["logcumsumexp", "cumsum", "pscan", "right_flood", "repeat_interleave", "gla", "ops",
+           "set_output_allocation", "get_output_allocation"]
 
 # PD_THROW's message: "[paddle_ops:<Kind>] <message>" then "[<file>:<line>]".
 _ERROR = re.compile(r"\[paddle_ops:(ValueError|TypeError|IndexError|MemoryError|RuntimeError)\] (.*?)\s*(?:\[[^\]\n]*:\d+\])?\s*$",
@@ -135,6 +135,28 @@ def _caller(m, fn):
         return list(out) if multi else out
     call.__name__ = m["paddle_name"][len("paddle_ops_"):]
     return call
+
+
+def _bridge():
+    import ctypes
+    lib = ctypes.CDLL(_build.bridge_library())  # the instance the extension loaded (same path)
+    lib.po_paddle_caller_allocates.restype = ctypes.c_int32
+    return lib
+
+
+def set_output_allocation(where):
+    """Where the ops' outputs are allocated: 'paddle_ops' (the default: paddle_ops' caching
+    allocator; Paddle takes the buffer over without a copy) or 'paddle' (Paddle's allocator; the
+    kernel writes into the tensor Paddle made, where the shape is known before it runs). On the
+    CPU, Paddle's allocator gives fresh memory to each large tensor, whose first touch costs
+    about 4 ns per float32 element here (docs/benchmarks.md, Real Paddle)."""
+    if where not in ("paddle_ops", "paddle"):
+        raise ValueError(f"set_output_allocation(): 'paddle_ops' or 'paddle', but got {where!r}")
+    _bridge().po_paddle_set_caller_allocates(1 if where == "paddle" else 0)
+
+
+def get_output_allocation():
+    return "paddle" if _bridge().po_paddle_caller_allocates() else "paddle_ops"
 
 
 ops = _Ops()
