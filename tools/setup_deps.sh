@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need, if it is missing: CMake, Eigen, GoogleTest, fmt and
 # clang (with its sanitizer, libFuzzer and OpenMP runtimes) from Debian's packages; NumPy,
-# pybind11, PyYAML and pytest from PyPI.
+# pybind11, PyYAML and pytest from PyPI; and real PaddlePaddle (CPU, pinned) for the tests of
+# paddle_ops.integrations.paddle.
 set -euo pipefail
 need_apt=()
 command -v cmake >/dev/null || need_apt+=(cmake)
@@ -26,4 +27,12 @@ fi
 if ! python3 -c "import numpy, pybind11, yaml, pytest" 2>/dev/null; then
   echo "setup_deps: pip install numpy pybind11 pyyaml pytest"
   python3 -m pip install -q numpy pybind11 pyyaml pytest
+fi
+# Real Paddle for unittests/python/integrations/test_paddle_*.py (PyPI's Paddle 3 is CPU-only).
+# About 26 s here (a 195 MB wheel, 720 MB installed, with its few dependencies); building the extension at its first
+# import adds about 45 s to the first test run (then it is cached).
+PADDLE_VERSION=3.3.1
+if ! python3 -c "import paddle, sys; sys.exit(paddle.__version__ != '$PADDLE_VERSION')" 2>/dev/null; then
+  echo "setup_deps: pip install paddlepaddle==$PADDLE_VERSION"
+  python3 -m pip install -q "paddlepaddle==$PADDLE_VERSION"
 fi

@@ -1,0 +1,305 @@
+// The paddle_ops side of the Paddle bridge (bridge.h): tensors over the caller's memory,
+// outputs bound to the caller's tensors, errors turned into a kind and a message.
+#include "paddle_ops/python/integrations_src/paddle/bridge_impl.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <new>
+#include <string>
+
+#include "paddle_ops/common/enforce.h"
+#include "paddle_ops/core/allocator.h"
+
+namespace paddle_ops_bridge {
+namespace {
+
+thread_local std::string g_error;
+std::atomic<int32_t> g_caller_allocates{0};
+constexpr int32_t kMaxArgs = 16;
+thread_local const void* g_in_ptrs[kMaxArgs];
+thread_local const void* g_out_ptrs[kMaxArgs];
+thread_local int32_t g_n_in = 0, g_n_out = 0;
+
+constexpr phi::DataType kPoToPhi[] = {
+    phi::DataType::BOOL,    phi::DataType::INT8,     phi::DataType::UINT8,   phi::DataType::INT16,
+    phi::DataType::INT32,   phi::DataType::INT64,    phi::DataType::FLOAT16, phi::DataType::BFLOAT16,
+    phi::DataType::FLOAT32, phi::DataType::FLOAT64};
+
+phi::Place PlaceOf(const PoTensor& t) {
+  if (t.device == PO_GPU) return phi::GPUPlace(t.device_id);
+  return phi::CPUPlace();
+}
+
+phi::DDim DimsOf(const PoTensor& t) {
+  PADDLE_ENFORCE(t.ndim >= 0 && t.ndim <= PO_PADDLE_MAX_RANK,
+                 phi::errors::InvalidArgument("paddle_ops bridge: rank %d is outside [0, %d]", t.ndim,
+                                              PO_PADDLE_MAX_RANK));
+  return phi::DDim(t.dims, t.ndim);
+}
+
+phi::DenseTensorMeta Meta(phi::DataType dtype, const phi::DDim& dims) {
+  phi::DenseTensorMeta meta;
+  meta.dtype = dtype, meta.dims = dims;
+  return meta;
+}
+
+bool HasZeroDim(const PoTensor& t) {
+  for (int32_t i = 0; i < t.ndim; ++i)
+    if (t.dims[i] == 0) return true;
+  return false;
+}
+
+bool Present(const PoTensor& t) {
+  return t.present && t.data != nullptr && !HasZeroDim(t);
+}
+
+int32_t Fail(int32_t kind, const std::string& message) {
+  g_error = message;
+  return kind;
+}
+
+template <typename F>
+int32_t Guard(F&& body) {
+  try {
+    body();
+    return PO_OK;
+  } catch (const phi::EnforceNotMet& e) {
+    switch (e.code()) {
+      case phi::ErrorCode::INVALID_ARGUMENT: return Fail(PO_VALUE_ERROR, e.message());
+      case phi::ErrorCode::INVALID_TYPE: return Fail(PO_TYPE_ERROR, e.message());
+      case phi::ErrorCode::OUT_OF_RANGE: return Fail(PO_INDEX_ERROR, e.message());
+      case phi::ErrorCode::RESOURCE_EXHAUSTED: return Fail(PO_MEMORY_ERROR, e.message());
+      default: return Fail(PO_RUNTIME_ERROR, e.message());
+    }
+  } catch (const std::bad_alloc&) {
+    return Fail(PO_MEMORY_ERROR, "out of host memory");
+  } catch (const std::exception& e) {
+    return Fail(PO_RUNTIME_ERROR, e.what());
+  }
+}
+
+}  // namespace
+
+phi::DataType ToPhi(int32_t po_dtype) {
+  if (po_dtype < 0 || po_dtype > PO_FLOAT64) return phi::DataType::UNDEFINED;
+  return kPoToPhi[po_dtype];
+}
+
+int32_t ToPo(phi::DataType dtype) {
+  for (int32_t i = 0; i <= PO_FLOAT64; ++i)
+    if (kPoToPhi[i] == dtype) return i;
+  return PO_UNDEFINED;
+}
+
+phi::DenseTensor Input(const PoTensor& t, const char* op, const char* name) {
+  PADDLE_ENFORCE(t.present && (t.data != nullptr || HasZeroDim(t)),
+                 phi::errors::InvalidArgument("%s(): input '%s' is required", op, name));
+  const phi::DataType dtype = ToPhi(t.dtype);
+  PADDLE_ENFORCE(dtype != phi::DataType::UNDEFINED,
+                 phi::errors::InvalidType("%s(): input '%s' has a dtype paddle_ops does not take", op, name));
+  const phi::DDim dims = DimsOf(t);
+  if (t.strides != nullptr) {  // the caller passes contiguous tensors; check, never misread
+    int64_t expect = 1;
+    for (int32_t i = t.ndim - 1; i >= 0; --i) {
+      PADDLE_ENFORCE(t.dims[i] <= 1 || t.strides[i] == expect,
+                     phi::errors::InvalidArgument("%s(): input '%s' is not contiguous", op, name));
+      expect *= t.dims[i];
+    }
+  }
+  const size_t bytes = static_cast<size_t>(phi::product(dims)) * phi::SizeOf(dtype);
+  // No deleter: the memory stays the caller's.
+  auto holder = std::make_shared<phi::Allocation>(t.data, bytes, PlaceOf(t), nullptr);
+  return phi::DenseTensor(holder, Meta(dtype, dims));
+}
+
+paddle::optional<phi::DenseTensor> OptionalInput(const PoTensor& t, const char* op, const char* name) {
+  if (!Present(t)) return paddle::none;
+  return Input(t, op, name);
+}
+
+phi::DenseTensor MetaInput(const PoTensor& t, phi::DataType dtype) {
+  return phi::DenseTensor(dtype, DimsOf(t));
+}
+
+paddle::optional<phi::DenseTensor> OptionalMetaInput(const PoTensor& t, phi::DataType dtype) {
+  if (!t.present || HasZeroDim(t)) return paddle::none;
+  return MetaInput(t, dtype);
+}
+
+phi::Place CommonPlace(const char* op, const PoTensor* ins, int32_t n) {
+  bool found = false;
+  phi::Place place = phi::CPUPlace();
+  for (int32_t i = 0; i < n; ++i) {
+    if (!ins[i].present) continue;
+    const phi::Place p = PlaceOf(ins[i]);
+    if (!found) {
+      place = p, found = true;
+    } else {
+      PADDLE_ENFORCE(p == place, phi::errors::InvalidArgument("%s(): the inputs are on different devices", op));
+    }
+  }
+#ifndef PADDLE_OPS_WITH_GPU
+  PADDLE_ENFORCE(place.GetType() == phi::AllocationType::CPU,
+                 phi::errors::InvalidArgument("%s(): paddle_ops was built without CUDA: GPU tensors are not "
+                                              "supported by this build",
+                                              op));
+#endif
+  return place;
+}
+
+const phi::DeviceContext& Context(const phi::Place& place) {
+  return *phi::DeviceContextPool::Instance().Get(place);
+}
+
+bool BindOutput(phi::DenseTensor* out, const PoOutputs& sink, int32_t index, const phi::Place& place,
+                void** bound) {
+  *bound = nullptr;
+  if (!g_caller_allocates.load(std::memory_order_relaxed)) return false;
+  if (out->dtype() == phi::DataType::UNDEFINED || ToPo(out->dtype()) == PO_UNDEFINED) return false;
+  const phi::DDim& dims = out->dims();
+  for (int i = 0; i < dims.size(); ++i)
+    if (dims[i] < 0) return false;  // known only when the kernel runs
+  std::vector<int64_t> d(dims.Get(), dims.Get() + dims.size());
+  void* data = sink.alloc(sink.ctx, index, d.data(), static_cast<int32_t>(d.size()), ToPo(out->dtype()));
+  const size_t bytes = static_cast<size_t>(phi::product(dims)) * phi::SizeOf(out->dtype());
+  if (data == nullptr) {  // an empty output: the caller's tensor is all there is to it
+    PADDLE_ENFORCE(bytes == 0, phi::errors::ResourceExhausted("the caller could not allocate an output"));
+    return true;
+  }
+  *out = phi::DenseTensor(std::make_shared<phi::Allocation>(data, bytes, place, nullptr), Meta(out->dtype(), dims));
+  *bound = data;
+  return true;
+}
+
+void FinishOutput(const std::shared_ptr<phi::DenseTensor>& out, const PoOutputs& sink, int32_t index, bool given,
+                  void* bound, const phi::Place& place) {
+  RecordOutput(index, out->has_allocation() ? out->raw_data() : nullptr);
+  if (given) {
+    if (bound == nullptr || !out->has_allocation() || out->raw_data() == bound || out->numel() == 0) return;
+    // The kernel replaced the caller's buffer (it never does today): copy into it.
+    phi::Memcpy(bound, place, out->raw_data(), out->place(),
+                static_cast<size_t>(out->numel()) * phi::SizeOf(out->dtype()));
+    return;
+  }
+  const int64_t empty_dims[1] = {0};
+  if (!out->has_allocation()) {  // an optional output the op did not produce
+    sink.alloc(sink.ctx, index, empty_dims, 1, PO_FLOAT32);
+    return;
+  }
+  const phi::DDim& dims = out->dims();
+  std::vector<int64_t> d(dims.Get(), dims.Get() + dims.size());
+  if (out->numel() == 0) {  // nothing to hand over: the caller allocates the empty tensor
+    sink.alloc(sink.ctx, index, d.data(), static_cast<int32_t>(d.size()), ToPo(out->dtype()));
+    return;
+  }
+  // Keeps the allocation alive until the caller's tensor releases it.
+  auto* owner = new std::shared_ptr<phi::Allocation>(out->Holder());
+  sink.adopt(sink.ctx, index, out->raw_data(), d.data(), static_cast<int32_t>(d.size()), ToPo(out->dtype()), owner);
+}
+
+void RecordInput(int32_t index, const void* data) {
+  if (index < kMaxArgs) g_in_ptrs[index] = data, g_n_in = std::max(g_n_in, index + 1);
+}
+
+void RecordOutput(int32_t index, const void* data) {
+  if (index < kMaxArgs) g_out_ptrs[index] = data, g_n_out = std::max(g_n_out, index + 1);
+}
+
+void MetaOutput(const phi::DenseTensor& out, PoMeta* meta) {
+  const phi::DDim& dims = out.dims();
+  if (out.dtype() == phi::DataType::UNDEFINED) {  // an optional output the op does not produce
+    meta->ndim = 1, meta->dims[0] = 0, meta->dtype = PO_FLOAT32;
+    return;
+  }
+  meta->ndim = dims.size();
+  for (int i = 0; i < dims.size(); ++i) meta->dims[i] = dims[i];
+  meta->dtype = ToPo(out.dtype());
+}
+
+}  // namespace paddle_ops_bridge
+
+using paddle_ops_bridge::kNumOps;
+using paddle_ops_bridge::kOps;
+
+extern "C" {
+
+int32_t po_paddle_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs, int32_t n_attrs,
+                      const PoOutputs* outs, int32_t n_outs) {
+  if (op < 0 || op >= kNumOps) return paddle_ops_bridge::Fail(PO_RUNTIME_ERROR, "paddle_ops bridge: no such op");
+  const auto& e = kOps[op];
+  if (n_ins != e.n_ins || n_attrs != e.n_attrs || n_outs != e.n_outs)
+    return paddle_ops_bridge::Fail(PO_RUNTIME_ERROR, std::string(e.name) + ": the extension and the bridge disagree "
+                                                     "on the op's arguments (rebuild the extension)");
+  paddle_ops_bridge::g_n_in = paddle_ops_bridge::g_n_out = 0;
+  for (int32_t i = 0; i < n_ins; ++i)
+    paddle_ops_bridge::RecordInput(i, ins[i].present ? ins[i].data : nullptr);
+  return paddle_ops_bridge::Guard([&] { e.run(ins, attrs, *outs); });
+}
+
+int32_t po_paddle_last_pointers(const void** ins, const void** outs, int32_t cap) {
+  for (int32_t i = 0; i < paddle_ops_bridge::g_n_in && i < cap; ++i) ins[i] = paddle_ops_bridge::g_in_ptrs[i];
+  for (int32_t i = 0; i < paddle_ops_bridge::g_n_out && i < cap; ++i) outs[i] = paddle_ops_bridge::g_out_ptrs[i];
+  return std::min(std::max(paddle_ops_bridge::g_n_in, paddle_ops_bridge::g_n_out), cap);
+}
+
+int32_t po_paddle_infer(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs, int32_t n_attrs,
+                        PoMeta* outs, int32_t n_outs) {
+  if (op < 0 || op >= kNumOps) return paddle_ops_bridge::Fail(PO_RUNTIME_ERROR, "paddle_ops bridge: no such op");
+  const auto& e = kOps[op];
+  if (n_ins != e.n_ins || n_attrs != e.n_attrs || n_outs != e.n_outs)
+    return paddle_ops_bridge::Fail(PO_RUNTIME_ERROR, std::string(e.name) + ": the extension and the bridge disagree "
+                                                     "on the op's arguments (rebuild the extension)");
+  // Dims not known yet (-1 in a static graph: a batch dim) become one placeholder prime, the
+  // same for all, so that dims that must agree still agree; an output dim that is a multiple of
+  // it depends on an unknown dim and is reported as -1.
+  constexpr int64_t kUnknown = 10007;
+  std::vector<PoTensor> known(ins, ins + n_ins);
+  std::vector<std::vector<int64_t>> dims(n_ins);
+  bool any_unknown = false;
+  for (int32_t i = 0; i < n_ins; ++i) {
+    dims[i].assign(ins[i].dims, ins[i].dims + std::max(ins[i].ndim, 0));
+    for (auto& d : dims[i])
+      if (d < 0) d = kUnknown, any_unknown = true;
+    known[i].dims = dims[i].data();
+  }
+  // Unknown input dtypes: try float32 for each, then int64, in every combination; the first
+  // that InferMeta accepts decides (the error of the all-float32 try otherwise).
+  std::vector<int32_t> unknown;
+  std::vector<phi::DataType> dtypes(n_ins);
+  for (int32_t i = 0; i < n_ins; ++i) {
+    dtypes[i] = paddle_ops_bridge::ToPhi(ins[i].dtype);
+    if (dtypes[i] == phi::DataType::UNDEFINED) unknown.push_back(i);
+  }
+  int32_t first = PO_OK;
+  std::string first_error;
+  for (uint32_t mask = 0; mask < (1u << unknown.size()); ++mask) {
+    for (size_t j = 0; j < unknown.size(); ++j)
+      dtypes[unknown[j]] = (mask >> j) & 1 ? phi::DataType::INT64 : phi::DataType::FLOAT32;
+    const int32_t rc = paddle_ops_bridge::Guard([&] { e.infer(known.data(), dtypes.data(), attrs, outs); });
+    if (rc == PO_OK) {
+      for (int32_t o = 0; o < n_outs && any_unknown; ++o)
+        for (int32_t d = 0; d < outs[o].ndim; ++d)
+          if (outs[o].dims[d] != 0 && outs[o].dims[d] % kUnknown == 0) outs[o].dims[d] = -1;
+      return PO_OK;
+    }
+    if (mask == 0) first = rc, first_error = paddle_ops_bridge::g_error;
+  }
+  return paddle_ops_bridge::Fail(first, first_error);
+}
+
+void po_paddle_set_caller_allocates(int32_t on) { paddle_ops_bridge::g_caller_allocates.store(on ? 1 : 0); }
+
+int32_t po_paddle_caller_allocates(void) { return paddle_ops_bridge::g_caller_allocates.load(); }
+
+void po_paddle_release(void* owner) { delete static_cast<std::shared_ptr<phi::Allocation>*>(owner); }
+
+const char* po_paddle_last_error(void) { return paddle_ops_bridge::g_error.c_str(); }
+
+int32_t po_paddle_num_ops(void) { return kNumOps; }
+
+const char* po_paddle_op_name(int32_t op) { return op >= 0 && op < kNumOps ? kOps[op].name : nullptr; }
+
+const char* po_paddle_yaml_hash(void) { return paddle_ops_bridge::kYamlHash; }
+
+}  // extern "C"

@@ -1,0 +1,125 @@
+// The bridge between a Paddle custom-operator extension and paddle_ops' kernels.
+//
+// Paddle's headers and ours both define a `phi::` (and a `paddle::`) namespace, so no
+// translation unit may include both. This header is the whole interface between the two
+// sides and names neither: plain C types only (raw data pointers, shapes, strides, a dtype
+// enum, a device and a stream). The paddle_ops side (bridge.cc and the generated
+// bridge_ops.cc) is linked into libpaddle_ops_paddle_bridge.so, whose version script exports
+// only the po_paddle_* functions below; the Paddle side (the generated paddle_ext.cc) includes
+// only paddle/extension.h and this header.
+#pragma once
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PO_PADDLE_MAX_RANK 9
+
+// The bridge library is built with hidden visibility; only these functions are exported.
+#if defined(__GNUC__)
+#define PO_PADDLE_API __attribute__((visibility("default")))
+#else
+#define PO_PADDLE_API
+#endif
+
+// Element types, numbered here (not Paddle's nor ours): each side maps its own enum to these.
+enum PoDType {
+  PO_UNDEFINED = -1,
+  PO_BOOL = 0,
+  PO_INT8 = 1,
+  PO_UINT8 = 2,
+  PO_INT16 = 3,
+  PO_INT32 = 4,
+  PO_INT64 = 5,
+  PO_FLOAT16 = 6,
+  PO_BFLOAT16 = 7,
+  PO_FLOAT32 = 8,
+  PO_FLOAT64 = 9,
+};
+
+enum PoDevice { PO_CPU = 0, PO_GPU = 1 };
+
+// Error kinds, returned by po_paddle_run / po_paddle_infer (0: success).
+enum PoError { PO_OK = 0, PO_VALUE_ERROR = 1, PO_TYPE_ERROR = 2, PO_INDEX_ERROR = 3,
+               PO_MEMORY_ERROR = 4, PO_RUNTIME_ERROR = 5 };
+
+// One tensor argument. `data` is the caller's memory, used in place (never copied).
+typedef struct {
+  void* data;              // null for a shape-only call (po_paddle_infer)
+  const int64_t* dims;
+  const int64_t* strides;  // in elements; null means contiguous
+  int32_t ndim;
+  int32_t dtype;           // PoDType
+  int32_t device;          // PoDevice
+  int32_t device_id;
+  int32_t present;         // 0: an absent optional input
+} PoTensor;
+
+// One attribute: bool, int, int64_t and Scalar in `i`, float and double in `f`, str in `s`.
+typedef struct {
+  int64_t i;
+  double f;
+  const char* s;
+} PoAttr;
+
+// How the bridge gets its outputs.
+typedef struct {
+  void* ctx;
+  // The caller allocates output `index` (dims, PoDType) on the inputs' device and returns its
+  // data pointer; the kernel writes there. Used whenever the output shape is known before
+  // the kernel runs.
+  void* (*alloc)(void* ctx, int32_t index, const int64_t* dims, int32_t ndim, int32_t dtype);
+  // Output `index` was allocated by paddle_ops (its shape depended on the data): the caller
+  // wraps `data` without a copy and calls po_paddle_release(owner) when it is freed.
+  void (*adopt)(void* ctx, int32_t index, void* data, const int64_t* dims, int32_t ndim,
+                int32_t dtype, void* owner);
+  void* stream;            // the caller's device stream (unused on the CPU)
+} PoOutputs;
+
+// The shape and dtype of one output (po_paddle_infer). An optional output the op does not
+// produce (gla's final_state without output_final_state, right_flood's index without
+// return_index) is reported, and returned by po_paddle_run, as an empty float32 tensor [0].
+typedef struct {
+  int64_t dims[PO_PADDLE_MAX_RANK];
+  int32_t ndim;
+  int32_t dtype;
+} PoMeta;
+
+// Where outputs come from (the process's setting): 0 (the default) from paddle_ops' caching
+// allocator, handed over with `adopt`; 1 from the caller (`alloc`) wherever the shape is known
+// before the kernel runs. Both are without a copy; the first keeps large outputs in memory
+// already touched, where a fresh allocation pays its page faults.
+PO_PADDLE_API void po_paddle_set_caller_allocates(int32_t on);
+PO_PADDLE_API int32_t po_paddle_caller_allocates(void);
+
+// Runs op `op` (its index in po_paddle_op_name's list) on the inputs, in the order of the
+// op's YAML args; attributes in YAML order. An optional input is absent when `present` is 0,
+// when its data is null, or when it has no elements. Returns a PoError; the message is in
+// po_paddle_last_error() (this thread).
+PO_PADDLE_API int32_t po_paddle_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs,
+                      int32_t n_attrs, const PoOutputs* outs, int32_t n_outs);
+// The output shapes and dtypes of op `op` for the given input shapes and attributes, from the
+// op's InferMeta. An input dtype of PO_UNDEFINED is not known (Paddle's shape inference does
+// not pass dtypes): the bridge then tries float32, then int64 for each such input. An input dim
+// of -1 is not known yet (a static graph's batch dim): output dims that depend on it are -1. An
+// output dim of -1 is also one known only when the op runs (repeat_interleave with a tensor of
+// counts).
+PO_PADDLE_API int32_t po_paddle_infer(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs,
+                        int32_t n_attrs, PoMeta* outs, int32_t n_outs);
+PO_PADDLE_API void po_paddle_release(void* owner);
+PO_PADDLE_API const char* po_paddle_last_error(void);
+// The ops, by index, and a hash of api_yaml/ shared with the generated extension source: the
+// extension refuses a bridge generated from other YAML.
+PO_PADDLE_API int32_t po_paddle_num_ops(void);
+PO_PADDLE_API const char* po_paddle_op_name(int32_t op);
+PO_PADDLE_API const char* po_paddle_yaml_hash(void);
+// The data pointers of the last po_paddle_run on this thread: its inputs (null where absent) and
+// outputs as the kernel left them (for the tests that check nothing was copied). Returns how
+// many were written of each, up to `cap`.
+PO_PADDLE_API int32_t po_paddle_last_pointers(const void** ins, const void** outs, int32_t cap);
+
+#ifdef __cplusplus
+}
+#endif

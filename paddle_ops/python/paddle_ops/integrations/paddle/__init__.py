@@ -1,0 +1,289 @@
+"""paddle_ops' kernels on real PaddlePaddle tensors, with Paddle's autograd, static graph and
+``paddle.jit``.
+
+    import paddle
+    from paddle_ops.integrations import paddle as po
+
+    x = paddle.randn([4, 1000])
+    x.stop_gradient = False
+    y = po.logcumsumexp(x, axis=1)          # a paddle.Tensor, computed by paddle_ops' kernel
+    y.sum().backward()                      # x.grad: paddle_ops' logcumsumexp_grad
+
+Every op of api_yaml/ whose attributes Paddle's custom operators can hold is registered with
+Paddle as the custom operator ``paddle_ops_<op>`` (with its grad op), by source generated from
+the YAML (tools/codegen/gen_paddle.py); ``ops`` holds them all under their YAML names and
+signatures. The functions below take the same arguments as paddle_ops' own API. Inputs are
+used in place (the kernels read Paddle's memory); outputs come from paddle_ops' caching
+allocator and Paddle takes them over without a copy (``set_output_allocation('paddle')``:
+Paddle allocates them and the kernels write there). CPU tensors (PyPI's Paddle 3 is CPU-only).
+
+The extension is compiled at first import (about a minute) into a cache directory; see
+``_build.py``.
+"""
+import numbers
+import re
+
+import numpy as np
+import paddle
+
+from . import _build
+
+__all__ = ["logcumsumexp", "cumsum", "pscan", "right_flood", "repeat_interleave", "gla", "ops",
+           "set_output_allocation", "get_output_allocation"]
+
+# PD_THROW's message: "[paddle_ops:<Kind>] <message>" then "[<file>:<line>]".
+_ERROR = re.compile(r"\[paddle_ops:(ValueError|TypeError|IndexError|MemoryError|RuntimeError)\] (.*?)\s*(?:\[[^\]\n]*:\d+\])?\s*$",
+                    re.S)
+_TYPES = {"ValueError": ValueError, "TypeError": TypeError, "IndexError": IndexError,
+          "MemoryError": MemoryError, "RuntimeError": RuntimeError}
+_FLOATING = ("float16", "bfloat16", "float32", "float64")
+
+
+_FLOAT_DTYPES = frozenset([paddle.float16, paddle.bfloat16, paddle.float32, paddle.float64])
+_CUMSUM_DTYPES = _FLOAT_DTYPES | {paddle.int32, paddle.int64}
+
+
+class _Ops:
+    """The generated custom operators by their YAML names: ``ops.<op>(*inputs, *attrs)`` with
+    the YAML defaults for attributes left out, None for an absent optional input, and a list of
+    outputs when the op has several (an optional output the op did not produce is an empty
+    tensor)."""
+
+    def __init__(self):
+        self._module = None
+        self._meta = _build.meta()
+
+    def _ext(self):
+        if self._module is None:
+            self._module = _build.load()
+        return self._module
+
+    def __dir__(self):
+        return sorted(self._meta)
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name not in self._meta:
+            raise AttributeError(f"paddle_ops.integrations.paddle.ops has no op '{name}'")
+        call = _caller(self._meta[name], getattr(self._ext(), self._meta[name]["paddle_name"]))
+        setattr(self, name, call)  # later lookups find it without __getattr__
+        return call
+
+
+def _default(attr):
+    d = attr["default"]
+    if d is None:
+        raise TypeError(f"missing attribute '{attr['name']}'")
+    d = d.strip()
+    if d in ("true", "false"):
+        return d == "true"
+    if d[:1] in "\"'":
+        return d.strip("\"'")
+    return float(d) if attr["type"] in ("float", "double") else int(d)
+
+
+def _reraise(e):
+    """Paddle wraps the kernel's exception: re-raise ours by its type."""
+    match = _ERROR.search(str(e))
+    if match:
+        raise _TYPES[match.group(1)](match.group(2).strip()) from None
+    raise e
+
+
+def _caller(m, fn):
+    """The Python function of one generated op: binds arguments (YAML defaults, an empty tensor
+    for an absent optional input, a double as its exact decimal text: see gen_paddle.py) and
+    calls the custom operator."""
+    name = m["paddle_name"]
+    names = [i["name"] for i in m["inputs"]] + [a["name"] for a in m["attrs"]]
+    n_in = len(m["inputs"])
+    optional = [k for k, i in enumerate(m["inputs"]) if i["optional"]]
+    required = next(k for k, i in enumerate(m["inputs"]) if not i["optional"])
+    doubles = [n_in + k for k, a in enumerate(m["attrs"]) if a["type"] == "double"]
+    multi = len(m["outputs"]) > 1
+
+    def bind(args, kwargs):
+        if len(args) > len(names):
+            raise TypeError(f"{name}() takes {len(names)} arguments, got {len(args)}")
+        values = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names or k in values:
+                raise TypeError(f"{name}(): unexpected or repeated argument '{k}'")
+            values[k] = v
+        out = []
+        for k, n in enumerate(names):
+            if n in values:
+                out.append(values[n])
+            elif k < n_in and k in optional:
+                out.append(None)
+            elif k < n_in:
+                raise TypeError(f"{name}(): missing input '{n}'")
+            else:
+                out.append(_default(m["attrs"][k - n_in]))
+        return out
+
+    def call(*args, **kwargs):
+        args = list(args) if not kwargs and len(args) == len(names) else bind(args, kwargs)
+        for k in optional:
+            if args[k] is None:
+                args[k] = paddle.zeros([0], dtype=args[required].dtype)  # an empty tensor stands for None
+        for k in doubles:
+            args[k] = repr(float(args[k]))
+        try:
+            out = fn(*args)
+        except Exception as e:
+            _reraise(e)
+        return list(out) if multi else out
+    call.__name__ = m["paddle_name"][len("paddle_ops_"):]
+    return call
+
+
+def _bridge():
+    import ctypes
+    lib = ctypes.CDLL(_build.bridge_library())  # the instance the extension loaded (same path)
+    lib.po_paddle_caller_allocates.restype = ctypes.c_int32
+    return lib
+
+
+def set_output_allocation(where):
+    """Where the ops' outputs are allocated: 'paddle_ops' (the default: paddle_ops' caching
+    allocator; Paddle takes the buffer over without a copy) or 'paddle' (Paddle's allocator; the
+    kernel writes into the tensor Paddle made, where the shape is known before it runs). On the
+    CPU, Paddle's allocator gives fresh memory to each large tensor, whose first touch costs
+    about 4 ns per float32 element here (docs/benchmarks.md, Real Paddle)."""
+    if where not in ("paddle_ops", "paddle"):
+        raise ValueError(f"set_output_allocation(): 'paddle_ops' or 'paddle', but got {where!r}")
+    _bridge().po_paddle_set_caller_allocates(1 if where == "paddle" else 0)
+
+
+def get_output_allocation():
+    return "paddle" if _bridge().po_paddle_caller_allocates() else "paddle_ops"
+
+
+ops = _Ops()
+ops._ext()  # build (first time) and load now: Paddle knows the ops before any program uses them
+
+
+_TENSOR_TYPES = (paddle.Tensor, paddle.pir.Value, paddle.static.Variable)
+
+
+def _check_tensor(x, op, arg="x"):
+    if not isinstance(x, _TENSOR_TYPES):
+        raise TypeError(f"{op}(): argument '{arg}' must be a paddle.Tensor, but got {type(x).__name__}")
+
+
+def _is_int(v):
+    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _check_bool(v, op, arg):
+    if not isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{op}(): argument '{arg}' must be a bool, but got {type(v).__name__}")
+
+
+def _cum(op, x, axis, exclusive, reverse, dtype, allowed):
+    _check_tensor(x, op)
+    if exclusive is not False and _is_dtype(exclusive):  # Paddle's order (x, axis, dtype)
+        exclusive, dtype = False, exclusive
+    _check_bool(exclusive, op, "exclusive")
+    _check_bool(reverse, op, "reverse")
+    if dtype is not None:
+        x = paddle.cast(x, dtype)
+    if x.dtype not in allowed:
+        x = paddle.cast(x, "int64" if op == "cumsum" else "float32")
+    if axis is None:
+        return getattr(ops, op)(x, -1, True, bool(exclusive), bool(reverse))
+    if not _is_int(axis):
+        raise TypeError(f"{op}(): argument 'axis' must be an int or None, but got {type(axis).__name__}")
+    return getattr(ops, op)(x, int(axis), False, bool(exclusive), bool(reverse))
+
+
+def _is_dtype(v):
+    if isinstance(v, (bool, np.bool_)) or v is None:
+        return False
+    if isinstance(v, str):
+        return v in _FLOATING or v in ("int32", "int64")
+    return isinstance(v, (paddle.dtype, np.dtype, type))
+
+
+def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
+    """``paddle_ops.logcumsumexp`` on a paddle.Tensor (docs/spec.md §1): log(cumsum(exp(x))) along
+    `axis` (None: the flattened tensor), without overflow; integer inputs become float32."""
+    return _cum("logcumsumexp", x, axis, exclusive, reverse, dtype, _FLOAT_DTYPES)
+
+
+def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
+    """``paddle_ops.cumsum`` on a paddle.Tensor (docs/spec.md §2): floats accumulate in
+    compensated float64, int32/int64 exactly; other integer and bool inputs become int64."""
+    return _cum("cumsum", x, axis, exclusive, reverse, dtype, _CUMSUM_DTYPES)
+
+
+def pscan(a, x, initial_state=None, reverse=False, name=None):
+    """``paddle_ops.pscan`` on paddle.Tensors (docs/spec.md §3): y[:, t] = a[:, t] * y[:, t-1] + x[:, t]."""
+    _check_tensor(a, "pscan", "a")
+    _check_tensor(x, "pscan")
+    if initial_state is not None:
+        _check_tensor(initial_state, "pscan", "initial_state")
+    _check_bool(reverse, "pscan", "reverse")
+    return ops.pscan(a, x, initial_state, bool(reverse))
+
+
+def right_flood(x, axis=-1, reverse=False, hole="zero", return_index=False, name=None):
+    """``paddle_ops.right_flood`` on a paddle.Tensor (docs/spec.md §4): holes filled with the last
+    value before them; with return_index also the int64 source index."""
+    _check_tensor(x, "right_flood")
+    if not _is_int(axis):
+        raise TypeError(f"right_flood(): argument 'axis' must be an int, but got {type(axis).__name__}")
+    if not isinstance(hole, str):
+        raise TypeError(f"right_flood(): argument 'hole' must be 'zero' or 'nan', but got {type(hole).__name__}")
+    _check_bool(reverse, "right_flood", "reverse")
+    _check_bool(return_index, "right_flood", "return_index")
+    out, index = ops.right_flood(x, int(axis), bool(reverse), hole, bool(return_index))
+    return (out, index) if return_index else out
+
+
+def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
+    """``paddle_ops.repeat_interleave`` on a paddle.Tensor (docs/spec.md §4): `repeats` an int, a
+    list of ints or an int32/int64 paddle.Tensor of counts; axis None flattens x first."""
+    _check_tensor(x, "repeat_interleave")
+    if axis is None:
+        x = paddle.reshape(x, [-1])
+        axis = 0
+    if not _is_int(axis):
+        raise TypeError(f"repeat_interleave(): argument 'axis' must be an int or None, but got {type(axis).__name__}")
+    if output_size is not None and not _is_int(output_size):
+        raise TypeError(f"repeat_interleave(): argument 'output_size' must be an int or None, "
+                        f"but got {type(output_size).__name__}")
+    if isinstance(repeats, (list, tuple, np.ndarray)):
+        values = np.asarray(repeats)
+        if values.dtype.kind not in "iu" and values.size:
+            raise TypeError(f"repeat_interleave(): argument 'repeats' must hold integers, but got {values.dtype}")
+        repeats = paddle.to_tensor(values.astype(np.int64))
+    if isinstance(repeats, _TENSOR_TYPES):
+        return ops.repeat_interleave_with_tensor_index(x, repeats, int(axis),
+                                                       -1 if output_size is None else int(output_size))
+    if not _is_int(repeats):
+        raise TypeError(f"repeat_interleave(): argument 'repeats' must be an int or a Tensor of int32 or "
+                        f"int64, but got {type(repeats).__name__}")
+    return ops.repeat_interleave(x, int(repeats), int(axis))
+
+
+def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, head_first=True, name=None):
+    """``paddle_ops.gla`` on paddle.Tensors (docs/spec.md §5): gated linear attention; returns
+    (o, final_state), final_state None unless output_final_state."""
+    for arg, t in (("q", q), ("k", k), ("v", v), ("gk", gk)):
+        _check_tensor(t, "gla", arg)
+    if initial_state is not None:
+        _check_tensor(initial_state, "gla", "initial_state")
+    _check_bool(output_final_state, "gla", "output_final_state")
+    _check_bool(head_first, "gla", "head_first")
+    if scale is None:
+        if len(q.shape) != 4:
+            raise ValueError(f"gla(): q must be a 4-D tensor, but got q of shape {list(q.shape)}")
+        dk = q.shape[-1]
+        if dk is None or dk < 0:
+            raise ValueError("gla(): scale=None needs a known Dk (the last dim of q); pass scale explicitly")
+        scale = dk ** -0.5 if dk > 0 else 1.0
+    elif isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+        raise TypeError(f"gla(): argument 'scale' must be a float or None, but got {type(scale).__name__}")
+    o, final_state = ops.gla(q, k, v, gk, initial_state, float(scale), bool(output_final_state), bool(head_first))
+    return o, (final_state if output_final_state else None)
