@@ -294,6 +294,40 @@ TEST(ScanEngineCpu, CumsumFloat32PathsAndThreads) {
                     });
 }
 
+// A running sum that sits on a float tie (1 + 2^-24) with a tail far below double precision
+// (2^-60) must round up, to 1 + 2^-23: the nearest double is the tie itself, so a float32 sum
+// rounded through it would go to even (1.0). Triples (1, 2^-24, 2^-60) followed by their
+// negation (-1, -2^-24, -2^-60 brings the sum back to 0 exactly) fill rows and columns long
+// enough for the SIMD blocks (every lane and segment meets a tie), in every direction.
+TEST(ScanEngineCpu, CumsumFloat32RoundsTiesOnce) {
+  const float t = std::ldexp(1.0f, -24), tiny = std::ldexp(1.0f, -60);
+  const float up = 1.0f + std::ldexp(1.0f, -23);
+  for (const ScanLayout& l : {ScanLayout{1, 6 * 400, 1}, ScanLayout{3, 6 * 17, 1}, ScanLayout{1, 6 * 50, 8}}) {
+    std::vector<float> x(l.numel());
+    for (int64_t o = 0; o < l.outer; ++o) {
+      for (int64_t s = 0; s < l.length; ++s) {
+        const float pattern[6] = {1.0f, t, tiny, -1.0f, -t, -tiny};
+        for (int64_t c = 0; c < l.inner; ++c) x[(o * l.length + s) * l.inner + c] = pattern[s % 6];
+      }
+    }
+    for (bool rev : {false, true}) {
+      const auto out = RunCumsum(x, l, /*ex=*/false, rev);
+      ASSERT_EQ(out.size(), x.size());
+      for (int64_t o = 0; o < l.outer; ++o) {
+        for (int64_t c = 0; c < l.inner; ++c) {
+          int64_t k = 0;
+          for (int64_t off : Sequence(l, o, c, rev)) {
+            // Each run of 6 sums to 0 exactly, so the third prefix of a run is the tie plus the
+            // tail: 1 + 2^-24 + 2^-60 forward; reversed (-tiny, -t, -1, ...) its negation.
+            if (k % 6 == 2) ASSERT_EQ(out[off], rev ? -up : up) << Name(l, false, rev) << " step " << k;
+            ++k;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(ScanEngineCpu, LseGradPathsAgreeAndThreads) {
   uint64_t seed = 80;
   using Inputs = std::pair<std::vector<double>, std::vector<double>>;  // (x, out_grad)

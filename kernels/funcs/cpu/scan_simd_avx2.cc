@@ -845,6 +845,145 @@ inline T FromOdd(double d) {
   }
 }
 
+// float32 rows straight from memory (no gather into buffers): a block of kSumBlock steps is
+// cut into 4 segments of kSumBlock / 4 contiguous steps, one per double lane, and 4 steps of
+// the 4 segments are loaded as 4 float vectors and transposed, so that each lane runs its own
+// segment's sum down the steps: one TwoSum per step for 4 elements, no in-register prefix.
+// Pass A sums each segment from zero (the block total, the same instructions in both modes);
+// pass B, when storing, starts each lane from its offset (carry + local prefix + the segments
+// before it, as double-double pairs) and writes the running pairs rounded once to float.
+// Rounding hi + lo to float through the double nearest it is wrong only where that double is
+// a float tie and hi + lo is not it (a float tie is a double, so no other case can cross one):
+// those lanes, found by the tie's bit pattern, are redone exactly (RoundCompensated).
+constexpr int kSumBlock = 512;
+constexpr int kSumSeg = kSumBlock / 4;
+
+// Steps j .. j+3 of the 4 segments at p (segment k at p + k * seg, or, reversed, at p - k * seg
+// going down): v[i] is step j + i of the 4 segments, as doubles.
+template <bool kRev>
+PADDLE_OPS_VINLINE void LoadSteps4(const float* p, int64_t seg, int j, __m256d v[4]) {
+  __m128 r[4];
+  for (int k = 0; k < 4; ++k) {
+    if (kRev) {
+      const __m128 t = _mm_loadu_ps(p - k * seg - j - 3);
+      r[k] = _mm_shuffle_ps(t, t, _MM_SHUFFLE(0, 1, 2, 3));
+    } else {
+      r[k] = _mm_loadu_ps(p + k * seg + j);
+    }
+  }
+  _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]);
+  for (int i = 0; i < 4; ++i) v[i] = _mm256_cvtps_pd(r[i]);
+}
+template <bool kRev>
+PADDLE_OPS_VINLINE void StoreSteps4(float* p, int64_t seg, int j, __m128 r[4]) {
+  _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]);
+  for (int k = 0; k < 4; ++k) {
+    if (kRev) {
+      _mm_storeu_ps(p - k * seg - j - 3, _mm_shuffle_ps(r[k], r[k], _MM_SHUFFLE(0, 1, 2, 3)));
+    } else {
+      _mm_storeu_ps(p + k * seg + j, r[k]);
+    }
+  }
+}
+// hi + lo (4 lanes) rounded once to float.
+PADDLE_OPS_VINLINE __m128 RoundPairToFloat(__m256d hi, __m256d lo) {
+  const __m256d d = _mm256_add_pd(hi, lo);
+  const __m128 f = _mm256_cvtpd_ps(d);
+  // A float tie: the 29 bits below float's last mantissa bit are 1000...0.
+  const __m256i low = _mm256_and_si256(_mm256_castpd_si256(d), _mm256_set1_epi64x(0x1FFFFFFFLL));
+  const int tie = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(low, _mm256_set1_epi64x(0x10000000LL))));
+  if (__builtin_expect(tie == 0, 1)) return f;
+  alignas(32) double h[4], l[4];
+  alignas(16) float r[4];
+  _mm256_store_pd(h, hi);
+  _mm256_store_pd(l, lo);
+  _mm_store_ps(r, f);
+  for (int k = 0; k < 4; ++k) {
+    if (tie >> k & 1) r[k] = RoundCompensated<float>(h[k], l[k]);
+  }
+  return _mm_load_ps(r);
+}
+
+// One block of 4 * seg steps (seg a multiple of 4) at p in scan order; returns its total and,
+// when storing, writes the outputs at o from the running pair `base` before the block.
+template <bool kStore, bool kRev>
+CompensatedSum<double> SumRowBlock(const float* p, float* o, int64_t seg, const CompensatedSum<double>& base,
+                                   bool exclusive) {
+  using Pair = CompensatedSum<double>;
+  const __m256d zero = _mm256_setzero_pd();
+  __m256d th = zero, tl = zero;
+  for (int j = 0; j < seg; j += 4) {
+    __m256d v[4];
+    LoadSteps4<kRev>(p, seg, j, v);
+    for (int i = 0; i < 4; ++i) {
+      __m256d e;
+      th = TwoSum4(th, v[i], &e);
+      tl = _mm256_add_pd(tl, e);
+    }
+  }
+  alignas(32) double h[4], l[4];
+  _mm256_store_pd(h, th);
+  _mm256_store_pd(l, DropNaN4(tl));
+  Pair segs[4];
+  for (int k = 0; k < 4; ++k) segs[k] = Add(Pair::Zero(), Pair{h[k], l[k]});
+  const Pair total = Add(Add(segs[0], segs[1]), Add(segs[2], segs[3]));
+  if (!kStore) return total;
+  alignas(32) double oh[4], ol[4];
+  Pair off = base;
+  for (int k = 0; k < 4; ++k) {
+    oh[k] = off.hi;
+    ol[k] = off.lo;
+    if (k < 3) off = Add(off, segs[k]);
+  }
+  __m256d rh = _mm256_load_pd(oh), rl = _mm256_load_pd(ol);
+  for (int j = 0; j < seg; j += 4) {
+    __m256d v[4];
+    __m128 r[4];
+    LoadSteps4<kRev>(p, seg, j, v);
+    for (int i = 0; i < 4; ++i) {
+      if (exclusive) r[i] = RoundPairToFloat(rh, rl);
+      __m256d e;
+      rh = TwoSum4(rh, v[i], &e);
+      rl = DropNaN4(_mm256_add_pd(rl, e));
+      if (!exclusive) r[i] = RoundPairToFloat(rh, rl);
+    }
+    StoreSteps4<kRev>(o, seg, j, r);
+  }
+  return total;
+}
+
+// Steps [s0, s1) of one float32 row (G = 1), in blocks of kSumBlock steps read and written in
+// place; only a row's last n % 16 steps go through a buffer.
+template <bool kStore, bool kRev>
+CompensatedSum<double> SumRowChunk(const float* x, float* out, const SeqGroup& q, int64_t s0, int64_t s1,
+                                   const CompensatedSum<double>& carry) {
+  using Pair = CompensatedSum<double>;
+  Pair loc = Pair::Zero();
+  for (int64_t b0 = s0; b0 < s1; b0 += kSumBlock) {
+    const int n = static_cast<int>(std::min<int64_t>(kSumBlock, s1 - b0));
+    // The block's first n - n % 16 steps in place (4 segments of n / 16 * 4 steps), the rest
+    // (a row's last < 16 steps) through a buffer padded with zeros to 16.
+    const int n16 = n / 16 * 16;
+    if (n16 > 0) {
+      const Pair base = kStore ? Add(carry, loc) : Pair::Zero();
+      const int64_t off = q.Offset(b0);
+      loc = Add(loc, SumRowBlock<kStore, kRev>(x + off, out + off, n16 / 4, base, q.exclusive));
+    }
+    if (n16 == n) continue;
+    alignas(32) float xb[16];
+    alignas(32) float ob[16];
+    const int64_t r0 = b0 + n16;
+    const int r = n - n16;
+    for (int j = 0; j < 16; ++j) xb[j] = j < r ? x[q.Offset(r0 + j)] : 0.0f;
+    const Pair base = kStore ? Add(carry, loc) : Pair::Zero();
+    loc = Add(loc, SumRowBlock<kStore, false>(xb, ob, 4, base, q.exclusive));
+    if (kStore) {
+      for (int j = 0; j < r; ++j) out[q.Offset(r0 + j)] = ob[j];
+    }
+  }
+  return loc;
+}
+
 template <typename T>
 struct SumKernel {
   using Carry = CompensatedSum<double>;
@@ -899,6 +1038,26 @@ struct SumKernel {
     __m256d rh[2] = {_mm256_load_pd(h0), _mm256_load_pd(h0 + 4)}, rl[2] = {_mm256_load_pd(l0), _mm256_load_pd(l0 + 4)};
     for (int64_t s = s0; s < s1; ++s) {
       const int64_t off = q.Offset(s);
+      if constexpr (std::is_same<T, float>::value) {
+        if (G == 8) {  // float32, 8 columns: straight from memory, rounded to float in lanes
+          const __m256 xf = _mm256_loadu_ps(x + off);
+          const __m256d v[2] = {_mm256_cvtps_pd(_mm256_castps256_ps128(xf)), _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1))};
+          __m128 r[2];
+          for (int k = 0; k < 2; ++k) {
+            __m256d e;
+            th[k] = TwoSum4(th[k], v[k], &e);
+            tl[k] = _mm256_add_pd(tl[k], e);
+            if (kStore) {
+              if (q.exclusive) r[k] = RoundPairToFloat(rh[k], rl[k]);
+              rh[k] = TwoSum4(rh[k], v[k], &e);
+              rl[k] = DropNaN4(_mm256_add_pd(rl[k], e));
+              if (!q.exclusive) r[k] = RoundPairToFloat(rh[k], rl[k]);
+            }
+          }
+          if (kStore) _mm256_storeu_ps(out + off, _mm256_set_m128(r[1], r[0]));
+          continue;
+        }
+      }
       alignas(32) double xv[8] = {};
       for (int g = 0; g < G; ++g) xv[g] = static_cast<double>(static_cast<float>(x[off + g]));
       alignas(32) double ov[8];
@@ -932,6 +1091,13 @@ struct SumKernel {
   void Chunk(const SeqGroup& q, int64_t s0, int64_t s1, const Carry* carry, Local* local) const {
     if (q.stride != 1) {
       ColumnsChunk<kStore>(q, s0, s1, carry, local);
+      return;
+    }
+    if constexpr (std::is_same<T, float>::value) {
+      const Carry c = kStore ? carry[0] : Carry::Zero();
+      const Local l = q.reverse ? SumRowChunk<kStore, true>(x, out, q, s0, s1, c)
+                                : SumRowChunk<kStore, false>(x, out, q, s0, s1, c);
+      if (local) local[0] = l;
       return;
     }
     alignas(32) double xb[kMaxGroup][kBlock];
