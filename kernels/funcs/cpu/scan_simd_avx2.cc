@@ -390,6 +390,168 @@ PADDLE_OPS_VINLINE void SetOutConst(const LseState& carry, double M, LseOutConst
   oc->b = M == oc->r ? 1.0 : std::exp(M - oc->r);
 }
 
+// ---- all-float block (float32 rows) ----
+//
+// A block of n float steps (n a multiple of 64) in float lanes only: 8 segments of n / 8 contiguous
+// steps, one per lane, loaded 8 steps at a time and transposed (Transpose8), so each lane runs
+// its own segment's sum down the steps with no in-register prefix.
+//   Pass A: the terms t = exp(x - M), with x - M split exactly into a float head and tail
+//     (TwoSum) so the float exp sees an exact argument (exp(d) = expf(head) * (1 + tail)); kept
+//     in a buffer; and each lane's total as a float-float pair (TwoSum). The block total is the
+//     lanes' totals added in double in a fixed order: the double only once per block, and the
+//     same in both modes.
+//   Pass B (storing): each lane's running pair starts at its offset P = a + b * (s + the totals
+//     of the lanes before it) (double, once per block, split into a float pair) and adds b * t;
+//     the output r + log(P) takes P = 2^e * f with f in [sqrt(1/2), sqrt(2)) from the bits, a
+//     float log of f (|log f| <= 0.35, so its ulp error is ~2e-8 absolute), the pair's low part
+//     as lo / hi, and r + e * ln2 with ln2 in two pieces (r + e * kLn2Hi exact as a TwoSum pair):
+//     one rounding at the end, within 1e-7 of |out| >= 1, ~6e-8 absolute below.
+// Outputs within kNearZero of 0 make the caller redo the block's outputs with the double log.
+constexpr float kLn2Hi = 0.693359375f;         // 9 bits: e * kLn2Hi is exact for |e| < 2^15
+constexpr float kLn2Lo = -2.12194440e-4f;      // ln 2 - kLn2Hi
+
+PADDLE_OPS_VINLINE void Transpose8(__m256 r[8]) {
+  __m256 t[8], u[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    u[4 * i + 0] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int i = 0; i < 4; ++i) {
+    r[i] = _mm256_permute2f128_ps(u[i], u[4 + i], 0x20);
+    r[i + 4] = _mm256_permute2f128_ps(u[i], u[4 + i], 0x31);
+  }
+}
+// s = a + b and *e = a + b - s exactly, in float lanes.
+PADDLE_OPS_VINLINE __m256 TwoSum8(__m256 a, __m256 b, __m256* e) {
+  const __m256 s = _mm256_add_ps(a, b);
+  const __m256 bb = _mm256_sub_ps(s, a);
+  *e = _mm256_add_ps(_mm256_sub_ps(a, _mm256_sub_ps(s, bb)), _mm256_sub_ps(b, bb));
+  return s;
+}
+// r + log(hi + lo) for a float pair hi + lo (hi a positive normal float), rounded once.
+PADDLE_OPS_VINLINE __m256 LogOfPair8(__m256 hi, __m256 lo, __m256 vr) {
+  const __m256i bits = _mm256_castps_si256(hi);
+  __m256 f = _mm256_castsi256_ps(
+      _mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(0x007FFFFF)), _mm256_set1_epi32(0x3F800000)));
+  __m256 e = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(127)));
+  const __m256 big = _mm256_cmp_ps(f, _mm256_set1_ps(1.41421356f), _CMP_GT_OQ);
+  f = _mm256_blendv_ps(f, _mm256_mul_ps(f, _mm256_set1_ps(0.5f)), big);
+  e = _mm256_add_ps(e, _mm256_and_ps(big, _mm256_set1_ps(1.0f)));
+  const __m256 lf = Eigen::internal::plog<Packet8f>(f);
+  const __m256 corr = _mm256_mul_ps(lo, _mm256_rcp_ps(hi));
+  __m256 err;
+  const __m256 h = TwoSum8(vr, _mm256_mul_ps(e, _mm256_set1_ps(kLn2Hi)), &err);
+  const __m256 y = _mm256_add_ps(_mm256_fmadd_ps(e, _mm256_set1_ps(kLn2Lo), lf), _mm256_add_ps(corr, err));
+  return _mm256_add_ps(h, y);
+}
+
+struct FloatBlockResult {
+  double sum;      // the block's terms, summed (against M)
+  double first_p;  // P of the block's first step
+  bool near_zero;  // some output is within kNearZero of 0 (storing only)
+};
+
+// 8 x 8 tiles between a block in memory (8 segments of seg steps, seg a multiple of 8) and a
+// step-major buffer (buf[j][k]: step j of segment k), in their own loops so that the transpose
+// has the registers to itself.
+PADDLE_OPS_VINLINE void SegmentsToSteps(const float* xb, int seg, float (*buf)[8]) {
+  for (int j = 0; j < seg; j += 8) {
+    __m256 v[8];
+    for (int k = 0; k < 8; ++k) v[k] = _mm256_loadu_ps(xb + k * seg + j);
+    Transpose8(v);
+    for (int i = 0; i < 8; ++i) _mm256_store_ps(buf[j + i], v[i]);
+  }
+}
+PADDLE_OPS_VINLINE void StepsToSegments(float (*buf)[8], int seg, float* ob) {
+  for (int j = 0; j < seg; j += 8) {
+    __m256 v[8];
+    for (int i = 0; i < 8; ++i) v[i] = _mm256_load_ps(buf[j + i]);
+    Transpose8(v);
+    for (int k = 0; k < 8; ++k) _mm256_storeu_ps(ob + k * seg + j, v[k]);
+  }
+}
+
+// Passes A and B above for one block of n = 8 * seg floats at xb in scan order (seg a multiple
+// of 8); s is the local sum before the block (against M), and a, b, r the output constants
+// (storing only).
+template <bool kStore>
+FloatBlockResult LseFloatBlock(const float* xb, float* ob, int n, float M, double s, double a, double b, double r) {
+  const int seg = n / 8;
+  alignas(32) float buf[kBlock / 8][8];
+  alignas(32) float tb[kBlock / 8][8];
+  SegmentsToSteps(xb, seg, buf);
+  const __m256 nM = _mm256_set1_ps(-M), low = _mm256_set1_ps(LseLanes<float>::kExpLow);
+  __m256 th = _mm256_setzero_ps(), tl = th;
+  for (int j = 0; j < seg; ++j) {
+    __m256 dl;
+    const __m256 d = TwoSum8(_mm256_load_ps(buf[j]), nM, &dl);
+    __m256 t = Eigen::internal::pexp<Packet8f>(d);
+    t = _mm256_and_ps(_mm256_fmadd_ps(t, dl, t), _mm256_cmp_ps(d, low, _CMP_GE_OQ));
+    _mm256_store_ps(tb[j], t);
+    __m256 e;
+    th = TwoSum8(th, t, &e);
+    tl = _mm256_add_ps(tl, e);
+  }
+  alignas(32) float h[8], l[8];
+  _mm256_store_ps(h, th);
+  _mm256_store_ps(l, tl);
+  double lane[8];
+  for (int k = 0; k < 8; ++k) lane[k] = static_cast<double>(h[k]) + static_cast<double>(l[k]);
+  FloatBlockResult res;
+  res.sum = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+  res.first_p = 1.0;
+  res.near_zero = false;
+  if (!kStore) return res;
+  res.first_p = a + b * (s + static_cast<double>(tb[0][0]));
+  // Each lane's running P from its offset; b * t in float (b < 2^-70: the block's terms are
+  // invisible against a >= 1, the carry's own term).
+  const float fb = b < 0x1p-70 ? 0.0f : static_cast<float>(b);
+  alignas(32) float oh[8], ol[8];
+  double off = s;
+  for (int k = 0; k < 8; ++k) {
+    const double p = a + b * off;
+    oh[k] = static_cast<float>(p);
+    ol[k] = static_cast<float>(p - static_cast<double>(oh[k]));
+    off += lane[k];
+  }
+  __m256 rh = _mm256_load_ps(oh), rl = _mm256_load_ps(ol);
+  const __m256 vb = _mm256_set1_ps(fb), vr = _mm256_set1_ps(static_cast<float>(r));
+  const __m256 abs = _mm256_set1_ps(-0.0f), lim = _mm256_set1_ps(static_cast<float>(kNearZero));
+  __m256 near = _mm256_setzero_ps();
+  for (int j = 0; j < seg; ++j) {
+    __m256 e;
+    rh = TwoSum8(rh, _mm256_mul_ps(_mm256_load_ps(tb[j]), vb), &e);
+    rl = _mm256_add_ps(rl, e);
+    const __m256 o = LogOfPair8(rh, rl, vr);
+    near = _mm256_or_ps(near, _mm256_cmp_ps(_mm256_andnot_ps(abs, o), lim, _CMP_LT_OQ));
+    _mm256_store_ps(buf[j], o);
+  }
+  StepsToSegments(buf, seg, ob);
+  res.near_zero = _mm256_movemask_ps(near) != 0;
+  return res;
+}
+
+// The end of a block (LseBlock): the guard's exact outputs (a special carry, or a first output
+// far below the block's reference), the one-term state and the single-term outputs.
+template <bool kStore, typename F>
+void FinishLseBlock(const F* xb, F* ob, int n, const LseState& carry, const LseState& before, bool local_empty,
+                    bool special_carry, __m256d first_p, LseState* loc) {
+  if (kStore && (special_carry || !(_mm_cvtsd_f64(_mm256_castpd256_pd128(first_p)) >= 0x1p-64))) {
+    LseBlockExact<F>(xb, ob, n, carry, before);  // outputs only; *loc is already right
+  }
+  if (local_empty) NormalizeSingle(n, [&](int j) { return static_cast<double>(xb[j]); }, loc);
+  if (kStore) {
+    SingleTermOutputs(n, carry, before, [&](int j) { return static_cast<double>(xb[j]); },
+                      [&](int j, double v) { ob[j] = static_cast<F>(v); }, false);
+  }
+}
+
 // One block of n <= kBlock steps of one contiguous sequence xb (F = float or double). The last
 // partial vector is read and written through a buffer padded with -inf.
 template <bool kStore, typename F>
@@ -428,6 +590,7 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
     loc->m = bm;
   }
   const double M = loc->m;
+  const double before_s = loc->s;
   const __m256d vM = _mm256_set1_pd(M);
   // float32 terms: double exponentials while the local prefix (loc->s plus the block's sum so
   // far, against M) is below exp(kNearZero - M) (see kNearZero).
@@ -440,11 +603,29 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
     vb = _mm256_set1_pd(oc->b);
     vr = _mm256_set1_pd(oc->r);
   }
+  // float32 full blocks, once the local prefix is past kNearZero (or the block is far below
+  // it): the all-float block; its outputs are redone by the loop below (terms and outputs
+  // only) when one of them is near 0.
+  __m256d first_p = _mm256_set1_pd(1.0);
+  bool outputs_only = false;
+  if constexpr (std::is_same<F, float>::value) {
+    if (n % 64 == 0 && !(precise && loc->s < s_near)) {
+      const FloatBlockResult fr = LseFloatBlock<kStore>(xb, ob, n, static_cast<float>(M), loc->s, kStore ? oc->a : 0.0,
+                                                        kStore ? oc->b : 1.0, kStore ? oc->r : 0.0);
+      first_p = _mm256_set1_pd(fr.first_p);
+      if (!fr.near_zero) {
+        loc->s += fr.sum;
+        return FinishLseBlock<kStore, F>(xb, ob, n, carry, before, local_empty, special_carry, first_p, loc);
+      }
+      precise = false;  // what the loop below decides from the same state
+      outputs_only = true;
+      loc->s += fr.sum;
+    }
+  }
   // Pass 2: terms, their block total (lane-wise, then a fixed-order horizontal sum) and, when
   // storing, the running prefix and the outputs.
   __m256d tot0 = _mm256_setzero_pd(), tot1 = _mm256_setzero_pd();
-  __m256d run = _mm256_set1_pd(loc->s);
-  __m256d first_p = _mm256_set1_pd(1.0);
+  __m256d run = _mm256_set1_pd(outputs_only ? before_s : loc->s);
   for (int i = 0; i < nv; ++i) {
     if constexpr (std::is_same<F, float>::value) {
       __m256d lo, hi;
@@ -479,15 +660,8 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
   if (kStore && nv > full) {
     for (int j = 0; j < n - full * V; ++j) ob[full * V + j] = tail_out[j];
   }
-  loc->s += HorizontalSum(_mm256_add_pd(tot0, tot1));
-  if (kStore && (special_carry || !(_mm_cvtsd_f64(_mm256_castpd256_pd128(first_p)) >= 0x1p-64))) {
-    LseBlockExact<F>(xb, ob, n, carry, before);  // outputs only; *loc is already right
-  }
-  if (local_empty) NormalizeSingle(n, [&](int j) { return static_cast<double>(xb[j]); }, loc);
-  if (kStore) {
-    SingleTermOutputs(n, carry, before, [&](int j) { return static_cast<double>(xb[j]); },
-                      [&](int j, double v) { ob[j] = static_cast<F>(v); }, false);
-  }
+  if (!outputs_only) loc->s += HorizontalSum(_mm256_add_pd(tot0, tot1));
+  FinishLseBlock<kStore, F>(xb, ob, n, carry, before, local_empty, special_carry, first_p, loc);
 }
 
 // Up to 8 adjacent columns (inner > 1), one per lane: the same scan with each lane its own
