@@ -434,6 +434,26 @@ PADDLE_OPS_VINLINE __m256 TwoSum8(__m256 a, __m256 b, __m256* e) {
   *e = _mm256_add_ps(_mm256_sub_ps(a, _mm256_sub_ps(s, bb)), _mm256_sub_ps(b, bb));
   return s;
 }
+// log(f) for f in [sqrt(1/2), sqrt(2)] only (no range reduction, no special values): with
+// g = f - 1, log f = g - g^2 / 2 + g^3 * poly(g), poly the degree-8 minimax fit of Cephes' logf
+// (public domain, the one Eigen's plog also evaluates): about 1 ulp of |log f| <= 0.35.
+PADDLE_OPS_VINLINE __m256 LogNearOne8(__m256 f) {
+  const __m256 g = _mm256_sub_ps(f, _mm256_set1_ps(1.0f));
+  const __m256 z = _mm256_mul_ps(g, g);
+  __m256 y = _mm256_set1_ps(7.0376836292e-2f);
+  y = _mm256_fmadd_ps(y, g, _mm256_set1_ps(-1.1514610310e-1f));
+  y = _mm256_fmadd_ps(y, g, _mm256_set1_ps(1.1676998740e-1f));
+  y = _mm256_fmadd_ps(y, g, _mm256_set1_ps(-1.2420140846e-1f));
+  y = _mm256_fmadd_ps(y, g, _mm256_set1_ps(1.4249322787e-1f));
+  y = _mm256_fmadd_ps(y, g, _mm256_set1_ps(-1.6668057665e-1f));
+  y = _mm256_fmadd_ps(y, g, _mm256_set1_ps(2.0000714765e-1f));
+  y = _mm256_fmadd_ps(y, g, _mm256_set1_ps(-2.4999993993e-1f));
+  y = _mm256_fmadd_ps(y, g, _mm256_set1_ps(3.3333331174e-1f));
+  y = _mm256_mul_ps(_mm256_mul_ps(y, g), z);
+  y = _mm256_fmadd_ps(z, _mm256_set1_ps(-0.5f), y);
+  return _mm256_add_ps(g, y);
+}
+
 // r + log(hi + lo) for a float pair hi + lo (hi a positive normal float), rounded once.
 PADDLE_OPS_VINLINE __m256 LogOfPair8(__m256 hi, __m256 lo, __m256 vr) {
   const __m256i bits = _mm256_castps_si256(hi);
@@ -443,7 +463,7 @@ PADDLE_OPS_VINLINE __m256 LogOfPair8(__m256 hi, __m256 lo, __m256 vr) {
   const __m256 big = _mm256_cmp_ps(f, _mm256_set1_ps(1.41421356f), _CMP_GT_OQ);
   f = _mm256_blendv_ps(f, _mm256_mul_ps(f, _mm256_set1_ps(0.5f)), big);
   e = _mm256_add_ps(e, _mm256_and_ps(big, _mm256_set1_ps(1.0f)));
-  const __m256 lf = Eigen::internal::plog<Packet8f>(f);
+  const __m256 lf = LogNearOne8(f);
   const __m256 corr = _mm256_mul_ps(lo, _mm256_rcp_ps(hi));
   __m256 err;
   const __m256 h = TwoSum8(vr, _mm256_mul_ps(e, _mm256_set1_ps(kLn2Hi)), &err);
@@ -481,7 +501,7 @@ PADDLE_OPS_VINLINE void StepsToSegments(float (*buf)[8], int seg, float* ob) {
 // of 8); s is the local sum before the block (against M), and a, b, r the output constants
 // (storing only).
 template <bool kStore>
-FloatBlockResult LseFloatBlock(const float* xb, float* ob, int n, float M, double s, double a, double b, double r) {
+__attribute__((noinline)) FloatBlockResult LseFloatBlock(const float* xb, float* ob, int n, float M, double s, double a, double b, double r) {
   const int seg = n / 8;
   alignas(32) float buf[kBlock / 8][8];
   alignas(32) float tb[kBlock / 8][8];
@@ -603,33 +623,35 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
     vb = _mm256_set1_pd(oc->b);
     vr = _mm256_set1_pd(oc->r);
   }
-  // float32 full blocks, once the local prefix is past kNearZero (or the block is far below
-  // it): the all-float block; its outputs are redone by the loop below (terms and outputs
-  // only) when one of them is near 0.
+  // float32 blocks of a multiple of 64 steps: the all-float block (LseFloatBlock). Its float
+  // terms are kept when the local prefix is past kNearZero after the block (a float term's
+  // error is then relative to outputs >= 0.5 from here on; the block's own outputs near 0 are
+  // redone below); a block that leaves the prefix below it is redone whole by the loop below
+  // (the same decision in both modes: it depends on the block's total alone).
   __m256d first_p = _mm256_set1_pd(1.0);
-  bool outputs_only = false;
+  bool outputs_only = false;  // the loop below rewrites outputs near 0 and stops past them
   if constexpr (std::is_same<F, float>::value) {
-    if (n % 64 == 0 && !(precise && loc->s < s_near)) {
+    if (n % 64 == 0) {
       const FloatBlockResult fr = LseFloatBlock<kStore>(xb, ob, n, static_cast<float>(M), loc->s, kStore ? oc->a : 0.0,
                                                         kStore ? oc->b : 1.0, kStore ? oc->r : 0.0);
-      first_p = _mm256_set1_pd(fr.first_p);
-      if (!fr.near_zero) {
+      if (!(precise && before_s < s_near) || before_s + fr.sum >= s_near) {
+        first_p = _mm256_set1_pd(fr.first_p);
         loc->s += fr.sum;
-        return FinishLseBlock<kStore, F>(xb, ob, n, carry, before, local_empty, special_carry, first_p, loc);
+        if (!fr.near_zero) {
+          return FinishLseBlock<kStore, F>(xb, ob, n, carry, before, local_empty, special_carry, first_p, loc);
+        }
+        outputs_only = true;
       }
-      precise = false;  // what the loop below decides from the same state
-      outputs_only = true;
-      loc->s += fr.sum;
     }
   }
   // Pass 2: terms, their block total (lane-wise, then a fixed-order horizontal sum) and, when
   // storing, the running prefix and the outputs.
   __m256d tot0 = _mm256_setzero_pd(), tot1 = _mm256_setzero_pd();
-  __m256d run = _mm256_set1_pd(outputs_only ? before_s : loc->s);
+  __m256d run = _mm256_set1_pd(before_s);
   for (int i = 0; i < nv; ++i) {
     if constexpr (std::is_same<F, float>::value) {
       __m256d lo, hi;
-      if (precise && loc->s + HorizontalSum(_mm256_add_pd(tot0, tot1)) >= s_near) precise = false;
+      if (precise && before_s + HorizontalSum(_mm256_add_pd(tot0, tot1)) >= s_near) precise = false;
       const __m256 xv = _mm256_loadu_ps(src(i));
       if (precise) {
         lo = ExpDiff4(_mm256_cvtps_pd(_mm256_castps256_ps128(xv)), vM);
@@ -648,6 +670,13 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
         LogPlus8(plo, phi, vr, vr, &olo, &ohi);
         DoubleLogNearZero(plo, phi, vr, vr, &olo, &ohi);
         _mm256_storeu_ps(dst(i), _mm256_set_m128(_mm256_cvtpd_ps(ohi), _mm256_cvtpd_ps(olo)));
+        // Rewriting the all-float block's outputs: past the outputs near 0 (outputs only
+        // increase) and the precise terms, the rest are its own.
+        if (outputs_only && !precise &&
+            HorizontalMax(_mm256_max_pd(_mm256_sub_pd(_mm256_setzero_pd(), olo), _mm256_sub_pd(_mm256_setzero_pd(), ohi))) <=
+                -kNearZero) {
+          break;
+        }
       }
     } else {
       const __m256d t = ExpDiff4(_mm256_loadu_pd(src(i)), vM);
