@@ -820,6 +820,22 @@ struct LseColumns {
     const __m256d rlo = _mm256_load_pd(r), rhi = _mm256_load_pd(r + 4);
     __m256d slo = _mm256_load_pd(sv), shi = _mm256_load_pd(sv + 4);
     precise = std::is_same<F, float>::value && precise;
+    // float32, 8 columns, inclusive, every lane's local prefix past kNearZero: all-float lanes
+    // (ColumnsFloat). Its totals stand (the same in both modes); when some output came out
+    // near 0 the loop below writes the outputs again and its sums are dropped.
+    bool float_totals = false;
+    alignas(32) double fs[8];
+    if constexpr (std::is_same<T, float>::value) {
+      if (G == 8 && !q.exclusive && !precise) {
+        const bool near = ColumnsFloat<kStore>(x, out, q, b0, n, m, sv, a, b, r, fs, &redo);
+        float_totals = true;
+        if (!near) {
+          for (int g = 0; g < G; ++g) loc[g] = {m[g], fs[g]};
+          FinishColumns<kStore>(x, out, q, b0, n, carry, before, loc, prev, prev_before, redo);
+          return;
+        }
+      }
+    }
     __m256d prev_lo = _mm256_setzero_pd(), prev_hi = prev_lo;
     if (kStore && q.exclusive) {
       alignas(32) double pv[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -874,21 +890,80 @@ struct LseColumns {
     }
     _mm256_store_pd(sv, slo);
     _mm256_store_pd(sv + 4, shi);
-    for (int g = 0; g < G; ++g) loc[g] = {m[g], sv[g]};
+    for (int g = 0; g < G; ++g) loc[g] = {m[g], float_totals ? fs[g] : sv[g]};
     if (kStore && q.exclusive) {
       alignas(32) double pv[8];
       _mm256_store_pd(pv, prev_lo);
       _mm256_store_pd(pv + 4, prev_hi);
       for (int g = 0; g < G; ++g) prev[g] = FromCompute<T>(static_cast<F>(pv[g]));
     }
-    redo &= all;
+    FinishColumns<kStore>(x, out, q, b0, n, carry, before, loc, prev, prev_before, redo);
+  }
+
+  // The end of a block: the exact outputs of the lanes in `redo` (a special carry, or a first
+  // output far below the lane's reference) and the single-term rules.
+  template <bool kStore>
+  static void FinishColumns(const T* x, T* out, const SeqGroup& q, int64_t b0, int n, const LseState* carry,
+                            LseState* before, LseState* loc, T* prev, const T* prev_before, int redo) {
+    redo &= (1 << q.G) - 1;
     if (kStore && redo) {  // outputs only, from the lanes' states (and prev) before the block
-      for (int g = 0; g < G; ++g) {
+      for (int g = 0; g < q.G; ++g) {
         if (redo >> g & 1) prev[g] = prev_before[g];
       }
       Exact<kStore>(x, out, q, b0, n, carry, before, prev, redo, /*update_local=*/false);
     }
     SingleTerms<kStore>(x, out, q, b0, n, carry, before, loc, prev);
+  }
+
+  // 8 float32 columns (T = float, inclusive) of one block in float lanes, as LseFloatBlock does
+  // a row's segments: lane g's terms exp(x - m[g]) from an exact TwoSum difference, their
+  // float-float total (fs[g] = sv[g] + the total, in double), and, when storing, the running
+  // P = a + b * (sv + terms so far) from its offset in float-float and the outputs
+  // r + log(P) (LogOfPair8). Lanes whose first P is below 2^-64 join *redo. Returns whether some
+  // output is within kNearZero of 0.
+  template <bool kStore>
+  static bool ColumnsFloat(const T* x, T* out, const SeqGroup& q, int64_t b0, int n, const double* m,
+                           const double* sv, const double* a, const double* b, const double* r, double* fs,
+                           int* redo) {
+    alignas(32) float nm[8], oh[8], ol[8], fb[8], fr[8], t0[8];
+    for (int g = 0; g < 8; ++g) {
+      nm[g] = static_cast<float>(-m[g]);
+      const double p = a[g] + b[g] * sv[g];
+      oh[g] = static_cast<float>(p);
+      ol[g] = static_cast<float>(p - static_cast<double>(oh[g]));
+      fb[g] = b[g] < 0x1p-70 ? 0.0f : static_cast<float>(b[g]);
+      fr[g] = static_cast<float>(r[g]);
+    }
+    const __m256 nM = _mm256_load_ps(nm), vb = _mm256_load_ps(fb), vr = _mm256_load_ps(fr);
+    const __m256 low = _mm256_set1_ps(LseLanes<float>::kExpLow);
+    const __m256 abs = _mm256_set1_ps(-0.0f), lim = _mm256_set1_ps(static_cast<float>(kNearZero));
+    __m256 th = _mm256_setzero_ps(), tl = th, rh = _mm256_load_ps(oh), rl = _mm256_load_ps(ol), near = th;
+    for (int j = 0; j < n; ++j) {
+      const int64_t off = q.Offset(b0 + j);
+      __m256 dl;
+      const __m256 d = TwoSum8(_mm256_loadu_ps(x + off), nM, &dl);
+      __m256 t = Eigen::internal::pexp<Packet8f>(d);
+      t = _mm256_and_ps(_mm256_fmadd_ps(t, dl, t), _mm256_cmp_ps(d, low, _CMP_GE_OQ));
+      __m256 e;
+      th = TwoSum8(th, t, &e);
+      tl = _mm256_add_ps(tl, e);
+      if (kStore) {
+        if (j == 0) _mm256_store_ps(t0, t);
+        rh = TwoSum8(rh, _mm256_mul_ps(t, vb), &e);
+        rl = _mm256_add_ps(rl, e);
+        const __m256 o = LogOfPair8(rh, rl, vr);
+        near = _mm256_or_ps(near, _mm256_cmp_ps(_mm256_andnot_ps(abs, o), lim, _CMP_LT_OQ));
+        _mm256_storeu_ps(out + off, o);
+      }
+    }
+    alignas(32) float h[8], l[8];
+    _mm256_store_ps(h, th);
+    _mm256_store_ps(l, tl);
+    for (int g = 0; g < 8; ++g) {
+      fs[g] = sv[g] + (static_cast<double>(h[g]) + static_cast<double>(l[g]));
+      if (kStore && !(a[g] + b[g] * (sv[g] + static_cast<double>(t0[g])) >= 0x1p-64)) *redo |= 1 << g;
+    }
+    return kStore && _mm256_movemask_ps(near) != 0;
   }
 
   // The single-term rule (SingleTermOutputs) lane by lane, for lanes whose prefix before the block
