@@ -271,28 +271,40 @@ TEST(ScanEngineCpu, LseLongRowFloat32Accuracy) {
   ExpectBitwiseEqual(a, b, "2^22+3 threads 1 vs 2");
 }
 
-TEST(ScanEngineCpu, CumsumFloat32PathsAndThreads) {
-  uint64_t seed = 40;
-  ForEachLayoutCase([&](const ScanLayout& l) { return Random<float>(l.numel(), -1, 1, seed++); },
-                    [&](const ScanLayout& l, const std::vector<float>& x, bool ex, bool rev) {
+// Bitwise the same for 1 and 2 threads, within the type's rounding of a long double sum; the
+// SIMD rows against the generic path too (float64: both are double-double sums, rounded once).
+template <typename T>
+void CheckCumsumPathsAndThreads(uint64_t seed) {
+  ForEachLayoutCase([&](const ScanLayout& l) { return Random<T>(l.numel(), -1, 1, seed++); },
+                    [&](const ScanLayout& l, const std::vector<T>& x, bool ex, bool rev) {
+                      phi::funcs::SetCpuScanSimdEnabled(false);
+                      phi::funcs::SetCpuNumThreads(1);
+                      const auto gen = RunCumsum(x, l, ex, rev);
+                      phi::funcs::SetCpuScanSimdEnabled(true);
                       phi::funcs::SetCpuNumThreads(1);
                       const auto a = RunCumsum(x, l, ex, rev);
                       phi::funcs::SetCpuNumThreads(2);
                       const auto b = RunCumsum(x, l, ex, rev);
                       ExpectBitwiseEqual(a, b, "cumsum " + Name(l, ex, rev));
+                      const int bits = std::numeric_limits<T>::digits - 1;
                       for (int64_t o = 0; o < l.outer; ++o) {
                         for (int64_t c = 0; c < l.inner; ++c) {
                           LD acc = 0;
                           for (int64_t off : Sequence(l, o, c, rev)) {
                             if (!ex) acc += x[off];
-                            ASSERT_LE(fabsl(a[off] - acc), ldexpl(fabsl(acc), -23) + 1e-30L)
+                            ASSERT_LE(fabsl(a[off] - acc), ldexpl(fabsl(acc), -bits) + 1e-30L)
                                 << Name(l, ex, rev) << " " << off;
+                            ASSERT_LE(fabsl(gen[off] - acc), ldexpl(fabsl(acc), -bits) + 1e-30L)
+                                << "generic " << Name(l, ex, rev) << " " << off;
                             if (ex) acc += x[off];
                           }
                         }
                       }
                     });
 }
+
+TEST(ScanEngineCpu, CumsumFloat32PathsAndThreads) { CheckCumsumPathsAndThreads<float>(40); }
+TEST(ScanEngineCpu, CumsumFloat64PathsAndThreads) { CheckCumsumPathsAndThreads<double>(60); }
 
 // A running sum that sits on a float tie (1 + 2^-24) with a tail far below double precision
 // (2^-60) must round up, to 1 + 2^-23: the nearest double is the tie itself, so a float32 sum

@@ -1163,6 +1163,37 @@ PADDLE_OPS_VINLINE void StoreSteps4(float* p, int64_t seg, int j, __m128 r[4]) {
     }
   }
 }
+// The same for float64 rows: 4 x 4 doubles transposed.
+PADDLE_OPS_VINLINE void Transpose4(__m256d r[4]) {
+  const __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
+  const __m256d t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
+  r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+  r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+  r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+  r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+template <bool kRev>
+PADDLE_OPS_VINLINE void LoadSteps4(const double* p, int64_t seg, int j, __m256d v[4]) {
+  for (int k = 0; k < 4; ++k) {
+    v[k] = kRev ? _mm256_permute4x64_pd(_mm256_loadu_pd(p - k * seg - j - 3), _MM_SHUFFLE(0, 1, 2, 3))
+                : _mm256_loadu_pd(p + k * seg + j);
+  }
+  Transpose4(v);
+}
+template <bool kRev>
+PADDLE_OPS_VINLINE void StoreSteps4(double* p, int64_t seg, int j, __m256d r[4]) {
+  Transpose4(r);
+  for (int k = 0; k < 4; ++k) {
+    if (kRev) {
+      _mm256_storeu_pd(p - k * seg - j - 3, _mm256_permute4x64_pd(r[k], _MM_SHUFFLE(0, 1, 2, 3)));
+    } else {
+      _mm256_storeu_pd(p + k * seg + j, r[k]);
+    }
+  }
+}
+// hi + lo (4 lanes) rounded once to double: the nearest double (RoundCompensated<double>).
+PADDLE_OPS_VINLINE __m256d RoundPair(__m256d hi, __m256d lo, const double*) { return _mm256_add_pd(hi, lo); }
+
 // hi + lo (4 lanes) rounded once to float.
 PADDLE_OPS_VINLINE __m128 RoundPairToFloat(__m256d hi, __m256d lo) {
   const __m256d d = _mm256_add_pd(hi, lo);
@@ -1181,11 +1212,12 @@ PADDLE_OPS_VINLINE __m128 RoundPairToFloat(__m256d hi, __m256d lo) {
   }
   return _mm_load_ps(r);
 }
+PADDLE_OPS_VINLINE __m128 RoundPair(__m256d hi, __m256d lo, const float*) { return RoundPairToFloat(hi, lo); }
 
 // One block of 4 * seg steps (seg a multiple of 4) at p in scan order; returns its total and,
 // when storing, writes the outputs at o from the running pair `base` before the block.
-template <bool kStore, bool kRev>
-CompensatedSum<double> SumRowBlock(const float* p, float* o, int64_t seg, const CompensatedSum<double>& base,
+template <bool kStore, bool kRev, typename T>
+CompensatedSum<double> SumRowBlock(const T* p, T* o, int64_t seg, const CompensatedSum<double>& base,
                                    bool exclusive) {
   using Pair = CompensatedSum<double>;
   const __m256d zero = _mm256_setzero_pd();
@@ -1216,14 +1248,14 @@ CompensatedSum<double> SumRowBlock(const float* p, float* o, int64_t seg, const 
   __m256d rh = _mm256_load_pd(oh), rl = _mm256_load_pd(ol);
   for (int j = 0; j < seg; j += 4) {
     __m256d v[4];
-    __m128 r[4];
+    decltype(RoundPair(rh, rl, p)) r[4];
     LoadSteps4<kRev>(p, seg, j, v);
     for (int i = 0; i < 4; ++i) {
-      if (exclusive) r[i] = RoundPairToFloat(rh, rl);
+      if (exclusive) r[i] = RoundPair(rh, rl, p);
       __m256d e;
       rh = TwoSum4(rh, v[i], &e);
       rl = DropNaN4(_mm256_add_pd(rl, e));
-      if (!exclusive) r[i] = RoundPairToFloat(rh, rl);
+      if (!exclusive) r[i] = RoundPair(rh, rl, p);
     }
     StoreSteps4<kRev>(o, seg, j, r);
   }
@@ -1232,8 +1264,8 @@ CompensatedSum<double> SumRowBlock(const float* p, float* o, int64_t seg, const 
 
 // Steps [s0, s1) of one float32 row (G = 1), in blocks of kSumBlock steps read and written in
 // place; only a row's last n % 16 steps go through a buffer.
-template <bool kStore, bool kRev>
-CompensatedSum<double> SumRowChunk(const float* x, float* out, const SeqGroup& q, int64_t s0, int64_t s1,
+template <bool kStore, bool kRev, typename T>
+CompensatedSum<double> SumRowChunk(const T* x, T* out, const SeqGroup& q, int64_t s0, int64_t s1,
                                    const CompensatedSum<double>& carry) {
   using Pair = CompensatedSum<double>;
   Pair loc = Pair::Zero();
@@ -1248,13 +1280,13 @@ CompensatedSum<double> SumRowChunk(const float* x, float* out, const SeqGroup& q
       loc = Add(loc, SumRowBlock<kStore, kRev>(x + off, out + off, n16 / 4, base, q.exclusive));
     }
     if (n16 == n) continue;
-    alignas(32) float xb[16];
-    alignas(32) float ob[16];
+    alignas(32) T xb[16];
+    alignas(32) T ob[16];
     const int64_t r0 = b0 + n16;
     const int r = n - n16;
-    for (int j = 0; j < 16; ++j) xb[j] = j < r ? x[q.Offset(r0 + j)] : 0.0f;
+    for (int j = 0; j < 16; ++j) xb[j] = j < r ? x[q.Offset(r0 + j)] : T(0);
     const Pair base = kStore ? Add(carry, loc) : Pair::Zero();
-    loc = Add(loc, SumRowBlock<kStore, false>(xb, ob, 4, base, q.exclusive));
+    loc = Add(loc, SumRowBlock<kStore, false, T>(xb, ob, 4, base, q.exclusive));
     if (kStore) {
       for (int j = 0; j < r; ++j) out[q.Offset(r0 + j)] = ob[j];
     }
@@ -1371,7 +1403,7 @@ struct SumKernel {
       ColumnsChunk<kStore>(q, s0, s1, carry, local);
       return;
     }
-    if constexpr (std::is_same<T, float>::value) {
+    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
       const Carry c = kStore ? carry[0] : Carry::Zero();
       const Local l = q.reverse ? SumRowChunk<kStore, true>(x, out, q, s0, s1, c)
                                 : SumRowChunk<kStore, false>(x, out, q, s0, s1, c);
@@ -1696,7 +1728,11 @@ bool LogcumsumexpGradScan(const T* x, const T* out, const T* out_grad, T* x_grad
 template <typename T>
 bool CumsumScan(const T* x, T* out, const ScanCall& c) {
   if constexpr (std::is_same<T, double>::value) {
-    return false;  // float64 keeps the generic compensated sum (exact to the last bit)
+    // float64 rows (the same double-double in 4 segments); float64 columns keep the generic
+    // compensated sum.
+    if (c.layout.inner != 1) return false;
+    RunChunkedScan(SumKernel<T>{x, out}, c.layout, c.exclusive, c.reverse);
+    return true;
   } else {
     RunChunkedScan(SumKernel<T>{x, out}, c.layout, c.exclusive, c.reverse);
     return true;
