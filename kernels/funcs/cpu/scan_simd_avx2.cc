@@ -6,7 +6,8 @@
 // kBlock steps; a block of each sequence is first gathered into a small contiguous buffer in
 // scan order and converted to the compute type (so reverse, strided columns and 16-bit types
 // are all the same code), then scanned in registers, then scattered back (shifted by one
-// for exclusive). Forward inclusive float32/float64 rows skip the buffers.
+// for exclusive). Forward inclusive float32/float64 logcumsumexp rows skip the buffers, and
+// cumsum rows are read and written in place in every direction (SumRowChunk).
 //
 // Determinism: a chunk's total (Local) is computed by the same instructions in the reduce
 // (Chunk<false>) and scan (Chunk<true>) modes, independent of the carry, and every output is a
