@@ -455,6 +455,28 @@ PADDLE_OPS_VINLINE __m256 LogNearOne8(__m256 f) {
   return _mm256_add_ps(g, y);
 }
 
+// exp(d) for d <= 0 (d below -87 gives a value the callers mask to 0): d = m ln2 + r with
+// |r| <= ln2 / 2 (ln2 in two pieces, so r is exact to float), exp(r) by the degree-5 minimax
+// polynomial of Cephes' expf (public domain; Eigen's pexp evaluates the same), times 2^m built
+// in the exponent bits (m >= -126: a normal float). No range checks beyond the clamp: inline,
+// about 1 ulp.
+PADDLE_OPS_VINLINE __m256 ExpNonPositive8(__m256 d) {
+  const __m256 x = _mm256_max_ps(d, _mm256_set1_ps(-87.3f));
+  const __m256 m = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(m, _mm256_set1_ps(kLn2Hi), x);
+  r = _mm256_fnmadd_ps(m, _mm256_set1_ps(kLn2Lo), r);
+  __m256 y = _mm256_set1_ps(1.9875691500e-4f);
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
+  y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(m), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
+}
+
 // r + log(hi + lo) for a float pair hi + lo (hi a positive normal float), rounded once.
 PADDLE_OPS_VINLINE __m256 LogOfPair8(__m256 hi, __m256 lo, __m256 vr) {
   const __m256i bits = _mm256_castps_si256(hi);
@@ -512,7 +534,7 @@ __attribute__((noinline)) FloatBlockResult LseFloatBlock(const float* xb, float*
   for (int j = 0; j < seg; ++j) {
     __m256 dl;
     const __m256 d = TwoSum8(_mm256_load_ps(buf[j]), nM, &dl);
-    __m256 t = Eigen::internal::pexp<Packet8f>(d);
+    __m256 t = ExpNonPositive8(d);
     t = _mm256_and_ps(_mm256_fmadd_ps(t, dl, t), _mm256_cmp_ps(d, low, _CMP_GE_OQ));
     _mm256_store_ps(tb[j], t);
     __m256 e;
@@ -943,7 +965,7 @@ struct LseColumns {
       const int64_t off = q.Offset(b0 + j);
       __m256 dl;
       const __m256 d = TwoSum8(_mm256_loadu_ps(x + off), nM, &dl);
-      __m256 t = Eigen::internal::pexp<Packet8f>(d);
+      __m256 t = ExpNonPositive8(d);
       t = _mm256_and_ps(_mm256_fmadd_ps(t, dl, t), _mm256_cmp_ps(d, low, _CMP_GE_OQ));
       __m256 e;
       th = TwoSum8(th, t, &e);
