@@ -1,5 +1,5 @@
 """CPU benchmark of the scan ops: ns per element, x memcpy of the same buffer, and against
-NumPy and torch (when importable), all measured in one run.
+NumPy, torch and real PaddlePaddle's logcumsumexp (when importable), all measured in one run.
 
     PYTHONPATH=build/python python3 tools/bench/bench_cpu.py [--quick] [--json out.json]
 
@@ -44,8 +44,21 @@ def try_torch():
         return None
 
 
-def run(cases, dtypes, repeat, with_backward=True, scaling=False):
+def try_real_paddle():
+    """PaddlePaddle itself (pip install paddlepaddle==3.3.1), on its CPU place, when importable."""
+    try:
+        import paddle as real_paddle
+        if not hasattr(real_paddle, "logcumsumexp") or real_paddle.__name__ == paddle.__name__:
+            return None
+        real_paddle.set_device("cpu")
+        return real_paddle
+    except Exception:
+        return None
+
+
+def run(cases, dtypes, repeat, with_backward=True, scaling=False, with_real_paddle=True):
     torch = try_torch()
+    real = try_real_paddle() if with_real_paddle else None
     rows = []
     rng = np.random.default_rng(0)
     for label, shape, axis in cases:
@@ -77,25 +90,31 @@ def run(cases, dtypes, repeat, with_backward=True, scaling=False):
             if torch is not None:
                 tx = torch.from_numpy(a)
                 row["torch_lcse_ns"] = median_time(lambda: torch.logcumsumexp(tx, dim=axis), repeat) / n * 1e9
+            if real is not None:
+                px = real.to_tensor(a)
+                row["paddle_lcse_ns"] = median_time(lambda: real.logcumsumexp(px, axis=axis), repeat) / n * 1e9
             rows.append(row)
     return rows
 
 
 def print_table(rows, out=sys.stdout):
     hdr = ("case", "dtype", "copy", "ours lcse", "x copy", "np.logaddexp", "x ours/np", "torch", "x ours/torch",
-           "ours cumsum", "np.cumsum", "fwd+bwd", "fwd+bwd/fwd", "1 thr", "2 thr", "speed-up")
+           "paddle 3.x", "x ours/paddle", "ours cumsum", "x copy", "np.cumsum", "fwd+bwd", "fwd+bwd/fwd", "1 thr",
+           "2 thr", "speed-up")
     print("ns per element (median); 'x' columns are ratios measured in the same run", file=out)
     print("| " + " | ".join(hdr) + " |", file=out)
     print("|" + "---|" * len(hdr), file=out)
     for r in rows:
         torch_s = f"{r['torch_lcse_ns']:.2f}" if "torch_lcse_ns" in r else "n/a"
         torch_x = f"{r['lcse_ns'] / r['torch_lcse_ns']:.2f}" if "torch_lcse_ns" in r else "n/a"
+        pd_s = f"{r['paddle_lcse_ns']:.2f}" if "paddle_lcse_ns" in r else "n/a"
+        pd_x = f"{r['lcse_ns'] / r['paddle_lcse_ns']:.3f}" if "paddle_lcse_ns" in r else "n/a"
         fb = r.get("lcse_fwd_bwd_ns")
         t1, t2 = r.get("lcse_1t_ns"), r.get("lcse_2t_ns")
         print("| " + " | ".join([
             r["case"], r["dtype"], f"{r['copy_ns']:.2f}", f"{r['lcse_ns']:.2f}", f"{r['lcse_ns'] / r['copy_ns']:.1f}",
             f"{r['np_lae_ns']:.2f}", f"{r['lcse_ns'] / r['np_lae_ns']:.2f}", torch_s, torch_x,
-            f"{r['cumsum_ns']:.2f}", f"{r['np_cumsum_ns']:.2f}", f"{fb:.2f}" if fb else "n/a",
+            pd_s, pd_x, f"{r['cumsum_ns']:.2f}", f"{r['cumsum_ns'] / r['copy_ns']:.1f}", f"{r['np_cumsum_ns']:.2f}", f"{fb:.2f}" if fb else "n/a",
             f"{fb / r['lcse_ns']:.2f}" if fb else "n/a", f"{t1:.2f}" if t1 else "n/a", f"{t2:.2f}" if t2 else "n/a",
             f"{t1 / t2:.2f}" if t1 and t2 else "n/a",
         ]) + " |", file=out)
@@ -109,6 +128,7 @@ def main():
     p.add_argument("--no-backward", action="store_true")
     p.add_argument("--threads", type=int, help="paddle_ops.set_num_threads for the main figures")
     p.add_argument("--scaling", action="store_true", help="also time logcumsumexp with 1 and 2 threads")
+    p.add_argument("--no-paddle", action="store_true", help="skip real PaddlePaddle's logcumsumexp column")
     p.add_argument("--json", help="also write the figures here")
     args = p.parse_args()
     if args.threads:
@@ -117,7 +137,7 @@ def main():
     print(f"threads: {threads} (OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}), "
           f"cores: {os.cpu_count()}")
     rows = run(QUICK_CASES if args.quick else FULL_CASES, args.dtypes.split(","), args.repeat,
-               not args.no_backward, args.scaling)
+               not args.no_backward, args.scaling, not args.no_paddle)
     print_table(rows)
     if args.json:
         with open(args.json, "w") as f:

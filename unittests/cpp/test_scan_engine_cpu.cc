@@ -271,27 +271,73 @@ TEST(ScanEngineCpu, LseLongRowFloat32Accuracy) {
   ExpectBitwiseEqual(a, b, "2^22+3 threads 1 vs 2");
 }
 
-TEST(ScanEngineCpu, CumsumFloat32PathsAndThreads) {
-  uint64_t seed = 40;
-  ForEachLayoutCase([&](const ScanLayout& l) { return Random<float>(l.numel(), -1, 1, seed++); },
-                    [&](const ScanLayout& l, const std::vector<float>& x, bool ex, bool rev) {
+// Bitwise the same for 1 and 2 threads, within the type's rounding of a long double sum; the
+// SIMD rows against the generic path too (float64: both are double-double sums, rounded once).
+template <typename T>
+void CheckCumsumPathsAndThreads(uint64_t seed) {
+  ForEachLayoutCase([&](const ScanLayout& l) { return Random<T>(l.numel(), -1, 1, seed++); },
+                    [&](const ScanLayout& l, const std::vector<T>& x, bool ex, bool rev) {
+                      phi::funcs::SetCpuScanSimdEnabled(false);
+                      phi::funcs::SetCpuNumThreads(1);
+                      const auto gen = RunCumsum(x, l, ex, rev);
+                      phi::funcs::SetCpuScanSimdEnabled(true);
                       phi::funcs::SetCpuNumThreads(1);
                       const auto a = RunCumsum(x, l, ex, rev);
                       phi::funcs::SetCpuNumThreads(2);
                       const auto b = RunCumsum(x, l, ex, rev);
                       ExpectBitwiseEqual(a, b, "cumsum " + Name(l, ex, rev));
+                      const int bits = std::numeric_limits<T>::digits - 1;
                       for (int64_t o = 0; o < l.outer; ++o) {
                         for (int64_t c = 0; c < l.inner; ++c) {
                           LD acc = 0;
                           for (int64_t off : Sequence(l, o, c, rev)) {
                             if (!ex) acc += x[off];
-                            ASSERT_LE(fabsl(a[off] - acc), ldexpl(fabsl(acc), -23) + 1e-30L)
+                            ASSERT_LE(fabsl(a[off] - acc), ldexpl(fabsl(acc), -bits) + 1e-30L)
                                 << Name(l, ex, rev) << " " << off;
+                            ASSERT_LE(fabsl(gen[off] - acc), ldexpl(fabsl(acc), -bits) + 1e-30L)
+                                << "generic " << Name(l, ex, rev) << " " << off;
                             if (ex) acc += x[off];
                           }
                         }
                       }
                     });
+}
+
+TEST(ScanEngineCpu, CumsumFloat32PathsAndThreads) { CheckCumsumPathsAndThreads<float>(40); }
+TEST(ScanEngineCpu, CumsumFloat64PathsAndThreads) { CheckCumsumPathsAndThreads<double>(60); }
+
+// A running sum that sits on a float tie (1 + 2^-24) with a tail far below double precision
+// (2^-60) must round up, to 1 + 2^-23: the nearest double is the tie itself, so a float32 sum
+// rounded through it would go to even (1.0). Triples (1, 2^-24, 2^-60) followed by their
+// negation (-1, -2^-24, -2^-60 brings the sum back to 0 exactly) fill rows and columns long
+// enough for the SIMD blocks (every lane and segment meets a tie), in every direction.
+TEST(ScanEngineCpu, CumsumFloat32RoundsTiesOnce) {
+  const float t = std::ldexp(1.0f, -24), tiny = std::ldexp(1.0f, -60);
+  const float up = 1.0f + std::ldexp(1.0f, -23);
+  for (const ScanLayout& l : {ScanLayout{1, 6 * 400, 1}, ScanLayout{3, 6 * 17, 1}, ScanLayout{1, 6 * 50, 8}}) {
+    std::vector<float> x(l.numel());
+    for (int64_t o = 0; o < l.outer; ++o) {
+      for (int64_t s = 0; s < l.length; ++s) {
+        const float pattern[6] = {1.0f, t, tiny, -1.0f, -t, -tiny};
+        for (int64_t c = 0; c < l.inner; ++c) x[(o * l.length + s) * l.inner + c] = pattern[s % 6];
+      }
+    }
+    for (bool rev : {false, true}) {
+      const auto out = RunCumsum(x, l, /*ex=*/false, rev);
+      ASSERT_EQ(out.size(), x.size());
+      for (int64_t o = 0; o < l.outer; ++o) {
+        for (int64_t c = 0; c < l.inner; ++c) {
+          int64_t k = 0;
+          for (int64_t off : Sequence(l, o, c, rev)) {
+            // Each run of 6 sums to 0 exactly, so the third prefix of a run is the tie plus the
+            // tail: 1 + 2^-24 + 2^-60 forward; reversed (-tiny, -t, -1, ...) its negation.
+            if (k % 6 == 2) ASSERT_EQ(out[off], rev ? -up : up) << Name(l, false, rev) << " step " << k;
+            ++k;
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(ScanEngineCpu, LseGradPathsAgreeAndThreads) {

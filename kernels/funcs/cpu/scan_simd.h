@@ -26,12 +26,14 @@ struct ScanCall {
 // The entry points, written once for the two sets that have them: the dispatcher's (namespace
 // simd, below: what the engine calls) and the AVX2 kernels' (namespace simd::avx2, defined in
 // scan_simd_avx2.cc), which the dispatcher forwards to.
-//   LogcumsumexpScan: log-sum-exp (docs/spec.md §1): float32 and 16-bit types exponentiate in
-//     float lanes and sum and take the log in double lanes; float64 is double throughout.
+//   LogcumsumexpScan: log-sum-exp (docs/spec.md §1): float32 and 16-bit types in float lanes
+//     (float exp and log, float-float sums, double once per block; float64 lanes near 0 and
+//     for special blocks); float64 is double throughout.
 //   LogcumsumexpGradScan: gradient of logcumsumexp, the reverse gated recurrence of
 //     docs/spec.md §1 in double lanes. c.reverse is the direction of the gradient's scan (the
 //     opposite of the forward's).
-//   CumsumScan: sum in double lanes (float32 and 16-bit types; float64 and integers stay generic).
+//   CumsumScan: double-double sums in double lanes (float32 and 16-bit types, float64 rows;
+//     float64 columns and integers stay generic).
 #define PADDLE_OPS_SIMD_SCAN_DECLARE()                                                                  \
   template <typename T>                                                                                 \
   bool LogcumsumexpScan(const T* x, T* out, const ScanCall& c);                                         \

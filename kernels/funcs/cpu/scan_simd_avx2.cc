@@ -6,7 +6,8 @@
 // kBlock steps; a block of each sequence is first gathered into a small contiguous buffer in
 // scan order and converted to the compute type (so reverse, strided columns and 16-bit types
 // are all the same code), then scanned in registers, then scattered back (shifted by one
-// for exclusive). Forward inclusive float32/float64 rows skip the buffers.
+// for exclusive). Forward inclusive float32/float64 logcumsumexp rows skip the buffers, and
+// cumsum rows are read and written in place in every direction (SumRowChunk).
 //
 // Determinism: a chunk's total (Local) is computed by the same instructions in the reduce
 // (Chunk<false>) and scan (Chunk<true>) modes, independent of the carry, and every output is a
@@ -390,6 +391,210 @@ PADDLE_OPS_VINLINE void SetOutConst(const LseState& carry, double M, LseOutConst
   oc->b = M == oc->r ? 1.0 : std::exp(M - oc->r);
 }
 
+// ---- all-float block (float32 rows) ----
+//
+// A block of n float steps (n a multiple of 64) in float lanes only: 8 segments of n / 8 contiguous
+// steps, one per lane, loaded 8 steps at a time and transposed (Transpose8), so each lane runs
+// its own segment's sum down the steps with no in-register prefix.
+//   Pass A: the terms t = exp(x - M), with x - M split exactly into a float head and tail
+//     (TwoSum) so the float exp sees an exact argument (exp(d) = expf(head) * (1 + tail)); kept
+//     in a buffer; and each lane's total as a float-float pair (TwoSum). The block total is the
+//     lanes' totals added in double in a fixed order: the double only once per block, and the
+//     same in both modes.
+//   Pass B (storing): each lane's running pair starts at its offset P = a + b * (s + the totals
+//     of the lanes before it) (double, once per block, split into a float pair) and adds b * t;
+//     the output r + log(P) takes P = 2^e * f with f in [sqrt(1/2), sqrt(2)) from the bits, a
+//     float log of f (|log f| <= 0.35, so its ulp error is ~2e-8 absolute), the pair's low part
+//     as lo / hi, and r + e * ln2 with ln2 in two pieces (r + e * kLn2Hi exact as a TwoSum pair):
+//     one rounding at the end, within 1e-7 of |out| >= 1, ~6e-8 absolute below.
+// Outputs within kNearZero of 0 make the caller redo the block's outputs with the double log.
+constexpr float kLn2Hi = 0.693359375f;         // 9 bits: e * kLn2Hi is exact for |e| < 2^15
+constexpr float kLn2Lo = -2.12194440e-4f;      // ln 2 - kLn2Hi
+
+PADDLE_OPS_VINLINE void Transpose8(__m256 r[8]) {
+  __m256 t[8], u[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    u[4 * i + 0] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int i = 0; i < 4; ++i) {
+    r[i] = _mm256_permute2f128_ps(u[i], u[4 + i], 0x20);
+    r[i + 4] = _mm256_permute2f128_ps(u[i], u[4 + i], 0x31);
+  }
+}
+// s = a + b and *e = a + b - s exactly, in float lanes.
+PADDLE_OPS_VINLINE __m256 TwoSum8(__m256 a, __m256 b, __m256* e) {
+  const __m256 s = _mm256_add_ps(a, b);
+  const __m256 bb = _mm256_sub_ps(s, a);
+  *e = _mm256_add_ps(_mm256_sub_ps(a, _mm256_sub_ps(s, bb)), _mm256_sub_ps(b, bb));
+  return s;
+}
+// log(f) for f in [sqrt(1/2), sqrt(2)] only (no range reduction, no special values): with
+// g = f - 1, log f = g - g^2 / 2 + g^3 * poly(g), poly the degree-8 minimax fit of Cephes' logf
+// (public domain, the one Eigen's plog also evaluates): about 1 ulp of |log f| <= 0.35.
+PADDLE_OPS_VINLINE __m256 LogNearOne8(__m256 f) {
+  const __m256 g = _mm256_sub_ps(f, _mm256_set1_ps(1.0f));
+  const __m256 z = _mm256_mul_ps(g, g);
+  __m256 y = _mm256_set1_ps(7.0376836292e-2f);
+  y = _mm256_fmadd_ps(y, g, _mm256_set1_ps(-1.1514610310e-1f));
+  y = _mm256_fmadd_ps(y, g, _mm256_set1_ps(1.1676998740e-1f));
+  y = _mm256_fmadd_ps(y, g, _mm256_set1_ps(-1.2420140846e-1f));
+  y = _mm256_fmadd_ps(y, g, _mm256_set1_ps(1.4249322787e-1f));
+  y = _mm256_fmadd_ps(y, g, _mm256_set1_ps(-1.6668057665e-1f));
+  y = _mm256_fmadd_ps(y, g, _mm256_set1_ps(2.0000714765e-1f));
+  y = _mm256_fmadd_ps(y, g, _mm256_set1_ps(-2.4999993993e-1f));
+  y = _mm256_fmadd_ps(y, g, _mm256_set1_ps(3.3333331174e-1f));
+  y = _mm256_mul_ps(_mm256_mul_ps(y, g), z);
+  y = _mm256_fmadd_ps(z, _mm256_set1_ps(-0.5f), y);
+  return _mm256_add_ps(g, y);
+}
+
+// exp(d) for d <= 0 (d below -87 gives a value the callers mask to 0): d = m ln2 + r with
+// |r| <= ln2 / 2 (ln2 in two pieces, so r is exact to float), exp(r) by the degree-5 minimax
+// polynomial of Cephes' expf (public domain; Eigen's pexp evaluates the same), times 2^m built
+// in the exponent bits (m >= -126: a normal float). No range checks beyond the clamp: inline,
+// about 1 ulp.
+PADDLE_OPS_VINLINE __m256 ExpNonPositive8(__m256 d) {
+  const __m256 x = _mm256_max_ps(d, _mm256_set1_ps(-87.3f));
+  const __m256 m = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(m, _mm256_set1_ps(kLn2Hi), x);
+  r = _mm256_fnmadd_ps(m, _mm256_set1_ps(kLn2Lo), r);
+  __m256 y = _mm256_set1_ps(1.9875691500e-4f);
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
+  y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(m), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
+}
+
+// r + log(hi + lo) for a float pair hi + lo (hi a positive normal float), rounded once.
+PADDLE_OPS_VINLINE __m256 LogOfPair8(__m256 hi, __m256 lo, __m256 vr) {
+  const __m256i bits = _mm256_castps_si256(hi);
+  __m256 f = _mm256_castsi256_ps(
+      _mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(0x007FFFFF)), _mm256_set1_epi32(0x3F800000)));
+  __m256 e = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(127)));
+  const __m256 big = _mm256_cmp_ps(f, _mm256_set1_ps(1.41421356f), _CMP_GT_OQ);
+  f = _mm256_blendv_ps(f, _mm256_mul_ps(f, _mm256_set1_ps(0.5f)), big);
+  e = _mm256_add_ps(e, _mm256_and_ps(big, _mm256_set1_ps(1.0f)));
+  const __m256 lf = LogNearOne8(f);
+  const __m256 corr = _mm256_mul_ps(lo, _mm256_rcp_ps(hi));
+  __m256 err;
+  const __m256 h = TwoSum8(vr, _mm256_mul_ps(e, _mm256_set1_ps(kLn2Hi)), &err);
+  const __m256 y = _mm256_add_ps(_mm256_fmadd_ps(e, _mm256_set1_ps(kLn2Lo), lf), _mm256_add_ps(corr, err));
+  return _mm256_add_ps(h, y);
+}
+
+struct FloatBlockResult {
+  double sum;      // the block's terms, summed (against M)
+  double first_p;  // P of the block's first step
+  bool near_zero;  // some output is within kNearZero of 0 (storing only)
+};
+
+// 8 x 8 tiles between a block in memory (8 segments of seg steps, seg a multiple of 8) and a
+// step-major buffer (buf[j][k]: step j of segment k), in their own loops so that the transpose
+// has the registers to itself.
+PADDLE_OPS_VINLINE void SegmentsToSteps(const float* xb, int seg, float (*buf)[8]) {
+  for (int j = 0; j < seg; j += 8) {
+    __m256 v[8];
+    for (int k = 0; k < 8; ++k) v[k] = _mm256_loadu_ps(xb + k * seg + j);
+    Transpose8(v);
+    for (int i = 0; i < 8; ++i) _mm256_store_ps(buf[j + i], v[i]);
+  }
+}
+PADDLE_OPS_VINLINE void StepsToSegments(float (*buf)[8], int seg, float* ob) {
+  for (int j = 0; j < seg; j += 8) {
+    __m256 v[8];
+    for (int i = 0; i < 8; ++i) v[i] = _mm256_load_ps(buf[j + i]);
+    Transpose8(v);
+    for (int k = 0; k < 8; ++k) _mm256_storeu_ps(ob + k * seg + j, v[k]);
+  }
+}
+
+// Passes A and B above for one block of n = 8 * seg floats at xb in scan order (seg a multiple
+// of 8); s is the local sum before the block (against M), and a, b, r the output constants
+// (storing only).
+template <bool kStore>
+__attribute__((noinline)) FloatBlockResult LseFloatBlock(const float* xb, float* ob, int n, float M, double s, double a, double b, double r) {
+  const int seg = n / 8;
+  alignas(32) float buf[kBlock / 8][8];
+  alignas(32) float tb[kBlock / 8][8];
+  SegmentsToSteps(xb, seg, buf);
+  const __m256 nM = _mm256_set1_ps(-M), low = _mm256_set1_ps(LseLanes<float>::kExpLow);
+  __m256 th = _mm256_setzero_ps(), tl = th;
+  for (int j = 0; j < seg; ++j) {
+    __m256 dl;
+    const __m256 d = TwoSum8(_mm256_load_ps(buf[j]), nM, &dl);
+    __m256 t = ExpNonPositive8(d);
+    t = _mm256_and_ps(_mm256_fmadd_ps(t, dl, t), _mm256_cmp_ps(d, low, _CMP_GE_OQ));
+    _mm256_store_ps(tb[j], t);
+    __m256 e;
+    th = TwoSum8(th, t, &e);
+    tl = _mm256_add_ps(tl, e);
+  }
+  alignas(32) float h[8], l[8];
+  _mm256_store_ps(h, th);
+  _mm256_store_ps(l, tl);
+  double lane[8];
+  for (int k = 0; k < 8; ++k) lane[k] = static_cast<double>(h[k]) + static_cast<double>(l[k]);
+  FloatBlockResult res;
+  res.sum = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+  res.first_p = 1.0;
+  res.near_zero = false;
+  if (!kStore) return res;
+  res.first_p = a + b * (s + static_cast<double>(tb[0][0]));
+  // Each lane's running P from its offset; b * t in float (b < 2^-70: the block's terms are
+  // invisible against a >= 1, the carry's own term).
+  const float fb = b < 0x1p-70 ? 0.0f : static_cast<float>(b);
+  alignas(32) float oh[8], ol[8];
+  double off = s;
+  for (int k = 0; k < 8; ++k) {
+    const double p = a + b * off;
+    oh[k] = static_cast<float>(p);
+    ol[k] = static_cast<float>(p - static_cast<double>(oh[k]));
+    off += lane[k];
+  }
+  __m256 rh = _mm256_load_ps(oh), rl = _mm256_load_ps(ol);
+  const __m256 vb = _mm256_set1_ps(fb), vr = _mm256_set1_ps(static_cast<float>(r));
+  const __m256 abs = _mm256_set1_ps(-0.0f), lim = _mm256_set1_ps(static_cast<float>(kNearZero));
+  __m256 near = _mm256_setzero_ps();
+  for (int j = 0; j < seg; ++j) {
+    __m256 e;
+    rh = TwoSum8(rh, _mm256_mul_ps(_mm256_load_ps(tb[j]), vb), &e);
+    rl = _mm256_add_ps(rl, e);
+    const __m256 o = LogOfPair8(rh, rl, vr);
+    near = _mm256_or_ps(near, _mm256_cmp_ps(_mm256_andnot_ps(abs, o), lim, _CMP_LT_OQ));
+    _mm256_store_ps(buf[j], o);
+  }
+  StepsToSegments(buf, seg, ob);
+  res.near_zero = _mm256_movemask_ps(near) != 0;
+  return res;
+}
+
+// The end of a block (LseBlock): the guard's exact outputs (a special carry, or a first output
+// far below the block's reference), the one-term state and the single-term outputs.
+template <bool kStore, typename F>
+void FinishLseBlock(const F* xb, F* ob, int n, const LseState& carry, const LseState& before, bool local_empty,
+                    bool special_carry, __m256d first_p, LseState* loc) {
+  if (kStore && (special_carry || !(_mm_cvtsd_f64(_mm256_castpd256_pd128(first_p)) >= 0x1p-64))) {
+    LseBlockExact<F>(xb, ob, n, carry, before);  // outputs only; *loc is already right
+  }
+  if (local_empty) NormalizeSingle(n, [&](int j) { return static_cast<double>(xb[j]); }, loc);
+  if (kStore) {
+    SingleTermOutputs(n, carry, before, [&](int j) { return static_cast<double>(xb[j]); },
+                      [&](int j, double v) { ob[j] = static_cast<F>(v); }, false);
+  }
+}
+
 // One block of n <= kBlock steps of one contiguous sequence xb (F = float or double). The last
 // partial vector is read and written through a buffer padded with -inf.
 template <bool kStore, typename F>
@@ -428,6 +633,7 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
     loc->m = bm;
   }
   const double M = loc->m;
+  const double before_s = loc->s;
   const __m256d vM = _mm256_set1_pd(M);
   // float32 terms: double exponentials while the local prefix (loc->s plus the block's sum so
   // far, against M) is below exp(kNearZero - M) (see kNearZero).
@@ -440,15 +646,35 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
     vb = _mm256_set1_pd(oc->b);
     vr = _mm256_set1_pd(oc->r);
   }
+  // float32 blocks of a multiple of 64 steps: the all-float block (LseFloatBlock). Its float
+  // terms are kept when the local prefix is past kNearZero after the block (a float term's
+  // error is then relative to outputs >= 0.5 from here on; the block's own outputs near 0 are
+  // redone below); a block that leaves the prefix below it is redone whole by the loop below
+  // (the same decision in both modes: it depends on the block's total alone).
+  __m256d first_p = _mm256_set1_pd(1.0);
+  bool outputs_only = false;  // the loop below rewrites outputs near 0 and stops past them
+  if constexpr (std::is_same<F, float>::value) {
+    if (n % 64 == 0) {
+      const FloatBlockResult fr = LseFloatBlock<kStore>(xb, ob, n, static_cast<float>(M), loc->s, kStore ? oc->a : 0.0,
+                                                        kStore ? oc->b : 1.0, kStore ? oc->r : 0.0);
+      if (!(precise && before_s < s_near) || before_s + fr.sum >= s_near) {
+        first_p = _mm256_set1_pd(fr.first_p);
+        loc->s += fr.sum;
+        if (!fr.near_zero) {
+          return FinishLseBlock<kStore, F>(xb, ob, n, carry, before, local_empty, special_carry, first_p, loc);
+        }
+        outputs_only = true;
+      }
+    }
+  }
   // Pass 2: terms, their block total (lane-wise, then a fixed-order horizontal sum) and, when
   // storing, the running prefix and the outputs.
   __m256d tot0 = _mm256_setzero_pd(), tot1 = _mm256_setzero_pd();
-  __m256d run = _mm256_set1_pd(loc->s);
-  __m256d first_p = _mm256_set1_pd(1.0);
+  __m256d run = _mm256_set1_pd(before_s);
   for (int i = 0; i < nv; ++i) {
     if constexpr (std::is_same<F, float>::value) {
       __m256d lo, hi;
-      if (precise && loc->s + HorizontalSum(_mm256_add_pd(tot0, tot1)) >= s_near) precise = false;
+      if (precise && before_s + HorizontalSum(_mm256_add_pd(tot0, tot1)) >= s_near) precise = false;
       const __m256 xv = _mm256_loadu_ps(src(i));
       if (precise) {
         lo = ExpDiff4(_mm256_cvtps_pd(_mm256_castps256_ps128(xv)), vM);
@@ -467,6 +693,13 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
         LogPlus8(plo, phi, vr, vr, &olo, &ohi);
         DoubleLogNearZero(plo, phi, vr, vr, &olo, &ohi);
         _mm256_storeu_ps(dst(i), _mm256_set_m128(_mm256_cvtpd_ps(ohi), _mm256_cvtpd_ps(olo)));
+        // Rewriting the all-float block's outputs: past the outputs near 0 (outputs only
+        // increase) and the precise terms, the rest are its own.
+        if (outputs_only && !precise &&
+            HorizontalMax(_mm256_max_pd(_mm256_sub_pd(_mm256_setzero_pd(), olo), _mm256_sub_pd(_mm256_setzero_pd(), ohi))) <=
+                -kNearZero) {
+          break;
+        }
       }
     } else {
       const __m256d t = ExpDiff4(_mm256_loadu_pd(src(i)), vM);
@@ -479,15 +712,8 @@ void LseBlock(const F* xb, F* ob, int n, const LseState& carry, LseState* loc, L
   if (kStore && nv > full) {
     for (int j = 0; j < n - full * V; ++j) ob[full * V + j] = tail_out[j];
   }
-  loc->s += HorizontalSum(_mm256_add_pd(tot0, tot1));
-  if (kStore && (special_carry || !(_mm_cvtsd_f64(_mm256_castpd256_pd128(first_p)) >= 0x1p-64))) {
-    LseBlockExact<F>(xb, ob, n, carry, before);  // outputs only; *loc is already right
-  }
-  if (local_empty) NormalizeSingle(n, [&](int j) { return static_cast<double>(xb[j]); }, loc);
-  if (kStore) {
-    SingleTermOutputs(n, carry, before, [&](int j) { return static_cast<double>(xb[j]); },
-                      [&](int j, double v) { ob[j] = static_cast<F>(v); }, false);
-  }
+  if (!outputs_only) loc->s += HorizontalSum(_mm256_add_pd(tot0, tot1));
+  FinishLseBlock<kStore, F>(xb, ob, n, carry, before, local_empty, special_carry, first_p, loc);
 }
 
 // Up to 8 adjacent columns (inner > 1), one per lane: the same scan with each lane its own
@@ -617,6 +843,22 @@ struct LseColumns {
     const __m256d rlo = _mm256_load_pd(r), rhi = _mm256_load_pd(r + 4);
     __m256d slo = _mm256_load_pd(sv), shi = _mm256_load_pd(sv + 4);
     precise = std::is_same<F, float>::value && precise;
+    // float32, 8 columns, inclusive, every lane's local prefix past kNearZero: all-float lanes
+    // (ColumnsFloat). Its totals stand (the same in both modes); when some output came out
+    // near 0 the loop below writes the outputs again and its sums are dropped.
+    bool float_totals = false;
+    alignas(32) double fs[8];
+    if constexpr (std::is_same<T, float>::value) {
+      if (G == 8 && !q.exclusive && !precise) {
+        const bool near = ColumnsFloat<kStore>(x, out, q, b0, n, m, sv, a, b, r, fs, &redo);
+        float_totals = true;
+        if (!near) {
+          for (int g = 0; g < G; ++g) loc[g] = {m[g], fs[g]};
+          FinishColumns<kStore>(x, out, q, b0, n, carry, before, loc, prev, prev_before, redo);
+          return;
+        }
+      }
+    }
     __m256d prev_lo = _mm256_setzero_pd(), prev_hi = prev_lo;
     if (kStore && q.exclusive) {
       alignas(32) double pv[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -671,21 +913,80 @@ struct LseColumns {
     }
     _mm256_store_pd(sv, slo);
     _mm256_store_pd(sv + 4, shi);
-    for (int g = 0; g < G; ++g) loc[g] = {m[g], sv[g]};
+    for (int g = 0; g < G; ++g) loc[g] = {m[g], float_totals ? fs[g] : sv[g]};
     if (kStore && q.exclusive) {
       alignas(32) double pv[8];
       _mm256_store_pd(pv, prev_lo);
       _mm256_store_pd(pv + 4, prev_hi);
       for (int g = 0; g < G; ++g) prev[g] = FromCompute<T>(static_cast<F>(pv[g]));
     }
-    redo &= all;
+    FinishColumns<kStore>(x, out, q, b0, n, carry, before, loc, prev, prev_before, redo);
+  }
+
+  // The end of a block: the exact outputs of the lanes in `redo` (a special carry, or a first
+  // output far below the lane's reference) and the single-term rules.
+  template <bool kStore>
+  static void FinishColumns(const T* x, T* out, const SeqGroup& q, int64_t b0, int n, const LseState* carry,
+                            LseState* before, LseState* loc, T* prev, const T* prev_before, int redo) {
+    redo &= (1 << q.G) - 1;
     if (kStore && redo) {  // outputs only, from the lanes' states (and prev) before the block
-      for (int g = 0; g < G; ++g) {
+      for (int g = 0; g < q.G; ++g) {
         if (redo >> g & 1) prev[g] = prev_before[g];
       }
       Exact<kStore>(x, out, q, b0, n, carry, before, prev, redo, /*update_local=*/false);
     }
     SingleTerms<kStore>(x, out, q, b0, n, carry, before, loc, prev);
+  }
+
+  // 8 float32 columns (T = float, inclusive) of one block in float lanes, as LseFloatBlock does
+  // a row's segments: lane g's terms exp(x - m[g]) from an exact TwoSum difference, their
+  // float-float total (fs[g] = sv[g] + the total, in double), and, when storing, the running
+  // P = a + b * (sv + terms so far) from its offset in float-float and the outputs
+  // r + log(P) (LogOfPair8). Lanes whose first P is below 2^-64 join *redo. Returns whether some
+  // output is within kNearZero of 0.
+  template <bool kStore>
+  static bool ColumnsFloat(const T* x, T* out, const SeqGroup& q, int64_t b0, int n, const double* m,
+                           const double* sv, const double* a, const double* b, const double* r, double* fs,
+                           int* redo) {
+    alignas(32) float nm[8], oh[8], ol[8], fb[8], fr[8], t0[8];
+    for (int g = 0; g < 8; ++g) {
+      nm[g] = static_cast<float>(-m[g]);
+      const double p = a[g] + b[g] * sv[g];
+      oh[g] = static_cast<float>(p);
+      ol[g] = static_cast<float>(p - static_cast<double>(oh[g]));
+      fb[g] = b[g] < 0x1p-70 ? 0.0f : static_cast<float>(b[g]);
+      fr[g] = static_cast<float>(r[g]);
+    }
+    const __m256 nM = _mm256_load_ps(nm), vb = _mm256_load_ps(fb), vr = _mm256_load_ps(fr);
+    const __m256 low = _mm256_set1_ps(LseLanes<float>::kExpLow);
+    const __m256 abs = _mm256_set1_ps(-0.0f), lim = _mm256_set1_ps(static_cast<float>(kNearZero));
+    __m256 th = _mm256_setzero_ps(), tl = th, rh = _mm256_load_ps(oh), rl = _mm256_load_ps(ol), near = th;
+    for (int j = 0; j < n; ++j) {
+      const int64_t off = q.Offset(b0 + j);
+      __m256 dl;
+      const __m256 d = TwoSum8(_mm256_loadu_ps(x + off), nM, &dl);
+      __m256 t = ExpNonPositive8(d);
+      t = _mm256_and_ps(_mm256_fmadd_ps(t, dl, t), _mm256_cmp_ps(d, low, _CMP_GE_OQ));
+      __m256 e;
+      th = TwoSum8(th, t, &e);
+      tl = _mm256_add_ps(tl, e);
+      if (kStore) {
+        if (j == 0) _mm256_store_ps(t0, t);
+        rh = TwoSum8(rh, _mm256_mul_ps(t, vb), &e);
+        rl = _mm256_add_ps(rl, e);
+        const __m256 o = LogOfPair8(rh, rl, vr);
+        near = _mm256_or_ps(near, _mm256_cmp_ps(_mm256_andnot_ps(abs, o), lim, _CMP_LT_OQ));
+        _mm256_storeu_ps(out + off, o);
+      }
+    }
+    alignas(32) float h[8], l[8];
+    _mm256_store_ps(h, th);
+    _mm256_store_ps(l, tl);
+    for (int g = 0; g < 8; ++g) {
+      fs[g] = sv[g] + (static_cast<double>(h[g]) + static_cast<double>(l[g]));
+      if (kStore && !(a[g] + b[g] * (sv[g] + static_cast<double>(t0[g])) >= 0x1p-64)) *redo |= 1 << g;
+    }
+    return kStore && _mm256_movemask_ps(near) != 0;
   }
 
   // The single-term rule (SingleTermOutputs) lane by lane, for lanes whose prefix before the block
@@ -845,6 +1146,177 @@ inline T FromOdd(double d) {
   }
 }
 
+// float32 rows straight from memory (no gather into buffers): a block of kSumBlock steps is
+// cut into 4 segments of kSumBlock / 4 contiguous steps, one per double lane, and 4 steps of
+// the 4 segments are loaded as 4 float vectors and transposed, so that each lane runs its own
+// segment's sum down the steps: one TwoSum per step for 4 elements, no in-register prefix.
+// Pass A sums each segment from zero (the block total, the same instructions in both modes);
+// pass B, when storing, starts each lane from its offset (carry + local prefix + the segments
+// before it, as double-double pairs) and writes the running pairs rounded once to float.
+// Rounding hi + lo to float through the double nearest it is wrong only where that double is
+// a float tie and hi + lo is not it (a float tie is a double, so no other case can cross one):
+// those lanes, found by the tie's bit pattern, are redone exactly (RoundCompensated).
+constexpr int kSumBlock = 512;
+constexpr int kSumSeg = kSumBlock / 4;
+
+// Steps j .. j+3 of the 4 segments at p (segment k at p + k * seg, or, reversed, at p - k * seg
+// going down): v[i] is step j + i of the 4 segments, as doubles.
+template <bool kRev>
+PADDLE_OPS_VINLINE void LoadSteps4(const float* p, int64_t seg, int j, __m256d v[4]) {
+  __m128 r[4];
+  for (int k = 0; k < 4; ++k) {
+    if (kRev) {
+      const __m128 t = _mm_loadu_ps(p - k * seg - j - 3);
+      r[k] = _mm_shuffle_ps(t, t, _MM_SHUFFLE(0, 1, 2, 3));
+    } else {
+      r[k] = _mm_loadu_ps(p + k * seg + j);
+    }
+  }
+  _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]);
+  for (int i = 0; i < 4; ++i) v[i] = _mm256_cvtps_pd(r[i]);
+}
+template <bool kRev>
+PADDLE_OPS_VINLINE void StoreSteps4(float* p, int64_t seg, int j, __m128 r[4]) {
+  _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]);
+  for (int k = 0; k < 4; ++k) {
+    if (kRev) {
+      _mm_storeu_ps(p - k * seg - j - 3, _mm_shuffle_ps(r[k], r[k], _MM_SHUFFLE(0, 1, 2, 3)));
+    } else {
+      _mm_storeu_ps(p + k * seg + j, r[k]);
+    }
+  }
+}
+// The same for float64 rows: 4 x 4 doubles transposed.
+PADDLE_OPS_VINLINE void Transpose4(__m256d r[4]) {
+  const __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
+  const __m256d t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
+  r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+  r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+  r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+  r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+template <bool kRev>
+PADDLE_OPS_VINLINE void LoadSteps4(const double* p, int64_t seg, int j, __m256d v[4]) {
+  for (int k = 0; k < 4; ++k) {
+    v[k] = kRev ? _mm256_permute4x64_pd(_mm256_loadu_pd(p - k * seg - j - 3), _MM_SHUFFLE(0, 1, 2, 3))
+                : _mm256_loadu_pd(p + k * seg + j);
+  }
+  Transpose4(v);
+}
+template <bool kRev>
+PADDLE_OPS_VINLINE void StoreSteps4(double* p, int64_t seg, int j, __m256d r[4]) {
+  Transpose4(r);
+  for (int k = 0; k < 4; ++k) {
+    if (kRev) {
+      _mm256_storeu_pd(p - k * seg - j - 3, _mm256_permute4x64_pd(r[k], _MM_SHUFFLE(0, 1, 2, 3)));
+    } else {
+      _mm256_storeu_pd(p + k * seg + j, r[k]);
+    }
+  }
+}
+// hi + lo (4 lanes) rounded once to double: the nearest double (RoundCompensated<double>).
+PADDLE_OPS_VINLINE __m256d RoundPair(__m256d hi, __m256d lo, const double*) { return _mm256_add_pd(hi, lo); }
+
+// hi + lo (4 lanes) rounded once to float.
+PADDLE_OPS_VINLINE __m128 RoundPairToFloat(__m256d hi, __m256d lo) {
+  const __m256d d = _mm256_add_pd(hi, lo);
+  const __m128 f = _mm256_cvtpd_ps(d);
+  // A float tie: the 29 bits below float's last mantissa bit are 1000...0.
+  const __m256i low = _mm256_and_si256(_mm256_castpd_si256(d), _mm256_set1_epi64x(0x1FFFFFFFLL));
+  const int tie = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(low, _mm256_set1_epi64x(0x10000000LL))));
+  if (__builtin_expect(tie == 0, 1)) return f;
+  alignas(32) double h[4], l[4];
+  alignas(16) float r[4];
+  _mm256_store_pd(h, hi);
+  _mm256_store_pd(l, lo);
+  _mm_store_ps(r, f);
+  for (int k = 0; k < 4; ++k) {
+    if (tie >> k & 1) r[k] = RoundCompensated<float>(h[k], l[k]);
+  }
+  return _mm_load_ps(r);
+}
+PADDLE_OPS_VINLINE __m128 RoundPair(__m256d hi, __m256d lo, const float*) { return RoundPairToFloat(hi, lo); }
+
+// One block of 4 * seg steps (seg a multiple of 4) at p in scan order; returns its total and,
+// when storing, writes the outputs at o from the running pair `base` before the block.
+template <bool kStore, bool kRev, typename T>
+CompensatedSum<double> SumRowBlock(const T* p, T* o, int64_t seg, const CompensatedSum<double>& base,
+                                   bool exclusive) {
+  using Pair = CompensatedSum<double>;
+  const __m256d zero = _mm256_setzero_pd();
+  __m256d th = zero, tl = zero;
+  for (int j = 0; j < seg; j += 4) {
+    __m256d v[4];
+    LoadSteps4<kRev>(p, seg, j, v);
+    for (int i = 0; i < 4; ++i) {
+      __m256d e;
+      th = TwoSum4(th, v[i], &e);
+      tl = _mm256_add_pd(tl, e);
+    }
+  }
+  alignas(32) double h[4], l[4];
+  _mm256_store_pd(h, th);
+  _mm256_store_pd(l, DropNaN4(tl));
+  Pair segs[4];
+  for (int k = 0; k < 4; ++k) segs[k] = Add(Pair::Zero(), Pair{h[k], l[k]});
+  const Pair total = Add(Add(segs[0], segs[1]), Add(segs[2], segs[3]));
+  if (!kStore) return total;
+  alignas(32) double oh[4], ol[4];
+  Pair off = base;
+  for (int k = 0; k < 4; ++k) {
+    oh[k] = off.hi;
+    ol[k] = off.lo;
+    if (k < 3) off = Add(off, segs[k]);
+  }
+  __m256d rh = _mm256_load_pd(oh), rl = _mm256_load_pd(ol);
+  for (int j = 0; j < seg; j += 4) {
+    __m256d v[4];
+    decltype(RoundPair(rh, rl, p)) r[4];
+    LoadSteps4<kRev>(p, seg, j, v);
+    for (int i = 0; i < 4; ++i) {
+      if (exclusive) r[i] = RoundPair(rh, rl, p);
+      __m256d e;
+      rh = TwoSum4(rh, v[i], &e);
+      rl = DropNaN4(_mm256_add_pd(rl, e));
+      if (!exclusive) r[i] = RoundPair(rh, rl, p);
+    }
+    StoreSteps4<kRev>(o, seg, j, r);
+  }
+  return total;
+}
+
+// Steps [s0, s1) of one float32 row (G = 1), in blocks of kSumBlock steps read and written in
+// place; only a row's last n % 16 steps go through a buffer.
+template <bool kStore, bool kRev, typename T>
+CompensatedSum<double> SumRowChunk(const T* x, T* out, const SeqGroup& q, int64_t s0, int64_t s1,
+                                   const CompensatedSum<double>& carry) {
+  using Pair = CompensatedSum<double>;
+  Pair loc = Pair::Zero();
+  for (int64_t b0 = s0; b0 < s1; b0 += kSumBlock) {
+    const int n = static_cast<int>(std::min<int64_t>(kSumBlock, s1 - b0));
+    // The block's first n - n % 16 steps in place (4 segments of n / 16 * 4 steps), the rest
+    // (a row's last < 16 steps) through a buffer padded with zeros to 16.
+    const int n16 = n / 16 * 16;
+    if (n16 > 0) {
+      const Pair base = kStore ? Add(carry, loc) : Pair::Zero();
+      const int64_t off = q.Offset(b0);
+      loc = Add(loc, SumRowBlock<kStore, kRev>(x + off, out + off, n16 / 4, base, q.exclusive));
+    }
+    if (n16 == n) continue;
+    alignas(32) T xb[16];
+    alignas(32) T ob[16];
+    const int64_t r0 = b0 + n16;
+    const int r = n - n16;
+    for (int j = 0; j < 16; ++j) xb[j] = j < r ? x[q.Offset(r0 + j)] : T(0);
+    const Pair base = kStore ? Add(carry, loc) : Pair::Zero();
+    loc = Add(loc, SumRowBlock<kStore, false, T>(xb, ob, 4, base, q.exclusive));
+    if (kStore) {
+      for (int j = 0; j < r; ++j) out[q.Offset(r0 + j)] = ob[j];
+    }
+  }
+  return loc;
+}
+
 template <typename T>
 struct SumKernel {
   using Carry = CompensatedSum<double>;
@@ -899,6 +1371,26 @@ struct SumKernel {
     __m256d rh[2] = {_mm256_load_pd(h0), _mm256_load_pd(h0 + 4)}, rl[2] = {_mm256_load_pd(l0), _mm256_load_pd(l0 + 4)};
     for (int64_t s = s0; s < s1; ++s) {
       const int64_t off = q.Offset(s);
+      if constexpr (std::is_same<T, float>::value) {
+        if (G == 8) {  // float32, 8 columns: straight from memory, rounded to float in lanes
+          const __m256 xf = _mm256_loadu_ps(x + off);
+          const __m256d v[2] = {_mm256_cvtps_pd(_mm256_castps256_ps128(xf)), _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1))};
+          __m128 r[2];
+          for (int k = 0; k < 2; ++k) {
+            __m256d e;
+            th[k] = TwoSum4(th[k], v[k], &e);
+            tl[k] = _mm256_add_pd(tl[k], e);
+            if (kStore) {
+              if (q.exclusive) r[k] = RoundPairToFloat(rh[k], rl[k]);
+              rh[k] = TwoSum4(rh[k], v[k], &e);
+              rl[k] = DropNaN4(_mm256_add_pd(rl[k], e));
+              if (!q.exclusive) r[k] = RoundPairToFloat(rh[k], rl[k]);
+            }
+          }
+          if (kStore) _mm256_storeu_ps(out + off, _mm256_set_m128(r[1], r[0]));
+          continue;
+        }
+      }
       alignas(32) double xv[8] = {};
       for (int g = 0; g < G; ++g) xv[g] = static_cast<double>(static_cast<float>(x[off + g]));
       alignas(32) double ov[8];
@@ -932,6 +1424,13 @@ struct SumKernel {
   void Chunk(const SeqGroup& q, int64_t s0, int64_t s1, const Carry* carry, Local* local) const {
     if (q.stride != 1) {
       ColumnsChunk<kStore>(q, s0, s1, carry, local);
+      return;
+    }
+    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+      const Carry c = kStore ? carry[0] : Carry::Zero();
+      const Local l = q.reverse ? SumRowChunk<kStore, true>(x, out, q, s0, s1, c)
+                                : SumRowChunk<kStore, false>(x, out, q, s0, s1, c);
+      if (local) local[0] = l;
       return;
     }
     alignas(32) double xb[kMaxGroup][kBlock];
@@ -1252,7 +1751,11 @@ bool LogcumsumexpGradScan(const T* x, const T* out, const T* out_grad, T* x_grad
 template <typename T>
 bool CumsumScan(const T* x, T* out, const ScanCall& c) {
   if constexpr (std::is_same<T, double>::value) {
-    return false;  // float64 keeps the generic compensated sum (exact to the last bit)
+    // float64 rows (the same double-double in 4 segments); float64 columns keep the generic
+    // compensated sum.
+    if (c.layout.inner != 1) return false;
+    RunChunkedScan(SumKernel<T>{x, out}, c.layout, c.exclusive, c.reverse);
+    return true;
   } else {
     RunChunkedScan(SumKernel<T>{x, out}, c.layout, c.exclusive, c.reverse);
     return true;
