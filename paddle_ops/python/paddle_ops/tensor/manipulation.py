@@ -74,6 +74,7 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
     are data) and a gather. The gradient is a segment sum of out_grad (deterministic).
 
     Example:
+        >>> import paddle_ops
         >>> x = paddle_ops.to_tensor([[1, 2], [3, 4]])
         >>> paddle_ops.repeat_interleave(x, 2, axis=0).numpy()
         array([[1, 2],

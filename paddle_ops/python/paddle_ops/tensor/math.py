@@ -70,6 +70,7 @@ def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=
     +inf gives +inf from there on; a NaN makes the rest of its row NaN.
 
     Example:
+        >>> import paddle_ops
         >>> x = paddle_ops.to_tensor([[1., 2.], [3., 4.]])
         >>> paddle_ops.logcumsumexp(x, axis=1).numpy()
         array([[1.       , 2.3132617],
@@ -107,6 +108,7 @@ def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
             order ``cumsum(x, axis, dtype)`` works too.
 
     Example:
+        >>> import paddle_ops
         >>> paddle_ops.cumsum(paddle_ops.to_tensor([1, 2, 3])).numpy()
         array([1, 3, 6])
     """
@@ -160,11 +162,19 @@ def pscan(a, x, initial_state=None, reverse=False, name=None):
     :math:`Y_t = A_{t-1} Y_{t-1} + X_t`. That is this op with the gates
     [1, A_0, ..., A_{T-2}] (the first is unused without an initial state):
 
+        >>> import numpy as np
+        >>> import paddle_ops
         >>> A, X = np.random.rand(2, 5), np.random.rand(2, 5, 3)   # the seed's A [N, T], X [N, T, D]
         >>> gates = np.concatenate([np.ones_like(A[:, :1]), A[:, :-1]], axis=1)
-        >>> Y = paddle_ops.pscan(paddle_ops.to_tensor(gates), paddle_ops.to_tensor(X))
+        >>> Y = paddle_ops.pscan(paddle_ops.to_tensor(gates), paddle_ops.to_tensor(X)).numpy()
+        >>> ref = X.copy()
+        >>> for t in range(1, 5):
+        ...     ref[:, t] += A[:, t - 1, None] * ref[:, t - 1]
+        >>> bool(np.allclose(Y, ref))
+        True
 
     Example:
+        >>> import paddle_ops
         >>> a = paddle_ops.to_tensor([[0.5, 0.5, 0.5]])
         >>> x = paddle_ops.to_tensor([[[1.], [1.], [1.]]])
         >>> paddle_ops.pscan(a, x).numpy()[0, :, 0]
@@ -210,6 +220,7 @@ def right_flood(x, axis=-1, reverse=False, hole='zero', return_index=False, name
         from j (computed without atomics: deterministic); holes, leading ones included, get 0.
 
     Example:
+        >>> import paddle_ops
         >>> x = paddle_ops.to_tensor([1., 0., 0., 3., 0., 6., 0., 0.])
         >>> paddle_ops.right_flood(x).numpy()
         array([1., 1., 1., 3., 3., 6., 6., 6.], dtype=float32)
