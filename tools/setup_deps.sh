@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need, if it is missing: CMake, Eigen, GoogleTest, fmt and
 # clang (with its sanitizer, libFuzzer and OpenMP runtimes) from Debian's packages; NumPy,
-# pybind11, PyYAML and pytest from PyPI.
+# pybind11, PyYAML, pytest, pybind11-stubgen and ml_dtypes from PyPI.
 set -euo pipefail
 need_apt=()
 command -v cmake >/dev/null || need_apt+=(cmake)
@@ -23,7 +23,9 @@ if ((${#need_apt[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
-if ! python3 -c "import numpy, pybind11, yaml, pytest" 2>/dev/null; then
-  echo "setup_deps: pip install numpy pybind11 pyyaml pytest"
-  python3 -m pip install -q numpy pybind11 pyyaml pytest
+# pybind11-stubgen writes the type stubs of paddle_ops._C at build time; ml_dtypes lets the tests
+# of to_tensor on ml_dtypes.bfloat16 arrays run.
+if ! python3 -c "import numpy, pybind11, yaml, pytest, pybind11_stubgen, ml_dtypes" 2>/dev/null; then
+  echo "setup_deps: pip install numpy pybind11 pyyaml pytest pybind11-stubgen ml_dtypes"
+  python3 -m pip install -q numpy pybind11 pyyaml pytest pybind11-stubgen ml_dtypes
 fi

@@ -84,21 +84,25 @@ def _gpu_capabilities(count):
 def arch_coverage(archs, cap):
     """How a GPU of compute capability `cap` (major, minor) runs this build's kernels, given the
     CMAKE_CUDA_ARCHITECTURES list `archs` ("80-real;90a-real;80-virtual"): 'machine code for
-    sm_XY', 'PTX for compute_XY, compiled by the driver', or None (no kernel image)."""
+    sm_XY', 'PTX for compute_XY, compiled by the driver', None (no kernel image), or 'unknown'
+    for CMake's "native", "all" and "all-major", whose list is CMake's to choose."""
     cc = cap[0] * 10 + cap[1]
     real, virtual = [], []
     for entry in filter(None, archs.split(";")):
         num, _, kind = entry.partition("-")
-        digits = int("".join(ch for ch in num if ch.isdigit()))
+        digits = "".join(ch for ch in num if ch.isdigit())
+        if not digits:
+            return f"unknown (built for CMake's '{entry}')"
+        digits = int(digits)
         if kind in ("", "real"):
             real.append((digits, num))
         if kind in ("", "virtual"):
             virtual.append((digits, num))
-    for digits, num in real:
-        # sm_XY machine code runs on X.Y and later minor versions of the same major (not on an
-        # 'a' target: sm_90a code runs on 9.0 only).
-        if digits == cc or (not num.endswith("a") and digits // 10 == cc // 10 and digits < cc):
-            return f"machine code for sm_{num}"
+    # sm_XY machine code runs on X.Y and later minor versions of the same major (an 'a' target
+    # only on X.Y itself: sm_90a code runs on 9.0 only); the closest one is loaded.
+    runs = [(d, n) for d, n in real if d == cc or (not n.endswith("a") and d // 10 == cc // 10 and d < cc)]
+    if runs:
+        return f"machine code for sm_{max(runs)[1]}"
     fits = [(d, n) for d, n in virtual if d <= cc and not n.endswith("a")]
     if fits:
         return f"PTX for compute_{max(fits)[1]}, compiled by the driver"

@@ -165,7 +165,14 @@ def _check_fill(fill_value, dtype, op):
 def full(shape, fill_value, dtype=None, place=None, name=None):
     """A tensor of `shape` (a list of ints, or one int) filled with `fill_value`. dtype defaults
     to bool for a bool, int64 for an int and float32 for a float (as Paddle 3); fill values as
-    in full_like."""
+    in full_like.
+
+    Example:
+        >>> import paddle_ops
+        >>> paddle_ops.full([2, 3], 7).numpy()
+        array([[7, 7, 7],
+               [7, 7, 7]])
+    """
     if dtype is None:
         if isinstance(fill_value, (builtins.bool, np.bool_)):
             dtype = _bool
@@ -187,16 +194,31 @@ def full(shape, fill_value, dtype=None, place=None, name=None):
 def full_like(x, fill_value, dtype=None, name=None):
     """A tensor of x's shape (and dtype unless given) filled with fill_value, a number the dtype
     can hold: into an integer dtype, a value out of its range is an OverflowError and NaN or inf
-    a ValueError (as to_tensor); a finite value that overflows a float dtype a ValueError."""
+    a ValueError (as to_tensor); a finite value that overflows a float dtype a ValueError.
+
+    Example:
+        >>> import paddle_ops
+        >>> x = paddle_ops.to_tensor([[1., 2.]])
+        >>> paddle_ops.full_like(x, -0.5).numpy(), paddle_ops.zeros_like(x, 'int32').numpy()
+        (array([[-0.5, -0.5]], dtype=float32), array([[0, 0]], dtype=int32))
+    """
     _check_fill(fill_value, convert_dtype(dtype) if dtype is not None else getattr(x, "dtype", None), "full_like")
     return _C_ops.full_like(x, fill_value, convert_dtype(dtype) if dtype is not None else UNDEFINED)
 
 
 def zeros_like(x, dtype=None, name=None):
+    """Zeros of x's shape, in x's dtype unless `dtype` is given (full_like(x, 0, dtype))."""
     return full_like(x, 0, dtype)
 
 
 def ones_like(x, dtype=None, name=None):
+    """Ones of x's shape, in x's dtype unless `dtype` is given (full_like(x, 1, dtype)).
+
+    Example:
+        >>> import paddle_ops
+        >>> paddle_ops.ones_like(paddle_ops.to_tensor([1, 2, 3])).numpy()
+        array([1, 1, 1])
+    """
     return full_like(x, 1, dtype)
 
 

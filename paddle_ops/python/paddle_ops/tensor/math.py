@@ -273,19 +273,41 @@ def _scalar_like(v, t, op, arg):
 
 
 def add(x, y, name=None):
-    """x + y with NumPy broadcasting."""
+    """x + y with NumPy broadcasting; a Python number takes the tensor's dtype (a float into an
+    integer tensor gives float32), two tensors of different dtypes meet in the wider one.
+
+    Example:
+        >>> import paddle_ops
+        >>> x = paddle_ops.to_tensor([[1., 2.], [3., 4.]])
+        >>> paddle_ops.add(x, paddle_ops.to_tensor([10., 20.])).numpy()
+        array([[11., 22.],
+               [13., 24.]], dtype=float32)
+    """
     x, y = _promote(x, y, "add")
     return _C_ops.add(x, y)
 
 
 def subtract(x, y, name=None):
-    """x - y with NumPy broadcasting."""
+    """x - y with NumPy broadcasting (dtypes as in add).
+
+    Example:
+        >>> import paddle_ops
+        >>> paddle_ops.subtract(paddle_ops.to_tensor([5, 7]), 2).numpy()
+        array([3, 5])
+    """
     x, y = _promote(x, y, "subtract")
     return _C_ops.subtract(x, y)
 
 
 def multiply(x, y, name=None):
-    """x * y with NumPy broadcasting."""
+    """x * y with NumPy broadcasting (dtypes as in add).
+
+    Example:
+        >>> import paddle_ops
+        >>> paddle_ops.multiply(paddle_ops.to_tensor([1., 2.]), paddle_ops.to_tensor([[3.], [4.]])).numpy()
+        array([[3., 6.],
+               [4., 8.]], dtype=float32)
+    """
     x, y = _promote(x, y, "multiply")
     return _C_ops.multiply(x, y)
 
@@ -301,7 +323,18 @@ def _axes(axis):
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
-    """The sum over `axis` (all axes when None). bool and int32 sums are int64."""
+    """The sum over `axis` (an int, a list of ints, or None for all axes), in `dtype` when given;
+    keepdim keeps the summed axes with size 1. bool and int32 sums are int64.
+
+    Example:
+        >>> import paddle_ops
+        >>> x = paddle_ops.to_tensor([[1, 2], [3, 4]], dtype='int32')
+        >>> paddle_ops.sum(x).item(), paddle_ops.sum(x).dtype
+        (10, paddle.int64)
+        >>> paddle_ops.sum(x, axis=1, keepdim=True).numpy()
+        array([[3],
+               [7]])
+    """
     _check_tensor(x, "sum")
     dt = convert_dtype(dtype) if dtype is not None else UNDEFINED
     return _C_ops.sum(x, _axes(axis), dt, keepdim)

@@ -255,22 +255,22 @@ def __add__(self, other):
 
 
 def __radd__(self, other):
-    """other + self."""
+    """other + self, for a number (or array) on the left."""
     return math.add(other, self)
 
 
 def __sub__(self, other):
-    """self - other."""
+    """self - other (a Tensor or a Python number; NumPy broadcasting)."""
     return math.subtract(self, other)
 
 
 def __rsub__(self, other):
-    """other - self."""
+    """other - self, for a number (or array) on the left."""
     return math.subtract(other, self)
 
 
 def __mul__(self, other):
-    """self * other.
+    """self * other (a Tensor or a Python number; NumPy broadcasting).
 
     Example:
         >>> import paddle_ops
@@ -281,12 +281,12 @@ def __mul__(self, other):
 
 
 def __rmul__(self, other):
-    """other * self."""
+    """other * self, for a number (or array) on the left."""
     return math.multiply(other, self)
 
 
 def __neg__(self):
-    """-self."""
+    """-self: every element negated (self * -1)."""
     return math.multiply(self, -1)
 
 
