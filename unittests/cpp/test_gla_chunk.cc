@@ -243,9 +243,9 @@ TEST(GlaChunkSmem, VersionFitsTheDevice) {
   using phi::funcs::gla::ChunkedSmem;
   using phi::funcs::gla::FittingPath;
   constexpr size_t kSm80 = 163 * 1024, kSm86 = 99 * 1024, kSm90 = 227 * 1024;
-  EXPECT_EQ(ChunkedSmem<float, 2, false>(), 125952u);  // the intra kernel: 123 KB
-  EXPECT_EQ(ChunkedSmem<float, 1, false>(), 89088u);   // 87 KB
-  EXPECT_EQ(ChunkedSmem<float, 2, true>(), 165120u);   // the dq/dk kernel: 161.25 KB
+  EXPECT_EQ((ChunkedSmem<float, 2, false>()), 125952u);  // the intra kernel: 123 KB
+  EXPECT_EQ((ChunkedSmem<float, 1, false>()), 89088u);   // 87 KB
+  EXPECT_EQ((ChunkedSmem<float, 2, true>()), 165120u);   // the dq/dk kernel: 161.25 KB
   for (size_t limit : {kSm80, kSm90}) {
     EXPECT_EQ((FittingPath<float, false>(2, limit)), 2);
     EXPECT_EQ((FittingPath<float, true>(2, limit)), 2);
