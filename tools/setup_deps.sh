@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need, if it is missing: CMake, Eigen, GoogleTest, fmt and
 # clang (with its sanitizer, libFuzzer and OpenMP runtimes) from Debian's packages; NumPy,
-# pybind11, PyYAML and pytest from PyPI; and real PaddlePaddle (CPU, pinned) for the tests of
-# paddle_ops.integrations.paddle.
+# pybind11, PyYAML, pytest, pybind11-stubgen and ml_dtypes from PyPI; and real PaddlePaddle
+# (CPU, pinned) for the tests of paddle_ops.integrations.paddle.
 set -euo pipefail
 need_apt=()
 command -v cmake >/dev/null || need_apt+=(cmake)
@@ -24,9 +24,11 @@ if ((${#need_apt[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
-if ! python3 -c "import numpy, pybind11, yaml, pytest" 2>/dev/null; then
-  echo "setup_deps: pip install numpy pybind11 pyyaml pytest"
-  python3 -m pip install -q numpy pybind11 pyyaml pytest
+# pybind11-stubgen writes the type stubs of paddle_ops._C at build time; ml_dtypes lets the tests
+# of to_tensor on ml_dtypes.bfloat16 arrays run.
+if ! python3 -c "import numpy, pybind11, yaml, pytest, pybind11_stubgen, ml_dtypes" 2>/dev/null; then
+  echo "setup_deps: pip install numpy pybind11 pyyaml pytest pybind11-stubgen ml_dtypes"
+  python3 -m pip install -q numpy pybind11 pyyaml pytest pybind11-stubgen ml_dtypes
 fi
 # Real Paddle for unittests/python/integrations/test_paddle_*.py (PyPI's Paddle 3 is CPU-only).
 # About 26 s here (a 195 MB wheel, 720 MB installed, with its few dependencies); building the extension at its first

@@ -1202,6 +1202,29 @@ inline bool UseChunked(const GlaShape& s) {
   return !std::is_same<T, double>::value && s.heads() > 0 && s.T > 0 && s.Dk > 0 && s.Dv > 0;
 }
 
+// ---- shared memory per block, against the device's limit -----------------------------------
+// The most dynamic shared memory one block of the chunked forward (state, intra, output) or
+// backward (those and dq/dk) kernels of version kVer asks for. Per-block opt-in limits:
+// 163 KB on sm_80 and sm_87, 99 KB on sm_86 and sm_89, 227 KB on sm_90. Everything fits sm_80
+// and sm_90; on sm_86/sm_89 version 2's intra kernel (105 KB in 16 bits, 123 KB in float32)
+// and the dq/dk kernel (143 KB, 161 KB) do not (docs/architecture.md, "gla").
+template <typename T, int kVer, bool kBackward>
+constexpr size_t ChunkedSmem() {
+  constexpr size_t a = StateSmem<T>(), b = IntraSmem<T, kVer>(), c = OutputSmem<T>(), d = DqkSmem<T>();
+  constexpr size_t fwd = a > b ? (a > c ? a : c) : (b > c ? b : c);
+  return kBackward && d > fwd ? d : fwd;
+}
+
+// The chunked version that runs a call meant for `path` (2, 1, or 0: the recurrent form) on a
+// device whose blocks may use `limit` bytes of shared memory: `path` where its kernels fit,
+// else version 1 where those fit, else the recurrent form.
+template <typename T, bool kBackward>
+inline int FittingPath(int path, size_t limit) {
+  if (path == 2 && ChunkedSmem<T, 2, kBackward>() > limit) path = 1;
+  if (path == 1 && ChunkedSmem<T, 1, kBackward>() > limit) path = 0;
+  return path;
+}
+
 }  // namespace gla
 }  // namespace funcs
 }  // namespace phi

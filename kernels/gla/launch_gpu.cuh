@@ -24,11 +24,30 @@ namespace gla {
 // recurrent form, else the version of the chunked kernels.
 inline int GlaGpuPath() { return static_cast<int>(paddle_ops::flags::GlaGpuPath()); }
 
+// The most dynamic shared memory a block may opt into on the current device.
+inline size_t DeviceSmemPerBlockOptin() {
+  int dev = 0, bytes = 0;
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetDevice(&dev));
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  return static_cast<size_t>(bytes);
+}
+
+// The architectures this build targets (CMakeLists.txt) and their per-block limits: every
+// chunked kernel fits sm_80's 163 KB (and so sm_90's 227 KB); version 1 of the forward fits the
+// 99 KB of sm_86 and sm_89, where the backward takes the recurrent form (FittingPath).
+static_assert(ChunkedSmem<float, 2, true>() <= 163 * 1024 && ChunkedSmem<dtype::float16, 2, true>() <= 163 * 1024 &&
+                  ChunkedSmem<dtype::bfloat16, 2, true>() <= 163 * 1024,
+              "a gla kernel needs more shared memory than sm_80 has per block");
+static_assert(ChunkedSmem<float, 1, false>() <= 99 * 1024 && ChunkedSmem<dtype::float16, 1, false>() <= 99 * 1024 &&
+                  ChunkedSmem<dtype::bfloat16, 1, false>() <= 99 * 1024,
+              "the gla forward (version 1) needs more shared memory than sm_86/sm_89 have per block");
+
 // Calls run(std::integral_constant<int, version>()) with the version of the chunked kernels
-// this call takes (GlaGpuPath) and returns true; false where it takes the recurrent form.
-template <typename T, typename Run>
+// this call takes (GlaGpuPath, lowered where the device's shared memory per block is too small
+// for it: FittingPath) and returns true; false where it takes the recurrent form.
+template <typename T, bool kBackward, typename Run>
 bool RunChunked(const GlaShape& s, Run run) {
-  const int path = UseChunked<T>(s) ? GlaGpuPath() : 0;
+  const int path = UseChunked<T>(s) ? FittingPath<T, kBackward>(GlaGpuPath(), DeviceSmemPerBlockOptin()) : 0;
   if (path == 2) {
     run(std::integral_constant<int, 2>());
     return true;
@@ -182,10 +201,10 @@ namespace gla {
 
 // chunked(std::integral_constant<int, version>()) where the chunked kernels take the call
 // (funcs::gla::RunChunked; never for float64), else recurrent().
-template <typename T, typename Chunked, typename Recurrent>
+template <typename T, bool kBackward, typename Chunked, typename Recurrent>
 void RunForm(const GlaShape& s, Chunked chunked, Recurrent recurrent) {
   if constexpr (!std::is_same<T, double>::value) {
-    if (funcs::gla::RunChunked<T>(s, chunked)) return;
+    if (funcs::gla::RunChunked<T, kBackward>(s, chunked)) return;
   }
   recurrent();
 }
@@ -196,7 +215,7 @@ void RunForm(const GlaShape& s, Chunked chunked, Recurrent recurrent) {
 template <typename T>
 void Forward(const GPUContext& ctx, const GlaData<T>& d, double scale) {
   const float fscale = static_cast<float>(scale);
-  RunForm<T>(
+  RunForm<T, false>(
       d.s, [&](auto version) { funcs::gla::ChunkedForward<T, decltype(version)::value>(ctx, d, fscale); },
       [&] { funcs::gla::LaunchRecurrentForward<T>(ctx, d, scale); });
 }
@@ -207,7 +226,7 @@ void Forward(const GPUContext& ctx, const GlaData<T>& d, double scale) {
 template <typename T>
 void Backward(const GPUContext& ctx, const GlaGradData<T>& d, double scale) {
   const float fscale = static_cast<float>(scale);
-  RunForm<T>(
+  RunForm<T, true>(
       d.s, [&](auto version) { funcs::gla::ChunkedBackward<T, decltype(version)::value>(ctx, d, fscale); },
       [&] { funcs::gla::LaunchRecurrentBackward<T>(ctx, d, scale); });
 }

@@ -233,3 +233,28 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{1, 2, 130, 20, 12, true, -40.f, true, true}));
 
 }  // namespace
+
+// The path a call takes on a device with a given shared memory per block (the per-block opt-in
+// limits of the architectures the build targets): version 2 where everything fits (sm_80,
+// sm_90), version 1 for the forward and the recurrent form for the backward on sm_86/sm_89.
+// float32 only: on the host the 16-bit operands are stored as float32, so only float32's sizes
+// are the GPU's (the 16-bit ones are checked by static_asserts in launch_gpu.cuh, under nvcc).
+TEST(GlaChunkSmem, VersionFitsTheDevice) {
+  using phi::funcs::gla::ChunkedSmem;
+  using phi::funcs::gla::FittingPath;
+  constexpr size_t kSm80 = 163 * 1024, kSm86 = 99 * 1024, kSm90 = 227 * 1024;
+  EXPECT_EQ((ChunkedSmem<float, 2, false>()), 125952u);  // the intra kernel: 123 KB
+  EXPECT_EQ((ChunkedSmem<float, 1, false>()), 89088u);   // 87 KB
+  EXPECT_EQ((ChunkedSmem<float, 2, true>()), 165120u);   // the dq/dk kernel: 161.25 KB
+  for (size_t limit : {kSm80, kSm90}) {
+    EXPECT_EQ((FittingPath<float, false>(2, limit)), 2);
+    EXPECT_EQ((FittingPath<float, true>(2, limit)), 2);
+    EXPECT_EQ((FittingPath<float, true>(1, limit)), 1);
+  }
+  EXPECT_EQ((FittingPath<float, false>(2, kSm86)), 1);
+  EXPECT_EQ((FittingPath<float, false>(1, kSm86)), 1);
+  EXPECT_EQ((FittingPath<float, true>(2, kSm86)), 0);
+  EXPECT_EQ((FittingPath<float, true>(1, kSm86)), 0);
+  EXPECT_EQ((FittingPath<float, false>(0, kSm90)), 0);  // the recurrent form asked for stays
+  EXPECT_EQ((FittingPath<float, false>(2, 48 * 1024)), 0);
+}

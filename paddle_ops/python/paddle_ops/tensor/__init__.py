@@ -10,4 +10,9 @@ from .manipulation import *  # noqa: F401,F403
 from .math import *  # noqa: F401,F403,A004
 from .attention import *  # noqa: F401,F403
 
-__all__ = creation.__all__ + manipulation.__all__ + math.__all__ + attention.__all__
+# `+=` of each module's __all__ (not one expression) is the form type checkers follow.
+__all__ = []
+__all__ += creation.__all__
+__all__ += manipulation.__all__
+__all__ += math.__all__
+__all__ += attention.__all__

@@ -50,6 +50,8 @@ def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, h
     or TypeError (dtype) naming the tensors and their shapes or dtypes.
 
     Example:
+        >>> import numpy as np
+        >>> import paddle_ops
         >>> B, H, T, D = 1, 2, 5, 4
         >>> q, k, v = (paddle_ops.to_tensor(np.random.rand(B, H, T, D).astype('float32')) for _ in range(3))
         >>> gk = paddle_ops.to_tensor(-np.random.rand(B, H, T, D).astype('float32'))

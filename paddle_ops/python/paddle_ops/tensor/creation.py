@@ -78,18 +78,47 @@ def _checked_array(arr, dt, what="to_tensor(): argument 'data'"):
     return np.require(arr.astype(np_dt, copy=False), requirements="C")  # keeps 0-D as 0-D
 
 
+def _is_ml_bfloat16(dt):
+    """ml_dtypes.bfloat16 (NumPy sees a 2-byte opaque type named bfloat16), without importing
+    ml_dtypes."""
+    return dt.kind == "V" and dt.itemsize == 2 and dt.name == "bfloat16" and dt.fields is None
+
+
+def _bfloat16_bits_to_float32(bits):
+    """float32 values of bfloat16 bit patterns (a uint16 array): the bits become the high half."""
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def _native_array(arr):
+    """(arr, is_bfloat16): `arr` in the machine's byte order (a big-endian array is converted,
+    never read as if native), and an ml_dtypes.bfloat16 array as its uint16 bit patterns."""
+    if _is_ml_bfloat16(arr.dtype):
+        return arr.view(np.uint16), True
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    return arr, False
+
+
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     """Create a Tensor from a Python scalar, a (nested) list, a NumPy array or a Tensor.
 
     Args:
-        data: the values. Complex data raises TypeError.
+        data: the values. Complex data raises TypeError. A NumPy array in either byte order
+            (a big-endian one is converted); an ``ml_dtypes.bfloat16`` array becomes a bfloat16
+            tensor, as does a uint16 array (bfloat16 bit patterns, as in Paddle).
         dtype: the element type (a dtype object such as paddle_ops.float32, or its name).
             Default: the NumPy array's own dtype; float32 for Python floats, int64 for ints.
         place: 'cpu', 'gpu', 'gpu:N' or a Place. Default: the current device (set_device).
         stop_gradient: False makes the tensor a leaf that receives gradients in .grad.
 
     Example:
+        >>> import numpy as np
+        >>> import paddle_ops
         >>> x = paddle_ops.to_tensor([[1., 2.], [3., 4.]], stop_gradient=False)
+        >>> x.shape, x.dtype, x.stop_gradient
+        ([2, 2], paddle.float32, False)
+        >>> paddle_ops.to_tensor(np.array([1, 2], dtype='>i4')).numpy()   # big-endian: converted
+        array([1, 2], dtype=int32)
     """
     if not isinstance(stop_gradient, (bool, np.bool_)):
         raise TypeError(f"to_tensor(): argument 'stop_gradient' must be a bool, but got {type(stop_gradient).__name__}")
@@ -109,12 +138,15 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
             raise ValueError(f"to_tensor: cannot make a rectangular array from data: {e}") from None
         if arr.dtype.kind == "c":
             raise TypeError(f"to_tensor: complex data ({arr.dtype}) is not supported")
+        arr, ml_bfloat16 = _native_array(arr)
         if (arr.dtype.kind == "f" and not isinstance(data, (np.ndarray, np.generic)) and arr.size
                 and np.abs(arr).max() >= 2.0 ** 63 and _all_ints(data)):
             arr = np.array(data, dtype=object)  # NumPy made floats of ints beyond int64: keep them ints
         if arr.dtype.kind not in "biufO":
             raise TypeError(f"to_tensor: data of kind {arr.dtype} cannot become a Tensor")
-        dt = convert_dtype(dtype) if dtype is not None else _default_dtype(data, arr)
+        dt = convert_dtype(dtype) if dtype is not None else (bfloat16 if ml_bfloat16 else _default_dtype(data, arr))
+        if ml_bfloat16 and dt != bfloat16:
+            arr = _bfloat16_bits_to_float32(arr)  # exact: every bfloat16 is a float32
         t = _C.tensor_from_numpy(_checked_array(arr, dt), dt, target_place)
     if not stop_gradient:
         t.stop_gradient = False  # an integer tensor takes it too, as in Paddle; no gradient reaches it
@@ -133,7 +165,14 @@ def _check_fill(fill_value, dtype, op):
 def full(shape, fill_value, dtype=None, place=None, name=None):
     """A tensor of `shape` (a list of ints, or one int) filled with `fill_value`. dtype defaults
     to bool for a bool, int64 for an int and float32 for a float (as Paddle 3); fill values as
-    in full_like."""
+    in full_like.
+
+    Example:
+        >>> import paddle_ops
+        >>> paddle_ops.full([2, 3], 7).numpy()
+        array([[7, 7, 7],
+               [7, 7, 7]])
+    """
     if dtype is None:
         if isinstance(fill_value, (builtins.bool, np.bool_)):
             dtype = _bool
@@ -155,16 +194,31 @@ def full(shape, fill_value, dtype=None, place=None, name=None):
 def full_like(x, fill_value, dtype=None, name=None):
     """A tensor of x's shape (and dtype unless given) filled with fill_value, a number the dtype
     can hold: into an integer dtype, a value out of its range is an OverflowError and NaN or inf
-    a ValueError (as to_tensor); a finite value that overflows a float dtype a ValueError."""
+    a ValueError (as to_tensor); a finite value that overflows a float dtype a ValueError.
+
+    Example:
+        >>> import paddle_ops
+        >>> x = paddle_ops.to_tensor([[1., 2.]])
+        >>> paddle_ops.full_like(x, -0.5).numpy(), paddle_ops.zeros_like(x, 'int32').numpy()
+        (array([[-0.5, -0.5]], dtype=float32), array([[0, 0]], dtype=int32))
+    """
     _check_fill(fill_value, convert_dtype(dtype) if dtype is not None else getattr(x, "dtype", None), "full_like")
     return _C_ops.full_like(x, fill_value, convert_dtype(dtype) if dtype is not None else UNDEFINED)
 
 
 def zeros_like(x, dtype=None, name=None):
+    """Zeros of x's shape, in x's dtype unless `dtype` is given (full_like(x, 0, dtype))."""
     return full_like(x, 0, dtype)
 
 
 def ones_like(x, dtype=None, name=None):
+    """Ones of x's shape, in x's dtype unless `dtype` is given (full_like(x, 1, dtype)).
+
+    Example:
+        >>> import paddle_ops
+        >>> paddle_ops.ones_like(paddle_ops.to_tensor([1, 2, 3])).numpy()
+        array([1, 1, 1])
+    """
     return full_like(x, 1, dtype)
 
 

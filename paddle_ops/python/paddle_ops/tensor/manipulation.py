@@ -31,7 +31,14 @@ def _int_axis(x, axis, op):
 
 
 def reshape(x, shape, name=None):
-    """x with a new shape of the same number of elements (one entry may be -1; 0 keeps x's dim)."""
+    """x with a new shape of the same number of elements (one entry may be -1; 0 keeps x's dim).
+
+    Example:
+        >>> import paddle_ops
+        >>> x = paddle_ops.to_tensor([[1, 2, 3], [4, 5, 6]])
+        >>> paddle_ops.reshape(x, [0, 3, -1]).shape
+        [2, 3, 1]
+    """
     _check_tensor(x, "reshape")
     if isinstance(shape, Tensor):
         shape = [int(v) for v in shape.numpy().reshape(-1)]
@@ -39,7 +46,15 @@ def reshape(x, shape, name=None):
 
 
 def cast(x, dtype):
-    """x converted to `dtype` (float -> int truncates toward zero; 16-bit floats round to nearest even)."""
+    """x converted to `dtype` (float -> int truncates toward zero; 16-bit floats round to nearest even).
+
+    Example:
+        >>> import paddle_ops
+        >>> paddle_ops.cast(paddle_ops.to_tensor([-1.5, 2.7]), 'int64').numpy()
+        array([-1,  2])
+        >>> paddle_ops.cast(paddle_ops.to_tensor([1.00390625]), 'bfloat16').numpy()   # nearest even
+        array([1.], dtype=float32)
+    """
     _check_tensor(x, "cast")
     dtype = convert_dtype(dtype, "cast(): argument 'dtype'")
     return _C_ops.cast(x, dtype)
@@ -74,6 +89,7 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
     are data) and a gather. The gradient is a segment sum of out_grad (deterministic).
 
     Example:
+        >>> import paddle_ops
         >>> x = paddle_ops.to_tensor([[1, 2], [3, 4]])
         >>> paddle_ops.repeat_interleave(x, 2, axis=0).numpy()
         array([[1, 2],

@@ -70,6 +70,7 @@ def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=
     +inf gives +inf from there on; a NaN makes the rest of its row NaN.
 
     Example:
+        >>> import paddle_ops
         >>> x = paddle_ops.to_tensor([[1., 2.], [3., 4.]])
         >>> paddle_ops.logcumsumexp(x, axis=1).numpy()
         array([[1.       , 2.3132617],
@@ -107,6 +108,7 @@ def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
             order ``cumsum(x, axis, dtype)`` works too.
 
     Example:
+        >>> import paddle_ops
         >>> paddle_ops.cumsum(paddle_ops.to_tensor([1, 2, 3])).numpy()
         array([1, 3, 6])
     """
@@ -160,11 +162,19 @@ def pscan(a, x, initial_state=None, reverse=False, name=None):
     :math:`Y_t = A_{t-1} Y_{t-1} + X_t`. That is this op with the gates
     [1, A_0, ..., A_{T-2}] (the first is unused without an initial state):
 
+        >>> import numpy as np
+        >>> import paddle_ops
         >>> A, X = np.random.rand(2, 5), np.random.rand(2, 5, 3)   # the seed's A [N, T], X [N, T, D]
         >>> gates = np.concatenate([np.ones_like(A[:, :1]), A[:, :-1]], axis=1)
-        >>> Y = paddle_ops.pscan(paddle_ops.to_tensor(gates), paddle_ops.to_tensor(X))
+        >>> Y = paddle_ops.pscan(paddle_ops.to_tensor(gates), paddle_ops.to_tensor(X)).numpy()
+        >>> ref = X.copy()
+        >>> for t in range(1, 5):
+        ...     ref[:, t] += A[:, t - 1, None] * ref[:, t - 1]
+        >>> bool(np.allclose(Y, ref))
+        True
 
     Example:
+        >>> import paddle_ops
         >>> a = paddle_ops.to_tensor([[0.5, 0.5, 0.5]])
         >>> x = paddle_ops.to_tensor([[[1.], [1.], [1.]]])
         >>> paddle_ops.pscan(a, x).numpy()[0, :, 0]
@@ -210,6 +220,7 @@ def right_flood(x, axis=-1, reverse=False, hole='zero', return_index=False, name
         from j (computed without atomics: deterministic); holes, leading ones included, get 0.
 
     Example:
+        >>> import paddle_ops
         >>> x = paddle_ops.to_tensor([1., 0., 0., 3., 0., 6., 0., 0.])
         >>> paddle_ops.right_flood(x).numpy()
         array([1., 1., 1., 3., 3., 6., 6., 6.], dtype=float32)
@@ -262,19 +273,41 @@ def _scalar_like(v, t, op, arg):
 
 
 def add(x, y, name=None):
-    """x + y with NumPy broadcasting."""
+    """x + y with NumPy broadcasting; a Python number takes the tensor's dtype (a float into an
+    integer tensor gives float32), two tensors of different dtypes meet in the wider one.
+
+    Example:
+        >>> import paddle_ops
+        >>> x = paddle_ops.to_tensor([[1., 2.], [3., 4.]])
+        >>> paddle_ops.add(x, paddle_ops.to_tensor([10., 20.])).numpy()
+        array([[11., 22.],
+               [13., 24.]], dtype=float32)
+    """
     x, y = _promote(x, y, "add")
     return _C_ops.add(x, y)
 
 
 def subtract(x, y, name=None):
-    """x - y with NumPy broadcasting."""
+    """x - y with NumPy broadcasting (dtypes as in add).
+
+    Example:
+        >>> import paddle_ops
+        >>> paddle_ops.subtract(paddle_ops.to_tensor([5, 7]), 2).numpy()
+        array([3, 5])
+    """
     x, y = _promote(x, y, "subtract")
     return _C_ops.subtract(x, y)
 
 
 def multiply(x, y, name=None):
-    """x * y with NumPy broadcasting."""
+    """x * y with NumPy broadcasting (dtypes as in add).
+
+    Example:
+        >>> import paddle_ops
+        >>> paddle_ops.multiply(paddle_ops.to_tensor([1., 2.]), paddle_ops.to_tensor([[3.], [4.]])).numpy()
+        array([[3., 6.],
+               [4., 8.]], dtype=float32)
+    """
     x, y = _promote(x, y, "multiply")
     return _C_ops.multiply(x, y)
 
@@ -290,7 +323,18 @@ def _axes(axis):
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
-    """The sum over `axis` (all axes when None). bool and int32 sums are int64."""
+    """The sum over `axis` (an int, a list of ints, or None for all axes), in `dtype` when given;
+    keepdim keeps the summed axes with size 1. bool and int32 sums are int64.
+
+    Example:
+        >>> import paddle_ops
+        >>> x = paddle_ops.to_tensor([[1, 2], [3, 4]], dtype='int32')
+        >>> paddle_ops.sum(x).item(), paddle_ops.sum(x).dtype
+        (10, paddle.int64)
+        >>> paddle_ops.sum(x, axis=1, keepdim=True).numpy()
+        array([[3],
+               [7]])
+    """
     _check_tensor(x, "sum")
     dt = convert_dtype(dtype) if dtype is not None else UNDEFINED
     return _C_ops.sum(x, _axes(axis), dt, keepdim)
