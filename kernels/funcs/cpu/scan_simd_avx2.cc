@@ -25,6 +25,7 @@
 #include "kernels/funcs/cpu/scan_driver.h"
 #include "kernels/funcs/cpu/scan_simd.h"
 #include "kernels/funcs/scan_functors.h"
+#include "kernels/funcs/simd/convert.h"
 #include "paddle_ops/common/bfloat16.h"
 #include "paddle_ops/common/float16.h"
 
@@ -138,9 +139,39 @@ inline dtype::bfloat16 FromCompute<dtype::bfloat16, double>(double v) {
   return static_cast<dtype::bfloat16>(static_cast<float>(v));
 }
 
+// The 16-bit types load and store through the run-time dispatched vector conversions of
+// kernels/funcs/simd/convert.h (bitwise the scalar ones, so results do not depend on the
+// instruction set they use: F16C / AVX-512 BF16 / integer lanes / scalar).
+template <typename T>
+constexpr bool kIs16Bit = std::is_same<T, dtype::float16>::value || std::is_same<T, dtype::bfloat16>::value;
+
+template <typename From, typename To>
+inline void ConvertVec(const From* x, To* y, int64_t n) {
+  ::phi::funcs::simd::Convert(x, y, n);
+}
+
+// Steps b0 .. b0 + n - 1 (n <= kBlock) of a contiguous row (stride 1) of a 16-bit type as
+// float, in scan order: the steps are one run of memory, converted at once (and reversed).
+template <typename T>
+void RowToFloat(const T* x, const SeqGroup& q, int64_t b0, int n, float* f) {
+  if (!q.reverse) {
+    ConvertVec(x + q.Offset(b0), f, n);
+    return;
+  }
+  alignas(32) float t[kBlock];
+  ConvertVec(x + q.Offset(b0 + n - 1), t, n);
+  for (int j = 0; j < n; ++j) f[j] = t[n - 1 - j];
+}
+
 // Stores 8 double lanes (2 x 4) as n <= 8 consecutive elements of type T.
 template <typename T>
 PADDLE_OPS_VINLINE void StoreLanes8(T* p, int n, __m256d lo, __m256d hi) {
+  if constexpr (kIs16Bit<T>) {  // rounded to float in lanes, as FromCompute does one by one
+    alignas(32) float f[8];
+    _mm256_store_ps(f, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
+    ConvertVec(f, p, n);
+    return;
+  }
   if constexpr (std::is_same<T, float>::value) {
     if (n == 8) {
       _mm256_storeu_ps(p, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
@@ -743,7 +774,11 @@ struct LseColumns {
         }
       }
       alignas(32) float f[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      for (int g = 0; g < G; ++g) f[g] = static_cast<float>(p[g]);
+      if constexpr (kIs16Bit<T>) {
+        ConvertVec(p, f, G);
+      } else {
+        for (int g = 0; g < G; ++g) f[g] = static_cast<float>(p[g]);
+      }
       *xf = _mm256_load_ps(f);
     }
   }
@@ -1063,11 +1098,17 @@ struct LseKernel {
                             &oc);
         continue;
       }
-      for (int j = 0; j < n; ++j) xb[j] = ToCompute<F>(x[q.Offset(b0 + j)]);
+      if constexpr (kIs16Bit<T>) {
+        RowToFloat(x, q, b0, n, xb);
+      } else {
+        for (int j = 0; j < n; ++j) xb[j] = ToCompute<F>(x[q.Offset(b0 + j)]);
+      }
       LseBlock<kStore, F>(xb, ob, n, carry, loc, &oc);
       if (kStore) {
+        T tb[kBlock];
+        if constexpr (kIs16Bit<T>) ConvertVec(ob, tb, n);
         for (int j = 0; j < n; ++j) {
-          const T v = FromCompute<T>(ob[j]);
+          const T v = kIs16Bit<T> ? tb[j] : FromCompute<T>(ob[j]);
           T& dst = out[q.Offset(b0 + j)];
           if (q.exclusive) {
             dst = *prev;
@@ -1392,7 +1433,13 @@ struct SumKernel {
         }
       }
       alignas(32) double xv[8] = {};
-      for (int g = 0; g < G; ++g) xv[g] = static_cast<double>(static_cast<float>(x[off + g]));
+      if constexpr (kIs16Bit<T>) {
+        alignas(32) float f[8];
+        ConvertVec(x + off, f, G);
+        for (int g = 0; g < G; ++g) xv[g] = static_cast<double>(f[g]);
+      } else {
+        for (int g = 0; g < G; ++g) xv[g] = static_cast<double>(static_cast<float>(x[off + g]));
+      }
       alignas(32) double ov[8];
       for (int k = 0; k < 2; ++k) {
         const __m256d v = _mm256_load_pd(xv + 4 * k);
@@ -1407,7 +1454,13 @@ struct SumKernel {
         }
       }
       if (kStore) {
-        for (int g = 0; g < G; ++g) out[off + g] = FromOdd<T>(ov[g]);
+        if constexpr (kIs16Bit<T>) {  // FromOdd's two roundings: to odd in float, then to T
+          alignas(32) float f[8];
+          for (int g = 0; g < G; ++g) f[g] = RoundToOddFloat(ov[g]);
+          ConvertVec(f, out + off, G);
+        } else {
+          for (int g = 0; g < G; ++g) out[off + g] = FromOdd<T>(ov[g]);
+        }
       }
     }
     if (local) {
@@ -1443,9 +1496,15 @@ struct SumKernel {
     }
     for (int64_t b0 = s0; b0 < s1; b0 += kBlock) {
       const int n = static_cast<int>(std::min<int64_t>(kBlock, s1 - b0));
-      for (int j = 0; j < n; ++j) {
-        const T* src = x + q.Offset(b0 + j);
-        for (int g = 0; g < q.G; ++g) xb[g][j] = static_cast<double>(static_cast<float>(src[g]));
+      if (kIs16Bit<T> && q.G == 1) {
+        alignas(32) float f[kBlock];
+        if constexpr (kIs16Bit<T>) RowToFloat(x, q, b0, n, f);
+        for (int j = 0; j < n; ++j) xb[0][j] = static_cast<double>(f[j]);
+      } else {
+        for (int j = 0; j < n; ++j) {
+          const T* src = x + q.Offset(b0 + j);
+          for (int g = 0; g < q.G; ++g) xb[g][j] = static_cast<double>(static_cast<float>(src[g]));
+        }
       }
       const int padded = (n + 3) / 4 * 4;
       for (int g = 0; g < q.G; ++g) {
@@ -1454,10 +1513,18 @@ struct SumKernel {
         loc[g] = Add(loc[g], Block<kStore>(xb[g], ob[g], n, base));
       }
       if (kStore) {
+        T tb[kBlock];
+        if constexpr (kIs16Bit<T>) {  // FromOdd's two roundings, the second in vector lanes
+          if (q.G == 1) {
+            alignas(32) float f[kBlock];
+            for (int j = 0; j < n; ++j) f[j] = RoundToOddFloat(ob[0][j]);
+            ConvertVec(f, tb, n);
+          }
+        }
         for (int j = 0; j < n; ++j) {
           T* dst = out + q.Offset(b0 + j);
           for (int g = 0; g < q.G; ++g) {
-            const T v = FromOdd<T>(ob[g][j]);
+            const T v = kIs16Bit<T> && q.G == 1 ? tb[j] : FromOdd<T>(ob[g][j]);
             if (q.exclusive) {
               dst[g] = prev[g];
               prev[g] = v;
@@ -1530,6 +1597,13 @@ struct LseGradKernel {
         *hi = _mm256_loadu_pd(p + 4);
         return;
       }
+    }
+    if constexpr (kIs16Bit<T>) {
+      alignas(32) float f[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      ConvertVec(p, f, n);
+      *lo = _mm256_cvtps_pd(_mm_load_ps(f));
+      *hi = _mm256_cvtps_pd(_mm_load_ps(f + 4));
+      return;
     }
     alignas(32) double d[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     for (int g = 0; g < n; ++g) d[g] = ToCompute<double>(p[g]);
@@ -1701,12 +1775,24 @@ struct LseGradKernel {
     }
     for (int64_t b0 = s0; b0 < s1; b0 += kBlock) {
       const int n = static_cast<int>(std::min<int64_t>(kBlock, s1 - b0));
-      for (int j = 0; j < n; ++j) {
-        const int64_t off = q.Offset(b0 + j);
-        for (int g = 0; g < kRows; ++g) {
-          buf[g].o[j] = ToCompute<double>(o[off + g]);
-          buf[g].g[j] = ToCompute<double>(dout[off + g]);
-          if (kStore) buf[g].x[j] = ToCompute<double>(x[off + g]);
+      if constexpr (kIs16Bit<T>) {  // kRows == 1: one contiguous run per input
+        alignas(32) float f[kBlock];
+        RowToFloat(o, q, b0, n, f);
+        for (int j = 0; j < n; ++j) buf[0].o[j] = f[j];
+        RowToFloat(dout, q, b0, n, f);
+        for (int j = 0; j < n; ++j) buf[0].g[j] = f[j];
+        if (kStore) {
+          RowToFloat(x, q, b0, n, f);
+          for (int j = 0; j < n; ++j) buf[0].x[j] = f[j];
+        }
+      } else {
+        for (int j = 0; j < n; ++j) {
+          const int64_t off = q.Offset(b0 + j);
+          for (int g = 0; g < kRows; ++g) {
+            buf[g].o[j] = ToCompute<double>(o[off + g]);
+            buf[g].g[j] = ToCompute<double>(dout[off + g]);
+            if (kStore) buf[g].x[j] = ToCompute<double>(x[off + g]);
+          }
         }
       }
       const int padded = (n + 7) / 8 * 8;  // the x_grad loop takes 8 lanes at a time
@@ -1722,7 +1808,15 @@ struct LseGradKernel {
         }
         loc[g] = Block<kStore>(&bg, res, n, b0 == 0, kStore ? carry[g] : Carry{1.0, 0.0}, loc[g], q.exclusive);
         if (kStore) {
-          for (int j = 0; j < n; ++j) dx[q.Offset(b0 + j) + g] = FromCompute<T>(res[j]);
+          if constexpr (kIs16Bit<T>) {  // rounded to float (as FromCompute), then converted
+            alignas(32) float f[kBlock];
+            T tb[kBlock];
+            for (int j = 0; j < n; ++j) f[j] = static_cast<float>(res[j]);
+            ConvertVec(f, tb, n);
+            for (int j = 0; j < n; ++j) dx[q.Offset(b0 + j) + g] = tb[j];
+          } else {
+            for (int j = 0; j < n; ++j) dx[q.Offset(b0 + j) + g] = FromCompute<T>(res[j]);
+          }
         }
       }
     }
