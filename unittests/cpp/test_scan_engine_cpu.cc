@@ -372,6 +372,36 @@ TEST(ScanEngineCpu, LseGradPathsAgreeAndThreads) {
       });
 }
 
+// float32 gradients take their gates in float lanes (1 + expm1, GateExp8): the SIMD result
+// must not depend on the thread count (bitwise) and must stay within the float32 gradient
+// bound (docs/spec.md: 1e-5 of max(1, max |ref|)) of the generic path's double gates.
+TEST(ScanEngineCpu, LseGradFloat32FloatGatesThreads) {
+  uint64_t seed = 500;
+  using Inputs = std::pair<std::vector<float>, std::vector<float>>;
+  ForEachLayoutCase(
+      [&](const ScanLayout& l) {
+        Inputs in{Random<float>(l.numel(), -20, 4, seed), Random<float>(l.numel(), -1, 1, seed + 1)};
+        seed += 2;
+        return in;
+      },
+      [&](const ScanLayout& l, const Inputs& in, bool ex, bool rev) {
+        const auto o = RunLse(in.first, l, ex, rev);
+        phi::funcs::SetCpuScanSimdEnabled(false);
+        phi::funcs::SetCpuNumThreads(1);
+        const auto gen = RunLseGrad(in.first, o, in.second, l, ex, rev);
+        phi::funcs::SetCpuScanSimdEnabled(true);
+        const auto a = RunLseGrad(in.first, o, in.second, l, ex, rev);
+        phi::funcs::SetCpuNumThreads(2);
+        const auto b = RunLseGrad(in.first, o, in.second, l, ex, rev);
+        ExpectBitwiseEqual(a, b, "float32 grad threads " + Name(l, ex, rev));
+        double mx = 1.0;
+        for (float v : gen) mx = std::max(mx, std::fabs(static_cast<double>(v)));
+        for (size_t i = 0; i < a.size(); ++i) {
+          ASSERT_LE(std::fabs(static_cast<double>(a[i]) - gen[i]), 1e-5 * mx) << Name(l, ex, rev) << " " << i;
+        }
+      });
+}
+
 // fp16/bf16 loads and stores go through the run-time dispatched vector conversions
 // (kernels/funcs/simd/convert.h): the engine's results must be bitwise the same with the scalar
 // conversions (PADDLE_OPS_CPU_ISA=baseline) as with the widest set the CPU has (auto), for

@@ -520,6 +520,50 @@ PADDLE_OPS_VINLINE __m256 ExpNonPositive8(__m256 d) {
   return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
 }
 
+// exp(d) - 1 on 8 float lanes, |d| <= 80: ExpNonPositive8's reduction and polynomial, with
+// exp(r) - 1 = r + r^2 P(r) taken directly where m = 0 (|d| < ln2 / 2), so the result keeps a
+// relative error of about 1 ulp also for tiny d; elsewhere y 2^m - 1 (|result| >= 0.29).
+PADDLE_OPS_VINLINE __m256 Expm1Lanes8(__m256 d) {
+  const __m256 m = _mm256_round_ps(_mm256_mul_ps(d, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(m, _mm256_set1_ps(kLn2Hi), d);
+  r = _mm256_fnmadd_ps(m, _mm256_set1_ps(kLn2Lo), r);
+  __m256 y = _mm256_set1_ps(1.9875691500e-4f);
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
+  const __m256 em1 = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), r);  // exp(r) - 1
+  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(m), _mm256_set1_epi32(127)), 23);
+  const __m256 big = _mm256_fmsub_ps(_mm256_add_ps(em1, _mm256_set1_ps(1.0f)), _mm256_castsi256_ps(e), _mm256_set1_ps(1.0f));
+  return _mm256_blendv_ps(big, em1, _mm256_cmp_ps(m, _mm256_setzero_ps(), _CMP_EQ_OQ));
+}
+
+// exp(d) on 2 x 4 double lanes for the gradient's gates, d = o - o_prev (<= 0 for a monotone
+// o) of float outputs, as 1 + expm1(d): expm1 of d rounded to float in float lanes, then
+// (1 + e)(1 + dl) for the rounding dl of d. A gate's error is then ~1e-7 |1 - gate| (plus
+// 2^-53), not ~1e-7: a product of m gates near 1 (outputs that barely rise) keeps a relative
+// error of ~1e-7 times the total rise (the log of the product), not m 1e-7 (docs/spec.md §1,
+// gradient). Any lane with |d| > 80 or NaN: the double exponential for the pair of vectors.
+PADDLE_OPS_VINLINE void GateExp8(__m256d dlo, __m256d dhi, __m256d* lo, __m256d* hi) {
+  const __m256d lim = _mm256_set1_pd(80.0);
+  const __m256d out_lo = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), dlo), lim, _CMP_NLE_UQ);
+  const __m256d out_hi = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), dhi), lim, _CMP_NLE_UQ);
+  if (_mm256_movemask_pd(_mm256_or_pd(out_lo, out_hi)) != 0) {
+    *lo = Eigen::internal::pexp<Packet4d>(dlo);
+    *hi = Eigen::internal::pexp<Packet4d>(dhi);
+    return;
+  }
+  const __m128 hlo = _mm256_cvtpd_ps(dlo), hhi = _mm256_cvtpd_ps(dhi);
+  const __m256 e = Expm1Lanes8(_mm256_set_m128(hhi, hlo));
+  const __m256d one = _mm256_set1_pd(1.0);
+  const __m256d glo = _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(e)), one);
+  const __m256d ghi = _mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)), one);
+  *lo = _mm256_fmadd_pd(glo, _mm256_sub_pd(dlo, _mm256_cvtps_pd(hlo)), glo);
+  *hi = _mm256_fmadd_pd(ghi, _mm256_sub_pd(dhi, _mm256_cvtps_pd(hhi)), ghi);
+}
+
 // r + log(hi + lo) for a float pair hi + lo (hi a positive normal float), rounded once.
 PADDLE_OPS_VINLINE __m256 LogOfPair8(__m256 hi, __m256 lo, __m256 vr) {
   const __m256i bits = _mm256_castps_si256(hi);
@@ -1668,7 +1712,9 @@ struct LseGradKernel {
   // The gate exp(o - o_prev) of 4 lanes: 1 where o = o_prev, 0 where o = -inf or at a row's
   // first step (the row code's rules, lane by lane).
   static PADDLE_OPS_VINLINE __m256d Gate4(__m256d ov, __m256d opv, bool row_start) {
-    __m256d gate = Eigen::internal::pexp<Packet4d>(_mm256_sub_pd(ov, opv));
+    return GateRules4(Eigen::internal::pexp<Packet4d>(_mm256_sub_pd(ov, opv)), ov, opv, row_start);
+  }
+  static PADDLE_OPS_VINLINE __m256d GateRules4(__m256d gate, __m256d ov, __m256d opv, bool row_start) {
     gate = _mm256_blendv_pd(gate, _mm256_set1_pd(1.0), _mm256_cmp_pd(ov, opv, _CMP_EQ_OQ));
     gate = _mm256_andnot_pd(_mm256_cmp_pd(ov, _mm256_set1_pd(-kInf), _CMP_EQ_OQ), gate);
     return row_start ? _mm256_setzero_pd() : gate;
@@ -1719,7 +1765,15 @@ struct LseGradKernel {
         load8(o, fo, off, c, n, &olo, &ohi);
         load8(dout, fg, off, c, n, &glo, &ghi);
         const __m256d oplo = _mm256_load_pd(op + c), ophi = _mm256_load_pd(op + c + 4);
-        const __m256d gtlo = Gate4(olo, oplo, row_start), gthi = Gate4(ohi, ophi, row_start);
+        __m256d gtlo, gthi;
+        if constexpr (std::is_same<T, double>::value) {
+          gtlo = Gate4(olo, oplo, row_start);
+          gthi = Gate4(ohi, ophi, row_start);
+        } else {  // float outputs: gates as 1 + expm1 in float lanes (GateExp8)
+          GateExp8(_mm256_sub_pd(olo, oplo), _mm256_sub_pd(ohi, ophi), &gtlo, &gthi);
+          gtlo = GateRules4(gtlo, olo, oplo, row_start);
+          gthi = GateRules4(gthi, ohi, ophi, row_start);
+        }
         const __m256d alo = _mm256_mul_pd(_mm256_load_pd(la + c), gtlo);
         const __m256d ahi = _mm256_mul_pd(_mm256_load_pd(la + c + 4), gthi);
         const __m256d blo = _mm256_fmadd_pd(gtlo, _mm256_load_pd(lb + c), glo);
@@ -1780,6 +1834,7 @@ struct LseGradKernel {
     alignas(32) double oprev[kBlock];
     alignas(32) double g[kBlock];
     alignas(32) double x[kBlock];
+    alignas(32) double gate[kBlock];  // float outputs: the block's gates before the rules
     alignas(32) double acc[kBlock + 4];  // acc[3] is the accumulator before the block
   };
 
@@ -1792,10 +1847,20 @@ struct LseGradKernel {
     const __m256d ninf = _mm256_set1_pd(-kInf), one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
     __m256d la = _mm256_set1_pd(loc.a), lb = _mm256_set1_pd(loc.b);
     const __m256d cb = _mm256_set1_pd(carry.b);
+    if constexpr (!std::is_same<T, double>::value) {  // float outputs: 8 gates at a time (GateExp8)
+      for (int i = 0; i < nv; i += 2) {
+        __m256d g0, g1;
+        GateExp8(_mm256_sub_pd(_mm256_load_pd(buf->o + 4 * i), _mm256_load_pd(buf->oprev + 4 * i)),
+                 _mm256_sub_pd(_mm256_load_pd(buf->o + 4 * i + 4), _mm256_load_pd(buf->oprev + 4 * i + 4)), &g0, &g1);
+        _mm256_store_pd(buf->gate + 4 * i, g0);
+        _mm256_store_pd(buf->gate + 4 * i + 4, g1);
+      }
+    }
     for (int i = 0; i < nv; ++i) {
       const __m256d ov = _mm256_load_pd(buf->o + 4 * i);
       const __m256d opv = _mm256_load_pd(buf->oprev + 4 * i);
-      __m256d gate = Eigen::internal::pexp<Packet4d>(_mm256_sub_pd(ov, opv));
+      __m256d gate = std::is_same<T, double>::value ? Eigen::internal::pexp<Packet4d>(_mm256_sub_pd(ov, opv))
+                                                    : _mm256_load_pd(buf->gate + 4 * i);
       // 1 where o_k = o_prev (exp(inf - inf) after a +inf input would poison the row with NaN),
       // then 0 where o_k = -inf.
       gate = _mm256_blendv_pd(gate, one, _mm256_cmp_pd(ov, opv, _CMP_EQ_OQ));
