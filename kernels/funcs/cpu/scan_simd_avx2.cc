@@ -503,40 +503,39 @@ PADDLE_OPS_VINLINE __m256 LogNearOne8(__m256 f) {
 // polynomial of Cephes' expf (public domain; Eigen's pexp evaluates the same), times 2^m built
 // in the exponent bits (m >= -126: a normal float). No range checks beyond the clamp: inline,
 // about 1 ulp.
-PADDLE_OPS_VINLINE __m256 ExpNonPositive8(__m256 d) {
-  const __m256 x = _mm256_max_ps(d, _mm256_set1_ps(-87.3f));
-  const __m256 m = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(m, _mm256_set1_ps(kLn2Hi), x);
-  r = _mm256_fnmadd_ps(m, _mm256_set1_ps(kLn2Lo), r);
+// x = m ln2 + r (|r| <= ln2 / 2, m integral, in *m and *r): returns P(r), exp(r) = 1 + r + r^2 P(r).
+PADDLE_OPS_VINLINE __m256 ExpReduced8(__m256 x, __m256* m, __m256* r) {
+  *m = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  *r = _mm256_fnmadd_ps(*m, _mm256_set1_ps(kLn2Hi), x);
+  *r = _mm256_fnmadd_ps(*m, _mm256_set1_ps(kLn2Lo), *r);
   __m256 y = _mm256_set1_ps(1.9875691500e-4f);
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
+  y = _mm256_fmadd_ps(y, *r, _mm256_set1_ps(1.3981999507e-3f));
+  y = _mm256_fmadd_ps(y, *r, _mm256_set1_ps(8.3334519073e-3f));
+  y = _mm256_fmadd_ps(y, *r, _mm256_set1_ps(4.1665795894e-2f));
+  y = _mm256_fmadd_ps(y, *r, _mm256_set1_ps(1.6666665459e-1f));
+  return _mm256_fmadd_ps(y, *r, _mm256_set1_ps(5.0000001201e-1f));
+}
+// 2^m for integral m in the normal range, from its exponent bits.
+PADDLE_OPS_VINLINE __m256 Pow2Lanes8(__m256 m) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(m), _mm256_set1_epi32(127)), 23));
+}
+
+PADDLE_OPS_VINLINE __m256 ExpNonPositive8(__m256 d) {
+  __m256 m, r;
+  __m256 y = ExpReduced8(_mm256_max_ps(d, _mm256_set1_ps(-87.3f)), &m, &r);
   y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(m), _mm256_set1_epi32(127)), 23);
-  return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
+  return _mm256_mul_ps(y, Pow2Lanes8(m));
 }
 
 // exp(d) - 1 on 8 float lanes, |d| <= 80: ExpNonPositive8's reduction and polynomial, with
 // exp(r) - 1 = r + r^2 P(r) taken directly where m = 0 (|d| < ln2 / 2), so the result keeps a
 // relative error of about 1 ulp also for tiny d; elsewhere y 2^m - 1 (|result| >= 0.29).
 PADDLE_OPS_VINLINE __m256 Expm1Lanes8(__m256 d) {
-  const __m256 m = _mm256_round_ps(_mm256_mul_ps(d, _mm256_set1_ps(1.44269504088896341f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(m, _mm256_set1_ps(kLn2Hi), d);
-  r = _mm256_fnmadd_ps(m, _mm256_set1_ps(kLn2Lo), r);
-  __m256 y = _mm256_set1_ps(1.9875691500e-4f);
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
+  __m256 m, r;
+  const __m256 y = ExpReduced8(d, &m, &r);
   const __m256 em1 = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), r);  // exp(r) - 1
-  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(m), _mm256_set1_epi32(127)), 23);
-  const __m256 big = _mm256_fmsub_ps(_mm256_add_ps(em1, _mm256_set1_ps(1.0f)), _mm256_castsi256_ps(e), _mm256_set1_ps(1.0f));
+  const __m256 big = _mm256_fmsub_ps(_mm256_add_ps(em1, _mm256_set1_ps(1.0f)), Pow2Lanes8(m), _mm256_set1_ps(1.0f));
   return _mm256_blendv_ps(big, em1, _mm256_cmp_ps(m, _mm256_setzero_ps(), _CMP_EQ_OQ));
 }
 
