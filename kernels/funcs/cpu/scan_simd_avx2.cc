@@ -405,26 +405,6 @@ PADDLE_OPS_VINLINE __m256d ExpDiff4(__m256d xv, __m256d vM) {
   return _mm256_and_pd(t, _mm256_cmp_pd(d, _mm256_set1_pd(LseLanes<double>::kExpLow), _CMP_GE_OQ));
 }
 
-// exp(d) for 8 double lanes d (2 x 4), to float accuracy: d is split into a float head and a
-// tail, exp(d) = expf(head) * (1 + tail) (one float exponential for 8 lanes). Lanes outside
-// [-80, 80] or NaN (rare: +-inf inputs, far tails) make the whole vector take the double
-// exponential instead, so 0, inf, NaN and subnormal results are exactly the double path's.
-PADDLE_OPS_VINLINE void ExpOfDiff8(__m256d dlo, __m256d dhi, __m256d* lo, __m256d* hi) {
-  const __m256d lim = _mm256_set1_pd(80.0);
-  const __m256d out_lo = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), dlo), lim, _CMP_NLE_UQ);
-  const __m256d out_hi = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), dhi), lim, _CMP_NLE_UQ);
-  if (_mm256_movemask_pd(_mm256_or_pd(out_lo, out_hi)) != 0) {
-    *lo = Eigen::internal::pexp<Packet4d>(dlo);
-    *hi = Eigen::internal::pexp<Packet4d>(dhi);
-    return;
-  }
-  const __m128 hlo = _mm256_cvtpd_ps(dlo), hhi = _mm256_cvtpd_ps(dhi);
-  const __m256 t = Eigen::internal::pexp<Packet8f>(_mm256_set_m128(hhi, hlo));
-  const __m256d tlo = _mm256_cvtps_pd(_mm256_castps256_ps128(t));
-  const __m256d thi = _mm256_cvtps_pd(_mm256_extractf128_ps(t, 1));
-  *lo = _mm256_fmadd_pd(tlo, _mm256_sub_pd(dlo, _mm256_cvtps_pd(hlo)), tlo);
-  *hi = _mm256_fmadd_pd(thi, _mm256_sub_pd(dhi, _mm256_cvtps_pd(hhi)), thi);
-}
 
 PADDLE_OPS_VINLINE void SetOutConst(const LseState& carry, double M, LseOutConst* oc) {
   if (oc->key_m == M) return;
@@ -539,6 +519,33 @@ PADDLE_OPS_VINLINE __m256 Expm1Lanes8(__m256 d) {
   return _mm256_blendv_ps(big, em1, _mm256_cmp_ps(m, _mm256_setzero_ps(), _CMP_EQ_OQ));
 }
 
+// Whether some lane of the 8 (2 x 4) is outside [-80, 80] or NaN; then *lo, *hi are the
+// double exponentials of all of them.
+PADDLE_OPS_VINLINE bool DoubleExpOutside80(__m256d dlo, __m256d dhi, __m256d* lo, __m256d* hi) {
+  const __m256d lim = _mm256_set1_pd(80.0);
+  const __m256d out_lo = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), dlo), lim, _CMP_NLE_UQ);
+  const __m256d out_hi = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), dhi), lim, _CMP_NLE_UQ);
+  if (_mm256_movemask_pd(_mm256_or_pd(out_lo, out_hi)) == 0) return false;
+  *lo = Eigen::internal::pexp<Packet4d>(dlo);
+  *hi = Eigen::internal::pexp<Packet4d>(dhi);
+  return true;
+}
+
+// exp(d) for 8 double lanes d (2 x 4), to float accuracy: d is split into a float head and a
+// tail, exp(d) = expf(head) * (1 + tail) (one float exponential for 8 lanes, ExpNonPositive8's
+// inline polynomial, valid up to 88). Lanes outside
+// [-80, 80] or NaN (rare: +-inf inputs, far tails) make the whole vector take the double
+// exponential instead, so 0, inf, NaN and subnormal results are exactly the double path's.
+PADDLE_OPS_VINLINE void ExpOfDiff8(__m256d dlo, __m256d dhi, __m256d* lo, __m256d* hi) {
+  if (DoubleExpOutside80(dlo, dhi, lo, hi)) return;
+  const __m128 hlo = _mm256_cvtpd_ps(dlo), hhi = _mm256_cvtpd_ps(dhi);
+  const __m256 t = ExpNonPositive8(_mm256_set_m128(hhi, hlo));
+  const __m256d tlo = _mm256_cvtps_pd(_mm256_castps256_ps128(t));
+  const __m256d thi = _mm256_cvtps_pd(_mm256_extractf128_ps(t, 1));
+  *lo = _mm256_fmadd_pd(tlo, _mm256_sub_pd(dlo, _mm256_cvtps_pd(hlo)), tlo);
+  *hi = _mm256_fmadd_pd(thi, _mm256_sub_pd(dhi, _mm256_cvtps_pd(hhi)), thi);
+}
+
 // exp(d) on 2 x 4 double lanes for the gradient's gates, d = o - o_prev (<= 0 for a monotone
 // o) of float outputs, as 1 + expm1(d): expm1 of d rounded to float in float lanes, then
 // (1 + e)(1 + dl) for the rounding dl of d. A gate's error is then ~1e-7 |1 - gate| (plus
@@ -546,14 +553,7 @@ PADDLE_OPS_VINLINE __m256 Expm1Lanes8(__m256 d) {
 // error of ~1e-7 times the total rise (the log of the product), not m 1e-7 (docs/spec.md §1,
 // gradient). Any lane with |d| > 80 or NaN: the double exponential for the pair of vectors.
 PADDLE_OPS_VINLINE void GateExp8(__m256d dlo, __m256d dhi, __m256d* lo, __m256d* hi) {
-  const __m256d lim = _mm256_set1_pd(80.0);
-  const __m256d out_lo = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), dlo), lim, _CMP_NLE_UQ);
-  const __m256d out_hi = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), dhi), lim, _CMP_NLE_UQ);
-  if (_mm256_movemask_pd(_mm256_or_pd(out_lo, out_hi)) != 0) {
-    *lo = Eigen::internal::pexp<Packet4d>(dlo);
-    *hi = Eigen::internal::pexp<Packet4d>(dhi);
-    return;
-  }
+  if (DoubleExpOutside80(dlo, dhi, lo, hi)) return;
   const __m128 hlo = _mm256_cvtpd_ps(dlo), hhi = _mm256_cvtpd_ps(dhi);
   const __m256 e = Expm1Lanes8(_mm256_set_m128(hhi, hlo));
   const __m256d one = _mm256_set1_pd(1.0);
