@@ -17,7 +17,11 @@
 #include "kernels/cpu/cum_scan_fast.h"
 #include "kernels/funcs/cpu/scan_cpu.h"
 #include "kernels/funcs/cpu/scan_runtime.h"
+#include "kernels/funcs/simd/cpu_isa.h"
+#include "paddle_ops/common/bfloat16.h"
+#include "paddle_ops/common/float16.h"
 #include "kernels/impl/cum_scan_ops.h"
+#include "paddle_ops/common/flags.h"
 
 namespace {
 
@@ -367,6 +371,85 @@ TEST(ScanEngineCpu, LseGradPathsAgreeAndThreads) {
         }
       });
 }
+
+// float32 gradients take their gates in float lanes (1 + expm1, GateExp8): the SIMD result
+// must not depend on the thread count (bitwise) and must stay within the float32 gradient
+// bound (docs/spec.md: 1e-5 of max(1, max |ref|)) of the generic path's double gates.
+TEST(ScanEngineCpu, LseGradFloat32FloatGatesThreads) {
+  uint64_t seed = 500;
+  using Inputs = std::pair<std::vector<float>, std::vector<float>>;
+  ForEachLayoutCase(
+      [&](const ScanLayout& l) {
+        Inputs in{Random<float>(l.numel(), -20, 4, seed), Random<float>(l.numel(), -1, 1, seed + 1)};
+        seed += 2;
+        return in;
+      },
+      [&](const ScanLayout& l, const Inputs& in, bool ex, bool rev) {
+        const auto o = RunLse(in.first, l, ex, rev);
+        phi::funcs::SetCpuScanSimdEnabled(false);
+        phi::funcs::SetCpuNumThreads(1);
+        const auto gen = RunLseGrad(in.first, o, in.second, l, ex, rev);
+        phi::funcs::SetCpuScanSimdEnabled(true);
+        const auto a = RunLseGrad(in.first, o, in.second, l, ex, rev);
+        phi::funcs::SetCpuNumThreads(2);
+        const auto b = RunLseGrad(in.first, o, in.second, l, ex, rev);
+        ExpectBitwiseEqual(a, b, "float32 grad threads " + Name(l, ex, rev));
+        double mx = 1.0;
+        for (float v : gen) mx = std::max(mx, std::fabs(static_cast<double>(v)));
+        for (size_t i = 0; i < a.size(); ++i) {
+          ASSERT_LE(std::fabs(static_cast<double>(a[i]) - gen[i]), 1e-5 * mx) << Name(l, ex, rev) << " " << i;
+        }
+      });
+}
+
+// fp16/bf16 loads and stores go through the run-time dispatched vector conversions
+// (kernels/funcs/simd/convert.h): the engine's results must be bitwise the same with the scalar
+// conversions (PADDLE_OPS_CPU_ISA=baseline) as with the widest set the CPU has (auto), for
+// logcumsumexp, its gradient and cumsum, rows and columns, both directions, both modes, NaN,
+// +-inf and ties included, and with 1 or 2 threads.
+template <typename T>
+std::vector<uint16_t> Bits16(const std::vector<T>& v) {
+  std::vector<uint16_t> b(v.size());
+  std::memcpy(b.data(), v.data(), v.size() * sizeof(T));
+  return b;
+}
+
+template <typename T>
+void CheckHalfIsaBitwise() {
+  struct IsaAuto {
+    ~IsaAuto() { paddle_ops::flags::SetFlag("PADDLE_OPS_CPU_ISA", "auto"); }
+  } restore_isa;
+  uint64_t seed = 300;
+  using Inputs = std::pair<std::vector<T>, std::vector<T>>;  // (x, out_grad)
+  ForEachLayoutCase(
+      [&](const ScanLayout& l) {
+        Inputs in{Random<T>(l.numel(), -6, 6, seed), Random<T>(l.numel(), -1, 1, seed + 1)};
+        seed += 2;
+        const T specials[] = {static_cast<T>(NAN), static_cast<T>(INFINITY), static_cast<T>(-INFINITY)};
+        for (int k = 0; k < 3 && l.numel() > 64; ++k) in.first[static_cast<size_t>((k + 1) * l.numel() / 5)] = specials[k];
+        return in;
+      },
+      [&](const ScanLayout& l, const Inputs& in, bool ex, bool rev) {
+        std::vector<uint16_t> r[2][3];
+        for (int isa = 0; isa < 2; ++isa) {
+          paddle_ops::flags::SetFlag("PADDLE_OPS_CPU_ISA", isa == 0 ? "baseline" : "auto");
+          phi::funcs::SetCpuNumThreads(isa + 1);  // 1 thread with the scalar conversions, 2 with the vector ones
+          const auto o = RunLse(in.first, l, ex, rev);
+          r[isa][0] = Bits16(o);
+          r[isa][1] = Bits16(RunLseGrad(in.first, o, in.second, l, ex, rev));
+          r[isa][2] = Bits16(RunCumsum(in.first, l, ex, rev));
+        }
+        const char* what[] = {"logcumsumexp", "logcumsumexp grad", "cumsum"};
+        for (int k = 0; k < 3; ++k) {
+          ASSERT_EQ(r[0][k], r[1][k]) << what[k] << " baseline vs " << phi::funcs::simd::CpuIsaName(
+                                                      phi::funcs::simd::CpuIsaSupported())
+                                      << " " << Name(l, ex, rev);
+        }
+      });
+}
+
+TEST(ScanEngineCpu, Float16ConversionsBitwiseAcrossIsa) { CheckHalfIsaBitwise<phi::dtype::float16>(); }
+TEST(ScanEngineCpu, BFloat16ConversionsBitwiseAcrossIsa) { CheckHalfIsaBitwise<phi::dtype::bfloat16>(); }
 
 // A user-defined op (running max with its position: right_flood's (value, index) shape), run
 // through the generic engine on rows long enough for three phases.

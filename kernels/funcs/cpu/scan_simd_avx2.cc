@@ -25,6 +25,7 @@
 #include "kernels/funcs/cpu/scan_driver.h"
 #include "kernels/funcs/cpu/scan_simd.h"
 #include "kernels/funcs/scan_functors.h"
+#include "kernels/funcs/simd/convert.h"
 #include "paddle_ops/common/bfloat16.h"
 #include "paddle_ops/common/float16.h"
 
@@ -138,9 +139,51 @@ inline dtype::bfloat16 FromCompute<dtype::bfloat16, double>(double v) {
   return static_cast<dtype::bfloat16>(static_cast<float>(v));
 }
 
+// The 16-bit types load and store through the run-time dispatched vector conversions of
+// kernels/funcs/simd/convert.h (bitwise the scalar ones, so results do not depend on the
+// instruction set they use: F16C / AVX-512 BF16 / integer lanes / scalar).
+template <typename T>
+constexpr bool kIs16Bit = std::is_same<T, dtype::float16>::value || std::is_same<T, dtype::bfloat16>::value;
+
+template <typename From, typename To>
+inline void ConvertVec(const From* x, To* y, int64_t n) {
+  ::phi::funcs::simd::Convert(x, y, n);
+}
+
+// A column step's run of n <= 8 lanes to float. bfloat16 -> float32 is a 16-bit shift: inline,
+// it costs less than the call (measured: bfloat16 cumsum over [4096, 256], axis 0, 8.3 ns per
+// element with the shift, 12 with a call per step); float16 takes the vector conversion.
+template <typename T>
+PADDLE_OPS_VINLINE void LanesToFloat(const T* p, float* f, int n) {
+  if constexpr (std::is_same<T, dtype::bfloat16>::value) {
+    for (int g = 0; g < n; ++g) f[g] = dtype::bfloat16::BitsToFloat(p[g].x);
+  } else {
+    ConvertVec(p, f, n);
+  }
+}
+
+// Steps b0 .. b0 + n - 1 (n <= kBlock) of a contiguous row (stride 1) of a 16-bit type as
+// float, in scan order: the steps are one run of memory, converted at once (and reversed).
+template <typename T>
+void RowToFloat(const T* x, const SeqGroup& q, int64_t b0, int n, float* f) {
+  if (!q.reverse) {
+    ConvertVec(x + q.Offset(b0), f, n);
+    return;
+  }
+  alignas(32) float t[kBlock];
+  ConvertVec(x + q.Offset(b0 + n - 1), t, n);
+  for (int j = 0; j < n; ++j) f[j] = t[n - 1 - j];
+}
+
 // Stores 8 double lanes (2 x 4) as n <= 8 consecutive elements of type T.
 template <typename T>
 PADDLE_OPS_VINLINE void StoreLanes8(T* p, int n, __m256d lo, __m256d hi) {
+  if constexpr (kIs16Bit<T>) {  // rounded to float in lanes, as FromCompute does one by one
+    alignas(32) float f[8];
+    _mm256_store_ps(f, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
+    ConvertVec(f, p, n);
+    return;
+  }
   if constexpr (std::is_same<T, float>::value) {
     if (n == 8) {
       _mm256_storeu_ps(p, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
@@ -362,26 +405,6 @@ PADDLE_OPS_VINLINE __m256d ExpDiff4(__m256d xv, __m256d vM) {
   return _mm256_and_pd(t, _mm256_cmp_pd(d, _mm256_set1_pd(LseLanes<double>::kExpLow), _CMP_GE_OQ));
 }
 
-// exp(d) for 8 double lanes d (2 x 4), to float accuracy: d is split into a float head and a
-// tail, exp(d) = expf(head) * (1 + tail) (one float exponential for 8 lanes). Lanes outside
-// [-80, 80] or NaN (rare: +-inf inputs, far tails) make the whole vector take the double
-// exponential instead, so 0, inf, NaN and subnormal results are exactly the double path's.
-PADDLE_OPS_VINLINE void ExpOfDiff8(__m256d dlo, __m256d dhi, __m256d* lo, __m256d* hi) {
-  const __m256d lim = _mm256_set1_pd(80.0);
-  const __m256d out_lo = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), dlo), lim, _CMP_NLE_UQ);
-  const __m256d out_hi = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), dhi), lim, _CMP_NLE_UQ);
-  if (_mm256_movemask_pd(_mm256_or_pd(out_lo, out_hi)) != 0) {
-    *lo = Eigen::internal::pexp<Packet4d>(dlo);
-    *hi = Eigen::internal::pexp<Packet4d>(dhi);
-    return;
-  }
-  const __m128 hlo = _mm256_cvtpd_ps(dlo), hhi = _mm256_cvtpd_ps(dhi);
-  const __m256 t = Eigen::internal::pexp<Packet8f>(_mm256_set_m128(hhi, hlo));
-  const __m256d tlo = _mm256_cvtps_pd(_mm256_castps256_ps128(t));
-  const __m256d thi = _mm256_cvtps_pd(_mm256_extractf128_ps(t, 1));
-  *lo = _mm256_fmadd_pd(tlo, _mm256_sub_pd(dlo, _mm256_cvtps_pd(hlo)), tlo);
-  *hi = _mm256_fmadd_pd(thi, _mm256_sub_pd(dhi, _mm256_cvtps_pd(hhi)), thi);
-}
 
 PADDLE_OPS_VINLINE void SetOutConst(const LseState& carry, double M, LseOutConst* oc) {
   if (oc->key_m == M) return;
@@ -460,21 +483,84 @@ PADDLE_OPS_VINLINE __m256 LogNearOne8(__m256 f) {
 // polynomial of Cephes' expf (public domain; Eigen's pexp evaluates the same), times 2^m built
 // in the exponent bits (m >= -126: a normal float). No range checks beyond the clamp: inline,
 // about 1 ulp.
-PADDLE_OPS_VINLINE __m256 ExpNonPositive8(__m256 d) {
-  const __m256 x = _mm256_max_ps(d, _mm256_set1_ps(-87.3f));
-  const __m256 m = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(m, _mm256_set1_ps(kLn2Hi), x);
-  r = _mm256_fnmadd_ps(m, _mm256_set1_ps(kLn2Lo), r);
+// x = m ln2 + r (|r| <= ln2 / 2, m integral, in *m and *r): returns P(r), exp(r) = 1 + r + r^2 P(r).
+PADDLE_OPS_VINLINE __m256 ExpReduced8(__m256 x, __m256* m, __m256* r) {
+  *m = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  *r = _mm256_fnmadd_ps(*m, _mm256_set1_ps(kLn2Hi), x);
+  *r = _mm256_fnmadd_ps(*m, _mm256_set1_ps(kLn2Lo), *r);
   __m256 y = _mm256_set1_ps(1.9875691500e-4f);
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
+  y = _mm256_fmadd_ps(y, *r, _mm256_set1_ps(1.3981999507e-3f));
+  y = _mm256_fmadd_ps(y, *r, _mm256_set1_ps(8.3334519073e-3f));
+  y = _mm256_fmadd_ps(y, *r, _mm256_set1_ps(4.1665795894e-2f));
+  y = _mm256_fmadd_ps(y, *r, _mm256_set1_ps(1.6666665459e-1f));
+  return _mm256_fmadd_ps(y, *r, _mm256_set1_ps(5.0000001201e-1f));
+}
+// 2^m for integral m in the normal range, from its exponent bits.
+PADDLE_OPS_VINLINE __m256 Pow2Lanes8(__m256 m) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(m), _mm256_set1_epi32(127)), 23));
+}
+
+PADDLE_OPS_VINLINE __m256 ExpNonPositive8(__m256 d) {
+  __m256 m, r;
+  __m256 y = ExpReduced8(_mm256_max_ps(d, _mm256_set1_ps(-87.3f)), &m, &r);
   y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(m), _mm256_set1_epi32(127)), 23);
-  return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
+  return _mm256_mul_ps(y, Pow2Lanes8(m));
+}
+
+// exp(d) - 1 on 8 float lanes, |d| <= 80: ExpNonPositive8's reduction and polynomial, with
+// exp(r) - 1 = r + r^2 P(r) taken directly where m = 0 (|d| < ln2 / 2), so the result keeps a
+// relative error of about 1 ulp also for tiny d; elsewhere y 2^m - 1 (|result| >= 0.29).
+PADDLE_OPS_VINLINE __m256 Expm1Lanes8(__m256 d) {
+  __m256 m, r;
+  const __m256 y = ExpReduced8(d, &m, &r);
+  const __m256 em1 = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), r);  // exp(r) - 1
+  const __m256 big = _mm256_fmsub_ps(_mm256_add_ps(em1, _mm256_set1_ps(1.0f)), Pow2Lanes8(m), _mm256_set1_ps(1.0f));
+  return _mm256_blendv_ps(big, em1, _mm256_cmp_ps(m, _mm256_setzero_ps(), _CMP_EQ_OQ));
+}
+
+// Whether some lane of the 8 (2 x 4) is outside [-80, 80] or NaN; then *lo, *hi are the
+// double exponentials of all of them.
+PADDLE_OPS_VINLINE bool DoubleExpOutside80(__m256d dlo, __m256d dhi, __m256d* lo, __m256d* hi) {
+  const __m256d lim = _mm256_set1_pd(80.0);
+  const __m256d out_lo = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), dlo), lim, _CMP_NLE_UQ);
+  const __m256d out_hi = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), dhi), lim, _CMP_NLE_UQ);
+  if (_mm256_movemask_pd(_mm256_or_pd(out_lo, out_hi)) == 0) return false;
+  *lo = Eigen::internal::pexp<Packet4d>(dlo);
+  *hi = Eigen::internal::pexp<Packet4d>(dhi);
+  return true;
+}
+
+// exp(d) for 8 double lanes d (2 x 4), to float accuracy: d is split into a float head and a
+// tail, exp(d) = expf(head) * (1 + tail) (one float exponential for 8 lanes, ExpNonPositive8's
+// inline polynomial, valid up to 88). Lanes outside
+// [-80, 80] or NaN (rare: +-inf inputs, far tails) make the whole vector take the double
+// exponential instead, so 0, inf, NaN and subnormal results are exactly the double path's.
+PADDLE_OPS_VINLINE void ExpOfDiff8(__m256d dlo, __m256d dhi, __m256d* lo, __m256d* hi) {
+  if (DoubleExpOutside80(dlo, dhi, lo, hi)) return;
+  const __m128 hlo = _mm256_cvtpd_ps(dlo), hhi = _mm256_cvtpd_ps(dhi);
+  const __m256 t = ExpNonPositive8(_mm256_set_m128(hhi, hlo));
+  const __m256d tlo = _mm256_cvtps_pd(_mm256_castps256_ps128(t));
+  const __m256d thi = _mm256_cvtps_pd(_mm256_extractf128_ps(t, 1));
+  *lo = _mm256_fmadd_pd(tlo, _mm256_sub_pd(dlo, _mm256_cvtps_pd(hlo)), tlo);
+  *hi = _mm256_fmadd_pd(thi, _mm256_sub_pd(dhi, _mm256_cvtps_pd(hhi)), thi);
+}
+
+// exp(d) on 2 x 4 double lanes for the gradient's gates, d = o - o_prev (<= 0 for a monotone
+// o) of float outputs, as 1 + expm1(d): expm1 of d rounded to float in float lanes, then
+// (1 + e)(1 + dl) for the rounding dl of d. A gate's error is then ~1e-7 |1 - gate| (plus
+// 2^-53), not ~1e-7: a product of m gates near 1 (outputs that barely rise) keeps a relative
+// error of ~1e-7 times the total rise (the log of the product), not m 1e-7 (docs/spec.md §1,
+// gradient). Any lane with |d| > 80 or NaN: the double exponential for the pair of vectors.
+PADDLE_OPS_VINLINE void GateExp8(__m256d dlo, __m256d dhi, __m256d* lo, __m256d* hi) {
+  if (DoubleExpOutside80(dlo, dhi, lo, hi)) return;
+  const __m128 hlo = _mm256_cvtpd_ps(dlo), hhi = _mm256_cvtpd_ps(dhi);
+  const __m256 e = Expm1Lanes8(_mm256_set_m128(hhi, hlo));
+  const __m256d one = _mm256_set1_pd(1.0);
+  const __m256d glo = _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(e)), one);
+  const __m256d ghi = _mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)), one);
+  *lo = _mm256_fmadd_pd(glo, _mm256_sub_pd(dlo, _mm256_cvtps_pd(hlo)), glo);
+  *hi = _mm256_fmadd_pd(ghi, _mm256_sub_pd(dhi, _mm256_cvtps_pd(hhi)), ghi);
 }
 
 // r + log(hi + lo) for a float pair hi + lo (hi a positive normal float), rounded once.
@@ -743,7 +829,11 @@ struct LseColumns {
         }
       }
       alignas(32) float f[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      for (int g = 0; g < G; ++g) f[g] = static_cast<float>(p[g]);
+      if constexpr (kIs16Bit<T>) {
+        ConvertVec(p, f, G);
+      } else {
+        for (int g = 0; g < G; ++g) f[g] = static_cast<float>(p[g]);
+      }
       *xf = _mm256_load_ps(f);
     }
   }
@@ -781,12 +871,37 @@ struct LseColumns {
                     T* prev) {
     const int G = q.G;
     const int all = (1 << G) - 1;
+    // 16-bit types: the block's steps converted to float lanes up front (one call per step,
+    // with no vector state live across it), and, when storing, the outputs kept in float lanes
+    // and converted after pass 2.
+    alignas(32) float xs[kIs16Bit<T> ? kBlock : 1][8];
+    alignas(32) float os[kIs16Bit<T> ? kBlock : 1][8];
+    if constexpr (kIs16Bit<T>) {
+      for (int j = 0; j < n; ++j) {
+        LanesToFloat(x + q.Offset(b0 + j), xs[j], G);
+        for (int g = G; g < 8; ++g) xs[j][g] = 0.0f;
+      }
+    }
+    auto load = [&](int j, __m256* xf, __m256d* lo, __m256d* hi) {
+      if constexpr (kIs16Bit<T>) {
+        *xf = _mm256_load_ps(xs[j]);
+      } else {
+        Load(x + q.Offset(b0 + j), G, xf, lo, hi);
+      }
+    };
+    auto store = [&](int j, __m256d lo, __m256d hi) {
+      if constexpr (kIs16Bit<T>) {
+        _mm256_store_ps(os[j], _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
+      } else {
+        Store(out + q.Offset(b0 + j), G, lo, hi);
+      }
+    };
     // Pass 1: per-lane max and NaN check, in double lanes.
     __m256d mlo = _mm256_set1_pd(-kInf), mhi = mlo, nlo = _mm256_setzero_pd(), nhi = nlo;
     for (int j = 0; j < n; ++j) {
       __m256 xf;
       __m256d lo, hi;
-      Load(x + q.Offset(b0 + j), G, &xf, &lo, &hi);
+      load(j, &xf, &lo, &hi);
       if constexpr (!std::is_same<T, double>::value) {
         lo = _mm256_cvtps_pd(_mm256_castps256_ps128(xf));
         hi = _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1));
@@ -867,10 +982,9 @@ struct LseColumns {
       prev_hi = _mm256_load_pd(pv + 4);
     }
     for (int j = 0; j < n; ++j) {
-      const int64_t off = q.Offset(b0 + j);
       __m256 xf = _mm256_setzero_ps();
       __m256d lo = _mm256_setzero_pd(), hi = lo;
-      Load(x + off, G, &xf, &lo, &hi);
+      load(j, &xf, &lo, &hi);
       if (std::is_same<T, double>::value || precise) {
         if constexpr (!std::is_same<T, double>::value) {
           lo = _mm256_cvtps_pd(_mm256_castps256_ps128(xf));
@@ -903,12 +1017,17 @@ struct LseColumns {
             olo = _mm256_cvtps_pd(_mm256_cvtpd_ps(olo));
             ohi = _mm256_cvtps_pd(_mm256_cvtpd_ps(ohi));
           }
-          Store(out + off, G, prev_lo, prev_hi);
+          store(j, prev_lo, prev_hi);
           prev_lo = olo;
           prev_hi = ohi;
         } else {
-          Store(out + off, G, olo, ohi);
+          store(j, olo, ohi);
         }
+      }
+    }
+    if constexpr (kIs16Bit<T>) {
+      if (kStore) {
+        for (int j = 0; j < n; ++j) ConvertVec(os[j], out + q.Offset(b0 + j), G);
       }
     }
     _mm256_store_pd(sv, slo);
@@ -1063,11 +1182,17 @@ struct LseKernel {
                             &oc);
         continue;
       }
-      for (int j = 0; j < n; ++j) xb[j] = ToCompute<F>(x[q.Offset(b0 + j)]);
+      if constexpr (kIs16Bit<T>) {
+        RowToFloat(x, q, b0, n, xb);
+      } else {
+        for (int j = 0; j < n; ++j) xb[j] = ToCompute<F>(x[q.Offset(b0 + j)]);
+      }
       LseBlock<kStore, F>(xb, ob, n, carry, loc, &oc);
       if (kStore) {
+        T tb[kBlock];
+        if constexpr (kIs16Bit<T>) ConvertVec(ob, tb, n);
         for (int j = 0; j < n; ++j) {
-          const T v = FromCompute<T>(ob[j]);
+          const T v = kIs16Bit<T> ? tb[j] : FromCompute<T>(ob[j]);
           T& dst = out[q.Offset(b0 + j)];
           if (q.exclusive) {
             dst = *prev;
@@ -1369,8 +1494,19 @@ struct SumKernel {
     const __m256d zero = _mm256_setzero_pd();
     __m256d th[2] = {zero, zero}, tl[2] = {zero, zero};
     __m256d rh[2] = {_mm256_load_pd(h0), _mm256_load_pd(h0 + 4)}, rl[2] = {_mm256_load_pd(l0), _mm256_load_pd(l0 + 4)};
+    // 16-bit types: kBlock steps at a time, their inputs converted to float lanes before the
+    // block and the outputs (rounded to odd in float) converted after it.
+    alignas(32) float xs[kIs16Bit<T> ? kBlock : 1][8];
+    alignas(32) float os[kIs16Bit<T> ? kBlock : 1][8];
     for (int64_t s = s0; s < s1; ++s) {
       const int64_t off = q.Offset(s);
+      if constexpr (kIs16Bit<T>) {
+        const int j = static_cast<int>((s - s0) % kBlock);
+        if (j == 0) {
+          const int64_t e = std::min<int64_t>(s1, s + kBlock);
+          for (int64_t t = s; t < e; ++t) LanesToFloat(x + q.Offset(t), xs[t - s], G);
+        }
+      }
       if constexpr (std::is_same<T, float>::value) {
         if (G == 8) {  // float32, 8 columns: straight from memory, rounded to float in lanes
           const __m256 xf = _mm256_loadu_ps(x + off);
@@ -1392,7 +1528,12 @@ struct SumKernel {
         }
       }
       alignas(32) double xv[8] = {};
-      for (int g = 0; g < G; ++g) xv[g] = static_cast<double>(static_cast<float>(x[off + g]));
+      if constexpr (kIs16Bit<T>) {
+        const float* f = xs[(s - s0) % kBlock];
+        for (int g = 0; g < G; ++g) xv[g] = static_cast<double>(f[g]);
+      } else {
+        for (int g = 0; g < G; ++g) xv[g] = static_cast<double>(static_cast<float>(x[off + g]));
+      }
       alignas(32) double ov[8];
       for (int k = 0; k < 2; ++k) {
         const __m256d v = _mm256_load_pd(xv + 4 * k);
@@ -1407,7 +1548,15 @@ struct SumKernel {
         }
       }
       if (kStore) {
-        for (int g = 0; g < G; ++g) out[off + g] = FromOdd<T>(ov[g]);
+        if constexpr (kIs16Bit<T>) {  // FromOdd's two roundings: to odd in float, then to T
+          const int j = static_cast<int>((s - s0) % kBlock);
+          for (int g = 0; g < G; ++g) os[j][g] = RoundToOddFloat(ov[g]);
+          if (j == kBlock - 1 || s + 1 == s1) {
+            for (int t = 0; t <= j; ++t) ConvertVec(os[t], out + q.Offset(s - j + t), G);
+          }
+        } else {
+          for (int g = 0; g < G; ++g) out[off + g] = FromOdd<T>(ov[g]);
+        }
       }
     }
     if (local) {
@@ -1443,9 +1592,15 @@ struct SumKernel {
     }
     for (int64_t b0 = s0; b0 < s1; b0 += kBlock) {
       const int n = static_cast<int>(std::min<int64_t>(kBlock, s1 - b0));
-      for (int j = 0; j < n; ++j) {
-        const T* src = x + q.Offset(b0 + j);
-        for (int g = 0; g < q.G; ++g) xb[g][j] = static_cast<double>(static_cast<float>(src[g]));
+      if (kIs16Bit<T> && q.G == 1) {
+        alignas(32) float f[kBlock];
+        if constexpr (kIs16Bit<T>) RowToFloat(x, q, b0, n, f);
+        for (int j = 0; j < n; ++j) xb[0][j] = static_cast<double>(f[j]);
+      } else {
+        for (int j = 0; j < n; ++j) {
+          const T* src = x + q.Offset(b0 + j);
+          for (int g = 0; g < q.G; ++g) xb[g][j] = static_cast<double>(static_cast<float>(src[g]));
+        }
       }
       const int padded = (n + 3) / 4 * 4;
       for (int g = 0; g < q.G; ++g) {
@@ -1454,10 +1609,18 @@ struct SumKernel {
         loc[g] = Add(loc[g], Block<kStore>(xb[g], ob[g], n, base));
       }
       if (kStore) {
+        T tb[kBlock];
+        if constexpr (kIs16Bit<T>) {  // FromOdd's two roundings, the second in vector lanes
+          if (q.G == 1) {
+            alignas(32) float f[kBlock];
+            for (int j = 0; j < n; ++j) f[j] = RoundToOddFloat(ob[0][j]);
+            ConvertVec(f, tb, n);
+          }
+        }
         for (int j = 0; j < n; ++j) {
           T* dst = out + q.Offset(b0 + j);
           for (int g = 0; g < q.G; ++g) {
-            const T v = FromOdd<T>(ob[g][j]);
+            const T v = kIs16Bit<T> && q.G == 1 ? tb[j] : FromOdd<T>(ob[g][j]);
             if (q.exclusive) {
               dst[g] = prev[g];
               prev[g] = v;
@@ -1531,6 +1694,13 @@ struct LseGradKernel {
         return;
       }
     }
+    if constexpr (kIs16Bit<T>) {
+      alignas(32) float f[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      ConvertVec(p, f, n);
+      *lo = _mm256_cvtps_pd(_mm_load_ps(f));
+      *hi = _mm256_cvtps_pd(_mm_load_ps(f + 4));
+      return;
+    }
     alignas(32) double d[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     for (int g = 0; g < n; ++g) d[g] = ToCompute<double>(p[g]);
     *lo = _mm256_load_pd(d);
@@ -1541,7 +1711,9 @@ struct LseGradKernel {
   // The gate exp(o - o_prev) of 4 lanes: 1 where o = o_prev, 0 where o = -inf or at a row's
   // first step (the row code's rules, lane by lane).
   static PADDLE_OPS_VINLINE __m256d Gate4(__m256d ov, __m256d opv, bool row_start) {
-    __m256d gate = Eigen::internal::pexp<Packet4d>(_mm256_sub_pd(ov, opv));
+    return GateRules4(Eigen::internal::pexp<Packet4d>(_mm256_sub_pd(ov, opv)), ov, opv, row_start);
+  }
+  static PADDLE_OPS_VINLINE __m256d GateRules4(__m256d gate, __m256d ov, __m256d opv, bool row_start) {
     gate = _mm256_blendv_pd(gate, _mm256_set1_pd(1.0), _mm256_cmp_pd(ov, opv, _CMP_EQ_OQ));
     gate = _mm256_andnot_pd(_mm256_cmp_pd(ov, _mm256_set1_pd(-kInf), _CMP_EQ_OQ), gate);
     return row_start ? _mm256_setzero_pd() : gate;
@@ -1564,16 +1736,43 @@ struct LseGradKernel {
     }
     for (int g = G; g < (G + 7) / 8 * 8; ++g) la[g] = lb[g] = op[g] = ap[g] = cb[g] = 0.0;
     const __m256d ninf = _mm256_set1_pd(-kInf);
+    // 16-bit types: a step's run of G columns converted at once per input (and x_grad's after
+    // the step), with no vector state live across the calls.
+    alignas(32) float fo[kIs16Bit<T> ? kMaxGroup : 1], fg[kIs16Bit<T> ? kMaxGroup : 1];
+    alignas(32) float fx[kIs16Bit<T> ? kMaxGroup : 1], fd[kIs16Bit<T> ? kMaxGroup : 1];
+    auto load8 = [&](const T* p, const float* f, int64_t off, int c, int n, __m256d* lo, __m256d* hi) {
+      if constexpr (kIs16Bit<T>) {  // lanes >= n read as 0
+        alignas(32) float t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (int g = 0; g < n; ++g) t[g] = f[c + g];
+        *lo = _mm256_cvtps_pd(_mm_load_ps(t));
+        *hi = _mm256_cvtps_pd(_mm_load_ps(t + 4));
+      } else {
+        Load8(p + off + c, n, lo, hi);
+      }
+    };
     for (int64_t s = s0; s < s1; ++s) {
       const int64_t off = q.Offset(s);
       const bool row_start = s == 0;
+      if constexpr (kIs16Bit<T>) {
+        ConvertVec(o + off, fo, G);
+        ConvertVec(dout + off, fg, G);
+        if (kStore) ConvertVec(x + off, fx, G);
+      }
       for (int c = 0; c < G; c += 8) {
         const int n = std::min(8, G - c);
         __m256d olo, ohi, glo, ghi;
-        Load8(o + off + c, n, &olo, &ohi);
-        Load8(dout + off + c, n, &glo, &ghi);
+        load8(o, fo, off, c, n, &olo, &ohi);
+        load8(dout, fg, off, c, n, &glo, &ghi);
         const __m256d oplo = _mm256_load_pd(op + c), ophi = _mm256_load_pd(op + c + 4);
-        const __m256d gtlo = Gate4(olo, oplo, row_start), gthi = Gate4(ohi, ophi, row_start);
+        __m256d gtlo, gthi;
+        if constexpr (std::is_same<T, double>::value) {
+          gtlo = Gate4(olo, oplo, row_start);
+          gthi = Gate4(ohi, ophi, row_start);
+        } else {  // float outputs: gates as 1 + expm1 in float lanes (GateExp8)
+          GateExp8(_mm256_sub_pd(olo, oplo), _mm256_sub_pd(ohi, ophi), &gtlo, &gthi);
+          gtlo = GateRules4(gtlo, olo, oplo, row_start);
+          gthi = GateRules4(gthi, ohi, ophi, row_start);
+        }
         const __m256d alo = _mm256_mul_pd(_mm256_load_pd(la + c), gtlo);
         const __m256d ahi = _mm256_mul_pd(_mm256_load_pd(la + c + 4), gthi);
         const __m256d blo = _mm256_fmadd_pd(gtlo, _mm256_load_pd(lb + c), glo);
@@ -1586,7 +1785,7 @@ struct LseGradKernel {
         _mm256_store_pd(op + c + 4, ohi);
         if (kStore) {
           __m256d xlo, xhi;
-          Load8(x + off + c, n, &xlo, &xhi);
+          load8(x, fx, off, c, n, &xlo, &xhi);
           const __m256d acclo = _mm256_fmadd_pd(alo, _mm256_load_pd(cb + c), blo);
           const __m256d acchi = _mm256_fmadd_pd(ahi, _mm256_load_pd(cb + c + 4), bhi);
           __m256d flo = acclo, fhi = acchi, rlo = olo, rhi = ohi;
@@ -1608,8 +1807,17 @@ struct LseGradKernel {
           __m256d dlo = _mm256_andnot_pd(_mm256_cmp_pd(xlo, ninf, _CMP_EQ_OQ), _mm256_mul_pd(flo, elo));
           __m256d dhi = _mm256_andnot_pd(_mm256_cmp_pd(xhi, ninf, _CMP_EQ_OQ), _mm256_mul_pd(fhi, ehi));
           if (q.exclusive && row_start) dlo = dhi = _mm256_setzero_pd();
-          Store8(dx + off + c, n, dlo, dhi);
+          if constexpr (kIs16Bit<T>) {  // rounded to float in lanes, as FromCompute does
+            alignas(32) float f[8];
+            _mm256_store_ps(f, _mm256_set_m128(_mm256_cvtpd_ps(dhi), _mm256_cvtpd_ps(dlo)));
+            for (int g = 0; g < n; ++g) fd[c + g] = f[g];
+          } else {
+            Store8(dx + off + c, n, dlo, dhi);
+          }
         }
+      }
+      if constexpr (kIs16Bit<T>) {
+        if (kStore) ConvertVec(fd, dx + off, G);
       }
     }
     if (local) {
@@ -1625,6 +1833,7 @@ struct LseGradKernel {
     alignas(32) double oprev[kBlock];
     alignas(32) double g[kBlock];
     alignas(32) double x[kBlock];
+    alignas(32) double gate[kBlock];  // float outputs: the block's gates before the rules
     alignas(32) double acc[kBlock + 4];  // acc[3] is the accumulator before the block
   };
 
@@ -1637,10 +1846,20 @@ struct LseGradKernel {
     const __m256d ninf = _mm256_set1_pd(-kInf), one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
     __m256d la = _mm256_set1_pd(loc.a), lb = _mm256_set1_pd(loc.b);
     const __m256d cb = _mm256_set1_pd(carry.b);
+    if constexpr (!std::is_same<T, double>::value) {  // float outputs: 8 gates at a time (GateExp8)
+      for (int i = 0; i < nv; i += 2) {
+        __m256d g0, g1;
+        GateExp8(_mm256_sub_pd(_mm256_load_pd(buf->o + 4 * i), _mm256_load_pd(buf->oprev + 4 * i)),
+                 _mm256_sub_pd(_mm256_load_pd(buf->o + 4 * i + 4), _mm256_load_pd(buf->oprev + 4 * i + 4)), &g0, &g1);
+        _mm256_store_pd(buf->gate + 4 * i, g0);
+        _mm256_store_pd(buf->gate + 4 * i + 4, g1);
+      }
+    }
     for (int i = 0; i < nv; ++i) {
       const __m256d ov = _mm256_load_pd(buf->o + 4 * i);
       const __m256d opv = _mm256_load_pd(buf->oprev + 4 * i);
-      __m256d gate = Eigen::internal::pexp<Packet4d>(_mm256_sub_pd(ov, opv));
+      __m256d gate = std::is_same<T, double>::value ? Eigen::internal::pexp<Packet4d>(_mm256_sub_pd(ov, opv))
+                                                    : _mm256_load_pd(buf->gate + 4 * i);
       // 1 where o_k = o_prev (exp(inf - inf) after a +inf input would poison the row with NaN),
       // then 0 where o_k = -inf.
       gate = _mm256_blendv_pd(gate, one, _mm256_cmp_pd(ov, opv, _CMP_EQ_OQ));
@@ -1701,12 +1920,24 @@ struct LseGradKernel {
     }
     for (int64_t b0 = s0; b0 < s1; b0 += kBlock) {
       const int n = static_cast<int>(std::min<int64_t>(kBlock, s1 - b0));
-      for (int j = 0; j < n; ++j) {
-        const int64_t off = q.Offset(b0 + j);
-        for (int g = 0; g < kRows; ++g) {
-          buf[g].o[j] = ToCompute<double>(o[off + g]);
-          buf[g].g[j] = ToCompute<double>(dout[off + g]);
-          if (kStore) buf[g].x[j] = ToCompute<double>(x[off + g]);
+      if constexpr (kIs16Bit<T>) {  // kRows == 1: one contiguous run per input
+        alignas(32) float f[kBlock];
+        RowToFloat(o, q, b0, n, f);
+        for (int j = 0; j < n; ++j) buf[0].o[j] = f[j];
+        RowToFloat(dout, q, b0, n, f);
+        for (int j = 0; j < n; ++j) buf[0].g[j] = f[j];
+        if (kStore) {
+          RowToFloat(x, q, b0, n, f);
+          for (int j = 0; j < n; ++j) buf[0].x[j] = f[j];
+        }
+      } else {
+        for (int j = 0; j < n; ++j) {
+          const int64_t off = q.Offset(b0 + j);
+          for (int g = 0; g < kRows; ++g) {
+            buf[g].o[j] = ToCompute<double>(o[off + g]);
+            buf[g].g[j] = ToCompute<double>(dout[off + g]);
+            if (kStore) buf[g].x[j] = ToCompute<double>(x[off + g]);
+          }
         }
       }
       const int padded = (n + 7) / 8 * 8;  // the x_grad loop takes 8 lanes at a time
@@ -1722,7 +1953,15 @@ struct LseGradKernel {
         }
         loc[g] = Block<kStore>(&bg, res, n, b0 == 0, kStore ? carry[g] : Carry{1.0, 0.0}, loc[g], q.exclusive);
         if (kStore) {
-          for (int j = 0; j < n; ++j) dx[q.Offset(b0 + j) + g] = FromCompute<T>(res[j]);
+          if constexpr (kIs16Bit<T>) {  // rounded to float (as FromCompute), then converted
+            alignas(32) float f[kBlock];
+            T tb[kBlock];
+            for (int j = 0; j < n; ++j) f[j] = static_cast<float>(res[j]);
+            ConvertVec(f, tb, n);
+            for (int j = 0; j < n; ++j) dx[q.Offset(b0 + j) + g] = tb[j];
+          } else {
+            for (int j = 0; j < n; ++j) dx[q.Offset(b0 + j) + g] = FromCompute<T>(res[j]);
+          }
         }
       }
     }
