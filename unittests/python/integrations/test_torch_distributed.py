@@ -40,12 +40,22 @@ for _dt in ("float32", "float64"):
 CASES["logcumsumexp-float64-neginf"] = ("logcumsumexp", "float64", False, False, "neginf")
 CASES["logcumsumexp-float64-neginf-exc"] = ("logcumsumexp", "float64", False, True, "neginf")
 CASES["cumsum-int32"] = ("cumsum", "int32", False, False, "3d")
+for _dt in ("float32", "float64"):
+    for _var in ("plain", "init", "seqfirst"):
+        CASES[f"gla-{_dt}-{_var}"] = ("gla", _dt, False, False, _var)
 
 # forward bound (relative to the scale named in docs/seqpar.md) and gradient bound (docs/spec.md §7)
 FWD_TOL = {"logcumsumexp": {"float32": 3e-7, "float64": 1e-14},
            "cumsum": {"float32": 4e-6, "float64": 1e-14},
            "pscan": {"float32": 4e-6, "float64": 1e-14}}
 GRAD_TOL = {"float32": 1e-5, "float64": 1e-12}
+# gla: relative RMS error against the float64 recurrent reference (docs/spec.md §5); in float64
+# the state crosses ranks as the op's float32 initial_state, so float64 meets float32's rounding
+GLA_TOL = {"float32": 1e-5, "float64": 2e-7}
+
+
+def _rel_rms(got, ref):
+    return ((got.double().cpu() - ref).pow(2).mean().sqrt() / ref.pow(2).mean().sqrt().clamp(min=1e-300)).item()
 
 
 # ------------------------------------------------------------------ the worker (child process)
@@ -61,7 +71,32 @@ def _run_case(ops, sp, name, case, rank, world, device):
     def dev(t):
         return t.to(device)
 
-    if op == "pscan":
+    if op == "gla":
+        hf = var != "seqfirst"
+        B, H, Dk, Dv = 2, 2, 8, 6
+        shp = (lambda d: (B, H, total, d)) if hf else (lambda d: (B, total, H, d))
+        q, k = torch.randn(shp(Dk), generator=g, dtype=torch.float64), torch.randn(shp(Dk), generator=g, dtype=torch.float64)
+        v = torch.randn(shp(Dv), generator=g, dtype=torch.float64)
+        gk = torch.nn.functional.logsigmoid(torch.randn(shp(Dk), generator=g, dtype=torch.float64)) / 4
+        h0 = torch.randn(B, H, Dk, Dv, generator=g, dtype=torch.float32) if var == "init" else None
+        w = torch.randn(shp(Dv), generator=g, dtype=torch.float64)
+        ref_in = [t.clone().requires_grad_() for t in (q, k, v, gk)] + [None if h0 is None else h0.clone().requires_grad_()]
+        ref, ref_final = ops.gla_with_final_state(*ref_in, Dk ** -0.5, hf)
+        (ref * w).sum().backward()
+        idx = (slice(None), slice(None), sl) if hf else (slice(None), sl)
+        mine = [dev(t[idx].to(dtype)).requires_grad_() for t in (q, k, v, gk)]
+        mine.append(None if h0 is None else dev(h0).requires_grad_())
+        o, final = sp.gla(*mine, head_first=hf, return_final_state=True)
+        (o * dev(w[idx].to(dtype))).sum().backward()
+        checks = [("o", _rel_rms(o, ref[idx]), GLA_TOL[dt]), ("final_state", _rel_rms(final, ref_final), GLA_TOL[dt])]
+        for gname, t, r in zip(("q_grad", "k_grad", "v_grad", "gk_grad"), mine, ref_in):
+            checks.append((gname, _rel_rms(t.grad, r.grad[idx]), GLA_TOL[dt]))
+        if h0 is not None:
+            if rank == 0:
+                checks.append(("init_grad", _rel_rms(mine[4].grad, ref_in[4].grad), GLA_TOL[dt]))
+            elif mine[4].grad is not None:
+                return f"initial_state got a gradient on rank {rank}"
+    elif op == "pscan":
         shape_a = (3, total) if var == "gate2d" else (3, total, 4)
         a = torch.rand(shape_a, generator=g, dtype=torch.float64) * 1.8 - 0.9
         x = torch.randn(3, total, 4, generator=g, dtype=torch.float64)

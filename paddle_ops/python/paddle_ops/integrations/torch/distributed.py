@@ -1,4 +1,4 @@
-"""Sequence-parallel scans over torch.distributed: a sequence split along its scan axis.
+"""Sequence-parallel scans and gla over torch.distributed: a sequence split along its scan axis.
 
 Rank r of the process group holds steps [start_r, start_r + T_r) of one sequence (rank order is
 sequence order; the T_r may differ and be odd). Each function scans the local shard with the
@@ -27,7 +27,7 @@ import torch.distributed as dist
 
 from . import NAMESPACE
 
-__all__ = ["logcumsumexp", "cumsum", "pscan"]
+__all__ = ["logcumsumexp", "cumsum", "pscan", "gla"]
 
 _ops = getattr(torch.ops, NAMESPACE)
 
@@ -297,3 +297,86 @@ def pscan(a, x, initial_state=None, reverse=False, group=None, return_final_stat
         raise ValueError(f"pscan: x must be [N, T, D], got shape {list(x.shape)}")
     y, final = _PScan.apply(a, x, initial_state, bool(reverse), group)
     return (y, final) if return_final_state else y
+
+
+# ---------------------------------------------------------------- gla
+
+def _gla_grad(q, k, v, gk, init, go, gf, scale, head_first):
+    if init is None:
+        return (*_ops.gla_grad(q, k, v, gk, None, go, gf, scale, head_first), None)
+    return _ops.gla_grad_with_initial_state_grad(q, k, v, gk, init, go, gf, scale, head_first)
+
+
+class _GLA(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, q, k, v, gk, initial_state, scale, head_first, group):
+        world, rank = _group(group)
+        t_axis = 2 if head_first else 1
+        init = initial_state if rank == 0 else None
+        o, last = _ops.gla_with_final_state(q, k, v, gk, init, scale, head_first)
+        # The carry per (batch, head): the shard's decay exp(Σ_t gk_t) per key channel and its
+        # final state with zero inflow, [Dk] + [Dk, Dv] float64, sent as one flat tensor.
+        sdt = last.dtype
+        bh_shape = last.shape[:-1]  # [B, H, Dk]
+        decay = (torch.exp(gk.sum(t_axis, dtype=torch.float64)) if rank else
+                 torch.ones(gk.shape[:t_axis] + gk.shape[t_axis + 1:], dtype=torch.float64, device=gk.device))
+        n_d = decay.numel()
+        pairs = _all_gather(torch.cat([decay.reshape(-1), last.double().reshape(-1)]), group, world)
+        dec = [pairs[s, :n_d].reshape(bh_shape).unsqueeze(-1) for s in range(world)]
+        st = [pairs[s, n_d:].reshape(last.shape) for s in range(world)]
+        state = None
+        for s in range(rank):
+            state = st[s] if state is None else dec[s] * state + st[s]
+        if state is not None:
+            init = state.to(sdt)
+            o = _ops.gla(q, k, v, gk, init, scale, head_first)
+        final = None
+        for s in range(world):
+            final = st[s] if final is None else dec[s] * final + st[s]
+        ctx.save_for_backward(q, k, v, gk, init)
+        ctx.has_init = init is not None
+        ctx.args = (scale, head_first, group, initial_state is not None and rank == 0, sdt)
+        ctx.decay = decay
+        final = final.to(sdt)
+        ctx.mark_non_differentiable(final)
+        return o, final
+
+    @staticmethod
+    def backward(ctx, go, _gf):
+        q, k, v, gk, init = ctx.saved_tensors
+        init = init if ctx.has_init else None
+        scale, head_first, group, wants_init_grad, sdt = ctx.args
+        world, rank = _group(group)
+        go = go.contiguous()
+        grads = _gla_grad(q, k, v, gk, init, go, None, scale, head_first)
+        # As pscan's backward: each rank sends (decay, the initial-state gradient with nothing
+        # flowing in from later ranks); the gradient reaching this shard's final state is
+        # c_r = u_{r+1} + decay_{r+1} · c_{r+1}.
+        decay = ctx.decay
+        u = grads[4].double() if grads[4] is not None else torch.zeros(decay.shape + (v.shape[-1],),
+                                                                       dtype=torch.float64, device=v.device)
+        n_d = decay.numel()
+        pairs = _all_gather(torch.cat([decay.reshape(-1), u.reshape(-1)]), group, world)
+        if rank < world - 1:
+            c = torch.zeros_like(u)
+            for s in range(world - 1, rank, -1):
+                c = pairs[s, n_d:].reshape(u.shape) + pairs[s, :n_d].reshape(decay.shape).unsqueeze(-1) * c
+            grads = _gla_grad(q, k, v, gk, init, go, c.to(sdt), scale, head_first)
+        dq, dk, dv, dgk, dinit = grads
+        return dq, dk, dv, dgk, (dinit if wants_init_grad else None), None, None, None
+
+
+def gla(q, k, v, gk, initial_state=None, scale=None, head_first=True, group=None, return_final_state=False):
+    """gla (docs/spec.md §5) of a sequence split along time over the ranks of `group`: q, k, v,
+    gk are this rank's steps (`[B, H, T_r, D]`, or `[B, T_r, H, D]` with head_first=False).
+    `initial_state` ([B, H, Dk, Dv] float32) is the state before the sequence's first step,
+    used on rank 0 and ignored (no gradient) elsewhere. `scale=None` is Dk ** -0.5. With
+    ``return_final_state=True`` also the state after the whole sequence (the same on every
+    rank; not differentiable)."""
+    for name, t in (("q", q), ("k", k), ("v", v), ("gk", gk)):
+        _check("gla", t, name)
+    if q.dim() != 4:
+        raise ValueError(f"gla: q must be 4-D ([B, H, T, Dk] or [B, T, H, Dk]), got shape {list(q.shape)}")
+    scale = q.shape[-1] ** -0.5 if scale is None else float(scale)
+    o, final = _GLA.apply(q, k, v, gk, initial_state, scale, bool(head_first), group)
+    return (o, final) if return_final_state else o
