@@ -1,4 +1,4 @@
-"""Sequence-parallel scans: one sequence split along time over the ranks of a torch.distributed job.
+"""Sequence-parallel scans and gla: one sequence split along time over the ranks of a torch.distributed job.
 
     torchrun --nproc-per-node 2 tools/examples/seqpar_scan.py            # check against one process
     torchrun --nproc-per-node 2 tools/examples/seqpar_scan.py --bench    # times for docs/seqpar.md
@@ -8,7 +8,7 @@ sequence from a seed and takes its shard (rank r: steps [r*T, (r+1)*T)); NCCL wi
 rank where CUDA is there, gloo on the CPU otherwise (--backend to choose). NVLink multicast is
 left off (NCCL_NVLS_ENABLE=0).
 
---check (default): logcumsumexp and pscan forward and backward on each rank's shard against the
+--check (default): logcumsumexp, pscan and gla forward and backward on each rank's shard against the
 whole sequence run in one process, the largest error over the ranks printed by rank 0.
 --bench: per op, the median over --repeat runs of (a) the local scan of the shard alone (the
 op as one GPU runs it), (b) one all_gather of the carries alone, (c) the distributed forward and
@@ -61,6 +61,10 @@ def timed(fn, device, repeat):
 
 def inputs(op, B, T, D, dtype, device, seed=0):
     g = torch.Generator().manual_seed(seed)
+    if op == "gla":  # [B, H=4, T, Dk=Dv=D]
+        q, k, v = (torch.randn(B, 4, T, D, generator=g, dtype=torch.float64).to(device, dtype) for _ in range(3))
+        gk = torch.nn.functional.logsigmoid(torch.randn(B, 4, T, D, generator=g, dtype=torch.float64)) / 16
+        return [q, k, v, gk.to(device, dtype)]
     if op == "logcumsumexp":
         return [torch.randn(B, T, D, generator=g, dtype=torch.float64).to(device, dtype)]
     a = (torch.rand(B, T, D, generator=g, dtype=torch.float64) * 0.5 + 0.5).to(device, dtype)
@@ -68,28 +72,37 @@ def inputs(op, B, T, D, dtype, device, seed=0):
 
 
 def run_dist(op, args):
+    if op == "gla":
+        return sp.gla(*args)
     return sp.logcumsumexp(args[0], axis=1) if op == "logcumsumexp" else sp.pscan(args[0], args[1])
 
 
 def run_local(op, args):
+    if op == "gla":
+        return ops.gla(*args, None, args[0].shape[-1] ** -0.5)
     return ops.logcumsumexp(args[0], 1) if op == "logcumsumexp" else ops.pscan(args[0], args[1])
+
+
+def time_slice(op, t, sl):
+    return t[:, :, sl] if op == "gla" else t[:, sl]
 
 
 def check(device, world, rank, B, T, D):
     worst = {}
-    for op in ("logcumsumexp", "pscan"):
+    for op in ("logcumsumexp", "pscan", "gla"):
         for dtype in (torch.float32, torch.float64):
             full = inputs(op, B, T * world, D, dtype, device, seed=1)
-            w = torch.randn(B, T * world, D, dtype=torch.float64, generator=torch.Generator().manual_seed(2)).to(device, dtype)
+            w = torch.randn(run_local(op, full).shape, dtype=torch.float64,
+                            generator=torch.Generator().manual_seed(2)).to(device, dtype)
             ref_in = [t.detach().clone().requires_grad_() for t in full]
             ref = run_local(op, ref_in)
             (ref * w).sum().backward()
             sl = slice(rank * T, (rank + 1) * T)
-            mine = [t[:, sl].detach().clone().requires_grad_() for t in full]
+            mine = [time_slice(op, t, sl).detach().clone().requires_grad_() for t in full]
             out = run_dist(op, mine)
-            (out * w[:, sl]).sum().backward()
-            errs = [(out - ref[:, sl]).abs().max()]
-            errs += [(m.grad - r.grad[:, sl]).abs().max() / r.grad[:, sl].abs().max().clamp(min=1)
+            (out * time_slice(op, w, sl)).sum().backward()
+            errs = [(out - time_slice(op, ref, sl)).abs().max()]
+            errs += [(m.grad - time_slice(op, r.grad, sl)).abs().max() / time_slice(op, r.grad, sl).abs().max().clamp(min=1)
                      for m, r in zip(mine, ref_in)]
             e = torch.stack(errs).double()
             dist.all_reduce(e, op=dist.ReduceOp.MAX)
@@ -103,9 +116,13 @@ def check(device, world, rank, B, T, D):
 
 def bench(device, world, rank, B, T, D, repeat):
     rows = []
-    for op in ("logcumsumexp", "pscan"):
-        args = inputs(op, B, T, D, torch.float32, device)
-        carry = torch.zeros(2 if op == "pscan" else 1, B, D, dtype=torch.float64, device=device)
+    for op in ("logcumsumexp", "pscan", "gla"):
+        if op == "gla":  # the seed's gla shape per rank: [B=1, H=4, T, 128], T = --shape's T / 4
+            args = inputs(op, 1, max(T // 4, 1), 128, torch.float32, device)
+            carry = torch.zeros(1, 4, 128, 129, dtype=torch.float64, device=device)  # decay + state
+        else:
+            args = inputs(op, B, T, D, torch.float32, device)
+            carry = torch.zeros(2 if op == "pscan" else 1, B, D, dtype=torch.float64, device=device)
         parts = [torch.empty_like(carry) for _ in range(world)]
         t_local = timed(lambda: run_local(op, args), device, repeat)
         t_gather = timed(lambda: dist.all_gather(parts, carry), device, repeat)
@@ -115,7 +132,8 @@ def bench(device, world, rank, B, T, D, repeat):
         t_fb_local = timed(lambda: run_local(op, leaves).sum().backward(), device, repeat)
         rows.append((op, t_local, t_gather, t_fwd, t_fb_local, t_fb, carry.numel() * 8))
     if rank == 0:
-        print(f"P={world} ({device.type}), shard [{B}, {T}, {D}] float32 per rank, median of {repeat}:")
+        print(f"P={world} ({device.type}), shard [{B}, {T}, {D}] float32 per rank (gla: q, k, v, gk "
+              f"[1, 4, {max(T // 4, 1)}, 128]), median of {repeat}:")
         print("| op | local scan ms | all_gather ms | dist fwd ms | fwd ratio | local f+b ms | dist f+b ms | f+b ratio |"
               " carry bytes/rank |")
         print("|---|---|---|---|---|---|---|---|---|")
