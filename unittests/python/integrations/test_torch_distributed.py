@@ -23,7 +23,8 @@ import pytest
 torch = pytest.importorskip("torch", reason="torch is not installed (CI installs no torch; these tests "
                                             "run wherever torch is, e.g. the torch venv or the GPU machine)")
 
-SHARDS = {2: [5, 8], 3: [7, 4, 9]}
+# process groups: name -> shard lengths (rank order); "3e": rank 0's shard is empty
+SHARDS = {"2": [5, 8], "3": [7, 4, 9], "3e": [0, 6, 3]}
 TIMEOUT_S = 60
 
 # name -> (op, dtype, reverse, exclusive, variant)
@@ -54,16 +55,24 @@ GRAD_TOL = {"float32": 1e-5, "float64": 1e-12}
 GLA_TOL = {"float32": 1e-5, "float64": 2e-7}
 
 
+def _mx(t):
+    """The largest element, 0 for an empty shard."""
+    return t.max().item() if t.numel() else 0.0
+
+
 def _rel_rms(got, ref):
+    if not ref.numel():
+        return 0.0
     return ((got.double().cpu() - ref).pow(2).mean().sqrt() / ref.pow(2).mean().sqrt().clamp(min=1e-300)).item()
 
 
 # ------------------------------------------------------------------ the worker (child process)
 
-def _run_case(ops, sp, name, case, rank, world, device):
+def _run_case(ops, sp, name, case, rank, layout, device):
     op, dt, rev, exc, var = case
     dtype = getattr(torch, dt)
-    lens = SHARDS[world]
+    lens = SHARDS[layout]
+    world = len(lens)
     start, n, total = sum(lens[:rank]), lens[rank], sum(lens)
     g = torch.Generator().manual_seed(zlib.crc32(name.encode()))
     sl = slice(start, start + n)
@@ -111,7 +120,7 @@ def _run_case(ops, sp, name, case, rank, world, device):
                 for t in (a[:, sl], x[:, sl], h0)]
         y, final = sp.pscan(mine[0], mine[1], mine[2], reverse=rev, return_final_state=True)
         (y * dev(w[:, sl].to(dtype))).sum().backward()
-        err = ((y.double().cpu() - ref[:, sl]).abs() / scale[:, sl].clamp(min=1)).max().item()
+        err = _mx((y.double().cpu() - ref[:, sl]).abs() / scale[:, sl].clamp(min=1))
         checks = [("out", err, FWD_TOL[op][dt])]
         fin_ref = ref[:, 0 if rev else -1]
         checks.append(("final_state", ((final.double().cpu() - fin_ref).abs()
@@ -125,7 +134,7 @@ def _run_case(ops, sp, name, case, rank, world, device):
                 return f"initial_state got a gradient on rank {rank}, which does not hold the first step"
         for gname, t, r, idx in grads:
             gr = r.grad[idx]
-            e = (t.grad.double().cpu() - gr).abs().max().item() / max(1.0, gr.abs().max().item())
+            e = _mx((t.grad.double().cpu() - gr).abs()) / max(1.0, _mx(gr.abs()))
             checks.append((gname, e, GRAD_TOL[dt]))
     else:
         if var == "2d":
@@ -161,13 +170,13 @@ def _run_case(ops, sp, name, case, rank, world, device):
             tot_ref = torch.logsumexp(full, ax)
             tot_scale = tot_ref.abs()
         both = torch.isinf(r) & (out.double().cpu() == r)
-        err = torch.where(both, 0.0, (out.double().cpu() - r).abs() / scale.clamp(min=1)).max().item()
+        err = _mx(torch.where(both, 0.0, (out.double().cpu() - r).abs() / scale.clamp(min=1)))
         checks = [("out", err, FWD_TOL[op][dt])]
         both = torch.isinf(tot_ref) & (tot.double().cpu() == tot_ref)
         checks.append(("total", torch.where(both, 0.0, (tot.double().cpu() - tot_ref).abs()
                                             / tot_scale.clamp(min=1)).max().item(), FWD_TOL[op][dt]))
         gr = ref_in.grad[idx]
-        gerr = (mine.grad.double().cpu() - gr).abs().max().item() / max(1.0, gr.abs().max().item())
+        gerr = _mx((mine.grad.double().cpu() - gr).abs()) / max(1.0, _mx(gr.abs()))
         checks.append(("x_grad", gerr, GRAD_TOL[dt]))
         again = getattr(sp, op)(mine.detach(), axis=axis, exclusive=exc, reverse=rev)
         if not torch.equal(again, out.detach()):
@@ -176,7 +185,7 @@ def _run_case(ops, sp, name, case, rank, world, device):
     return "; ".join(bad) or None
 
 
-def _worker(backend, rank, world, out_path):
+def _worker(backend, rank, layout, out_path):
     import datetime
 
     import torch.distributed as dist
@@ -187,12 +196,13 @@ def _worker(backend, rank, world, out_path):
     if backend == "nccl":
         torch.cuda.set_device(rank)
         device = f"cuda:{rank}"
-    dist.init_process_group(backend, rank=rank, world_size=world, timeout=datetime.timedelta(seconds=TIMEOUT_S))
+    dist.init_process_group(backend, rank=rank, world_size=len(SHARDS[layout]),
+                            timeout=datetime.timedelta(seconds=TIMEOUT_S))
     ops = torch.ops.paddle_ops
     verdicts = {}
     for name, case in CASES.items():
         try:
-            verdicts[name] = _run_case(ops, sp, name, case, rank, world, device)
+            verdicts[name] = _run_case(ops, sp, name, case, rank, layout, device)
         except Exception as e:  # noqa: BLE001 (reported per case)
             verdicts[name] = f"{type(e).__name__}: {e}"
     dist.barrier()
@@ -220,15 +230,16 @@ def _backends():
 def groups(tmp_path_factory):
     cache = {}
 
-    def run(backend, world):
-        if (backend, world) in cache:
-            return cache[backend, world]
+    def run(backend, layout):
+        world = len(SHARDS[layout])
+        if (backend, layout) in cache:
+            return cache[backend, layout]
         if not torch.distributed.is_available():
             pytest.skip("this torch has no torch.distributed")
-        d = tmp_path_factory.mktemp(f"{backend}{world}")
+        d = tmp_path_factory.mktemp(f"{backend}{layout}")
         env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()), NCCL_NVLS_ENABLE="0",
                    OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(sys.path))
-        procs = [subprocess.Popen([sys.executable, __file__, "worker", backend, str(r), str(world), str(d / f"{r}.json")],
+        procs = [subprocess.Popen([sys.executable, __file__, "worker", backend, str(r), layout, str(d / f"{r}.json")],
                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for r in range(world)]
         logs, failed = [], False
         for p in procs:
@@ -241,17 +252,18 @@ def groups(tmp_path_factory):
                 logs.append(p.communicate()[0].decode(errors="replace"))
             failed |= p.returncode != 0
         res = None if failed else [json.load(open(d / f"{r}.json")) for r in range(world)]
-        cache[backend, world] = (res, "\n".join(logs)[-4000:])
-        return cache[backend, world]
+        cache[backend, layout] = (res, "\n".join(logs)[-4000:])
+        return cache[backend, layout]
     return run
 
 
 @pytest.mark.parametrize("backend", _backends())
-@pytest.mark.parametrize("world", [2, 3])
+@pytest.mark.parametrize("layout", list(SHARDS))
 @pytest.mark.parametrize("case", list(CASES))
-def test_shard_matches_single_process(groups, backend, world, case):
-    res, log = groups(backend, world)
-    assert res is not None, f"the {world}-rank {backend} group failed or timed out ({TIMEOUT_S} s):\n{log}"
+def test_shard_matches_single_process(groups, backend, layout, case):
+    res, log = groups(backend, layout)
+    assert res is not None, (f"the {backend} group with shards {SHARDS[layout]} failed or timed out "
+                             f"({TIMEOUT_S} s):\n{log}")
     msgs = [f"rank {r}: {v[case]}" for r, v in enumerate(res) if v[case] is not None]
     assert not msgs, "\n".join(msgs)
 
@@ -277,4 +289,4 @@ def test_bad_arguments():
 
 
 if __name__ == "__main__" and len(sys.argv) == 6 and sys.argv[1] == "worker":
-    _worker(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    _worker(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])

@@ -272,13 +272,16 @@ class _PScan(torch.autograd.Function):
         u = i_g.double() if i_g is not None else torch.zeros_like(gate)
         pairs = _all_gather(torch.stack([gate, u]), group, world)
         after = _after(world, rank, reverse)
-        if after and n:
+        if after:
             c = torch.zeros_like(gate)
             for s in reversed(after):
                 c = pairs[s, 1] + pairs[s, 0] * c
-            g2 = grad.clone()
-            g2.select(1, _last(reverse, n)).add_(c.to(grad.dtype))
-            a_g, x_g, i_g = local(g2)
+            if n:
+                g2 = grad.clone()
+                g2.select(1, _last(reverse, n)).add_(c.to(grad.dtype))
+                a_g, x_g, i_g = local(g2)
+            elif init is not None:  # an empty shard passes the gradient straight through
+                i_g = c.to(init.dtype)
         return a_g, x_g, (i_g if wants_init_grad else None), None, None
 
 
