@@ -261,6 +261,9 @@ def groups(tmp_path_factory):
 @pytest.mark.parametrize("layout", list(SHARDS))
 @pytest.mark.parametrize("case", list(CASES))
 def test_shard_matches_single_process(groups, backend, layout, case):
+    if backend == "nccl" and torch.cuda.device_count() < len(SHARDS[layout]):
+        pytest.skip(f"NCCL with {len(SHARDS[layout])} ranks needs as many GPUs; this machine has "
+                    f"{torch.cuda.device_count()}")
     res, log = groups(backend, layout)
     assert res is not None, (f"the {backend} group with shards {SHARDS[layout]} failed or timed out "
                              f"({TIMEOUT_S} s):\n{log}")
