@@ -4,8 +4,8 @@ Rank r of the process group holds steps [start_r, start_r + T_r) of one sequence
 sequence order; the T_r may differ and be odd). Each function scans the local shard with the
 registered torch ops (torch.ops.paddle_ops.*), exchanges one small carry per line with ONE
 ``all_gather`` (float64; a few values per line, for gla a Dk x Dv state per head: never the
-data), combines the carries of the ranks before it in rank order (so the result is bitwise the same for a fixed world size and
-split) and fixes its shard up. ``reverse=True`` takes the carries from the ranks after it.
+data), combines the carries of the ranks before it in rank order (so the result is bitwise the
+same for a fixed world size and split) and fixes its shard up. ``reverse=True`` takes the carries from the ranks after it.
 The backward is the reverse scan with the same kind of exchange (one more all_gather), through
 ``torch.autograd.Function``: ``loss.backward()`` works across ranks; every rank of the group
 must call the function and its backward (they are collectives).
