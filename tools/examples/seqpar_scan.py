@@ -6,7 +6,7 @@
 (PYTHONPATH=build/python, with a Python that has torch.) Every rank builds the same whole
 sequence from a seed and takes its shard (rank r: steps [r*T, (r+1)*T)); NCCL with one GPU per
 rank where CUDA is there, gloo on the CPU otherwise (--backend to choose). NVLink multicast is
-left off (NCCL_NVLS_ENABLE=0).
+left off (NCCL_NVLS_ENABLE=0). If torchrun's default port (29500) is taken, add --master-port N.
 
 --check (default): logcumsumexp, pscan and gla forward and backward on each rank's shard against the
 whole sequence run in one process, the largest error over the ranks printed by rank 0.
