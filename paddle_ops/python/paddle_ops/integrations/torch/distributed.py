@@ -1,0 +1,385 @@
+"""Sequence-parallel scans and gla over torch.distributed: a sequence split along its scan axis.
+
+Rank r of the process group holds steps [start_r, start_r + T_r) of one sequence (rank order is
+sequence order; the T_r may differ and be odd). Each function scans the local shard with the
+registered torch ops (torch.ops.paddle_ops.*), exchanges one small carry per line with ONE
+``all_gather`` (float64; a few values per line, for gla a Dk x Dv state per head: never the
+data), combines the carries of the ranks before it in rank order (so the result is bitwise the
+same for a fixed world size and split) and fixes its shard up. ``reverse=True`` takes the carries from the ranks after it.
+The backward is the reverse scan with the same kind of exchange (one more all_gather), through
+``torch.autograd.Function``: ``loss.backward()`` works across ranks; every rank of the group
+must call the function and its backward (they are collectives).
+
+Backends: gloo (CPU tensors) and NCCL (CUDA tensors; set NCCL_NVLS_ENABLE=0 on shared hosts).
+Cost model and accuracy: docs/seqpar.md. Example: tools/examples/seqpar_scan.py
+(``torchrun --nproc-per-node 2 tools/examples/seqpar_scan.py``).
+
+Not a doctest (CI has no torch)::
+
+    import torch.distributed as dist
+    from paddle_ops.integrations.torch import distributed as sp
+    dist.init_process_group("gloo")
+    y = sp.logcumsumexp(x_shard, axis=1)          # x_shard: this rank's steps
+    y.sum().backward()
+"""
+import torch
+import torch.distributed as dist
+
+from . import NAMESPACE
+
+__all__ = ["logcumsumexp", "cumsum", "pscan", "gla"]
+
+_ops = getattr(torch.ops, NAMESPACE)
+
+
+# ---------------------------------------------------------------- exchange and rank order
+
+def _group(group):
+    if not dist.is_available() or not dist.is_initialized():
+        raise RuntimeError("paddle_ops.integrations.torch.distributed needs an initialized process group "
+                           "(torch.distributed.init_process_group)")
+    return dist.get_world_size(group), dist.get_rank(group)
+
+
+def _before(world, rank, reverse):
+    """The ranks whose steps come before this rank's in scan order, in scan order."""
+    return list(range(rank)) if not reverse else list(range(world - 1, rank, -1))
+
+
+def _after(world, rank, reverse):
+    """The ranks whose steps come after this rank's in scan order, nearest first."""
+    return list(range(rank + 1, world)) if not reverse else list(range(rank - 1, -1, -1))
+
+
+def _all_gather(t, group, world):
+    """[world, *t.shape]: every rank's `t` (the one collective of a call)."""
+    t = t.contiguous()
+    parts = [torch.empty_like(t) for _ in range(world)]
+    dist.all_gather(parts, t, group=group)
+    return torch.stack(parts)
+
+
+def _check(name, t, what="x"):
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name}: {what} must be a torch.Tensor, got {type(t).__name__}")
+
+
+def _axis(name, x, axis):
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise TypeError(f"{name}: axis must be an int, got {type(axis).__name__}")
+    if not -x.dim() <= axis < max(x.dim(), 1):
+        raise IndexError(f"{name}: axis must be in [{-x.dim()}, {max(x.dim(), 1) - 1}], got {axis}")
+    return axis % max(x.dim(), 1)
+
+
+def _last(reverse, n):
+    """Index of a shard's last step in scan order."""
+    return 0 if reverse else n - 1
+
+
+# ---------------------------------------------------------------- logcumsumexp
+
+def _lse_carry(tot, ranks):
+    """log Σ exp of the totals of `ranks` (-inf for none): one reduction of a fixed shape,
+    so the same bits for a fixed world size."""
+    ranks = list(ranks)
+    if not ranks:
+        return torch.full_like(tot[0], float("-inf"))
+    return torch.logsumexp(tot[ranks], 0)
+
+
+class _LogCumSumExp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, axis, exclusive, reverse, group):
+        world, rank = _group(group)
+        n = x.shape[axis]
+        inc = _ops.logcumsumexp(x, axis, False, False, reverse)
+        # The carry is the shard's log-total (one float64 per line): logaddexp(a, b) =
+        # max + log1p(exp(-|a - b|)) never overflows and loses nothing (a (max, sum) pair
+        # is the same number, split in two).
+        if n:
+            total = inc.select(axis, _last(reverse, n)).double()
+        else:
+            total = torch.full(x.shape[:axis] + x.shape[axis + 1:], float("-inf"), dtype=torch.float64,
+                               device=x.device)
+        tot = _all_gather(total, group, world)
+        before = _before(world, rank, reverse)
+        if exclusive and n:  # shift by one step in scan order, -inf (the empty sum) at the head
+            head = torch.full_like(inc.narrow(axis, 0, 1), float("-inf"))
+            inc = (torch.cat([head, inc.narrow(axis, 0, n - 1)], axis) if not reverse
+                   else torch.cat([inc.narrow(axis, 1, n - 1), head], axis))
+        out = inc
+        if before:  # the fix-up in float32 (float64 for float64): one more rounding, measured
+            ct = torch.float64 if x.dtype == torch.float64 else torch.float32  # in docs/seqpar.md
+            carry = _lse_carry(tot, before).unsqueeze(axis).to(ct)
+            out = torch.logaddexp(carry, inc.to(ct)).to(x.dtype)
+        ctx.save_for_backward(x, out)
+        ctx.args = (axis, exclusive, reverse, group)
+        total = _lse_carry(tot, range(world) if not reverse else range(world - 1, -1, -1)).to(x.dtype)
+        ctx.mark_non_differentiable(total)
+        return out, total
+
+    @staticmethod
+    def backward(ctx, grad, _grad_total):
+        x, out = ctx.saved_tensors
+        axis, exclusive, reverse, group = ctx.args
+        world, rank = _group(group)
+        xg = _ops.logcumsumexp_grad(x, out, grad.contiguous(), axis, False, exclusive, reverse)
+        # Every output of a later shard is fed by every step of this one, so this shard's
+        # gradient gains exp(x[k]) · Σ_later g_j exp(-out_j). Each rank sends (ref, b) with
+        # ref its smallest finite output (the first in scan order) and
+        # b = Σ_j g_j exp(ref - out_j): every exponent is ≤ 0 (out is monotone), nothing
+        # overflows, and an output of -inf (an empty or all -inf prefix) feeds nothing. The
+        # first rank in scan order feeds no one (it sends zeros), the last receives nothing.
+        # float64 inputs compute in float64, the others in float32 (a relative error of about
+        # 1e-7 in a term of the gradient).
+        ct = torch.float64 if x.dtype == torch.float64 else torch.float32
+        lines = x.shape[:axis] + x.shape[axis + 1:]
+        ref = torch.zeros(lines, dtype=ct, device=x.device)
+        b, has = torch.zeros_like(ref), torch.zeros_like(ref)
+        if _before(world, rank, reverse) and x.shape[axis]:
+            o = out.to(ct)
+            live = o > float("-inf")
+            ref = torch.where(live, o, float("inf")).amin(axis)
+            has = (ref < float("inf")).to(ct)
+            ref = torch.where(has > 0, ref, 0.0)
+            r = ref.unsqueeze(axis)
+            b = (torch.where(live, grad.to(ct), 0.0) * torch.exp(r - torch.maximum(o, r))).sum(axis)
+        pairs = _all_gather(torch.stack([ref, b, has]), group, world)
+        after = _after(world, rank, reverse)
+        if not after:
+            return xg, None, None, None, None
+        r_ref = torch.full_like(ref, float("nan"))  # the first later shard's ref that exists
+        for s in after:
+            r_ref = torch.where(torch.isnan(r_ref) & (pairs[s, 2] > 0), pairs[s, 0], r_ref)
+        found = ~torch.isnan(r_ref)
+        r_ref = torch.where(found, r_ref, 0.0)
+        acc = torch.zeros_like(ref)
+        for s in after:
+            acc = acc + torch.where(pairs[s, 2] > 0, pairs[s, 1] * torch.exp(r_ref - pairs[s, 0]), 0.0)
+        acc = torch.where(found, acc, 0.0)
+        cross = torch.exp(x.to(ct) - r_ref.unsqueeze(axis)) * acc.unsqueeze(axis)
+        return (xg.to(ct) + cross).to(xg.dtype), None, None, None, None
+
+
+def logcumsumexp(x, axis=-1, exclusive=False, reverse=False, group=None, return_total=False):
+    """logcumsumexp of a sequence split along `axis` over the ranks of `group` (default: the
+    default group); `x` is this rank's shard, the result this rank's part of the whole
+    sequence's logcumsumexp (docs/spec.md §1 semantics). With ``return_total=True`` also the
+    log-sum-exp of the whole sequence per line (the same on every rank; not differentiable)."""
+    _check("logcumsumexp", x)
+    axis = _axis("logcumsumexp", x, axis)
+    if not x.is_floating_point():
+        x = x.float()
+    out, total = _LogCumSumExp.apply(x, axis, bool(exclusive), bool(reverse), group)
+    return (out, total) if return_total else out
+
+
+# ---------------------------------------------------------------- cumsum
+
+def _cumsum_fwd(x, axis, exclusive, reverse, group):
+    world, rank = _group(group)
+    local = _ops.cumsum(x, axis, False, exclusive, reverse)
+    acc = torch.float64 if local.is_floating_point() else torch.int64
+    # The carry: the shard's sum in float64 (int64 for integers), summed by torch from the
+    # inputs, not read back from the rounded local scan.
+    tot = _all_gather(x.sum(axis, dtype=acc), group, world)
+    before = _before(world, rank, reverse)
+    carry = tot[before].sum(0) if before else torch.zeros_like(tot[0])
+    total = tot.sum(0)
+    if before:
+        local = (local.to(acc) + carry.unsqueeze(axis)).to(local.dtype)
+    return local, total.to(local.dtype)
+
+
+class _CumSum(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, axis, exclusive, reverse, group):
+        ctx.args = (axis, exclusive, reverse, group)
+        out, total = _cumsum_fwd(x, axis, exclusive, reverse, group)
+        ctx.mark_non_differentiable(total)
+        return out, total
+
+    @staticmethod
+    def backward(ctx, grad, _grad_total):
+        axis, exclusive, reverse, group = ctx.args
+        return _cumsum_fwd(grad.contiguous(), axis, exclusive, not reverse, group)[0], None, None, None, None
+
+
+def cumsum(x, axis=-1, exclusive=False, reverse=False, group=None, return_total=False):
+    """cumsum of a sequence split along `axis` over the ranks of `group` (docs/spec.md §2
+    semantics and promotions); `x` is this rank's shard. With ``return_total=True`` also the
+    whole sequence's sum per line (the same on every rank; not differentiable)."""
+    _check("cumsum", x)
+    axis = _axis("cumsum", x, axis)
+    out, total = _CumSum.apply(x, axis, bool(exclusive), bool(reverse), group)
+    return (out, total) if return_total else out
+
+
+# ---------------------------------------------------------------- pscan
+
+class _PScan(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, x, initial_state, reverse, group):
+        world, rank = _group(group)
+        n, lines = x.shape[1], (x.shape[0], x.shape[2])
+        before = _before(world, rank, reverse)
+        init = initial_state if not before else None
+        y = _ops.pscan(a, x, init, reverse)
+        # The carry: (product of the shard's gates, its last state), float64, [2, N, D].
+        # (The first rank's gate product is never used: it sends ones.)
+        if before:
+            gate = a.prod(1, dtype=torch.float64)
+            gate = (gate.unsqueeze(-1) if a.dim() == 2 else gate).expand(lines)
+        else:
+            gate = torch.ones(lines, dtype=torch.float64, device=x.device)
+        if n:
+            last = y.select(1, _last(reverse, n)).double()
+        else:
+            last = init.double() if init is not None else torch.zeros(lines, dtype=torch.float64, device=x.device)
+        pairs = _all_gather(torch.stack([gate, last]), group, world)
+        state = None
+        for s in before:
+            state = pairs[s, 1] if state is None else pairs[s, 0] * state + pairs[s, 1]
+        if state is not None:
+            init = state.to(x.dtype)
+            y = _ops.pscan(a, x, init, reverse)
+        final = None
+        for s in _before(world, -1 if reverse else world, reverse):
+            final = pairs[s, 1] if final is None else pairs[s, 0] * final + pairs[s, 1]
+        ctx.save_for_backward(a, y, init, gate)
+        ctx.args = (reverse, group, initial_state is not None and not before)
+        ctx.mark_non_differentiable(final)
+        return y, final.to(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad, _grad_final):
+        a, y, init, gate = ctx.saved_tensors
+        reverse, group, wants_init_grad = ctx.args
+        world, rank = _group(group)
+        grad = grad.contiguous()
+        n = y.shape[1]
+
+        def local(g):
+            if init is None:
+                return (*_ops.pscan_grad(a, None, y, g, reverse), None)
+            return _ops.pscan_grad_with_initial_state_grad(a, init, y, g, reverse)
+
+        a_g, x_g, i_g = local(grad)
+        # Each rank sends (its gates' product, the gradient reaching its initial state when
+        # nothing flows in from later ranks); the gradient flowing into this shard's last
+        # step is then c = u_{r+1} + A_{r+1}·c_{r+1}, summed from the farthest rank in.
+        u = i_g.double() if i_g is not None else torch.zeros_like(gate)
+        pairs = _all_gather(torch.stack([gate, u]), group, world)
+        after = _after(world, rank, reverse)
+        if after:
+            c = torch.zeros_like(gate)
+            for s in reversed(after):
+                c = pairs[s, 1] + pairs[s, 0] * c
+            if n:
+                g2 = grad.clone()
+                g2.select(1, _last(reverse, n)).add_(c.to(grad.dtype))
+                a_g, x_g, i_g = local(g2)
+            elif init is not None:  # an empty shard passes the gradient straight through
+                i_g = c.to(init.dtype)
+        return a_g, x_g, (i_g if wants_init_grad else None), None, None
+
+
+def pscan(a, x, initial_state=None, reverse=False, group=None, return_final_state=False):
+    """pscan (docs/spec.md §3) of a sequence split along axis 1 over the ranks of `group`: `a`
+    ([N, T_r] or [N, T_r, D]) and `x` ([N, T_r, D]) are this rank's steps. `initial_state`
+    is the state before the sequence's first step (the last in scan order for reverse=True):
+    it is used on the rank holding that step and ignored (no gradient) on the others. With
+    ``return_final_state=True`` also the state after the whole sequence, [N, D] (the same on
+    every rank; not differentiable)."""
+    _check("pscan", a, "a")
+    _check("pscan", x, "x")
+    if initial_state is not None:
+        _check("pscan", initial_state, "initial_state")
+    if x.dim() != 3:
+        raise ValueError(f"pscan: x must be [N, T, D], got shape {list(x.shape)}")
+    y, final = _PScan.apply(a, x, initial_state, bool(reverse), group)
+    return (y, final) if return_final_state else y
+
+
+# ---------------------------------------------------------------- gla
+
+def _gla_grad(q, k, v, gk, init, go, gf, scale, head_first):
+    if init is None:
+        return (*_ops.gla_grad(q, k, v, gk, None, go, gf, scale, head_first), None)
+    return _ops.gla_grad_with_initial_state_grad(q, k, v, gk, init, go, gf, scale, head_first)
+
+
+class _GLA(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, q, k, v, gk, initial_state, scale, head_first, group):
+        world, rank = _group(group)
+        t_axis = 2 if head_first else 1
+        init = initial_state if rank == 0 else None
+        o, last = _ops.gla_with_final_state(q, k, v, gk, init, scale, head_first)
+        # The carry per (batch, head): the shard's decay exp(Σ_t gk_t) per key channel and its
+        # final state with zero inflow, [Dk] + [Dk, Dv] float64, sent as one flat tensor.
+        sdt = last.dtype
+        bh_shape = last.shape[:-1]  # [B, H, Dk]
+        decay = (torch.exp(gk.sum(t_axis, dtype=torch.float64)) if rank else
+                 torch.ones(gk.shape[:t_axis] + gk.shape[t_axis + 1:], dtype=torch.float64, device=gk.device))
+        n_d = decay.numel()
+        pairs = _all_gather(torch.cat([decay.reshape(-1), last.double().reshape(-1)]), group, world)
+        dec = [pairs[s, :n_d].reshape(bh_shape).unsqueeze(-1) for s in range(world)]
+        st = [pairs[s, n_d:].reshape(last.shape) for s in range(world)]
+        state = None
+        for s in range(rank):
+            state = st[s] if state is None else dec[s] * state + st[s]
+        if state is not None:
+            init = state.to(sdt)
+            o = _ops.gla(q, k, v, gk, init, scale, head_first)
+        final = None
+        for s in range(world):
+            final = st[s] if final is None else dec[s] * final + st[s]
+        ctx.save_for_backward(q, k, v, gk, init)
+        ctx.has_init = init is not None
+        ctx.args = (scale, head_first, group, initial_state is not None and rank == 0, sdt)
+        ctx.decay = decay
+        final = final.to(sdt)
+        ctx.mark_non_differentiable(final)
+        return o, final
+
+    @staticmethod
+    def backward(ctx, go, _gf):
+        q, k, v, gk, init = ctx.saved_tensors
+        init = init if ctx.has_init else None
+        scale, head_first, group, wants_init_grad, sdt = ctx.args
+        world, rank = _group(group)
+        go = go.contiguous()
+        grads = _gla_grad(q, k, v, gk, init, go, None, scale, head_first)
+        # As pscan's backward: each rank sends (decay, the initial-state gradient with nothing
+        # flowing in from later ranks); the gradient reaching this shard's final state is
+        # c_r = u_{r+1} + decay_{r+1} · c_{r+1}.
+        decay = ctx.decay
+        u = grads[4].double() if grads[4] is not None else torch.zeros(decay.shape + (v.shape[-1],),
+                                                                       dtype=torch.float64, device=v.device)
+        n_d = decay.numel()
+        pairs = _all_gather(torch.cat([decay.reshape(-1), u.reshape(-1)]), group, world)
+        if rank < world - 1:
+            c = torch.zeros_like(u)
+            for s in range(world - 1, rank, -1):
+                c = pairs[s, n_d:].reshape(u.shape) + pairs[s, :n_d].reshape(decay.shape).unsqueeze(-1) * c
+            grads = _gla_grad(q, k, v, gk, init, go, c.to(sdt), scale, head_first)
+        dq, dk, dv, dgk, dinit = grads
+        return dq, dk, dv, dgk, (dinit if wants_init_grad else None), None, None, None
+
+
+def gla(q, k, v, gk, initial_state=None, scale=None, head_first=True, group=None, return_final_state=False):
+    """gla (docs/spec.md §5) of a sequence split along time over the ranks of `group`: q, k, v,
+    gk are this rank's steps (`[B, H, T_r, D]`, or `[B, T_r, H, D]` with head_first=False).
+    `initial_state` ([B, H, Dk, Dv] float32) is the state before the sequence's first step,
+    used on rank 0 and ignored (no gradient) elsewhere. `scale=None` is Dk ** -0.5. With
+    ``return_final_state=True`` also the state after the whole sequence (the same on every
+    rank; not differentiable)."""
+    for name, t in (("q", q), ("k", k), ("v", v), ("gk", gk)):
+        _check("gla", t, name)
+    if q.dim() != 4:
+        raise ValueError(f"gla: q must be 4-D ([B, H, T, Dk] or [B, T, H, Dk]), got shape {list(q.shape)}")
+    scale = q.shape[-1] ** -0.5 if scale is None else float(scale)
+    o, final = _GLA.apply(q, k, v, gk, initial_state, scale, bool(head_first), group)
+    return (o, final) if return_final_state else o
