@@ -35,13 +35,25 @@ fi
 t0=$(date +%s)
 cmake --build build-dev "${targets[@]}" > $OUT/build.log 2>&1 || { grep -E "error|Error" $OUT/build.log | head -40; exit 1; }
 echo "build ok in $(( $(date +%s) - t0 )) s"
-export PYTHONPATH=$PWD/build-dev/python
+export PYTHONPATH=$PWD/build-dev/python${PYTHONPATH:+:$PYTHONPATH}
 for step in "$@"; do
   echo "=== $step"
   case $step in
     test) ctest --test-dir build-dev --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?"; grep -E "tests passed|PASSED|FAILED|passed|failed|skipped|Error" $OUT/ctest.log | tail -25 ;;
-    gtest) build-dev/paddle_ops_cpp_tests --gtest_brief=1 2>&1 | tail -15 ;;
-    pytest) python3 -m pytest -q -x unittests/python ${PYTEST_ARGS:-} 2>&1 | tail -15 ;;
+    gtest) timeout $(( ${DEADLINE:-100000} + 20 - SECONDS )) build-dev/paddle_ops_cpp_tests --gtest_brief=1 > $OUT/gtest.log 2>&1; echo "gtest rc=$?"; tail -15 $OUT/gtest.log ;;
+    pytest|pytest2) # PYTEST_PATHS / PYTEST2_PATHS: what to run; log in $OUT/<step>.log; a time limit
+            # that ends it well inside the device command's 600 s (DEADLINE: seconds since start)
+            paths=${PYTEST_PATHS:-unittests/python}; [ $step = pytest2 ] && paths=${PYTEST2_PATHS:-}
+            left=$(( ${DEADLINE:-100000} - SECONDS )); [ $left -lt 20 ] && { echo "no time left for $step"; continue; }
+            timeout $left python3 -m pytest -q -rs -p no:cacheprovider --durations=10 --junitxml=$OUT/$step.xml $paths ${PYTEST_ARGS:-} > $OUT/$step.log 2>&1
+            echo "$step rc=$? (limit ${left} s)"; grep -E "^(FAILED|ERROR)" $OUT/$step.log | head -30; tail -3 $OUT/$step.log ;;
+    env) nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1
+         python3 -c "import sys, torch, numpy; print(sys.version.split()[0], 'torch', torch.__version__, 'cuda', torch.version.cuda, 'numpy', numpy.__version__)"
+         for m in jax cupy triton fla; do python3 -c "import $m; print('$m', getattr($m, '__version__', '?'))" 2>&1 | tail -1; done ;;
+    main) python3 -m paddle_ops 2>&1 | tail -25 ;;
+    seqpar) NCCL_NVLS_ENABLE=0 timeout 180 torchrun --nproc-per-node 2 tools/examples/seqpar_scan.py 2>&1 | tail -12
+            NCCL_NVLS_ENABLE=0 timeout 300 torchrun --nproc-per-node 2 tools/examples/seqpar_scan.py --bench 2>&1 | tee $OUT/seqpar_bench.txt | tail -40 ;;
+    torchbench) timeout 400 python3 tools/bench/bench_torch.py --device cuda --json $OUT/bench_torch.json 2>&1 | tail -40 ;;
     acc) python3 tools/bench/gpu_accuracy.py 2>&1 | tail -20 ;;
     bench) python3 tools/bench/bench_gpu.py --repeat 10 --json $OUT/bench_gpu.json 2>&1 | tail -40 ;;
     pscan) python3 tools/bench/bench_pscan.py --json $OUT/bench_pscan.json 2>&1 | tail -20 ;;
