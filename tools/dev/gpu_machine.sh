@@ -52,10 +52,10 @@ for step in "$@"; do
          for m in jax cupy triton fla; do python3 -c "import $m; print('$m', getattr($m, '__version__', '?'))" 2>&1 | tail -1; done ;;
     main) python3 -m paddle_ops 2>&1 | tail -25 ;;
     seqpar) NCCL_NVLS_ENABLE=0 timeout 180 torchrun --nproc-per-node 2 tools/examples/seqpar_scan.py 2>&1 | tail -12
-            NCCL_NVLS_ENABLE=0 timeout 300 torchrun --nproc-per-node 2 tools/examples/seqpar_scan.py --bench 2>&1 | tee $OUT/seqpar_bench.txt | tail -40 ;;
-    torchbench) timeout 400 python3 tools/bench/bench_torch.py --device cuda --json $OUT/bench_torch.json 2>&1 | tail -40 ;;
+            NCCL_NVLS_ENABLE=0 timeout 300 torchrun --nproc-per-node 2 tools/examples/seqpar_scan.py --bench ${SEQPAR_ARGS:-} 2>&1 | tee $OUT/seqpar_bench.txt | tail -40 ;;
+    torchbench) timeout $(( ${DEADLINE:-100000} - SECONDS )) python3 tools/bench/bench_torch.py --device cuda --json $OUT/bench_torch.json 2>&1 | tail -40 ;;
     acc) python3 tools/bench/gpu_accuracy.py 2>&1 | tail -20 ;;
-    bench) python3 tools/bench/bench_gpu.py --repeat 10 --json $OUT/bench_gpu.json 2>&1 | tail -40 ;;
+    bench) timeout $(( ${DEADLINE:-100000} - SECONDS )) python3 tools/bench/bench_gpu.py ${BENCH_ARGS:-} --repeat 10 --json $OUT/bench_gpu.json 2>&1 | tail -40 ;;
     pscan) python3 tools/bench/bench_pscan.py --json $OUT/bench_pscan.json 2>&1 | tail -20 ;;
     demo) python3 tools/demo.py 2>&1 | tail -15 ;;
     flood) python3 tools/bench/bench_flood.py --json $OUT/bench_flood.json 2>&1 | tail -30 ;;

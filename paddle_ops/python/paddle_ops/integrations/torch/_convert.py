@@ -65,7 +65,9 @@ def _cuda_converters(index):
 
     def to_torch(x):
         try:
-            return _torch_from_capsule(x.__dlpack__(stream=torch.cuda.current_stream(device).cuda_stream))
+            # torch's legacy default stream has the handle 0, which DLPack spells 1 (0 is not a stream there)
+            stream = torch.cuda.current_stream(device).cuda_stream or 1
+            return _torch_from_capsule(x.__dlpack__(stream=stream))
         except BufferError:
             if 0 not in x.shape:
                 raise
