@@ -15,7 +15,7 @@
 export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
-if [ "${PREBUILT:-0}" != 1 ] && [ ! -f /tmp/gtp/lib/libgtest.a ] && [ ! -f /tmp/gtp/lib64/libgtest.a ]; then
+if [ "${PREBUILT:-0}" != 1 ] && [ "${ONLY_C:-0}" != 1 ] && [ ! -f /tmp/gtp/lib/libgtest.a ] && [ ! -f /tmp/gtp/lib64/libgtest.a ]; then
   (cmake -S .dep/googletest -B /tmp/gt -G Ninja -DCMAKE_INSTALL_PREFIX=/tmp/gtp -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build /tmp/gt >/dev/null && cmake --install /tmp/gt >/dev/null) || echo "gtest build failed"
 fi
 # PREBUILT=1: link the CUDA objects in .dep/gpu_objs.tar.xz (tools/dev/pack_gpu_objects.sh, built on
@@ -25,6 +25,8 @@ extra=(); targets=()
 if [ "${PREBUILT:-0}" = 1 ]; then
   mkdir -p /tmp/gpu_objs && tar -xJf .dep/gpu_objs.tar.xz -C /tmp/gpu_objs
   extra=(-DPADDLE_OPS_GPU_OBJECTS=/tmp/gpu_objs -DWITH_TESTING=OFF); targets=(--target _C)
+elif [ "${ONLY_C:-0}" = 1 ]; then  # the Python module only (no GoogleTest): the quickest full build
+  extra=(-DWITH_TESTING=OFF); targets=(--target _C)
 fi
 if [ ! -f build-dev/CMakeCache.txt ]; then
   # One CUDA architecture (the H100's; PADDLE_OPS_CUDA_ARCHS overrides): the full default list
