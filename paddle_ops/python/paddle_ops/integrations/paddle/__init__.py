@@ -20,12 +20,14 @@ Paddle allocates them and the kernels write there). CPU tensors (PyPI's Paddle 3
 The extension is compiled at first import (about a minute) into a cache directory; see
 ``_build.py``.
 """
+import ctypes
 import re
 
 import numpy as np
 import paddle
 
 from . import _build
+from ... import _C
 # The argument checks paddle_ops' own functions make, shared (the same messages).
 from ...tensor.attention import _gla_attrs
 from ...tensor.manipulation import _check_bool, _is_int, _repeat_interleave_repeats
@@ -140,9 +142,10 @@ def _caller(m, fn):
 
 
 def _bridge():
-    import ctypes
     lib = ctypes.CDLL(_build.bridge_library())  # the instance the extension loaded (same path)
     lib.po_paddle_caller_allocates.restype = ctypes.c_int32
+    lib.po_paddle_last_num_threads.restype = ctypes.c_int32
+    lib.po_paddle_follow_num_threads.argtypes = [ctypes.c_void_p]
     return lib
 
 
@@ -163,6 +166,9 @@ def get_output_allocation():
 
 ops = _Ops()
 ops._ext()  # build (first time) and load now: Paddle knows the ops before any program uses them
+# The bridge library's kernels take their CPU thread count from paddle_ops' own at each op, so
+# that paddle_ops.set_num_threads reaches them (bridge.h, po_paddle_follow_num_threads).
+_bridge().po_paddle_follow_num_threads(ctypes.c_void_p(_C._num_threads_source()))
 
 
 _TENSOR_TYPES = (paddle.Tensor, paddle.pir.Value, paddle.static.Variable)
