@@ -98,8 +98,12 @@ const std::vector<FlagInfo>& FlagTable() {
 }
 
 const std::vector<const char*>& ToolVariables() {
-  static const std::vector<const char*> tools = {"PADDLE_OPS_FUZZ_BIN", "PADDLE_OPS_FUZZ_SECONDS",
-                                                 "PADDLE_OPS_SANITIZE_QUICK", "PADDLE_OPS_SKIP_HUGE"};
+  static const std::vector<const char*> tools = {
+      "PADDLE_OPS_FUZZ_BIN", "PADDLE_OPS_FUZZ_SECONDS", "PADDLE_OPS_SANITIZE_QUICK", "PADDLE_OPS_SKIP_HUGE",
+      "PADDLE_OPS_CHECK_TRACEBACK",  // python -m paddle_ops: print a failed check's traceback
+      "PADDLE_OPS_EXTENSION_DIR",    // integrations/paddle/_build.py: where the extension is built
+      "PADDLE_OPS_REQUIRE_PADDLE",   // tools/test.sh: the real-Paddle tests fail rather than skip
+  };
   return tools;
 }
 

@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -319,6 +320,12 @@ PYBIND11_MODULE(_C, m) {
     PaddleOpsSetNumThreads(CastInt(n, "set_num_threads", "n"));
   }, py::arg("n"), "CPU threads of the scan kernels (n <= 0: follow OMP_NUM_THREADS)");
   m.def("get_num_threads", []() { int PaddleOpsGetNumThreads(void); return PaddleOpsGetNumThreads(); }, "CPU threads the scan kernels use");
+  // The address of get_num_threads' function, `int(void)`: the real-Paddle bridge library (its
+  // own copy of the kernels, paddle_ops.integrations.paddle) calls it at each op.
+  m.def("_num_threads_source", []() {
+    int PaddleOpsGetNumThreads(void);
+    return reinterpret_cast<std::uintptr_t>(&PaddleOpsGetNumThreads);
+  });
   m.def("is_compiled_with_cuda", []() {
 #ifdef PADDLE_OPS_WITH_GPU
     return true;

@@ -36,6 +36,7 @@ import time
 import numpy as np
 
 import paddle_ops as paddle
+from paddle_ops._cpu_info import supported_isas
 
 CHUNK, SUB = 32, 16
 CASES = [("target", 1, 4, 2048, 128, 128), ("D64", 1, 4, 2048, 64, 64), ("D256", 1, 2, 2048, 256, 256)]
@@ -94,23 +95,6 @@ def time_call(fn, repeat):
         cpu.append((time.thread_time() - c0) * 1e3)
         wall.append((time.perf_counter() - w0) * 1e3)
     return statistics.median(wall), min(cpu)
-
-
-def supported_isas():
-    """The instruction sets this CPU runs: a cap above them runs the same code as the widest, so
-    those rows are left out (the flag never fails, it caps)."""
-    flags = set()
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("flags"):
-                flags = set(line.split(":", 1)[1].split())
-                break
-    out = ["baseline"]
-    if {"avx2", "fma", "f16c"} <= flags:
-        out.append("avx2")
-        if {"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_bf16"} <= flags:
-            out.append("avx512")
-    return out
 
 
 def main():

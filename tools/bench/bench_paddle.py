@@ -28,6 +28,7 @@ import numpy as np  # noqa: E402
 import paddle  # noqa: E402
 
 import paddle_ops  # noqa: E402
+from paddle_ops._cpu_info import cpu_model  # noqa: E402
 from bench_common import batch_ms  # noqa: E402
 from paddle_ops.integrations import paddle as po  # noqa: E402
 
@@ -94,7 +95,7 @@ def environment():
         except Exception:
             return None
     return {"paddle": paddle.__version__, "numpy": np.__version__, "python": sys.version.split()[0],
-            "cpu": run(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"]),
+            "cpu": cpu_model(),
             "affinity": sorted(os.sched_getaffinity(0)), "load": os.getloadavg(),
             "commit": run(["git", "-C", os.path.dirname(os.path.abspath(__file__)), "rev-parse", "--short", "HEAD"]),
             "threads": THREAD_ENV["OMP_NUM_THREADS"]}

@@ -1,5 +1,7 @@
 """Pieces of generated C++ that more than one emitter writes the same way (gen.py's API
-shims and gen_static.py's static-mode entries), so both derive them from one place."""
+shims, gen_static.py's static-mode entries and gen_paddle.py's bridge), so they derive them
+from one place; and the one writer of generated files."""
+import os
 
 # YAML attribute type -> the arg_parse.h converter of a Python argument.
 PY_CAST = {
@@ -37,3 +39,15 @@ def infermeta_call(op):
     im_args = [op.arg(p) for p in op.infer_meta_params] if op.infer_meta_params else op.args
     return (f"  phi::{op.infer_meta}(" + ", ".join([meta_arg(a) for a in im_args]
                                                   + [f"&{o.name}_m" for o in op.outputs]) + ");")
+
+
+def write_if_changed(path, text):
+    """Write text to path (creating its folder) unless the file already holds exactly that
+    text, so an unchanged generated file keeps its time stamp and the build stays incremental."""
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            if f.read() == text:
+                return
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)

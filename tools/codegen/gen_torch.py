@@ -31,6 +31,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import op_model  # noqa: E402
+from emit_common import write_if_changed  # noqa: E402
 from gen_static import py_default  # noqa: E402
 from op_model import SpecError  # noqa: E402
 
@@ -252,16 +253,6 @@ def emit(ops, bwds):
             + "# ---- the kernels -----------------------------------------------------------------------------\n"
             + impls + "\n\n\n"
             + "IMPLS = {" + ", ".join(f"{e['name']!r}: {e['name']}" for e in table) + "}\n")
-
-
-def write_if_changed(path, text):
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            if f.read() == text:
-                return
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
 
 
 def main(argv=None):

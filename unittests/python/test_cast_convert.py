@@ -8,27 +8,33 @@ import numpy as np
 import pytest
 
 import paddle_ops as paddle
-
-
-def cpu_flags():
-    try:
-        with open('/proc/cpuinfo') as f:
-            for line in f:
-                if line.startswith('flags'):
-                    return set(line.split(':', 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
-NEEDS = {'avx2': {'avx2', 'fma', 'f16c'},
-         'avx512': {'avx2', 'fma', 'f16c', 'avx512f', 'avx512bw', 'avx512vl', 'avx512dq', 'avx512_bf16'}}
+from paddle_ops import _cpu_info
+from paddle_ops._cpu_info import missing_for
 
 
 def require(isa):
-    missing = NEEDS[isa] - cpu_flags()
+    missing = missing_for(isa)
     if missing:
-        pytest.skip(f'this CPU lacks {sorted(missing)}: the {isa} path cannot run here')
+        pytest.skip(f'this CPU lacks {missing}: the {isa} path cannot run here')
+
+
+def test_cpuinfo_reader(tmp_path):
+    """paddle_ops._cpu_info, the one reader of /proc/cpuinfo (python -m paddle_ops, these tests,
+    tools/bench/): the first processor's fields, its `flags` line and not `vmx flags`."""
+    info = tmp_path / 'cpuinfo'
+    info.write_text('processor\t: 0\nmodel name\t: Some CPU @ 2.0GHz\nflags\t\t: fpu avx2 fma f16c\n'
+                    'vmx flags\t: ept avx512f\n\nprocessor\t: 1\nmodel name\t: Other\nflags\t\t: fpu\n')
+    fields = _cpu_info.read_cpuinfo(str(info))
+    assert fields['model name'] == 'Some CPU @ 2.0GHz'
+    assert fields['flags'].split() == ['fpu', 'avx2', 'fma', 'f16c']
+    assert _cpu_info.read_cpuinfo(str(tmp_path / 'missing')) == {}
+    flags = _cpu_info.cpu_flags()
+    isas = _cpu_info.supported_isas()
+    assert isas[0] == 'baseline' and isas == ['baseline'] + [i for i in ('avx2', 'avx512') if not missing_for(i)]
+    for isa in ('avx2', 'avx512'):
+        assert (isa in isas) == (_cpu_info.ISA_NEEDS[isa] <= flags)
+    assert _cpu_info.shown_flags() == [f for f in _cpu_info.SHOWN_FLAGS if f in flags]
+    assert isinstance(_cpu_info.cpu_model(), str) and _cpu_info.cpu_model()
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ import numpy as np
 
 import paddle_ops as paddle
 from paddle_ops import _C
+from paddle_ops._cpu_info import cpu_flags, cpu_model, shown_flags
 
 try:
     from paddle_ops import _build_config as build_config
@@ -23,29 +24,6 @@ except ImportError:  # a package tree copied by hand, without the CMake-written 
     build_config = None
 
 # ---- the facts ------------------------------------------------------------------------------
-
-
-def _cpu_flags():
-    """The CPU's feature flags (Linux /proc/cpuinfo), or an empty set elsewhere."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
-def _cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def _cudart():
@@ -123,8 +101,7 @@ def describe():
             lines.append("CUDA backend: not built")
     else:
         lines.append(f"build: (no _build_config.py) CUDA backend {'built' if paddle.is_compiled_with_cuda() else 'not built'}")
-    flags = _cpu_flags()
-    isa = [f for f in ("avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_bf16") if f in flags]
+    flags = cpu_flags()
     simd_built = build_config.CPU_SIMD_AVX2 if build_config is not None else None
     if simd_built and {"avx2", "fma"} <= flags:
         path = "AVX2+FMA kernels (built, and this CPU has AVX2 and FMA)"
@@ -134,7 +111,7 @@ def describe():
         path = "unknown"
     else:
         path = "generic kernels (built without the AVX2+FMA kernels)"
-    lines.append(f"CPU: {_cpu_model()}, {os.cpu_count()} logical cores; ISA: {' '.join(isa) or 'baseline'}")
+    lines.append(f"CPU: {cpu_model()}, {os.cpu_count()} logical cores; ISA: {' '.join(shown_flags()) or 'baseline'}")
     lines.append(f"CPU scan path: {path}")
     lines.append(f"OpenMP threads: {paddle.get_num_threads()}")
     lines.append("flags: " + ", ".join(f"{k}={v}" for k, v in paddle.get_flags().items()))

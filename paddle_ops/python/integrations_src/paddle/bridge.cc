@@ -10,12 +10,15 @@
 
 #include "paddle_ops/common/enforce.h"
 #include "paddle_ops/core/allocator.h"
+#include "paddle_ops/core/cpu_threads.h"
 
 namespace paddle_ops_bridge {
 namespace {
 
 thread_local std::string g_error;
 std::atomic<int32_t> g_caller_allocates{0};
+std::atomic<int32_t (*)(void)> g_threads_source{nullptr};
+std::atomic<int32_t> g_last_threads{0};
 constexpr int32_t kMaxArgs = 16;
 thread_local const void* g_in_ptrs[kMaxArgs];
 thread_local const void* g_out_ptrs[kMaxArgs];
@@ -234,6 +237,9 @@ int32_t po_paddle_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAt
   paddle_ops_bridge::g_n_in = paddle_ops_bridge::g_n_out = 0;
   for (int32_t i = 0; i < n_ins; ++i)
     paddle_ops_bridge::RecordInput(i, ins[i].present ? ins[i].data : nullptr);
+  if (auto source = paddle_ops_bridge::g_threads_source.load(std::memory_order_relaxed))
+    phi::SetCpuNumThreads(source());
+  paddle_ops_bridge::g_last_threads.store(phi::CpuNumThreads(), std::memory_order_relaxed);
   return paddle_ops_bridge::Guard([&] { e.run(ins, attrs, *outs); });
 }
 
@@ -291,6 +297,13 @@ int32_t po_paddle_infer(int32_t op, const PoTensor* ins, int32_t n_ins, const Po
 void po_paddle_set_caller_allocates(int32_t on) { paddle_ops_bridge::g_caller_allocates.store(on ? 1 : 0); }
 
 int32_t po_paddle_caller_allocates(void) { return paddle_ops_bridge::g_caller_allocates.load(); }
+
+void po_paddle_follow_num_threads(int32_t (*source)(void)) {
+  paddle_ops_bridge::g_threads_source.store(source);
+  if (source == nullptr) phi::SetCpuNumThreads(0);  // OMP_NUM_THREADS again
+}
+
+int32_t po_paddle_last_num_threads(void) { return paddle_ops_bridge::g_last_threads.load(); }
 
 void po_paddle_release(void* owner) { delete static_cast<std::shared_ptr<phi::Allocation>*>(owner); }
 

@@ -94,6 +94,16 @@ typedef struct {
 PO_PADDLE_API void po_paddle_set_caller_allocates(int32_t on);
 PO_PADDLE_API int32_t po_paddle_caller_allocates(void);
 
+// CPU threads. The bridge library holds its own copy of paddle_ops' CPU runtime, whose thread
+// count alone would follow only OMP_NUM_THREADS. With a source set (paddle_ops' own
+// get_num_threads, `int (*)(void)`: paddle_ops.integrations.paddle sets it at import), each
+// po_paddle_run first takes the count from source(), so paddle_ops.set_num_threads reaches the
+// kernels run here, in eager mode and in static programs (read as each op runs); null goes
+// back to following OMP_NUM_THREADS. po_paddle_last_num_threads is the count the last
+// po_paddle_run (on any thread) gave its kernels, 0 before the first.
+PO_PADDLE_API void po_paddle_follow_num_threads(int32_t (*source)(void));
+PO_PADDLE_API int32_t po_paddle_last_num_threads(void);
+
 // Runs op `op` (its index in po_paddle_op_name's list) on the inputs, in the order of the
 // op's YAML args; attributes in YAML order. An optional input is absent when `present` is 0,
 // when its data is null, or when it has no elements. Returns a PoError; the message is in

@@ -3,13 +3,31 @@ import builtins
 import math
 import numbers
 
-import numpy as np
-
 from .. import _C_ops
 from ..framework import FLOATING, float32
-from .manipulation import _check_tensor
+from .manipulation import _check_bool, _check_tensor
 
 __all__ = ["gla"]
+
+
+def _gla_attrs(q, scale, output_final_state, head_first):
+    """gla's checks of its attributes (after those of the tensors), shared with
+    paddle_ops.integrations.paddle: the two bools, and scale, returned as a float (None:
+    Dk ** -0.5 from q's 4-D shape, Dk its last dim)."""
+    for arg, val in (("output_final_state", output_final_state), ("head_first", head_first)):
+        _check_bool(val, "gla", arg)
+    if scale is None:
+        if len(q.shape) != 4:
+            raise ValueError(f"gla(): q must be a 4-D tensor, but got q of shape {list(q.shape)}")
+        dk = q.shape[-1]
+        if dk is None or dk < 0:
+            raise ValueError("gla(): scale=None needs a known Dk (the last dim of q); pass scale explicitly")
+        return dk ** -0.5 if dk > 0 else 1.0
+    if isinstance(scale, builtins.bool) or not isinstance(scale, numbers.Real):  # int, float, numpy.float32, ...
+        raise TypeError(f"gla(): argument 'scale' must be a float or None, but got {type(scale).__name__}")
+    if not math.isfinite(scale):
+        raise ValueError(f"gla(): argument 'scale' must be finite, but got {scale}")
+    return float(scale)
 
 
 def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, head_first=True, name=None):
@@ -68,18 +86,5 @@ def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, h
         _check_tensor(initial_state, "gla", "initial_state")
         if initial_state.dtype != float32:
             raise TypeError(f"gla(): argument 'initial_state' must be float32, but got {initial_state.dtype}")
-    for arg, val in (("output_final_state", output_final_state), ("head_first", head_first)):
-        if not isinstance(val, (builtins.bool, np.bool_)):
-            raise TypeError(f"gla(): argument '{arg}' must be a bool, but got {type(val).__name__}")
-    if scale is None:
-        if len(q.shape) != 4:
-            raise ValueError(f"gla(): q must be a 4-D tensor, but got q of shape {list(q.shape)}")
-        dk = q.shape[-1]
-        if dk is None or dk < 0:
-            raise ValueError("gla(): scale=None needs a known Dk (the last dim of q); pass scale explicitly")
-        scale = dk ** -0.5 if dk > 0 else 1.0
-    elif isinstance(scale, builtins.bool) or not isinstance(scale, numbers.Real):  # int, float, numpy.float32, ...
-        raise TypeError(f"gla(): argument 'scale' must be a float or None, but got {type(scale).__name__}")
-    elif not math.isfinite(scale):
-        raise ValueError(f"gla(): argument 'scale' must be finite, but got {scale}")
-    return _C_ops.gla(q, k, v, gk, initial_state, float(scale), output_final_state, head_first)
+    scale = _gla_attrs(q, scale, output_final_state, head_first)
+    return _C_ops.gla(q, k, v, gk, initial_state, scale, output_final_state, head_first)

@@ -64,6 +64,41 @@ def _is_int(v):
     return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (builtins.bool, np.bool_))
 
 
+def _check_bool(v, op, arg):
+    if not isinstance(v, (builtins.bool, np.bool_)):
+        raise TypeError(f"{op}(): argument '{arg}' must be a bool, but got {type(v).__name__}")
+
+
+def _repeat_interleave_repeats(x, repeats, axis, output_size, tensor_types):
+    """repeat_interleave's checks of `repeats` and `output_size` (x flattened and axis an int
+    already), shared with paddle_ops.integrations.paddle (tensor_types: its tensor classes).
+    Returns repeats as an int, a tensor (an instance of tensor_types: its dtype and shape are
+    checked by the op's InferMeta), or an int64 NumPy array of counts when it came as a list,
+    tuple or array (the caller makes it a tensor of its kind)."""
+    if output_size is not None and not _is_int(output_size):
+        raise TypeError(f"repeat_interleave(): argument 'output_size' must be an int or None, "
+                        f"but got {type(output_size).__name__}")
+    if isinstance(repeats, (list, tuple, np.ndarray)):
+        values = np.asarray(repeats)
+        if values.dtype.kind not in "iu" and values.size:
+            raise TypeError(f"repeat_interleave(): argument 'repeats' must hold integers, but got {values.dtype}")
+        if values.size and values.max() > (2**63 - 1) // values.size \
+                and sum(int(v) for v in values.flat) > 2**63 - 1:  # (the GPU trusts output_size)
+            raise ValueError("repeat_interleave(): the sum of repeats is more than 2**63 - 1")
+        return values.astype(np.int64)
+    if isinstance(repeats, tensor_types):
+        return repeats
+    if not _is_int(repeats):
+        raise TypeError(f"repeat_interleave(): argument 'repeats' must be an int or a Tensor of int32 or "
+                        f"int64, but got {type(repeats).__name__}")
+    if output_size is not None and -max(len(x.shape), 1) <= axis < max(len(x.shape), 1):
+        n = x.shape[axis] if x.shape else 1
+        if n >= 0 and n * int(repeats) != output_size:  # (static mode: n may be unknown, -1)
+            raise ValueError(f"repeat_interleave(): output_size must be the sum of repeats ({n * int(repeats)}), "
+                             f"but got {output_size}")
+    return int(repeats)
+
+
 def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
     """Repeat each slice of `x` along `axis`: ``repeat_interleave([a, b], [2, 1]) = [a, a, b]``
     (NumPy's ``np.repeat``; Paddle's and torch's ``repeat_interleave``).
@@ -105,27 +140,11 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
         x = reshape(x, [-1])
         axis = 0
     axis = _int_axis(x, axis, "repeat_interleave")
-    if output_size is not None and not _is_int(output_size):
-        raise TypeError(f"repeat_interleave(): argument 'output_size' must be an int or None, "
-                        f"but got {type(output_size).__name__}")
-    if isinstance(repeats, (list, tuple, np.ndarray)):
-        values = np.asarray(repeats)
-        if values.dtype.kind not in "iu" and values.size:
-            raise TypeError(f"repeat_interleave(): argument 'repeats' must hold integers, but got {values.dtype}")
-        if values.size and values.max() > (2**63 - 1) // values.size \
-                and sum(int(v) for v in values.flat) > 2**63 - 1:  # (the GPU trusts output_size)
-            raise ValueError("repeat_interleave(): the sum of repeats is more than 2**63 - 1")
+    repeats = _repeat_interleave_repeats(x, repeats, axis, output_size, Tensor)
+    if isinstance(repeats, np.ndarray):
         from .creation import to_tensor
-        repeats = to_tensor(values.astype(np.int64), place=x.place)
-    if isinstance(repeats, Tensor):  # (its dtype and shape are checked by the op's InferMeta)
+        repeats = to_tensor(repeats, place=x.place)
+    if isinstance(repeats, Tensor):
         return _C_ops.repeat_interleave_with_tensor_index(
             x, repeats, axis, -1 if output_size is None else int(output_size))
-    if not _is_int(repeats):
-        raise TypeError(f"repeat_interleave(): argument 'repeats' must be an int or a Tensor of int32 or "
-                        f"int64, but got {type(repeats).__name__}")
-    if output_size is not None and -max(len(x.shape), 1) <= axis < max(len(x.shape), 1):
-        n = x.shape[axis] if x.shape else 1
-        if n >= 0 and n * int(repeats) != output_size:  # (static mode: n may be unknown, -1)
-            raise ValueError(f"repeat_interleave(): output_size must be the sum of repeats ({n * int(repeats)}), "
-                             f"but got {output_size}")
-    return _C_ops.repeat_interleave(x, int(repeats), axis)
+    return _C_ops.repeat_interleave(x, repeats, axis)

@@ -20,13 +20,17 @@ Paddle allocates them and the kernels write there). CPU tensors (PyPI's Paddle 3
 The extension is compiled at first import (about a minute) into a cache directory; see
 ``_build.py``.
 """
-import numbers
+import ctypes
 import re
 
 import numpy as np
 import paddle
 
 from . import _build
+from ... import _C
+# The argument checks paddle_ops' own functions make, shared (the same messages).
+from ...tensor.attention import _gla_attrs
+from ...tensor.manipulation import _check_bool, _is_int, _repeat_interleave_repeats
 
 __all__ = ["logcumsumexp", "cumsum", "pscan", "right_flood", "repeat_interleave", "gla", "ops",
            "set_output_allocation", "get_output_allocation"]
@@ -138,9 +142,10 @@ def _caller(m, fn):
 
 
 def _bridge():
-    import ctypes
     lib = ctypes.CDLL(_build.bridge_library())  # the instance the extension loaded (same path)
     lib.po_paddle_caller_allocates.restype = ctypes.c_int32
+    lib.po_paddle_last_num_threads.restype = ctypes.c_int32
+    lib.po_paddle_follow_num_threads.argtypes = [ctypes.c_void_p]
     return lib
 
 
@@ -161,6 +166,9 @@ def get_output_allocation():
 
 ops = _Ops()
 ops._ext()  # build (first time) and load now: Paddle knows the ops before any program uses them
+# The bridge library's kernels take their CPU thread count from paddle_ops' own at each op, so
+# that paddle_ops.set_num_threads reaches them (bridge.h, po_paddle_follow_num_threads).
+_bridge().po_paddle_follow_num_threads(ctypes.c_void_p(_C._num_threads_source()))
 
 
 _TENSOR_TYPES = (paddle.Tensor, paddle.pir.Value, paddle.static.Variable)
@@ -169,15 +177,6 @@ _TENSOR_TYPES = (paddle.Tensor, paddle.pir.Value, paddle.static.Variable)
 def _check_tensor(x, op, arg="x"):
     if not isinstance(x, _TENSOR_TYPES):
         raise TypeError(f"{op}(): argument '{arg}' must be a paddle.Tensor, but got {type(x).__name__}")
-
-
-def _is_int(v):
-    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
-def _check_bool(v, op, arg):
-    if not isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"{op}(): argument '{arg}' must be a bool, but got {type(v).__name__}")
 
 
 def _cum(op, x, axis, exclusive, reverse, dtype, allowed):
@@ -250,21 +249,13 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
         axis = 0
     if not _is_int(axis):
         raise TypeError(f"repeat_interleave(): argument 'axis' must be an int or None, but got {type(axis).__name__}")
-    if output_size is not None and not _is_int(output_size):
-        raise TypeError(f"repeat_interleave(): argument 'output_size' must be an int or None, "
-                        f"but got {type(output_size).__name__}")
-    if isinstance(repeats, (list, tuple, np.ndarray)):
-        values = np.asarray(repeats)
-        if values.dtype.kind not in "iu" and values.size:
-            raise TypeError(f"repeat_interleave(): argument 'repeats' must hold integers, but got {values.dtype}")
-        repeats = paddle.to_tensor(values.astype(np.int64))
+    axis = int(axis)
+    repeats = _repeat_interleave_repeats(x, repeats, axis, output_size, _TENSOR_TYPES)
+    if isinstance(repeats, np.ndarray):
+        repeats = paddle.to_tensor(repeats)
     if isinstance(repeats, _TENSOR_TYPES):
-        return ops.repeat_interleave_with_tensor_index(x, repeats, int(axis),
-                                                       -1 if output_size is None else int(output_size))
-    if not _is_int(repeats):
-        raise TypeError(f"repeat_interleave(): argument 'repeats' must be an int or a Tensor of int32 or "
-                        f"int64, but got {type(repeats).__name__}")
-    return ops.repeat_interleave(x, int(repeats), int(axis))
+        return ops.repeat_interleave_with_tensor_index(x, repeats, axis, -1 if output_size is None else int(output_size))
+    return ops.repeat_interleave(x, repeats, axis)
 
 
 def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, head_first=True, name=None):
@@ -274,16 +265,6 @@ def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, h
         _check_tensor(t, "gla", arg)
     if initial_state is not None:
         _check_tensor(initial_state, "gla", "initial_state")
-    _check_bool(output_final_state, "gla", "output_final_state")
-    _check_bool(head_first, "gla", "head_first")
-    if scale is None:
-        if len(q.shape) != 4:
-            raise ValueError(f"gla(): q must be a 4-D tensor, but got q of shape {list(q.shape)}")
-        dk = q.shape[-1]
-        if dk is None or dk < 0:
-            raise ValueError("gla(): scale=None needs a known Dk (the last dim of q); pass scale explicitly")
-        scale = dk ** -0.5 if dk > 0 else 1.0
-    elif isinstance(scale, bool) or not isinstance(scale, numbers.Real):
-        raise TypeError(f"gla(): argument 'scale' must be a float or None, but got {type(scale).__name__}")
-    o, final_state = ops.gla(q, k, v, gk, initial_state, float(scale), bool(output_final_state), bool(head_first))
+    scale = _gla_attrs(q, scale, output_final_state, head_first)
+    o, final_state = ops.gla(q, k, v, gk, initial_state, scale, bool(output_final_state), bool(head_first))
     return o, (final_state if output_final_state else None)
