@@ -234,8 +234,8 @@ def _cum(op, x, axis, exclusive, reverse, dtype, allowed, fallback):
     exclusive, reverse = _check_bool(exclusive, op, "exclusive"), _check_bool(reverse, op, "reverse")
     if dtype is not None:
         x = x.astype(dtype)
-    if np.dtype(x.dtype).name not in allowed:
-        x = x.astype(fallback)
+    if np.dtype(x.dtype).name not in allowed and np.dtype(x.dtype).kind in "biu":
+        x = x.astype(fallback)  # as paddle_ops: integers and bools become a type the op takes
     if axis is None:
         return getattr(ops, op)(x, -1, True, exclusive, reverse)
     if not _is_int(axis):
