@@ -109,8 +109,13 @@ def _call(op, vals):
     return call(*operands, op=op, present=present, ints=ints, floats=floats, strs=texts)
 
 
+_ARRAY_TYPE = type(jnp.zeros(()))  # the concrete array type: checked first, as the common case
+_FLOATING = frozenset(np.dtype(getattr(jnp, n)) for n in ("float16", "bfloat16", "float32", "float64"))
+_CUMSUM = _FLOATING | {np.dtype(np.int32), np.dtype(np.int64)}
+
+
 def _as_array(x, op, name):
-    if isinstance(x, jax.Array):
+    if type(x) is _ARRAY_TYPE or isinstance(x, jax.Array):
         return x
     try:
         return jnp.asarray(x)
@@ -179,7 +184,7 @@ def _make(entry):
                 raise TypeError(f"{name}(): missing argument '{names[i]}'")
         tensors = [None if args[i] is None and kinds[i] == "tensor?" else _as_array(args[i], name, names[i])
                    for i in tpos]
-        diff = tuple(t is not None and jnp.issubdtype(t.dtype, jnp.floating) for t in tensors)
+        diff = tuple(t is not None and t.dtype in _FLOATING for t in tensors)
         static = (tuple(args[i] for i in apos), diff)
         try:
             hash(static)
@@ -216,8 +221,6 @@ def last_pointers():
 
 
 # ---- the public functions: paddle_ops' Python API --------------------------------------------
-_FLOAT = ("float16", "bfloat16", "float32", "float64")
-
 
 def _is_int(v):
     return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
@@ -234,7 +237,7 @@ def _cum(op, x, axis, exclusive, reverse, dtype, allowed, fallback):
     exclusive, reverse = _check_bool(exclusive, op, "exclusive"), _check_bool(reverse, op, "reverse")
     if dtype is not None:
         x = x.astype(dtype)
-    if np.dtype(x.dtype).name not in allowed and np.dtype(x.dtype).kind in "biu":
+    if x.dtype not in allowed and x.dtype.kind in "biu":
         x = x.astype(fallback)  # as paddle_ops: integers and bools become a type the op takes
     if axis is None:
         return getattr(ops, op)(x, -1, True, exclusive, reverse)
@@ -246,14 +249,14 @@ def _cum(op, x, axis, exclusive, reverse, dtype, allowed, fallback):
 def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
     """``paddle_ops.logcumsumexp`` on a JAX array (docs/spec.md §1): log(cumsum(exp(x))) along
     `axis` (None: the flattened array), without overflow; integer inputs become float32."""
-    return _cum("logcumsumexp", x, axis, exclusive, reverse, dtype, _FLOAT, np.float32)
+    return _cum("logcumsumexp", x, axis, exclusive, reverse, dtype, _FLOATING, np.float32)
 
 
 def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
     """``paddle_ops.cumsum`` on a JAX array (docs/spec.md §2): floats accumulate in compensated
     float64, int32/int64 exactly; other integer and bool inputs become int64 (int32 without
     jax_enable_x64)."""
-    return _cum("cumsum", x, axis, exclusive, reverse, dtype, _FLOAT + ("int32", "int64"),
+    return _cum("cumsum", x, axis, exclusive, reverse, dtype, _CUMSUM,
                 jax.dtypes.canonicalize_dtype(np.int64))
 
 
