@@ -12,11 +12,9 @@ import sys
 import numpy as np
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+from test_torch_codegen import BWD, OPS, REPO  # the repository's YAML (a sibling test module)
+
 GEN = os.path.join(REPO, "tools", "codegen", "gen_jax.py")
-OPS = os.path.join(REPO, "api_yaml", "ops.yaml")
-BWD = os.path.join(REPO, "api_yaml", "backward.yaml")
 
 
 def run(ops, bwd, out):
