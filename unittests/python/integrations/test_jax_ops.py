@@ -320,9 +320,15 @@ def test_bad_input():
     # inside jit the same checks run at trace time
     with pytest.raises(IndexError):
         jax.jit(lambda x: pj.logcumsumexp(x, axis=-3))(x)
-    # a count that does not add up to output_size: the kernel's error, raised by XLA
-    with pytest.raises(Exception, match="paddle_ops:ValueError"):
+    with pytest.raises(ValueError, match="non-negative"):
+        pj.repeat_interleave(x, [1, -1, 1], axis=0)
+    # a count that does not add up to output_size: the kernel's error, raised by XLA, re-raised
+    # with its type in an eager call; inside jax.jit it stays XLA's error, with our message
+    with pytest.raises(ValueError, match="output_size must be the sum of repeats"):
         np.asarray(pj.repeat_interleave(x, jnp.array([1, 1, 1]), axis=0, output_size=4))
+    f = jax.jit(lambda x, c: pj.repeat_interleave(x, c, axis=0, output_size=4))
+    with pytest.raises(jax.errors.JaxRuntimeError, match=r"\[paddle_ops:ValueError\] repeat_interleave"):
+        np.asarray(f(x, jnp.array([1, 1, 1])))
 
 
 def test_int64_output_needs_x64():

@@ -30,6 +30,7 @@ except ImportError as e:
     raise ImportError("paddle_ops.integrations.jax needs JAX (pip install jax), which is not installed") from e
 
 import numbers
+import re
 
 import numpy as np
 
@@ -123,6 +124,20 @@ def _as_array(x, op, name):
         raise TypeError(f"{op}(): argument '{name}' must be an array, but got {type(x).__name__}") from e
 
 
+_ERROR = re.compile(r"\[paddle_ops:(ValueError|TypeError|IndexError|MemoryError|RuntimeError)\] (.*)", re.S)
+_TYPES = {"ValueError": ValueError, "TypeError": TypeError, "IndexError": IndexError, "MemoryError": MemoryError,
+          "RuntimeError": RuntimeError}
+
+
+def _reraise(e):
+    """A kernel's error that XLA raised as a JaxRuntimeError, re-raised with its own type (eager
+    calls; inside the caller's jax.jit it stays XLA's JaxRuntimeError, with the same message)."""
+    match = _ERROR.search(str(e))
+    if match:
+        raise _TYPES[match.group(1)](match.group(2).strip()) from e
+    raise e
+
+
 def _make(entry):
     """The function of one table entry: jit-compiled per attribute set, with a custom_vjp whose
     backward calls the YAML grad op."""
@@ -191,7 +206,10 @@ def _make(entry):
         except TypeError:
             raise TypeError(f"{name}(): attributes must be plain Python values, got "
                             f"{[type(a).__name__ for a in static[0]]}") from None
-        outs = jitted(static, *tensors)
+        try:
+            outs = jitted(static, *tensors)
+        except jax.errors.JaxRuntimeError as e:
+            _reraise(e)
         return outs[0] if len(outs) == 1 else outs
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"paddle_ops' {entry['op']} through XLA's FFI: {name}({', '.join(names)})."
@@ -302,7 +320,10 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
         if isinstance(counts, jax.core.Tracer):
             raise ValueError("repeat_interleave(): the counts are traced (inside jax.jit): pass output_size, "
                              "JAX needs the output shape at trace time")
-        output_size = int(np.asarray(counts).sum()) if counts.size else 0
+        values = np.asarray(counts)
+        if (values < 0).any():
+            raise ValueError(f"repeat_interleave(): repeats must be non-negative, but got {values.min()}")
+        output_size = int(values.sum())
     return ops.repeat_interleave_with_tensor_index(x, counts, int(axis), int(output_size))
 
 
