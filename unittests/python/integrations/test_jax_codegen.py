@@ -72,6 +72,14 @@ def test_a_new_op_needs_no_code(tmp_path):
   kernel :
     func : cummax_values
   backward : cummax_values_grad
+
+- op : windowed_sum
+  args : (Tensor x, int[] sizes)
+  output : Tensor(out)
+  infer_meta :
+    func : CumInferMeta
+  kernel :
+    func : windowed_sum
 """
     bwd_text = open(BWD, encoding="utf-8").read() + """
 - backward_op : cummax_values_grad
@@ -92,6 +100,7 @@ def test_a_new_op_needs_no_code(tmp_path):
     assert ops["cummax_values"]["backward"] == {
         "op": "cummax_values_grad", "args": [("input", 0), ("output", 0), ("grad", 0), ("attr", 1), ("attr", 2)]}
     assert yaml["cummax_values"]["attr_types"] == ["int", "bool"]
+    assert "windowed_sum" not in ops and "windowed_sum" not in yaml  # an int[] is not one FFI attribute
     assert "sum" not in ops and "reshape" not in ops
 
 
