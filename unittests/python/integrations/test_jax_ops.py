@@ -355,3 +355,17 @@ def test_stream_order_in_a_chain(place):
     y = paddle.logcumsumexp(ours(np.asarray(x) * 2.0 + 1.0, place), axis=1).numpy()
     ref = paddle.cumsum(ours(y - y[:, :1], place), axis=1).numpy() * 0.5
     assert np.array_equal(got, ref)
+
+
+@pytest.mark.parametrize("place", PLACES)
+def test_empty_and_0d(place):
+    """Empty inputs (XLA may pass no memory) and 0-D inputs give paddle_ops' shapes."""
+    e = put(np.zeros((0, 3)), place)
+    assert pj.logcumsumexp(e, axis=1).shape == (0, 3)
+    assert jax.grad(lambda x: pj.logcumsumexp(x, axis=1).sum())(e).shape == (0, 3)
+    assert pj.repeat_interleave(put(np.zeros((0, 2)), place), [], axis=0).shape == (0, 2)
+    s = put(np.float32(2.0), place)
+    ref = paddle.logcumsumexp(ours(np.float32(2.0), place)).numpy()
+    assert np.array_equal(np.asarray(pj.logcumsumexp(s)), ref)
+    assert float(jax.grad(lambda x: pj.logcumsumexp(x).sum())(s)) == 1.0
+    assert np.asarray(pj.cumsum(put(np.array([True, False, True]), place))).tolist() == [1, 1, 2]

@@ -314,7 +314,9 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
         raise TypeError(f"repeat_interleave(): argument 'repeats' must be an int or an array of int32 or "
                         f"int64, but got {type(repeats).__name__}")
     counts = _as_array(repeats, "repeat_interleave", "repeats")
-    if counts.size and not jnp.issubdtype(counts.dtype, jnp.integer):
+    if counts.size == 0:
+        counts = counts.astype(jax.dtypes.canonicalize_dtype(np.int64))  # [] holds no type
+    elif not jnp.issubdtype(counts.dtype, jnp.integer):
         raise TypeError(f"repeat_interleave(): argument 'repeats' must hold integers, but got {counts.dtype}")
     if output_size is None:
         if isinstance(counts, jax.core.Tracer):
