@@ -14,6 +14,7 @@
 #ifdef PADDLE_OPS_WITH_GPU
 #include <cuda_runtime.h>
 
+#include <optional>
 #include <vector>
 
 #include "paddle_ops/core/device_context.h"
@@ -113,6 +114,25 @@ cudaStream_t OurStream(int32_t device) {
   return static_cast<const phi::GPUContext*>(ctx)->stream();
 }
 
+// The calling thread's current device is `device` while our kernels launch (XLA's threads need
+// not have it current), and what it was afterwards.
+class CurrentDevice {
+ public:
+  explicit CurrentDevice(int32_t device) {
+    if (cudaGetDevice(&prev_) != cudaSuccess) prev_ = -1;
+    if (prev_ != device) cudaSetDevice(device);
+  }
+  ~CurrentDevice() {
+    int cur = -1;
+    if (prev_ >= 0 && cudaGetDevice(&cur) == cudaSuccess && cur != prev_) cudaSetDevice(prev_);
+  }
+  CurrentDevice(const CurrentDevice&) = delete;
+  CurrentDevice& operator=(const CurrentDevice&) = delete;
+
+ private:
+  int prev_ = -1;
+};
+
 int32_t CudaFail(const char* what, cudaError_t rc) {
   return Fail(PO_RUNTIME_ERROR, std::string("paddle_ops (JAX): ") + what + ": " + cudaGetErrorString(rc));
 }
@@ -143,7 +163,9 @@ int32_t po_jax_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr*
 #ifdef PADDLE_OPS_WITH_GPU
   Events* ev = nullptr;
   cudaStream_t ours = nullptr;
+  std::optional<CurrentDevice> current;
   if (gpu) {
+    current.emplace(device);
     try {
       ours = OurStream(device);
     } catch (const std::exception& e) {
