@@ -369,3 +369,23 @@ def test_empty_and_0d(place):
     assert np.array_equal(np.asarray(pj.logcumsumexp(s)), ref)
     assert float(jax.grad(lambda x: pj.logcumsumexp(x).sum())(s)) == 1.0
     assert np.asarray(pj.cumsum(put(np.array([True, False, True]), place))).tolist() == [1, 1, 2]
+
+
+def test_handler_library_build_and_cache(tmp_path, monkeypatch):
+    """The FFI handlers compile into the cache folder once, export only the two handlers, and a
+    compiler that cannot run is an ImportError that says so."""
+    import os
+    import subprocess
+    from paddle_ops.integrations.jax import _build
+    monkeypatch.setenv("PADDLE_OPS_EXTENSION_DIR", str(tmp_path))
+    path = _build.handler_library()
+    assert path.startswith(str(tmp_path / "jax_ffi")) and os.path.exists(path)
+    stamp = os.stat(path).st_mtime_ns
+    assert _build.handler_library() == path and os.stat(path).st_mtime_ns == stamp  # cached, not rebuilt
+    nm = subprocess.run(["nm", "-D", "--defined-only", path], capture_output=True, text=True)
+    if nm.returncode == 0:
+        assert {ln.split()[-1] for ln in nm.stdout.splitlines() if ln.strip()} == {"PoJaxCpu", "PoJaxCuda"}
+    monkeypatch.setenv("PADDLE_OPS_EXTENSION_DIR", str(tmp_path / "other"))
+    monkeypatch.setenv("CXX", str(tmp_path / "no-such-compiler"))
+    with pytest.raises(ImportError, match="could not run"):
+        _build.handler_library()

@@ -70,7 +70,10 @@ def _compile(out, include_dir):
     cmd = [cxx, "-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-w", f"-I{include_dir}",
            f"-I{NATIVE}", os.path.join(NATIVE, "ffi_handlers.cc"), "-o", tmp, f"-L{NATIVE}", f"-l:{RUNTIME}",
            f"-Wl,-rpath,{NATIVE}", f"-Wl,--version-script={script}"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        raise ImportError(f"paddle_ops.integrations.jax: the C++ compiler {cxx!r} could not run: {e}") from e
     if r.returncode != 0:
         raise ImportError("paddle_ops.integrations.jax: compiling the XLA FFI handlers failed:\n"
                           + " ".join(cmd) + "\n" + r.stderr[-4000:])
