@@ -1,0 +1,346 @@
+"""paddle_ops kernels in JAX, through XLA's FFI: ``paddle_ops.integrations.jax``.
+
+    import jax, jax.numpy as jnp
+    from paddle_ops.integrations import jax as po
+
+    x = jnp.arange(6.0).reshape(2, 3)
+    po.logcumsumexp(x, axis=1)                           # paddle_ops' kernel, called by XLA
+    jax.grad(lambda x: po.logcumsumexp(x, axis=1).sum())(x)   # its grad kernel
+    jax.jit(lambda a, x: po.pscan(a, x))(x, x)           # inside a jit-compiled program
+
+Every op of api_yaml/ (except the tensor arithmetic JAX has already) is a function of ``ops``
+(YAML arguments, one function per output set as in the torch integration: ``ops.gla`` and
+``ops.gla_with_final_state``), and the six public ops below take the same arguments as
+paddle_ops' own Python API. Each is a ``jax.custom_vjp`` function whose forward and backward are
+one ``jax.ffi.ffi_call`` of the FFI target ``paddle_ops`` with the YAML op's name and attributes:
+the output shapes and dtypes come from the op's own InferMeta at trace time (bad input raises
+there, with paddle_ops' exception type and message), and the handlers (compiled at first import
+against the installed jaxlib, ``_build.py``) run our kernels on XLA's buffers without copies: on
+the CPU, and on CUDA ordered after and before XLA's stream with events. The op table is
+generated from the YAML (tools/codegen/gen_jax.py): this file holds no per-op code except the
+public functions' argument handling.
+
+Shapes are static in JAX: ``repeat_interleave`` with an array of counts needs ``output_size``
+when the counts are traced. Outputs of int64 or float64 need ``jax_enable_x64``.
+"""
+try:
+    import jax
+    import jax.numpy as jnp
+except ImportError as e:
+    raise ImportError("paddle_ops.integrations.jax needs JAX (pip install jax), which is not installed") from e
+
+import numbers
+import re
+
+import numpy as np
+
+from ... import _C
+from ..._build_config import WITH_GPU
+from ...framework import convert_place
+from . import _build
+from ._generated import OPS, YAML
+
+__all__ = ["logcumsumexp", "cumsum", "pscan", "right_flood", "repeat_interleave", "gla", "ops", "TARGET",
+           "last_pointers"]
+
+TARGET = "paddle_ops"
+_handlers, _runtime = _build.load()
+jax.ffi.register_ffi_target(TARGET, jax.ffi.pycapsule(_handlers.PoJaxCpu), platform="cpu")
+jax.ffi.register_ffi_target(TARGET, jax.ffi.pycapsule(_handlers.PoJaxCuda), platform="CUDA")
+
+_DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+_TO_OURS = {np.dtype(getattr(jnp, n)): _C.dtype_from_string(n) for n in _DTYPES}
+_TO_NUMPY = {str(v): k for k, v in _TO_OURS.items()}
+_SEP = "\x1f"  # between the string attributes (ffi_handlers.cc)
+
+
+def _ours(dtype, op, name):
+    try:
+        return _TO_OURS[np.dtype(dtype)]
+    except (KeyError, TypeError):
+        raise TypeError(f"{op}(): input '{name}' has dtype {dtype}, which paddle_ops does not take") from None
+
+
+def _place():
+    if WITH_GPU and jax.default_backend() == "gpu":
+        return convert_place("gpu:0")
+    return convert_place("cpu")
+
+
+def _pack(types, values):
+    """The attributes of one FFI call: an int64, a float64 and a text per YAML attribute."""
+    ints, floats, texts = [], [], []
+    for t, v in zip(types, values):
+        if t == "str":
+            ints.append(0), floats.append(0.0), texts.append(v)
+        elif t in ("float", "double"):
+            ints.append(0), floats.append(float(v)), texts.append("")
+        else:
+            ints.append(int(v)), floats.append(0.0), texts.append("")
+    return np.array(ints, np.int64), np.array(floats, np.float64), _SEP.join(texts)
+
+
+def _call(op, vals):
+    """Runs YAML op `op` on its arguments in YAML order (tensors as JAX arrays or None): one
+    ffi_call whose result shapes and dtypes are the op's InferMeta's. Returns every output of
+    the op (an optional output it does not produce: a float32 [0])."""
+    spec = YAML[op]
+    ins = [v for v, t in zip(vals, spec["tensors"]) if t]
+    attrs = [v for v, t in zip(vals, spec["tensors"]) if not t]
+    names = [n for n, t in zip(spec["args"], spec["tensors"]) if t]
+    metas = [None if x is None else (list(x.shape), _ours(x.dtype, op, n)) for x, n in zip(ins, names)]
+    results = []
+    for name, r in zip(spec["outputs"], _C.static.infer_meta(op, metas, attrs, _place())):
+        if r is None:
+            results.append(jax.ShapeDtypeStruct((0,), np.float32))
+            continue
+        dims, dtype = r
+        if any(d < 0 for d in dims):
+            raise ValueError(f"{op}(): output '{name}' has a shape known only when the op runs, but JAX needs "
+                             f"it at trace time")
+        npdt = _TO_NUMPY[str(dtype)]
+        if jax.dtypes.canonicalize_dtype(npdt) != npdt:
+            raise TypeError(f"{op}(): output '{name}' is {npdt}, which JAX holds only with 64-bit types on "
+                            f"(jax.config.update('jax_enable_x64', True))")
+        results.append(jax.ShapeDtypeStruct(tuple(dims), npdt))
+    ints, floats, texts = _pack(spec["attr_types"], attrs)
+    operands = [jnp.zeros((0,), np.float32) if x is None else x for x in ins]
+    present = np.array([x is not None for x in ins], np.int64)
+    call = jax.ffi.ffi_call(TARGET, results, vmap_method="sequential")
+    return call(*operands, op=op, present=present, ints=ints, floats=floats, strs=texts)
+
+
+_ARRAY_TYPE = type(jnp.zeros(()))  # the concrete array type: checked first, as the common case
+_FLOATING = frozenset(np.dtype(getattr(jnp, n)) for n in ("float16", "bfloat16", "float32", "float64"))
+_CUMSUM = _FLOATING | {np.dtype(np.int32), np.dtype(np.int64)}
+
+
+def _as_array(x, op, name):
+    if type(x) is _ARRAY_TYPE or isinstance(x, jax.Array):
+        return x
+    try:
+        return jnp.asarray(x)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{op}(): argument '{name}' must be an array, but got {type(x).__name__}") from e
+
+
+_ERROR = re.compile(r"\[paddle_ops:(ValueError|TypeError|IndexError|MemoryError|RuntimeError)\] (.*)", re.S)
+_TYPES = {"ValueError": ValueError, "TypeError": TypeError, "IndexError": IndexError, "MemoryError": MemoryError,
+          "RuntimeError": RuntimeError}
+
+
+def _reraise(e):
+    """A kernel's error that XLA raised as a JaxRuntimeError, re-raised with its own type (eager
+    calls; inside the caller's jax.jit it stays XLA's JaxRuntimeError, with the same message)."""
+    match = _ERROR.search(str(e))
+    if match:
+        raise _TYPES[match.group(1)](match.group(2).strip()) from e
+    raise e
+
+
+def _make(entry):
+    """The function of one table entry: jit-compiled per attribute set, with a custom_vjp whose
+    backward calls the YAML grad op."""
+    names, kinds, call, outputs = entry["args"], entry["kinds"], entry["call"], entry["outputs"]
+    tpos = [i for i, k in enumerate(kinds) if k.startswith("tensor")]
+    apos = [i for i, k in enumerate(kinds) if not k.startswith("tensor")]
+    n, defaults, bwd = len(names), tuple(entry["defaults"]), entry["backward"]
+
+    def merge(attrs, tensors):
+        args = [None] * n
+        for i, v in zip(apos, attrs):
+            args[i] = v
+        for i, v in zip(tpos, tensors):
+            args[i] = v
+        return args
+
+    def run(static, *tensors):
+        args = merge(static[0], tensors)
+        outs = _call(entry["op"], [args[v] if how == "arg" else v for how, v in call])
+        return tuple(outs[i] for i in outputs)
+
+    fn = run
+    if bwd is not None:
+        fn = jax.custom_vjp(run, nondiff_argnums=(0,))
+
+        def fwd(static, *tensors):
+            outs = run(static, *tensors)
+            args = merge(static[0], tensors)
+            return outs, tuple(args[v] if how == "input" else outs[v] for how, v in bwd["args"]
+                               if how in ("input", "output"))
+
+        def back(static, saved, cts):
+            args, saved, vals = merge(static[0], [None] * len(tpos)), iter(saved), []
+            for how, v in bwd["args"]:
+                vals.append(next(saved) if how in ("input", "output") else cts[v] if how == "grad"
+                            else args[v] if how == "attr" else v)
+            res = _call(bwd["op"], vals)
+            grads = {o[:-len("_grad")]: r for o, r in zip(YAML[bwd["op"]]["outputs"], res)}
+            # no cotangent for an absent optional input or an integer one
+            return tuple(grads.get(names[i]) if static[1][k] else None for k, i in enumerate(tpos))
+
+        fn.defvjp(fwd, back)
+    jitted = jax.jit(fn, static_argnums=(0,))
+    name = entry["name"]
+
+    def op(*args, **kwargs):
+        if len(args) > n:
+            raise TypeError(f"{name}() takes {n} arguments, got {len(args)}")
+        args = list(args)
+        for k, v in kwargs.items():
+            if k not in names or names.index(k) < len(args):
+                raise TypeError(f"{name}(): unexpected or repeated argument '{k}'")
+        for i in range(len(args), n):
+            if names[i] in kwargs:
+                args.append(kwargs[names[i]])
+            elif i >= n - len(defaults):
+                args.append(defaults[i - (n - len(defaults))])
+            else:
+                raise TypeError(f"{name}(): missing argument '{names[i]}'")
+        tensors = [None if args[i] is None and kinds[i] == "tensor?" else _as_array(args[i], name, names[i])
+                   for i in tpos]
+        diff = tuple(t is not None and t.dtype in _FLOATING for t in tensors)
+        static = (tuple(args[i] for i in apos), diff)
+        try:
+            hash(static)
+        except TypeError:
+            raise TypeError(f"{name}(): attributes must be plain Python values, got "
+                            f"{[type(a).__name__ for a in static[0]]}") from None
+        try:
+            outs = jitted(static, *tensors)
+        except jax.errors.JaxRuntimeError as e:
+            _reraise(e)
+        return outs[0] if len(outs) == 1 else outs
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"paddle_ops' {entry['op']} through XLA's FFI: {name}({', '.join(names)})."
+    return op
+
+
+class _Ops:
+    """Every op of the table by name (YAML arguments and defaults)."""
+
+    def __init__(self, table):
+        for entry in table:
+            setattr(self, entry["name"], _make(entry))
+
+    def __dir__(self):
+        return sorted(k for k in vars(self) if not k.startswith("_"))
+
+
+ops = _Ops(OPS)
+
+
+def last_pointers():
+    """(inputs, outputs): the data pointers of the last kernel call on this thread (tests)."""
+    import ctypes
+    ins, outs = (ctypes.c_void_p * 16)(), (ctypes.c_void_p * 16)()
+    n = _runtime.po_jax_last_pointers(ins, outs, 16)
+    return [ins[i] or 0 for i in range(n)], [outs[i] or 0 for i in range(n)]
+
+
+# ---- the public functions: paddle_ops' Python API --------------------------------------------
+
+def _is_int(v):
+    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _check_bool(v, op, arg):
+    if not isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{op}(): argument '{arg}' must be a bool, but got {type(v).__name__}")
+    return bool(v)
+
+
+def _cum(op, x, axis, exclusive, reverse, dtype, allowed, fallback):
+    x = _as_array(x, op, "x")
+    exclusive, reverse = _check_bool(exclusive, op, "exclusive"), _check_bool(reverse, op, "reverse")
+    if dtype is not None:
+        x = x.astype(dtype)
+    if x.dtype not in allowed and x.dtype.kind in "biu":
+        x = x.astype(fallback)  # as paddle_ops: integers and bools become a type the op takes
+    if axis is None:
+        return getattr(ops, op)(x, -1, True, exclusive, reverse)
+    if not _is_int(axis):
+        raise TypeError(f"{op}(): argument 'axis' must be an int or None, but got {type(axis).__name__}")
+    return getattr(ops, op)(x, int(axis), False, exclusive, reverse)
+
+
+def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
+    """``paddle_ops.logcumsumexp`` on a JAX array (docs/spec.md §1): log(cumsum(exp(x))) along
+    `axis` (None: the flattened array), without overflow; integer inputs become float32."""
+    return _cum("logcumsumexp", x, axis, exclusive, reverse, dtype, _FLOATING, np.float32)
+
+
+def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
+    """``paddle_ops.cumsum`` on a JAX array (docs/spec.md §2): floats accumulate in compensated
+    float64, int32/int64 exactly; other integer and bool inputs become int64 (int32 without
+    jax_enable_x64)."""
+    return _cum("cumsum", x, axis, exclusive, reverse, dtype, _CUMSUM,
+                jax.dtypes.canonicalize_dtype(np.int64))
+
+
+def pscan(a, x, initial_state=None, reverse=False, name=None):
+    """``paddle_ops.pscan`` on JAX arrays (docs/spec.md §3): y[:, t] = a[:, t] * y[:, t-1] + x[:, t]."""
+    return ops.pscan(a, x, initial_state, _check_bool(reverse, "pscan", "reverse"))
+
+
+def right_flood(x, axis=-1, reverse=False, hole="zero", return_index=False, name=None):
+    """``paddle_ops.right_flood`` on a JAX array (docs/spec.md §4): holes filled with the last
+    value before them; with return_index also the int64 source index (needs jax_enable_x64)."""
+    if not _is_int(axis):
+        raise TypeError(f"right_flood(): argument 'axis' must be an int, but got {type(axis).__name__}")
+    if not isinstance(hole, str):
+        raise TypeError(f"right_flood(): argument 'hole' must be 'zero' or 'nan', but got {type(hole).__name__}")
+    reverse = _check_bool(reverse, "right_flood", "reverse")
+    if _check_bool(return_index, "right_flood", "return_index"):
+        return ops.right_flood_with_index(x, int(axis), reverse, hole)
+    return ops.right_flood(x, int(axis), reverse, hole)
+
+
+def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
+    """``paddle_ops.repeat_interleave`` on a JAX array (docs/spec.md §4): `repeats` an int, a list
+    of ints or an int32/int64 array of counts; axis None flattens x first. With traced counts
+    (under jax.jit) `output_size` must be given: JAX needs the output shape at trace time."""
+    x = _as_array(x, "repeat_interleave", "x")
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    if not _is_int(axis):
+        raise TypeError(f"repeat_interleave(): argument 'axis' must be an int or None, but got {type(axis).__name__}")
+    if output_size is not None and not _is_int(output_size):
+        raise TypeError(f"repeat_interleave(): argument 'output_size' must be an int or None, "
+                        f"but got {type(output_size).__name__}")
+    if _is_int(repeats):
+        return ops.repeat_interleave(x, int(repeats), int(axis))
+    if isinstance(repeats, (bool, np.bool_)) or isinstance(repeats, (str, bytes, float)):
+        raise TypeError(f"repeat_interleave(): argument 'repeats' must be an int or an array of int32 or "
+                        f"int64, but got {type(repeats).__name__}")
+    counts = _as_array(repeats, "repeat_interleave", "repeats")
+    if counts.size == 0:
+        counts = counts.astype(jax.dtypes.canonicalize_dtype(np.int64))  # [] holds no type
+    elif not jnp.issubdtype(counts.dtype, jnp.integer):
+        raise TypeError(f"repeat_interleave(): argument 'repeats' must hold integers, but got {counts.dtype}")
+    if output_size is None:
+        if isinstance(counts, jax.core.Tracer):
+            raise ValueError("repeat_interleave(): the counts are traced (inside jax.jit): pass output_size, "
+                             "JAX needs the output shape at trace time")
+        values = np.asarray(counts)
+        if (values < 0).any():
+            raise ValueError(f"repeat_interleave(): repeats must be non-negative, but got {values.min()}")
+        output_size = int(values.sum())
+    return ops.repeat_interleave_with_tensor_index(x, counts, int(axis), int(output_size))
+
+
+def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, head_first=True, name=None):
+    """``paddle_ops.gla`` on JAX arrays (docs/spec.md §5): gated linear attention; returns
+    (o, final_state), final_state None unless output_final_state."""
+    output_final_state = _check_bool(output_final_state, "gla", "output_final_state")
+    head_first = _check_bool(head_first, "gla", "head_first")
+    if scale is None:
+        shape = np.shape(q)
+        if len(shape) != 4:
+            raise ValueError(f"gla(): q must be a 4-D array, but got q of shape {list(shape)}")
+        scale = shape[-1] ** -0.5 if shape[-1] > 0 else 1.0
+    elif isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+        raise TypeError(f"gla(): argument 'scale' must be a float or None, but got {type(scale).__name__}")
+    if output_final_state:
+        return ops.gla_with_final_state(q, k, v, gk, initial_state, float(scale), head_first)
+    return ops.gla(q, k, v, gk, initial_state, float(scale), head_first), None
