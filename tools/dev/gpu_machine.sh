@@ -47,8 +47,8 @@ for step in "$@"; do
             # that ends it well inside the device command's 600 s (DEADLINE: seconds since start)
             paths=${PYTEST_PATHS:-unittests/python}; [ $step = pytest2 ] && paths=${PYTEST2_PATHS:-}
             left=$(( ${DEADLINE:-100000} - SECONDS )); [ $left -lt 20 ] && { echo "no time left for $step"; continue; }
-            timeout $left python3 -m pytest -q -rs -p no:cacheprovider --durations=10 --junitxml=$OUT/$step.xml $paths ${PYTEST_ARGS:-} > $OUT/$step.log 2>&1
-            echo "$step rc=$? (limit ${left} s)"; grep -E "^(FAILED|ERROR)" $OUT/$step.log | head -30; tail -3 $OUT/$step.log ;;
+            timeout $left python3 -m pytest -v -rs -p no:cacheprovider --durations=10 --junitxml=$OUT/$step.xml $paths ${PYTEST_ARGS:-} > $OUT/$step.log 2>&1
+            echo "$step rc=$? (limit ${left} s)"; grep -E " (FAILED|ERROR)( |$)" $OUT/$step.log | head -30; tail -3 $OUT/$step.log ;;
     env) nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1
          python3 -c "import sys, torch, numpy; print(sys.version.split()[0], 'torch', torch.__version__, 'cuda', torch.version.cuda, 'numpy', numpy.__version__)"
          for m in jax cupy triton fla; do python3 -c "import $m; print('$m', getattr($m, '__version__', '?'))" 2>&1 | tail -1; done ;;
