@@ -127,8 +127,12 @@ def test_python_m_paddle_ops_exits_nonzero_on_a_wrong_result():
         "sys.exit(m.main([], checks))\n")
     r = _run(["-c", code])
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "FAIL  cpu    cumsum: AssertionError: forward: off by 3" in r.stdout
-    assert "1 check(s) FAILED" in r.stdout
+    # The wrong check fails on every device: the CPU and each visible GPU.
+    devices = ["cpu"] + [f"gpu:{i}" for i in range(paddle.device.cuda.device_count())] \
+        if paddle.is_compiled_with_cuda() else ["cpu"]
+    for dev in devices:
+        assert re.search(rf"^FAIL +{dev} +cumsum: AssertionError: forward: off by 3", r.stdout, re.M), (dev, r.stdout)
+    assert f"\n{len(devices)} check(s) FAILED" in r.stdout
 
 
 def test_every_generated_op_has_a_check():
