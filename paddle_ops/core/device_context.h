@@ -13,6 +13,12 @@ class DeviceContext {
   virtual ~DeviceContext() = default;
   const Place& GetPlace() const { return place_; }
   virtual void Wait() const {}
+  // Kernels launch on the calling thread's current device, so a kernel of gpu:1 must not run
+  // while gpu:0 is current: Kernel::Call makes the context's device current for the call and
+  // restores the caller's after it (as torch's device guard does). Nothing on the CPU.
+  // MakeCurrent returns what RestoreCurrent takes back.
+  virtual int MakeCurrent() const { return -1; }
+  virtual void RestoreCurrent(int /*previous*/) const {}
 
   // Allocate `tensor` (its dims must be set) on this context's place for `dtype`.
   void* Alloc(DenseTensor* tensor, DataType dtype) const;

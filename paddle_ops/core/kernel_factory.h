@@ -74,6 +74,11 @@ class Kernel {
                                  "registered kernel takes %s",
                                  typeid(Sig).name(), signature_.name()));
     using Invoker = void (*)(RawFn, const DeviceContext&, Args...);
+    struct CurrentDevice {  // the kernel's device is current while it runs
+      const DeviceContext& ctx;
+      int previous;
+      ~CurrentDevice() { ctx.RestoreCurrent(previous); }
+    } current{ctx, ctx.MakeCurrent()};
     reinterpret_cast<Invoker>(invoker_)(fn_, ctx, static_cast<Args>(args)...);
   }
   bool IsValid() const { return fn_ != nullptr; }

@@ -54,3 +54,16 @@ def test_out_of_memory_is_memory_error_and_the_process_goes_on():
 def test_synchronize_and_device_count():
     assert paddle.device.cuda.device_count() >= 1
     paddle.device.synchronize()
+
+
+@pytest.mark.skipif(not gpu_available() or paddle.device.cuda.device_count() < 2,
+                    reason="needs two GPUs (a kernel of gpu:1 must run with gpu:1 current)")
+@pytest.mark.parametrize("order", ["gpu:1 first", "gpu:0 first"])
+def test_every_op_runs_on_each_gpu_whichever_device_is_current(order):
+    # Kernels launch on the calling thread's current device; each kernel call makes its
+    # tensor's device current and restores the caller's after it (core/kernel_factory.h).
+    from paddle_ops.__main__ import CHECKS
+    places = ["gpu:1", "gpu:0"] if order == "gpu:1 first" else ["gpu:0", "gpu:1", "gpu:0"]
+    for place in places:
+        for check, _ops in CHECKS.values():
+            check(place)  # raises AssertionError on a wrong result, RuntimeError on a bad launch

@@ -198,6 +198,20 @@ void GPUContext::Wait() const {
   PADDLE_ENFORCE_GPU_SUCCESS(cudaStreamSynchronize(stream()));
 }
 
+int GPUContext::MakeCurrent() const {
+  gpu::CheckGpuUsableAfterFork();  // before any CUDA call: a forked child gets its clear error
+  int previous = -1;
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetDevice(&previous));
+  const int id = GetPlace().GetDeviceId();
+  if (previous != id) PADDLE_ENFORCE_GPU_SUCCESS(cudaSetDevice(id));
+  return previous;
+}
+
+void GPUContext::RestoreCurrent(int previous) const {
+  int current = -1;
+  if (previous >= 0 && cudaGetDevice(&current) == cudaSuccess && current != previous) cudaSetDevice(previous);
+}
+
 namespace gpu {
 
 // Asked once (fixed for the process): a forked child reuses its parent's answer instead of

@@ -33,6 +33,8 @@ class GPUContext : public DeviceContext {
     return stream_;
   }
   void Wait() const override;
+  int MakeCurrent() const override;
+  void RestoreCurrent(int previous) const override;
   int GetSMCount() const { return sm_count_; }
 
  private:
