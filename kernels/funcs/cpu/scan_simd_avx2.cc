@@ -24,6 +24,8 @@
 
 #include "kernels/funcs/cpu/scan_driver.h"
 #include "kernels/funcs/cpu/scan_simd.h"
+#include "kernels/funcs/cpu/scan_simd_avx512.h"
+#include "kernels/funcs/cpu/scan_simd_sum_rows.h"
 #include "kernels/funcs/scan_functors.h"
 #include "kernels/funcs/simd/convert.h"
 #include "paddle_ops/common/bfloat16.h"
@@ -1284,61 +1286,6 @@ inline T FromOdd(double d) {
 constexpr int kSumBlock = 512;
 constexpr int kSumSeg = kSumBlock / 4;
 
-// Steps j .. j+3 of the 4 segments at p (segment k at p + k * seg, or, reversed, at p - k * seg
-// going down): v[i] is step j + i of the 4 segments, as doubles.
-template <bool kRev>
-PADDLE_OPS_VINLINE void LoadSteps4(const float* p, int64_t seg, int j, __m256d v[4]) {
-  __m128 r[4];
-  for (int k = 0; k < 4; ++k) {
-    if (kRev) {
-      const __m128 t = _mm_loadu_ps(p - k * seg - j - 3);
-      r[k] = _mm_shuffle_ps(t, t, _MM_SHUFFLE(0, 1, 2, 3));
-    } else {
-      r[k] = _mm_loadu_ps(p + k * seg + j);
-    }
-  }
-  _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]);
-  for (int i = 0; i < 4; ++i) v[i] = _mm256_cvtps_pd(r[i]);
-}
-template <bool kRev>
-PADDLE_OPS_VINLINE void StoreSteps4(float* p, int64_t seg, int j, __m128 r[4]) {
-  _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]);
-  for (int k = 0; k < 4; ++k) {
-    if (kRev) {
-      _mm_storeu_ps(p - k * seg - j - 3, _mm_shuffle_ps(r[k], r[k], _MM_SHUFFLE(0, 1, 2, 3)));
-    } else {
-      _mm_storeu_ps(p + k * seg + j, r[k]);
-    }
-  }
-}
-// The same for float64 rows: 4 x 4 doubles transposed.
-PADDLE_OPS_VINLINE void Transpose4(__m256d r[4]) {
-  const __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
-  const __m256d t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
-  r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
-  r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
-  r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
-  r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
-}
-template <bool kRev>
-PADDLE_OPS_VINLINE void LoadSteps4(const double* p, int64_t seg, int j, __m256d v[4]) {
-  for (int k = 0; k < 4; ++k) {
-    v[k] = kRev ? _mm256_permute4x64_pd(_mm256_loadu_pd(p - k * seg - j - 3), _MM_SHUFFLE(0, 1, 2, 3))
-                : _mm256_loadu_pd(p + k * seg + j);
-  }
-  Transpose4(v);
-}
-template <bool kRev>
-PADDLE_OPS_VINLINE void StoreSteps4(double* p, int64_t seg, int j, __m256d r[4]) {
-  Transpose4(r);
-  for (int k = 0; k < 4; ++k) {
-    if (kRev) {
-      _mm256_storeu_pd(p - k * seg - j - 3, _mm256_permute4x64_pd(r[k], _MM_SHUFFLE(0, 1, 2, 3)));
-    } else {
-      _mm256_storeu_pd(p + k * seg + j, r[k]);
-    }
-  }
-}
 // hi + lo (4 lanes) rounded once to double: the nearest double (RoundCompensated<double>).
 PADDLE_OPS_VINLINE __m256d RoundPair(__m256d hi, __m256d lo, const double*) { return _mm256_add_pd(hi, lo); }
 
@@ -1355,77 +1302,57 @@ PADDLE_OPS_VINLINE __m128 RoundPairToFloat(__m256d hi, __m256d lo) {
   _mm256_store_pd(h, hi);
   _mm256_store_pd(l, lo);
   _mm_store_ps(r, f);
-  for (int k = 0; k < 4; ++k) {
-    if (tie >> k & 1) r[k] = RoundCompensated<float>(h[k], l[k]);
-  }
+  RedoFloatTies<4>(h, l, static_cast<unsigned>(tie), r);
   return _mm_load_ps(r);
 }
 PADDLE_OPS_VINLINE __m128 RoundPair(__m256d hi, __m256d lo, const float*) { return RoundPairToFloat(hi, lo); }
 
-// One block of 4 * seg steps (seg a multiple of 4) at p in scan order; returns its total and,
-// when storing, writes the outputs at o from the running pair `base` before the block.
+// The 4-lane operations of SegmentedSumBlock (scan_simd_sum_rows.h).
+struct SumLanes4 {
+  using V = __m256d;
+  static constexpr int kLanes = 4;
+  static V Zero() { return _mm256_setzero_pd(); }
+  static V Add(V a, V b) { return _mm256_add_pd(a, b); }
+  static V Sub(V a, V b) { return _mm256_sub_pd(a, b); }
+  static V DropNaN(V v) { return DropNaN4(v); }
+  static void Store(double* p, V v) { _mm256_store_pd(p, v); }
+  static V Load(const double* p) { return _mm256_load_pd(p); }
+  template <bool kRev, typename T>
+  static void LoadSteps(const T* p, int64_t seg, int j, V v[4]) { LoadSteps4<kRev>(p, seg, j, v); }
+  template <bool kRev, typename T, typename R>
+  static void StoreSteps(T* p, int64_t seg, int j, R r[4]) { StoreSteps4<kRev>(p, seg, j, r); }
+  template <typename T>
+  static auto RoundPair(V hi, V lo, const T* p) { return avx2::RoundPair(hi, lo, p); }
+};
 template <bool kStore, bool kRev, typename T>
 CompensatedSum<double> SumRowBlock(const T* p, T* o, int64_t seg, const CompensatedSum<double>& base,
                                    bool exclusive) {
-  using Pair = CompensatedSum<double>;
-  const __m256d zero = _mm256_setzero_pd();
-  __m256d th = zero, tl = zero;
-  for (int j = 0; j < seg; j += 4) {
-    __m256d v[4];
-    LoadSteps4<kRev>(p, seg, j, v);
-    for (int i = 0; i < 4; ++i) {
-      __m256d e;
-      th = TwoSum4(th, v[i], &e);
-      tl = _mm256_add_pd(tl, e);
-    }
-  }
-  alignas(32) double h[4], l[4];
-  _mm256_store_pd(h, th);
-  _mm256_store_pd(l, DropNaN4(tl));
-  Pair segs[4];
-  for (int k = 0; k < 4; ++k) segs[k] = Add(Pair::Zero(), Pair{h[k], l[k]});
-  const Pair total = Add(Add(segs[0], segs[1]), Add(segs[2], segs[3]));
-  if (!kStore) return total;
-  alignas(32) double oh[4], ol[4];
-  Pair off = base;
-  for (int k = 0; k < 4; ++k) {
-    oh[k] = off.hi;
-    ol[k] = off.lo;
-    if (k < 3) off = Add(off, segs[k]);
-  }
-  __m256d rh = _mm256_load_pd(oh), rl = _mm256_load_pd(ol);
-  for (int j = 0; j < seg; j += 4) {
-    __m256d v[4];
-    decltype(RoundPair(rh, rl, p)) r[4];
-    LoadSteps4<kRev>(p, seg, j, v);
-    for (int i = 0; i < 4; ++i) {
-      if (exclusive) r[i] = RoundPair(rh, rl, p);
-      __m256d e;
-      rh = TwoSum4(rh, v[i], &e);
-      rl = DropNaN4(_mm256_add_pd(rl, e));
-      if (!exclusive) r[i] = RoundPair(rh, rl, p);
-    }
-    StoreSteps4<kRev>(o, seg, j, r);
-  }
-  return total;
+  return SegmentedSumBlock<SumLanes4, kStore, kRev>(p, o, seg, base, exclusive);
 }
 
-// Steps [s0, s1) of one float32 row (G = 1), in blocks of kSumBlock steps read and written in
-// place; only a row's last n % 16 steps go through a buffer.
+// Steps [s0, s1) of one float32 or float64 row (G = 1), in blocks of kSumBlock steps read and
+// written in place; only a row's last n % 16 steps go through a buffer. With AVX-512 in use
+// (avx512), a block's first n - n % 32 steps take the 8-lane block of scan_simd_avx512.cc.
 template <bool kStore, bool kRev, typename T>
 CompensatedSum<double> SumRowChunk(const T* x, T* out, const SeqGroup& q, int64_t s0, int64_t s1,
-                                   const CompensatedSum<double>& carry) {
+                                   const CompensatedSum<double>& carry, bool avx512) {
   using Pair = CompensatedSum<double>;
   Pair loc = Pair::Zero();
   for (int64_t b0 = s0; b0 < s1; b0 += kSumBlock) {
     const int n = static_cast<int>(std::min<int64_t>(kSumBlock, s1 - b0));
-    // The block's first n - n % 16 steps in place (4 segments of n / 16 * 4 steps), the rest
-    // (a row's last < 16 steps) through a buffer padded with zeros to 16.
-    const int n16 = n / 16 * 16;
-    if (n16 > 0) {
+    const int n32 = avx512 ? n / 32 * 32 : 0;
+    if (n32 > 0) {
       const Pair base = kStore ? Add(carry, loc) : Pair::Zero();
       const int64_t off = q.Offset(b0);
-      loc = Add(loc, SumRowBlock<kStore, kRev>(x + off, out + off, n16 / 4, base, q.exclusive));
+      loc = Add(loc, avx512::SumRowBlock<kStore, kRev, T>(x + off, out + off, n32 / 8, base, q.exclusive));
+    }
+    // The block's next n16 - n32 steps in place (4 segments of (n16 - n32) / 4 steps), the rest
+    // (a row's last < 16 steps) through a buffer padded with zeros to 16.
+    const int n16 = n / 16 * 16;
+    if (n16 > n32) {
+      const Pair base = kStore ? Add(carry, loc) : Pair::Zero();
+      const int64_t off = q.Offset(b0 + n32);
+      loc = Add(loc, SumRowBlock<kStore, kRev>(x + off, out + off, (n16 - n32) / 4, base, q.exclusive));
     }
     if (n16 == n) continue;
     alignas(32) T xb[16];
@@ -1450,6 +1377,7 @@ struct SumKernel {
   static constexpr double kReduceCost = 0.6;
   const T* x;
   T* out;
+  bool avx512;  // rows take the AVX-512 blocks (ScanCall::avx512)
 
   Carry CarryIdentity() const { return Carry::Zero(); }
   Carry Fold(const Carry& c, const Local& l) const { return Add(c, l); }
@@ -1577,8 +1505,8 @@ struct SumKernel {
     }
     if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
       const Carry c = kStore ? carry[0] : Carry::Zero();
-      const Local l = q.reverse ? SumRowChunk<kStore, true>(x, out, q, s0, s1, c)
-                                : SumRowChunk<kStore, false>(x, out, q, s0, s1, c);
+      const Local l = q.reverse ? SumRowChunk<kStore, true>(x, out, q, s0, s1, c, avx512)
+                                : SumRowChunk<kStore, false>(x, out, q, s0, s1, c, avx512);
       if (local) local[0] = l;
       return;
     }
@@ -1993,10 +1921,10 @@ bool CumsumScan(const T* x, T* out, const ScanCall& c) {
     // float64 rows (the same double-double in 4 segments); float64 columns keep the generic
     // compensated sum.
     if (c.layout.inner != 1) return false;
-    RunChunkedScan(SumKernel<T>{x, out}, c.layout, c.exclusive, c.reverse);
+    RunChunkedScan(SumKernel<T>{x, out, c.avx512}, c.layout, c.exclusive, c.reverse);
     return true;
   } else {
-    RunChunkedScan(SumKernel<T>{x, out}, c.layout, c.exclusive, c.reverse);
+    RunChunkedScan(SumKernel<T>{x, out, c.avx512}, c.layout, c.exclusive, c.reverse);
     return true;
   }
 }
