@@ -11,7 +11,20 @@
 namespace phi {
 namespace funcs {
 namespace simd {
+// The result of an all-float logcumsumexp block (scan_simd_lanes.h).
+struct LseFloatBlockResult {
+  double sum;      // the block's terms, summed (against its max M)
+  double first_p;  // P of the block's first step
+  bool near_zero;  // some output is within kLseNearZero of 0 (storing only)
+};
+
 namespace avx512 {
+
+// logcumsumexp of one float block of n = 128 steps in 16 float lanes (16 segments of 8 steps):
+// LseFloatBlockF of scan_simd_lanes.h at 16 lanes; the arguments and the result are those
+// of the 8-lane block of scan_simd_avx2.cc (LseBlock).
+template <bool kStore>
+LseFloatBlockResult LseFloatBlock16(const float* xb, float* ob, int n, float M, double s, double a, double b, double r);
 
 // cumsum of one block of a float32 or float64 row, 8 * seg steps at p in scan order (seg a
 // multiple of 4; reversed rows run down from p): the 8-double-lane form of scan_simd_avx2.cc's
