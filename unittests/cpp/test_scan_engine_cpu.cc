@@ -164,10 +164,11 @@ std::string Name(const ScanLayout& l, bool ex, bool rev) {
 }
 
 // Shapes that reach every strategy: one long row (three phases), many short rows, columns
-// (8 lanes and a partial group), lengths on both sides of chunk boundaries, and row blocks that
-// end in every kind of piece (AVX-512 32-step part, AVX2 16-step part, a buffered tail).
+// (8 lanes and a partial group), lengths on both sides of chunk boundaries, row blocks that end
+// in every kind of piece (AVX-512 32-step part, AVX2 16-step part, a buffered tail), and short
+// rows taken 4 at a time as lanes with a remainder (cumsum's RowsAsLanesSum).
 const std::vector<ScanLayout> kLayouts = {
-    {1, 5000, 1}, {1, 3 * 1024, 1}, {1, 3 * 1024 + 1, 1}, {37, 129, 1}, {3, 1020, 1}, {3, 2100, 5}, {2, 1500, 8}, {1, 2049, 19},
+    {1, 5000, 1}, {1, 3 * 1024, 1}, {1, 3 * 1024 + 1, 1}, {37, 129, 1}, {9, 1020, 1}, {3, 2100, 5}, {2, 1500, 8}, {1, 2049, 19},
     {4, 64, 300},
 };
 

@@ -44,14 +44,16 @@ def test_cumsum_never_worse_than_float64_loop(isa, dtype, exclusive, reverse):
 @pytest.mark.parametrize('length', [20, 47, 1000, 1020, 4099])
 def test_cumsum_row_block_pieces(isa, length):
     """Rows whose blocks end in each kind of piece (the AVX-512 32-step part, the AVX2 16-step
-    part, a buffered tail of < 16 steps), cancelling data, both types, every mode."""
+    part, a buffered tail of < 16 steps), cancelling data, both types, every mode; 3 rows (each
+    its own task) and 7 (lengths of a multiple of 4: 4 rows as lanes, then 3 more)."""
     use_isa(isa)
     for dtype in ('float32', 'float64'):
-        x = C.cancelling(3 * length, dtype, seed=length).reshape(3, length)
-        t = paddle.to_tensor(x.astype(dtype))
-        for exclusive, reverse in MODES:
-            out = paddle.cumsum(t, axis=1, exclusive=exclusive, reverse=reverse)
-            C.check_scan(out.numpy().astype(np.float64), x, 1, exclusive, reverse, dtype)
+        for rows in (3, 7):
+            x = C.cancelling(rows * length, dtype, seed=length).reshape(rows, length)
+            t = paddle.to_tensor(x.astype(dtype))
+            for exclusive, reverse in MODES:
+                out = paddle.cumsum(t, axis=1, exclusive=exclusive, reverse=reverse)
+                C.check_scan(out.numpy().astype(np.float64), x, 1, exclusive, reverse, dtype)
 
 
 @pytest.mark.parametrize('isa', ISAS)
@@ -75,10 +77,11 @@ def test_logcumsumexp_single_terms(isa, dtype):
 @pytest.mark.parametrize('dtype', ['float32', 'float64'])
 def test_thread_count_independent(isa, op, dtype):
     """A row past two chunks (65536 steps each): one thread streams it, two split it in three
-    phases; the bits must not change. Rows of 16384 too (one task per row)."""
+    phases; the bits must not change. Rows of 16384 too (one task per row), and 2050 rows of 64
+    (cumsum: groups of 4 rows as lanes spread over the threads, then 2 more)."""
     use_isa(isa)
     rng = np.random.default_rng(5)
-    for shape in [(200003,), (6, 16384)]:
+    for shape in [(200003,), (6, 16384), (2050, 64)]:
         t = paddle.to_tensor(rng.standard_normal(shape).astype(dtype))
         outs = []
         for threads in (1, 2):

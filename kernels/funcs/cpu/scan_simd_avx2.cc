@@ -1765,18 +1765,49 @@ bool LogcumsumexpGradScan(const T* x, const T* out, const T* out_grad, T* x_grad
   return true;
 }
 
+// float32 / float64 rows of at most one chunk, a multiple of 4 steps, at least 4 of them: 4 rows
+// at a time, one per double lane, in one pass (RowsAsLanesSum of scan_simd_lanes.h; no segment
+// totals, no carries), the groups of rows spread over the threads; the last outer % 4 rows take
+// the segmented row path. Every output depends on its own row alone, so the bits do not depend
+// on the thread count. (8 rows in AVX-512 lanes measured slower: 2.0 against 1.77 ns per element
+// on [262144, 64] float32, 0.92 against 0.75 on [1024, 16384]; so 4 lanes with AVX-512 too.)
+// Returns false for other layouts.
+template <typename T>
+bool CumsumRowsAsLanes(const T* x, T* out, const ScanCall& c) {
+  const ScanLayout& l = c.layout;
+  constexpr int K = SumLanes4::kLanes;
+  if (l.inner != 1 || l.length % 4 != 0 || l.length > CpuScanChunk() || l.outer < K) return false;
+  const int64_t groups = l.outer / K;
+  auto group = [&](int64_t g) {
+    const int64_t off = g * K * l.length + (c.reverse ? K * l.length - 1 : 0);
+    (c.reverse ? RowsAsLanesSum<SumLanes4, true, T> : RowsAsLanesSum<SumLanes4, false, T>)(x + off, out + off, l.length,
+                                                                                           c.exclusive);
+  };
+  const int threads = l.numel() >= scan_detail::kMinParallelElements ? CpuNumThreads() : 1;
+  if (threads > 1 && groups > 1) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t g = 0; g < groups; ++g) group(g);  // nothing in it throws
+  } else {
+    for (int64_t g = 0; g < groups; ++g) group(g);
+  }
+  const int64_t done = groups * K * l.length;
+  if (groups * K < l.outer) {
+    RunChunkedScan(SumKernel<T>{x + done, out + done, c.avx512}, ScanLayout{l.outer - groups * K, l.length, 1},
+                   c.exclusive, c.reverse);
+  }
+  return true;
+}
+
 template <typename T>
 bool CumsumScan(const T* x, T* out, const ScanCall& c) {
-  if constexpr (std::is_same<T, double>::value) {
-    // float64 rows (the same double-double in 4 segments); float64 columns keep the generic
-    // compensated sum.
-    if (c.layout.inner != 1) return false;
-    RunChunkedScan(SumKernel<T>{x, out, c.avx512}, c.layout, c.exclusive, c.reverse);
-    return true;
-  } else {
-    RunChunkedScan(SumKernel<T>{x, out, c.avx512}, c.layout, c.exclusive, c.reverse);
-    return true;
+  if constexpr (std::is_same<T, double>::value || std::is_same<T, float>::value) {
+    if (CumsumRowsAsLanes(x, out, c)) return true;
   }
+  // float64 rows (the same double-double in 4 segments); float64 columns keep the generic
+  // compensated sum.
+  if (std::is_same<T, double>::value && c.layout.inner != 1) return false;
+  RunChunkedScan(SumKernel<T>{x, out, c.avx512}, c.layout, c.exclusive, c.reverse);
+  return true;
 }
 
 PADDLE_OPS_SIMD_SCAN_INSTANTIATE()

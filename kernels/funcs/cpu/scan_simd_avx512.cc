@@ -137,14 +137,14 @@ template LseFloatBlockResult LseFloatBlock16<true>(const float*, float*, int, fl
 
 #define PADDLE_OPS_AVX512_SUM_BLOCK(S, R, T) \
   template Pair SumRowBlock<S, R, T>(const T*, T*, int64_t, const Pair&, bool);
-#define PADDLE_OPS_AVX512_SUM_BLOCKS(T)        \
+#define PADDLE_OPS_AVX512_SUM(T)               \
   PADDLE_OPS_AVX512_SUM_BLOCK(false, false, T) \
   PADDLE_OPS_AVX512_SUM_BLOCK(false, true, T)  \
   PADDLE_OPS_AVX512_SUM_BLOCK(true, false, T)  \
   PADDLE_OPS_AVX512_SUM_BLOCK(true, true, T)
-PADDLE_OPS_AVX512_SUM_BLOCKS(float)
-PADDLE_OPS_AVX512_SUM_BLOCKS(double)
-#undef PADDLE_OPS_AVX512_SUM_BLOCKS
+PADDLE_OPS_AVX512_SUM(float)
+PADDLE_OPS_AVX512_SUM(double)
+#undef PADDLE_OPS_AVX512_SUM
 #undef PADDLE_OPS_AVX512_SUM_BLOCK
 
 }  // namespace avx512

@@ -125,6 +125,35 @@ inline CompensatedSum<double> PairwiseTotal(const CompensatedSum<double>* v, int
   return n == 1 ? v[0] : Add(PairwiseTotal(v, n / 2), PairwiseTotal(v + n / 2, n - n / 2));
 }
 
+// s = a + b and *e = a + b - s exactly (Knuth's TwoSum) in Lanes' vectors; a non-finite sum
+// gives a NaN error, which DropNaN removes (the sum itself is then the answer).
+template <typename Lanes, typename V = typename Lanes::V>
+PADDLE_OPS_VINLINE V LanesTwoSum(V a, V b, V* e) {
+  const V s = Lanes::Add(a, b);
+  const V bb = Lanes::Sub(s, a);
+  *e = Lanes::Add(Lanes::Sub(a, Lanes::Sub(s, bb)), Lanes::Sub(b, bb));
+  return s;
+}
+
+// Pass B: each lane's running pair (rh, rl) down its seg steps (seg a multiple of 4), the outputs
+// rounded once to T at o.
+template <typename Lanes, bool kRev, typename T, typename V = typename Lanes::V>
+PADDLE_OPS_VINLINE void SegmentedRunningSums(const T* p, T* o, int64_t seg, V rh, V rl, bool exclusive) {
+  for (int64_t j = 0; j < seg; j += 4) {
+    V v[4];
+    decltype(Lanes::RoundPair(rh, rl, p)) r[4];
+    Lanes::template LoadSteps<kRev>(p, seg, j, v);
+    for (int i = 0; i < 4; ++i) {
+      if (exclusive) r[i] = Lanes::RoundPair(rh, rl, p);
+      V e;
+      rh = LanesTwoSum<Lanes>(rh, v[i], &e);
+      rl = Lanes::DropNaN(Lanes::Add(rl, e));
+      if (!exclusive) r[i] = Lanes::RoundPair(rh, rl, p);
+    }
+    Lanes::template StoreSteps<kRev>(o, seg, j, r);
+  }
+}
+
 // One block of Lanes::kLanes * seg steps (seg a multiple of 4) at p in scan order (reversed rows
 // run down from p); returns its total and, when storing, writes the outputs at o from the running
 // pair `base` before the block. Lanes (the width's operations) gives: V, kLanes, Zero, Add, Sub,
@@ -136,21 +165,13 @@ CompensatedSum<double> SegmentedSumBlock(const T* p, T* o, int64_t seg, const Co
   using Pair = CompensatedSum<double>;
   using V = typename Lanes::V;
   constexpr int K = Lanes::kLanes;
-  // s = a + b and *e = a + b - s exactly (Knuth's TwoSum); a non-finite sum gives a NaN error,
-  // which DropNaN removes (the sum itself is then the answer).
-  auto two_sum = [](V a, V b, V* e) {
-    const V s = Lanes::Add(a, b);
-    const V bb = Lanes::Sub(s, a);
-    *e = Lanes::Add(Lanes::Sub(a, Lanes::Sub(s, bb)), Lanes::Sub(b, bb));
-    return s;
-  };
   V th = Lanes::Zero(), tl = th;
   for (int j = 0; j < seg; j += 4) {
     V v[4];
     Lanes::template LoadSteps<kRev>(p, seg, j, v);
     for (int i = 0; i < 4; ++i) {
       V e;
-      th = two_sum(th, v[i], &e);
+      th = LanesTwoSum<Lanes>(th, v[i], &e);
       tl = Lanes::Add(tl, e);
     }
   }
@@ -167,23 +188,18 @@ CompensatedSum<double> SegmentedSumBlock(const T* p, T* o, int64_t seg, const Co
     l[k] = off.lo;
     if (k + 1 < K) off = Add(off, segs[k]);
   }
-  V rh = Lanes::Load(h), rl = Lanes::Load(l);
-  for (int j = 0; j < seg; j += 4) {
-    V v[4];
-    decltype(Lanes::RoundPair(rh, rl, p)) r[4];
-    Lanes::template LoadSteps<kRev>(p, seg, j, v);
-    for (int i = 0; i < 4; ++i) {
-      if (exclusive) r[i] = Lanes::RoundPair(rh, rl, p);
-      V e;
-      rh = two_sum(rh, v[i], &e);
-      rl = Lanes::DropNaN(Lanes::Add(rl, e));
-      if (!exclusive) r[i] = Lanes::RoundPair(rh, rl, p);
-    }
-    Lanes::template StoreSteps<kRev>(o, seg, j, r);
-  }
+  SegmentedRunningSums<Lanes, kRev>(p, o, seg, Lanes::Load(h), Lanes::Load(l), exclusive);
   return total;
 }
 
+// Short rows as lanes: Lanes::kLanes whole rows of `length` steps each (a multiple of 4), row k
+// at p + k * length (reversed: the rows run down from p, their last step), each lane the
+// left-to-right double-double sum of its own row from zero, rounded once per output: one pass,
+// no segment totals, no carries (the rows are independent, so the grouping changes no bits).
+template <typename Lanes, bool kRev, typename T>
+void RowsAsLanesSum(const T* p, T* o, int64_t length, bool exclusive) {
+  SegmentedRunningSums<Lanes, kRev>(p, o, length, Lanes::Zero(), Lanes::Zero(), exclusive);
+}
 
 // ---- logcumsumexp rows ----
 
