@@ -57,6 +57,20 @@ def test_cumsum_row_block_pieces(isa, length):
 
 
 @pytest.mark.parametrize('isa', ISAS)
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_cumsum_columns(isa, dtype):
+    """Columns: 24 (float64 in 8-lane groups too) and 264 (a task of 256 columns run in blocks
+    by 8-lane groups, then 8 more), cancelling data, every mode."""
+    use_isa(isa)
+    for shape in [(1100, 24), (150, 264)]:
+        x = C.cancelling(shape[0] * shape[1], dtype, seed=shape[1]).reshape(shape)
+        t = paddle.to_tensor(x.astype(dtype))
+        for exclusive, reverse in MODES:
+            out = paddle.cumsum(t, axis=0, exclusive=exclusive, reverse=reverse)
+            C.check_scan(out.numpy().astype(np.float64), x, 0, exclusive, reverse, dtype)
+
+
+@pytest.mark.parametrize('isa', ISAS)
 @pytest.mark.parametrize('exclusive,reverse', MODES)
 def test_logcumsumexp_float32_relative_error_near_zero(isa, exclusive, reverse):
     use_isa(isa)

@@ -1223,7 +1223,10 @@ template <typename T>
 struct SumKernel {
   using Carry = CompensatedSum<double>;
   using Local = CompensatedSum<double>;
-  static constexpr int kMaxGroup = 8;
+  // Columns per task (inner > 1), 8 lanes at a time: a block of kBlock steps then reads each
+  // row run of up to 256 columns (whole cache lines, 1 KiB of float32) for the lane groups in
+  // turn while it is in cache.
+  static constexpr int kMaxGroup = 256;
   static constexpr double kReduceCost = 0.6;
   const T* x;
   T* out;
@@ -1305,6 +1308,21 @@ struct SumKernel {
           continue;
         }
       }
+      if constexpr (std::is_same<T, double>::value) {  // float64 columns come in groups of 8 only
+        const __m256d v[2] = {_mm256_loadu_pd(x + off), _mm256_loadu_pd(x + off + 4)};
+        for (int k = 0; k < 2; ++k) {
+          __m256d e;
+          th[k] = TwoSum4(th[k], v[k], &e);
+          tl[k] = _mm256_add_pd(tl[k], e);
+          if (kStore) {
+            if (q.exclusive) _mm256_storeu_pd(out + off + 4 * k, RoundPair(rh[k], rl[k], x));
+            rh[k] = TwoSum4(rh[k], v[k], &e);
+            rl[k] = DropNaN4(_mm256_add_pd(rl[k], e));
+            if (!q.exclusive) _mm256_storeu_pd(out + off + 4 * k, RoundPair(rh[k], rl[k], x));
+          }
+        }
+        continue;
+      }
       alignas(32) double xv[8] = {};
       if constexpr (kIs16Bit<T>) {
         const float* f = xs[(s - s0) % kBlock];
@@ -1347,10 +1365,39 @@ struct SumKernel {
     }
   }
 
+  // More than 8 columns: blocks of kBlock steps, each run by 8-lane groups in turn, every group's
+  // block from the running pair carry + the block totals before it (the same blocks and the
+  // same totals in both modes).
+  template <bool kStore>
+  void ColumnGroupsChunk(const SeqGroup& q, int64_t s0, int64_t s1, const Carry* carry, Local* local) const {
+    Local loc[kMaxGroup];
+    for (int g = 0; g < q.G; ++g) loc[g] = Local::Zero();
+    for (int64_t b0 = s0; b0 < s1; b0 += kBlock) {
+      const int64_t b1 = std::min<int64_t>(s1, b0 + kBlock);
+      for (int c = 0; c < q.G; c += 8) {
+        SeqGroup sub = q;
+        sub.base += c;
+        sub.G = std::min(8, q.G - c);
+        Carry base[8];
+        Local blk[8];
+        for (int g = 0; g < sub.G; ++g) base[g] = kStore ? Add(carry[c + g], loc[c + g]) : Carry::Zero();
+        ColumnsChunk<kStore>(sub, b0, b1, base, blk);
+        for (int g = 0; g < sub.G; ++g) loc[c + g] = Add(loc[c + g], blk[g]);
+      }
+    }
+    if (local) {
+      for (int g = 0; g < q.G; ++g) local[g] = loc[g];
+    }
+  }
+
   template <bool kStore>
   void Chunk(const SeqGroup& q, int64_t s0, int64_t s1, const Carry* carry, Local* local) const {
     if (q.stride != 1) {
-      ColumnsChunk<kStore>(q, s0, s1, carry, local);
+      if (q.G > 8) {
+        ColumnGroupsChunk<kStore>(q, s0, s1, carry, local);
+      } else {
+        ColumnsChunk<kStore>(q, s0, s1, carry, local);
+      }
       return;
     }
     if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
@@ -1360,10 +1407,11 @@ struct SumKernel {
       if (local) local[0] = l;
       return;
     }
-    alignas(32) double xb[kMaxGroup][kBlock];
-    alignas(32) double ob[kMaxGroup][kBlock];
-    Local loc[kMaxGroup];
-    T prev[kMaxGroup];
+    constexpr int kRows = 1;  // rows (stride 1) are one sequence each
+    alignas(32) double xb[kRows][kBlock];
+    alignas(32) double ob[kRows][kBlock];
+    Local loc[kRows];
+    T prev[kRows];
     for (int g = 0; g < q.G; ++g) {
       loc[g] = Local::Zero();
       if (kStore) prev[g] = RoundCompensated<T>(carry[g].hi, carry[g].lo);
@@ -1803,9 +1851,9 @@ bool CumsumScan(const T* x, T* out, const ScanCall& c) {
   if constexpr (std::is_same<T, double>::value || std::is_same<T, float>::value) {
     if (CumsumRowsAsLanes(x, out, c)) return true;
   }
-  // float64 rows (the same double-double in 4 segments); float64 columns keep the generic
-  // compensated sum.
-  if (std::is_same<T, double>::value && c.layout.inner != 1) return false;
+  // float64 rows (the same double-double in segments); float64 columns in groups of 8 lanes
+  // (inner a multiple of 8; other float64 columns keep the generic compensated sum).
+  if (std::is_same<T, double>::value && c.layout.inner % 8 != 0) return false;
   RunChunkedScan(SumKernel<T>{x, out, c.avx512}, c.layout, c.exclusive, c.reverse);
   return true;
 }
