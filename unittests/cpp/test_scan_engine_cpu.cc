@@ -334,6 +334,25 @@ void CheckCumsumPathsAndThreads(uint64_t seed) {
                     });
 }
 
+// Which float64 layouts the SIMD cumsum takes (it returns false for the generic engine): rows of
+// any length, columns in groups of 8 lanes (inner a multiple of 8), not other columns; and none
+// with PADDLE_OPS_CPU_ISA=baseline. (A lost fast path shows only as time; this catches it.)
+TEST(ScanEngineCpu, CumsumFloat64SimdTakesRowsAndColumnGroups) {
+  if (!phi::funcs::CpuScanSimdSupported()) GTEST_SKIP() << "no SIMD engine on this CPU or build";
+  EngineSettings restore;
+  std::vector<double> x(4096, 1.0), y(4096);
+  auto takes = [&](ScanLayout l) {
+    return phi::funcs::simd::CumsumScan<double>(x.data(), y.data(), phi::funcs::simd::ScanCall{l, false, false});
+  };
+  EXPECT_TRUE(takes(ScanLayout{1, 4096, 1}));
+  EXPECT_TRUE(takes(ScanLayout{2, 2048, 1}));
+  EXPECT_TRUE(takes(ScanLayout{16, 256, 1}));
+  EXPECT_TRUE(takes(ScanLayout{1, 256, 16}));
+  EXPECT_FALSE(takes(ScanLayout{1, 1024, 4}));
+  paddle_ops::flags::SetFlag("PADDLE_OPS_CPU_ISA", "baseline");
+  EXPECT_FALSE(takes(ScanLayout{1, 4096, 1}));
+}
+
 TEST(ScanEngineCpu, CumsumFloat32PathsAndThreads) { CheckCumsumPathsAndThreads<float>(40); }
 TEST(ScanEngineCpu, CumsumFloat64PathsAndThreads) { CheckCumsumPathsAndThreads<double>(60); }
 

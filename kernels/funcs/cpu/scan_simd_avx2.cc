@@ -1853,7 +1853,7 @@ bool CumsumScan(const T* x, T* out, const ScanCall& c) {
   }
   // float64 rows (the same double-double in segments); float64 columns in groups of 8 lanes
   // (inner a multiple of 8; other float64 columns keep the generic compensated sum).
-  if (std::is_same<T, double>::value && c.layout.inner % 8 != 0) return false;
+  if (std::is_same<T, double>::value && c.layout.inner != 1 && c.layout.inner % 8 != 0) return false;
   RunChunkedScan(SumKernel<T>{x, out, c.avx512}, c.layout, c.exclusive, c.reverse);
   return true;
 }
