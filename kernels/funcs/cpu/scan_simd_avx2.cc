@@ -1,13 +1,17 @@
-// AVX2 + FMA kernels of the CPU scan engine (scan_simd.h). Built with -mavx2 -mfma
-// -ffp-contract=off (CMake option PADDLE_OPS_CPU_SIMD) and only ever called after a run-time
-// check of the CPU (scan_simd_dispatch.cc). Vector exp/log are Eigen's packet math.
+// AVX2 + FMA kernels of the CPU scan engine (scan_simd.h). Built with -mavx2 -mfma -mf16c
+// -ffp-contract=off (CMake option PADDLE_OPS_CPU_SIMD) and only ever called after the run-time
+// dispatch of kernels/funcs/simd/cpu_isa.h (scan_simd_dispatch.cc); with AVX-512 in use
+// (ScanCall::avx512) they call the AVX-512 blocks of scan_simd_avx512.cc. The blocks written
+// once for both widths are in scan_simd_lanes.h. float64 exp/log are Eigen's packet math; the
+// float32 ones are inline polynomials (scan_simd_lanes.h). The design: docs/cpu_engine.md.
 //
 // Each kernel plugs into the chunked driver (scan_driver.h). A chunk is processed in blocks of
 // kBlock steps; a block of each sequence is first gathered into a small contiguous buffer in
 // scan order and converted to the compute type (so reverse, strided columns and 16-bit types
 // are all the same code), then scanned in registers, then scattered back (shifted by one
 // for exclusive). Forward inclusive float32/float64 logcumsumexp rows skip the buffers, and
-// cumsum rows are read and written in place in every direction (SumRowChunk).
+// cumsum rows are read and written in place in every direction (SumRowChunk; many short rows
+// four at a time as lanes, CumsumRowsAsLanes).
 //
 // Determinism: a chunk's total (Local) is computed by the same instructions in the reduce
 // (Chunk<false>) and scan (Chunk<true>) modes, independent of the carry, and every output is a
