@@ -39,8 +39,8 @@ struct ScanCall {
 //     docs/spec.md §1 in double lanes (float outputs: gates as 1 + expm1 and exp(x - o) in
 //     float lanes). c.reverse is the direction of the gradient's scan (the opposite of the
 //     forward's).
-//   CumsumScan: double-double sums in double lanes (float32 and 16-bit types, float64 rows;
-//     float64 columns and integers stay generic).
+//   CumsumScan: double-double sums in double lanes (float32 and 16-bit types, float64 rows and
+//     float64 columns in groups of 8; other float64 columns and integers stay generic).
 #define PADDLE_OPS_SIMD_SCAN_DECLARE()                                                                  \
   template <typename T>                                                                                 \
   bool LogcumsumexpScan(const T* x, T* out, const ScanCall& c);                                         \
