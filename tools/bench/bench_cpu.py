@@ -1,11 +1,12 @@
-"""CPU benchmark of the scan ops: ns per element, x memcpy of the same buffer, and against
-NumPy, torch and real PaddlePaddle's logcumsumexp (when importable), all measured in one run.
+"""CPU benchmark of the scan ops (ns per element, x memcpy of the same buffer, against NumPy,
+torch and real PaddlePaddle's logcumsumexp when importable), all measured in one run.
 
     PYTHONPATH=build/python python3 tools/bench/bench_cpu.py [--quick] [--json out.json]
 
 Threads: the main figures use the engine's current thread count (OMP_NUM_THREADS, or
---threads); with --scaling each case is also timed with 1 and 2 threads
-(paddle_ops.set_num_threads) and the speed-up printed. Each figure is the median of --repeat
+--threads); with --scaling each case's logcumsumexp and cumsum are also timed with 1 and 2
+threads (paddle_ops.set_num_threads) and the speed-ups printed. --isa sets PADDLE_OPS_CPU_ISA
+(auto, avx512, avx2, baseline = the generic engine) for every figure of ours. Each figure is the median of --repeat
 runs after a warm-up. The output tensor is allocated by every call (as NumPy's and torch's
 are), so page faults of a fresh allocation are part of every op's time but not of the copy.
 """
@@ -98,6 +99,7 @@ def run(cases, dtypes, repeat, with_backward=True, scaling=False, with_real_padd
                 for t in (1, 2):
                     paddle.set_num_threads(t)
                     row[f"lcse_{t}t_ns"] = median_time(lambda: paddle.logcumsumexp(x, axis=axis), repeat) / n * 1e9
+                    row[f"cumsum_{t}t_ns"] = median_time(lambda: paddle.cumsum(x, axis=axis), repeat) / n * 1e9
                 paddle.set_num_threads(saved)
             if torch is not None:
                 tx = torch.from_numpy(a)
@@ -112,7 +114,7 @@ def run(cases, dtypes, repeat, with_backward=True, scaling=False, with_real_padd
 def print_table(rows, out=sys.stdout):
     hdr = ("case", "dtype", "copy", "ours lcse", "x copy", "np.logaddexp", "x ours/np", "torch", "x ours/torch",
            "paddle 3.x", "x ours/paddle", "ours cumsum", "x copy", "np.cumsum", "fwd+bwd", "fwd+bwd/fwd", "1 thr",
-           "2 thr", "speed-up")
+           "2 thr", "speed-up", "cumsum 1 thr", "2 thr", "speed-up")
     print("ns per element (median); 'x' columns are ratios measured in the same run", file=out)
     print("| " + " | ".join(hdr) + " |", file=out)
     print("|" + "---|" * len(hdr), file=out)
@@ -123,31 +125,37 @@ def print_table(rows, out=sys.stdout):
         pd_x = f"{r['lcse_ns'] / r['paddle_lcse_ns']:.3f}" if "paddle_lcse_ns" in r else "n/a"
         fb = r.get("lcse_fwd_bwd_ns")
         t1, t2 = r.get("lcse_1t_ns"), r.get("lcse_2t_ns")
+        c1, c2 = r.get("cumsum_1t_ns"), r.get("cumsum_2t_ns")
         print("| " + " | ".join([
             r["case"], r["dtype"], f"{r['copy_ns']:.2f}", f"{r['lcse_ns']:.2f}", f"{r['lcse_ns'] / r['copy_ns']:.1f}",
             f"{r['np_lae_ns']:.2f}", f"{r['lcse_ns'] / r['np_lae_ns']:.2f}", torch_s, torch_x,
             pd_s, pd_x, f"{r['cumsum_ns']:.2f}", f"{r['cumsum_ns'] / r['copy_ns']:.1f}", f"{r['np_cumsum_ns']:.2f}", f"{fb:.2f}" if fb else "n/a",
             f"{fb / r['lcse_ns']:.2f}" if fb else "n/a", f"{t1:.2f}" if t1 else "n/a", f"{t2:.2f}" if t2 else "n/a",
-            f"{t1 / t2:.2f}" if t1 and t2 else "n/a",
+            f"{t1 / t2:.2f}" if t1 and t2 else "n/a", f"{c1:.2f}" if c1 else "n/a", f"{c2:.2f}" if c2 else "n/a",
+            f"{c1 / c2:.2f}" if c1 and c2 else "n/a",
         ]) + " |", file=out)
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     p.add_argument("--quick", action="store_true", help="smaller shapes (about 1M elements)")
     p.add_argument("--dtypes", default="float32,float64")
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--no-backward", action="store_true")
     p.add_argument("--threads", type=int, help="paddle_ops.set_num_threads for the main figures")
-    p.add_argument("--scaling", action="store_true", help="also time logcumsumexp with 1 and 2 threads")
+    p.add_argument("--scaling", action="store_true", help="also time logcumsumexp and cumsum with 1 and 2 threads")
+    p.add_argument("--isa", choices=["auto", "avx512", "avx2", "baseline"],
+                   help="PADDLE_OPS_CPU_ISA for our figures (baseline: the generic engine)")
     p.add_argument("--no-paddle", action="store_true", help="skip real PaddlePaddle's logcumsumexp column")
     p.add_argument("--json", help="also write the figures here")
     args = p.parse_args()
     if args.threads:
         paddle.set_num_threads(args.threads)
+    if args.isa:
+        paddle.set_flags({"PADDLE_OPS_CPU_ISA": args.isa})
     threads = paddle.get_num_threads() if hasattr(paddle, "get_num_threads") else "?"
     print(f"threads: {threads} (OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}), "
-          f"cores: {os.cpu_count()}")
+          f"cores: {os.cpu_count()}, PADDLE_OPS_CPU_ISA={paddle.get_flags()['PADDLE_OPS_CPU_ISA']}")
     rows = run(QUICK_CASES if args.quick else FULL_CASES, args.dtypes.split(","), args.repeat,
                not args.no_backward, args.scaling, not args.no_paddle)
     print_table(rows)

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "kernels/funcs/simd/cpu_isa.h"
+
 namespace phi {
 namespace funcs {
 
@@ -18,7 +20,10 @@ bool CpuScanSimdSupported() {
   static const bool supported = CpuScanSimdCompiledAndSupported();
   return supported;
 }
-bool CpuScanSimdEnabled() { return CpuScanSimdSupported() && !g_simd_off.load(std::memory_order_relaxed); }
+bool CpuScanSimdEnabled() {
+  return CpuScanSimdSupported() && !g_simd_off.load(std::memory_order_relaxed) &&
+         simd::CpuIsaInUse() >= simd::CpuIsa::kAvx2;
+}
 void SetCpuScanSimdEnabled(bool on) { g_simd_off.store(!on, std::memory_order_relaxed); }
 
 int64_t CpuScanChunk() {

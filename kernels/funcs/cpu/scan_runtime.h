@@ -20,10 +20,12 @@ namespace funcs {
 using ::phi::CpuNumThreads;
 using ::phi::SetCpuNumThreads;
 
-// The SIMD fast paths (AVX2 + FMA, chosen at run time). Disabling them (tests do, to compare
-// paths) makes every scan take the generic per-element path.
-bool CpuScanSimdSupported();  // compiled in and supported by this CPU
-bool CpuScanSimdEnabled();    // supported and not disabled
+// The SIMD fast paths (AVX2 + FMA, and AVX-512 blocks, chosen at run time by
+// kernels/funcs/simd/cpu_isa.h; the flag PADDLE_OPS_CPU_ISA caps the choice). Disabling them
+// (C++ tests do, to compare paths; Python tests set PADDLE_OPS_CPU_ISA=baseline) makes every scan
+// take the generic per-element path.
+bool CpuScanSimdSupported();  // compiled in and supported by this CPU (AVX2 at least)
+bool CpuScanSimdEnabled();    // supported, not disabled, and PADDLE_OPS_CPU_ISA allows AVX2
 void SetCpuScanSimdEnabled(bool on);
 
 // Steps per chunk (a multiple of 1024). Tests shrink it to reach chunk boundaries on small

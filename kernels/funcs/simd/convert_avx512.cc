@@ -1,10 +1,7 @@
 // The AVX-512 conversions of convert.h (built with AVX-512 F/BW/VL/DQ/BF16 and F16C; called only
 // when cpu_isa.cc found those on the CPU). Tails are masked loads and stores.
-#if defined(__GNUC__) && !defined(__clang__)
-// GCC 12's AVX-512 intrinsics start some results from _mm512_undefined_*(), which -Wall reports
-// as maybe uninitialized at every use.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#include "kernels/funcs/simd/gcc_avx512.h"  // first: the warning it silences comes from <immintrin.h>
+
 #include <immintrin.h>
 
 #include "kernels/funcs/simd/convert.h"
