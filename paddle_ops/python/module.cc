@@ -9,6 +9,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "kernels/funcs/simd/cpu_isa.h"
 #include "paddle_ops/autograd/backward.h"
 #include "paddle_ops/common/flags.h"
 #include "paddle_ops/core/device_context.h"
@@ -369,6 +370,11 @@ PYBIND11_MODULE(_C, m) {
     (void)device;
 #endif
   });
+  m.def("cpu_isa", []() {
+    namespace simd = phi::funcs::simd;
+    return py::make_tuple(simd::CpuIsaName(simd::CpuIsaSupported()), simd::CpuIsaName(simd::CpuIsaInUse()));
+  }, "(the widest CPU instruction set compiled in and supported by this CPU by its CPUID, the one "
+     "the dispatched CPU kernels use now under PADDLE_OPS_CPU_ISA): 'baseline', 'avx2' or 'avx512'");
   m.def("cpu_empty_cache", []() { phi::CpuEmptyCache(); });
   m.def("cpu_cached_bytes", []() { return phi::CpuCachedBytes(); });
   m.def("cpu_cache_limit", []() { return phi::CpuCacheLimit(); });

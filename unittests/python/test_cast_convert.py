@@ -13,9 +13,12 @@ from paddle_ops._cpu_info import missing_for
 
 
 def require(isa):
-    missing = missing_for(isa)
-    if missing:
-        pytest.skip(f'this CPU lacks {missing}: the {isa} path cannot run here')
+    # The library's own CPUID check decides (an emulator's /proc/cpuinfo can claim more).
+    if isa not in _cpu_info.supported_isas():
+        missing = missing_for(isa)
+        why = f'this CPU lacks {missing}' if missing else \
+            f"the library's CPUID check gives {_cpu_info.library_isa()[0]} (/proc/cpuinfo claims more)"
+        pytest.skip(f'{why}: the {isa} path cannot run here')
 
 
 def test_cpuinfo_reader(tmp_path):
@@ -30,9 +33,10 @@ def test_cpuinfo_reader(tmp_path):
     assert _cpu_info.read_cpuinfo(str(tmp_path / 'missing')) == {}
     flags = _cpu_info.cpu_flags()
     isas = _cpu_info.supported_isas()
-    assert isas[0] == 'baseline' and isas == ['baseline'] + [i for i in ('avx2', 'avx512') if not missing_for(i)]
+    assert isas[0] == 'baseline' and isas == list(_cpu_info.ISA_ORDER[:len(isas)])
     for isa in ('avx2', 'avx512'):
-        assert (isa in isas) == (_cpu_info.ISA_NEEDS[isa] <= flags)
+        # What the library runs needs the features (CPUID and /proc/cpuinfo agree off emulators).
+        assert isa not in isas or _cpu_info.ISA_NEEDS[isa] <= flags
     assert _cpu_info.shown_flags() == [f for f in _cpu_info.SHOWN_FLAGS if f in flags]
     assert isinstance(_cpu_info.cpu_model(), str) and _cpu_info.cpu_model()
 
@@ -122,3 +126,19 @@ def test_cast_through_float32_pairs(set_isa):
     np.testing.assert_array_equal(bits(h.cast('bfloat16')), bits(hb))
     np.testing.assert_array_equal(hb.cast('float16').numpy().view(np.uint16),
                                   paddle.to_tensor(hb.numpy()).cast('float16').numpy().view(np.uint16))
+
+
+def test_library_isa_follows_the_flag():
+    """_C.cpu_isa: the widest set the build and the CPU's CPUID allow, and the one in use, which
+    PADDLE_OPS_CPU_ISA caps (never above the supported one)."""
+    supported, in_use = _cpu_info.library_isa()
+    order = _cpu_info.ISA_ORDER
+    assert supported in order and in_use == supported  # the flag's default is auto
+    saved = paddle.get_flags()
+    try:
+        for cap in order:
+            paddle.set_flags({'PADDLE_OPS_CPU_ISA': cap})
+            want = order[min(order.index(cap), order.index(supported))]
+            assert _cpu_info.library_isa() == (supported, want), cap
+    finally:
+        paddle.set_flags(saved)

@@ -16,7 +16,7 @@ import numpy as np
 
 import paddle_ops as paddle
 from paddle_ops import _C
-from paddle_ops._cpu_info import cpu_flags, cpu_model, shown_flags
+from paddle_ops._cpu_info import cpu_model, library_isa, shown_flags
 
 try:
     from paddle_ops import _build_config as build_config
@@ -101,16 +101,9 @@ def describe():
             lines.append("CUDA backend: not built")
     else:
         lines.append(f"build: (no _build_config.py) CUDA backend {'built' if paddle.is_compiled_with_cuda() else 'not built'}")
-    flags = cpu_flags()
-    simd_built = build_config.CPU_SIMD_AVX2 if build_config is not None else None
-    if simd_built and {"avx2", "fma"} <= flags:
-        path = "AVX2+FMA kernels (built, and this CPU has AVX2 and FMA)"
-    elif simd_built:
-        path = "generic kernels (AVX2+FMA kernels built, but this CPU lacks AVX2 or FMA)"
-    elif simd_built is None:
-        path = "unknown"
-    else:
-        path = "generic kernels (built without the AVX2+FMA kernels)"
+    supported, in_use = library_isa()
+    path = (f"{in_use} kernels (this build and CPU run up to {supported}, by CPUID; "
+            "the flag PADDLE_OPS_CPU_ISA caps the choice)")
     lines.append(f"CPU: {cpu_model()}, {os.cpu_count()} logical cores; ISA: {' '.join(shown_flags()) or 'baseline'}")
     lines.append(f"CPU scan path: {path}")
     lines.append(f"OpenMP threads: {paddle.get_num_threads()}")

@@ -61,7 +61,21 @@ def missing_for(isa):
     return sorted(ISA_NEEDS[isa] - cpu_flags())
 
 
+ISA_ORDER = ("baseline", "avx2", "avx512")  # each includes the one before it
+
+
+def library_isa():
+    """(supported, in use) as the library itself decides them: the widest instruction set compiled
+    in and reported by the CPU's CPUID, and the one the dispatched CPU kernels use now (capped by
+    PADDLE_OPS_CPU_ISA). CPUID, not /proc/cpuinfo, is what the kernels follow: the two can differ
+    (an emulator such as qemu-user passes the host's /proc/cpuinfo through)."""
+    from paddle_ops import _C
+    supported, in_use = _C.cpu_isa()
+    return supported, in_use
+
+
 def supported_isas():
-    """The values of PADDLE_OPS_CPU_ISA this CPU runs as asked, narrowest first: 'baseline',
-    then 'avx2' and 'avx512' where it has their features."""
-    return ["baseline"] + [isa for isa in ISA_NEEDS if not missing_for(isa)]
+    """The values of PADDLE_OPS_CPU_ISA that run as asked here, narrowest first: 'baseline', then
+    'avx2' and 'avx512' up to the library's own choice (library_isa)."""
+    supported, _ = library_isa()
+    return list(ISA_ORDER[:ISA_ORDER.index(supported) + 1])
