@@ -1,7 +1,9 @@
 """Pieces of generated C++ that more than one emitter writes the same way (gen.py's API
 shims, gen_static.py's static-mode entries and gen_paddle.py's bridge), so they derive them
 from one place; and the one writer of generated files."""
+import argparse
 import os
+import sys
 
 # YAML attribute type -> the arg_parse.h converter of a Python argument.
 PY_CAST = {
@@ -51,3 +53,22 @@ def write_if_changed(path, text):
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
+
+
+def generate_one_file(emit, description, argv=None):
+    """The command line of an emitter that writes one file from the op model (gen_torch.py,
+    gen_jax.py): --ops, --backward, --out; emit(ops, backward_ops) -> text; 1 on a SpecError."""
+    import op_model  # tools/codegen is on sys.path for every emitter
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--ops", required=True)
+    p.add_argument("--backward", required=True)
+    p.add_argument("--out", required=True, help="the Python file to write")
+    args = p.parse_args(argv)
+    try:
+        ops, bwds = op_model.load(args.ops, args.backward)
+        text = emit(ops, bwds)
+    except op_model.SpecError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    write_if_changed(args.out, text)
+    return 0

@@ -22,7 +22,6 @@ attribute becomes one torch op per output set:
     (pscan_grad's initial_state_grad): `<grad>` and `<grad>_with_<x_grad>`.
 The tensor arithmetic the Python Tensor needs (HELPERS) is not registered: torch has its own.
 """
-import argparse
 import ast
 import itertools
 import os
@@ -30,8 +29,7 @@ import pprint
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import op_model  # noqa: E402
-from emit_common import write_if_changed  # noqa: E402
+from emit_common import generate_one_file  # noqa: E402
 from gen_static import py_default  # noqa: E402
 from op_model import SpecError  # noqa: E402
 
@@ -256,19 +254,7 @@ def emit(ops, bwds):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--ops", required=True)
-    p.add_argument("--backward", required=True)
-    p.add_argument("--out", required=True, help="the Python file to write")
-    args = p.parse_args(argv)
-    try:
-        ops, bwds = op_model.load(args.ops, args.backward)
-        text = emit(ops, bwds)
-    except SpecError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    write_if_changed(args.out, text)
-    return 0
+    return generate_one_file(emit, __doc__.split("\n")[0], argv)
 
 
 if __name__ == "__main__":
