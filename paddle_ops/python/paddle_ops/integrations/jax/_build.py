@@ -10,13 +10,13 @@ runtime library and its path, jaxlib version), so a new jaxlib or a rebuilt padd
 fresh build and an unchanged one is loaded without compiling. A file lock keeps concurrent first
 imports from building twice.
 """
-import contextlib
 import ctypes
-import fcntl
 import hashlib
 import os
 import shutil
 import subprocess
+
+from paddle_ops.integrations._filelock import file_lock
 
 NATIVE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_native")
 RUNTIME = "libpaddle_ops_jax_runtime.so"
@@ -46,16 +46,6 @@ def _key(jaxlib_version):
 def cache_dir():
     root = os.environ.get("PADDLE_OPS_EXTENSION_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "paddle_ops")
     return os.path.join(root, "jax_ffi")
-
-
-@contextlib.contextmanager
-def _locked(path):
-    with open(path, "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def _compile(out, include_dir):
@@ -88,7 +78,7 @@ def handler_library():
     out = os.path.join(folder, f"paddle_ops_jax_ffi_{_key(jaxlib.__version__)}.so")
     if not os.path.exists(out):
         os.makedirs(folder, exist_ok=True)
-        with _locked(os.path.join(folder, ".lock")):
+        with file_lock(os.path.join(folder, ".lock")):
             if not os.path.exists(out):
                 _compile(out, jax.ffi.include_dir())
     return out

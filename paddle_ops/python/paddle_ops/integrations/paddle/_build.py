@@ -9,12 +9,12 @@ bridge library, Paddle version, Python version), so a new Paddle or a rebuilt pa
 fresh build, and an unchanged one is loaded without compiling (and without Paddle's rebuild
 check). A file lock keeps concurrent first imports from building twice.
 """
-import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import sys
+
+from paddle_ops.integrations._filelock import file_lock
 
 NATIVE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_native")
 BRIDGE = "libpaddle_ops_paddle_bridge.so"
@@ -51,16 +51,6 @@ def cache_dir():
     return os.path.join(root, h.hexdigest()[:16])
 
 
-@contextlib.contextmanager
-def _lock(path):
-    with open(path, "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
 def bridge_library():
     """The bridge library's path (our kernels; exports only po_paddle_*)."""
     return os.path.join(NATIVE, BRIDGE)
@@ -89,7 +79,7 @@ def load(verbose=False):
     script = os.path.join(build_dir, "exports.map")
     with open(script, "w") as f:
         f.write(VERSION_SCRIPT)
-    with _lock(os.path.join(build_dir, ".lock")):
+    with file_lock(os.path.join(build_dir, ".lock")):
         module = cpp_extension.load(
             name=EXT_NAME,
             sources=[os.path.join(NATIVE, "paddle_ext.cc")],
