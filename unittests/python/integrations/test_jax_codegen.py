@@ -3,32 +3,27 @@ none): the op table tools/codegen/gen_jax.py generates from api_yaml/, and the r
 (libpaddle_ops_jax_runtime.so, built with the package) called through ctypes the way the XLA FFI
 handlers call it. test_jax_ops.py runs the whole path where JAX is installed.
 """
-import ast
 import ctypes
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from test_torch_codegen import BWD, OPS, REPO  # the repository's YAML (a sibling test module)
+import test_torch_codegen
+from test_torch_codegen import BWD, OPS, REPO, literals  # the repository's YAML (a sibling test module)
 
 GEN = os.path.join(REPO, "tools", "codegen", "gen_jax.py")
 
 
 def run(ops, bwd, out):
-    return subprocess.run([sys.executable, GEN, "--ops", str(ops), "--backward", str(bwd), "--out", str(out)],
-                          capture_output=True, text=True, timeout=60)
+    return test_torch_codegen.run(ops, bwd, out, gen=GEN)
 
 
 def tables(path):
     """(OPS by name, YAML) of a generated file, read without importing it."""
-    found = {}
-    for node in ast.parse(open(path, encoding="utf-8").read()).body:
-        if isinstance(node, ast.Assign):
-            found[node.targets[0].id] = ast.literal_eval(node.value)
-    return {e["name"]: e for e in found["OPS"]}, found["YAML"]
+    ops, yaml = literals(path, "OPS", "YAML")
+    return {e["name"]: e for e in ops}, yaml
 
 
 @pytest.fixture(scope="module")

@@ -17,18 +17,28 @@ OPS = os.path.join(REPO, "api_yaml", "ops.yaml")
 BWD = os.path.join(REPO, "api_yaml", "backward.yaml")
 
 
-def run(ops, bwd, out):
-    return subprocess.run([sys.executable, GEN, "--ops", str(ops), "--backward", str(bwd), "--out", str(out)],
+def run(ops, bwd, out, gen=GEN):
+    """Runs a one-file emitter (gen_torch.py by default; test_jax_codegen.py passes gen_jax.py)."""
+    return subprocess.run([sys.executable, gen, "--ops", str(ops), "--backward", str(bwd), "--out", str(out)],
                           capture_output=True, text=True, timeout=60)
 
 
+def literals(path, *names):
+    """The literal values of the top-level assignments `names` of a generated file, read without
+    importing it (it imports paddle_ops)."""
+    found = {}
+    for node in ast.parse(open(path, encoding="utf-8").read()).body:
+        if isinstance(node, ast.Assign) and node.targets[0].id in names:
+            found[node.targets[0].id] = ast.literal_eval(node.value)
+    missing = set(names) - set(found)
+    assert not missing, f"no {sorted(missing)} in {path}"
+    return [found[n] for n in names]
+
+
 def table(path):
-    """The OPS table of a generated file, read without importing it (it imports paddle_ops)."""
-    tree = ast.parse(open(path, encoding="utf-8").read())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and node.targets[0].id == "OPS":
-            return {e["name"]: e for e in ast.literal_eval(node.value)}
-    raise AssertionError("no OPS table")
+    """The OPS table of a generated file, by name."""
+    (ops,) = literals(path, "OPS")
+    return {e["name"]: e for e in ops}
 
 
 @pytest.fixture(scope="module")
