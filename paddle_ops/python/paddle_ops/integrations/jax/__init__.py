@@ -29,7 +29,7 @@ try:
 except ImportError as e:
     raise ImportError("paddle_ops.integrations.jax needs JAX (pip install jax), which is not installed") from e
 
-import numbers
+import collections
 import re
 
 import numpy as np
@@ -37,6 +37,8 @@ import numpy as np
 from ... import _C
 from ..._build_config import WITH_GPU
 from ...framework import convert_place
+from ...tensor.attention import _gla_attrs
+from ...tensor.manipulation import _check_bool as _check_bool_arg, _is_int
 from . import _build
 from ._generated import OPS, YAML
 
@@ -240,13 +242,12 @@ def last_pointers():
 
 # ---- the public functions: paddle_ops' Python API --------------------------------------------
 
-def _is_int(v):
-    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
+_Shaped = collections.namedtuple("_Shaped", "shape")  # what _gla_attrs reads of q
 
 
 def _check_bool(v, op, arg):
-    if not isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"{op}(): argument '{arg}' must be a bool, but got {type(v).__name__}")
+    """paddle_ops' own check of a bool argument; the value as a Python bool."""
+    _check_bool_arg(v, op, arg)
     return bool(v)
 
 
@@ -332,15 +333,9 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
 def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, head_first=True, name=None):
     """``paddle_ops.gla`` on JAX arrays (docs/spec.md §5): gated linear attention; returns
     (o, final_state), final_state None unless output_final_state."""
-    output_final_state = _check_bool(output_final_state, "gla", "output_final_state")
-    head_first = _check_bool(head_first, "gla", "head_first")
-    if scale is None:
-        shape = np.shape(q)
-        if len(shape) != 4:
-            raise ValueError(f"gla(): q must be a 4-D array, but got q of shape {list(shape)}")
-        scale = shape[-1] ** -0.5 if shape[-1] > 0 else 1.0
-    elif isinstance(scale, bool) or not isinstance(scale, numbers.Real):
-        raise TypeError(f"gla(): argument 'scale' must be a float or None, but got {type(scale).__name__}")
+    # paddle_ops' own checks of the attributes (tensor/attention.py), on q's shape
+    scale = _gla_attrs(_Shaped(np.shape(q)), scale, output_final_state, head_first)
+    output_final_state, head_first = bool(output_final_state), bool(head_first)
     if output_final_state:
-        return ops.gla_with_final_state(q, k, v, gk, initial_state, float(scale), head_first)
-    return ops.gla(q, k, v, gk, initial_state, float(scale), head_first), None
+        return ops.gla_with_final_state(q, k, v, gk, initial_state, scale, head_first)
+    return ops.gla(q, k, v, gk, initial_state, scale, head_first), None
