@@ -10,6 +10,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from op_test import skip_under_asan
 
 
@@ -18,9 +20,14 @@ def _child(code):
 
 
 @skip_under_asan
-def test_bad_alloc_inside_a_parallel_region_is_a_memory_error():
+@pytest.mark.parametrize("threads", [1, 4])
+def test_bad_alloc_inside_a_parallel_region_is_a_memory_error(threads):
     # repeat_interleave's tensor-count gradient on the CPU: each thread of its region allocates an
-    # accumulator of `inner` doubles (32 MiB here), twice the float32 x_grad (16 MiB).
+    # accumulator of `inner` doubles (32 MiB here), as large as the float32 x_grad (2 rows). The
+    # warm-up's x_grad is kept and the CPU allocator's cache emptied, so the next x_grad takes 32 MiB
+    # of new address space; the limit leaves it that and 8 MiB more, so not even one accumulator fits
+    # however many threads the region gets. (An earlier version let x_grad come from the cache and
+    # left room for one accumulator: on a machine whose region ran on one thread, nothing failed.)
     r = _child("""
         import resource
         import numpy as np
@@ -33,17 +40,17 @@ def test_bad_alloc_inside_a_parallel_region_is_a_memory_error():
                         return int(line.split()[1]) * 1024
             raise AssertionError("no VmSize")
 
-        paddle.set_num_threads(4)
+        paddle.set_num_threads(THREADS)
         inner = 1 << 22
         x = paddle.to_tensor(np.ones((2, inner), np.float32), stop_gradient=False)
         out = paddle.repeat_interleave(x, paddle.to_tensor(np.array([2, 1])), axis=0)  # [3, inner]
         g = paddle.to_tensor(np.arange(3, dtype=np.float32).reshape(3, 1) * np.ones((1, inner), np.float32))
         def grad():
             return paddle.grad([out], [x], grad_outputs=[g], retain_graph=True)[0]
-        grad()  # the thread pool and each thread's malloc arena exist from here on
+        kept = grad()  # the thread pool and each thread's malloc arena exist from here on
+        paddle.device.cpu.empty_cache()
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        # Room for x_grad (32 MiB, if the allocator's cache does not hand back the freed one)
-        # and a little more, not for an accumulator (32 MiB) besides.
+        # Room for a new x_grad (32 MiB) and 8 MiB more: less than one accumulator (32 MiB).
         resource.setrlimit(resource.RLIMIT_AS, (vm_bytes() + (40 << 20), hard))
         try:
             grad()
@@ -52,7 +59,7 @@ def test_bad_alloc_inside_a_parallel_region_is_a_memory_error():
             print("MemoryError:", e)
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
         print("after:", grad().numpy()[:, :3].tolist())
-        """)
+        """.replace("THREADS", str(threads)))
     assert r.returncode == 0, "the process died (rc %d): %s" % (r.returncode, r.stderr[-2000:])
     assert "MemoryError: out of host memory" in r.stdout, r.stdout + r.stderr[-2000:]
     assert "after: [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]" in r.stdout, r.stdout + r.stderr[-2000:]
