@@ -4,6 +4,10 @@
 // take. Temporaries are DenseTensors on the context's allocator.
 #pragma once
 
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <tuple>
 #include <type_traits>
 
 #include "kernels/gla/chunk_gpu.cuh"
@@ -24,11 +28,18 @@ namespace gla {
 // recurrent form, else the version of the chunked kernels.
 inline int GlaGpuPath() { return static_cast<int>(paddle_ops::flags::GlaGpuPath()); }
 
-// The most dynamic shared memory a block may opt into on the current device.
+// The most dynamic shared memory a block may opt into on the current device: asked of the driver
+// once per device (a device's attribute does not change), then read from the cache.
 inline size_t DeviceSmemPerBlockOptin() {
-  int dev = 0, bytes = 0;
+  constexpr int kCached = 64;
+  static std::atomic<int> cache[kCached] = {};  // 0 = not asked yet
+  int dev = 0;
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetDevice(&dev));
-  PADDLE_ENFORCE_GPU_SUCCESS(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  int bytes = dev < kCached ? cache[dev].load(std::memory_order_relaxed) : 0;
+  if (bytes == 0) {
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (dev < kCached) cache[dev].store(bytes, std::memory_order_relaxed);
+  }
   return static_cast<size_t>(bytes);
 }
 
@@ -59,14 +70,24 @@ bool RunChunked(const GlaShape& s, Run run) {
   return false;
 }
 
+// Sets a kernel's shared-memory attributes on the current device, once per kernel, device and size:
+// they stay set, and the driver call would otherwise come with every launch.
 template <typename Kernel>
 void AllowSmem(Kernel kernel, size_t bytes) {
+  static std::mutex mu;
+  static std::set<std::tuple<const void*, int, size_t>> done;
+  int dev = 0;
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetDevice(&dev));
+  const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), dev, bytes);
+  std::lock_guard<std::mutex> lock(mu);
+  if (done.count(key)) return;
   PADDLE_ENFORCE_GPU_SUCCESS(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   // The kernels barely use L1 (their global reads are streamed once): prefer the largest shared
   // memory carveout, so that two blocks of ~80-108 KB fit on an SM.
   PADDLE_ENFORCE_GPU_SUCCESS(
       cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+  done.insert(key);
 }
 
 inline int64_t Tiles(int64_t d) { return (d + kChunk - 1) / kChunk; }

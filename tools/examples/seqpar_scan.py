@@ -12,7 +12,9 @@ left off (NCCL_NVLS_ENABLE=0). If torchrun's default port (29500) is taken, add 
 whole sequence run in one process, the largest error over the ranks printed by rank 0.
 --bench: per op, the median over --repeat runs of (a) the local scan of the shard alone (the
 op as one GPU runs it), (b) one all_gather of the carries alone, (c) the distributed forward and
-(d) forward + backward, printed by rank 0 as a table (the measured points of docs/seqpar.md).
+(d) forward + backward, and for pscan and gla (e) the point-to-point design pipelined over
+--pipeline blocks of lines (``pipeline=`` of the functions), printed by rank 0 as a table (the
+measured points of docs/seqpar.md).
 """
 import argparse
 import os
@@ -71,10 +73,10 @@ def inputs(op, B, T, D, dtype, device, seed=0):
     return [a, torch.randn(B, T, D, generator=g, dtype=torch.float64).to(device, dtype)]
 
 
-def run_dist(op, args):
+def run_dist(op, args, pipeline=None):
     if op == "gla":
-        return sp.gla(*args)
-    return sp.logcumsumexp(args[0], axis=1) if op == "logcumsumexp" else sp.pscan(args[0], args[1])
+        return sp.gla(*args, pipeline=pipeline)
+    return sp.logcumsumexp(args[0], axis=1) if op == "logcumsumexp" else sp.pscan(args[0], args[1], pipeline=pipeline)
 
 
 def run_local(op, args):
@@ -89,7 +91,7 @@ def time_slice(op, t, sl):
 
 def check(device, world, rank, B, T, D):
     worst = {}
-    for op in ("logcumsumexp", "pscan", "gla"):
+    for op, pipeline in (("logcumsumexp", None), ("pscan", None), ("pscan", 2), ("gla", None), ("gla", 2)):
         for dtype in (torch.float32, torch.float64):
             full = inputs(op, B, T * world, D, dtype, device, seed=1)
             w = torch.randn(run_local(op, full).shape, dtype=torch.float64,
@@ -99,22 +101,22 @@ def check(device, world, rank, B, T, D):
             (ref * w).sum().backward()
             sl = slice(rank * T, (rank + 1) * T)
             mine = [time_slice(op, t, sl).detach().clone().requires_grad_() for t in full]
-            out = run_dist(op, mine)
+            out = run_dist(op, mine, pipeline)
             (out * time_slice(op, w, sl)).sum().backward()
             errs = [(out - time_slice(op, ref, sl)).abs().max()]
             errs += [(m.grad - time_slice(op, r.grad, sl)).abs().max() / time_slice(op, r.grad, sl).abs().max().clamp(min=1)
                      for m, r in zip(mine, ref_in)]
             e = torch.stack(errs).double()
             dist.all_reduce(e, op=dist.ReduceOp.MAX)
-            worst[f"{op} {str(dtype).split('.')[-1]}"] = e.tolist()
+            worst[f"{op}{' pipelined' if pipeline else ''} {str(dtype).split('.')[-1]}"] = e.tolist()
     if rank == 0:
         print(f"{world} ranks, shard [{B}, {T}, {D}] per rank: largest |error| against one process "
               "(out absolute, grads relative to max |grad|)")
         for k, v in worst.items():
-            print(f"  {k:22s} out {v[0]:.2e}  " + "  ".join(f"grad{i} {x:.2e}" for i, x in enumerate(v[1:])))
+            print(f"  {k:32s} out {v[0]:.2e}  " + "  ".join(f"grad{i} {x:.2e}" for i, x in enumerate(v[1:])))
 
 
-def bench(device, world, rank, B, T, D, repeat):
+def bench(device, world, rank, B, T, D, repeat, pipeline):
     rows = []
     for op in ("logcumsumexp", "pscan", "gla"):
         if op == "gla":  # the seed's gla shape per rank: [B=1, H=4, T, 128], T = --shape's T / 4
@@ -130,16 +132,22 @@ def bench(device, world, rank, B, T, D, repeat):
         leaves = [t.detach().clone().requires_grad_() for t in args]
         t_fb = timed(lambda: run_dist(op, leaves).sum().backward(), device, repeat)
         t_fb_local = timed(lambda: run_local(op, leaves).sum().backward(), device, repeat)
-        rows.append((op, t_local, t_gather, t_fwd, t_fb_local, t_fb, carry.numel() * 8))
+        t_pf = t_pfb = None
+        if op != "logcumsumexp" and pipeline:  # the point-to-point design (logcumsumexp has no initial carry)
+            t_pf = timed(lambda: run_dist(op, args, pipeline), device, repeat)
+            t_pfb = timed(lambda: run_dist(op, leaves, pipeline).sum().backward(), device, repeat)
+        rows.append((op, t_local, t_gather, t_fwd, t_fb_local, t_fb, carry.numel() * 8, t_pf, t_pfb))
     if rank == 0:
         print(f"P={world} ({device.type}), shard [{B}, {T}, {D}] float32 per rank (gla: q, k, v, gk "
               f"[1, 4, {max(T // 4, 1)}, 128]), median of {repeat}:")
         print("| op | local scan ms | all_gather ms | dist fwd ms | fwd ratio | local f+b ms | dist f+b ms | f+b ratio |"
-              " carry bytes/rank |")
-        print("|---|---|---|---|---|---|---|---|---|")
-        for op, tl, tg, tf, tfbl, tfb, nb in rows:
+              f" carry bytes/rank | pipelined ({pipeline} blocks) fwd ms | ratio | pipelined f+b ms | ratio |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for op, tl, tg, tf, tfbl, tfb, nb, tpf, tpfb in rows:
+            pipe = (f"{tpf * 1e3:.3f} | {tpf / tl:.2f} | {tpfb * 1e3:.3f} | {tpfb / tfbl:.2f}" if tpf is not None
+                    else "- | - | - | -")
             print(f"| {op} | {tl * 1e3:.3f} | {tg * 1e3:.3f} | {tf * 1e3:.3f} | {tf / tl:.2f} | {tfbl * 1e3:.3f} | "
-                  f"{tfb * 1e3:.3f} | {tfb / tfbl:.2f} | {nb} |")
+                  f"{tfb * 1e3:.3f} | {tfb / tfbl:.2f} | {nb} | {pipe} |")
 
 
 def main():
@@ -149,12 +157,15 @@ def main():
     p.add_argument("--shape", type=int, nargs=3, default=None, metavar=("B", "T", "D"),
                    help="the shard's [B, T, D] (default 2 37 8 for the check, 8 4096 64 for the bench)")
     p.add_argument("--repeat", type=int, default=20)
+    p.add_argument("--pipeline", type=int, default=8,
+                   help="blocks of lines of the point-to-point design, timed beside the collective one "
+                        "(pscan, gla; 0: not timed)")
     a = p.parse_args()
     backend, device = setup(a.backend)
     world, rank = dist.get_world_size(), dist.get_rank()
     B, T, D = a.shape or ((8, 4096, 64) if a.bench else (2, 37, 8))
     if a.bench:
-        bench(device, world, rank, B, T, D, a.repeat)
+        bench(device, world, rank, B, T, D, a.repeat, a.pipeline)
     else:
         check(device, world, rank, B, T, D)
     dist.destroy_process_group()

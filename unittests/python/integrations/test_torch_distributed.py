@@ -34,7 +34,7 @@ for _dt in ("float32", "float64"):
         for _exc in (False, True):
             for _op in ("logcumsumexp", "cumsum"):
                 CASES[f"{_op}-{_dt}-rev{int(_rev)}-exc{int(_exc)}"] = (_op, _dt, _rev, _exc, "3d")
-        for _var in ("gate2d", "gate3d", "init"):
+        for _var in ("gate2d", "gate3d", "init", "gate2d-pipe", "init-pipe"):
             CASES[f"pscan-{_dt}-rev{int(_rev)}-{_var}"] = ("pscan", _dt, _rev, False, _var)
     CASES[f"cumsum-{_dt}-lastaxis"] = ("cumsum", _dt, False, False, "2d")
     CASES[f"logcumsumexp-{_dt}-lastaxis"] = ("logcumsumexp", _dt, True, False, "2d")
@@ -42,7 +42,7 @@ CASES["logcumsumexp-float64-neginf"] = ("logcumsumexp", "float64", False, False,
 CASES["logcumsumexp-float64-neginf-exc"] = ("logcumsumexp", "float64", False, True, "neginf")
 CASES["cumsum-int32"] = ("cumsum", "int32", False, False, "3d")
 for _dt in ("float32", "float64"):
-    for _var in ("plain", "init", "seqfirst"):
+    for _var in ("plain", "init", "seqfirst", "plain-pipe", "init-pipe", "seqfirst-pipe"):
         CASES[f"gla-{_dt}-{_var}"] = ("gla", _dt, False, False, _var)
 
 # forward bound (relative to the scale named in docs/seqpar.md) and gradient bound (docs/spec.md §7)
@@ -70,6 +70,10 @@ def _rel_rms(got, ref):
 
 def _run_case(ops, sp, name, case, rank, layout, device):
     op, dt, rev, exc, var = case
+    # "-pipe": the point-to-point design, pipelined over 3 blocks of lines (pscan's N=3 lines: one
+    # each; gla's B*H=4 heads: 2, 1, 1; with head_first=False its B=2 batches: 1, 1)
+    pipe = {"pipeline": 3} if var.endswith("-pipe") else {}
+    var = var[:-len("-pipe")] if pipe else var
     dtype = getattr(torch, dt)
     lens = SHARDS[layout]
     world = len(lens)
@@ -95,7 +99,7 @@ def _run_case(ops, sp, name, case, rank, layout, device):
         idx = (slice(None), slice(None), sl) if hf else (slice(None), sl)
         mine = [dev(t[idx].to(dtype)).requires_grad_() for t in (q, k, v, gk)]
         mine.append(None if h0 is None else dev(h0).requires_grad_())
-        o, final = sp.gla(*mine, head_first=hf, return_final_state=True)
+        o, final = sp.gla(*mine, head_first=hf, return_final_state=True, **pipe)
         (o * dev(w[idx].to(dtype))).sum().backward()
         checks = [("o", _rel_rms(o, ref[idx]), GLA_TOL[dt]), ("final_state", _rel_rms(final, ref_final), GLA_TOL[dt])]
         for gname, t, r in zip(("q_grad", "k_grad", "v_grad", "gk_grad"), mine, ref_in):
@@ -118,7 +122,7 @@ def _run_case(ops, sp, name, case, rank, layout, device):
         scale = ops.pscan(a.abs(), x.abs(), None if h0 is None else h0.abs(), rev)
         mine = [dev(t.to(dtype)).requires_grad_() if t is not None else None
                 for t in (a[:, sl], x[:, sl], h0)]
-        y, final = sp.pscan(mine[0], mine[1], mine[2], reverse=rev, return_final_state=True)
+        y, final = sp.pscan(mine[0], mine[1], mine[2], reverse=rev, return_final_state=True, **pipe)
         (y * dev(w[:, sl].to(dtype))).sum().backward()
         err = _mx((y.double().cpu() - ref[:, sl]).abs() / scale[:, sl].clamp(min=1))
         checks = [("out", err, FWD_TOL[op][dt])]
@@ -289,6 +293,10 @@ def test_bad_arguments():
         sp.cumsum([1.0, 2.0])
     with pytest.raises(ValueError, match=r"\[N, T, D\]"):
         sp.pscan(torch.ones(2, 3), torch.ones(2, 3))
+    with pytest.raises(ValueError, match="pipeline must be >= 1"):
+        sp.pscan(torch.ones(2, 3, 1), torch.ones(2, 3, 1), pipeline=0)
+    with pytest.raises(TypeError, match="pipeline must be None or an int"):
+        sp.gla(*[torch.ones(1, 1, 2, 4)] * 4, pipeline=True)
 
 
 if __name__ == "__main__" and len(sys.argv) == 6 and sys.argv[1] == "worker":

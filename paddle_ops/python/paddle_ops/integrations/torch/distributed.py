@@ -72,6 +72,18 @@ def _axis(name, x, axis):
     return axis % max(x.dim(), 1)
 
 
+def _save_with_init(ctx, *tensors, init):
+    """save_for_backward(*tensors, init), init possibly None."""
+    ctx.save_for_backward(*tensors, init)
+    ctx.has_init = init is not None
+
+
+def _saved_with_init(ctx):
+    """The tensors _save_with_init saved, init None where it was."""
+    *tensors, init = ctx.saved_tensors
+    return (*tensors, init if ctx.has_init else None)
+
+
 def _last(reverse, n):
     """Index of a shard's last step in scan order."""
     return 0 if reverse else n - 1
@@ -285,20 +297,251 @@ class _PScan(torch.autograd.Function):
         return a_g, x_g, (i_g if wants_init_grad else None), None, None
 
 
-def pscan(a, x, initial_state=None, reverse=False, group=None, return_final_state=False):
+# ---------------------------------------------------------------- point to point, pipelined over blocks of lines
+#
+# pipeline=k (pscan, gla): no collective. The lines (pscan: the N sequences; gla: the B*H heads,
+# or the B batches with head_first=False) are cut into k blocks. The rank holding the first steps
+# (in scan order) scans block 0 and sends its last state to the next rank, then block 1, ...; the
+# next rank receives block b's state and scans block b with it as the op's initial state: one pass
+# over the shard (no rerun, no fix-up), and rank r starts after r blocks of its predecessors
+# (docs/seqpar.md, "Pipelined"). The backward runs the same chain the other way: the gradient
+# reaching a block's initial state is sent back as the previous rank's final-state gradient.
+
+def _chain(group, world, rank, reverse):
+    """(previous, next, last) in scan order, as global ranks for send/recv; None at the ends."""
+    order = list(range(world)) if not reverse else list(range(world - 1, -1, -1))
+    pos = order.index(rank)
+
+    def glob(r):
+        return r if group is None else dist.get_global_rank(group, r)
+    return (glob(order[pos - 1]) if pos else None, glob(order[pos + 1]) if pos < world - 1 else None,
+            glob(order[-1]))
+
+
+def _line_blocks(n, k):
+    """min(k, n) contiguous ranges (start, length) covering [0, n), as even as possible (one empty
+    range when n is 0)."""
+    k = max(1, min(k, n))
+    base, extra = divmod(n, k)
+    out, s = [], 0
+    for i in range(k):
+        m = base + (i < extra)
+        out.append((s, m))
+        s += m
+    return out
+
+
+class _Pipe:
+    """Blocking receives and non-blocking sends of one call; close() waits for the sends."""
+
+    def __init__(self, group):
+        self.group, self.sent = group, []
+
+    def recv(self, shape, dtype, device, src):
+        t = torch.empty(shape, dtype=dtype, device=device)
+        dist.recv(t, src, group=self.group)
+        return t
+
+    def send(self, t, dst):
+        t = t.contiguous()
+        self.sent.append((dist.isend(t, dst, group=self.group), t))
+
+    def close(self):
+        for work, _ in self.sent:
+            work.wait()
+        self.sent = []
+
+
+def _final_broadcast(final, last, group):
+    """The final state, held by `last` (a global rank), on every rank of the group."""
+    final = final.contiguous()
+    dist.broadcast(final, last, group=group)
+    return final
+
+
+def _pipeline_blocks(name, pipeline):
+    if pipeline is None:
+        return None
+    if isinstance(pipeline, bool) or not isinstance(pipeline, int):
+        raise TypeError(f"{name}: pipeline must be None or an int, got {type(pipeline).__name__}")
+    if pipeline < 1:
+        raise ValueError(f"{name}: pipeline must be >= 1 (the number of blocks of lines), got {pipeline}")
+    return pipeline
+
+
+def _pscan_last(y, init, reverse, m, d, like):
+    """A block's state after its last step in scan order (the initial state passes an empty shard)."""
+    n = y.shape[1]
+    if n:
+        return y.select(1, _last(reverse, n))
+    return init if init is not None else torch.zeros((m, d), dtype=like.dtype, device=like.device)
+
+
+class _PScanPipe(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, x, initial_state, reverse, group, blocks, want_final):
+        world, rank = _group(group)
+        prev, nxt, last = _chain(group, world, rank, reverse)
+        d = x.shape[2]
+        pipe, ys, inits, lasts = _Pipe(group), [], [], []
+        for s, m in _line_blocks(x.shape[0], blocks):
+            if prev is None:
+                init = initial_state.narrow(0, s, m) if initial_state is not None else None
+            else:
+                init = pipe.recv((m, d), x.dtype, x.device, prev)
+            y = _ops.pscan(a.narrow(0, s, m), x.narrow(0, s, m), init, reverse)
+            st = _pscan_last(y, init, reverse, m, d, x)
+            if nxt is not None:
+                pipe.send(st, nxt)
+            ys.append(y)
+            inits.append(init)
+            lasts.append(st)
+        pipe.close()
+        y = torch.cat(ys) if len(ys) > 1 else ys[0]
+        init = torch.cat(inits) if inits[0] is not None else None
+        final = _final_broadcast(torch.cat(lasts), last, group) if want_final else None
+        _save_with_init(ctx, a, y, init=init)
+        ctx.args = (reverse, group, blocks, initial_state is not None and prev is None)
+        if final is not None:
+            ctx.mark_non_differentiable(final)
+        return y, final
+
+    @staticmethod
+    def backward(ctx, grad, _grad_final):
+        a, y, init = _saved_with_init(ctx)
+        reverse, group, blocks, wants_init_grad = ctx.args
+        world, rank = _group(group)
+        prev, nxt, _ = _chain(group, world, rank, reverse)
+        grad = grad.contiguous()
+        n, d = y.shape[1], y.shape[2]
+        pipe, a_gs, x_gs, i_gs = _Pipe(group), [], [], []
+        for s, m in _line_blocks(y.shape[0], blocks):
+            a_b, y_b, g_b = a.narrow(0, s, m), y.narrow(0, s, m), grad.narrow(0, s, m)
+            i_b = init.narrow(0, s, m) if init is not None else None
+            c = pipe.recv((m, d), y.dtype, y.device, nxt) if nxt is not None else None
+            if c is not None and n:  # the next rank's gradient of its initial state = this block's last step
+                g_b = g_b.clone()
+                g_b.select(1, _last(reverse, n)).add_(c)
+            if i_b is None:
+                a_g, x_g = _ops.pscan_grad(a_b, None, y_b, g_b, reverse)
+                i_g = None
+            else:
+                a_g, x_g, i_g = _ops.pscan_grad_with_initial_state_grad(a_b, i_b, y_b, g_b, reverse)
+                if not n:  # an empty shard passes the gradient straight through
+                    i_g = c if c is not None else torch.zeros_like(i_b)
+            if prev is not None:
+                pipe.send(i_g, prev)
+            a_gs.append(a_g)
+            x_gs.append(x_g)
+            i_gs.append(i_g)
+        pipe.close()
+        a_g, x_g = torch.cat(a_gs), torch.cat(x_gs)
+        i_g = torch.cat(i_gs) if wants_init_grad else None
+        return a_g, x_g, i_g, None, None, None, None
+
+
+def _gla_lines(q, head_first):
+    """(number of lines, take(t, s, m), join(parts, like)): gla's blocks of lines. head_first: the
+    B*H heads ([B, H, ...] viewed as [1, B*H, ...]); else the B batches ([B, T, H, D] cut on B)."""
+    if head_first:
+        def take(t, s, m):
+            return t.reshape((t.shape[0] * t.shape[1],) + tuple(t.shape[2:])).narrow(0, s, m).unsqueeze(0)
+
+        def join(parts, like):
+            return torch.cat([p.squeeze(0) for p in parts]).reshape(like)
+        return q.shape[0] * q.shape[1], take, join
+
+    def take_b(t, s, m):
+        return t.narrow(0, s, m)
+
+    def join_b(parts, like):
+        return torch.cat(parts).reshape(like)
+    return q.shape[0], take_b, join_b
+
+
+def _gla_state_block(q, v, head_first, m):
+    """The shape of a block's state (float32): [1, m, Dk, Dv] (m heads) or [m, H, Dk, Dv] (m batches)."""
+    return (1, m, q.shape[-1], v.shape[-1]) if head_first else (m, q.shape[2], q.shape[-1], v.shape[-1])
+
+
+class _GLAPipe(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, q, k, v, gk, initial_state, scale, head_first, group, blocks, want_final):
+        world, rank = _group(group)
+        prev, nxt, last = _chain(group, world, rank, False)
+        lines, take, join = _gla_lines(q, head_first)
+        B, H = q.shape[0], (q.shape[1] if head_first else q.shape[2])
+        state_shape = (B, H, q.shape[-1], v.shape[-1])
+        o_shape = q.shape[:-1] + (v.shape[-1],)
+        pipe, os_, inits, lasts = _Pipe(group), [], [], []
+        for s, m in _line_blocks(lines, blocks):
+            qb, kb, vb, gb = (take(t, s, m) for t in (q, k, v, gk))
+            if prev is None:
+                init = take(initial_state, s, m) if initial_state is not None else None
+            else:
+                init = pipe.recv(_gla_state_block(q, v, head_first, m), torch.float32, q.device, prev)
+            if nxt is not None or want_final:
+                o, st = _ops.gla_with_final_state(qb, kb, vb, gb, init, scale, head_first)
+                if nxt is not None:
+                    pipe.send(st, nxt)
+                lasts.append(st)
+            else:
+                o = _ops.gla(qb, kb, vb, gb, init, scale, head_first)
+            os_.append(o)
+            inits.append(init)
+        pipe.close()
+        o = join(os_, o_shape)
+        init = join(inits, state_shape) if inits[0] is not None else None
+        final = _final_broadcast(join(lasts, state_shape), last, group) if want_final else None
+        _save_with_init(ctx, q, k, v, gk, init=init)
+        ctx.args = (scale, head_first, group, blocks, initial_state is not None and prev is None)
+        if final is not None:
+            ctx.mark_non_differentiable(final)
+        return o, final
+
+    @staticmethod
+    def backward(ctx, go, _gf):
+        q, k, v, gk, init = _saved_with_init(ctx)
+        scale, head_first, group, blocks, wants_init_grad = ctx.args
+        world, rank = _group(group)
+        prev, nxt, _ = _chain(group, world, rank, False)
+        lines, take, join = _gla_lines(q, head_first)
+        go = go.contiguous()
+        pipe, parts = _Pipe(group), [[] for _ in range(5)]
+        for s, m in _line_blocks(lines, blocks):
+            qb, kb, vb, gb, gob = (take(t, s, m) for t in (q, k, v, gk, go))
+            i_b = take(init, s, m) if init is not None else None
+            gf = pipe.recv(_gla_state_block(q, v, head_first, m), torch.float32, q.device, nxt) if nxt is not None else None
+            grads = _gla_grad(qb, kb, vb, gb, i_b, gob, gf, scale, head_first)
+            if prev is not None:
+                pipe.send(grads[4], prev)
+            for lst, g in zip(parts, grads):
+                lst.append(g)
+        pipe.close()
+        dq, dk, dv, dgk = (join(p, t.shape) for p, t in zip(parts[:4], (q, k, v, gk)))
+        dinit = join(parts[4], init.shape) if wants_init_grad else None
+        return dq, dk, dv, dgk, dinit, None, None, None, None, None
+
+
+def pscan(a, x, initial_state=None, reverse=False, group=None, return_final_state=False, pipeline=None):
     """pscan (docs/spec.md §3) of a sequence split along axis 1 over the ranks of `group`: `a`
     ([N, T_r] or [N, T_r, D]) and `x` ([N, T_r, D]) are this rank's steps. `initial_state`
     is the state before the sequence's first step (the last in scan order for reverse=True):
     it is used on the rank holding that step and ignored (no gradient) on the others. With
     ``return_final_state=True`` also the state after the whole sequence, [N, D] (the same on
-    every rank; not differentiable)."""
+    every rank; not differentiable). ``pipeline=k`` passes the state point to point, pipelined over
+    k blocks of the N lines, instead of the all_gather and rerun (the section above)."""
     _check("pscan", a, "a")
     _check("pscan", x, "x")
     if initial_state is not None:
         _check("pscan", initial_state, "initial_state")
     if x.dim() != 3:
         raise ValueError(f"pscan: x must be [N, T, D], got shape {list(x.shape)}")
-    y, final = _PScan.apply(a, x, initial_state, bool(reverse), group)
+    blocks = _pipeline_blocks("pscan", pipeline)
+    if blocks is not None:
+        y, final = _PScanPipe.apply(a, x, initial_state, bool(reverse), group, blocks, bool(return_final_state))
+    else:
+        y, final = _PScan.apply(a, x, initial_state, bool(reverse), group)
     return (y, final) if return_final_state else y
 
 
@@ -336,8 +579,7 @@ class _GLA(torch.autograd.Function):
         final = None
         for s in range(world):
             final = st[s] if final is None else dec[s] * final + st[s]
-        ctx.save_for_backward(q, k, v, gk, init)
-        ctx.has_init = init is not None
+        _save_with_init(ctx, q, k, v, gk, init=init)
         ctx.args = (scale, head_first, group, initial_state is not None and rank == 0, sdt)
         ctx.decay = decay
         final = final.to(sdt)
@@ -346,8 +588,7 @@ class _GLA(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, go, _gf):
-        q, k, v, gk, init = ctx.saved_tensors
-        init = init if ctx.has_init else None
+        q, k, v, gk, init = _saved_with_init(ctx)
         scale, head_first, group, wants_init_grad, sdt = ctx.args
         world, rank = _group(group)
         go = go.contiguous()
@@ -369,17 +610,24 @@ class _GLA(torch.autograd.Function):
         return dq, dk, dv, dgk, (dinit if wants_init_grad else None), None, None, None
 
 
-def gla(q, k, v, gk, initial_state=None, scale=None, head_first=True, group=None, return_final_state=False):
+def gla(q, k, v, gk, initial_state=None, scale=None, head_first=True, group=None, return_final_state=False,
+        pipeline=None):
     """gla (docs/spec.md §5) of a sequence split along time over the ranks of `group`: q, k, v,
     gk are this rank's steps (`[B, H, T_r, D]`, or `[B, T_r, H, D]` with head_first=False).
     `initial_state` ([B, H, Dk, Dv] float32) is the state before the sequence's first step,
     used on rank 0 and ignored (no gradient) elsewhere. `scale=None` is Dk ** -0.5. With
     ``return_final_state=True`` also the state after the whole sequence (the same on every
-    rank; not differentiable)."""
+    rank; not differentiable). ``pipeline=k`` passes the state point to point, pipelined over k
+    blocks of the heads (of B with head_first=False), instead of the all_gather and rerun."""
     for name, t in (("q", q), ("k", k), ("v", v), ("gk", gk)):
         _check("gla", t, name)
     if q.dim() != 4:
         raise ValueError(f"gla: q must be 4-D ([B, H, T, Dk] or [B, T, H, Dk]), got shape {list(q.shape)}")
     scale = q.shape[-1] ** -0.5 if scale is None else float(scale)
-    o, final = _GLA.apply(q, k, v, gk, initial_state, scale, bool(head_first), group)
+    blocks = _pipeline_blocks("gla", pipeline)
+    if blocks is not None:
+        o, final = _GLAPipe.apply(q, k, v, gk, initial_state, scale, bool(head_first), group, blocks,
+                                  bool(return_final_state))
+    else:
+        o, final = _GLA.apply(q, k, v, gk, initial_state, scale, bool(head_first), group)
     return (o, final) if return_final_state else o
