@@ -24,4 +24,5 @@ except ImportError:
 
 import paddle_ops  # noqa: E402,F401
 from paddle_ops.integrations import paddle as po  # noqa: E402
+from paddle_ops.integrations import _runtime  # noqa: E402,F401
 from paddle_ops.integrations.paddle import _build  # noqa: E402

@@ -389,3 +389,35 @@ def test_handler_library_build_and_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("CXX", str(tmp_path / "no-such-compiler"))
     with pytest.raises(ImportError, match="could not run"):
         _build.handler_library()
+
+
+def test_thread_count_and_flags_reach_the_runtime():
+    """paddle.set_num_threads and paddle.set_flags reach the runtime library the handlers call (its
+    own copy of the kernels) at each op, also in a program jit-compiled before they changed, and
+    a flag that changes a kernel's result changes it as in paddle_ops' own API."""
+    from paddle_ops.integrations import _runtime
+    x = rng(12).randn(64, 4096).astype(np.float32)  # above the CPU kernels' parallel threshold
+    f = jax.jit(lambda x: pj.logcumsumexp(x, axis=1))
+    flags = paddle.get_flags()
+    try:
+        results = []
+        for n in (3, 1, 2):
+            paddle.set_num_threads(n)
+            results.append(np.asarray(f(x)))
+            assert _runtime.last_num_threads() == n
+        for r in results[1:]:
+            np.testing.assert_array_equal(r, results[0])
+        r = rng(13)
+        q, k, v = (r.randn(1, 2, 64, 128).astype(np.float32) for _ in range(3))
+        gk = (-0.1 * np.abs(r.randn(1, 2, 64, 128))).astype(np.float32)
+        got, want = {}, {}
+        for path in ("chunked", "recurrent"):
+            paddle.set_flags({"PADDLE_OPS_GLA_CPU": path})
+            got[path] = np.asarray(pj.gla(q, k, v, gk)[0])
+            assert _runtime.get_flags() == paddle.get_flags()
+            want[path] = paddle.gla(*(paddle.to_tensor(a) for a in (q, k, v, gk)))[0].numpy()
+            np.testing.assert_array_equal(got[path], want[path])
+        assert not np.array_equal(want["chunked"], want["recurrent"])  # the flag does change the result
+    finally:
+        paddle.set_num_threads(0)
+        paddle.set_flags({"PADDLE_OPS_GLA_CPU": flags["PADDLE_OPS_GLA_CPU"]})

@@ -1,15 +1,15 @@
 """paddle_ops.integrations.paddle in Paddle's dynamic graph: values against real Paddle's own ops,
 NumPy float64 and paddle_ops' own API (the same kernels: bit for bit), gradients through
 paddle.grad and backward() against NumPy and finite differences, errors by type, zero copies
-(the kernel reads and writes Paddle's memory) and the exported symbols of the two libraries."""
-import ctypes
+(the kernel reads and writes Paddle's memory) and the exported symbols of the extension and of
+the runtime library it links."""
 import shutil
 import subprocess
 
 import numpy as np
 import pytest
 
-from paddle_setup import _build, paddle, paddle_ops, po
+from paddle_setup import _build, _runtime, paddle, paddle_ops, po
 
 RNG = np.random.default_rng(7)
 
@@ -314,11 +314,8 @@ def test_argument_checks_are_paddle_ops_own(case):
 # ---- zero copy and symbols --------------------------------------------------------------------
 
 def _last_pointers():
-    lib = ctypes.CDLL(_build.bridge_library())  # the instance the extension loaded (same path)
-    ins, outs = (ctypes.c_void_p * 16)(), (ctypes.c_void_p * 16)()
-    lib.po_paddle_last_pointers.restype = ctypes.c_int32
-    lib.po_paddle_last_pointers(ins, outs, 16)
-    return [p or 0 for p in ins], [p or 0 for p in outs]
+    ins, outs = _runtime.last_pointers("paddle")  # the runtime instance the extension loaded
+    return ins + [0] * 16, outs + [0] * 16
 
 
 @pytest.fixture(params=["paddle_ops", "paddle"])
@@ -367,7 +364,7 @@ def _defined_dynamic_symbols(path):
 
 @pytest.mark.skipif(shutil.which("nm") is None, reason="nm (binutils) is not installed")
 def test_only_the_entry_points_are_exported():
-    bridge = _defined_dynamic_symbols(_build.bridge_library())
-    assert bridge and all(s.startswith("po_paddle_") for s in bridge), bridge
+    runtime = _defined_dynamic_symbols(_runtime.library_path())
+    assert runtime and all(s.startswith(("po_paddle_", "po_jax_", "po_runtime_")) for s in runtime), runtime
     ext = _defined_dynamic_symbols(_build.extension_library())
     assert all(s.startswith("PyInit_") for s in ext), ext  # nothing of ours, nothing of Paddle's
