@@ -331,10 +331,14 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("_flags_source", []() {
     int32_t (*source)(int64_t*, int32_t) = [](int64_t* values, int32_t cap) -> int32_t {
-      const auto& table = paddle_ops::flags::FlagTable();
-      for (size_t i = 0; i < table.size() && static_cast<int32_t>(i) < cap; ++i)
-        values[i] = paddle_ops::flags::GetFlagValue(table[i].name);  // loaded at import: no throw
-      return static_cast<int32_t>(table.size());
+      static const std::vector<std::string> names = [] {  // no string built per call
+        std::vector<std::string> n;
+        for (const auto& f : paddle_ops::flags::FlagTable()) n.emplace_back(f.name);
+        return n;
+      }();
+      for (size_t i = 0; i < names.size() && static_cast<int32_t>(i) < cap; ++i)
+        values[i] = paddle_ops::flags::GetFlagValue(names[i]);  // loaded at import: no throw
+      return static_cast<int32_t>(names.size());
     };
     return reinterpret_cast<std::uintptr_t>(source);
   });
