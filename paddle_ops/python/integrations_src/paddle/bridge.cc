@@ -102,7 +102,8 @@ void FollowHost() {
   namespace fl = paddle_ops::flags;
   const auto& table = fl::FlagTable();
   int64_t host[kMaxFlags];
-  if (flags(host, kMaxFlags) != static_cast<int32_t>(table.size())) return;  // another build's host
+  if (table.size() > kMaxFlags || flags(host, kMaxFlags) != static_cast<int32_t>(table.size()))
+    return;  // another build's host (or more flags than kept here)
   for (size_t i = 0; i < table.size(); ++i) {
     if (table[i].start_only || g_seen_flags[i].load(std::memory_order_relaxed) == host[i]) continue;
     fl::SetFlag(table[i].name, fl::FormatFlagValue(table[i], host[i]));
@@ -343,8 +344,12 @@ int32_t po_runtime_last_num_threads(void) { return paddle_ops_bridge::g_last_thr
 
 int32_t po_runtime_flags(int64_t* values, int32_t cap) {
   const auto& table = paddle_ops::flags::FlagTable();
-  for (size_t i = 0; i < table.size() && static_cast<int32_t>(i) < cap; ++i)
-    values[i] = paddle_ops::flags::GetFlagValue(table[i].name);
+  try {
+    for (size_t i = 0; i < table.size() && static_cast<int32_t>(i) < cap; ++i)
+      values[i] = paddle_ops::flags::GetFlagValue(table[i].name);
+  } catch (const std::exception& e) {  // a bad PADDLE_OPS_* variable (the import fails on it first)
+    return paddle_ops_bridge::Fail(-1, e.what());
+  }
   return static_cast<int32_t>(table.size());
 }
 

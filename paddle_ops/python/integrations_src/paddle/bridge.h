@@ -113,7 +113,8 @@ PO_PADDLE_API int32_t po_paddle_caller_allocates(void);
 // A null function stops following that setting (the thread count goes back to OMP_NUM_THREADS).
 // po_runtime_last_num_threads is the count the last op (on any thread) gave its kernels, 0
 // before the first; po_runtime_flags writes the runtime's own current flag values (the stored
-// form, FlagTable order) and returns how many there are (the tests compare them with the host's).
+// form, FlagTable order) and returns how many there are (the tests compare them with the host's;
+// -1 with the message in po_paddle_last_error where the environment holds a bad value).
 PO_PADDLE_API void po_runtime_follow(int32_t (*threads)(void), int32_t (*flags)(int64_t* values, int32_t cap));
 PO_PADDLE_API int32_t po_runtime_last_num_threads(void);
 PO_PADDLE_API int32_t po_runtime_flags(int64_t* values, int32_t cap);
