@@ -20,6 +20,7 @@ import jax.numpy as jnp  # noqa: E402
 import paddle_ops as paddle  # noqa: E402
 from paddle_ops import _C  # noqa: E402
 from paddle_ops.integrations import jax as pj  # noqa: E402
+from integration_checks import SHARED_CHECKS, error_of  # noqa: E402
 
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 
@@ -329,6 +330,17 @@ def test_bad_input():
     f = jax.jit(lambda x, c: pj.repeat_interleave(x, c, axis=0, output_size=4))
     with pytest.raises(jax.errors.JaxRuntimeError, match=r"\[paddle_ops:ValueError\] repeat_interleave"):
         np.asarray(f(x, jnp.array([1, 1, 1])))
+
+
+# repeat_interleave's and gla's argument checks are paddle_ops' own (tensor/manipulation.py,
+# tensor/attention.py): each bad call, given JAX arrays or paddle_ops' tensors, fails alike (type
+# and message).
+@pytest.mark.parametrize("case", sorted(SHARED_CHECKS))
+def test_argument_checks_are_paddle_ops_own(case):
+    ours = error_of(lambda: SHARED_CHECKS[case](paddle.to_tensor, paddle))
+    theirs = error_of(lambda: SHARED_CHECKS[case](jnp.asarray, pj))
+    assert ours is not None and ours[0] in (TypeError, ValueError), ours
+    assert theirs == ours
 
 
 def test_int64_output_needs_x64():

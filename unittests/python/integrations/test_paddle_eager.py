@@ -9,6 +9,7 @@ import subprocess
 import numpy as np
 import pytest
 
+from integration_checks import SHARED_CHECKS, error_of
 from paddle_setup import _build, _runtime, paddle, paddle_ops, po
 
 RNG = np.random.default_rng(7)
@@ -276,38 +277,12 @@ def test_errors_keep_their_python_type():
         po.cumsum(np.zeros(3))
 
 
-
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001  (the type and message are what is compared)
-        return type(e), str(e)
-    return None
-
-
-_QK = np.ones((1, 2, 3, 4), np.float32)
 # repeat_interleave's and gla's argument checks are paddle_ops' own (tensor/manipulation.py,
 # tensor/attention.py): each bad call, given Paddle's tensors or paddle_ops' own, fails alike.
-_SHARED_CHECKS = {
-    "repeats float": lambda T, m: m.repeat_interleave(T(np.zeros((2, 3))), 1.5, axis=1),
-    "repeats bool": lambda T, m: m.repeat_interleave(T(np.zeros((2, 3))), True, axis=1),
-    "repeats list of floats": lambda T, m: m.repeat_interleave(T(np.zeros((2, 3))), [1.0, 2.0, 0.5], axis=1),
-    "repeats sum past int64": lambda T, m: m.repeat_interleave(T(np.zeros((2, 3))), [2**62, 2**62, 2], axis=1),
-    "output_size not an int": lambda T, m: m.repeat_interleave(T(np.zeros((2, 3))), 2, axis=1, output_size=6.0),
-    "output_size wrong": lambda T, m: m.repeat_interleave(T(np.zeros((2, 3))), 2, axis=1, output_size=5),
-    "gla scale str": lambda T, m: m.gla(*(T(_QK) for _ in range(4)), scale="a"),
-    "gla scale bool": lambda T, m: m.gla(*(T(_QK) for _ in range(4)), scale=np.bool_(True)),
-    "gla scale inf": lambda T, m: m.gla(*(T(_QK) for _ in range(4)), scale=float("inf")),
-    "gla q 3-D": lambda T, m: m.gla(*(T(_QK[0]) for _ in range(4))),
-    "gla head_first int": lambda T, m: m.gla(*(T(_QK) for _ in range(4)), head_first=1),
-    "gla output_final_state None": lambda T, m: m.gla(*(T(_QK) for _ in range(4)), output_final_state=None),
-}
-
-
-@pytest.mark.parametrize("case", sorted(_SHARED_CHECKS))
+@pytest.mark.parametrize("case", sorted(SHARED_CHECKS))
 def test_argument_checks_are_paddle_ops_own(case):
-    ours = _error(lambda: _SHARED_CHECKS[case](paddle_ops.to_tensor, paddle_ops))
-    theirs = _error(lambda: _SHARED_CHECKS[case](pt, po))
+    ours = error_of(lambda: SHARED_CHECKS[case](paddle_ops.to_tensor, paddle_ops))
+    theirs = error_of(lambda: SHARED_CHECKS[case](pt, po))
     assert ours is not None and ours[0] in (TypeError, ValueError), ours
     assert theirs == ours
 
