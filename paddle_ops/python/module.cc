@@ -321,11 +321,26 @@ PYBIND11_MODULE(_C, m) {
     PaddleOpsSetNumThreads(CastInt(n, "set_num_threads", "n"));
   }, py::arg("n"), "CPU threads of the scan kernels (n <= 0: follow OMP_NUM_THREADS)");
   m.def("get_num_threads", []() { int PaddleOpsGetNumThreads(void); return PaddleOpsGetNumThreads(); }, "CPU threads the scan kernels use");
-  // The address of get_num_threads' function, `int(void)`: the real-Paddle bridge library (its
-  // own copy of the kernels, paddle_ops.integrations.paddle) calls it at each op.
+  // The addresses of get_num_threads' function, `int(void)`, and of one that writes every flag's
+  // current value (flag_table's order, the stored form) and returns their count: the
+  // integrations' runtime library (its own copy of the kernels, paddle_ops.integrations._runtime)
+  // calls them at each op, so that set_num_threads and set_flags reach it.
   m.def("_num_threads_source", []() {
     int PaddleOpsGetNumThreads(void);
     return reinterpret_cast<std::uintptr_t>(&PaddleOpsGetNumThreads);
+  });
+  m.def("_flags_source", []() {
+    int32_t (*source)(int64_t*, int32_t) = [](int64_t* values, int32_t cap) -> int32_t {
+      static const std::vector<std::string> names = [] {  // no string built per call
+        std::vector<std::string> n;
+        for (const auto& f : paddle_ops::flags::FlagTable()) n.emplace_back(f.name);
+        return n;
+      }();
+      for (size_t i = 0; i < names.size() && static_cast<int32_t>(i) < cap; ++i)
+        values[i] = paddle_ops::flags::GetFlagValue(names[i]);  // loaded at import: no throw
+      return static_cast<int32_t>(names.size());
+    };
+    return reinterpret_cast<std::uintptr_t>(source);
   });
   m.def("is_compiled_with_cuda", []() {
 #ifdef PADDLE_OPS_WITH_GPU

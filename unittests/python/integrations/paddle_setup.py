@@ -8,7 +8,7 @@ import pytest
 # Under AddressSanitizer (tools/dev/test_sanitize.sh preloads its runtime) real Paddle cannot be
 # loaded: libpaddle.so itself frees with `delete` what it allocated with `new[]` (PIR's
 # OpInfoImpl), which ASan reports when the process exits, failing the run. These tests run in
-# the plain suite (tools/test.sh's first ctest); our side of them, the bridge library, is the
+# the plain suite (tools/test.sh's first ctest); our side of them, the runtime library, is the
 # same code the sanitizer run checks through the Python module.
 if "asan" in os.environ.get("LD_PRELOAD", ""):
     pytest.skip("real Paddle under ASan: libpaddle.so's own alloc-dealloc mismatch (PIR OpInfoImpl) aborts "
@@ -24,4 +24,5 @@ except ImportError:
 
 import paddle_ops  # noqa: E402,F401
 from paddle_ops.integrations import paddle as po  # noqa: E402
+from paddle_ops.integrations import _runtime  # noqa: E402,F401
 from paddle_ops.integrations.paddle import _build  # noqa: E402

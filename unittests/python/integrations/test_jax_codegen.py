@@ -1,6 +1,6 @@
 """The parts of paddle_ops.integrations.jax that need no JAX, so they run in CI (which installs
 none): the op table tools/codegen/gen_jax.py generates from api_yaml/, and the runtime library
-(libpaddle_ops_jax_runtime.so, built with the package) called through ctypes the way the XLA FFI
+(libpaddle_ops_runtime.so, built with the package) called through ctypes the way the XLA FFI
 handlers call it. test_jax_ops.py runs the whole path where JAX is installed.
 """
 import ctypes
@@ -117,8 +117,8 @@ PO_FLOAT32, PO_FLOAT64, PO_VALUE_ERROR, PO_INDEX_ERROR = 8, 9, 1, 3
 def runtime():
     pytest.importorskip("paddle_ops", reason="paddle_ops is not built (PYTHONPATH=build/python)")
     import paddle_ops
-    path = os.path.join(os.path.dirname(paddle_ops.__file__), "integrations", "jax", "_native",
-                        "libpaddle_ops_jax_runtime.so")
+    path = os.path.join(os.path.dirname(paddle_ops.__file__), "integrations", "_native",
+                        "libpaddle_ops_runtime.so")
     lib = ctypes.CDLL(path)
     lib.po_jax_op_id.restype = ctypes.c_int32
     lib.po_jax_run.restype = ctypes.c_int32
@@ -140,12 +140,15 @@ def call(lib, op, ins, attrs, outs, keep):
     return lib.po_jax_run(lib.po_jax_op_id(op.encode()), t_in, len(ins), t_attr, len(attrs), t_out, len(outs), None)
 
 
-def test_runtime_exports_only_po_jax(runtime):
+def test_runtime_exports_only_its_c_entries(runtime):
+    """The one runtime of the Paddle and JAX integrations exports its plain-C entries alone."""
     nm = subprocess.run(["nm", "-D", "--defined-only", runtime.path], capture_output=True, text=True)
     if nm.returncode != 0:
         pytest.skip("nm is not available")
     names = {line.split()[-1] for line in nm.stdout.splitlines() if line.strip()}
-    assert names == {"po_jax_op_id", "po_jax_run", "po_jax_last_error", "po_jax_last_pointers"}
+    assert {"po_jax_op_id", "po_jax_run", "po_jax_last_error", "po_jax_last_pointers", "po_paddle_run",
+            "po_runtime_follow"} <= names
+    assert all(n.startswith(("po_jax_", "po_paddle_", "po_runtime_")) for n in names), names
 
 
 def test_runtime_writes_into_the_callers_buffer(runtime):
@@ -158,6 +161,9 @@ def test_runtime_writes_into_the_callers_buffer(runtime):
     ins, outs = (ctypes.c_void_p * 4)(), (ctypes.c_void_p * 4)()
     assert runtime.po_jax_last_pointers(ins, outs, 4) >= 1
     assert ins[0] == x.ctypes.data and outs[0] == out.ctypes.data  # no copies
+    # XLA's buffers are bound for this call alone: the Paddle entry's setting (the same library) stays
+    runtime.po_paddle_caller_allocates.restype = ctypes.c_int32
+    assert runtime.po_paddle_caller_allocates() == 0
 
 
 def test_runtime_errors(runtime):

@@ -20,6 +20,7 @@ import jax.numpy as jnp  # noqa: E402
 import paddle_ops as paddle  # noqa: E402
 from paddle_ops import _C  # noqa: E402
 from paddle_ops.integrations import jax as pj  # noqa: E402
+from integration_checks import SHARED_CHECKS, error_of  # noqa: E402
 
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 
@@ -331,6 +332,17 @@ def test_bad_input():
         np.asarray(f(x, jnp.array([1, 1, 1])))
 
 
+# repeat_interleave's and gla's argument checks are paddle_ops' own (tensor/manipulation.py,
+# tensor/attention.py): each bad call, given JAX arrays or paddle_ops' tensors, fails alike (type
+# and message).
+@pytest.mark.parametrize("case", sorted(SHARED_CHECKS))
+def test_argument_checks_are_paddle_ops_own(case):
+    ours = error_of(lambda: SHARED_CHECKS[case](paddle.to_tensor, paddle))
+    theirs = error_of(lambda: SHARED_CHECKS[case](jnp.asarray, pj))
+    assert ours is not None and ours[0] in (TypeError, ValueError), ours
+    assert theirs == ours
+
+
 def test_int64_output_needs_x64():
     jax.config.update("jax_enable_x64", False)
     try:
@@ -389,3 +401,35 @@ def test_handler_library_build_and_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("CXX", str(tmp_path / "no-such-compiler"))
     with pytest.raises(ImportError, match="could not run"):
         _build.handler_library()
+
+
+def test_thread_count_and_flags_reach_the_runtime():
+    """paddle.set_num_threads and paddle.set_flags reach the runtime library the handlers call (its
+    own copy of the kernels) at each op, also in a program jit-compiled before they changed, and
+    a flag that changes a kernel's result changes it as in paddle_ops' own API."""
+    from paddle_ops.integrations import _runtime
+    x = rng(12).randn(64, 4096).astype(np.float32)  # above the CPU kernels' parallel threshold
+    f = jax.jit(lambda x: pj.logcumsumexp(x, axis=1))
+    flags = paddle.get_flags()
+    try:
+        results = []
+        for n in (3, 1, 2):
+            paddle.set_num_threads(n)
+            results.append(np.asarray(f(x)))
+            assert _runtime.last_num_threads() == n
+        for r in results[1:]:
+            np.testing.assert_array_equal(r, results[0])
+        r = rng(13)
+        q, k, v = (r.randn(1, 2, 64, 128).astype(np.float32) for _ in range(3))
+        gk = (-0.1 * np.abs(r.randn(1, 2, 64, 128))).astype(np.float32)
+        got, want = {}, {}
+        for path in ("chunked", "recurrent"):
+            paddle.set_flags({"PADDLE_OPS_GLA_CPU": path})
+            got[path] = np.asarray(pj.gla(q, k, v, gk)[0])
+            assert _runtime.get_flags() == paddle.get_flags()
+            want[path] = paddle.gla(*(paddle.to_tensor(a) for a in (q, k, v, gk)))[0].numpy()
+            np.testing.assert_array_equal(got[path], want[path])
+        assert not np.array_equal(want["chunked"], want["recurrent"])  # the flag does change the result
+    finally:
+        paddle.set_num_threads(0)
+        paddle.set_flags({"PADDLE_OPS_GLA_CPU": flags["PADDLE_OPS_GLA_CPU"]})

@@ -1,15 +1,16 @@
 """paddle_ops.integrations.paddle in Paddle's dynamic graph: values against real Paddle's own ops,
 NumPy float64 and paddle_ops' own API (the same kernels: bit for bit), gradients through
 paddle.grad and backward() against NumPy and finite differences, errors by type, zero copies
-(the kernel reads and writes Paddle's memory) and the exported symbols of the two libraries."""
-import ctypes
+(the kernel reads and writes Paddle's memory) and the exported symbols of the extension and of
+the runtime library it links."""
 import shutil
 import subprocess
 
 import numpy as np
 import pytest
 
-from paddle_setup import _build, paddle, paddle_ops, po
+from integration_checks import SHARED_CHECKS, error_of
+from paddle_setup import _build, _runtime, paddle, paddle_ops, po
 
 RNG = np.random.default_rng(7)
 
@@ -276,49 +277,20 @@ def test_errors_keep_their_python_type():
         po.cumsum(np.zeros(3))
 
 
-
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001  (the type and message are what is compared)
-        return type(e), str(e)
-    return None
-
-
-_QK = np.ones((1, 2, 3, 4), np.float32)
 # repeat_interleave's and gla's argument checks are paddle_ops' own (tensor/manipulation.py,
 # tensor/attention.py): each bad call, given Paddle's tensors or paddle_ops' own, fails alike.
-_SHARED_CHECKS = {
-    "repeats float": lambda T, m: m.repeat_interleave(T(np.zeros((2, 3))), 1.5, axis=1),
-    "repeats bool": lambda T, m: m.repeat_interleave(T(np.zeros((2, 3))), True, axis=1),
-    "repeats list of floats": lambda T, m: m.repeat_interleave(T(np.zeros((2, 3))), [1.0, 2.0, 0.5], axis=1),
-    "repeats sum past int64": lambda T, m: m.repeat_interleave(T(np.zeros((2, 3))), [2**62, 2**62, 2], axis=1),
-    "output_size not an int": lambda T, m: m.repeat_interleave(T(np.zeros((2, 3))), 2, axis=1, output_size=6.0),
-    "output_size wrong": lambda T, m: m.repeat_interleave(T(np.zeros((2, 3))), 2, axis=1, output_size=5),
-    "gla scale str": lambda T, m: m.gla(*(T(_QK) for _ in range(4)), scale="a"),
-    "gla scale bool": lambda T, m: m.gla(*(T(_QK) for _ in range(4)), scale=np.bool_(True)),
-    "gla scale inf": lambda T, m: m.gla(*(T(_QK) for _ in range(4)), scale=float("inf")),
-    "gla q 3-D": lambda T, m: m.gla(*(T(_QK[0]) for _ in range(4))),
-    "gla head_first int": lambda T, m: m.gla(*(T(_QK) for _ in range(4)), head_first=1),
-    "gla output_final_state None": lambda T, m: m.gla(*(T(_QK) for _ in range(4)), output_final_state=None),
-}
-
-
-@pytest.mark.parametrize("case", sorted(_SHARED_CHECKS))
+@pytest.mark.parametrize("case", sorted(SHARED_CHECKS))
 def test_argument_checks_are_paddle_ops_own(case):
-    ours = _error(lambda: _SHARED_CHECKS[case](paddle_ops.to_tensor, paddle_ops))
-    theirs = _error(lambda: _SHARED_CHECKS[case](pt, po))
+    ours = error_of(lambda: SHARED_CHECKS[case](paddle_ops.to_tensor, paddle_ops))
+    theirs = error_of(lambda: SHARED_CHECKS[case](pt, po))
     assert ours is not None and ours[0] in (TypeError, ValueError), ours
     assert theirs == ours
 
 # ---- zero copy and symbols --------------------------------------------------------------------
 
 def _last_pointers():
-    lib = ctypes.CDLL(_build.bridge_library())  # the instance the extension loaded (same path)
-    ins, outs = (ctypes.c_void_p * 16)(), (ctypes.c_void_p * 16)()
-    lib.po_paddle_last_pointers.restype = ctypes.c_int32
-    lib.po_paddle_last_pointers(ins, outs, 16)
-    return [p or 0 for p in ins], [p or 0 for p in outs]
+    ins, outs = _runtime.last_pointers("paddle")  # the runtime instance the extension loaded
+    return ins + [0] * 16, outs + [0] * 16
 
 
 @pytest.fixture(params=["paddle_ops", "paddle"])
@@ -367,7 +339,7 @@ def _defined_dynamic_symbols(path):
 
 @pytest.mark.skipif(shutil.which("nm") is None, reason="nm (binutils) is not installed")
 def test_only_the_entry_points_are_exported():
-    bridge = _defined_dynamic_symbols(_build.bridge_library())
-    assert bridge and all(s.startswith("po_paddle_") for s in bridge), bridge
+    runtime = _defined_dynamic_symbols(_runtime.library_path())
+    assert runtime and all(s.startswith(("po_paddle_", "po_jax_", "po_runtime_")) for s in runtime), runtime
     ext = _defined_dynamic_symbols(_build.extension_library())
     assert all(s.startswith("PyInit_") for s in ext), ext  # nothing of ours, nothing of Paddle's

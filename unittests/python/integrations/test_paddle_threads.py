@@ -1,13 +1,11 @@
-"""paddle_ops.set_num_threads reaches the real-Paddle bridge library (its own copy of the
+"""paddle_ops.set_num_threads reaches the integrations' runtime library (its own copy of the
 kernels and of their CPU runtime): each op run through Paddle, in the dynamic graph and by an
-Executor, takes paddle_ops' current thread count (the bridge's record of the count it gave
+Executor, takes paddle_ops' current thread count (the runtime's record of the count it gave
 the last op's kernels says so), and the results do not depend on it (bit for bit)."""
-import ctypes
-
 import numpy as np
 import pytest
 
-from paddle_setup import _build, paddle, paddle_ops, po
+from paddle_setup import _runtime, paddle, paddle_ops, po
 
 # Above the CPU kernels' parallel threshold, so that more than one thread does run.
 X = np.random.default_rng(3).standard_normal((64, 4096)).astype(np.float32)
@@ -15,9 +13,7 @@ COUNTS = [1, 3, 2]  # 3: more than this machine's cores, unlike OMP_NUM_THREADS'
 
 
 def _last_threads():
-    lib = ctypes.CDLL(_build.bridge_library())  # the instance the extension loaded (same path)
-    lib.po_paddle_last_num_threads.restype = ctypes.c_int32
-    return lib.po_paddle_last_num_threads()
+    return _runtime.last_num_threads()  # the runtime instance the extension loaded (same path)
 
 
 @pytest.fixture
@@ -34,7 +30,7 @@ def test_eager_ops_take_paddle_ops_thread_count(restore_threads):
         x.stop_gradient = False
         y = po.logcumsumexp(x, axis=1)
         assert _last_threads() == n
-        (g,) = paddle.grad(y.sum(), x)  # the grad op runs in the bridge too
+        (g,) = paddle.grad(y.sum(), x)  # the grad op runs in the runtime too
         assert _last_threads() == n
         results[n] = (y.numpy(), g.numpy(), po.cumsum(paddle.to_tensor(X), axis=0).numpy())
         assert _last_threads() == n

@@ -5,7 +5,7 @@
 // and calls po_jax_run (po_jax.h), which binds the outputs to XLA's buffers (no copies).
 //
 // Compiled at first import against the installed jaxlib's headers (jax.ffi.include_dir()) and
-// linked to libpaddle_ops_jax_runtime.so; includes nothing of paddle_ops but po_jax.h.
+// linked to libpaddle_ops_runtime.so; includes nothing of paddle_ops but po_jax.h.
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -2,10 +2,11 @@
 // plain-C entry, for the XLA FFI handlers (ffi_handlers.cc) that JAX calls.
 //
 // The handlers include only XLA's FFI headers (jaxlib ships them: jax.ffi.include_dir()) and
-// this header; they are compiled at first import against the installed jaxlib. This runtime is
-// built with paddle_ops (libpaddle_ops_jax_runtime.so: the kernels, the Paddle bridge's generated
-// op table reused as it is, and runtime.cc) and exports only the po_jax_* functions below. The
-// tensor and attribute structs are the bridge's (bridge.h), plain C as well.
+// this header; they are compiled at first import against the installed jaxlib. The runtime is
+// paddle_ops' one runtime library (libpaddle_ops_runtime.so, built with paddle_ops: the kernels,
+// the generated op table the Paddle integration uses too, and po_jax.cc), which exports only the
+// plain-C functions of bridge.h and of this header. The tensor and attribute structs are
+// bridge.h's, plain C as well.
 #pragma once
 
 #include <stdint.h>

@@ -1,5 +1,6 @@
-// The paddle_ops side of the Paddle bridge (bridge.h): tensors over the caller's memory,
-// outputs bound to the caller's tensors, errors turned into a kind and a message.
+// The paddle_ops side of the runtime library (bridge.h): tensors over the caller's memory,
+// outputs bound to the caller's tensors, errors turned into a kind and a message, and the
+// process's settings taken from the host (po_runtime_follow).
 #include "paddle_ops/python/integrations_src/paddle/bridge_impl.h"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "paddle_ops/common/enforce.h"
+#include "paddle_ops/common/flags.h"
 #include "paddle_ops/core/allocator.h"
 #include "paddle_ops/core/cpu_threads.h"
 
@@ -16,9 +18,17 @@ namespace paddle_ops_bridge {
 namespace {
 
 thread_local std::string g_error;
-std::atomic<int32_t> g_caller_allocates{0};
-std::atomic<int32_t (*)(void)> g_threads_source{nullptr};
+std::atomic<int32_t> g_caller_allocates{0};  // po_paddle_run's outputs (the Paddle integration)
+thread_local bool g_bind_outputs = false;     // this call's: BindOutput asks the caller
+using ThreadsSource = int32_t (*)(void);
+using FlagsSource = int32_t (*)(int64_t*, int32_t);
+std::atomic<ThreadsSource> g_threads_source{nullptr};
+std::atomic<FlagsSource> g_flags_source{nullptr};
 std::atomic<int32_t> g_last_threads{0};
+// The host's flag values last set here (FlagTable order); kNotSeen: set at the next op.
+constexpr int32_t kMaxFlags = 32;
+constexpr int64_t kNotSeen = INT64_MIN;
+std::atomic<int64_t> g_seen_flags[kMaxFlags];
 constexpr int32_t kMaxArgs = 16;
 thread_local const void* g_in_ptrs[kMaxArgs];
 thread_local const void* g_out_ptrs[kMaxArgs];
@@ -79,6 +89,25 @@ int32_t Guard(F&& body) {
     return Fail(PO_MEMORY_ERROR, "out of host memory");
   } catch (const std::exception& e) {
     return Fail(PO_RUNTIME_ERROR, e.what());
+  }
+}
+
+// Takes the host's thread count and changed flags (po_runtime_follow). Flags change only when the
+// host's did: one call of the host's function and a comparison per flag otherwise.
+void FollowHost() {
+  if (auto threads = g_threads_source.load(std::memory_order_relaxed)) phi::SetCpuNumThreads(threads());
+  g_last_threads.store(phi::CpuNumThreads(), std::memory_order_relaxed);
+  const FlagsSource flags = g_flags_source.load(std::memory_order_relaxed);
+  if (flags == nullptr) return;
+  namespace fl = paddle_ops::flags;
+  const auto& table = fl::FlagTable();
+  int64_t host[kMaxFlags];
+  if (table.size() > kMaxFlags || flags(host, kMaxFlags) != static_cast<int32_t>(table.size()))
+    return;  // another build's host (or more flags than kept here)
+  for (size_t i = 0; i < table.size(); ++i) {
+    if (table[i].start_only || g_seen_flags[i].load(std::memory_order_relaxed) == host[i]) continue;
+    fl::SetFlag(table[i].name, fl::FormatFlagValue(table[i], host[i]));
+    g_seen_flags[i].store(host[i], std::memory_order_relaxed);
   }
 }
 
@@ -158,7 +187,7 @@ const phi::DeviceContext& Context(const phi::Place& place) {
 bool BindOutput(phi::DenseTensor* out, const PoOutputs& sink, int32_t index, const phi::Place& place,
                 void** bound) {
   *bound = nullptr;
-  if (!g_caller_allocates.load(std::memory_order_relaxed)) return false;
+  if (!g_bind_outputs) return false;
   if (out->dtype() == phi::DataType::UNDEFINED || ToPo(out->dtype()) == PO_UNDEFINED) return false;
   const phi::DDim& dims = out->dims();
   for (int i = 0; i < dims.size(); ++i)
@@ -220,6 +249,22 @@ void MetaOutput(const phi::DenseTensor& out, PoMeta* meta) {
   meta->dtype = ToPo(out.dtype());
 }
 
+int32_t Run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs, int32_t n_attrs,
+            const PoOutputs* outs, int32_t n_outs, bool caller_allocates) {
+  if (op < 0 || op >= kNumOps) return Fail(PO_RUNTIME_ERROR, "paddle_ops bridge: no such op");
+  const auto& e = kOps[op];
+  if (n_ins != e.n_ins || n_attrs != e.n_attrs || n_outs != e.n_outs)
+    return Fail(PO_RUNTIME_ERROR, std::string(e.name) + ": the extension and the bridge disagree "
+                                                        "on the op's arguments (rebuild the extension)");
+  g_n_in = g_n_out = 0;
+  for (int32_t i = 0; i < n_ins; ++i) RecordInput(i, ins[i].present ? ins[i].data : nullptr);
+  g_bind_outputs = caller_allocates;
+  return Guard([&] {
+    FollowHost();
+    e.run(ins, attrs, *outs);
+  });
+}
+
 }  // namespace paddle_ops_bridge
 
 using paddle_ops_bridge::kNumOps;
@@ -229,18 +274,8 @@ extern "C" {
 
 int32_t po_paddle_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs, int32_t n_attrs,
                       const PoOutputs* outs, int32_t n_outs) {
-  if (op < 0 || op >= kNumOps) return paddle_ops_bridge::Fail(PO_RUNTIME_ERROR, "paddle_ops bridge: no such op");
-  const auto& e = kOps[op];
-  if (n_ins != e.n_ins || n_attrs != e.n_attrs || n_outs != e.n_outs)
-    return paddle_ops_bridge::Fail(PO_RUNTIME_ERROR, std::string(e.name) + ": the extension and the bridge disagree "
-                                                     "on the op's arguments (rebuild the extension)");
-  paddle_ops_bridge::g_n_in = paddle_ops_bridge::g_n_out = 0;
-  for (int32_t i = 0; i < n_ins; ++i)
-    paddle_ops_bridge::RecordInput(i, ins[i].present ? ins[i].data : nullptr);
-  if (auto source = paddle_ops_bridge::g_threads_source.load(std::memory_order_relaxed))
-    phi::SetCpuNumThreads(source());
-  paddle_ops_bridge::g_last_threads.store(phi::CpuNumThreads(), std::memory_order_relaxed);
-  return paddle_ops_bridge::Guard([&] { e.run(ins, attrs, *outs); });
+  return paddle_ops_bridge::Run(op, ins, n_ins, attrs, n_attrs, outs, n_outs,
+                                paddle_ops_bridge::g_caller_allocates.load(std::memory_order_relaxed) != 0);
 }
 
 int32_t po_paddle_last_pointers(const void** ins, const void** outs, int32_t cap) {
@@ -298,12 +333,25 @@ void po_paddle_set_caller_allocates(int32_t on) { paddle_ops_bridge::g_caller_al
 
 int32_t po_paddle_caller_allocates(void) { return paddle_ops_bridge::g_caller_allocates.load(); }
 
-void po_paddle_follow_num_threads(int32_t (*source)(void)) {
-  paddle_ops_bridge::g_threads_source.store(source);
-  if (source == nullptr) phi::SetCpuNumThreads(0);  // OMP_NUM_THREADS again
+void po_runtime_follow(int32_t (*threads)(void), int32_t (*flags)(int64_t* values, int32_t cap)) {
+  for (auto& seen : paddle_ops_bridge::g_seen_flags) seen.store(paddle_ops_bridge::kNotSeen);
+  paddle_ops_bridge::g_flags_source.store(flags);
+  paddle_ops_bridge::g_threads_source.store(threads);
+  if (threads == nullptr) phi::SetCpuNumThreads(0);  // OMP_NUM_THREADS again
 }
 
-int32_t po_paddle_last_num_threads(void) { return paddle_ops_bridge::g_last_threads.load(); }
+int32_t po_runtime_last_num_threads(void) { return paddle_ops_bridge::g_last_threads.load(); }
+
+int32_t po_runtime_flags(int64_t* values, int32_t cap) {
+  const auto& table = paddle_ops::flags::FlagTable();
+  try {
+    for (size_t i = 0; i < table.size() && static_cast<int32_t>(i) < cap; ++i)
+      values[i] = paddle_ops::flags::GetFlagValue(table[i].name);
+  } catch (const std::exception& e) {  // a bad PADDLE_OPS_* variable (the import fails on it first)
+    return paddle_ops_bridge::Fail(-1, e.what());
+  }
+  return static_cast<int32_t>(table.size());
+}
 
 void po_paddle_release(void* owner) { delete static_cast<std::shared_ptr<phi::Allocation>*>(owner); }
 

@@ -1,12 +1,14 @@
-// The bridge between a Paddle custom-operator extension and paddle_ops' kernels.
+// The plain-C interface of paddle_ops' runtime library (libpaddle_ops_runtime.so), shared by the
+// Paddle and the JAX integrations.
 //
 // Paddle's headers and ours both define a `phi::` (and a `paddle::`) namespace, so no
 // translation unit may include both. This header is the whole interface between the two
 // sides and names neither: plain C types only (raw data pointers, shapes, strides, a dtype
-// enum, a device and a stream). The paddle_ops side (bridge.cc and the generated
-// bridge_ops.cc) is linked into libpaddle_ops_paddle_bridge.so, whose version script exports
-// only the po_paddle_* functions below; the Paddle side (the generated paddle_ext.cc) includes
-// only paddle/extension.h and this header.
+// enum, a device and a stream). The paddle_ops side (bridge.cc, the generated bridge_ops.cc and
+// the JAX entry po_jax.cc) is linked once into libpaddle_ops_runtime.so, whose version script
+// (runtime.map) exports only the po_paddle_*, po_jax_* and po_runtime_* functions; the Paddle
+// extension (the generated paddle_ext.cc, which includes only paddle/extension.h and this header)
+// and the XLA FFI handlers (ffi_handlers.cc: XLA's FFI headers and po_jax.h) both link it.
 #pragma once
 
 #include <stdint.h>
@@ -17,7 +19,7 @@ extern "C" {
 
 #define PO_PADDLE_MAX_RANK 9
 
-// The bridge library is built with hidden visibility; only these functions are exported.
+// The runtime library is built with hidden visibility; only these functions are exported.
 #if defined(__GNUC__)
 #define PO_PADDLE_API __attribute__((visibility("default")))
 #else
@@ -87,22 +89,35 @@ typedef struct {
   int32_t dtype;
 } PoMeta;
 
-// Where outputs come from (the process's setting): 0 (the default) from paddle_ops' caching
+// Where po_paddle_run's outputs come from (the Paddle integration's setting; po_jax_run always
+// binds XLA's buffers, whatever it is): 0 (the default) from paddle_ops' caching
 // allocator, handed over with `adopt`; 1 from the caller (`alloc`) wherever the shape is known
 // before the kernel runs. Both are without a copy; the first keeps large outputs in memory
 // already touched, where a fresh allocation pays its page faults.
 PO_PADDLE_API void po_paddle_set_caller_allocates(int32_t on);
 PO_PADDLE_API int32_t po_paddle_caller_allocates(void);
 
-// CPU threads. The bridge library holds its own copy of paddle_ops' CPU runtime, whose thread
-// count alone would follow only OMP_NUM_THREADS. With a source set (paddle_ops' own
-// get_num_threads, `int (*)(void)`: paddle_ops.integrations.paddle sets it at import), each
-// po_paddle_run first takes the count from source(), so paddle_ops.set_num_threads reaches the
-// kernels run here, in eager mode and in static programs (read as each op runs); null goes
-// back to following OMP_NUM_THREADS. po_paddle_last_num_threads is the count the last
-// po_paddle_run (on any thread) gave its kernels, 0 before the first.
-PO_PADDLE_API void po_paddle_follow_num_threads(int32_t (*source)(void));
-PO_PADDLE_API int32_t po_paddle_last_num_threads(void);
+// The process's settings, shared by both integrations (the runtime is loaded once). The runtime
+// holds its own copy of paddle_ops' CPU runtime and flags, which alone would follow only
+// OMP_NUM_THREADS and the PADDLE_OPS_* environment read when it is loaded. With a host set
+// (paddle_ops' Python module: paddle_ops.integrations._runtime sets it when it loads the runtime),
+// each op run here, by Paddle or by XLA, first takes from the host:
+// - the CPU thread count: threads() (paddle_ops' get_num_threads, `int32_t (*)(void)`), so that
+//   paddle_ops.set_num_threads reaches the kernels run here (read as each op runs: eager calls,
+//   static programs and jit-compiled XLA programs alike);
+// - the flags: flags(values, cap) writes the host's current value of every flag (its FlagTable's
+//   order; the stored form: a choice's index or the integer) and returns how many there are, so
+//   that paddle_ops.set_flags reaches them. A value that changed since the last op is set here
+//   (flags read at start only are left as read). A count other than this runtime's (a host of
+//   another build) is ignored.
+// A null function stops following that setting (the thread count goes back to OMP_NUM_THREADS).
+// po_runtime_last_num_threads is the count the last op (on any thread) gave its kernels, 0
+// before the first; po_runtime_flags writes the runtime's own current flag values (the stored
+// form, FlagTable order) and returns how many there are (the tests compare them with the host's;
+// -1 with the message in po_paddle_last_error where the environment holds a bad value).
+PO_PADDLE_API void po_runtime_follow(int32_t (*threads)(void), int32_t (*flags)(int64_t* values, int32_t cap));
+PO_PADDLE_API int32_t po_runtime_last_num_threads(void);
+PO_PADDLE_API int32_t po_runtime_flags(int64_t* values, int32_t cap);
 
 // Runs op `op` (its index in po_paddle_op_name's list) on the inputs, in the order of the
 // op's YAML args; attributes in YAML order. An optional input is absent when `present` is 0,

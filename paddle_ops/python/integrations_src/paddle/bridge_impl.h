@@ -1,6 +1,7 @@
-// The paddle_ops side of the Paddle bridge: helpers the generated bridge_ops.cc calls to turn
+// The paddle_ops side of the runtime library: helpers the generated bridge_ops.cc calls to turn
 // the plain-C arguments of bridge.h into DenseTensors over the caller's memory and back.
-// Included only by bridge.cc and bridge_ops.cc (never by a translation unit that sees Paddle).
+// Included only by bridge.cc, bridge_ops.cc and po_jax.cc (never by a translation unit that sees
+// Paddle or XLA).
 #pragma once
 
 #include <cstdint>
@@ -57,5 +58,11 @@ struct OpEntry {
 extern const OpEntry kOps[];
 extern const int32_t kNumOps;
 extern const char kYamlHash[];
+
+// Runs op `op` of kOps as po_paddle_run does (argument counts checked, the host's thread count and
+// flags taken first, errors as a kind and a message), with outputs bound to the caller's memory
+// when `caller_allocates` (po_paddle_run: the Paddle integration's setting; po_jax_run: always).
+int32_t Run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs, int32_t n_attrs,
+            const PoOutputs* outs, int32_t n_outs, bool caller_allocates);
 
 }  // namespace paddle_ops_bridge

@@ -55,7 +55,7 @@ inline paddle::DataType FromPo(int32_t dt) {
 // The extension refuses a bridge built from other YAML (ops numbered differently).
 inline void CheckBridge(const char* yaml_hash) {
   static const bool ok = std::strcmp(po_paddle_yaml_hash(), yaml_hash) == 0;
-  if (!ok) Throw(PO_RUNTIME_ERROR, "the Paddle extension was generated from other api_yaml/ than the bridge library "
+  if (!ok) Throw(PO_RUNTIME_ERROR, "the Paddle extension was generated from other api_yaml/ than the runtime library "
                                    "(delete the extension cache and import again)");
 }
 

@@ -38,7 +38,8 @@ from ... import _C
 from ..._build_config import WITH_GPU
 from ...framework import convert_place
 from ...tensor.attention import _gla_attrs
-from ...tensor.manipulation import _check_bool as _check_bool_arg, _is_int
+from ...tensor.manipulation import _check_bool as _check_bool_arg, _is_int, _repeat_interleave_repeats
+from .. import _runtime
 from . import _build
 from ._generated import OPS, YAML
 
@@ -46,7 +47,7 @@ __all__ = ["logcumsumexp", "cumsum", "pscan", "right_flood", "repeat_interleave"
            "last_pointers"]
 
 TARGET = "paddle_ops"
-_handlers, _runtime = _build.load()
+_handlers, _ = _build.load()
 jax.ffi.register_ffi_target(TARGET, jax.ffi.pycapsule(_handlers.PoJaxCpu), platform="cpu")
 jax.ffi.register_ffi_target(TARGET, jax.ffi.pycapsule(_handlers.PoJaxCuda), platform="CUDA")
 
@@ -234,10 +235,7 @@ ops = _Ops(OPS)
 
 def last_pointers():
     """(inputs, outputs): the data pointers of the last kernel call on this thread (tests)."""
-    import ctypes
-    ins, outs = (ctypes.c_void_p * 16)(), (ctypes.c_void_p * 16)()
-    n = _runtime.po_jax_last_pointers(ins, outs, 16)
-    return [ins[i] or 0 for i in range(n)], [outs[i] or 0 for i in range(n)]
+    return _runtime.last_pointers("jax")
 
 
 # ---- the public functions: paddle_ops' Python API --------------------------------------------
@@ -306,25 +304,19 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
         x, axis = x.reshape(-1), 0
     if not _is_int(axis):
         raise TypeError(f"repeat_interleave(): argument 'axis' must be an int or None, but got {type(axis).__name__}")
-    if output_size is not None and not _is_int(output_size):
-        raise TypeError(f"repeat_interleave(): argument 'output_size' must be an int or None, "
-                        f"but got {type(output_size).__name__}")
+    # paddle_ops' own checks of repeats and output_size (tensor/manipulation.py)
+    repeats = _repeat_interleave_repeats(x, repeats, int(axis), output_size, (jax.Array,))
     if _is_int(repeats):
-        return ops.repeat_interleave(x, int(repeats), int(axis))
-    if isinstance(repeats, (bool, np.bool_)) or isinstance(repeats, (str, bytes, float)):
-        raise TypeError(f"repeat_interleave(): argument 'repeats' must be an int or an array of int32 or "
-                        f"int64, but got {type(repeats).__name__}")
-    counts = _as_array(repeats, "repeat_interleave", "repeats")
-    if counts.size == 0:
-        counts = counts.astype(jax.dtypes.canonicalize_dtype(np.int64))  # [] holds no type
-    elif not jnp.issubdtype(counts.dtype, jnp.integer):
-        raise TypeError(f"repeat_interleave(): argument 'repeats' must hold integers, but got {counts.dtype}")
+        return ops.repeat_interleave(x, repeats, int(axis))
+    counts = repeats
+    if isinstance(counts, np.ndarray):  # int64 counts from a list or a NumPy array (int32 without x64)
+        counts = jnp.asarray(counts.astype(jax.dtypes.canonicalize_dtype(np.int64)))
     if output_size is None:
         if isinstance(counts, jax.core.Tracer):
             raise ValueError("repeat_interleave(): the counts are traced (inside jax.jit): pass output_size, "
                              "JAX needs the output shape at trace time")
         values = np.asarray(counts)
-        if (values < 0).any():
+        if values.size and (values < 0).any():
             raise ValueError(f"repeat_interleave(): repeats must be non-negative, but got {values.min()}")
         output_size = int(values.sum())
     return ops.repeat_interleave_with_tensor_index(x, counts, int(axis), int(output_size))

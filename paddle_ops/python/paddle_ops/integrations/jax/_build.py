@@ -1,10 +1,11 @@
 """Builds the XLA FFI handlers of paddle_ops.integrations.jax at first import.
 
-The package carries, in ``_native/``: the runtime library (our kernels, built with the package,
-exporting only the plain-C ``po_jax_*`` functions of po_jax.h), ``ffi_handlers.cc`` (the two
-handlers, PoJaxCpu and PoJaxCuda) and the two plain-C headers it includes. ``ffi_handlers.cc`` is
-compiled with the C++ compiler (``$CXX``, else ``c++``) against the FFI headers of the installed
-jaxlib (``jax.ffi.include_dir()``), in about 3 s, into a cache directory:
+The package carries, in ``integrations/_native/``: the runtime library shared with the Paddle
+integration (our kernels, built with the package, exporting only plain-C functions, among them
+the ``po_jax_*`` functions of po_jax.h: ``_runtime.py``), ``ffi_handlers.cc`` (the two handlers,
+PoJaxCpu and PoJaxCuda) and the two plain-C headers it includes. ``ffi_handlers.cc`` is compiled
+with the C++ compiler (``$CXX``, else ``c++``) against the FFI headers of the installed jaxlib
+(``jax.ffi.include_dir()``), in about 3 s, into a cache directory:
 ``$PADDLE_OPS_EXTENSION_DIR/jax_ffi`` or ``~/.cache/paddle_ops/jax_ffi``, one file per (sources,
 runtime library and its path, jaxlib version), so a new jaxlib or a rebuilt paddle_ops gets a
 fresh build and an unchanged one is loaded without compiling. A file lock keeps concurrent first
@@ -16,27 +17,20 @@ import os
 import shutil
 import subprocess
 
+from paddle_ops.integrations import _runtime
 from paddle_ops.integrations._filelock import file_lock
 
-NATIVE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_native")
-RUNTIME = "libpaddle_ops_jax_runtime.so"
+NATIVE = _runtime.NATIVE
+RUNTIME = _runtime.LIBRARY
 SOURCES = ("ffi_handlers.cc", "po_jax.h", "bridge.h")
 # The handler library exports the two handlers and nothing else.
 VERSION_SCRIPT = "{ global: PoJax*; local: *; };\n"
 
 
-def runtime_library():
-    return os.path.join(NATIVE, RUNTIME)
-
-
 def _key(jaxlib_version):
     h = hashlib.sha256()
     for name in SOURCES + (RUNTIME,):
-        path = os.path.join(NATIVE, name)
-        if not os.path.exists(path):
-            raise ImportError(f"paddle_ops.integrations.jax: {path} is missing (build paddle_ops with "
-                              f"WITH_PYTHON=ON: the JAX runtime is built with the Python module)")
-        with open(path, "rb") as f:
+        with open(_runtime.native_file(name, "jax"), "rb") as f:
             h.update(f.read())
     h.update(NATIVE.encode())  # the handlers find the runtime by this path (rpath)
     h.update(jaxlib_version.encode())
@@ -86,6 +80,5 @@ def handler_library():
 
 def load():
     """(handler library, runtime library) as ctypes handles."""
-    runtime = ctypes.CDLL(runtime_library())  # the instance the handlers link (same path)
-    runtime.po_jax_last_pointers.restype = ctypes.c_int32
+    runtime = _runtime.load("jax")  # first: the handlers then bind to this instance (same path)
     return ctypes.CDLL(handler_library()), runtime

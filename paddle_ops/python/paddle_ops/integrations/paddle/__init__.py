@@ -20,14 +20,13 @@ Paddle allocates them and the kernels write there). CPU tensors (PyPI's Paddle 3
 The extension is compiled at first import (about a minute) into a cache directory; see
 ``_build.py``.
 """
-import ctypes
 import re
 
 import numpy as np
 import paddle
 
 from . import _build
-from ... import _C
+from .. import _runtime
 # The argument checks paddle_ops' own functions make, shared (the same messages).
 from ...tensor.attention import _gla_attrs
 from ...tensor.manipulation import _check_bool, _is_int, _repeat_interleave_repeats
@@ -141,14 +140,6 @@ def _caller(m, fn):
     return call
 
 
-def _bridge():
-    lib = ctypes.CDLL(_build.bridge_library())  # the instance the extension loaded (same path)
-    lib.po_paddle_caller_allocates.restype = ctypes.c_int32
-    lib.po_paddle_last_num_threads.restype = ctypes.c_int32
-    lib.po_paddle_follow_num_threads.argtypes = [ctypes.c_void_p]
-    return lib
-
-
 def set_output_allocation(where):
     """Where the ops' outputs are allocated: 'paddle_ops' (the default: paddle_ops' caching
     allocator; Paddle takes the buffer over without a copy) or 'paddle' (Paddle's allocator; the
@@ -157,18 +148,17 @@ def set_output_allocation(where):
     about 4 ns per float32 element here (docs/benchmarks.md, Real Paddle)."""
     if where not in ("paddle_ops", "paddle"):
         raise ValueError(f"set_output_allocation(): 'paddle_ops' or 'paddle', but got {where!r}")
-    _bridge().po_paddle_set_caller_allocates(1 if where == "paddle" else 0)
+    _runtime.load().po_paddle_set_caller_allocates(1 if where == "paddle" else 0)
 
 
 def get_output_allocation():
-    return "paddle" if _bridge().po_paddle_caller_allocates() else "paddle_ops"
+    return "paddle" if _runtime.load().po_paddle_caller_allocates() else "paddle_ops"
 
 
 ops = _Ops()
-ops._ext()  # build (first time) and load now: Paddle knows the ops before any program uses them
-# The bridge library's kernels take their CPU thread count from paddle_ops' own at each op, so
-# that paddle_ops.set_num_threads reaches them (bridge.h, po_paddle_follow_num_threads).
-_bridge().po_paddle_follow_num_threads(ctypes.c_void_p(_C._num_threads_source()))
+# Build (first time) and load now: Paddle knows the ops before any program uses them. The runtime
+# library the extension links follows paddle_ops' thread count and flags (_runtime.py).
+ops._ext()
 
 
 _TENSOR_TYPES = (paddle.Tensor, paddle.pir.Value, paddle.static.Variable)

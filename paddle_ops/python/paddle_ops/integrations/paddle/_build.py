@@ -1,23 +1,24 @@
 """Builds the Paddle custom-operator extension of paddle_ops at first import.
 
-The package carries, in ``_native/``: the bridge library (our kernels, built with the package,
-exporting only the plain-C ``po_paddle_*`` functions), the generated ``paddle_ext.cc`` (one
-``PD_BUILD_OP`` per op of api_yaml/) and the two headers it includes. ``paddle_ext.cc`` is compiled
-against the installed Paddle by ``paddle.utils.cpp_extension.load`` into a cache directory:
-``$PADDLE_OPS_EXTENSION_DIR`` or ``~/.cache/paddle_ops/paddle_ext``, one subfolder per (sources,
-bridge library, Paddle version, Python version), so a new Paddle or a rebuilt paddle_ops gets a
-fresh build, and an unchanged one is loaded without compiling (and without Paddle's rebuild
-check). A file lock keeps concurrent first imports from building twice.
+The package carries, in ``integrations/_native/``: the runtime library shared with the JAX
+integration (our kernels, built with the package, exporting only plain-C functions: ``_runtime.py``),
+the generated ``paddle_ext.cc`` (one ``PD_BUILD_OP`` per op of api_yaml/) and the two headers it
+includes. ``paddle_ext.cc`` is compiled against the installed Paddle by
+``paddle.utils.cpp_extension.load`` into a cache directory: ``$PADDLE_OPS_EXTENSION_DIR`` or
+``~/.cache/paddle_ops/paddle_ext``, one subfolder per (sources, runtime library, Paddle version,
+Python version), so a new Paddle or a rebuilt paddle_ops gets a fresh build, and an unchanged one
+is loaded without compiling (and without Paddle's rebuild check). A file lock keeps concurrent
+first imports from building twice.
 """
 import hashlib
 import json
 import os
 import sys
 
+from paddle_ops.integrations import _runtime
 from paddle_ops.integrations._filelock import file_lock
 
-NATIVE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_native")
-BRIDGE = "libpaddle_ops_paddle_bridge.so"
+NATIVE = _runtime.NATIVE
 EXT_NAME = "paddle_ops_paddle_ext"
 # The extension exports nothing but what Python's loader may look for; everything else of it
 # (Paddle's inline functions compiled into it, the generated kernels) stays local.
@@ -25,7 +26,8 @@ VERSION_SCRIPT = "{ global: PyInit_*; local: *; };\n"
 
 
 def _files():
-    return [os.path.join(NATIVE, f) for f in ("paddle_ext.cc", "ext_support.h", "bridge.h", BRIDGE)]
+    return [_runtime.native_file(f, "paddle") for f in ("paddle_ext.cc", "ext_support.h", "bridge.h",
+                                                          _runtime.LIBRARY)]
 
 
 def meta():
@@ -38,22 +40,14 @@ def cache_dir():
     import paddle
     h = hashlib.sha256()
     for path in _files():
-        if not os.path.exists(path):
-            raise ImportError(f"paddle_ops.integrations.paddle: {path} is missing (build paddle_ops with "
-                              f"WITH_PYTHON=ON: the bridge library is built with the Python module)")
         with open(path, "rb") as f:
             h.update(f.read())
-    h.update(NATIVE.encode())  # the extension finds the bridge library by this path (rpath)
+    h.update(NATIVE.encode())  # the extension finds the runtime library by this path (rpath)
     h.update(paddle.__version__.encode())
     h.update(sys.version.encode())
     root = os.environ.get("PADDLE_OPS_EXTENSION_DIR") or os.path.join(
         os.path.expanduser("~"), ".cache", "paddle_ops", "paddle_ext")
     return os.path.join(root, h.hexdigest()[:16])
-
-
-def bridge_library():
-    """The bridge library's path (our kernels; exports only po_paddle_*)."""
-    return os.path.join(NATIVE, BRIDGE)
 
 
 def extension_library():
@@ -64,6 +58,7 @@ def extension_library():
 def load(verbose=False):
     """Builds (once per cache key) and loads the extension; returns the module of its ops."""
     from paddle.utils import cpp_extension
+    _runtime.load("paddle")  # first: the extension then binds to this instance (same path)
     build_dir = cache_dir()
     stamp = os.path.join(build_dir, "built.ok")
     if os.path.exists(stamp) and os.path.exists(extension_library()):
@@ -85,7 +80,7 @@ def load(verbose=False):
             sources=[os.path.join(NATIVE, "paddle_ext.cc")],
             extra_include_paths=[NATIVE],
             extra_cxx_cflags=["-O2", "-fvisibility=hidden", "-fvisibility-inlines-hidden", "-w"],
-            extra_ldflags=[f"-L{NATIVE}", f"-l:{BRIDGE}", f"-Wl,-rpath,{NATIVE}",
+            extra_ldflags=[f"-L{NATIVE}", f"-l:{_runtime.LIBRARY}", f"-Wl,-rpath,{NATIVE}",
                            f"-Wl,--version-script={script}"],
             build_directory=build_dir,
             verbose=verbose)

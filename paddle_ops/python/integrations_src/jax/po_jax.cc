@@ -1,6 +1,6 @@
-// The paddle_ops side of the JAX integration (po_jax.h): runs an op of the Paddle bridge's
-// generated table (bridge_impl.h, kOps) with every output bound to the buffer XLA allocated,
-// and on the GPU orders our stream after XLA's and XLA's after ours.
+// The JAX entry of the runtime library (po_jax.h): runs an op of the generated table the Paddle
+// entry runs (bridge_impl.h, kOps) with every output bound to the buffer XLA allocated, and on
+// the GPU orders our stream after XLA's and XLA's after ours.
 #include "paddle_ops/python/integrations_src/jax/po_jax.h"
 
 #include <exception>
@@ -150,8 +150,6 @@ int32_t po_jax_op_id(const char* name) {
 
 int32_t po_jax_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs, int32_t n_attrs,
                    const PoTensor* outs, int32_t n_outs, void* stream) {
-  // Outputs always go into XLA's buffers: this library's own copy of the bridge's setting.
-  po_paddle_set_caller_allocates(1);
   Sink sink{outs, n_outs, phi::CPUPlace(), {}};
   bool gpu = false;
   int32_t device = 0;
@@ -179,7 +177,8 @@ int32_t po_jax_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr*
 #else
   if (gpu) return Fail(PO_VALUE_ERROR, "paddle_ops was built without CUDA: GPU arrays are not supported by this build");
 #endif
-  int32_t rc = po_paddle_run(op, ins, n_ins, attrs, n_attrs, &sinks, n_outs);
+  // Outputs always go into XLA's buffers (the Paddle integration's setting is not this call's).
+  int32_t rc = paddle_ops_bridge::Run(op, ins, n_ins, attrs, n_attrs, &sinks, n_outs, /*caller_allocates=*/true);
   if (rc != PO_OK) {
     g_error = sink.mismatch.empty() ? std::string(po_paddle_last_error())
                                     : "paddle_ops (JAX): " + sink.mismatch +

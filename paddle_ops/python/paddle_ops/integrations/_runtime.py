@@ -1,0 +1,74 @@
+"""The one runtime library of the Paddle and JAX integrations: ``_native/libpaddle_ops_runtime.so``.
+
+It is built with the package (our kernels behind plain-C entries, exporting only ``po_paddle_*``,
+``po_jax_*`` and ``po_runtime_*``; bridge.h and po_jax.h in ``_native/`` describe them). The
+Paddle extension and the XLA FFI handlers, compiled at first import, link it by rpath from
+``_native/``, and ``load()`` opens it by that same path, so a process holds one copy whichever
+integrations it imports: one set of kernels, one caching allocator, one thread count and one set
+of flags. ``load()`` also makes the runtime follow paddle_ops' own settings: at each op it takes
+the thread count of ``paddle_ops.set_num_threads`` and the flags of ``paddle_ops.set_flags``
+(bridge.h, ``po_runtime_follow``).
+"""
+import ctypes
+import os
+
+from .. import _C
+
+NATIVE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_native")
+LIBRARY = "libpaddle_ops_runtime.so"
+
+_lib = None
+
+
+def library_path():
+    """The runtime library's path (the one every integration loads)."""
+    return os.path.join(NATIVE, LIBRARY)
+
+
+def native_file(name, integration):
+    """The path of `name` in ``_native/``; ImportError naming `integration` when it is missing."""
+    path = os.path.join(NATIVE, name)
+    if not os.path.exists(path):
+        raise ImportError(f"paddle_ops.integrations.{integration}: {path} is missing (build paddle_ops with "
+                          f"WITH_PYTHON=ON: the runtime library and its sources are built with the Python module)")
+    return path
+
+
+def load(integration="paddle"):
+    """The runtime library as a ctypes handle, loaded (once) and following paddle_ops' settings."""
+    global _lib
+    if _lib is None:
+        lib = ctypes.CDLL(native_file(LIBRARY, integration))
+        lib.po_runtime_follow.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        lib.po_runtime_last_num_threads.restype = ctypes.c_int32
+        lib.po_runtime_flags.restype = ctypes.c_int32
+        lib.po_runtime_flags.argtypes = [ctypes.POINTER(ctypes.c_int64), ctypes.c_int32]
+        lib.po_paddle_caller_allocates.restype = ctypes.c_int32
+        lib.po_paddle_last_pointers.restype = ctypes.c_int32
+        lib.po_jax_last_pointers.restype = ctypes.c_int32
+        lib.po_runtime_follow(_C._num_threads_source(), _C._flags_source())
+        _lib = lib
+    return _lib
+
+
+def last_num_threads():
+    """The CPU thread count the runtime gave the kernels of its last op (0 before the first)."""
+    return load().po_runtime_last_num_threads()
+
+
+def get_flags():
+    """The runtime's own copy of the flags, as ``paddle_ops.get_flags()`` shows the module's."""
+    table = _C.flag_table()
+    values = (ctypes.c_int64 * len(table))()
+    n = load().po_runtime_flags(values, len(table))
+    assert n == len(table), (n, len(table))
+    return {row["name"]: (values[i] if row["kind"] == "integer" else row["choices"][values[i]])
+            for i, row in enumerate(table)}
+
+
+def last_pointers(entry="paddle"):
+    """(inputs, outputs): the data pointers of the last op the runtime ran on this thread through
+    po_<entry>_run (tests: nothing was copied)."""
+    ins, outs = (ctypes.c_void_p * 16)(), (ctypes.c_void_p * 16)()
+    n = getattr(load(), f"po_{entry}_last_pointers")(ins, outs, 16)
+    return [ins[i] or 0 for i in range(n)], [outs[i] or 0 for i in range(n)]
