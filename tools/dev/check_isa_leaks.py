@@ -73,7 +73,7 @@ def functions_beyond_baseline(path, objdump, readelf="readelf"):
     starts = fde_starts(path, readelf)
     proc = subprocess.Popen([objdump, "-d", "-w", "-C", path], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, errors="replace")
-    name, start, level, first = None, -1, 0, ""
+    name, start, level, first, skip = None, -1, 0, "", -1
     for line in proc.stdout:
         m = FUNC_RE.match(line)
         if m:
@@ -83,11 +83,17 @@ def functions_beyond_baseline(path, objdump, readelf="readelf"):
             continue
         m = INSN_RE.match(line)
         if m and name is not None:
-            addr = int(m.group(1), 16)
+            addr, raw = int(m.group(1), 16), m.group(2).split()
             if addr in starts and addr != start:
                 if level:
                     yield name, level, first
                 name, start, level, first = f"{UNNAMED}{addr:x}>", addr, 0, ""
+            if addr == start and raw[0] == "eb" and len(raw) == 2 and int(raw[1], 16) <= 16:
+                # A function that opens by jumping over a few bytes: data, not code (clang's
+                # -fsanitize=function signature); its bytes would decode as anything.
+                skip = addr + 2 + int(raw[1], 16)
+            if addr < skip or "(bad)" in m.group(3):
+                continue
             lv = insn_level(m.group(2), m.group(3))
             if lv > level:
                 level, first = lv, f"{m.group(1)}: {m.group(3).strip()}"
