@@ -16,7 +16,7 @@ an instruction beyond the baseline:
 and reports those that are not per-ISA code. A function is per-ISA code when its demangled name
 lies in (or is a template over) an instruction set's own namespace (`avx2::`, `avx512::`,
 `paddle_ops_eigen_avx2::`, `paddle_ops_eigen_avx512::`), or when it carries the clone suffix that
-the build gives the per-ISA objects' private copies (`[clone .isa_<object>]`, see
+the build gives the per-ISA objects' private copies (`.isa_<object>`, see
 tools/privatize_isa_objects.py); an AVX2 one must also hold no AVX-512 instruction (EVEX,
 %zmm, %k). Everything else, with the first offending instruction, is a leak.
 
@@ -30,8 +30,9 @@ import sys
 
 # The namespaces of per-ISA code, by level ("avx2" code may use VEX, "avx512" code also EVEX).
 ISA_NAMESPACE = re.compile(r"(?<![A-Za-z0-9_])(?:paddle_ops_eigen_)?(avx2|avx512)::")
-# The suffix of the per-ISA objects' private copies (tools/privatize_isa_objects.py).
-PRIVATE_CLONE = re.compile(r"\[clone \.isa_[a-z0-9_]*?_(avx2|avx512)\b")
+# The suffix of the per-ISA objects' private copies (tools/privatize_isa_objects.py): "[clone
+# .isa_<object>]" once demangled, or as it is on a name that is not mangled (".omp_outlined.").
+PRIVATE_CLONE = re.compile(r"\.isa_[a-z0-9_]*?_(avx2|avx512)\b")
 # Legacy-encoded instructions past SSE2 that the per-ISA flags enable. tzcnt is not here: it runs
 # as bsf on older CPUs and the compiler emits it (rep bsf) for the baseline too.
 LEGACY_BEYOND = {"popcnt", "lzcnt"}
