@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import paddle_ops as paddle
+from paddle_ops import _C
 from op_test import gpu_available
 
 pytestmark = pytest.mark.skipif(not gpu_available(),
@@ -76,11 +77,10 @@ FAKE_A, FAKE_B = 0x7F0000001000, 0x7F0000002000
 
 
 def _stream_in_use(device=0):
-    return paddle._C._dlpack_consumer_stream(2, device)
+    return _C._dlpack_consumer_stream(2, device)
 
 
 def test_pushed_stream_nests_and_pop_restores_ours():
-    from paddle_ops import _C
     ours = _stream_in_use()
     assert _C._gpu_pushed_stream(0) is None
     _C._gpu_push_stream(0, FAKE_A)
@@ -102,7 +102,6 @@ def test_pushed_stream_nests_and_pop_restores_ours():
 
 def test_pushed_stream_is_this_threads_and_this_devices_only():
     import threading
-    from paddle_ops import _C
     ours = _stream_in_use()
     seen = {}
     _C._gpu_push_stream(0, FAKE_A)
@@ -125,7 +124,6 @@ def test_pushed_stream_is_this_threads_and_this_devices_only():
 
 
 def test_plain_calls_use_our_stream_between_pushes():
-    from paddle_ops import _C
     ours = _stream_in_use()
     x = paddle.to_tensor(np.arange(6, dtype=np.float32), place="gpu")
     _C._gpu_push_stream(0, FAKE_A)
