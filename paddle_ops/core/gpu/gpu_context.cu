@@ -346,7 +346,10 @@ void MakeVisibleTo(int device, uintptr_t consumer) {
   PADDLE_ENFORCE_GPU_SUCCESS(e);
 }
 
-void WaitStream(int device) { ContextOf(GPUPlace(device)).Wait(); }
+// Our own stream even while another is pushed on this thread (the import was used on ours).
+void WaitStream(int device) {
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaStreamSynchronize(ContextOf(GPUPlace(device)).own_stream()));
+}
 
 cudaStream_t StreamOverride(int device) { return t_pushed.device == device ? t_pushed.stream : nullptr; }
 

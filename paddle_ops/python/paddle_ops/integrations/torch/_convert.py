@@ -94,8 +94,8 @@ _push_stream = _C._gpu_push_stream
 _pop_stream = _C._gpu_pop_stream
 
 
-def _nothing():
-    pass
+# leave() of the CPU: a C-level callable with no effect (half the cost of an empty Python function)
+_nothing = ().__len__
 
 
 def _cuda_on_stream_to_ours(t):
