@@ -205,8 +205,9 @@ phi::Place PlaceOfDevice(int64_t type, int64_t id, const char* who) {
                    " is not supported (paddle_ops takes CPU (1), CUDA host (3) and CUDA (2) memory)");
 }
 
-// Orders our pending work on the tensor's device before the consumer's stream.
-void SyncForConsumer(const phi::Place& place, const py::object& stream) {
+// Orders our pending work on the tensor's device before the consumer's stream; `holder`: the
+// exported allocation's ptr().
+void SyncForConsumer(const phi::Place& place, const void* holder, const py::object& stream) {
   if (place.GetType() != phi::AllocationType::GPU) {
     if (!stream.is_none()) {
       throw py::value_error("__dlpack__(): a CPU tensor takes stream=None, but got " + std::string(py::repr(stream)));
@@ -230,6 +231,9 @@ void SyncForConsumer(const phi::Place& place, const py::object& stream) {
   }
   py::gil_scoped_release release;
   phi::gpu::MakeVisibleTo(place.GetDeviceId(), static_cast<uintptr_t>(s));
+  // The consumer uses the memory on its stream and may free it with work still queued there:
+  // a block of ours is not reused before that work (gpu_info.h).
+  phi::gpu::RecordStream(place.GetDeviceId(), holder, static_cast<uintptr_t>(s));
 #endif
 }
 
@@ -276,7 +280,7 @@ py::object Dlpack(const Tensor& t, const py::object& stream, const py::object& m
   }
   // A copy to the CPU has finished already; otherwise the consumer's stream waits for our work.
   if (out.place().GetType() != phi::AllocationType::CPU || src.place().GetType() == phi::AllocationType::CPU) {
-    SyncForConsumer(out.place(), stream);
+    SyncForConsumer(out.place(), out.Holder()->ptr(), stream);
   }
 
   auto ctx = std::make_unique<ExportContext>();
@@ -298,14 +302,17 @@ py::object Dlpack(const Tensor& t, const py::object& stream, const py::object& m
 
 // ---- import -------------------------------------------------------------------------------
 // Owns a consumed producer tensor: calls its deleter once, after our stream is done with a
-// GPU buffer.
+// GPU buffer. A buffer imported while this thread runs our kernels on a stream pushed in
+// place of ours (the torch integration: torch's current stream) is used on that stream only:
+// it goes back at once, and the producer's allocator orders its reuse on that stream.
 struct Imported {
   DLManagedTensor* legacy = nullptr;
   DLManagedTensorVersioned* versioned = nullptr;
   phi::Place place;
+  bool wait_for_our_stream = true;
   ~Imported() {
 #ifdef PADDLE_OPS_WITH_GPU
-    if (place.GetType() == phi::AllocationType::GPU) {
+    if (place.GetType() == phi::AllocationType::GPU && wait_for_our_stream) {
       try {
         phi::gpu::WaitStream(place.GetDeviceId());
       } catch (...) {  // a failed device: hand the memory back all the same
@@ -428,6 +435,11 @@ Tensor FromCapsule(const py::object& obj, const py::object& copy) {
   }
   auto owner = std::make_shared<Imported>();
   owner->place = place;
+#ifdef PADDLE_OPS_WITH_GPU
+  if (place.GetType() == phi::AllocationType::GPU) {
+    owner->wait_for_our_stream = phi::gpu::PushedStream(place.GetDeviceId()) == 0;
+  }
+#endif
   if (is_versioned) owner->versioned = static_cast<DLManagedTensorVersioned*>(raw);
   else owner->legacy = static_cast<DLManagedTensor*>(raw);
 

@@ -362,6 +362,31 @@ PYBIND11_MODULE(_C, m) {
     if (phi::gpu::DeviceCount() > 0) phi::gpu::Synchronize();
 #endif
   });
+  // The torch integration's stream swap (gpu_info.h): while pushed, our kernels of GPU
+  // `device` on this thread run on `stream` (a cudaStream_t as an int, 0 the legacy default
+  // stream) instead of our stream; pop restores the previous one.
+  m.def("_gpu_push_stream", [](int device, uintptr_t stream) {
+#ifdef PADDLE_OPS_WITH_GPU
+    phi::gpu::PushStream(device, stream);
+#else
+    (void)device, (void)stream;
+    throw std::runtime_error("paddle_ops was built without CUDA: it cannot run on a CUDA stream");
+#endif
+  });
+  m.def("_gpu_pop_stream", []() {
+#ifdef PADDLE_OPS_WITH_GPU
+    phi::gpu::PopStream();
+#endif
+  });
+  // The stream pushed on this thread for `device` (1 for the legacy default stream), or None.
+  m.def("_gpu_pushed_stream", [](int device) -> py::object {
+#ifdef PADDLE_OPS_WITH_GPU
+    const uintptr_t s = phi::gpu::PushedStream(device);
+    if (s != 0) return py::int_(s);
+#endif
+    (void)device;
+    return py::none();
+  });
   m.def("gpu_empty_cache", []() {
 #ifdef PADDLE_OPS_WITH_GPU
     if (phi::gpu::DeviceCount() > 0) phi::gpu::EmptyCache();

@@ -3,6 +3,10 @@
     PYTHONPATH=build/python <python with torch> tools/bench/bench_torch.py [--device cpu|cuda]
         [--quick] [--calls N] [--rounds R] [--only overhead|large|fla] [--json out.json]
 
+The last lines print the two figures issue 18 sets targets for (the worst op of each).
+On CUDA the torch ops run on torch's current stream (paddle_ops.integrations.torch pushes it in
+place of ours for the call), the direct calls on our own stream.
+
 1. Per-call overhead, small tensors (16 elements; gla [1, 1, 16, 16]), many calls: µs per call
    of the direct call (_C_ops on our tensors, converted once beforehand), of the public
    function (paddle.logcumsumexp ...), of the torch op on torch tensors, and of a trivial
@@ -180,6 +184,28 @@ def fla_rows(device, rounds, sync, quick):
     return rows
 
 
+def summary(out):
+    """The two figures issue 18 sets targets for, printed last: the torch path's µs per call over
+    the direct call (<= 15) and its % over the direct call at 2^26 elements (<= 2), worst op."""
+    res = {}
+    print("\nsummary (issue 18 targets: <= 15 µs per call over the direct call; <= 2 % at 2^26 elements)")
+    if out.get("overhead"):
+        worst = max(out["overhead"], key=lambda r: r["torch_minus_direct"])
+        res["overhead_us"] = worst["torch_minus_direct"]
+        res["overhead_us_by_op"] = {r["op"]: r["torch_minus_direct"] for r in out["overhead"]}
+        print(f"  torch op over the direct call: {worst['torch_minus_direct']:+.2f} µs per call (worst: "
+              f"{worst['op']}; " + ", ".join(f"{op} {v:+.2f}" for op, v in res["overhead_us_by_op"].items()) + ")")
+    if out.get("large"):
+        worst = max(out["large"], key=lambda r: r["diff_pct"])
+        res["large_elements"] = worst["elements"]
+        res["large_pct"] = worst["diff_pct"]
+        res["large_pct_by_op"] = {r["op"]: r["diff_pct"] for r in out["large"]}
+        print(f"  torch op over the direct call at {worst['elements']} elements: {worst['diff_pct']:+.2f} % "
+              f"(worst: {worst['op']}; " + ", ".join(f"{op} {v:+.2f}" for op, v in res["large_pct_by_op"].items())
+              + ")")
+    return res
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
@@ -205,6 +231,7 @@ def main():
         out["large"] = large_rows(args.device, 22 if args.quick else 26, rounds, sync)
     if "fla" in parts:
         out["fla"] = fla_rows(args.device, rounds, sync, args.quick)
+    out["summary"] = summary(out)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1)

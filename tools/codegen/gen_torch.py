@@ -206,7 +206,9 @@ def build_table(ops, bwds):
 
 def emit_impl(entry):
     """The kernel of torch op `entry` as Python source: the torch tensors cross to ours (and
-    back) through the converters of their device, the YAML arguments go to our op in order."""
+    back) through the converters of their device, the YAML arguments go to our op in order; on
+    CUDA our kernels run on torch's current stream for the length of the call (leave() in a
+    `finally` restores our stream, also after an exception)."""
     names = entry["args"]
     n_req = len(names) - len(entry["defaults"])
     params = names[:n_req] + [f"{n}={d!r}" for n, d in zip(names[n_req:], entry["defaults"])]
@@ -227,15 +229,17 @@ def emit_impl(entry):
         else:
             attrs.append(name)
         vals.append(ins[-1] if kind.startswith("tensor") else attrs[-1])
-    L = [f"def {entry['name']}({', '.join(params)}):", f"    to_ours, to_torch = _converters({first})"]
+    # on CUDA, _converters puts torch's current stream in place of ours until leave()
+    L = [f"def {entry['name']}({', '.join(params)}):", f"    to_ours, to_torch, leave = _converters({first})",
+         "    try:"]
     if entry["grad_op"]:  # grad ops have no _C_ops function: the static-mode run entry
-        L.append(f"    r = _run({entry['op']!r}, [{', '.join(ins)}], [{', '.join(attrs)}])")
+        L.append(f"        r = _run({entry['op']!r}, [{', '.join(ins)}], [{', '.join(attrs)}])")
     else:
-        L.append(f"    r = _ops.{entry['op']}({', '.join(vals)})")
+        L.append(f"        r = _ops.{entry['op']}({', '.join(vals)})")
     n_ours = entry["n_outputs"]
     # _C_ops returns a Tensor for a one-output op, the run entry always a tuple
     outs = ["to_torch(r)" if n_ours == 1 and not entry["grad_op"] else f"to_torch(r[{i}])" for i in entry["outputs"]]
-    L.append(f"    return {', '.join(outs)}")
+    L += [f"        return {', '.join(outs)}", "    finally:", "        leave()"]
     return "\n".join(L)
 
 
@@ -244,7 +248,7 @@ def emit(ops, bwds):
     impls = "\n\n\n".join(emit_impl(e) for e in table)
     return (HEADER + '"""The torch op table and kernels (tools/codegen/gen_torch.py); registered by __init__.py."""\n'
             + "from ... import _C\n"
-            + "from ._convert import converters as _converters, ours_dtype_or_undefined as _dtype\n\n"
+            + "from ._convert import op_converters as _converters, ours_dtype_or_undefined as _dtype\n\n"
             + "_ops = _C.ops\n_run = _C.static.run\n"
             + f"NAMESPACE = {NAMESPACE!r}\n\n"
             + "OPS = " + pprint.pformat(table, width=110, sort_dicts=False) + "\n\n\n"

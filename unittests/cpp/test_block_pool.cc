@@ -126,6 +126,38 @@ TEST(BlockPoolTest, SmallAndLargePoolsApart) {
   pool.Free(again);
 }
 
+// A segment belongs to the stream it was cut for: a freed block is reused by that stream's
+// requests only (another stream gets its own segment), and its split blocks keep the stream.
+TEST(BlockPoolTest, BlocksServeTheirStreamOnly) {
+  FakeDevice dev;
+  BlockPool pool = dev.MakePool();
+  const uintptr_t ours = 0, side = 0x7f00;
+  void* held = pool.Allocate(64 * MiB, ours);  // in use throughout: no free segment is given back
+  void* a = pool.Allocate(8 * MiB, side);
+  void* s1 = pool.Allocate(4 * KiB, side);
+  uintptr_t tag = 1;
+  ASSERT_TRUE(pool.StreamOf(a, &tag));
+  EXPECT_EQ(tag, side);
+  pool.Free(a);
+  pool.Free(s1);
+  void* b = pool.Allocate(8 * MiB, ours);  // not a's free block: a new segment
+  void* s2 = pool.Allocate(4 * KiB, ours);
+  EXPECT_NE(b, a);
+  EXPECT_NE(s2, s1);
+  EXPECT_EQ(pool.stats().device_allocs, 5u);
+  ASSERT_TRUE(pool.StreamOf(s2, &tag));
+  EXPECT_EQ(tag, ours);
+  void* c = pool.Allocate(3 * MiB, side);  // cut from a's free segment
+  EXPECT_EQ(c, a);
+  void* d = pool.Allocate(4 * MiB, side);  // the rest of it
+  EXPECT_EQ(At(d), At(a) + 3 * MiB);
+  ASSERT_TRUE(pool.StreamOf(d, &tag));
+  EXPECT_EQ(tag, side);
+  EXPECT_EQ(pool.stats().device_allocs, 5u);
+  EXPECT_FALSE(pool.StreamOf(At(d) + 512, &tag));  // not the start of a block in use
+  for (void* p : {held, b, s2, c, d}) pool.Free(p);
+}
+
 TEST(BlockPoolTest, NewSegmentGivesBackFreeSegmentsFirst) {
   FakeDevice dev;
   BlockPool pool = dev.MakePool();

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import paddle_ops as paddle
+from paddle_ops import _C
 from op_test import gpu_available
 
 pytestmark = pytest.mark.skipif(not gpu_available(),
@@ -67,3 +68,65 @@ def test_every_op_runs_on_each_gpu_whichever_device_is_current(order):
     for place in places:
         for check, _ops in CHECKS.values():
             check(place)  # raises AssertionError on a wrong result, RuntimeError on a bad launch
+
+
+# ---- a stream in place of ours (gpu_info.h PushStream; the torch integration's) --------------
+# The handles below are never launched on: only which stream the runtime would use is read
+# (_dlpack_consumer_stream(2, d): the stream our kernels of gpu:d use now on this thread).
+FAKE_A, FAKE_B = 0x7F0000001000, 0x7F0000002000
+
+
+def _stream_in_use(device=0):
+    return _C._dlpack_consumer_stream(2, device)
+
+
+def test_pushed_stream_nests_and_pop_restores_ours():
+    ours = _stream_in_use()
+    assert _C._gpu_pushed_stream(0) is None
+    _C._gpu_push_stream(0, FAKE_A)
+    try:
+        assert _C._gpu_pushed_stream(0) == FAKE_A and _stream_in_use() == FAKE_A
+        _C._gpu_push_stream(0, 0)  # torch's handle of the legacy default stream, DLPack's 1
+        try:
+            assert _C._gpu_pushed_stream(0) == 1 and _stream_in_use() == 1
+        finally:
+            _C._gpu_pop_stream()
+        assert _stream_in_use() == FAKE_A
+    finally:
+        _C._gpu_pop_stream()
+    assert _C._gpu_pushed_stream(0) is None and _stream_in_use() == ours
+    with pytest.raises(RuntimeError, match="no stream was pushed"):
+        _C._gpu_pop_stream()
+    assert _stream_in_use() == ours
+
+
+def test_pushed_stream_is_this_threads_and_this_devices_only():
+    import threading
+    ours = _stream_in_use()
+    seen = {}
+    _C._gpu_push_stream(0, FAKE_A)
+    try:
+        assert _C._gpu_pushed_stream(1) is None  # another device keeps ours
+
+        def other():
+            seen["before"] = (_C._gpu_pushed_stream(0), _stream_in_use())
+            _C._gpu_push_stream(0, FAKE_B)
+            seen["pushed"] = _stream_in_use()
+            _C._gpu_pop_stream()
+
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        assert _stream_in_use() == FAKE_A  # the other thread's push and pop left ours alone
+    finally:
+        _C._gpu_pop_stream()
+    assert seen == {"before": (None, ours), "pushed": FAKE_B}
+
+
+def test_plain_calls_use_our_stream_between_pushes():
+    ours = _stream_in_use()
+    x = paddle.to_tensor(np.arange(6, dtype=np.float32), place="gpu")
+    _C._gpu_push_stream(0, FAKE_A)
+    _C._gpu_pop_stream()
+    np.testing.assert_array_equal(paddle.cumsum(x).numpy(), np.cumsum(np.arange(6, dtype=np.float32)))
+    assert _stream_in_use() == ours

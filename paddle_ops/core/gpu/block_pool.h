@@ -13,11 +13,17 @@
 //     (and the holes in the segments they occupy) need, while a loop of changing sizes keeps
 //     its segments. When the device refuses a segment, the allocator gives every free
 //     segment back and asks once more.
+//   - every segment belongs to one stream (an opaque tag, 0 for the allocator's own stream)
+//     and its blocks serve requests of that stream only: a freed block is reused only by work
+//     queued after the free on the same stream, so no event is needed (as in PyTorch's
+//     allocator). Work of another stream that used the block is the caller's to order
+//     (gpu_context.cu's RecordStream).
 // Not locked: the allocator calls it under its own mutex.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <set>
 #include <tuple>
@@ -65,11 +71,13 @@ class BlockPool {
   // free segments are given back first only when keeping them would make the pool hold more
   // than 1.5x the most ever in use (peak_allocated): a loop of changing sizes does not pay a
   // cudaFree + cudaMalloc per iteration, and what is held stays bounded.
-  void* Allocate(size_t bytes) {
+  // `stream`: the tag of the stream the block will be used on (only a free block of that
+  // stream is reused; a new segment belongs to it).
+  void* Allocate(size_t bytes, uintptr_t stream = 0) {
     const size_t size = RoundSize(bytes);
     const bool small = size <= kSmallRequest;
     FreeSet& pool = small ? small_free_ : large_free_;
-    Block* b = BestFit(pool, size);
+    Block* b = BestFit(pool, size, stream);
     if (!b) {
       const size_t seg = SegmentSizeFor(size);
       const size_t most_in_use = std::max(stats_.peak_allocated, stats_.allocated + size);
@@ -80,13 +88,13 @@ class BlockPool {
       stats_.segments += 1;
       stats_.device_allocs += 1;
       if (stats_.reserved > stats_.peak_reserved) stats_.peak_reserved = stats_.reserved;
-      b = new Block{p, seg, small, false, nullptr, nullptr};
+      b = new Block{p, seg, stream, small, false, nullptr, nullptr};
     } else {
       pool.erase(b);
     }
     const size_t rest = b->size - size;
     if (rest >= (small ? kRound : kLargeMinRemainder)) {
-      Block* r = new Block{static_cast<char*>(b->ptr) + size, rest, small, false, b, b->next};
+      Block* r = new Block{static_cast<char*>(b->ptr) + size, rest, stream, small, false, b, b->next};
       if (b->next) b->next->prev = r;
       b->next = r;
       b->size = size;
@@ -119,6 +127,14 @@ class BlockPool {
     pool.insert(b);
   }
 
+  // The stream tag of the block `p` from Allocate (false when `p` is not one in use).
+  bool StreamOf(void* p, uintptr_t* stream) const {
+    auto it = live_.find(p);
+    if (it == live_.end()) return false;
+    *stream = it->second->stream;
+    return true;
+  }
+
   // Gives every wholly free segment back to the device; returns the bytes released.
   size_t ReleaseFreeSegments() { return Release(small_free_) + Release(large_free_); }
 
@@ -132,17 +148,18 @@ class BlockPool {
   struct Block {
     void* ptr;
     size_t size;
+    uintptr_t stream;  // the tag of its segment's stream
     bool small;      // its pool
     bool allocated;
     Block* prev;     // neighbours in the same segment (null at its ends)
     Block* next;
   };
-  struct BySizeThenAddress {
+  struct ByStreamSizeAddress {
     bool operator()(const Block* a, const Block* b) const {
-      return std::make_tuple(a->size, a->ptr) < std::make_tuple(b->size, b->ptr);
+      return std::make_tuple(a->stream, a->size, a->ptr) < std::make_tuple(b->stream, b->size, b->ptr);
     }
   };
-  using FreeSet = std::set<Block*, BySizeThenAddress>;
+  using FreeSet = std::set<Block*, ByStreamSizeAddress>;
 
   // `right` (the block after `left` in their segment) joins `left`; returns `left`.
   static Block* Merge(Block* left, Block* right) {
@@ -153,10 +170,10 @@ class BlockPool {
     return left;
   }
 
-  static Block* BestFit(const FreeSet& pool, size_t size) {
-    Block key{nullptr, size, false, false, nullptr, nullptr};
+  static Block* BestFit(const FreeSet& pool, size_t size, uintptr_t stream) {
+    Block key{nullptr, size, stream, false, false, nullptr, nullptr};
     auto it = pool.lower_bound(&key);
-    return it == pool.end() ? nullptr : *it;
+    return it == pool.end() || (*it)->stream != stream ? nullptr : *it;
   }
 
   size_t Release(FreeSet& pool) {

@@ -1,9 +1,11 @@
 // The CUDA runtime pieces: GPUContext, the caching device allocator, device copies, and
 // their registration with the core (allocator, memcpy, memset and context factory for
 // AllocationType::GPU) at load time.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "paddle_ops/core/gpu/block_pool.h"
@@ -13,6 +15,18 @@
 namespace phi {
 
 namespace {
+// The calling thread's stream in place of ours (PushStream), and what it replaced.
+struct PushedEntry {
+  int device;
+  cudaStream_t stream;  // null: none
+};
+thread_local PushedEntry t_pushed{-1, nullptr};
+thread_local std::vector<PushedEntry> t_saved;
+
+cudaStream_t StreamOfHandle(uintptr_t h) {  // 0 (torch's name of the legacy default stream) -> cudaStreamLegacy
+  return h == 0 ? cudaStreamLegacy : reinterpret_cast<cudaStream_t>(h);
+}
+
 // Scoped switch of the current device.
 class DeviceGuard {
  public:
@@ -30,14 +44,29 @@ class DeviceGuard {
   int prev_ = 0;
 };
 
+const GPUContext& ContextOf(const Place& place) {
+  return static_cast<const GPUContext&>(*DeviceContextPool::Instance().Get(place));
+}
+
 // The caching allocator: per device, a BlockPool (block_pool.h) cuts tensors' blocks out of
 // segments from cudaMalloc, with size classes, best fit, splitting and merging, and gives
 // wholly free segments back before it asks for a new one when holding them would pass 1.5x
 // the most ever in use, so the memory held stays near
 // what is in use even when every shape differs. When cudaMalloc fails, the queued work is
 // waited for, every free segment given back and the segment asked for once more before
-// MemoryError. Reuse is safe with one stream per device: work on the stream is ordered, as
-// with PyTorch's allocator.
+// MemoryError.
+//
+// Streams. A block is allocated for the stream current on the calling thread: our own stream
+// (tag 0), or the stream pushed in its place (PushStream; the torch integration runs on
+// torch's current stream). Its segment belongs to that stream and, once freed, it is reused
+// only by a later allocation for the same stream, so the reuse is ordered after every earlier
+// use on that stream without an event (PyTorch's allocator does the same). A torch op's
+// outputs and scratch are therefore safe to free and reuse on torch's stream, and our own
+// stream never picks up a block torch's stream may still be reading. A block also used on
+// another stream is recorded (RecordStream: a DLPack export to a consumer stream); when it is
+// freed, its own stream waits for an event recorded then on each such stream before the block
+// goes back to the pool. (Allocating a torch op's outputs from torch's allocator instead
+// would need torch in this library, or a Python callback for every output and scratch buffer.)
 class CachingGPUAllocator : public Allocator {
  public:
   std::shared_ptr<Allocation> Allocate(size_t bytes, const Place& place) override {
@@ -52,16 +81,22 @@ class CachingGPUAllocator : public Allocator {
     }
     PADDLE_ENFORCE(dev >= 0 && dev < n,
                    errors::InvalidArgument("%s does not exist: %d GPU(s) visible", place.DebugString(), n));
+    const uintptr_t tag = reinterpret_cast<uintptr_t>(gpu::StreamOverride(dev));  // 0: our stream
     void* p = nullptr;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      BlockPool& pool = PoolOf(dev);
-      p = pool.Allocate(bytes);
-      if (!p) {
-        gpu::Synchronize();
-        pool.ReleaseFreeSegments();
-        p = pool.Allocate(bytes);
+      p = PoolOf(dev).Allocate(bytes, tag);
+    }
+    if (!p) {  // wait for every stream of the device (free blocks may be in use there), then retry
+      {
+        DeviceGuard guard(dev);
+        cudaDeviceSynchronize();
+        (void)cudaGetLastError();
       }
+      std::lock_guard<std::mutex> lock(mu_);
+      BlockPool& pool = PoolOf(dev);
+      pool.ReleaseFreeSegments();
+      p = pool.Allocate(bytes, tag);
     }
     if (!p) {
       size_t free_b = 0, total_b = 0;
@@ -75,10 +110,20 @@ class CachingGPUAllocator : public Allocator {
           place.DebugString(), bytes, bytes / 1073741824.0, free_b / 1073741824.0, total_b / 1073741824.0,
           Stats(dev).reserved / 1073741824.0));
     }
-    return std::make_shared<Allocation>(p, bytes, place, [this, dev](void* q) {
-      std::lock_guard<std::mutex> lock(mu_);
-      PoolOf(dev).Free(q);
-    });
+    return std::make_shared<Allocation>(p, bytes, place, [this, dev](void* q) { Free(dev, q); });
+  }
+
+  // `stream`: a cudaStream_t (never null; cudaStreamLegacy for the legacy default stream).
+  void RecordStream(int dev, const void* ptr, cudaStream_t stream, cudaStream_t own) {
+    void* p = const_cast<void*>(ptr);
+    std::lock_guard<std::mutex> lock(mu_);
+    auto pool = pools_.find(dev);
+    uintptr_t tag = 0;
+    if (pool == pools_.end() || !pool->second->StreamOf(p, &tag)) return;  // not our block
+    const cudaStream_t home = tag ? reinterpret_cast<cudaStream_t>(tag) : own;
+    if (stream == home) return;
+    std::vector<cudaStream_t>& uses = uses_[p];
+    if (std::find(uses.begin(), uses.end(), stream) == uses.end()) uses.push_back(stream);
   }
 
   void EmptyCache() {
@@ -125,17 +170,55 @@ class CachingGPUAllocator : public Allocator {
     return *pool;
   }
 
+  // The deleter of every block: the block's stream first waits for the other streams it was
+  // recorded on (RecordStream), then the block goes back to the pool.
+  void Free(int dev, void* q) {
+    std::vector<cudaStream_t> uses;
+    uintptr_t tag = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = uses_.empty() ? uses_.end() : uses_.find(q);
+      if (it == uses_.end()) {
+        PoolOf(dev).Free(q);
+        return;
+      }
+      uses = std::move(it->second);
+      uses_.erase(it);
+      PoolOf(dev).StreamOf(q, &tag);
+    }
+    OrderAfter(dev, tag, uses);
+    std::lock_guard<std::mutex> lock(mu_);
+    PoolOf(dev).Free(q);
+  }
+
+  // Later work on the stream of `tag` waits for the work queued on `uses` so far. Cannot throw
+  // (it runs in a deleter): a failed event falls back to waiting for the whole device.
+  static void OrderAfter(int dev, uintptr_t tag, const std::vector<cudaStream_t>& uses) {
+    DeviceGuard guard(dev);
+    const cudaStream_t home = tag ? reinterpret_cast<cudaStream_t>(tag) : ContextOf(GPUPlace(dev)).own_stream();
+    for (cudaStream_t s : uses) {
+      cudaEvent_t ev = nullptr;
+      cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+      if (e == cudaSuccess) e = cudaEventRecord(ev, s);
+      if (e == cudaSuccess) e = cudaStreamWaitEvent(home, ev, 0);
+      if (ev) cudaEventDestroy(ev);  // released by the driver once it has completed
+      if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        cudaDeviceSynchronize();
+        (void)cudaGetLastError();
+        return;
+      }
+    }
+  }
+
   std::mutex mu_;
   std::map<int, std::unique_ptr<BlockPool>> pools_;  // by device
+  std::unordered_map<void*, std::vector<cudaStream_t>> uses_;  // RecordStream's, by block
 };
 
 CachingGPUAllocator& TheAllocator() {
   static CachingGPUAllocator* a = new CachingGPUAllocator;  // never destroyed: blocks may outlive exit
   return *a;
-}
-
-const GPUContext& ContextOf(const Place& place) {
-  return static_cast<const GPUContext&>(*DeviceContextPool::Instance().Get(place));
 }
 
 void GpuMemcpy(void* dst, const Place& dst_place, const void* src, const Place& src_place, size_t bytes) {
@@ -183,7 +266,7 @@ const bool kRegistered = [] {
 }();
 }  // namespace
 
-GPUContext::GPUContext(const Place& place) : DeviceContext(place) {
+GPUContext::GPUContext(const Place& place) : DeviceContext(place), device_(place.GetDeviceId()) {
   DeviceGuard guard(place.GetDeviceId());
   PADDLE_ENFORCE_GPU_SUCCESS(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   PADDLE_ENFORCE_GPU_SUCCESS(
@@ -231,7 +314,11 @@ int DeviceCount() {
 
 void Synchronize() {
   const int n = DeviceCount();
-  for (int i = 0; i < n; ++i) ContextOf(GPUPlace(i)).Wait();
+  for (int i = 0; i < n; ++i) {
+    const GPUContext& ctx = ContextOf(GPUPlace(i));
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaStreamSynchronize(ctx.own_stream()));
+    if (ctx.stream() != ctx.own_stream()) ctx.Wait();  // and the stream pushed in its place
+  }
 }
 
 size_t CachedBytes() { return TheAllocator().cached(); }
@@ -259,7 +346,32 @@ void MakeVisibleTo(int device, uintptr_t consumer) {
   PADDLE_ENFORCE_GPU_SUCCESS(e);
 }
 
-void WaitStream(int device) { ContextOf(GPUPlace(device)).Wait(); }
+// Our own stream even while another is pushed on this thread (the import was used on ours).
+void WaitStream(int device) {
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaStreamSynchronize(ContextOf(GPUPlace(device)).own_stream()));
+}
+
+cudaStream_t StreamOverride(int device) { return t_pushed.device == device ? t_pushed.stream : nullptr; }
+
+void PushStream(int device, uintptr_t stream) {
+  PADDLE_ENFORCE(device >= 0, errors::InvalidArgument("PushStream: device %d is not a GPU index", device));
+  t_saved.push_back(t_pushed);
+  t_pushed = PushedEntry{device, StreamOfHandle(stream)};
+}
+
+void PopStream() {
+  PADDLE_ENFORCE(!t_saved.empty(),
+                 errors::PreconditionNotMet("PopStream: no stream was pushed on this thread"));
+  t_pushed = t_saved.back();
+  t_saved.pop_back();
+}
+
+uintptr_t PushedStream(int device) { return reinterpret_cast<uintptr_t>(StreamOverride(device)); }
+
+void RecordStream(int device, const void* ptr, uintptr_t stream) {
+  const cudaStream_t own = ContextOf(GPUPlace(device)).own_stream();  // before the allocator's lock
+  TheAllocator().RecordStream(device, ptr, StreamOfHandle(stream), own);
+}
 
 }  // namespace gpu
 }  // namespace phi

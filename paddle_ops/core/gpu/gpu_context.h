@@ -1,5 +1,7 @@
 // GPUContext: the DeviceContext of one GPU, with its own stream. Kernels registered for
-// Backend::GPU receive it; `stream()` is where they launch.
+// Backend::GPU receive it; `stream()` is where they launch: our own stream, or the stream the
+// calling thread has put in its place for this device (gpu::PushStream in gpu_info.h; the
+// torch integration runs our kernels on torch's current stream that way).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -23,6 +25,10 @@
   } while (0)
 
 namespace phi {
+namespace gpu {
+// The stream the calling thread has put in place of ours on `device` (PushStream), or null.
+cudaStream_t StreamOverride(int device);
+}  // namespace gpu
 
 class GPUContext : public DeviceContext {
  public:
@@ -30,8 +36,11 @@ class GPUContext : public DeviceContext {
   ~GPUContext() override;
   cudaStream_t stream() const {
     gpu::CheckGpuUsableAfterFork();  // every launch and copy asks for the stream
-    return stream_;
+    const cudaStream_t s = gpu::StreamOverride(device_);
+    return s ? s : stream_;
   }
+  // Our own stream, whatever the calling thread has put in its place.
+  cudaStream_t own_stream() const { return stream_; }
   void Wait() const override;
   int MakeCurrent() const override;
   void RestoreCurrent(int previous) const override;
@@ -39,6 +48,7 @@ class GPUContext : public DeviceContext {
 
  private:
   cudaStream_t stream_ = nullptr;
+  int device_ = 0;
   int sm_count_ = 0;
 };
 

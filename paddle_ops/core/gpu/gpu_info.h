@@ -30,5 +30,31 @@ void MakeVisibleTo(int device, uintptr_t consumer);
 // Waits for our stream of `device` (an imported buffer is handed back only after it).
 void WaitStream(int device);
 
+// A stream in place of ours, for the calling thread only (the torch integration: our kernels
+// run on torch's current stream for the length of a call, so nothing crosses streams). While
+// pushed, every kernel, copy and allocation of `device` on this thread uses `stream` (a
+// cudaStream_t as an integer; 0 is the legacy default stream, as torch names it); other
+// threads and other devices keep our stream. PopStream restores what was in place before the
+// matching PushStream (calls nest); it throws when nothing was pushed. ScopedStream pairs them.
+void PushStream(int device, uintptr_t stream);
+void PopStream();
+// The stream in place of ours on `device` for this thread (never 0: the legacy default stream
+// reads 1), or 0 when none.
+uintptr_t PushedStream(int device);
+class ScopedStream {
+ public:
+  ScopedStream(int device, uintptr_t stream) { PushStream(device, stream); }
+  ~ScopedStream() { PopStream(); }
+  ScopedStream(const ScopedStream&) = delete;
+  ScopedStream& operator=(const ScopedStream&) = delete;
+};
+
+// The block of our caching allocator that starts at `ptr` (an Allocation's ptr()) is used on
+// `stream` (DLPack's numbering: 1 the legacy default stream, 2 the per-thread default stream,
+// else a cudaStream_t) besides the stream it was allocated for: when it is freed, that stream
+// waits (an event, no host wait) for the work queued on `stream` by then, before the block can
+// be reused (PyTorch's record_stream). No-op for memory that is not ours, or on its own stream.
+void RecordStream(int device, const void* ptr, uintptr_t stream);
+
 }  // namespace gpu
 }  // namespace phi

@@ -100,9 +100,12 @@ def test_every_op_and_output_set(real):
 def test_kernels_call_our_ops(real):
     text = real.read_text()
     assert ("def right_flood_with_index(x, axis=-1, reverse=False, hole='zero'):\n"
-            "    to_ours, to_torch = _converters(x)\n"
-            "    r = _ops.right_flood(to_ours(x), axis, reverse, hole, True)\n"
-            "    return to_torch(r[0]), to_torch(r[1])") in text
+            "    to_ours, to_torch, leave = _converters(x)\n"
+            "    try:\n"
+            "        r = _ops.right_flood(to_ours(x), axis, reverse, hole, True)\n"
+            "        return to_torch(r[0]), to_torch(r[1])\n"
+            "    finally:\n"
+            "        leave()") in text
     assert "r = _run('pscan_grad', [to_ours(a), None if initial_state is None else to_ours(initial_state)" in text
 
 

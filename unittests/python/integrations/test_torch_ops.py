@@ -302,3 +302,207 @@ def test_cuda_side_stream_order():
             z = y * 1.0  # queued on s, must see the whole result
     s.synchronize()
     torch.testing.assert_close(z[:, -1], torch.full((4096,), 2048.0, device="cuda"))
+
+
+# ---- CUDA: our kernels run on torch's current stream for the call ------------------------------
+needs_cuda = pytest.mark.skipif("cuda" not in DEVICES,
+                                reason="needs a GPU visible to torch and a CUDA build of paddle_ops")
+
+
+def _stream_in_use(index=0):
+    """The stream our kernels of cuda:index use now on this thread (DLPack's numbering)."""
+    return _C._dlpack_consumer_stream(2, index)
+
+
+def _dlpack_number(stream):
+    return stream.cuda_stream or 1  # torch's 0 is the legacy default stream, DLPack's 1
+
+
+class _RecordingOps:
+    """Stands in for _C.ops in the generated kernels: notes the stream each of our ops runs on."""
+
+    def __init__(self, real):
+        self.real, self.seen = real, []
+
+    def __getattr__(self, name):
+        fn = getattr(self.real, name)
+
+        def call(*args):
+            self.seen.append((name, _stream_in_use()))
+            return fn(*args)
+        return call
+
+
+@pytest.fixture
+def recording(monkeypatch):
+    from paddle_ops.integrations.torch import _generated
+    rec = _RecordingOps(_generated._ops)
+    monkeypatch.setattr(_generated, "_ops", rec)
+    return rec
+
+
+@needs_cuda
+def test_cuda_op_runs_on_torch_current_stream(recording):
+    ours = _stream_in_use()
+    x = torch.randn(64, 33, device="cuda")
+    s = torch.cuda.Stream()
+    y0 = ops.logcumsumexp(x, 1)  # torch's default stream
+    with torch.cuda.stream(s):
+        y1 = ops.logcumsumexp(x, 1)
+    assert recording.seen == [("logcumsumexp", 1), ("logcumsumexp", _dlpack_number(s))]
+    assert _dlpack_number(s) != ours and _C._gpu_pushed_stream(0) is None and _stream_in_use() == ours
+    torch.cuda.synchronize()
+    torch.testing.assert_close(y1, y0)
+    torch.testing.assert_close(y0, torch.logcumsumexp(x, 1))
+
+
+@needs_cuda
+def test_cuda_queued_work_before_and_consumer_after_without_sync():
+    """A slow torch op writes the input on a side stream right before each call and torch ops
+    read the output right after; nothing synchronizes until the end."""
+    s = torch.cuda.Stream()
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    a = torch.randn(2048, 2048, device="cuda", generator=gen) / 64
+    torch.cuda.synchronize()
+    outs = []
+    with torch.cuda.stream(s):
+        for i in range(4):
+            x = a @ a + i  # a few ms of work queued on s just before the op reads x
+            y = ops.logcumsumexp(x, 1)
+            c = ops.cumsum(x, 1)
+            outs.append((x, y * 1.0, c.sum(1)))  # consumed on s right after
+    s.synchronize()
+    for x, y, c in outs:
+        torch.testing.assert_close(y, torch.logcumsumexp(x, 1), rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(c, x.sum(1), rtol=1e-3, atol=1e-2)
+
+
+@needs_cuda
+def test_cuda_forward_and_backward_on_a_side_stream():
+    x = rand(5, 300, device="cuda", grad=True)
+    a = rand(2, 40, 3, device="cuda", grad=True, low=0.2)
+    xs = rand(2, 40, 3, device="cuda", grad=True)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        loss = ops.logcumsumexp(x * 2.0, 1).square().sum() + ops.pscan(a, xs).sum()
+        gx, ga, gxs = torch.autograd.grad(loss, (x, a, xs))
+    s.synchronize()
+    xc, ac, xsc = (t.detach().cpu().requires_grad_() for t in (x, a, xs))
+    ref = ops.logcumsumexp(xc * 2.0, 1).square().sum() + ops.pscan(ac, xsc).sum()
+    for g, r in zip((gx, ga, gxs), torch.autograd.grad(ref, (xc, ac, xsc))):
+        torch.testing.assert_close(g.cpu(), r)
+
+
+@needs_cuda
+def test_cuda_stream_restored_after_an_error_in_the_call(recording):
+    ours = _stream_in_use()
+    x = torch.randn(2, 3, device="cuda")
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        with pytest.raises(IndexError, match="axis"):
+            ops.logcumsumexp(x, 5)  # raised by our op, inside the call
+        assert recording.seen == [("logcumsumexp", _dlpack_number(s))]
+        assert _C._gpu_pushed_stream(0) is None
+        with pytest.raises(ValueError, match="3-D"):
+            ops.pscan(x, torch.randn(2, 4, device="cuda"))
+        assert _C._gpu_pushed_stream(0) is None
+    assert _stream_in_use() == ours
+    # and the next calls, torch's and ours, still work on their streams
+    torch.testing.assert_close(ops.cumsum(x, 1), x.cumsum(1))
+    px = pt.to_paddle(x)
+    torch.testing.assert_close(pt.to_torch(paddle.cumsum(px, 1)), x.cumsum(1))
+
+
+@needs_cuda
+def test_cuda_plain_call_after_a_torch_call_uses_our_stream():
+    ours = _stream_in_use()
+    x = torch.randn(1000, device="cuda")
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        ops.cumsum(x, 0)
+        # a plain paddle_ops call, even inside torch's stream context, runs on our stream
+        seen = []
+        px = paddle.to_tensor(np.arange(8, dtype=np.float32), place="gpu")
+        seen.append(_stream_in_use())
+        y = paddle.cumsum(px)
+    assert seen == [ours] and _stream_in_use() == ours
+    np.testing.assert_array_equal(y.numpy(), np.cumsum(np.arange(8, dtype=np.float32)))
+
+
+@needs_cuda
+def test_cuda_blocks_of_a_torch_call_are_reused_on_its_stream_only():
+    """Our allocator gives a torch call's buffers from the pool of torch's stream: freed, they
+    serve the next call on that stream, never our own stream (which may run ahead of it)."""
+    n = (3 << 20) // 4 + 1000  # an odd size (its own large block)
+    x = torch.randn(n, device="cuda")
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        y = ops.cumsum(x, 0)
+        freed = y.data_ptr()
+        del y
+        again = ops.cumsum(x, 0)  # same stream, same sizes: the same block
+    ours = paddle.cumsum(pt.to_paddle(x), 0)  # our stream: not that block
+    assert again.data_ptr() == freed
+    assert ours.data_ptr() != freed
+    s.synchronize()
+    torch.testing.assert_close(pt.to_torch(ours), again)
+
+
+@needs_cuda
+def test_cuda_export_to_a_side_stream_is_not_reused_before_its_work():
+    """A block of ours handed to torch on a side stream (pt.to_torch under torch.cuda.stream)
+    and freed while torch's work on it is queued is reused by our stream only after that work
+    (RecordStream); the values torch computed from it stay right."""
+    s = torch.cuda.Stream()
+    results = []
+    for i in range(4):
+        ours = paddle.full([2048, 2048], float(i + 1) / 2048, "float32", place="gpu")
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            t = pt.to_torch(ours)
+            r = t @ t @ t  # queued on s, reads the block
+        del t, ours  # the block goes back while s still reads it
+        over = paddle.full([2048, 2048], -1e6, "float32", place="gpu")  # our stream, same size
+        results.append((i, r, over))
+    s.synchronize()
+    for i, r, _ in results:
+        want = ((i + 1) / 2048) ** 3 * 2048 ** 2
+        torch.testing.assert_close(r, torch.full_like(r, want), rtol=1e-4, atol=0)
+
+
+@needs_cuda
+def test_cuda_two_threads_on_their_own_streams(recording):
+    import threading
+    errors, seen = [], {}
+    gen = torch.Generator(device="cuda").manual_seed(4)
+    a = torch.randn(1024, 1024, device="cuda", generator=gen) / 32
+    torch.cuda.synchronize()
+
+    def work(k):
+        try:
+            s = torch.cuda.Stream()
+            outs = []
+            with torch.cuda.stream(s):
+                for i in range(20):
+                    x = a @ a + (k * 100 + i)  # queued on s just before the op
+                    outs.append((x, ops.logcumsumexp(x, 1) * 1.0))
+            s.synchronize()
+            seen[k] = _dlpack_number(s)
+            for i, (x, y) in enumerate(outs):
+                if not torch.allclose(y, torch.logcumsumexp(x, 1), rtol=1e-4, atol=1e-4):
+                    errors.append((k, i))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append((k, repr(e)))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert seen[0] != seen[1]
+    by_stream = {}
+    for _, st in recording.seen:
+        by_stream[st] = by_stream.get(st, 0) + 1
+    assert by_stream == {seen[0]: 20, seen[1]: 20}
