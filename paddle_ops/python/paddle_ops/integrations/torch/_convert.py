@@ -61,6 +61,16 @@ def cpu_to_torch(x):
         return _empty_like_ours(x, "cpu")  # an empty result holds no memory to share
 
 
+def _cuda_to_torch(x, device, stream):
+    """Our CUDA tensor `x` as a torch tensor, exported for consumer `stream` (DLPack's integer)."""
+    try:
+        return _torch_from_capsule(x.__dlpack__(stream=stream))
+    except BufferError:
+        if 0 not in x.shape:
+            raise
+        return _empty_like_ours(x, device)
+
+
 def _cuda_converters(index):
     """(to_ours, to_torch) of CUDA device `index` across streams: torch's current stream and ours."""
     device = torch.device("cuda", index)
@@ -73,14 +83,8 @@ def _cuda_converters(index):
         return _from_capsule(t.__dlpack__(stream=our_stream), None)
 
     def to_torch(x):
-        try:
-            # torch's legacy default stream has the handle 0, which DLPack spells 1 (0 is not a stream there)
-            stream = torch.cuda.current_stream(device).cuda_stream or 1
-            return _torch_from_capsule(x.__dlpack__(stream=stream))
-        except BufferError:
-            if 0 not in x.shape:
-                raise
-            return _empty_like_ours(x, device)
+        # torch's legacy default stream has the handle 0, which DLPack spells 1 (0 is not a stream there)
+        return _cuda_to_torch(x, device, torch.cuda.current_stream(device).cuda_stream or 1)
 
     return to_ours, to_torch
 
@@ -98,24 +102,16 @@ _pop_stream = _C._gpu_pop_stream
 _nothing = ().__len__
 
 
-def _cuda_on_stream_to_ours(t):
-    # on torch's current stream (pushed): no stream exchange, torch records no event
-    return _from_capsule(_torch_to_capsule(t if t.is_contiguous() else t.contiguous()), None)
-
-
 def _cuda_on_stream_converters(index):
     device = torch.device("cuda", index)
 
     def to_torch(x):
-        try:
-            # stream=-1: no exchange; the consumer's stream is the one our kernels ran on
-            return _torch_from_capsule(x.__dlpack__(stream=-1))
-        except BufferError:
-            if 0 not in x.shape:
-                raise
-            return _empty_like_ours(x, device)
+        # stream=-1: no exchange; the consumer's stream is the one our kernels ran on
+        return _cuda_to_torch(x, device, -1)
 
-    return _cuda_on_stream_to_ours, to_torch, _pop_stream
+    # Import on torch's current stream (pushed): the legacy capsule, as on the CPU, with no
+    # stream exchange (torch records no event).
+    return cpu_to_ours, to_torch, _pop_stream
 
 
 _CPU_OP = (cpu_to_ours, cpu_to_torch, _nothing)
