@@ -9,6 +9,10 @@ paddle_ops itself comes from PYTHONPATH; this file only makes the shared test mo
 import os
 import sys
 
+# JAX takes 75% of a GPU's memory at its first array unless told not to; the tests that follow in
+# the same process (the > 2^31-element cases of test_gpu_limits.py need ~21 GiB) would then run out.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
