@@ -13,8 +13,8 @@ whole sequence run in one process, the largest error over the ranks printed by r
 --bench: per op, the median over --repeat runs of (a) the local scan of the shard alone (the
 op as one GPU runs it), (b) one all_gather of the carries alone, (c) the distributed forward and
 (d) forward + backward, and for pscan and gla (e) the point-to-point design pipelined over
---pipeline blocks of lines (``pipeline=`` of the functions), printed by rank 0 as a table (the
-measured points of docs/seqpar.md).
+--pipeline blocks of lines (``pipeline=`` of the functions), each run's time the slowest rank's,
+printed by rank 0 as a table (the measured points of docs/seqpar.md).
 """
 import argparse
 import os
@@ -57,7 +57,10 @@ def timed(fn, device, repeat):
         t0 = time.perf_counter()
         fn()
         sync(device)
-        ts.append(time.perf_counter() - t0)
+        # the job's time: the slowest rank's (rank 0 is first in scan order and skips the fix-up)
+        t = torch.tensor([time.perf_counter() - t0], dtype=torch.float64, device=device)
+        dist.all_reduce(t, op=dist.ReduceOp.MAX)
+        ts.append(t.item())
     return statistics.median(ts[1:])
 
 
@@ -139,7 +142,7 @@ def bench(device, world, rank, B, T, D, repeat, pipeline):
         rows.append((op, t_local, t_gather, t_fwd, t_fb_local, t_fb, carry.numel() * 8, t_pf, t_pfb))
     if rank == 0:
         print(f"P={world} ({device.type}), shard [{B}, {T}, {D}] float32 per rank (gla: q, k, v, gk "
-              f"[1, 4, {max(T // 4, 1)}, 128]), median of {repeat}:")
+              f"[1, 4, {max(T // 4, 1)}, 128]), the slowest rank's time, median of {repeat}:")
         print("| op | local scan ms | all_gather ms | dist fwd ms | fwd ratio | local f+b ms | dist f+b ms | f+b ratio |"
               f" carry bytes/rank | pipelined ({pipeline} blocks) fwd ms | ratio | pipelined f+b ms | ratio |")
         print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
