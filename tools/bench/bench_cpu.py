@@ -11,7 +11,6 @@ runs after a warm-up. The output tensor is allocated by every call (as NumPy's a
 are), so page faults of a fresh allocation are part of every op's time but not of the copy.
 """
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -20,6 +19,7 @@ import time
 import numpy as np
 
 import paddle_ops as paddle
+from bench_common import write_json
 
 FULL_CASES = [("1-D 2^24", (1 << 24,), 0), ("[1024, 16384], last", (1024, 16384), 1),
               ("[16384, 1024], axis 0", (16384, 1024), 0), ("[262144, 64], last", (262144, 64), 1)]
@@ -159,9 +159,10 @@ def main():
     rows = run(QUICK_CASES if args.quick else FULL_CASES, args.dtypes.split(","), args.repeat,
                not args.no_backward, args.scaling, not args.no_paddle)
     print_table(rows)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    if args.json:  # the rows with the environment they ran in (tools/bench/report.py reads it)
+        for r in rows:
+            r["threads"], r["isa"] = threads, paddle.get_flags()["PADDLE_OPS_CPU_ISA"]
+        write_json(args.json, rows, "bench_cpu.py")
 
 
 if __name__ == "__main__":
