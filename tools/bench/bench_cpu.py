@@ -160,8 +160,9 @@ def main():
                not args.no_backward, args.scaling, not args.no_paddle)
     print_table(rows)
     if args.json:  # the rows with the environment they ran in (tools/bench/report.py reads it)
+        isa = paddle.get_flags()["PADDLE_OPS_CPU_ISA"]
         for r in rows:
-            r["threads"], r["isa"] = threads, paddle.get_flags()["PADDLE_OPS_CPU_ISA"]
+            r["threads"], r["isa"] = threads, isa
         write_json(args.json, rows, "bench_cpu.py")
 
 

@@ -7,7 +7,6 @@ handed back when both let go. The GPU tests exchange with torch, JAX and CuPy (e
 when not importable) and check the stream order."""
 import ctypes
 import gc
-import os
 import weakref
 
 import numpy as np
@@ -281,8 +280,7 @@ needs_gpu = pytest.mark.skipif(not GPU, reason='no GPU in this build or machine'
 def _import_or_skip(name):
     if not GPU:
         pytest.skip('no GPU in this build or machine')
-    # JAX would otherwise take 75% of the GPU at its first array, starving the tests after this one
-    os.environ.setdefault('XLA_PYTHON_CLIENT_PREALLOCATE', 'false')
+    # (conftest.py keeps JAX from taking 75% of the GPU at its first array)
     return pytest.importorskip(name, reason=f'{name} is not installed')
 
 

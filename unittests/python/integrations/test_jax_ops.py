@@ -293,47 +293,52 @@ def test_no_copies():
     assert outs[0] == y.unsafe_buffer_pointer()
 
 
-def test_bad_input():
-    # On the CPU: there a wrong output_size is the kernel's ValueError; the GPU kernel trusts it
-    # (docs/spec.md), as paddle_ops' own API does.
+@pytest.fixture
+def on_cpu():
+    """JAX's default device is the CPU for the test: the CPU kernels' behaviour it checks (a wrong
+    output_size is an error there, the GPU trusts it; the thread count and the CPU gla flag)."""
     with jax.default_device(jax.devices("cpu")[0]):
-        x = jnp.ones((3, 4), jnp.float32)
-        with pytest.raises(IndexError, match="axis"):
-            pj.logcumsumexp(x, axis=2)
-        with pytest.raises(TypeError, match="exclusive"):
-            pj.cumsum(x, axis=1, exclusive=1)
-        with pytest.raises(TypeError, match="axis"):
-            pj.cumsum(x, axis=1.5)
-        with pytest.raises(ValueError, match="3-D"):
-            pj.pscan(x, x)
-        with pytest.raises(ValueError):
-            pj.pscan(jnp.ones((2, 3, 4)), jnp.ones((2, 3, 5)))
-        with pytest.raises(TypeError, match="dtype"):
-            pj.logcumsumexp(jnp.ones((3,), jnp.complex64))
-        with pytest.raises(TypeError, match="must be an array"):
-            pj.logcumsumexp(object())
-        with pytest.raises(ValueError):
-            pj.right_flood(x, hole="one")
-        with pytest.raises(TypeError, match="scale"):
-            pj.gla(*(jnp.ones((1, 1, 2, 2)),) * 4, scale="0.5")
-        with pytest.raises(ValueError, match="4-D"):
-            pj.gla(x, x, x, x)
-        with pytest.raises(ValueError, match="output_size"):
-            jax.jit(lambda x, c: pj.repeat_interleave(x, c, axis=0))(x, jnp.array([1, 1, 1]))
-        with pytest.raises(TypeError, match="repeats"):
-            pj.repeat_interleave(x, 1.5)
-        # inside jit the same checks run at trace time
-        with pytest.raises(IndexError):
-            jax.jit(lambda x: pj.logcumsumexp(x, axis=-3))(x)
-        with pytest.raises(ValueError, match="non-negative"):
-            pj.repeat_interleave(x, [1, -1, 1], axis=0)
-        # a count that does not add up to output_size: the kernel's error, raised by XLA, re-raised
-        # with its type in an eager call; inside jax.jit it stays XLA's error, with our message
-        with pytest.raises(ValueError, match="output_size must be the sum of repeats"):
-            np.asarray(pj.repeat_interleave(x, jnp.array([1, 1, 1]), axis=0, output_size=4))
-        f = jax.jit(lambda x, c: pj.repeat_interleave(x, c, axis=0, output_size=4))
-        with pytest.raises(jax.errors.JaxRuntimeError, match=r"\[paddle_ops:ValueError\] repeat_interleave"):
-            np.asarray(f(x, jnp.array([1, 1, 1])))
+        yield
+
+
+def test_bad_input(on_cpu):
+    x = jnp.ones((3, 4), jnp.float32)
+    with pytest.raises(IndexError, match="axis"):
+        pj.logcumsumexp(x, axis=2)
+    with pytest.raises(TypeError, match="exclusive"):
+        pj.cumsum(x, axis=1, exclusive=1)
+    with pytest.raises(TypeError, match="axis"):
+        pj.cumsum(x, axis=1.5)
+    with pytest.raises(ValueError, match="3-D"):
+        pj.pscan(x, x)
+    with pytest.raises(ValueError):
+        pj.pscan(jnp.ones((2, 3, 4)), jnp.ones((2, 3, 5)))
+    with pytest.raises(TypeError, match="dtype"):
+        pj.logcumsumexp(jnp.ones((3,), jnp.complex64))
+    with pytest.raises(TypeError, match="must be an array"):
+        pj.logcumsumexp(object())
+    with pytest.raises(ValueError):
+        pj.right_flood(x, hole="one")
+    with pytest.raises(TypeError, match="scale"):
+        pj.gla(*(jnp.ones((1, 1, 2, 2)),) * 4, scale="0.5")
+    with pytest.raises(ValueError, match="4-D"):
+        pj.gla(x, x, x, x)
+    with pytest.raises(ValueError, match="output_size"):
+        jax.jit(lambda x, c: pj.repeat_interleave(x, c, axis=0))(x, jnp.array([1, 1, 1]))
+    with pytest.raises(TypeError, match="repeats"):
+        pj.repeat_interleave(x, 1.5)
+    # inside jit the same checks run at trace time
+    with pytest.raises(IndexError):
+        jax.jit(lambda x: pj.logcumsumexp(x, axis=-3))(x)
+    with pytest.raises(ValueError, match="non-negative"):
+        pj.repeat_interleave(x, [1, -1, 1], axis=0)
+    # a count that does not add up to output_size: the kernel's error, raised by XLA, re-raised
+    # with its type in an eager call; inside jax.jit it stays XLA's error, with our message
+    with pytest.raises(ValueError, match="output_size must be the sum of repeats"):
+        np.asarray(pj.repeat_interleave(x, jnp.array([1, 1, 1]), axis=0, output_size=4))
+    f = jax.jit(lambda x, c: pj.repeat_interleave(x, c, axis=0, output_size=4))
+    with pytest.raises(jax.errors.JaxRuntimeError, match=r"\[paddle_ops:ValueError\] repeat_interleave"):
+        np.asarray(f(x, jnp.array([1, 1, 1])))
 
 
 # repeat_interleave's and gla's argument checks are paddle_ops' own (tensor/manipulation.py,
@@ -407,35 +412,33 @@ def test_handler_library_build_and_cache(tmp_path, monkeypatch):
         _build.handler_library()
 
 
-def test_thread_count_and_flags_reach_the_runtime():
+def test_thread_count_and_flags_reach_the_runtime(on_cpu):
     """paddle.set_num_threads and paddle.set_flags reach the runtime library the handlers call (its
     own copy of the kernels) at each op, also in a program jit-compiled before they changed, and
     a flag that changes a kernel's result changes it as in paddle_ops' own API."""
-    # The threads and the CPU gla flag are the CPU kernels': the arrays live on the CPU.
-    with jax.default_device(jax.devices("cpu")[0]):
-        from paddle_ops.integrations import _runtime
-        x = rng(12).randn(64, 4096).astype(np.float32)  # above the CPU kernels' parallel threshold
-        f = jax.jit(lambda x: pj.logcumsumexp(x, axis=1))
-        flags = paddle.get_flags()
-        try:
-            results = []
-            for n in (3, 1, 2):
-                paddle.set_num_threads(n)
-                results.append(np.asarray(f(x)))
-                assert _runtime.last_num_threads() == n
-            for r in results[1:]:
-                np.testing.assert_array_equal(r, results[0])
-            r = rng(13)
-            q, k, v = (r.randn(1, 2, 64, 128).astype(np.float32) for _ in range(3))
-            gk = (-0.1 * np.abs(r.randn(1, 2, 64, 128))).astype(np.float32)
-            got, want = {}, {}
-            for path in ("chunked", "recurrent"):
-                paddle.set_flags({"PADDLE_OPS_GLA_CPU": path})
-                got[path] = np.asarray(pj.gla(q, k, v, gk)[0])
-                assert _runtime.get_flags() == paddle.get_flags()
-                want[path] = paddle.gla(*(paddle.to_tensor(a) for a in (q, k, v, gk)))[0].numpy()
-                np.testing.assert_array_equal(got[path], want[path])
-            assert not np.array_equal(want["chunked"], want["recurrent"])  # the flag does change the result
-        finally:
-            paddle.set_num_threads(0)
-            paddle.set_flags({"PADDLE_OPS_GLA_CPU": flags["PADDLE_OPS_GLA_CPU"]})
+    from paddle_ops.integrations import _runtime
+    x = rng(12).randn(64, 4096).astype(np.float32)  # above the CPU kernels' parallel threshold
+    f = jax.jit(lambda x: pj.logcumsumexp(x, axis=1))
+    flags = paddle.get_flags()
+    try:
+        results = []
+        for n in (3, 1, 2):
+            paddle.set_num_threads(n)
+            results.append(np.asarray(f(x)))
+            assert _runtime.last_num_threads() == n
+        for r in results[1:]:
+            np.testing.assert_array_equal(r, results[0])
+        r = rng(13)
+        q, k, v = (r.randn(1, 2, 64, 128).astype(np.float32) for _ in range(3))
+        gk = (-0.1 * np.abs(r.randn(1, 2, 64, 128))).astype(np.float32)
+        got, want = {}, {}
+        for path in ("chunked", "recurrent"):
+            paddle.set_flags({"PADDLE_OPS_GLA_CPU": path})
+            got[path] = np.asarray(pj.gla(q, k, v, gk)[0])
+            assert _runtime.get_flags() == paddle.get_flags()
+            want[path] = paddle.gla(*(paddle.to_tensor(a) for a in (q, k, v, gk)))[0].numpy()
+            np.testing.assert_array_equal(got[path], want[path])
+        assert not np.array_equal(want["chunked"], want["recurrent"])  # the flag does change the result
+    finally:
+        paddle.set_num_threads(0)
+        paddle.set_flags({"PADDLE_OPS_GLA_CPU": flags["PADDLE_OPS_GLA_CPU"]})
