@@ -23,6 +23,8 @@ Ops whose outputs depend on an attribute are one torch op per output set (a sche
 fixed output list): ``right_flood`` / ``right_flood_with_index``, ``gla`` /
 ``gla_with_final_state`` (docs/usage.md, "PyTorch").
 """
+import os
+
 try:
     import torch
 except ImportError as e:
@@ -34,7 +36,7 @@ from ...framework import convert_place
 from ._convert import TO_TORCH, ours_dtype, ours_dtype_or_undefined, to_paddle, to_torch
 from ._generated import IMPLS, NAMESPACE, OPS
 
-__all__ = ["OPS", "NAMESPACE", "to_paddle", "to_torch", "registered_ops"]
+__all__ = ["OPS", "NAMESPACE", "BACKEND", "to_paddle", "to_torch", "registered_ops"]
 
 
 def _split(entry, args, tensor):
@@ -186,7 +188,8 @@ def _make_autograd(entry):
     return backward, setup_context
 
 
-def _register():
+def _register_python():
+    """The Python path: each op a torch.library.custom_op with its Python kernel (_generated.py)."""
     ops = {}
     for entry in OPS:
         op = torch.library.custom_op(f"{NAMESPACE}::{entry['name']}", IMPLS[entry["name"]], mutates_args=(),
@@ -199,7 +202,54 @@ def _register():
     return ops
 
 
-_REGISTERED = _register()
+def _register_cpp(cpp_cuda):
+    """The C++ path: the schemas defined here (torch.library.Library), the kernels those of
+    torch_ext.cc (already loaded: TORCH_LIBRARY_IMPL for CPU and, when `cpp_cuda`, CUDA), the
+    Python kernel for a device without a C++ one, and the same fake kernels and autograd
+    formulas as the Python path."""
+    lib = torch.library.Library(NAMESPACE, "DEF")
+    ops = {}
+    for entry in OPS:
+        name = entry["name"]
+        lib.define(name + entry["schema"])
+        for key in ([] if entry["cpp"] else ["CPU"]) + ([] if entry["cpp"] and cpp_cuda else ["CUDA"]):
+            lib.impl(name, IMPLS[name], key)
+        qualname = f"{NAMESPACE}::{name}"
+        torch.library.register_fake(qualname, _make_fake(entry), lib=lib)
+        if entry["backward"]:
+            backward, setup_context = _make_autograd(entry)
+            torch.library.register_autograd(qualname, backward, setup_context=setup_context, lib=lib)
+        ops[name] = getattr(getattr(torch.ops, NAMESPACE), name)
+    return lib, ops
+
+
+def _choose():
+    """('cpp' or 'python', whether the C++ kernels include CUDA's, why not C++ or None).
+    PADDLE_OPS_TORCH_CPP=0: the Python path; =1: the C++ path or ImportError; unset or
+    anything else: the C++ path when its library builds, else the Python path."""
+    want = os.environ.get("PADDLE_OPS_TORCH_CPP", "").strip()
+    if want == "0":
+        return "python", False, "PADDLE_OPS_TORCH_CPP=0"
+    from . import _build
+    try:
+        cuda = _build.load()
+    except Exception as e:  # no compiler, no torch headers, no runtime library ...
+        if want == "1":
+            raise ImportError(f"paddle_ops.integrations.torch: PADDLE_OPS_TORCH_CPP=1, but the C++ kernels "
+                              f"could not be built or loaded: {e}") from e
+        return "python", False, f"{type(e).__name__}: {e}"
+    return "cpp", cuda, None
+
+
+#: Which kernels the torch ops run: "cpp" (torch_ext.cc through TORCH_LIBRARY_IMPL, called by
+#: torch's dispatcher without Python) or "python" (torch.library.custom_op kernels).
+#: PADDLE_OPS_TORCH_CPP chooses (see _choose); CPP_CUDA: the C++ kernels include CUDA's;
+#: CPP_UNAVAILABLE: why the Python path was taken (None on the C++ path).
+BACKEND, CPP_CUDA, CPP_UNAVAILABLE = _choose()
+if BACKEND == "cpp":
+    _LIBRARY, _REGISTERED = _register_cpp(CPP_CUDA)
+else:
+    _REGISTERED = _register_python()
 
 
 def registered_ops():
