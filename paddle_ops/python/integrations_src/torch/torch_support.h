@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -75,6 +76,14 @@ inline int32_t OpId(const char* name) {
                               "import again)");
 }
 
+// A YAML `int` attribute (a torch int is 64-bit): refused when it does not fit, never truncated.
+inline int64_t Int32(int64_t v, const char* op, const char* name) {
+  if (v < INT32_MIN || v > INT32_MAX)
+    Throw(PO_VALUE_ERROR, std::string(op) + "(): argument '" + name + "' = " + std::to_string(v) +
+                              " does not fit in a 32-bit int");
+  return v;
+}
+
 // A Scalar attribute the runtime takes as an integer (cumsum's axis).
 inline int64_t IntScalar(const at::Scalar& s, const char* op, const char* name) {
   if (!s.isIntegral(/*includeBool=*/false))
@@ -83,10 +92,25 @@ inline int64_t IntScalar(const at::Scalar& s, const char* op, const char* name) 
   return s.toLong();
 }
 
+// Who allocates the outputs whose shape is known before the kernel runs: torch (at::empty, 1)
+// or paddle_ops' caching allocator, the tensor then adopted by torch without a copy (0).
+// PADDLE_OPS_TORCH_OUTPUTS=torch or =ours sets it (read once; the Python side checks the
+// value); by default torch's on CUDA (its caching allocator, on its current stream) and ours on
+// the CPU, whose cache keeps large outputs in memory already touched: torch's CPU allocator
+// gives fresh pages, whose first touch made logcumsumexp and cumsum of 2^26 float32 elements
+// take about twice as long here (docs/usage.md, "PyTorch").
+inline int32_t CallerAllocates(const c10::Device& device) {
+  static const int mode = [] {
+    const char* v = std::getenv("PADDLE_OPS_TORCH_OUTPUTS");
+    return v == nullptr ? -1 : std::strcmp(v, "torch") == 0 ? 1 : std::strcmp(v, "ours") == 0 ? 0 : -1;
+  }();
+  return mode >= 0 ? mode : device.is_cuda() ? 1 : 0;
+}
+
 // One call of an op: the inputs as PoTensor views of the torch tensors' memory (a strided one
-// made contiguous first and kept for the call), outputs from torch's allocator where the
-// runtime knows their shape before the kernel runs (`alloc`, at::empty with the inputs'
-// device) and otherwise adopted from ours without a copy; on CUDA the call runs on torch's
+// made contiguous first and kept for the call), outputs from torch's allocator (`alloc`,
+// at::empty on the inputs' device) or adopted from ours without a copy (`adopt`: always where
+// the shape is known only when the kernel runs; CallerAllocates); on CUDA the call runs on torch's
 // current stream of the inputs' device, with that device current.
 class Call {
  public:
@@ -124,14 +148,10 @@ class Call {
   void Run(const PoAttr* attrs, int32_t n_attrs) {
     const c10::OptionalDeviceGuard guard(device_.is_cuda() ? std::optional<c10::Device>(device_) : std::nullopt);
     PoOutputs outs{this, &Alloc, &Adopt, nullptr};
-    int32_t caller_allocates = 0;
 #ifdef PO_TORCH_CUDA
-    if (device_.is_cuda()) {
-      outs.stream = c10::cuda::getCurrentCUDAStream(device_.index()).stream();
-      caller_allocates = 1;
-    }
+    if (device_.is_cuda()) outs.stream = c10::cuda::getCurrentCUDAStream(device_.index()).stream();
 #endif
-    const int32_t rc = po_runtime_run(op_, ins_, n_ins_, attrs, n_attrs, &outs, n_outs_, caller_allocates);
+    const int32_t rc = po_runtime_run(op_, ins_, n_ins_, attrs, n_attrs, &outs, n_outs_, CallerAllocates(device_));
     if (rc != PO_OK) Throw(rc, po_paddle_last_error());
   }
 

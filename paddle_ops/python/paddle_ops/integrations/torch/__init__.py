@@ -146,7 +146,7 @@ def _make_fake(entry):
     return _with_defaults(entry, fake)
 
 
-def _make_autograd(entry):
+def _make_autograd(entry, namespace=NAMESPACE):
     bwd = entry["backward"]
     roles = bwd["args"]
     n_args = len(entry["args"])
@@ -178,7 +178,7 @@ def _make_autograd(entry):
             else:
                 vals.append(v)
         name, _, slots = next(var for var in variants if frozenset(var[1]) == ctx.given)
-        res = getattr(getattr(torch.ops, NAMESPACE), name)(*vals)
+        res = getattr(getattr(torch.ops, namespace), name)(*vals)
         res = res if isinstance(res, (tuple, list)) else (res,)
         result = [None] * n_args
         for k, slot in enumerate(slots):
@@ -188,15 +188,17 @@ def _make_autograd(entry):
     return backward, setup_context
 
 
-def _register_python():
-    """The Python path: each op a torch.library.custom_op with its Python kernel (_generated.py)."""
+def _register_python(namespace=NAMESPACE):
+    """The Python path: each op a torch.library.custom_op with its Python kernel (_generated.py),
+    as torch.ops.<namespace>.<op>. tools/bench/bench_torch.py registers this path a second time
+    under another namespace beside the C++ path, to measure both in one process."""
     ops = {}
     for entry in OPS:
-        op = torch.library.custom_op(f"{NAMESPACE}::{entry['name']}", IMPLS[entry["name"]], mutates_args=(),
+        op = torch.library.custom_op(f"{namespace}::{entry['name']}", IMPLS[entry["name"]], mutates_args=(),
                                      schema=entry["schema"])
         op.register_fake(_make_fake(entry))
         if entry["backward"]:
-            backward, setup_context = _make_autograd(entry)
+            backward, setup_context = _make_autograd(entry, namespace)
             op.register_autograd(backward, setup_context=setup_context)
         ops[entry["name"]] = op
     return ops
@@ -227,6 +229,11 @@ def _choose():
     """('cpp' or 'python', whether the C++ kernels include CUDA's, why not C++ or None).
     PADDLE_OPS_TORCH_CPP=0: the Python path; =1: the C++ path or ImportError; unset or
     anything else: the C++ path when its library builds, else the Python path."""
+    outputs = os.environ.get("PADDLE_OPS_TORCH_OUTPUTS")
+    if outputs is not None and outputs not in ("torch", "ours"):
+        raise ValueError(f"PADDLE_OPS_TORCH_OUTPUTS={outputs!r}: 'torch' (the C++ kernels' outputs from torch's "
+                         f"allocator) or 'ours' (from paddle_ops' caching allocator); unset: torch's on CUDA, "
+                         f"ours on the CPU")
     want = os.environ.get("PADDLE_OPS_TORCH_CPP", "").strip()
     if want == "0":
         return "python", False, "PADDLE_OPS_TORCH_CPP=0"
