@@ -1,5 +1,5 @@
 // The plain-C interface of paddle_ops' runtime library (libpaddle_ops_runtime.so), shared by the
-// Paddle and the JAX integrations.
+// Paddle and the JAX integrations and the torch integration's C++ kernels (po_runtime_run).
 //
 // Paddle's headers and ours both define a `phi::` (and a `paddle::`) namespace, so no
 // translation unit may include both. This header is the whole interface between the two
