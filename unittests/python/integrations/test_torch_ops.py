@@ -588,17 +588,34 @@ def test_cpp_errors_are_the_python_exceptions_of_their_kind():
 
 
 @cpp_path_only
-def test_cpp_kernels_follow_our_thread_count():
-    """The runtime's kernels take paddle_ops.set_num_threads (po_runtime_follow)."""
-    before = paddle.get_num_threads()
-    x = torch.randn(4, 1000)
+def test_cpp_kernels_follow_our_thread_count_and_flags():
+    """The runtime's kernels (its own copy) take paddle_ops.set_num_threads and set_flags at each
+    op (po_runtime_follow), and a flag that changes gla's CPU path changes the torch op's result
+    as it changes the direct call's."""
+    x = torch.randn(64, 4096)  # above the CPU kernels' parallel threshold
+    flags = paddle.get_flags()
     try:
-        for n in (1, 2):
+        results = []
+        for n in (3, 1, 2):
             paddle.set_num_threads(n)
-            ops.logcumsumexp(x, 1)
+            results.append(ops.logcumsumexp(x, 1))
             assert _runtime.last_num_threads() == n
+        for r in results[1:]:
+            assert torch.equal(r, results[0])
+        g = torch.Generator().manual_seed(13)
+        q, k, v = (torch.randn(1, 2, 64, 128, generator=g) for _ in range(3))
+        gk = -0.1 * torch.randn(1, 2, 64, 128, generator=g).abs()
+        got = {}
+        for path in ("chunked", "recurrent"):
+            paddle.set_flags({"PADDLE_OPS_GLA_CPU": path})
+            got[path] = ops.gla(q, k, v, gk, None, 0.125)
+            assert _runtime.get_flags() == paddle.get_flags()
+            want = paddle.gla(*(pt.to_paddle(t) for t in (q, k, v, gk)), scale=0.125)
+            assert torch.equal(got[path], pt.to_torch(want[0]))
+        assert not torch.equal(got["chunked"], got["recurrent"])  # the flag does change the result
     finally:
-        paddle.set_num_threads(before)
+        paddle.set_num_threads(0)
+        paddle.set_flags(flags)
 
 
 def _child(code, **env):
