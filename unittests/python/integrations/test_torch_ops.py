@@ -626,8 +626,9 @@ def _child(code, **env):
 @cpp_path_only
 def test_cpp_library_is_cached_and_a_failed_build_falls_back(tmp_path):
     """A second import loads the cached library without building; where the library cannot be
-    built (here: no compiler) the Python path is taken and says why, and PADDLE_OPS_TORCH_CPP=1
-    turns that into an ImportError."""
+    built (here: no compiler) the Python path is taken with a warning saying why, and
+    PADDLE_OPS_TORCH_CPP=1 turns that into an ImportError; a bad value of either variable is a
+    ValueError."""
     lib = pt._build.extension_library()
     stamp = os.stat(lib).st_mtime_ns
     probe = ("import paddle_ops.integrations.torch as pt, torch; "
@@ -638,10 +639,13 @@ def test_cpp_library_is_cached_and_a_failed_build_falls_back(tmp_path):
     no_compiler = {"PADDLE_OPS_EXTENSION_DIR": str(tmp_path), "CXX": str(tmp_path / "no-such-compiler")}
     r = _child(probe, **no_compiler)
     assert r.returncode == 0 and "python | " in r.stdout and "[1.0, 2.0, 3.0]" in r.stdout, r.stderr
+    assert "RuntimeWarning: paddle_ops.integrations.torch: the C++ kernels could not be built" in r.stderr
     r = _child(probe, PADDLE_OPS_TORCH_CPP="1", **no_compiler)
     assert r.returncode != 0 and "ImportError: paddle_ops.integrations.torch: PADDLE_OPS_TORCH_CPP=1" in r.stderr
     r = _child(probe, PADDLE_OPS_TORCH_OUTPUTS="mine")
-    assert r.returncode != 0 and "PADDLE_OPS_TORCH_OUTPUTS='mine'" in r.stderr
+    assert r.returncode != 0 and "ValueError: PADDLE_OPS_TORCH_OUTPUTS='mine'" in r.stderr
+    r = _child(probe, PADDLE_OPS_TORCH_CPP="yes")
+    assert r.returncode != 0 and "ValueError: PADDLE_OPS_TORCH_CPP='yes'" in r.stderr
 
 
 @cpp_path_only

@@ -20,6 +20,7 @@ alone, and CUDA tensors take the Python kernels.
 """
 import glob
 import os
+import shutil
 import sys
 
 import torch
@@ -40,8 +41,13 @@ def cuda_include():
     include): the toolkit's (CUDA_HOME) or the NVIDIA wheel's that came with torch; else None."""
     if not torch.version.cuda:
         return None
-    from torch.utils.cpp_extension import CUDA_HOME
-    dirs = [os.path.join(CUDA_HOME, "include")] if CUDA_HOME else []
+    # where torch.utils.cpp_extension looks for the toolkit, without importing it (a cached
+    # build is loaded without it; on a machine with no GPU its import logs a warning)
+    homes = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    nvcc = shutil.which("nvcc")
+    if nvcc:
+        homes.append(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
+    dirs = [os.path.join(h, "include") for h in homes if h]
     try:
         import importlib.util
         spec = importlib.util.find_spec("nvidia")
