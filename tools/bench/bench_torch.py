@@ -9,7 +9,9 @@ stream for the call), the direct calls on our own stream. The torch ops take the
 paddle_ops.integrations.torch chose (its BACKEND: the C++ kernels of torch_ext.cc unless
 PADDLE_OPS_TORCH_CPP=0 or they cannot be built); on the C++ path the Python custom_op path is
 registered again under torch.ops.paddle_ops_py and measured beside it in the same rounds (the
-"torch py" columns and the summary's "Python path" lines).
+"torch py" columns and the summary's "Python path" lines). PADDLE_OPS_TORCH_OUTPUTS=torch or
+=ours sets who allocates the C++ kernels' outputs (default: torch on CUDA, ours on the CPU):
+run twice to compare the allocators at 2^26 elements.
 
 1. Per-call overhead, small tensors (16 elements; gla [1, 1, 16, 16]), many calls: µs per call
    of the direct call (_C_ops on our tensors, converted once beforehand), of the public
@@ -86,7 +88,10 @@ def interleaved(fns, calls, rounds, sync):
 
 def environment(device):
     env = {"python": platform.python_version(), "torch": torch.__version__, "machine": platform.processor() or
-           platform.machine(), "cpus": os.cpu_count(), "load": os.getloadavg(), "device": device}
+           platform.machine(), "cpus": os.cpu_count(), "load": os.getloadavg(), "device": device,
+           "torch_path": pt.BACKEND, "cpp_cuda": pt.CPP_CUDA,
+           # who allocates the C++ kernels' outputs (PADDLE_OPS_TORCH_OUTPUTS; unset: torch on CUDA, ours on the CPU)
+           "torch_outputs": os.environ.get("PADDLE_OPS_TORCH_OUTPUTS", "default")}
     try:
         env["commit"] = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                                        cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
