@@ -103,6 +103,8 @@ const std::vector<const char*>& ToolVariables() {
       "PADDLE_OPS_CHECK_TRACEBACK",  // python -m paddle_ops: print a failed check's traceback
       "PADDLE_OPS_EXTENSION_DIR",    // integrations/paddle/_build.py: where the extension is built
       "PADDLE_OPS_REQUIRE_PADDLE",   // tools/test.sh: the real-Paddle tests fail rather than skip
+      "PADDLE_OPS_TORCH_CPP",        // integrations/torch: C++ kernels (1), Python kernels (0), or C++ when built
+      "PADDLE_OPS_TORCH_OUTPUTS",    // integrations/torch's C++ kernels: outputs from torch's allocator or ours
   };
   return tools;
 }

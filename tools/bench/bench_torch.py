@@ -4,8 +4,14 @@
         [--quick] [--calls N] [--rounds R] [--only overhead|large|fla] [--json out.json]
 
 The last lines print the two figures issue 18 sets targets for (the worst op of each).
-On CUDA the torch ops run on torch's current stream (paddle_ops.integrations.torch pushes it in
-place of ours for the call), the direct calls on our own stream.
+On CUDA the torch ops run on torch's current stream (our kernels run there in place of our own
+stream for the call), the direct calls on our own stream. The torch ops take the path
+paddle_ops.integrations.torch chose (its BACKEND: the C++ kernels of torch_ext.cc unless
+PADDLE_OPS_TORCH_CPP=0 or they cannot be built); on the C++ path the Python custom_op path is
+registered again under torch.ops.paddle_ops_py and measured beside it in the same rounds (the
+"torch py" columns and the summary's "Python path" lines). PADDLE_OPS_TORCH_OUTPUTS=torch or
+=ours sets who allocates the C++ kernels' outputs (default: torch on CUDA, ours on the CPU):
+run twice to compare the allocators at 2^26 elements.
 
 1. Per-call overhead, small tensors (16 elements; gla [1, 1, 16, 16]), many calls: µs per call
    of the direct call (_C_ops on our tensors, converted once beforehand), of the public
@@ -41,6 +47,16 @@ from paddle_ops import _C
 from paddle_ops.integrations import torch as pt
 
 ops = torch.ops.paddle_ops
+# The torch ops run the path paddle_ops.integrations.torch chose (pt.BACKEND: "cpp", the C++
+# kernels of torch_ext.cc, or "python", the custom_op kernels). Beside the C++ path the Python
+# path is registered again as torch.ops.paddle_ops_py (the same custom_op machinery and
+# kernels), so both are measured in one run: the "torch py" columns.
+PY_NAMESPACE = "paddle_ops_py"
+if pt.BACKEND == "cpp":
+    pt._register_python(PY_NAMESPACE)
+    py_ops = getattr(torch.ops, PY_NAMESPACE)
+else:
+    py_ops = None
 
 
 @torch.library.custom_op("paddle_ops_bench::trivial", mutates_args=())
@@ -72,7 +88,10 @@ def interleaved(fns, calls, rounds, sync):
 
 def environment(device):
     env = {"python": platform.python_version(), "torch": torch.__version__, "machine": platform.processor() or
-           platform.machine(), "cpus": os.cpu_count(), "load": os.getloadavg(), "device": device}
+           platform.machine(), "cpus": os.cpu_count(), "load": os.getloadavg(), "device": device,
+           "torch_path": pt.BACKEND, "cpp_cuda": pt.CPP_CUDA,
+           # who allocates the C++ kernels' outputs (PADDLE_OPS_TORCH_OUTPUTS; unset: torch on CUDA, ours on the CPU)
+           "torch_outputs": os.environ.get("PADDLE_OPS_TORCH_OUTPUTS", "default")}
     try:
         env["commit"] = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                                        cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
@@ -91,46 +110,74 @@ def overhead_rows(device, calls, rounds, sync):
     q, k, v = (torch.randn(1, 1, 16, 16, generator=gen).to(device) for _ in range(3))
     gk = (-torch.rand(1, 1, 16, 16, generator=gen)).to(device)
     px, pa, pq, pk, pv, pg = (pt.to_paddle(t) for t in (x, a, q, k, v, gk))
-    cases = [
+    cases = [  # (op, direct call, public function, torch op of namespace `o`)
         ("logcumsumexp", lambda: _C.ops.logcumsumexp(px, 0, False, False, False),
-         lambda: paddle.logcumsumexp(px, 0), lambda: ops.logcumsumexp(x, 0)),
+         lambda: paddle.logcumsumexp(px, 0), lambda o: lambda: o.logcumsumexp(x, 0)),
         ("cumsum", lambda: _C.ops.cumsum(px, 0, False, False, False),
-         lambda: paddle.cumsum(px, 0), lambda: ops.cumsum(x, 0)),
+         lambda: paddle.cumsum(px, 0), lambda o: lambda: o.cumsum(x, 0)),
         ("pscan", lambda: _C.ops.pscan(pa, pa, None, False),
-         lambda: paddle.pscan(pa, pa), lambda: ops.pscan(a, a)),
+         lambda: paddle.pscan(pa, pa), lambda o: lambda: o.pscan(a, a)),
         ("gla", lambda: _C.ops.gla(pq, pk, pv, pg, None, 0.25, False, True),
-         lambda: paddle.gla(pq, pk, pv, pg, scale=0.25), lambda: ops.gla(q, k, v, gk, None, 0.25)),
+         lambda: paddle.gla(pq, pk, pv, pg, scale=0.25), lambda o: lambda: o.gla(q, k, v, gk, None, 0.25)),
     ]
     rows = []
-    print(f"\n1. per-call overhead, {device}, µs per call (median of {rounds} rounds of {calls} calls)")
+    print(f"\n1. per-call overhead, {device}, µs per call (median of {rounds} rounds of {calls} calls); "
+          f"torch op: the {pt.BACKEND} path" + (", torch py: the Python path" if py_ops else ""))
+    py_head = f"{'torch py':>10}{'py-direct':>11}" if py_ops else ""
     print(f"{'op':<14}{'direct':>9}{'public':>9}{'torch op':>10}{'trivial':>9}{'torch-direct':>14}"
-          f"{'torch-trivial':>15}")
+          f"{'torch-trivial':>15}" + py_head)
     for name, direct, public, torch_op in cases:
-        t = interleaved({"direct": direct, "public": public, "torch": torch_op,
-                         "trivial": lambda: torch.ops.paddle_ops_bench.trivial(x, 0)}, calls, rounds, sync)
-        row = {"op": name, "device": device, **t, "torch_minus_direct": t["torch"] - t["direct"],
+        fns = {"direct": direct, "public": public, "torch": torch_op(ops),
+               "trivial": lambda: torch.ops.paddle_ops_bench.trivial(x, 0)}
+        if py_ops:
+            fns["torch_py"] = torch_op(py_ops)
+        t = interleaved(fns, calls, rounds, sync)
+        row = {"op": name, "device": device, "path": pt.BACKEND, **t, "torch_minus_direct": t["torch"] - t["direct"],
                "torch_minus_trivial": t["torch"] - t["trivial"]}
+        cells = ""
+        if py_ops:
+            row["torch_py_minus_direct"] = t["torch_py"] - t["direct"]
+            cells = f"{t['torch_py']:>10.2f}{row['torch_py_minus_direct']:>11.2f}"
         rows.append(row)
         print(f"{name:<14}{t['direct']:>9.2f}{t['public']:>9.2f}{t['torch']:>10.2f}{t['trivial']:>9.2f}"
-              f"{row['torch_minus_direct']:>14.2f}{row['torch_minus_trivial']:>15.2f}", flush=True)
+              f"{row['torch_minus_direct']:>14.2f}{row['torch_minus_trivial']:>15.2f}" + cells, flush=True)
     return rows
 
 
-def large_rows(device, log2n, rounds, sync):
+def large_rows(device, log2n, rounds, sync, bursts=(1, 8)):
+    """ms per call at 2^log2n elements. Each round times `calls` back-to-back calls and one
+    device synchronize: 1 call is the latency of a lone synchronized call (the host's work of the
+    call cannot overlap its kernel); 8 is the steady state of a model's stream of calls, where the
+    host's work of the next call overlaps the kernel of this one."""
     n = 1 << log2n
     x = torch.randn(n, generator=torch.Generator().manual_seed(1)).to(device)
     px = pt.to_paddle(x)
     rows = []
-    print(f"\n2. one row of 2^{log2n} float32 elements, {device}, ms per call (median of {rounds} rounds)")
-    print(f"{'op':<14}{'direct':>10}{'torch op':>10}{'diff %':>9}")
+    print(f"\n2. one row of 2^{log2n} float32 elements, {device}, ms per call (median of {rounds} rounds of "
+          f"1 call and of {bursts[-1]} back-to-back calls); torch op: the {pt.BACKEND} path"
+          + (", torch py: the Python path" if py_ops else ""))
+    print(f"{'op':<14}{'calls':>6}{'direct':>10}{'torch op':>10}{'diff %':>9}"
+          + (f"{'torch py':>10}{'py diff %':>11}" if py_ops else ""))
     for name, direct, torch_op in (
-            ("logcumsumexp", lambda: _C.ops.logcumsumexp(px, 0, False, False, False), lambda: ops.logcumsumexp(x, 0)),
-            ("cumsum", lambda: _C.ops.cumsum(px, 0, False, False, False), lambda: ops.cumsum(x, 0))):
-        t = interleaved({"direct": direct, "torch": torch_op}, 1, rounds, sync)
-        pct = 100.0 * (t["torch"] - t["direct"]) / t["direct"]
-        rows.append({"op": name, "device": device, "elements": n, "direct_ms": t["direct"] / 1e3,
-                     "torch_ms": t["torch"] / 1e3, "diff_pct": pct})
-        print(f"{name:<14}{t['direct'] / 1e3:>10.2f}{t['torch'] / 1e3:>10.2f}{pct:>9.2f}", flush=True)
+            ("logcumsumexp", lambda: _C.ops.logcumsumexp(px, 0, False, False, False),
+             lambda o: lambda: o.logcumsumexp(x, 0)),
+            ("cumsum", lambda: _C.ops.cumsum(px, 0, False, False, False), lambda o: lambda: o.cumsum(x, 0))):
+        fns = {"direct": direct, "torch": torch_op(ops)}
+        if py_ops:
+            fns["torch_py"] = torch_op(py_ops)
+        for calls in bursts:
+            t = interleaved(fns, calls, rounds, sync)
+            pct = 100.0 * (t["torch"] - t["direct"]) / t["direct"]
+            row = {"op": name, "device": device, "path": pt.BACKEND, "elements": n, "calls": calls,
+                   "direct_ms": t["direct"] / 1e3, "torch_ms": t["torch"] / 1e3, "diff_pct": pct}
+            cells = ""
+            if py_ops:
+                row["torch_py_ms"] = t["torch_py"] / 1e3
+                row["py_diff_pct"] = 100.0 * (t["torch_py"] - t["direct"]) / t["direct"]
+                cells = f"{row['torch_py_ms']:>10.2f}{row['py_diff_pct']:>11.2f}"
+            rows.append(row)
+            print(f"{name:<14}{calls:>6}{t['direct'] / 1e3:>10.2f}{t['torch'] / 1e3:>10.2f}{pct:>9.2f}" + cells,
+                  flush=True)
     return rows
 
 
@@ -187,22 +234,32 @@ def fla_rows(device, rounds, sync, quick):
 def summary(out):
     """The two figures issue 18 sets targets for, printed last: the torch path's µs per call over
     the direct call (<= 15) and its % over the direct call at 2^26 elements (<= 2), worst op."""
-    res = {}
-    print("\nsummary (issue 18 targets: <= 15 µs per call over the direct call; <= 2 % at 2^26 elements)")
+    res = {"path": pt.BACKEND}
+    print(f"\nsummary (issue 18 targets: <= 15 µs per call over the direct call; <= 2 % at 2^26 elements); "
+          f"the {pt.BACKEND} path" + ("" if pt.BACKEND == "cpp" else f" (no C++ path: {pt.CPP_UNAVAILABLE})"))
     if out.get("overhead"):
         worst = max(out["overhead"], key=lambda r: r["torch_minus_direct"])
         res["overhead_us"] = worst["torch_minus_direct"]
         res["overhead_us_by_op"] = {r["op"]: r["torch_minus_direct"] for r in out["overhead"]}
         print(f"  torch op over the direct call: {worst['torch_minus_direct']:+.2f} µs per call (worst: "
               f"{worst['op']}; " + ", ".join(f"{op} {v:+.2f}" for op, v in res["overhead_us_by_op"].items()) + ")")
+        if py_ops:
+            res["python_path_overhead_us_by_op"] = {r["op"]: r["torch_py_minus_direct"] for r in out["overhead"]}
+            print("  the Python path, same run: " + ", ".join(
+                f"{op} {v:+.2f}" for op, v in res["python_path_overhead_us_by_op"].items()) + " µs")
     if out.get("large"):
         worst = max(out["large"], key=lambda r: r["diff_pct"])
         res["large_elements"] = worst["elements"]
         res["large_pct"] = worst["diff_pct"]
-        res["large_pct_by_op"] = {r["op"]: r["diff_pct"] for r in out["large"]}
+        # keyed "op xN": N back-to-back calls per synchronize (1: a lone call's latency)
+        res["large_pct_by_op"] = {f"{r['op']} x{r['calls']}": r["diff_pct"] for r in out["large"]}
         print(f"  torch op over the direct call at {worst['elements']} elements: {worst['diff_pct']:+.2f} % "
-              f"(worst: {worst['op']}; " + ", ".join(f"{op} {v:+.2f}" for op, v in res["large_pct_by_op"].items())
-              + ")")
+              f"(worst: {worst['op']} x{worst['calls']}; "
+              + ", ".join(f"{op} {v:+.2f}" for op, v in res["large_pct_by_op"].items()) + ")")
+        if py_ops:
+            res["python_path_large_pct_by_op"] = {f"{r['op']} x{r['calls']}": r["py_diff_pct"] for r in out["large"]}
+            print("  the Python path, same run: " + ", ".join(
+                f"{op} {v:+.2f}" for op, v in res["python_path_large_pct_by_op"].items()) + " %")
     return res
 
 

@@ -30,6 +30,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from emit_common import generate_one_file  # noqa: E402
+from gen_paddle import exportable  # noqa: E402
 from gen_static import py_default  # noqa: E402
 from op_model import SpecError  # noqa: E402
 
@@ -150,6 +151,7 @@ def op_entry(op, name, fixed, outputs):
         "outputs": outputs,
         "n_outputs": len(op.outputs),  # of our op
         "backward": None,
+        "cpp": False,  # whether gen_torch_cpp.py gives it a C++ kernel (build_table sets it)
     }
 
 
@@ -183,20 +185,30 @@ def backward_entry(fwd, entry, bwd):
     }
 
 
+def in_runtime(op, bwds):
+    """Whether forward op `op` and its grad op are in the runtime library's op table (the rule of
+    tools/codegen/gen_paddle.py: attributes of plain value types only), so that the C++ kernels
+    (gen_torch_cpp.py) can run them."""
+    bwd = bwds.get(op.backward) if op.backward else None
+    return exportable(op) is None and (bwd is None or exportable(bwd) is None)
+
+
 def build_table(ops, bwds):
     table = []
     for op in ops:
         if op.name in HELPERS:
             continue
+        cpp = in_runtime(op, bwds)
         for name, fixed, outputs in forward_variants(op):
             entry = op_entry(op, name, fixed, outputs)
+            entry["cpp"] = cpp
             if op.backward:
                 entry["backward"] = backward_entry(op, entry, bwds[op.backward])
             table.append(entry)
         if op.backward:
             bwd = bwds[op.backward]
             for name, _, outputs in grad_variants(bwd):
-                table.append(op_entry(bwd, name, {}, outputs))
+                table.append(dict(op_entry(bwd, name, {}, outputs), cpp=cpp))
     names = [e["name"] for e in table]
     dup = {n for n in names if names.count(n) > 1}
     if dup:

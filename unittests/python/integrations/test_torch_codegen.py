@@ -109,6 +109,58 @@ def test_kernels_call_our_ops(real):
     assert "r = _run('pscan_grad', [to_ours(a), None if initial_state is None else to_ours(initial_state)" in text
 
 
+GEN_CPP = os.path.join(REPO, "tools", "codegen", "gen_torch_cpp.py")
+
+
+def cpp_registrations(text):
+    """{dispatch key: [torch op names]} of the TORCH_LIBRARY_IMPL blocks of a generated torch_ext.cc,
+    and the names its KERNELS line lists."""
+    blocks, key = {}, None
+    for line in text.splitlines():
+        if line.startswith("TORCH_LIBRARY_IMPL(paddle_ops, "):
+            key = line.split(", ")[1]
+            blocks[key] = []
+        elif key and line.startswith('  m.impl("'):
+            name = line.split('"')[1]
+            assert f"TORCH_FN(po_torch_ops::{name}))" in line
+            blocks[key].append(name)
+        elif line.startswith("}"):
+            key = None
+    listed = next(ln for ln in text.splitlines() if ln.startswith("// KERNELS: "))[len("// KERNELS: "):].split(", ")
+    return blocks, listed
+
+
+def test_cpp_kernels_cover_every_op(real, tmp_path):
+    """gen_torch_cpp.py gives every op of the torch table a C++ kernel, registered for CPU and
+    (under PO_TORCH_CUDA) CUDA, with the schema's signature and the YAML argument order."""
+    t = table(real)
+    out = tmp_path / "torch_ext.cc"
+    r = run(OPS, BWD, out, gen=GEN_CPP)
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert run(OPS, BWD, tmp_path / "again.cc", gen=GEN_CPP).returncode == 0
+    assert (tmp_path / "again.cc").read_text() == text  # deterministic
+    assert all(e["cpp"] for e in t.values())  # every op of api_yaml/ is in the runtime's table
+    blocks, listed = cpp_registrations(text)
+    assert set(blocks) == {"CPU", "CUDA"}
+    assert sorted(blocks["CPU"]) == sorted(blocks["CUDA"]) == sorted(listed) == sorted(t)
+    assert text.index("#ifdef PO_TORCH_CUDA") < text.index("TORCH_LIBRARY_IMPL(paddle_ops, CUDA")
+    for name in t:
+        assert f'po_torch::Call po_call(po_op, "{name}", ' in text
+    assert ("at::Tensor logcumsumexp(const at::Tensor& x, int64_t axis, bool flatten, bool exclusive, "
+            "bool reverse) {") in text
+    assert ("std::tuple<at::Tensor, at::Tensor> gla_with_final_state(const at::Tensor& q, const at::Tensor& k, "
+            "const at::Tensor& v, const at::Tensor& gk, const std::optional<at::Tensor>& initial_state, "
+            "double scale, bool head_first) {") in text
+    # right_flood's return_index held false (our 5th argument), the str attribute kept for the call
+    body = text[text.index("at::Tensor right_flood("):text.index("right_flood_with_index(")]
+    assert 'const std::string hole_s(hole.data(), hole.size());' in body and "po_attrs[3].i = 0;" in body
+    assert "po_call.Run(po_attrs, 4);" in body and "return po_call.Out(0);" in body
+    # int attributes are range-checked, Scalar ones must be integers
+    assert 'po_attrs[0].i = po_torch::Int32(axis, "logcumsumexp", "axis");' in text
+    assert 'po_attrs[0].i = po_torch::IntScalar(axis, "cumsum", "axis");' in text
+
+
 def test_new_op_needs_no_code(tmp_path):
     """An op added to the YAML gets its torch op, variants and backward with no other change."""
     ops = open(OPS, encoding="utf-8").read() + """
@@ -146,6 +198,50 @@ def test_new_op_needs_no_code(tmp_path):
     assert t["scan_demo"]["backward"]["args"][-1] == ("const", True)
     assert "scan_demo_grad_with_w_grad" in t
     assert "_dtype(dtype)" in (tmp_path / "g.py").read_text()
+    # its list and DataType attributes are not in the runtime's op table: no C++ kernel, the
+    # Python kernel serves it on the C++ path too; the other ops keep theirs
+    assert not t["scan_demo"]["cpp"] and not t["scan_demo_grad"]["cpp"] and t["cumsum"]["cpp"]
+    r = run(tmp_path / "ops.yaml", tmp_path / "backward.yaml", tmp_path / "ext.cc", gen=GEN_CPP)
+    assert r.returncode == 0, r.stderr
+    blocks, listed = cpp_registrations((tmp_path / "ext.cc").read_text())
+    assert "cumsum" in listed and not [n for n in listed if n.startswith("scan_demo")]
+
+
+def test_new_op_of_plain_attributes_gets_cpp_kernels(tmp_path):
+    """An op whose attributes are plain values gets a C++ kernel for each of its torch ops
+    (variants and grad ops) with no other change."""
+    ops = open(OPS, encoding="utf-8").read() + """
+- op : scan_plain
+  args : (Tensor x, Tensor w, double alpha, int k=3, str mode="a", bool return_count=false)
+  output : Tensor(out), Tensor(count)
+  infer_meta :
+    func : UnchangedInferMeta
+  kernel :
+    func : scan_plain
+  optional : [w, count]
+  backward : scan_plain_grad
+"""
+    bwd = open(BWD, encoding="utf-8").read() + """
+- backward_op : scan_plain_grad
+  forward : scan_plain(Tensor x, Tensor w, double alpha, int k, str mode, bool return_count) -> Tensor(out), Tensor(count)
+  args : (Tensor x, Tensor out_grad, double alpha, int k)
+  output : Tensor(x_grad)
+  infer_meta :
+    func : UnchangedInferMeta
+  kernel :
+    func : scan_plain_grad
+"""
+    (tmp_path / "ops.yaml").write_text(ops)
+    (tmp_path / "backward.yaml").write_text(bwd)
+    r = run(tmp_path / "ops.yaml", tmp_path / "backward.yaml", tmp_path / "ext.cc", gen=GEN_CPP)
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "ext.cc").read_text()
+    blocks, listed = cpp_registrations(text)
+    assert {"scan_plain", "scan_plain_with_count", "scan_plain_grad"} <= set(blocks["CPU"]) == set(listed)
+    assert ("std::tuple<at::Tensor, at::Tensor> scan_plain_with_count(const at::Tensor& x, "
+            "const std::optional<at::Tensor>& w, double alpha, int64_t k, c10::string_view mode) {") in text
+    body = text[text.index("scan_plain_with_count("):]
+    assert "po_attrs[3].i = 1;" in body and "return std::make_tuple(po_call.Out(0), po_call.Out(1));" in body
 
 
 @pytest.mark.parametrize("entry, message", [

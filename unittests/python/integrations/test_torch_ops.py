@@ -5,11 +5,18 @@ own ops and NumPy, zero-copy exchange, torch.compile(fullgraph=True) of a block 
 logcumsumexp, pscan and gla, bad input. Every test runs on the CPU and, where torch sees a
 GPU and paddle_ops is a CUDA build, on CUDA (also on a side stream).
 
+The file runs on the path the integration chose in this process (pt.BACKEND: the C++ kernels of
+torch_ext.cc unless PADDLE_OPS_TORCH_CPP=0), and, from the C++ path, once more in a child
+process on the Python path (test_python_path_in_a_child_process), so both paths pass every test.
+
 torch is not installed in CI (its wheel brings ~3 GB of CUDA libraries): the module skips
 there; the tests run on the GPU machine and wherever torch is installed, e.g.
     PYTHONPATH=build/python <python with torch> -m pytest unittests/python/integrations -q
 """
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -20,7 +27,14 @@ import paddle_ops as paddle  # noqa: E402
 from paddle_ops import _C  # noqa: E402
 from paddle_ops.integrations import torch as pt  # noqa: E402
 
+from paddle_ops.integrations import _runtime  # noqa: E402
+
 ops = torch.ops.paddle_ops
+CPP = pt.BACKEND == "cpp"
+python_path_only = pytest.mark.skipif(CPP, reason="checks the Python path's kernels (stream pushed by "
+                                                  "_convert.py); test_python_path_in_a_child_process runs it there")
+cpp_path_only = pytest.mark.skipif(not CPP, reason="checks the C++ kernels; this process runs the Python path "
+                                                   f"({pt.CPP_UNAVAILABLE})")
 FLOATS = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
 
 
@@ -342,6 +356,7 @@ def recording(monkeypatch):
 
 
 @needs_cuda
+@python_path_only
 def test_cuda_op_runs_on_torch_current_stream(recording):
     ours = _stream_in_use()
     x = torch.randn(64, 33, device="cuda")
@@ -395,6 +410,7 @@ def test_cuda_forward_and_backward_on_a_side_stream():
 
 
 @needs_cuda
+@python_path_only
 def test_cuda_stream_restored_after_an_error_in_the_call(recording):
     ours = _stream_in_use()
     x = torch.randn(2, 3, device="cuda")
@@ -472,6 +488,7 @@ def test_cuda_export_to_a_side_stream_is_not_reused_before_its_work():
 
 
 @needs_cuda
+@python_path_only
 def test_cuda_two_threads_on_their_own_streams(recording):
     import threading
     errors, seen = [], {}
@@ -506,3 +523,149 @@ def test_cuda_two_threads_on_their_own_streams(recording):
     for _, st in recording.seen:
         by_stream[st] = by_stream.get(st, 0) + 1
     assert by_stream == {seen[0]: 20, seen[1]: 20}
+
+
+# ---- the two paths: the C++ kernels (torch_ext.cc) and the Python custom_op kernels -----------
+def test_the_path_is_the_one_asked_for():
+    """PADDLE_OPS_TORCH_CPP=0 gives the Python path; otherwise the C++ kernels, which build
+    wherever torch and a C++ compiler are (the machines that run this file)."""
+    if os.environ.get("PADDLE_OPS_TORCH_CPP", "").strip() == "0":
+        assert pt.BACKEND == "python" and pt.CPP_UNAVAILABLE == "PADDLE_OPS_TORCH_CPP=0"
+    else:
+        assert pt.BACKEND == "cpp", pt.CPP_UNAVAILABLE
+        assert pt.CPP_UNAVAILABLE is None
+        assert pt.CPP_CUDA == bool(torch.version.cuda and pt._build.cuda_include())
+
+
+@cpp_path_only
+@pytest.mark.parametrize("device", DEVICES)
+def test_cpp_kernels_are_registered_for_every_op(device):
+    """Each op's kernel of the device is torch_ext.cc's (a C++ kernel the dispatcher calls
+    unboxed), not a Python one."""
+    key = "CPU" if device == "cpu" else "CUDA"
+    for name in pt.registered_ops():
+        dump = torch._C._dispatch_dump(f"paddle_ops::{name}")
+        line = next(ln for ln in dump.splitlines() if ln.startswith(key + ":"))
+        assert "torch_ext.cc" in line and "unboxed" in line, line
+
+
+@cpp_path_only
+@pytest.mark.parametrize("device", DEVICES)
+def test_cpp_inputs_and_outputs_are_not_copied(device):
+    """The kernel reads the torch tensors' own memory and writes the output torch returns
+    (the runtime records the pointers of its last call on this thread); a strided input is made
+    contiguous first (a copy), never misread."""
+    x = rand(5, 40, device=device)
+    y = ops.logcumsumexp(x, 1)
+    ins, outs = _runtime.last_pointers("paddle")
+    assert ins[0] == x.data_ptr() and outs[0] == y.data_ptr()
+    o, hT = ops.gla_with_final_state(*gla_inputs(torch.float32, device)[:4], None, 0.5)
+    ins, outs = _runtime.last_pointers("paddle")
+    assert ins[4] == 0 and outs[:2] == [o.data_ptr(), hT.data_ptr()]  # the absent initial state: null
+    s = x.T
+    torch.testing.assert_close(ops.cumsum(s, 0), torch.cumsum(s.contiguous(), 0), rtol=1e-13, atol=1e-14)
+    assert _runtime.last_pointers("paddle")[0][0] != s.data_ptr()
+
+
+@cpp_path_only
+def test_cpp_errors_are_the_python_exceptions_of_their_kind():
+    """The runtime's error kinds as Python exceptions (ValueError, TypeError, IndexError; out
+    of memory as torch.OutOfMemoryError, torch's own), with our messages; the attributes are
+    checked before the runtime sees them, never truncated."""
+    x = torch.randn(4)
+    with pytest.raises(ValueError, match="'repeats' = 1099511627776 does not fit in a 32-bit int"):
+        ops.repeat_interleave(x, 2 ** 40, 0)
+    with pytest.raises(TypeError, match="'axis' must be an integer"):
+        ops.cumsum(x, 0.5)
+    with pytest.raises(IndexError, match="axis"):
+        ops.logcumsumexp(x, 3)
+    with pytest.raises(TypeError, match="dtype ComplexFloat, which paddle_ops does not take"):
+        ops.logcumsumexp(torch.ones(3, dtype=torch.complex64), 0)
+    with pytest.raises(ValueError, match="rank 10"):
+        ops.cumsum(torch.ones([1] * 10), 0)
+    with pytest.raises(torch.OutOfMemoryError, match="out of CPU memory"):
+        ops.repeat_interleave(torch.randn(4096), 2 ** 30, 0)  # 16 TiB: refused at once
+
+
+@cpp_path_only
+def test_cpp_kernels_follow_our_thread_count_and_flags():
+    """The runtime's kernels (its own copy) take paddle_ops.set_num_threads and set_flags at each
+    op (po_runtime_follow), and a flag that changes gla's CPU path changes the torch op's result
+    as it changes the direct call's."""
+    x = torch.randn(64, 4096)  # above the CPU kernels' parallel threshold
+    flags = paddle.get_flags()
+    try:
+        results = []
+        for n in (3, 1, 2):
+            paddle.set_num_threads(n)
+            results.append(ops.logcumsumexp(x, 1))
+            assert _runtime.last_num_threads() == n
+        for r in results[1:]:
+            assert torch.equal(r, results[0])
+        g = torch.Generator().manual_seed(13)
+        q, k, v = (torch.randn(1, 2, 64, 128, generator=g) for _ in range(3))
+        gk = -0.1 * torch.randn(1, 2, 64, 128, generator=g).abs()
+        got = {}
+        for path in ("chunked", "recurrent"):
+            paddle.set_flags({"PADDLE_OPS_GLA_CPU": path})
+            got[path] = ops.gla(q, k, v, gk, None, 0.125)
+            assert _runtime.get_flags() == paddle.get_flags()
+            want = paddle.gla(*(pt.to_paddle(t) for t in (q, k, v, gk)), scale=0.125)
+            assert torch.equal(got[path], pt.to_torch(want[0]))
+        assert not torch.equal(got["chunked"], got["recurrent"])  # the flag does change the result
+    finally:
+        paddle.set_num_threads(0)
+        paddle.set_flags(flags)
+
+
+def _child(code, **env):
+    e = dict(os.environ, **env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=e)
+
+
+@cpp_path_only
+def test_cpp_library_is_cached_and_a_failed_build_falls_back(tmp_path):
+    """A second import loads the cached library without building; where the library cannot be
+    built (here: no compiler) the Python path is taken with a warning saying why, and
+    PADDLE_OPS_TORCH_CPP=1 turns that into an ImportError; a bad value of either variable is a
+    ValueError."""
+    lib = pt._build.extension_library()
+    stamp = os.stat(lib).st_mtime_ns
+    probe = ("import paddle_ops.integrations.torch as pt, torch; "
+             "print(pt.BACKEND, '|', pt.CPP_UNAVAILABLE); print(torch.ops.paddle_ops.cumsum(torch.ones(3), 0).tolist())")
+    r = _child(probe)
+    assert r.returncode == 0 and "cpp | None" in r.stdout and "[1.0, 2.0, 3.0]" in r.stdout, r.stderr
+    assert os.stat(lib).st_mtime_ns == stamp
+    no_compiler = {"PADDLE_OPS_EXTENSION_DIR": str(tmp_path), "CXX": str(tmp_path / "no-such-compiler")}
+    r = _child(probe, **no_compiler)
+    assert r.returncode == 0 and "python | " in r.stdout and "[1.0, 2.0, 3.0]" in r.stdout, r.stderr
+    assert "RuntimeWarning: paddle_ops.integrations.torch: the C++ kernels could not be built" in r.stderr
+    r = _child(probe, PADDLE_OPS_TORCH_CPP="1", **no_compiler)
+    assert r.returncode != 0 and "ImportError: paddle_ops.integrations.torch: PADDLE_OPS_TORCH_CPP=1" in r.stderr
+    r = _child(probe, PADDLE_OPS_TORCH_OUTPUTS="mine")
+    assert r.returncode != 0 and "ValueError: PADDLE_OPS_TORCH_OUTPUTS='mine'" in r.stderr
+    r = _child(probe, PADDLE_OPS_TORCH_CPP="yes")
+    assert r.returncode != 0 and "ValueError: PADDLE_OPS_TORCH_CPP='yes'" in r.stderr
+
+
+@cpp_path_only
+def test_cpp_outputs_from_either_allocator():
+    """PADDLE_OPS_TORCH_OUTPUTS=torch: the outputs are torch's (at::empty); =ours: adopted from
+    our caching allocator; the values are the same."""
+    code = ("import paddle_ops.integrations.torch as pt, torch; from paddle_ops.integrations import _runtime; "
+            "x = torch.arange(6.0).reshape(2, 3); y = torch.ops.paddle_ops.cumsum(x, 1); "
+            "print(y.tolist(), _runtime.last_pointers('paddle')[1][0] == y.data_ptr())")
+    for mode in ("torch", "ours"):
+        r = _child(code, PADDLE_OPS_TORCH_OUTPUTS=mode)
+        assert r.returncode == 0 and "[[0.0, 1.0, 3.0], [3.0, 7.0, 12.0]] True" in r.stdout, (mode, r.stderr)
+
+
+@cpp_path_only
+def test_python_path_in_a_child_process():
+    """This whole file once more on the Python path (PADDLE_OPS_TORCH_CPP=0)."""
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", os.path.abspath(__file__),
+                        "-k", "not test_python_path_in_a_child_process"],
+                       capture_output=True, text=True, timeout=1800,
+                       env=dict(os.environ, PADDLE_OPS_TORCH_CPP="0"))
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    assert " passed" in r.stdout and " failed" not in r.stdout

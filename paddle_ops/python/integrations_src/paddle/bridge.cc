@@ -14,6 +14,12 @@
 #include "paddle_ops/core/allocator.h"
 #include "paddle_ops/core/cpu_threads.h"
 
+#ifdef PADDLE_OPS_WITH_GPU
+#include <optional>
+
+#include "paddle_ops/core/gpu/gpu_info.h"
+#endif
+
 namespace paddle_ops_bridge {
 namespace {
 
@@ -276,6 +282,19 @@ int32_t po_paddle_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAt
                       const PoOutputs* outs, int32_t n_outs) {
   return paddle_ops_bridge::Run(op, ins, n_ins, attrs, n_attrs, outs, n_outs,
                                 paddle_ops_bridge::g_caller_allocates.load(std::memory_order_relaxed) != 0);
+}
+
+int32_t po_runtime_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs, int32_t n_attrs,
+                       const PoOutputs* outs, int32_t n_outs, int32_t caller_allocates) {
+#ifdef PADDLE_OPS_WITH_GPU
+  std::optional<phi::gpu::ScopedStream> on_callers;  // our kernels on the caller's stream until return
+  for (int32_t i = 0; i < n_ins; ++i) {
+    if (!ins[i].present || ins[i].device != PO_GPU) continue;
+    on_callers.emplace(ins[i].device_id, reinterpret_cast<uintptr_t>(outs->stream));
+    break;
+  }
+#endif
+  return paddle_ops_bridge::Run(op, ins, n_ins, attrs, n_attrs, outs, n_outs, caller_allocates != 0);
 }
 
 int32_t po_paddle_last_pointers(const void** ins, const void** outs, int32_t cap) {

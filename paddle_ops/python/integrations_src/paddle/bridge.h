@@ -1,5 +1,5 @@
 // The plain-C interface of paddle_ops' runtime library (libpaddle_ops_runtime.so), shared by the
-// Paddle and the JAX integrations.
+// Paddle and the JAX integrations and the torch integration's C++ kernels (po_runtime_run).
 //
 // Paddle's headers and ours both define a `phi::` (and a `paddle::`) namespace, so no
 // translation unit may include both. This header is the whole interface between the two
@@ -125,6 +125,17 @@ PO_PADDLE_API int32_t po_runtime_flags(int64_t* values, int32_t cap);
 // po_paddle_last_error() (this thread).
 PO_PADDLE_API int32_t po_paddle_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs,
                       int32_t n_attrs, const PoOutputs* outs, int32_t n_outs);
+// Runs op `op` as po_paddle_run does, with the output policy given here rather than by the
+// Paddle integration's process-wide setting (the torch extension: caller_allocates 1 on CUDA,
+// where torch's caching allocator hands out the outputs on torch's current stream). On the
+// GPU our kernels, copies and scratch allocations of this call run on `outs->stream` (a
+// cudaStream_t; null is the legacy default stream, as torch names it) in place of our own
+// stream, for the calling thread and the length of the call only: the caller's work queued
+// before and after it is in that one stream's order, with no event and no host wait. Scratch
+// and adopted outputs from our allocator belong to that stream and are reused only on it.
+PO_PADDLE_API int32_t po_runtime_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs,
+                                     int32_t n_attrs, const PoOutputs* outs, int32_t n_outs,
+                                     int32_t caller_allocates);
 // The output shapes and dtypes of op `op` for the given input shapes and attributes, from the
 // op's InferMeta. An input dtype of PO_UNDEFINED is not known (Paddle's shape inference does
 // not pass dtypes): the bridge then tries float32, then int64 for each such input. An input dim

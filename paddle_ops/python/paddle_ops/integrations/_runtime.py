@@ -10,6 +10,7 @@ the thread count of ``paddle_ops.set_num_threads`` and the flags of ``paddle_ops
 (bridge.h, ``po_runtime_follow``).
 """
 import ctypes
+import hashlib
 import os
 
 from .. import _C
@@ -32,6 +33,23 @@ def native_file(name, integration):
         raise ImportError(f"paddle_ops.integrations.{integration}: {path} is missing (build paddle_ops with "
                           f"WITH_PYTHON=ON: the runtime library and its sources are built with the Python module)")
     return path
+
+
+def cache_dir(name, files, *keys):
+    """The build folder of an extension compiled at first import from `files` (its sources and
+    the runtime library) against a framework: one subfolder per content of `files`, this package's
+    path (the extension finds the runtime library by it: rpath) and `keys` (framework and Python
+    versions), below ``$PADDLE_OPS_EXTENSION_DIR`` or ``~/.cache/paddle_ops/<name>``."""
+    h = hashlib.sha256()
+    for path in files:
+        with open(path, "rb") as f:
+            h.update(f.read())
+    h.update(NATIVE.encode())
+    for key in keys:
+        h.update(key.encode())
+    root = os.environ.get("PADDLE_OPS_EXTENSION_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
+                                                                      "paddle_ops", name)
+    return os.path.join(root, h.hexdigest()[:16])
 
 
 def load(integration="paddle"):

@@ -10,7 +10,6 @@ Python version), so a new Paddle or a rebuilt paddle_ops gets a fresh build, and
 is loaded without compiling (and without Paddle's rebuild check). A file lock keeps concurrent
 first imports from building twice.
 """
-import hashlib
 import json
 import os
 import sys
@@ -38,16 +37,7 @@ def meta():
 
 def cache_dir():
     import paddle
-    h = hashlib.sha256()
-    for path in _files():
-        with open(path, "rb") as f:
-            h.update(f.read())
-    h.update(NATIVE.encode())  # the extension finds the runtime library by this path (rpath)
-    h.update(paddle.__version__.encode())
-    h.update(sys.version.encode())
-    root = os.environ.get("PADDLE_OPS_EXTENSION_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "paddle_ops", "paddle_ext")
-    return os.path.join(root, h.hexdigest()[:16])
+    return _runtime.cache_dir("paddle_ext", _files(), paddle.__version__, sys.version)
 
 
 def extension_library():
