@@ -1,6 +1,7 @@
 // Definitions for paddle_ops/core: allocators, DenseTensor, contexts, MetaTensor, the
 // kernel factory.
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 
 #include <cstdlib>
 #include <map>
@@ -47,6 +48,12 @@ class CachingCPUAllocator : public Allocator {
       return std::make_shared<Allocation>(p, bytes, place, [](void* q) { std::free(q); });
     }
     limit();  // a bad PADDLE_OPS_CPU_CACHE_MB throws here, not later in the deleter
+    // More than the machine's memory and swap together can never be backed. Refused here, at
+    // once: where the kernel overcommits without limit (vm.overcommit_memory=1) the allocation
+    // would succeed and the first writes would end in the OOM killer, not in MemoryError.
+    PADDLE_ENFORCE(bytes <= MachineBytes(),
+                   errors::ResourceExhausted("out of CPU memory: %d bytes asked for, more than this machine's "
+                                             "memory and swap together (%d bytes)", bytes, MachineBytes()));
     const size_t rounded = (bytes + kCacheRound - 1) / kCacheRound * kCacheRound;
     void* p = nullptr;
     {
@@ -84,6 +91,17 @@ class CachingCPUAllocator : public Allocator {
   }
 
  private:
+  // Physical memory plus swap, read once (the largest allocation that could ever be backed).
+  static size_t MachineBytes() {
+    static const size_t total = [] {
+      struct sysinfo info;
+      if (sysinfo(&info) != 0) return ~size_t{0};
+      const unsigned __int128 b = (static_cast<unsigned __int128>(info.totalram) + info.totalswap) * info.mem_unit;
+      return b > ~size_t{0} ? ~size_t{0} : static_cast<size_t>(b);
+    }();
+    return total;
+  }
+
   static void* Raw(size_t align, size_t bytes) { return std::aligned_alloc(align, (bytes + align - 1) / align * align); }
 
   void Release(void* q, size_t rounded) {

@@ -393,14 +393,16 @@ PYBIND11_MODULE(_C, m) {
 #endif
   });
   // The GPU caching allocator's statistics of one device: (reserved, allocated,
-  // peak_reserved, peak_allocated) bytes; zeros without a GPU.
+  // peak_reserved, peak_allocated) bytes, then the counts (segments asked of the device, free
+  // segments moved from one stream to another); zeros without a GPU.
   m.def("gpu_memory_stats", [](int device) {
 #ifdef PADDLE_OPS_WITH_GPU
     const auto s = phi::gpu::GetMemoryStats(device);
-    return std::make_tuple(s.reserved, s.allocated, s.peak_reserved, s.peak_allocated);
+    return std::make_tuple(s.reserved, s.allocated, s.peak_reserved, s.peak_allocated, s.segment_allocs,
+                           s.stream_moves);
 #else
     (void)device;
-    return std::make_tuple(size_t{0}, size_t{0}, size_t{0}, size_t{0});
+    return std::make_tuple(size_t{0}, size_t{0}, size_t{0}, size_t{0}, size_t{0}, size_t{0});
 #endif
   });
   m.def("gpu_reset_peak_memory_stats", [](int device) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "paddle_ops/core/gpu/block_pool.h"
@@ -23,7 +24,16 @@ struct FakeDevice {
   std::map<uintptr_t, size_t> held;
   size_t capacity = SIZE_MAX;
   size_t in_use = 0;
-  BlockPool MakePool() {
+  std::vector<std::pair<uintptr_t, uintptr_t>> moves;  // (from, to) of each ordering asked for
+  bool can_move = true;
+  BlockPool MakePool(bool with_move = false) {
+    BlockPool::SegmentMove move = nullptr;
+    if (with_move)
+      move = [this](uintptr_t from, uintptr_t to) {
+        if (!can_move) return false;
+        moves.emplace_back(from, to);
+        return true;
+      };
     return BlockPool(
         [this](size_t n) -> void* {
           if (in_use + n > capacity) return nullptr;
@@ -38,7 +48,8 @@ struct FakeDevice {
           ASSERT_NE(it, held.end()) << "freed a segment the device did not give";
           in_use -= it->second;
           held.erase(it);
-        });
+        },
+        move);
   }
 };
 
@@ -171,6 +182,53 @@ TEST(BlockPoolTest, NewSegmentGivesBackFreeSegmentsFirst) {
   EXPECT_EQ(pool.stats().device_frees, 2u);
   EXPECT_EQ(pool.stats().peak_reserved, 22 * MiB);
   pool.Free(c);
+}
+
+// Calls that alternate between two streams with one large output each (a direct call on our
+// stream, a torch op on torch's): past the 1.5x bound the free segment of the other stream
+// moves over, ordered by an event, instead of going back to the device (a cudaFree and a
+// cudaMalloc at each switch). Without a way to order the streams, it goes back as before.
+TEST(BlockPoolTest, FreeSegmentMovesToTheOtherStreamBeforeGoingBack) {
+  const uintptr_t ours = 0, torch_stream = 1;
+  for (const bool can_move : {true, false}) {
+    FakeDevice dev;
+    dev.can_move = can_move;
+    BlockPool pool = dev.MakePool(true);
+    for (int i = 0; i < 6; ++i) {
+      const uintptr_t s = i % 2 ? torch_stream : ours;
+      void* p = pool.Allocate(256 * MiB, s);
+      ASSERT_NE(p, nullptr);
+      uintptr_t tag = 99;
+      ASSERT_TRUE(pool.StreamOf(p, &tag));
+      EXPECT_EQ(tag, s);
+      pool.Free(p);
+    }
+    EXPECT_EQ(pool.stats().reserved, 256 * MiB);
+    if (can_move) {
+      EXPECT_EQ(pool.stats().device_allocs, 1u);
+      EXPECT_EQ(pool.stats().device_frees, 0u);
+      EXPECT_EQ(pool.stats().stream_moves, 5u);
+      ASSERT_EQ(dev.moves.size(), 5u);
+      EXPECT_EQ(dev.moves[0], std::make_pair(ours, torch_stream));
+      EXPECT_EQ(dev.moves[1], std::make_pair(torch_stream, ours));
+    } else {
+      EXPECT_EQ(pool.stats().device_allocs, 6u);
+      EXPECT_EQ(pool.stats().device_frees, 5u);
+      EXPECT_EQ(pool.stats().stream_moves, 0u);
+    }
+  }
+  // Under the bound a new segment is asked for (no ordering between the streams is added), and a
+  // segment with a block in use never moves.
+  FakeDevice dev;
+  BlockPool pool = dev.MakePool(true);
+  void* big = pool.Allocate(100 * MiB, ours);
+  void* small = pool.Allocate(10 * MiB, ours);
+  pool.Free(small);
+  void* other = pool.Allocate(10 * MiB, torch_stream);  // 120 MiB held <= 1.5 x 110 MiB
+  EXPECT_TRUE(dev.moves.empty());
+  EXPECT_EQ(pool.stats().device_allocs, 3u);
+  pool.Free(other);
+  pool.Free(big);
 }
 
 TEST(BlockPoolTest, DeviceRefusalReturnsNull) {

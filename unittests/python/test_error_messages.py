@@ -167,6 +167,17 @@ def test_host_allocation_failure_is_memory_error_in_plain_words():
     assert not RAW.search(r.stdout), r.stdout
 
 
+def test_cpu_allocation_past_memory_and_swap_is_refused_at_once():
+    """An output larger than the machine's memory and swap together (16 TiB here) is a
+    MemoryError before anything is allocated, whatever the kernel's overcommit setting: with
+    vm.overcommit_memory=1 the allocation itself would succeed and the writes end in the OOM
+    killer (the H100 machine hung on this)."""
+    x = paddle.to_tensor(np.ones(4096, np.float32), place="cpu")
+    with pytest.raises(MemoryError, match=r"out of CPU memory: 17592186044416 bytes asked for, more than this "
+                                          r"machine's memory and swap together \(\d+ bytes\)"):
+        paddle.repeat_interleave(x, 2 ** 30)
+
+
 def test_cuda_build_without_visible_gpu_says_so():
     if not paddle.device.is_compiled_with_cuda():
         _raises(RuntimeError, lambda: paddle.to_tensor([1.0], place="gpu"), "without support|without CUDA")

@@ -123,3 +123,35 @@ def test_out_of_memory_is_memory_error_and_allocator_recovers():
         assert cuda.memory_allocated() == 4 << 20
         """)
     assert "MemoryError" in out
+
+
+def test_calls_alternating_streams_move_free_segments_instead_of_asking_again():
+    """Calls that alternate between our stream and the legacy default stream (torch's, which
+    the torch ops push) with a 64 MiB output each: past the 1.5x bound the free segment of the
+    other stream moves over behind an event (block_pool.h), where it was given back and asked
+    for again (a cudaFree, which waits for the device, and a cudaMalloc) at each switch; the
+    outputs stay right."""
+    out = _child("""
+        import numpy as np
+        import paddle_ops as paddle
+        from paddle_ops import _C
+        x = paddle.to_tensor(np.arange(1024, dtype=np.float32), place='gpu')
+        want = np.repeat(np.arange(1024, dtype=np.float32), 16384)
+        before = _C.gpu_memory_stats(0)
+        for i in range(8):
+            if i % 2:
+                _C._gpu_push_stream(0, 0)  # the legacy default stream
+            try:
+                y = paddle.repeat_interleave(x, 16384)  # 64 MiB, its block from this stream's pool
+                got = y.numpy()  # read on the same stream
+                del y
+            finally:
+                if i % 2:
+                    _C._gpu_pop_stream()
+            assert np.array_equal(got, want), i
+        after = _C.gpu_memory_stats(0)
+        print("allocs", after[4] - before[4], "moves", after[5] - before[5])
+        """)
+    allocs, moves = (int(v) for v in out.split()[1::2])
+    assert moves >= 6, out
+    assert allocs <= 2, out

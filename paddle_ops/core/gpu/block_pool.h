@@ -18,6 +18,12 @@
 //     queued after the free on the same stream, so no event is needed (as in PyTorch's
 //     allocator). Work of another stream that used the block is the caller's to order
 //     (gpu_context.cu's RecordStream).
+//   - when a request misses and a new segment would pass the 1.5x bound, a wholly free
+//     segment of another stream that holds the request moves to the requesting stream
+//     first (the smallest such), if the caller can order the new stream after the old one
+//     (SegmentMove: an event, no host wait); only then are free segments given back. Calls
+//     that alternate between two streams (our own and torch's) would otherwise give back and
+//     ask again for a segment, a cudaFree and a cudaMalloc, at each switch.
 // Not locked: the allocator calls it under its own mutex.
 #pragma once
 
@@ -39,6 +45,7 @@ struct BlockPoolStats {
   size_t segments = 0;        // segments held
   size_t device_allocs = 0;   // segments asked for, in all
   size_t device_frees = 0;    // segments given back, in all
+  size_t stream_moves = 0;    // wholly free segments moved to another stream, in all
 };
 
 class BlockPool {
@@ -51,8 +58,12 @@ class BlockPool {
 
   using SegmentAlloc = std::function<void*(size_t)>;  // null when the device has no memory
   using SegmentFree = std::function<void(void*)>;
+  // Orders the later work of stream `to` after the work queued so far on stream `from`; false
+  // when it cannot (the segment then stays with `from`).
+  using SegmentMove = std::function<bool(uintptr_t from, uintptr_t to)>;
 
-  BlockPool(SegmentAlloc alloc, SegmentFree release) : alloc_(std::move(alloc)), free_(std::move(release)) {}
+  BlockPool(SegmentAlloc alloc, SegmentFree release, SegmentMove move = nullptr)
+      : alloc_(std::move(alloc)), free_(std::move(release)), move_(std::move(move)) {}
   BlockPool(const BlockPool&) = delete;
   BlockPool& operator=(const BlockPool&) = delete;
   ~BlockPool() {
@@ -81,14 +92,18 @@ class BlockPool {
     if (!b) {
       const size_t seg = SegmentSizeFor(size);
       const size_t most_in_use = std::max(stats_.peak_allocated, stats_.allocated + size);
-      if (stats_.reserved + seg > most_in_use + most_in_use / 2) ReleaseFreeSegments();
-      void* p = alloc_(seg);
-      if (!p) return nullptr;
-      stats_.reserved += seg;
-      stats_.segments += 1;
-      stats_.device_allocs += 1;
-      if (stats_.reserved > stats_.peak_reserved) stats_.peak_reserved = stats_.reserved;
-      b = new Block{p, seg, stream, small, false, nullptr, nullptr};
+      const bool over = stats_.reserved + seg > most_in_use + most_in_use / 2;
+      if (over) b = MoveFreeSegment(pool, size, stream);
+      if (!b) {
+        if (over) ReleaseFreeSegments();
+        void* p = alloc_(seg);
+        if (!p) return nullptr;
+        stats_.reserved += seg;
+        stats_.segments += 1;
+        stats_.device_allocs += 1;
+        if (stats_.reserved > stats_.peak_reserved) stats_.peak_reserved = stats_.reserved;
+        b = new Block{p, seg, stream, small, false, nullptr, nullptr};
+      }
     } else {
       pool.erase(b);
     }
@@ -176,6 +191,20 @@ class BlockPool {
     return it == pool.end() || (*it)->stream != stream ? nullptr : *it;
   }
 
+  // The smallest wholly free segment of another stream that holds `size`, taken out of `pool`
+  // and given to `stream` once move_ has ordered `stream` after its old one; else null.
+  Block* MoveFreeSegment(FreeSet& pool, size_t size, uintptr_t stream) {
+    if (!move_) return nullptr;
+    Block* best = nullptr;
+    for (Block* b : pool)
+      if (b->stream != stream && !b->prev && !b->next && b->size >= size && (!best || b->size < best->size)) best = b;
+    if (!best || !move_(best->stream, stream)) return nullptr;
+    pool.erase(best);
+    best->stream = stream;
+    stats_.stream_moves += 1;
+    return best;
+  }
+
   size_t Release(FreeSet& pool) {
     size_t released = 0;
     for (auto it = pool.begin(); it != pool.end();) {
@@ -197,6 +226,7 @@ class BlockPool {
 
   SegmentAlloc alloc_;
   SegmentFree free_;
+  SegmentMove move_;
   FreeSet small_free_, large_free_;
   std::unordered_map<void*, Block*> live_;
   BlockPoolStats stats_;

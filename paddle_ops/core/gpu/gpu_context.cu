@@ -2,6 +2,7 @@
 // their registration with the core (allocator, memcpy, memset and context factory for
 // AllocationType::GPU) at load time.
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -82,6 +83,7 @@ class CachingGPUAllocator : public Allocator {
     PADDLE_ENFORCE(dev >= 0 && dev < n,
                    errors::InvalidArgument("%s does not exist: %d GPU(s) visible", place.DebugString(), n));
     const uintptr_t tag = reinterpret_cast<uintptr_t>(gpu::StreamOverride(dev));  // 0: our stream
+    NoteOwnStream(dev);
     void* p = nullptr;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -148,6 +150,35 @@ class CachingGPUAllocator : public Allocator {
   }
 
  private:
+  // Our own stream of `dev`, kept for the pool's SegmentMove (which runs under mu_, where the
+  // context pool is not to be called). Read before the lock, once per device.
+  static constexpr int kMaxDevices = 64;
+  std::atomic<cudaStream_t> own_[kMaxDevices] = {};
+  void NoteOwnStream(int dev) {
+    if (dev < kMaxDevices && own_[dev].load(std::memory_order_acquire) == nullptr)
+      own_[dev].store(ContextOf(GPUPlace(dev)).own_stream(), std::memory_order_release);
+  }
+
+  // A free segment moves from stream `from` to `to` (block_pool.h): later work on `to` waits
+  // for an event recorded now on `from`, so it cannot overwrite what `from` still reads. Only
+  // from streams that live as long as the process (ours, the legacy and the per-thread default
+  // streams): a stream another library created may have been destroyed since.
+  bool MoveSegment(int dev, uintptr_t from, uintptr_t to) {
+    if (dev >= kMaxDevices) return false;
+    const cudaStream_t own = own_[dev].load(std::memory_order_acquire);
+    const cudaStream_t f = from ? reinterpret_cast<cudaStream_t>(from) : own;
+    const cudaStream_t t = to ? reinterpret_cast<cudaStream_t>(to) : own;
+    if (own == nullptr || !(f == own || f == cudaStreamLegacy || f == cudaStreamPerThread)) return false;
+    DeviceGuard guard(dev);
+    cudaEvent_t ev = nullptr;
+    cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+    if (e == cudaSuccess) e = cudaEventRecord(ev, f);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(t, ev, 0);
+    if (ev) cudaEventDestroy(ev);  // released by the driver once it has completed
+    if (e != cudaSuccess) (void)cudaGetLastError();
+    return e == cudaSuccess;
+  }
+
   // Called under mu_.
   BlockPool& PoolOf(int dev) {
     auto& pool = pools_[dev];
@@ -165,7 +196,8 @@ class CachingGPUAllocator : public Allocator {
           [dev](void* p) {
             DeviceGuard guard(dev);
             cudaFree(p);
-          });
+          },
+          [this, dev](uintptr_t from, uintptr_t to) { return MoveSegment(dev, from, to); });
     }
     return *pool;
   }
@@ -325,7 +357,7 @@ size_t CachedBytes() { return TheAllocator().cached(); }
 void EmptyCache() { TheAllocator().EmptyCache(); }
 MemoryStats GetMemoryStats(int device) {
   const BlockPoolStats s = TheAllocator().Stats(device);
-  return MemoryStats{s.reserved, s.allocated, s.peak_reserved, s.peak_allocated};
+  return MemoryStats{s.reserved, s.allocated, s.peak_reserved, s.peak_allocated, s.device_allocs, s.stream_moves};
 }
 void ResetPeakMemoryStats(int device) { TheAllocator().ResetPeaks(device); }
 

@@ -17,6 +17,7 @@ void EmptyCache();  // returns the wholly free segments to the driver
 // tensors' blocks, and the most of each since start or ResetPeakMemoryStats.
 struct MemoryStats {
   size_t reserved, allocated, peak_reserved, peak_allocated;
+  size_t segment_allocs, stream_moves;  // segments asked of the device; free segments moved between streams
 };
 MemoryStats GetMemoryStats(int device);
 void ResetPeakMemoryStats(int device);
