@@ -43,9 +43,9 @@ def environment():
     import platform
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = {"time_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
-           # PADDLE_OPS_COMMIT: the commit a copied tree was taken from (a machine whose copy has no
+           # BENCH_COMMIT: the commit a copied tree was taken from (a machine whose copy has no
            # or an older .git)
-           "commit": os.environ.get("PADDLE_OPS_COMMIT") or _run(["git", "-C", root, "rev-parse", "--short", "HEAD"])
+           "commit": os.environ.get("BENCH_COMMIT") or _run(["git", "-C", root, "rev-parse", "--short", "HEAD"])
            or None,
            "dirty": bool(_run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"])),
            "python": platform.python_version(), "machine": platform.machine(), "cores": os.cpu_count(),

@@ -121,10 +121,12 @@ def run(cases, repeat, batch, compare_v1=False):
             row["sdpa_ms"] = batch_ms(lambda: sdpa(tq, tk, tv, is_causal=True), tsync, repeat, batch)
             del tk, tv
         if chunk_gla is not None:
-            args = [torch.from_numpy(a).cuda().to(torch.bfloat16) for a in (q, k, v, g)]
-            # fla's layout is [B, T, H, D] in recent versions, [B, H, T, D] in older ones.
+            # fla in its own layout, [B, T, H, D] (head_first=False). fla 0.6 takes head_first and
+            # ignores head_first=True: [B, H, T, D] read as [B, T, H, D] gave Triton "invalid
+            # argument" on the H100. Versions without the argument take [B, T, H, D] only.
+            args = [torch.from_numpy(a).cuda().to(torch.bfloat16).transpose(1, 2).contiguous() for a in (q, k, v, g)]
             try:
-                row["fla_fwd_ms"] = batch_ms(lambda: chunk_gla(*args, head_first=True), tsync, repeat, batch)
+                row["fla_fwd_ms"] = batch_ms(lambda: chunk_gla(*args, head_first=False), tsync, repeat, batch)
             except TypeError:
                 row["fla_fwd_ms"] = batch_ms(lambda: chunk_gla(*args), tsync, repeat, batch)
             del args

@@ -92,8 +92,8 @@ def environment(device):
            "torch_path": pt.BACKEND, "cpp_cuda": pt.CPP_CUDA,
            # who allocates the C++ kernels' outputs (PADDLE_OPS_TORCH_OUTPUTS; unset: torch on CUDA, ours on the CPU)
            "torch_outputs": os.environ.get("PADDLE_OPS_TORCH_OUTPUTS", "default")}
-    try:  # PADDLE_OPS_COMMIT: as in bench_common.environment
-        env["commit"] = os.environ.get("PADDLE_OPS_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+    try:  # BENCH_COMMIT: as in bench_common.environment
+        env["commit"] = os.environ.get("BENCH_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                                        cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
     except OSError:
         pass

@@ -6,7 +6,8 @@ Each JSON is what a benchmark writes with --json (bench_common.write_json: the s
 environment it ran in and its rows). For every file the report gives the environment (commit,
 machine, GPU, versions) and one table and one chart of the row times as multiples of the row's
 own floor measured in the same run: the copy of the same bytes (`copy_ns`, `copy_ms`) or the
-script's floor (`floor_ms`); a row without one is shown in absolute time. Every other timing key
+script's floor (`floor_ms`), or for an integration's path the direct call (`direct_ms`); a row without
+one is shown in absolute time. bench_torch.py's file (its own layout) gives one report per table. Every other timing key
 of a row (ending in `_ns` or `_ms`) is a series: ours, NumPy, torch, JAX, Paddle, fla, as the
 script measured them. Charts (matplotlib, `pip install matplotlib`) go to docs/img/; the text
 goes between the markers `<!-- report:begin -->` and `<!-- report:end -->` of the document,
@@ -18,16 +19,52 @@ import os
 import sys
 
 BEGIN, END = "<!-- report:begin -->", "<!-- report:end -->"
-FLOORS = ("copy_ns", "copy_ms", "floor_ms")
+FLOORS = ("copy_ns", "copy_ms", "floor_ms", "direct_ms")  # direct_ms: the direct call, for the integrations' paths
 ROW_KEYS = ("case", "dtype", "backend", "op", "T", "form")
 
 
 def load(path):
+    """The reports of one JSON file: one, or for bench_torch.py's file (its own layout: the
+    tables `overhead`, `large` and `fla`) one per table."""
     with open(path) as f:
         data = json.load(f)
     if isinstance(data, list):  # a file from before the environment was recorded
         data = {"script": os.path.basename(path), "environment": {}, "rows": data}
-    return data
+    if "rows" not in data and any(k in data for k in ("overhead", "large", "fla")):
+        return torch_reports(data)
+    return [data]
+
+
+def torch_reports(data):
+    """bench_torch.py's tables as reports. Per call and at 2^26 elements the floor is the direct
+    call (`direct_ms`: the same op through _C on the same memory), so a bar is what the torch
+    path costs as a multiple of it; gla beside fla's chunk_gla is in absolute ms."""
+    env, out = data.get("environment", {}), []
+    path = env.get("torch_path", "?")
+    if data.get("overhead"):
+        rows = [{"case": f"{r['op']}, one small call", "direct_ms": r["direct"] / 1e3,
+                 f"torch_op_{path}_ms": r["torch"] / 1e3, "trivial_custom_op_ms": r["trivial"] / 1e3,
+                 **({"torch_op_python_ms": r["torch_py"] / 1e3} if "torch_py" in r else {})}
+                for r in data["overhead"]]
+        out.append({"script": "bench_torch.py: per call, as a multiple of the direct call", "environment": env,
+                    "rows": rows})
+    if data.get("large"):
+        rows = [{"case": f"{r['op']}, 2^{r['elements'].bit_length() - 1} elements, {r['calls']} call(s) per sync",
+                 "direct_ms": r["direct_ms"], f"torch_op_{path}_ms": r["torch_ms"],
+                 **({"torch_op_python_ms": r["torch_py_ms"]} if "torch_py_ms" in r else {})}
+                for r in data["large"]]
+        out.append({"script": "bench_torch.py: large, as a multiple of the direct call", "environment": env,
+                    "rows": rows})
+    if data.get("fla"):
+        rows = []
+        for r in data["fla"]:
+            shape = f"B {r['B']} T {r['T']} H {r['H']} Dk {r['Dk']} Dv {r['Dv']}"
+            rows.append({"case": f"gla {shape}, forward", "ours_ms": r["ours_fwd_ms"], "fla_ms": r["fla_fwd_ms"]})
+            rows.append({"case": f"gla {shape}, forward+backward", "ours_ms": r["ours_fwd_bwd_ms"],
+                         "fla_ms": r["fla_fwd_bwd_ms"]})
+        out.append({"script": "bench_torch.py: gla beside fla's chunk_gla (ms)", "environment": env, "rows": rows,
+                    "note": data.get("note")})
+    return out
 
 
 def row_label(r):
@@ -97,7 +134,9 @@ def chart(data, path):
     ax.invert_yaxis()
     ax.set_xscale("log")
     ax.axvline(1.0, color="black", linewidth=0.8)
-    ax.set_xlabel("time as a multiple of the row's floor (copy of the same bytes), log scale")
+    floors = {floor_of(r)[0] for r in data["rows"]}
+    ax.set_xlabel("ms, log scale" if floors == {None} else
+                  "time as a multiple of the row's floor (the table's floor column), log scale")
     ax.set_title(data["script"], fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
@@ -109,9 +148,10 @@ def render(files, doc_dir, charts):
     parts = [BEGIN, "## Latest measured run (tools/bench/report.py)", "",
              "Generated from the benchmarks' JSON; each value is the row's time as a multiple of its floor "
              "measured in the same run (absolute ms or ns where the row has none).", ""]
-    for path in files:
-        data = load(path)
+    for data in [d for path in files for d in load(path)]:
         parts += [f"### {data['script']}", "", env_line(data.get("environment", {})), ""]
+        if data.get("note"):
+            parts += [data["note"], ""]
         if charts:
             img_dir = os.path.join(doc_dir, "img")
             os.makedirs(img_dir, exist_ok=True)

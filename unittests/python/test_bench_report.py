@@ -43,3 +43,24 @@ def test_second_run_replaces_the_block_and_keeps_the_rest(tmp_path):
     assert "### s1" not in text and "### 2.json" in text and "environment not recorded" in text
     assert text.startswith("# head\n") and text.rstrip().endswith("## after")
     assert "| c | copy_ms | 1.50 |" in text
+
+
+def test_bench_torch_file_gives_a_report_per_table_against_the_direct_call(tmp_path):
+    """bench_torch.py's own layout: per call and at 2^26 the torch op as a multiple of the
+    direct call; gla beside fla in absolute ms, with the file's note."""
+    f = write(tmp_path, "t.json", {
+        "environment": {"commit": "abc1234", "torch_path": "cpp"},
+        "overhead": [{"op": "cumsum", "direct": 5.0, "torch": 15.0, "trivial": 12.0, "torch_py": 20.0}],
+        "large": [{"op": "cumsum", "elements": 1 << 26, "calls": 8, "direct_ms": 0.5, "torch_ms": 0.51}],
+        "fla": [{"B": 1, "T": 64, "H": 2, "Dk": 16, "Dv": 16, "ours_fwd_ms": 2.0, "fla_fwd_ms": 1.0,
+                 "ours_fwd_bwd_ms": 6.0, "fla_fwd_bwd_ms": 3.0}],
+        "note": "one row"})
+    doc = tmp_path / "bench.md"
+    doc.write_text("# t\n")
+    assert report.main([f, "--doc", str(doc), "--no-charts"]) == 0
+    text = doc.read_text()
+    assert text.count("### bench_torch.py") == 3
+    assert "| cumsum, one small call | direct_ms | 3.00 | 2.40 | 4.00 |" in text  # 15 / 5, 12 / 5, 20 / 5
+    assert "| cumsum, 2^26 elements, 8 call(s) per sync | direct_ms | 1.02 |" in text
+    assert "| gla B 1 T 64 H 2 Dk 16 Dv 16, forward+backward | absolute | 6.00 | 3.00 |" in text
+    assert "one row" in text
