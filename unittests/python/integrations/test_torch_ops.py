@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import zlib
 
 import numpy as np
 import pytest
@@ -46,6 +47,13 @@ def _devices():
 
 
 DEVICES = _devices()
+
+
+@pytest.fixture(autouse=True)
+def _seeded(request):
+    """torch's global generator seeded per test from its name: rand()'s inputs are the same in
+    any order of tests (a failure seen in one run is seen again by running that test alone)."""
+    torch.manual_seed(zlib.crc32(request.node.name.encode()))
 
 
 def rand(*shape, dtype=torch.float64, device="cpu", grad=False, low=None):
@@ -130,9 +138,12 @@ def test_zero_copy(device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_values_against_torch(device):
     x = rand(4, 33, device=device)
-    torch.testing.assert_close(ops.logcumsumexp(x, 1), torch.logcumsumexp(x, 1), rtol=1e-13, atol=0)
+    # the spec's error measure, |out - ref| / max(1, |ref|): a result near 0 comes from
+    # cancellation (log(e^a + e^b) ~ 0), where both we and torch are ~1e-16 off in absolute
+    # terms (atol=0 failed for 7 of 300 seeds: 1.1e-16 at |out| 3.9e-4)
+    torch.testing.assert_close(ops.logcumsumexp(x, 1), torch.logcumsumexp(x, 1), rtol=1e-13, atol=1e-13)
     torch.testing.assert_close(ops.logcumsumexp(x, 0, False, False, True),
-                               torch.logcumsumexp(x.flip(0), 0).flip(0), rtol=1e-13, atol=0)
+                               torch.logcumsumexp(x.flip(0), 0).flip(0), rtol=1e-13, atol=1e-13)
     torch.testing.assert_close(ops.cumsum(x, 1), torch.cumsum(x, 1), rtol=1e-13, atol=1e-14)
     i = torch.arange(-50, 50, device=device)
     assert torch.equal(ops.cumsum(i, 0), torch.cumsum(i, 0))
