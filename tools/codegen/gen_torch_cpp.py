@@ -39,7 +39,7 @@ CPP_ATTR = {
 
 def _const(k, value):
     """PoAttr k holding a value a variant fixes (a bool, number or string of the table)."""
-    if isinstance(value, bool) or isinstance(value, int):
+    if isinstance(value, int):  # bool included
         return f"po_attrs[{k}].i = {int(value)};"
     if isinstance(value, float):
         return f"po_attrs[{k}].f = {value!r};"

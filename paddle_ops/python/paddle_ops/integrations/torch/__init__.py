@@ -236,7 +236,7 @@ def _register_cpp(cpp_cuda):
 def _choose():
     """('cpp' or 'python', whether the C++ kernels include CUDA's, why not C++ or None).
     PADDLE_OPS_TORCH_CPP=0: the Python path; =1: the C++ path or ImportError; unset or
-    unset: the C++ path when its library builds, else the Python path (with a warning saying why)."""
+    empty: the C++ path when its library builds, else the Python path (with a warning saying why)."""
     outputs = os.environ.get("PADDLE_OPS_TORCH_OUTPUTS")
     if outputs is not None and outputs not in ("torch", "ours"):
         raise ValueError(f"PADDLE_OPS_TORCH_OUTPUTS={outputs!r}: 'torch' (the C++ kernels' outputs from torch's "
