@@ -214,8 +214,20 @@ _OTHER_OPS = {
 }
 
 
+# Tensor operators and methods (named 'Tensor.<method>', their tensor argument 'self'; the message
+# names the Tensor) and the runtime's functions that take arguments.
+_TENSOR_AND_RUNTIME = {
+    'Tensor.__bool__': BadInputs(
+        op=lambda self: paddle.to_tensor(bool(self)),
+        valid=lambda place: dict(self=T((1, 1))(place)),
+        bad={'self': [Bad(T((3,)), ValueError, 'exactly one element', '3 elements', 'Tensor'),
+                      Bad(T((2, 0)), ValueError, 'exactly one element', '0 elements', 'Tensor')]}),
+}
+
+
 BAD_INPUTS = {name: info.bad_inputs for name, info in OP_DB.items() if info.bad_inputs is not None}
 BAD_INPUTS.update(_OTHER_OPS)
+BAD_INPUTS.update(_TENSOR_AND_RUNTIME)
 
 
 def _call(op_name, spec, kwargs):
@@ -229,11 +241,27 @@ def _cases():
                 yield pytest.param(op_name, arg, i, id='%s-%s-%d' % (op_name, arg, i))
 
 
-def _result(op_name, spec, place):
-    out = _call(op_name, spec, spec.valid(place))
+def _values(out):
+    """What a call gave, to compare: a Tensor's values (gla's o of its (o, final_state)), else
+    the value itself (None, a dict of flags) as a 0-D object array."""
     if isinstance(out, tuple):  # gla's (o, final_state)
         out = out[0]
-    return out.numpy()
+    if isinstance(out, paddle.Tensor):
+        return out.numpy()
+    result = np.empty((), object)
+    result[()] = out
+    return result
+
+
+def _result(op_name, spec, place):
+    return _values(_call(op_name, spec, spec.valid(place)))
+
+
+def _public(name):
+    """The public function (or Tensor method) an entry's name stands for."""
+    if name.startswith('Tensor.'):
+        return getattr(paddle.Tensor, name[len('Tensor.'):])
+    return getattr(paddle, name)
 
 
 def test_table_covers_every_op_and_argument():
@@ -246,7 +274,7 @@ def test_table_covers_every_op_and_argument():
     ops |= set(OP_DB)
     assert ops <= set(BAD_INPUTS), 'ops without a bad-input entry: %s' % sorted(ops - set(BAD_INPUTS))
     for name, spec in BAD_INPUTS.items():
-        fn = getattr(paddle, name)
+        fn = _public(name)
         params = [p for p in inspect.signature(fn).parameters if p != 'name']
         assert set(params) <= set(spec.valid('cpu')), (name, params)
         missing = [p for p in params if p not in spec.bad and p != 'place']
@@ -303,6 +331,6 @@ def test_numpy_scalar_arguments_accepted(op_name, place):
         kwargs = spec.valid(place)
         kwargs[arg] = twin
         out = _call(op_name, spec, kwargs)
-        np.testing.assert_array_equal((out[0] if isinstance(out, tuple) else out).numpy(), before, err_msg=arg)
-    if op_name not in ('add', 'subtract', 'multiply', 'mean', 'cast', 'to_tensor'):
+        np.testing.assert_array_equal(_values(out), before, err_msg=arg)
+    if op_name not in ('add', 'subtract', 'multiply', 'mean', 'cast', 'to_tensor') and not op_name.startswith('Tensor.'):
         assert twins > 0, '%s: no argument to try' % op_name

@@ -332,3 +332,45 @@ def test_ndim_size_shape_are_python_ints(dtype):
     assert x.ndim == 3 and isinstance(x.ndim, int)
     assert x.size == 24 and isinstance(x.size, int)
     assert x.shape == [2, 3, 4] and all(isinstance(d, int) for d in x.shape)
+
+
+# ------------------------------------------------------------------------------------------
+# Truth value (issue 32 item 2)
+# ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', ALL_DTYPES)
+def test_truth_value_of_one_element(dtype, place):
+    """bool() of a one-element tensor, of any shape, is the truth of its value, as NumPy's:
+    [0.0] was True before (the default truth of an object)."""
+    for shape in ([], [1], [1, 1, 1]):
+        for value in (0, 1):
+            t = paddle.to_tensor(np.full(shape, value), dtype=dtype, place=place)
+            assert bool(t) is bool(value), (shape, value)
+            assert (True if t else False) is bool(value)
+    if dtype in FLOAT_DTYPES:
+        assert bool(paddle.to_tensor([float('nan')], dtype=dtype, place=place)) is True
+        assert bool(paddle.to_tensor([-0.0], dtype=dtype, place=place)) is False
+
+
+@pytest.mark.parametrize('place', PLACES)
+def test_truth_value_of_a_reduction(place):
+    """`if paddle.sum(x):` (a 0-D result) raised `len() of a 0-D tensor` before."""
+    x = paddle.to_tensor([1.0, -1.0], place=place)
+    assert not paddle.sum(x)
+    assert paddle.sum(x * x)
+    assert paddle.mean(x * x)
+
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('shape', [[2], [0], [2, 3], [1, 0]])
+def test_truth_value_of_other_sizes_is_ambiguous(shape, place):
+    """Any other size is a ValueError naming the ambiguity and the size (a multi-element tensor was
+    True before, and an empty one False through len())."""
+    t = paddle.to_tensor(np.zeros(shape, np.float32), place=place)
+    n = int(np.prod(shape))
+    with pytest.raises(ValueError, match=r'truth value of a Tensor with %d elements .* ambiguous' % n):
+        bool(t)
+    with pytest.raises(ValueError, match='ambiguous'):
+        if t:
+            pass

@@ -87,6 +87,22 @@ def __len__(self):
     return self.shape[0]
 
 
+def __bool__(self):
+    """bool(t), as NumPy and Paddle: the truth of a one-element tensor's value (of any shape:
+    `[0.0]` is False, NaN is True); a ValueError for any other number of elements, whose truth
+    value is ambiguous (reduce it first, e.g. with paddle.sum, or compare its size).
+
+    Example:
+        >>> import paddle_ops
+        >>> bool(paddle_ops.to_tensor([0.0])), bool(paddle_ops.sum(paddle_ops.to_tensor([1, 2])))
+        (False, True)
+    """
+    if self.size != 1:
+        raise ValueError(f"the truth value of a Tensor with {self.size} elements (shape {self.shape}) is "
+                         "ambiguous: bool() takes a tensor of exactly one element")
+    return bool(item(self))
+
+
 def __float__(self):
     """float(t) of a one-element tensor."""
     return float(item(self))
