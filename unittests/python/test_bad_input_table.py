@@ -222,6 +222,14 @@ _TENSOR_AND_RUNTIME = {
         valid=lambda place: dict(self=T((1, 1))(place)),
         bad={'self': [Bad(T((3,)), ValueError, 'exactly one element', '3 elements', 'Tensor'),
                       Bad(T((2, 0)), ValueError, 'exactly one element', '0 elements', 'Tensor')]}),
+    # n = 0: follow OMP_NUM_THREADS (the state the tests run in).
+    'set_num_threads': BadInputs(
+        valid=lambda place: dict(n=0),
+        bad={'n': [Bad(100000, ValueError, r'bound of \d+ threads', '100000'),
+                   Bad(2 ** 31 - 1, ValueError, r'bound of \d+ threads', str(2 ** 31 - 1)),
+                   Bad(2 ** 40, ValueError, '32-bit', str(2 ** 40)),
+                   Bad('2', TypeError, 'int', 'str'),
+                   Bad(2.0, TypeError, 'int', 'float')]}),
 }
 
 
@@ -275,7 +283,10 @@ def test_table_covers_every_op_and_argument():
     assert ops <= set(BAD_INPUTS), 'ops without a bad-input entry: %s' % sorted(ops - set(BAD_INPUTS))
     for name, spec in BAD_INPUTS.items():
         fn = _public(name)
-        params = [p for p in inspect.signature(fn).parameters if p != 'name']
+        try:
+            params = [p for p in inspect.signature(fn).parameters if p != 'name']
+        except ValueError:  # a binding (set_num_threads): the names in the first line of its docstring
+            params = re.findall(r'(\w+):', fn.__doc__.splitlines()[0])
         assert set(params) <= set(spec.valid('cpu')), (name, params)
         missing = [p for p in params if p not in spec.bad and p != 'place']
         assert not missing, '%s: arguments without bad values: %s' % (name, missing)

@@ -13,6 +13,9 @@ from . import _C
 
 # Read the environment now, so that a bad value fails the import (ValueError), not a later op.
 _C.load_flags()
+# OMP_NUM_THREADS above the thread bound (the larger of 1024 and the CPU count, as set_num_threads):
+# a ValueError now, never a crash of OpenMP at the first parallel op.
+_C.check_omp_threads()
 for _name in _C.unknown_env_flags():
     warnings.warn(f"paddle_ops: unknown environment variable {_name} ignored; the flags are "
                   f"{', '.join(r['name'] for r in _C.flag_table())}", RuntimeWarning, stacklevel=2)
