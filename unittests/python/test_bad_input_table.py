@@ -214,9 +214,32 @@ _OTHER_OPS = {
 }
 
 
+def _feed_program(place):
+    """Executor.run's valid call: a Program cumsum-ing an int32 data variable 'x', fed [1, 2]."""
+    was_dynamic = paddle.in_dynamic_mode()
+    paddle.enable_static()
+    main = paddle.static.Program()
+    try:
+        with paddle.static.program_guard(main, paddle.static.Program()):
+            y = paddle.cumsum(paddle.static.data('x', [2], 'int32'))
+    finally:
+        if was_dynamic:
+            paddle.disable_static()
+    return dict(self=paddle.static.Executor(place), program=main, feed={'x': [1, 2]}, fetch_list=[y])
+
+
 # Tensor operators and methods (named 'Tensor.<method>', their tensor argument 'self'; the message
-# names the Tensor) and the runtime's functions that take arguments.
+# names the Tensor), the runtime's functions that take arguments, and the static feed. These
+# entries list the arguments that have bad values (a subset of the signature's).
 _TENSOR_AND_RUNTIME = {
+    'static.Executor.run': BadInputs(
+        op=lambda self, **kwargs: self.run(**kwargs)[0],
+        valid=_feed_program,
+        bad={'feed': [Bad({'x': [2 ** 40 + 5, 1]}, OverflowError, r'paddle.int32 \[-2147483648, 2147483647\]',
+                          '1099511627781'),
+                      Bad({'x': np.array([2 ** 32, 0], np.uint64)}, OverflowError, 'paddle.int32', '4294967296'),
+                      Bad({'x': [0.5, 1.0]}, TypeError, 'paddle.int32', 'float64'),
+                      Bad({'x': 'ab'}, TypeError, 'NumPy array', 'str')]}),
     'Tensor.__bool__': BadInputs(
         op=lambda self: paddle.to_tensor(bool(self)),
         valid=lambda place: dict(self=T((1, 1))(place)),
@@ -256,6 +279,8 @@ def _values(out):
         out = out[0]
     if isinstance(out, paddle.Tensor):
         return out.numpy()
+    if isinstance(out, np.ndarray):
+        return out
     result = np.empty((), object)
     result[()] = out
     return result
@@ -267,9 +292,10 @@ def _result(op_name, spec, place):
 
 def _public(name):
     """The public function (or Tensor method) an entry's name stands for."""
-    if name.startswith('Tensor.'):
-        return getattr(paddle.Tensor, name[len('Tensor.'):])
-    return getattr(paddle, name)
+    fn = paddle
+    for part in name.split('.'):
+        fn = getattr(fn, part)
+    return fn
 
 
 def test_table_covers_every_op_and_argument():
@@ -287,6 +313,9 @@ def test_table_covers_every_op_and_argument():
             params = [p for p in inspect.signature(fn).parameters if p != 'name']
         except ValueError:  # a binding (set_num_threads): the names in the first line of its docstring
             params = re.findall(r'(\w+):', fn.__doc__.splitlines()[0])
+        if name in _TENSOR_AND_RUNTIME:
+            assert set(spec.bad) | set(spec.valid('cpu')) <= set(params), (name, params)
+            continue
         assert set(params) <= set(spec.valid('cpu')), (name, params)
         missing = [p for p in params if p not in spec.bad and p != 'place']
         assert not missing, '%s: arguments without bad values: %s' % (name, missing)
@@ -343,5 +372,6 @@ def test_numpy_scalar_arguments_accepted(op_name, place):
         kwargs[arg] = twin
         out = _call(op_name, spec, kwargs)
         np.testing.assert_array_equal(_values(out), before, err_msg=arg)
-    if op_name not in ('add', 'subtract', 'multiply', 'mean', 'cast', 'to_tensor') and not op_name.startswith('Tensor.'):
+    if op_name not in ('add', 'subtract', 'multiply', 'mean', 'cast', 'to_tensor') and (
+            op_name not in _TENSOR_AND_RUNTIME or op_name == 'set_num_threads'):
         assert twins > 0, '%s: no argument to try' % op_name

@@ -99,6 +99,37 @@ def _native_array(arr):
     return arr, False
 
 
+def _data_array(data, what):
+    """(arr, is_bfloat16): `data` (a number, a (nested) list or tuple, a NumPy array) as a NumPy
+    array in the machine's byte order (_native_array), Python ints beyond 64 bits kept as Python
+    ints (an object array, which _checked_array refuses or converts); TypeError for another type
+    or complex data, ValueError for ragged lists. `what` names the argument in the messages."""
+    if isinstance(data, (str, bytes)) or (not isinstance(data, (numbers.Number, np.ndarray, np.generic, list, tuple))):
+        raise TypeError(f"{what} must be a number, a list, a tuple or a NumPy array, but got {type(data).__name__}")
+    try:
+        arr = np.asarray(data)
+    except ValueError as e:
+        raise ValueError(f"{what}: cannot make a rectangular array from the data: {e}") from None
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{what}: complex data ({arr.dtype}) is not supported")
+    arr, ml_bfloat16 = _native_array(arr)
+    if (arr.dtype.kind == "f" and not isinstance(data, (np.ndarray, np.generic)) and arr.size
+            and np.abs(arr).max() >= 2.0 ** 63 and _all_ints(data)):
+        arr = np.array(data, dtype=object)  # NumPy made floats of ints beyond int64: keep them ints
+    if arr.dtype.kind not in "biufO":
+        raise TypeError(f"{what}: data of kind {arr.dtype} cannot become a Tensor")
+    return arr, ml_bfloat16
+
+
+def _array_to_tensor(arr, ml_bfloat16, dt, place, what):
+    """A tensor of dtype `dt` on `place` holding _data_array's `arr`, converted as to_tensor
+    converts (_checked_array: nothing wraps; uint16 or ml_dtypes.bfloat16 into bfloat16 keep
+    their bits)."""
+    if ml_bfloat16 and dt != bfloat16:
+        arr = _bfloat16_bits_to_float32(arr)  # exact: every bfloat16 is a float32
+    return _C.tensor_from_numpy(_checked_array(arr, dt, what), dt, place)
+
+
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     """Create a Tensor from a Python scalar, a (nested) list, a NumPy array or a Tensor.
 
@@ -129,25 +160,10 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
             t = _C_ops.cast(t, convert_dtype(dtype))
         t = t._copy_to(target_place) if t.place != target_place else _C_ops.reshape(t, t.shape)
     else:
-        if isinstance(data, (str, bytes)) or (not isinstance(data, (numbers.Number, np.ndarray, np.generic, list, tuple))):
-            raise TypeError(f"to_tensor: data must be a number, a list, a tuple or a NumPy array, "
-                            f"but got {type(data).__name__}")
-        try:
-            arr = np.asarray(data)
-        except ValueError as e:
-            raise ValueError(f"to_tensor: cannot make a rectangular array from data: {e}") from None
-        if arr.dtype.kind == "c":
-            raise TypeError(f"to_tensor: complex data ({arr.dtype}) is not supported")
-        arr, ml_bfloat16 = _native_array(arr)
-        if (arr.dtype.kind == "f" and not isinstance(data, (np.ndarray, np.generic)) and arr.size
-                and np.abs(arr).max() >= 2.0 ** 63 and _all_ints(data)):
-            arr = np.array(data, dtype=object)  # NumPy made floats of ints beyond int64: keep them ints
-        if arr.dtype.kind not in "biufO":
-            raise TypeError(f"to_tensor: data of kind {arr.dtype} cannot become a Tensor")
+        what = "to_tensor(): argument 'data'"
+        arr, ml_bfloat16 = _data_array(data, what)
         dt = convert_dtype(dtype) if dtype is not None else (bfloat16 if ml_bfloat16 else _default_dtype(data, arr))
-        if ml_bfloat16 and dt != bfloat16:
-            arr = _bfloat16_bits_to_float32(arr)  # exact: every bfloat16 is a float32
-        t = _C.tensor_from_numpy(_checked_array(arr, dt), dt, target_place)
+        t = _array_to_tensor(arr, ml_bfloat16, dt, target_place, what)
     if not stop_gradient:
         t.stop_gradient = False  # an integer tensor takes it too, as in Paddle; no gradient reaches it
     return t
