@@ -271,6 +271,8 @@ PYBIND11_MODULE(_C, m) {
       .def("detach", &Tensor::detach)
       .def("numpy", &TensorToNumpy)
       .def("_copy_to", &CopyTo)
+      // A copy in new memory on the same place (to_tensor(tensor); _copy_to shares on the same place).
+      .def("_clone", [](const Tensor& t) { return CopyDenseTo(t.dense(), t.dense().place()); })
       .def("_share_id", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl().get()); });
   BindDlpack(m, tensor);  // __dlpack__, __dlpack_device__, data_ptr, _from_dlpack_capsule
 

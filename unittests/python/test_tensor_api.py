@@ -77,6 +77,33 @@ def test_to_tensor_from_tensor_copies_values():
     assert z.dtype == paddle.float64 and z.numpy().tolist() == [1.0, 2.0]
 
 
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', [None, 'float32', 'float64'])
+def test_to_tensor_of_a_tensor_is_a_detached_copy(dtype, place):
+    """to_tensor(tensor), as Paddle: a copy in new memory (writing into the source does not show
+    in it), a leaf with stop_gradient=True whose gradient never reaches the source (issue 32
+    item 5: it aliased the source and kept its graph). stop_gradient=False makes it a leaf of its
+    own."""
+    x = paddle.to_tensor([1.0, 2.0], place=place, stop_gradient=False)
+    src = x * 2  # not a leaf, in a graph
+    y = paddle.to_tensor(src, dtype=dtype)
+    assert y.stop_gradient is True and y.is_leaf and y.grad is None
+    assert y.data_ptr() != src.data_ptr()
+    assert y.numpy().tolist() == [2.0, 4.0]
+    # Writing into the source (through DLPack on the CPU) leaves the copy as it was.
+    if place == 'cpu':
+        np.from_dlpack(src)[0] = 100.0
+        assert src.numpy()[0] == 100.0 and y.numpy().tolist() == [2.0, 4.0]
+    w = paddle.to_tensor(src, dtype=dtype, stop_gradient=False)
+    assert w.is_leaf and w.stop_gradient is False
+    (w * 3).sum().backward()
+    assert w.grad.numpy().tolist() == [3.0, 3.0]
+    assert x.grad is None  # nothing reached the source's graph
+    # A leaf source: the same.
+    v = paddle.to_tensor(x)
+    assert v.stop_gradient is True and v.data_ptr() != x.data_ptr()
+
+
 def test_to_tensor_does_not_alias_numpy_input():
     a = np.array([1.0, 2.0, 3.0])
     x = paddle.to_tensor(a)

@@ -136,7 +136,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     Args:
         data: the values. Complex data raises TypeError. A NumPy array in either byte order
             (a big-endian one is converted); an ``ml_dtypes.bfloat16`` array becomes a bfloat16
-            tensor, as does a uint16 array (bfloat16 bit patterns, as in Paddle).
+            tensor, as does a uint16 array (bfloat16 bit patterns, as in Paddle). A Tensor is
+            copied, as in Paddle: new memory, detached from its graph (a leaf with
+            stop_gradient=True unless `stop_gradient=False`).
         dtype: the element type (a dtype object such as paddle_ops.float32, or its name).
             Default: the NumPy array's own dtype; float32 for Python floats, int64 for ints.
         place: 'cpu', 'gpu', 'gpu:N' or a Place. Default: the current device (set_device).
@@ -154,11 +156,23 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     if not isinstance(stop_gradient, (bool, np.bool_)):
         raise TypeError(f"to_tensor(): argument 'stop_gradient' must be a bool, but got {type(stop_gradient).__name__}")
     target_place = convert_place(place)
-    if isinstance(data, Tensor):
+    from ..static.framework import Variable  # here: paddle_ops.static imports this module
+    if isinstance(data, Variable):
+        # Static mode: a new Variable of the Program holding data's value (converted to dtype).
         t = data
         if dtype is not None and convert_dtype(dtype) != t.dtype:
             t = _C_ops.cast(t, convert_dtype(dtype))
-        t = t._copy_to(target_place) if t.place != target_place else _C_ops.reshape(t, t.shape)
+        t = _C_ops.reshape(t, t.shape)
+    elif isinstance(data, Tensor):
+        # As Paddle: a copy (new memory, on target_place, in dtype), detached from data's graph: a
+        # leaf with stop_gradient=True unless asked otherwise.
+        t = data.detach()
+        if dtype is not None and convert_dtype(dtype) != t.dtype:
+            t = _C_ops.cast(t, convert_dtype(dtype))
+            if t.place != target_place:
+                t = t._copy_to(target_place)
+        else:
+            t = t._copy_to(target_place) if t.place != target_place else t._clone()
     else:
         what = "to_tensor(): argument 'data'"
         arr, ml_bfloat16 = _data_array(data, what)
