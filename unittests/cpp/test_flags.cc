@@ -88,9 +88,13 @@ TEST(FlagParserTest, IntegersAreNonNegativeDecimalsInRange) {
   EXPECT_EQ(fl::ParseFlagValue(f, "64", "test"), 64);
   EXPECT_EQ(fl::ParseFlagValue(f, "007", "test"), 7);
   EXPECT_EQ(fl::ParseFlagValue(f, std::to_string(f.max_value), "test"), f.max_value);
+  EXPECT_EQ(fl::ParseFlagValue(f, "000000000000000000000064", "test"), 64);  // leading zeros, any length
   for (const std::string& bad : std::vector<std::string>{"-1", "abc", "", "+5", "5 ", " 5", "5MB", "1e3", "0x10",
                                                          "3.5", std::to_string(f.max_value + 1),
-                                                         "99999999999999999999999"}) {
+                                                         "99999999999999999999999",
+                                                         // 19 digits above 2**63 - 1: wrapped to a negative (issue 32)
+                                                         "9999999999999999999", "9223372036854775808",
+                                                         "18446744073709551616", "0000000000000000000001073741825"}) {
     const std::string msg = InvalidArgumentOf([&] { fl::ParseFlagValue(f, bad, "set_flags"); });
     EXPECT_NE(msg.find("PADDLE_OPS_CPU_CACHE_MB='" + bad + "'"), std::string::npos) << msg;
     EXPECT_NE(msg.find("an integer from 0 to"), std::string::npos) << msg;

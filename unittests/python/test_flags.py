@@ -14,7 +14,8 @@ FLAGS = {
     'PADDLE_OPS_GPU_SCAN': ('engine', 'thrust', ['fast', 'Engine', ' engine']),
     'PADDLE_OPS_GLA_GPU': ('chunked', 'chunked_v1', ['v1', 'CHUNKED', '2']),
     'PADDLE_OPS_GLA_CPU': ('auto', 'recurrent', ['fast', 'chunked ', '1']),
-    'PADDLE_OPS_CPU_CACHE_MB': (2048, None, ['-1', 'abc', '1.5', '+3', '12MB']),
+    'PADDLE_OPS_CPU_CACHE_MB': (2048, None, ['-1', 'abc', '1.5', '+3', '12MB', '9999999999999999999',
+                                             '18446744073709551616', str(2 ** 30 + 1)]),
     'PADDLE_OPS_CPU_ISA': ('auto', 'baseline', ['avx', 'AVX2', 'sse2']),
 }
 SETTABLE = [n for n, (_, other, _) in FLAGS.items() if other is not None]
@@ -184,3 +185,15 @@ def test_omp_num_threads_above_the_bound_fails_the_import():
     assert last.startswith('ValueError: OMP_NUM_THREADS asks for 100000 threads, above') and 'bound of' in last, r.stderr
     r = import_with_env('import paddle_ops as p; print(p.get_num_threads())', OMP_NUM_THREADS='3')
     assert r.returncode == 0 and r.stdout.strip() == '3', r.stderr
+
+
+@pytest.mark.parametrize('bad', FLAGS['PADDLE_OPS_CPU_CACHE_MB'][2])
+def test_bad_cache_size_fails_the_import(bad):
+    """Every bad value of the integer flag fails the import with the ValueError naming it, the 19-digit
+    values above 2**63 - 1 included (issue 32 item 6: 9999999999999999999 wrapped to
+    -8446744073709551617, accepted, and the cache was unbounded)."""
+    r = import_with_env(PADDLE_OPS_CPU_CACHE_MB=bad)
+    assert r.returncode != 0, r.stdout
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith('ValueError: ') and f"PADDLE_OPS_CPU_CACHE_MB='{bad}' (from the environment)" in last, last
+    assert 'an integer from 0 to 1073741824' in last, last
