@@ -98,7 +98,10 @@ _OTHER_OPS = {
                 Bad(T((1, 2, 5, 4), 'float64'), TypeError, 'float32', 'float64'),
             ],
             'scale': [Bad('a', TypeError, 'float', 'str'), Bad([1.0], TypeError, 'float', 'list'),
-                      Bad(np.bool_(True), TypeError, 'float', 'bool')],
+                      Bad(np.bool_(True), TypeError, 'float', 'bool'),
+                      Bad(float('inf'), ValueError, 'finite', 'inf'),
+                      # an int beyond the float range: was "int too large to convert to float"
+                      Bad(10 ** 400, ValueError, 'finite', 'too large for a float')],
             'initial_state': [
                 Bad([1.0], TypeError, 'Tensor', 'list'),
                 Bad(T((1, 2, 4, 4)), ValueError, r'\[1, 2, 4, 3\]', r'\[1, 2, 4, 4\]'),
@@ -245,6 +248,25 @@ _TENSOR_AND_RUNTIME = {
         valid=lambda place: dict(self=T((1, 1))(place)),
         bad={'self': [Bad(T((3,)), ValueError, 'exactly one element', '3 elements', 'Tensor'),
                       Bad(T((2, 0)), ValueError, 'exactly one element', '0 elements', 'Tensor')]}),
+    'Tensor.__neg__': BadInputs(
+        op=lambda self: -self,
+        valid=lambda place: dict(self=T((2,), 'int32')(place)),
+        # was OverflowError from to_tensor (uint8) and 'no kernel for multiply' (bool, int8)
+        bad={'self': [Bad(lambda place: paddle.to_tensor(np.array([1, 2], np.uint8), place=place), TypeError,
+                          'int32', 'uint8', 'unary -'),
+                      Bad(lambda place: paddle.to_tensor([True, False], place=place), TypeError, 'int32', 'bool',
+                          'unary -'),
+                      Bad(T((2,), 'int8'), TypeError, 'int32', 'int8', 'unary -')]}),
+    'get_flags': BadInputs(
+        valid=lambda place: dict(names=None),
+        bad={'names': [Bad(5, TypeError, 'str, a list of str or None', 'int'),  # was "'int' object is not iterable"
+                       Bad([5], TypeError, r'flag names \(str\)', 'int'),
+                       Bad(['PADDLE_OPS_NOPE'], ValueError, 'the flags are', 'PADDLE_OPS_NOPE', 'flag')]}),
+    'set_flags': BadInputs(
+        valid=lambda place: dict(flags={}),
+        bad={'flags': [Bad(5, TypeError, 'dict', 'int'),
+                       Bad({5: 'auto'}, TypeError, r'flag names \(str\)', 'int'),
+                       Bad({'PADDLE_OPS_GLA_CPU': 'fast'}, ValueError, 'accepted values', 'fast', 'PADDLE_OPS_GLA_CPU')]}),
     # n = 0: follow OMP_NUM_THREADS (the state the tests run in).
     'set_num_threads': BadInputs(
         valid=lambda place: dict(n=0),

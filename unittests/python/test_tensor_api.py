@@ -202,6 +202,81 @@ def test_astype_round_trip(src, dst, place):
     assert np.array_equal(y.numpy().astype(np.float64), np.array(values))
 
 
+def _nearest_bfloat16_bits(v):
+    """The bits of the bfloat16 nearest to the float64 or int `v` (ties to even), exactly: the
+    candidates around v's float32 rounding compared by Fraction distance; past the largest
+    bfloat16 by half an ulp or more, infinity."""
+    from fractions import Fraction
+    exact = Fraction(v)
+    sign = 0x8000 if (v < 0 or (v == 0 and np.signbit(float(v)))) else 0
+    largest = Fraction(float(np.array(0x7f7f0000, np.uint32).view(np.float32)))
+    if abs(exact) >= largest + Fraction(2) ** 119:
+        return 0x7f80 | sign
+    with np.errstate(over='ignore'):
+        top = int(np.array(np.float32(float(v))).view(np.uint32)) >> 16
+    best = None
+    for bits in (top - 1, top, top + 1):
+        f = np.array((bits & 0xffff) << 16, np.uint32).view(np.float32)
+        if 0 <= bits <= 0xffff and np.isfinite(f):
+            key = (abs(Fraction(float(f)) - exact), bits & 1)
+            best = min(best, (key, bits)) if best else (key, bits)
+    return best[1] | (sign if exact == 0 else 0)
+
+
+def test_to_tensor_float64_to_bfloat16_rounds_once():
+    """float64 values (arrays, lists, Python floats) and large integers into bfloat16 round once to the
+    nearest (issue 32 item 7: through float32 first, 1 + 2**-8 + 2**-30 became 1.0, not 1.0078125);
+    a static feed converts the same way."""
+    assert paddle.to_tensor(np.array([1 + 2 ** -8 + 2 ** -30]), dtype='bfloat16').astype('float32').numpy().tolist() == [
+        1.0078125]
+    assert paddle.to_tensor(1 + 2 ** -8 + 2 ** -30, dtype='bfloat16').item() == 1.0078125
+    assert paddle.to_tensor([-(1 + 2 ** -8 + 2 ** -30)], dtype='bfloat16').astype('float32').numpy().tolist() == [
+        -1.0078125]
+    rng = np.random.default_rng(7)
+    ties = (1 + (2 * rng.integers(0, 128, 3000) + 1) * 2.0 ** -9) * (1 + rng.choice([-1, 1], 3000) * 2.0 ** -40)
+    edges = [0.0, -0.0, 1e-50, -1e-50, 5e-324, 3.3961e38, 3.3962e38, 3.39e38, 1e39, -1e39, 2.0 ** -133, 1.5 * 2.0 ** -133]
+    values = np.concatenate([rng.standard_normal(3000) * 10.0 ** rng.integers(-45, 39, 3000), ties, edges])
+    bits = paddle.to_tensor(values, dtype='bfloat16').astype('float32').numpy().view(np.uint32) >> 16
+    expected = np.array([_nearest_bfloat16_bits(v) for v in values.tolist()])
+    bad = bits != expected
+    assert not bad.any(), (values[bad][:5], bits[bad][:5], expected[bad][:5])
+    ints = np.array([2 ** 24 + 2 ** 16 + 1, -(2 ** 24 + 2 ** 16 + 1), 2 ** 53 + 1, 2 ** 63 - 1, -2 ** 63, 2 ** 62 + 2 ** 54 + 1])
+    bits = paddle.to_tensor(ints, dtype='bfloat16').astype('float32').numpy().view(np.uint32) >> 16
+    assert bits.tolist() == [_nearest_bfloat16_bits(int(i)) for i in ints]
+    with np.errstate(invalid='ignore'):
+        special = paddle.to_tensor(np.array([np.inf, -np.inf, np.nan]), dtype='bfloat16').astype('float32').numpy()
+    assert special[0] == np.inf and special[1] == -np.inf and np.isnan(special[2])
+    # The static feed of a float64 array into a bfloat16 variable.
+    paddle.enable_static()
+    try:
+        main = paddle.static.Program()
+        with paddle.static.program_guard(main, paddle.static.Program()):
+            y = paddle.static.data('x', [2], 'bfloat16') * 1
+        (out,) = paddle.static.Executor('cpu').run(main, feed={'x': np.array([1 + 2 ** -8 + 2 ** -30, 1.0])},
+                                                   fetch_list=[y], return_numpy=False)
+    finally:
+        paddle.disable_static()
+    assert out.astype('float32').numpy().tolist() == [1.0078125, 1.0]
+
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16', 'float32', 'float64', 'int32', 'int64'])
+def test_negation(dtype, place):
+    x = paddle.to_tensor([1, 0, -3], dtype=dtype, place=place)
+    y = -x
+    assert y.dtype == x.dtype and y.astype('float64').numpy().tolist() == [-1, 0, 3]
+
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', ['bool', 'uint8', 'int8', 'int16'])
+def test_negation_of_other_dtypes_is_a_type_error(dtype, place):
+    """Named errors (issue 32 item 7): -uint8 said 'value -1 out of range' (from to_tensor), -bool
+    'no kernel for multiply'."""
+    x = paddle.to_tensor(np.array([1, 0, 1]).astype(dtype), place=place)
+    with pytest.raises(TypeError, match=r'unary -: a Tensor of dtype paddle.%s cannot be negated' % dtype):
+        -x
+
+
 def test_astype_float_to_int_truncates_and_to_bool():
     x = paddle.to_tensor([1.7, -1.7, 0.0, 2.0])
     assert x.astype('int32').numpy().tolist() == [1, -1, 0, 2]

@@ -35,7 +35,14 @@ def get_flags(names=None):
         return dict(_C.get_flags())
     if isinstance(names, str):
         names = [names]
-    return {name: _C.get_flag(str(name)) for name in names}
+    if not isinstance(names, (list, tuple)):
+        raise TypeError(f"get_flags(): argument 'names' must be a str, a list of str or None, but got "
+                        f"{type(names).__name__}")
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"get_flags(): argument 'names' must hold flag names (str), but got "
+                            f"{type(name).__name__}")
+    return {name: _C.get_flag(name) for name in names}
 
 
 def set_flags(flags):
@@ -43,5 +50,9 @@ def set_flags(flags):
     flags). Every entry is validated before any is set: an unknown name or a value that is not
     accepted raises ValueError naming the flag and the accepted values."""
     if not isinstance(flags, dict):
-        raise TypeError(f"set_flags: expected a dict {{name: value}}, but got {type(flags).__name__}")
+        raise TypeError(f"set_flags(): argument 'flags' must be a dict {{name: value}}, but got {type(flags).__name__}")
+    for name in flags:
+        if not isinstance(name, str):
+            raise TypeError(f"set_flags(): argument 'flags' must have flag names (str) as keys, but got "
+                            f"{type(name).__name__}")
     _C.set_flags([(str(name), value if isinstance(value, str) else str(value)) for name, value in flags.items()])

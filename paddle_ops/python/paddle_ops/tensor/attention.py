@@ -25,9 +25,14 @@ def _gla_attrs(q, scale, output_final_state, head_first):
         return dk ** -0.5 if dk > 0 else 1.0
     if isinstance(scale, builtins.bool) or not isinstance(scale, numbers.Real):  # int, float, numpy.float32, ...
         raise TypeError(f"gla(): argument 'scale' must be a float or None, but got {type(scale).__name__}")
-    if not math.isfinite(scale):
+    try:
+        value = float(scale)
+    except OverflowError:  # an int beyond the float range (10**400)
+        raise ValueError(f"gla(): argument 'scale' must be finite, but got an int too large for a float "
+                         f"({int(scale).bit_length()} bits)") from None
+    if not math.isfinite(value):
         raise ValueError(f"gla(): argument 'scale' must be finite, but got {scale}")
-    return float(scale)
+    return value
 
 
 def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, head_first=True, name=None):

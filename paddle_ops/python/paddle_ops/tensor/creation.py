@@ -62,6 +62,10 @@ def _checked_array(arr, dt, what="to_tensor(): argument 'data'"):
     np_dt = np.dtype(_C.numpy_dtype_of(dt))
     if dt == bfloat16 and arr.dtype == np.uint16:
         np_dt = arr.dtype
+    elif dt == bfloat16 and arr.dtype.kind in "iuf" and arr.dtype.itemsize > 2 and arr.dtype != np.float32:
+        # Rounded once: float32 rounded to odd here, then to bfloat16 (nearest even) by the
+        # tensor's conversion (going through float32 by nearest would round twice).
+        arr = _float32_round_to_odd(arr)
     elif np_dt.kind in "iu" and arr.size and not np.can_cast(arr.dtype, np_dt):
         info = np.iinfo(np_dt)
         if arr.dtype.kind == "f":
@@ -76,6 +80,22 @@ def _checked_array(arr, dt, what="to_tensor(): argument 'data'"):
             if lo < info.min or hi > info.max:
                 raise _range_error(lo if lo < info.min else hi, dt, what)
     return np.require(arr.astype(np_dt, copy=False), requirements="C")  # keeps 0-D as 0-D
+
+
+def _float32_round_to_odd(arr):
+    """float32 values of `arr` (float64 or wider, or integers, which long double holds exactly on
+    x86-64) rounded to odd: truncated toward zero, the last bit set where the value is inexact.
+    float32 has 16 more bits than bfloat16, so rounding this to bfloat16 (nearest even) gives
+    the nearest bfloat16 of the exact value, as a single rounding does; NaN and infinities
+    stay as they are, and a value past float32's range becomes its largest finite value with the
+    bit set (which then rounds to inf, as the value does)."""
+    src = arr.astype(np.longdouble) if arr.dtype.kind in "iu" else arr
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = np.asarray(src.astype(np.float32))
+        back = f.astype(src.dtype)
+        inexact = (back != src) & ~np.isnan(src)
+        f = np.where(inexact & (np.abs(back) > np.abs(src)), np.nextafter(f, np.float32(0)), f)
+    return (f.view(np.uint32) | inexact.astype(np.uint32)).view(np.float32)
 
 
 def _is_ml_bfloat16(dt):

@@ -78,6 +78,17 @@ def _repeat_interleave_repeats(x, repeats, axis, output_size, tensor_types):
     if output_size is not None and not _is_int(output_size):
         raise TypeError(f"repeat_interleave(): argument 'output_size' must be an int or None, "
                         f"but got {type(output_size).__name__}")
+    if isinstance(repeats, (list, tuple)) and repeats and all(_is_int(v) for v in repeats):
+        # Python ints beyond int64 (NumPy would make floats or objects of them): a negative count
+        # is the kernel's ValueError, a larger one the sum's.
+        ints = [int(v) for v in repeats]
+        low, high = min(ints), max(ints)
+        if low < 0 and (low < -2**63 or high > 2**63 - 1):
+            raise ValueError(f"repeat_interleave: repeats must be non-negative, but repeats[{ints.index(low)}] is {low}")
+        if high > 2**63 - 1:
+            raise ValueError(f"repeat_interleave(): the sum of repeats is more than 2**63 - 1 "
+                             f"(repeats[{ints.index(high)}] is {high})")
+        repeats = np.array(ints, np.int64)
     if isinstance(repeats, (list, tuple, np.ndarray)):
         values = np.asarray(repeats)
         if values.dtype.kind not in "iu" and values.size:

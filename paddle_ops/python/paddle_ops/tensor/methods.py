@@ -4,8 +4,11 @@ import numpy as np
 
 from .. import autograd
 from .._C import Tensor
-from ..framework import convert_place
+from ..framework import FLOATING, convert_place, int32, int64
 from . import creation, manipulation, math
+
+
+_NEGATABLE = tuple(FLOATING) + (int32, int64)
 
 
 def backward(self, grad_tensor=None, retain_graph=False):
@@ -302,7 +305,14 @@ def __rmul__(self, other):
 
 
 def __neg__(self):
-    """-self: every element negated (self * -1)."""
+    """-self: every element negated (self * -1), for float16, bfloat16, float32, float64, int32 and
+    int64 (int32 and int64 wrap as two's complement at their minimum). Another dtype is a
+    TypeError naming it: a bool or unsigned tensor has no negation (NumPy refuses bool and wraps
+    uint8, which the rule that nothing wraps refuses here), and int8/int16 have no kernel; cast
+    first (``x.astype('int32')``)."""
+    if self.dtype not in _NEGATABLE:
+        raise TypeError(f"unary -: a Tensor of dtype {self.dtype} cannot be negated (float16, bfloat16, float32, "
+                        f"float64, int32 and int64 can); cast it first, e.g. x.astype('int32')")
     return math.multiply(self, -1)
 
 
