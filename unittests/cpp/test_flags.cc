@@ -10,6 +10,7 @@
 
 #include "paddle_ops/common/enforce.h"
 #include "paddle_ops/common/flags.h"
+#include "paddle_ops/core/cpu_threads.h"
 
 namespace fl = paddle_ops::flags;
 
@@ -152,3 +153,23 @@ TEST(FlagTableTest, ToolVariablesAreNotFlags) {
 }
 
 }  // namespace
+
+// The CPU thread bound (paddle_ops/core/cpu_threads.h): a count above it is refused, the refusal
+// changes nothing, and the count in use never exceeds it.
+TEST(CpuThreadsTest, CountsAboveTheBoundAreRefused) {
+  const int bound = phi::CpuMaxThreads();
+  EXPECT_GE(bound, phi::kCpuThreadsBound);
+  const int before = phi::CpuNumThreads();
+  for (int n : {bound + 1, 100000, 2147483647}) {
+    const std::string msg = InvalidArgumentOf([&] { phi::SetCpuNumThreads(n); });
+    EXPECT_NE(msg.find("'n' = " + std::to_string(n) + " is above the bound of " + std::to_string(bound)),
+              std::string::npos)
+        << msg;
+    EXPECT_EQ(phi::CpuNumThreads(), before);
+  }
+  phi::SetCpuNumThreads(bound);
+  EXPECT_EQ(phi::CpuNumThreads(), bound);
+  phi::SetCpuNumThreads(0);
+  EXPECT_LE(phi::CpuNumThreads(), bound);
+  phi::CheckOmpNumThreads();  // the test's own OMP_NUM_THREADS is within the bound
+}
