@@ -38,7 +38,8 @@ Tensor CopyDenseTo(const phi::DenseTensor& src, const phi::Place& place) {
 
 namespace {
 
-// The NumPy dtype a tensor's data is exchanged as (bfloat16 travels as float32).
+// The NumPy dtype a tensor's values are exchanged as (bfloat16 values travel as float32; its bits,
+// what numpy() gives, as uint16).
 py::dtype NumpyDtypeOf(phi::DataType t) {
   switch (t) {
     case phi::DataType::BOOL: return py::dtype("bool");
@@ -64,19 +65,15 @@ phi::DenseTensor ToCpu(const phi::DenseTensor& t) {
   return c;
 }
 
+// Tensor.numpy(): a NumPy copy of the data. A bfloat16 tensor gives its bits as uint16, as
+// Paddle's numpy() does (NumPy has no bfloat16); its values: t.astype('float32').numpy().
 py::array TensorToNumpy(const Tensor& t) {
   const phi::DenseTensor cpu = ToCpu(t.dense());
   std::vector<py::ssize_t> shape(cpu.dims().Get(), cpu.dims().Get() + cpu.dims().size());
-  py::array out(NumpyDtypeOf(cpu.dtype()), shape);
+  const bool bf16 = cpu.dtype() == phi::DataType::BFLOAT16;
+  py::array out(bf16 ? py::dtype("uint16") : NumpyDtypeOf(cpu.dtype()), shape);
   const int64_t n = cpu.numel();
-  if (n == 0) return out;
-  if (cpu.dtype() == phi::DataType::BFLOAT16) {
-    const auto* src = cpu.data<phi::dtype::bfloat16>();
-    float* dst = static_cast<float*>(out.mutable_data());
-    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(src[i]);
-  } else {
-    std::memcpy(out.mutable_data(), cpu.raw_data(), n * phi::SizeOf(cpu.dtype()));
-  }
+  if (n > 0) std::memcpy(out.mutable_data(), cpu.raw_data(), n * phi::SizeOf(cpu.dtype()));
   return out;
 }
 

@@ -48,8 +48,7 @@ def main():
         for label, host, dst, numpy_fn in cases:
             if host is None:
                 t = paddle.to_tensor(x32).cast("bfloat16")
-                host = t.numpy()  # float32 holding the bf16 values, for the copy's size below
-                copy_src = np.empty(n, dtype=np.uint16)
+                copy_src = t.numpy()  # its uint16 bits (Paddle's convention): the copy below moves 2 bytes each
             else:
                 t = paddle.to_tensor(host)
                 copy_src = host

@@ -106,7 +106,7 @@ def run(cases, repeat, batch, compare_v1=False):
                 row["v1_fwd_ms"], row["v1_fwdbwd_ms"] = time_ours(pt, pdo, repeat, batch)
             finally:
                 paddle.set_flags(saved)
-        o0 = paddle.gla(*pt)[0].numpy()[0].astype(np.float32)
+        o0 = paddle.gla(*pt)[0].astype("float32").numpy()[0]  # the values (numpy() of bfloat16: its bits)
         del pt, pdo
         paddle.device.cuda.empty_cache()
 

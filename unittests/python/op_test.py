@@ -36,7 +36,7 @@ EXTRA_INT_DTYPES = ('int8', 'uint8', 'int16')
 
 _NUMPY_OF = {
     'float16': np.float16,
-    'bfloat16': np.float32,  # .numpy() of a bfloat16 tensor is float32 holding bf16 values
+    'bfloat16': np.float32,  # bfloat16 values travel as float32 (numpy() itself gives the uint16 bits)
     'float32': np.float32,
     'float64': np.float64,
     'int8': np.int8,
@@ -99,8 +99,18 @@ def make_tensor(values, dtype, place='cpu', stop_gradient=True):
     return t
 
 
+def numpy_values(t):
+    """t's values as a NumPy array: numpy(), except for a bfloat16 tensor, whose numpy() is its uint16
+    bits (Paddle's convention, docs/spec.md §7): its values come as float32 (which holds every
+    bfloat16 exactly)."""
+    return (t.astype('float32') if t.dtype == paddle.bfloat16 else t).numpy()
+
+
 def tensor_values(t):
-    """The values a tensor holds, exactly, as float64 (floats) or int64/bool (others)."""
+    """The values a tensor holds, exactly, as float64 (floats) or int64/bool (others). (numpy() of a
+    bfloat16 tensor is its uint16 bits, Paddle's convention: its values come through float32.)"""
+    if t.dtype == paddle.bfloat16:
+        t = t.astype('float32')
     a = np.asarray(t.numpy())
     if a.dtype.kind == 'f':
         return a.astype(np.float64)
@@ -452,7 +462,7 @@ def check_output(op_info, sample, dtype, place):
     scale = None
     if op_info.tol_scale is not None and is_float(out_dtype):
         scale = op_info.tol_scale(values, expected, **ref_kwargs(sample.kwargs))
-    assert_close(out.numpy(), expected, out_dtype, op_info.tolerance(out_dtype), scale=scale,
+    assert_close(numpy_values(out), expected, out_dtype, op_info.tolerance(out_dtype), scale=scale,
                  msg=what)
     return out
 
@@ -496,7 +506,7 @@ def check_grad_fd(op_info, sample, place, eps=1e-6, rtol=1e-6, atol=1e-7):
     x0 = np.asarray(sample.input, dtype=np.float64)
     x = make_tensor(x0, 'float64', place, stop_gradient=False)
     out = op_info.op(x, *sample.args, **sample.kwargs)
-    out_values = out.numpy()
+    out_values = numpy_values(out)
     keep = np.isfinite(out_values)
     n_out = out_values.size
     if keep.all():
@@ -507,7 +517,7 @@ def check_grad_fd(op_info, sample, place, eps=1e-6, rtol=1e-6, atol=1e-7):
 
     def loss(values):
         y = op_info.op(make_tensor(values, 'float64', place), *sample.args, **sample.kwargs)
-        return float(np.sum(np.where(keep, y.numpy(), 0.0)) / n_out)
+        return float(np.sum(np.where(keep, numpy_values(y), 0.0)) / n_out)
 
     numeric = np.zeros_like(x0)
     for idx in np.ndindex(*x0.shape):
@@ -682,7 +692,7 @@ class GenericOpTests:
                 scale = info.tol_scale(values, expected, **ref_kwargs(sample.kwargs))
             # Each side may be off the reference by the tolerance, in opposite directions.
             tol = info.tolerance(out_dtype)
-            assert_close(gpu.numpy(), tensor_values(cpu), out_dtype,
+            assert_close(numpy_values(gpu), tensor_values(cpu), out_dtype,
                          dataclasses.replace(tol, rtol=2 * tol.rtol, ulps=2 * tol.ulps),
                          scale=scale, msg='%r cpu vs gpu:' % (sample,))
         samples = self.samples(dtype)

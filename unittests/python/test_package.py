@@ -219,7 +219,9 @@ def test_to_tensor_big_endian_scalar_and_bfloat16_bits(place):
     bits = np.array([0x3FC0, 0xC040], dtype=">u2")  # 1.5, -3.0 as bfloat16 bit patterns
     t = paddle.to_tensor(bits, place=place)
     assert t.dtype == paddle.bfloat16
-    np.testing.assert_array_equal(t.numpy(), [1.5, -3.0])
+    # numpy() gives the bits back (native uint16, Paddle's convention); the values through float32
+    assert t.numpy().dtype == np.uint16 and t.numpy().tolist() == [0x3FC0, 0xC040]
+    np.testing.assert_array_equal(t.astype("float32").numpy(), [1.5, -3.0])
 
 
 def _ml_dtypes():
@@ -234,14 +236,17 @@ def test_to_tensor_takes_ml_dtypes_bfloat16(place):
     t = paddle.to_tensor(a, place=place)
     assert t.dtype == paddle.bfloat16 and t.shape == [2, 3]
     want = a.astype(np.float32)
-    np.testing.assert_array_equal(t.numpy(), want)
-    assert np.signbit(t.numpy()[1, 1])
+    # numpy() is the bits (Paddle's convention), which view as ml_dtypes.bfloat16 again
+    np.testing.assert_array_equal(t.numpy(), a.view(np.uint16))
+    np.testing.assert_array_equal(t.numpy().view(ml.bfloat16).astype(np.float32), want)
+    np.testing.assert_array_equal(t.astype("float32").numpy(), want)
+    assert np.signbit(t.astype("float32").numpy()[1, 1])
     # into another dtype: through float32, which holds every bfloat16 exactly
     np.testing.assert_array_equal(paddle.to_tensor(a, dtype="float64", place=place).numpy(),
                                   want.astype(np.float64))
     # a 0-D array, a strided view and a scalar
     assert paddle.to_tensor(a[0, 0], place=place).item() == 1.5
-    np.testing.assert_array_equal(paddle.to_tensor(a[:, ::2], place=place).numpy(), want[:, ::2])
+    np.testing.assert_array_equal(paddle.to_tensor(a[:, ::2], place=place).astype("float32").numpy(), want[:, ::2])
     s = paddle.to_tensor(ml.bfloat16(-2.5), place=place)
     assert s.dtype == paddle.bfloat16 and s.shape == [] and s.item() == -2.5
 
@@ -256,7 +261,7 @@ def test_ml_dtypes_bfloat16_tensor_is_differentiable(place):
     want = np.array([1 / 1 + 1 / (1 + np.e) + 1 / (1 + np.e + np.e ** 2),
                      np.e / (1 + np.e) + np.e / (1 + np.e + np.e ** 2),
                      np.e ** 2 / (1 + np.e + np.e ** 2)])
-    np.testing.assert_allclose(x.grad.numpy(), want, rtol=2 ** -7)
+    np.testing.assert_allclose(x.grad.astype("float32").numpy(), want, rtol=2 ** -7)
 
 
 def test_to_tensor_refuses_other_ml_dtypes():

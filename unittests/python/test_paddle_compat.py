@@ -81,13 +81,68 @@ def test_uint16_array_is_bfloat16_bits(place):
     bits = np.array([[0x3F80, 0x4000], [0xC040, 0x7F80]], dtype=np.uint16)  # 1, 2, -3, +inf
     t = paddle.to_tensor(bits, place=place)
     assert t.dtype == paddle.bfloat16 and t.shape == [2, 2]
-    np.testing.assert_array_equal(t.numpy(), np.array([[1.0, 2.0], [-3.0, np.inf]], np.float32))
+    np.testing.assert_array_equal(t.astype('float32').numpy(), np.array([[1.0, 2.0], [-3.0, np.inf]], np.float32))
+    # and numpy() gives them back, as Paddle's numpy() of a bfloat16 tensor does
+    assert t.numpy().dtype == np.uint16 and np.array_equal(t.numpy(), bits)
     t0 = paddle.to_tensor(np.uint16(0x3FC0), place=place)  # a NumPy scalar too: 1.5
     assert t0.dtype == paddle.bfloat16 and t0.shape == [] and float(t0) == 1.5
-    assert paddle.to_tensor(bits, dtype='bfloat16', place=place).numpy().tolist() == t.numpy().tolist()
+    assert paddle.to_tensor(bits, dtype='bfloat16', place=place).numpy().tolist() == bits.tolist()
     # Another dtype asked for: the numbers are converted as numbers (0x3F80 == 16256).
     assert paddle.to_tensor(bits[:1], dtype='float32', place=place).numpy().tolist() == [[16256.0, 16384.0]]
     assert paddle.to_tensor(bits[:1], dtype='int32', place=place).numpy().tolist() == [[16256, 16384]]
+
+
+@pytest.mark.parametrize('place', PLACES)
+def test_bfloat16_numpy_is_its_bits_as_in_paddle(place):
+    """Paddle's convention for bfloat16 in NumPy, the other way (issue 32 item 8): numpy(),
+    np.array(t) and tolist() give the uint16 bits; item(), float() and repr give the values; the
+    values as NumPy: astype('float32').numpy(), or the bits viewed as ml_dtypes.bfloat16."""
+    values = np.array([1.0, -2.5, 2.0 ** 120, -0.0], np.float32)
+    t = paddle.to_tensor(values, dtype='bfloat16', place=place)
+    bits = (values.view(np.uint32) >> 16).astype(np.uint16)  # each value is a bfloat16: exact
+    assert t.numpy().dtype == np.uint16 and np.array_equal(t.numpy(), bits)
+    assert np.array_equal(np.array(t), bits) and np.asarray(t).dtype == np.uint16
+    assert t.tolist() == bits.tolist()
+    assert paddle.to_tensor([-2.5], dtype='bfloat16', place=place).item() == -2.5
+    assert float(paddle.to_tensor(-2.5, dtype='bfloat16', place=place)) == -2.5
+    assert '-2.5' in repr(t) and '16256' not in repr(t)  # repr shows the values, as Paddle's
+    assert np.array_equal(t.astype('float32').numpy(), values)
+    ml = pytest.importorskip('ml_dtypes', reason='ml_dtypes is not installed (tools/setup_deps.sh installs it)')
+    assert np.array_equal(t.numpy().view(ml.bfloat16).astype(np.float32), values)
+
+
+@pytest.mark.parametrize('place', PLACES)
+def test_static_feed_of_uint16_into_bfloat16_is_the_bits(place):
+    """A uint16 array fed into a bfloat16 data variable gives a bfloat16 tensor with those bits (it
+    was refused: "feed 'X' has NumPy dtype uint16 but the data variable is paddle.bfloat16"); a
+    fetched bfloat16 result comes back as its bits (return_numpy=True), as Paddle's Executor does."""
+    bits = np.array([[0x3F80, 0x4000], [0xC040, 0x7F81]], np.uint16)  # 1, 2, -3, a signalling NaN
+    paddle.enable_static()
+    try:
+        main = paddle.static.Program()
+        with paddle.static.program_guard(main, paddle.static.Program()):
+            x = paddle.static.data('X', [2, 2], 'bfloat16')
+            y = paddle.cumsum(x, axis=1)
+        exe = paddle.static.Executor(place)
+        fetched_x, fetched_y = exe.run(main, feed={'X': bits}, fetch_list=[x, y])
+        (as_tensor,) = exe.run(main, feed={'X': bits}, fetch_list=[y], return_numpy=False)
+    finally:
+        paddle.disable_static()
+    assert fetched_x.dtype == np.uint16 and np.array_equal(fetched_x, bits)
+    assert fetched_y.dtype == np.uint16
+    assert as_tensor.dtype == paddle.bfloat16
+    got = as_tensor.astype('float32').numpy()
+    assert got[0].tolist() == [1.0, 3.0] and got[1, 0] == -3.0 and np.isnan(got[1, 1])
+    # uint16 into a variable of another dtype stays refused (numbers are not bits there)
+    paddle.enable_static()
+    try:
+        main = paddle.static.Program()
+        with paddle.static.program_guard(main, paddle.static.Program()):
+            z = paddle.static.data('Z', [2], 'float32') * 1
+        with pytest.raises(TypeError, match="feed 'Z' has NumPy dtype uint16"):
+            paddle.static.Executor(place).run(main, feed={'Z': np.array([1, 2], np.uint16)}, fetch_list=[z])
+    finally:
+        paddle.disable_static()
 
 
 # ------------------------------------------------------------------------------------------

@@ -120,3 +120,24 @@ def test_static_variable_is_refused_clearly():
             pickle.dumps(x)
     finally:
         paddle.disable_static()
+
+
+@pytest.mark.parametrize('place', PLACES)
+def test_bfloat16_nan_payloads_bit_for_bit(place):
+    """A bfloat16 signalling NaN (0x7f81), other payloads and both signs come back with their bits
+    (issue 32 item 7: they went through float32 values and came back quieted, 0x7fc1): the pickle
+    holds numpy()'s uint16 bits."""
+    bits = np.array([0x7F81, 0xFF81, 0x7FC1, 0x7FFF, 0x7F80, 0x0001, 0x8000, 0x3F80], np.uint16)
+    t = paddle.to_tensor(bits, place=place)
+    assert t.dtype == paddle.bfloat16 and t.numpy().tolist() == bits.tolist()
+    for how, fn in _roundtrips():
+        c = fn(t)
+        assert c.dtype == paddle.bfloat16 and c.numpy().tolist() == bits.tolist(), how
+
+
+def test_bfloat16_pickle_of_float32_values_still_loads():
+    """A pickle written before numpy() gave the bits (bfloat16 as float32 values) loads as the same
+    bfloat16 values."""
+    from paddle_ops.tensor.methods import _rebuild_tensor
+    t = _rebuild_tensor(np.array([1.5, -2.0], np.float32), 'bfloat16', 'cpu', True)
+    assert t.dtype == paddle.bfloat16 and t.astype('float32').numpy().tolist() == [1.5, -2.0]

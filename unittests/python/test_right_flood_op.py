@@ -14,7 +14,7 @@ import pytest
 import paddle_ops as paddle
 from op_db import OP_DB, flood_values, right_flood_grad_ref, right_flood_index_ref, right_flood_ref
 from op_test import (FLOAT_DTYPES, INT_DTYPES, available_places, check_grad_fd,
-                     make_tensor, tensor_values)
+                     make_tensor, numpy_values, tensor_values)
 
 OP = OP_DB['right_flood']
 PLACES = available_places()
@@ -134,7 +134,7 @@ def test_rows_of_holes_only_and_leading_holes_keep_their_bits(dtype, place):
     x = np.array([[-0.0, 0.0, -0.0, 0.0], [-0.0, 7.0, 0.0, -0.0]])
     xt = make_tensor(x, dtype, place, stop_gradient=False)
     out, index = paddle.right_flood(xt, return_index=True)
-    got = out.numpy().astype(np.float64)
+    got = numpy_values(out).astype(np.float64)
     assert np.array_equal(np.signbit(got[0]), [True, False, True, False])
     assert np.signbit(got[1, 0]) and list(got[1, 1:]) == [7.0, 7.0, 7.0]
     np.testing.assert_array_equal(index.numpy(), [[-1, -1, -1, -1], [-1, 1, 1, 1]])

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import paddle_ops as paddle
-from op_test import (ALL_DTYPES, FLOAT_DTYPES, available_places, dtype_name, gpu_available,
+from op_test import (ALL_DTYPES, FLOAT_DTYPES, available_places, dtype_name, gpu_available, numpy_values,
                      round_to_bfloat16)
 
 PLACES = available_places()
@@ -46,12 +46,13 @@ def test_to_tensor_with_dtype(dtype, place):
         assert x.dtype == getattr(paddle, dtype)
         assert dtype_name(x.dtype) == dtype
         assert x.shape == [2, 3]
-        assert np.array_equal(x.numpy().astype(np.float64), np.array(data, dtype=bool if
+        assert np.array_equal(numpy_values(x).astype(np.float64), np.array(data, dtype=bool if
                               dtype == 'bool' else np.float64).astype(np.float64))
 
 
+# bfloat16: its uint16 bits, as Paddle's numpy() gives them (NumPy has no bfloat16; docs/spec.md §7)
 @pytest.mark.parametrize('dtype,numpy_dtype', [
-    ('float16', np.float16), ('bfloat16', np.float32), ('float32', np.float32),
+    ('float16', np.float16), ('bfloat16', np.uint16), ('float32', np.float32),
     ('float64', np.float64), ('int32', np.int32), ('int64', np.int64), ('bool', np.bool_),
 ])
 def test_numpy_dtype(dtype, numpy_dtype):
@@ -152,10 +153,12 @@ def test_bfloat16_rounding(value, expected):
     x = paddle.to_tensor([value], dtype='float32')
     y = x.astype('bfloat16')
     assert y.dtype == paddle.bfloat16
-    got = y.numpy()
+    got = y.astype('float32').numpy()
     assert got.dtype == np.float32 and got[0] == expected
+    # numpy() gives the bits: the top half of the value's float32 bits
+    assert y.numpy().dtype == np.uint16 and y.numpy()[0] == np.float32(expected).view(np.uint32) >> 16
     # and straight from data
-    assert paddle.to_tensor([value], dtype='bfloat16').numpy()[0] == expected
+    assert paddle.to_tensor([value], dtype='bfloat16').astype('float32').numpy()[0] == expected
 
 
 @pytest.mark.parametrize('value,expected', [
@@ -177,9 +180,9 @@ def test_bfloat16_matches_round_to_nearest_even_on_random_data():
     rng = np.random.default_rng(0)
     a = np.concatenate([rng.standard_normal(5000) * 10 ** rng.uniform(-30, 30, 5000),
                         [0.0, -0.0, np.inf, -np.inf, 1e-40, -3e-39]]).astype(np.float32)
-    got = paddle.to_tensor(a).astype('bfloat16').numpy()
+    got = paddle.to_tensor(a).astype('bfloat16').astype('float32').numpy()
     assert np.array_equal(got, round_to_bfloat16(a))
-    assert np.isnan(paddle.to_tensor([np.nan], dtype='float32').astype('bfloat16').numpy()[0])
+    assert np.isnan(paddle.to_tensor([np.nan], dtype='float32').astype('bfloat16').astype('float32').numpy()[0])
 
 
 @pytest.mark.parametrize('place', PLACES)
@@ -199,7 +202,7 @@ def test_astype_round_trip(src, dst, place):
     back = y.astype(getattr(paddle, src))
     assert back.dtype == x.dtype
     assert np.array_equal(back.numpy(), x.numpy())
-    assert np.array_equal(y.numpy().astype(np.float64), np.array(values))
+    assert np.array_equal(numpy_values(y).astype(np.float64), np.array(values))
 
 
 def _nearest_bfloat16_bits(v):
@@ -362,7 +365,7 @@ def test_arithmetic_with_python_scalars_keeps_dtype(dtype, place):
              (x * 0.5, [0.5, 1.0, -1.5])]
     for got, expected in cases:
         assert got.dtype == getattr(paddle, dtype)
-        assert got.numpy().astype(np.float64).tolist() == expected
+        assert numpy_values(got).astype(np.float64).tolist() == expected
 
 
 def test_reflected_arithmetic_with_python_scalars():

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _C
 from .._C import Tensor
-from ..framework import convert_place
+from ..framework import bfloat16, convert_place
 from ..tensor import creation
 from . import framework as fw
 
@@ -39,7 +39,9 @@ class Executor:
             arr, ml_bfloat16 = creation._data_array(value, what)
             want = np.dtype(_C.numpy_dtype_of(var.dtype))
             kind = {"b": "b", "i": "i", "u": "i", "f": "f", "O": "i"}  # O: Python ints beyond 64 bits
-            have = "f" if ml_bfloat16 else kind.get(arr.dtype.kind)
+            # bfloat16 bits: an ml_dtypes.bfloat16 array, or (Paddle's convention) a uint16 one.
+            bits = ml_bfloat16 or (var.dtype == bfloat16 and arr.dtype == np.uint16)
+            have = "f" if bits else kind.get(arr.dtype.kind)
             if have != kind.get(want.kind):
                 raise TypeError(f"Executor.run: feed '{var.name}' has NumPy dtype {arr.dtype} but the data "
                                 f"variable is {var.dtype}")

@@ -52,8 +52,9 @@ def cast(x, dtype):
         >>> import paddle_ops
         >>> paddle_ops.cast(paddle_ops.to_tensor([-1.5, 2.7]), 'int64').numpy()
         array([-1,  2])
-        >>> paddle_ops.cast(paddle_ops.to_tensor([1.00390625]), 'bfloat16').numpy()   # nearest even
-        array([1.], dtype=float32)
+        >>> b = paddle_ops.cast(paddle_ops.to_tensor([1.00390625]), 'bfloat16')   # nearest even
+        >>> b.astype('float32').numpy(), b.numpy()   # its value, and its bits (numpy(), as Paddle)
+        (array([1.], dtype=float32), array([16256], dtype=uint16))
     """
     _check_tensor(x, "cast")
     dtype = convert_dtype(dtype, "cast(): argument 'dtype'")

@@ -4,11 +4,17 @@ import numpy as np
 
 from .. import autograd
 from .._C import Tensor
-from ..framework import FLOATING, convert_place, int32, int64
+from ..framework import FLOATING, bfloat16, convert_place, float32, int32, int64
 from . import creation, manipulation, math
 
 
 _NEGATABLE = tuple(FLOATING) + (int32, int64)
+
+
+def _values(t):
+    """A NumPy array of t's values: numpy(), but a bfloat16 tensor's as float32 (exact) rather than
+    its bits."""
+    return (t.astype(float32) if t.dtype == bfloat16 else t).numpy()
 
 
 def backward(self, grad_tensor=None, retain_graph=False):
@@ -38,7 +44,7 @@ def __repr__(self):
         Tensor(shape=[2], dtype=paddle.float32, place=Place(cpu), stop_gradient=True,
                [1., 2.])
     """
-    body = np.array2string(self.numpy(), separator=", ", prefix="       ")
+    body = np.array2string(_values(self), separator=", ", prefix="       ")
     return (f"Tensor(shape={self.shape}, dtype={self.dtype}, place={self.place}, "
             f"stop_gradient={self.stop_gradient},\n       {body})")
 
@@ -53,11 +59,12 @@ def item(self):
     """
     if self.size != 1:
         raise ValueError(f"item(): only a tensor of one element can be converted, this one has {self.size}")
-    return self.numpy().reshape(-1)[0].item()
+    return _values(self).reshape(-1)[0].item()
 
 
 def tolist(self):
-    """The values as (nested) Python lists, as NumPy's tolist.
+    """numpy().tolist(), as Paddle: (nested) Python lists of the values (of a bfloat16 tensor, its
+    uint16 bits, as numpy() gives them; its values: t.astype('float32').tolist()).
 
     Example:
         >>> import paddle_ops
@@ -68,8 +75,9 @@ def tolist(self):
 
 
 def __array__(self, dtype=None, copy=None):
-    """NumPy's __array__ protocol (NumPy 2 passes copy=): the data always come out as a new
-    array; copy=False is a ValueError (use np.from_dlpack for a view of CPU memory).
+    """NumPy's __array__ protocol (NumPy 2 passes copy=): numpy() as a new array (a bfloat16
+    tensor's uint16 bits, as Paddle's np.array(t)); copy=False is a ValueError (use
+    np.from_dlpack for a view of CPU memory).
 
     Example:
         >>> import numpy as np
@@ -196,9 +204,10 @@ def _rebuild_tensor(data, dtype_name, place_name, stop_gradient):
 
 
 def __reduce_ex__(self, protocol):
-    """pickle (every protocol) and copy.copy / copy.deepcopy: the values as a NumPy array (float32
-    for bfloat16, which holds them exactly), the dtype, the place ('gpu:N' comes back on device N)
-    and stop_gradient. The copy is a new leaf: no grad, no autograd history.
+    """pickle (every protocol) and copy.copy / copy.deepcopy: numpy() (bfloat16 as its uint16 bits,
+    so every bit pattern, signalling NaNs included, comes back as it was), the dtype, the place
+    ('gpu:N' comes back on device N) and stop_gradient. The copy is a new leaf: no grad, no
+    autograd history. (A pickle of an older version, bfloat16 as float32 values, still loads.)
 
     Example:
         >>> import pickle
