@@ -141,14 +141,14 @@ def call(lib, op, ins, attrs, outs, keep):
 
 
 def test_runtime_exports_only_its_c_entries(runtime):
-    """The one runtime of the Paddle and JAX integrations exports its plain-C entries alone."""
+    """The one runtime of the integrations exports its plain-C entries alone."""
     nm = subprocess.run(["nm", "-D", "--defined-only", runtime.path], capture_output=True, text=True)
     if nm.returncode != 0:
         pytest.skip("nm is not available")
     names = {line.split()[-1] for line in nm.stdout.splitlines() if line.strip()}
-    assert {"po_jax_op_id", "po_jax_run", "po_jax_last_error", "po_jax_last_pointers", "po_paddle_run",
+    assert {"po_jax_op_id", "po_jax_run", "po_jax_last_error", "po_jax_last_pointers", "po_runtime_run",
             "po_runtime_follow"} <= names
-    assert all(n.startswith(("po_jax_", "po_paddle_", "po_runtime_")) for n in names), names
+    assert all(n.startswith(("po_jax_", "po_runtime_")) for n in names), names
 
 
 def test_runtime_writes_into_the_callers_buffer(runtime):
@@ -162,8 +162,8 @@ def test_runtime_writes_into_the_callers_buffer(runtime):
     assert runtime.po_jax_last_pointers(ins, outs, 4) >= 1
     assert ins[0] == x.ctypes.data and outs[0] == out.ctypes.data  # no copies
     # XLA's buffers are bound for this call alone: the Paddle entry's setting (the same library) stays
-    runtime.po_paddle_caller_allocates.restype = ctypes.c_int32
-    assert runtime.po_paddle_caller_allocates() == 0
+    runtime.po_runtime_caller_allocates.restype = ctypes.c_int32
+    assert runtime.po_runtime_caller_allocates() == 0
 
 
 def test_runtime_errors(runtime):

@@ -289,7 +289,7 @@ def test_argument_checks_are_paddle_ops_own(case):
 # ---- zero copy and symbols --------------------------------------------------------------------
 
 def _last_pointers():
-    ins, outs = _runtime.last_pointers("paddle")  # the runtime instance the extension loaded
+    ins, outs = _runtime.last_pointers()  # the runtime instance the extension loaded
     return ins + [0] * 16, outs + [0] * 16
 
 
@@ -340,6 +340,6 @@ def _defined_dynamic_symbols(path):
 @pytest.mark.skipif(shutil.which("nm") is None, reason="nm (binutils) is not installed")
 def test_only_the_entry_points_are_exported():
     runtime = _defined_dynamic_symbols(_runtime.library_path())
-    assert runtime and all(s.startswith(("po_paddle_", "po_jax_", "po_runtime_")) for s in runtime), runtime
+    assert runtime and all(s.startswith(("po_jax_", "po_runtime_")) for s in runtime), runtime
     ext = _defined_dynamic_symbols(_build.extension_library())
     assert all(s.startswith("PyInit_") for s in ext), ext  # nothing of ours, nothing of Paddle's

@@ -568,14 +568,14 @@ def test_cpp_inputs_and_outputs_are_not_copied(device):
     contiguous first (a copy), never misread."""
     x = rand(5, 40, device=device)
     y = ops.logcumsumexp(x, 1)
-    ins, outs = _runtime.last_pointers("paddle")
+    ins, outs = _runtime.last_pointers()
     assert ins[0] == x.data_ptr() and outs[0] == y.data_ptr()
     o, hT = ops.gla_with_final_state(*gla_inputs(torch.float32, device)[:4], None, 0.5)
-    ins, outs = _runtime.last_pointers("paddle")
+    ins, outs = _runtime.last_pointers()
     assert ins[4] == 0 and outs[:2] == [o.data_ptr(), hT.data_ptr()]  # the absent initial state: null
     s = x.T
     torch.testing.assert_close(ops.cumsum(s, 0), torch.cumsum(s.contiguous(), 0), rtol=1e-13, atol=1e-14)
-    assert _runtime.last_pointers("paddle")[0][0] != s.data_ptr()
+    assert _runtime.last_pointers()[0][0] != s.data_ptr()
 
 
 @cpp_path_only
@@ -654,7 +654,7 @@ def test_cpp_library_is_cached_and_a_failed_build_falls_back(tmp_path):
     r = _child(probe, PADDLE_OPS_TORCH_CPP="1", **no_compiler)
     assert r.returncode != 0 and "ImportError: paddle_ops.integrations.torch: PADDLE_OPS_TORCH_CPP=1" in r.stderr
     r = _child(probe, PADDLE_OPS_TORCH_OUTPUTS="mine")
-    assert r.returncode != 0 and "ValueError: PADDLE_OPS_TORCH_OUTPUTS='mine'" in r.stderr
+    assert r.returncode != 0 and "PADDLE_OPS_TORCH_OUTPUTS" in r.stderr and "'mine'" in r.stderr, r.stderr
     r = _child(probe, PADDLE_OPS_TORCH_CPP="yes")
     assert r.returncode != 0 and "ValueError: PADDLE_OPS_TORCH_CPP='yes'" in r.stderr
 
@@ -665,7 +665,7 @@ def test_cpp_outputs_from_either_allocator():
     our caching allocator; the values are the same."""
     code = ("import paddle_ops.integrations.torch as pt, torch; from paddle_ops.integrations import _runtime; "
             "x = torch.arange(6.0).reshape(2, 3); y = torch.ops.paddle_ops.cumsum(x, 1); "
-            "print(y.tolist(), _runtime.last_pointers('paddle')[1][0] == y.data_ptr())")
+            "print(y.tolist(), _runtime.last_pointers()[1][0] == y.data_ptr())")
     for mode in ("torch", "ours"):
         r = _child(code, PADDLE_OPS_TORCH_OUTPUTS=mode)
         assert r.returncode == 0 and "[[0.0, 1.0, 3.0], [3.0, 7.0, 12.0]] True" in r.stdout, (mode, r.stderr)

@@ -1,8 +1,8 @@
 """Builds the XLA FFI handlers of paddle_ops.integrations.jax at first import.
 
 The package carries, in ``integrations/_native/``: the runtime library shared with the Paddle
-integration (our kernels, built with the package, exporting only plain-C functions, among them
-the ``po_jax_*`` functions of po_jax.h: ``_runtime.py``), ``ffi_handlers.cc`` (the two handlers,
+integrations (our kernels, built with the package, exporting only plain-C functions, among them
+the ``po_jax_*`` functions of jax_entry.h: ``_runtime.py``), ``ffi_handlers.cc`` (the two handlers,
 PoJaxCpu and PoJaxCuda) and the two plain-C headers it includes. ``ffi_handlers.cc`` is compiled
 with the C++ compiler (``$CXX``, else ``c++``) against the FFI headers of the installed jaxlib
 (``jax.ffi.include_dir()``), in about 3 s, into a cache directory:
@@ -22,7 +22,7 @@ from paddle_ops.integrations._filelock import file_lock
 
 NATIVE = _runtime.NATIVE
 RUNTIME = _runtime.LIBRARY
-SOURCES = ("ffi_handlers.cc", "po_jax.h", "bridge.h")
+SOURCES = ("ffi_handlers.cc", "jax_entry.h", "runtime.h")
 # The handler library exports the two handlers and nothing else.
 VERSION_SCRIPT = "{ global: PoJax*; local: *; };\n"
 

@@ -148,11 +148,11 @@ def set_output_allocation(where):
     about 4 ns per float32 element here (docs/benchmarks.md, Real Paddle)."""
     if where not in ("paddle_ops", "paddle"):
         raise ValueError(f"set_output_allocation(): 'paddle_ops' or 'paddle', but got {where!r}")
-    _runtime.load().po_paddle_set_caller_allocates(1 if where == "paddle" else 0)
+    _runtime.load().po_runtime_set_caller_allocates(1 if where == "paddle" else 0)
 
 
 def get_output_allocation():
-    return "paddle" if _runtime.load().po_paddle_caller_allocates() else "paddle_ops"
+    return "paddle" if _runtime.load().po_runtime_caller_allocates() else "paddle_ops"
 
 
 ops = _Ops()

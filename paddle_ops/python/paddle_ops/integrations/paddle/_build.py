@@ -25,7 +25,7 @@ VERSION_SCRIPT = "{ global: PyInit_*; local: *; };\n"
 
 
 def _files():
-    return [_runtime.native_file(f, "paddle") for f in ("paddle_ext.cc", "ext_support.h", "bridge.h",
+    return [_runtime.native_file(f, "paddle") for f in ("paddle_ext.cc", "ext_support.h", "runtime.h",
                                                           _runtime.LIBRARY)]
 
 

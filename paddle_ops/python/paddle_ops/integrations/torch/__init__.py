@@ -237,11 +237,6 @@ def _choose():
     """('cpp' or 'python', whether the C++ kernels include CUDA's, why not C++ or None).
     PADDLE_OPS_TORCH_CPP=0: the Python path; =1: the C++ path or ImportError; unset or
     empty: the C++ path when its library builds, else the Python path (with a warning saying why)."""
-    outputs = os.environ.get("PADDLE_OPS_TORCH_OUTPUTS")
-    if outputs is not None and outputs not in ("torch", "ours"):
-        raise ValueError(f"PADDLE_OPS_TORCH_OUTPUTS={outputs!r}: 'torch' (the C++ kernels' outputs from torch's "
-                         f"allocator) or 'ours' (from paddle_ops' caching allocator); unset: torch's on CUDA, "
-                         f"ours on the CPU")
     want = os.environ.get("PADDLE_OPS_TORCH_CPP", "").strip()
     if want not in ("", "0", "1"):
         raise ValueError(f"PADDLE_OPS_TORCH_CPP={want!r}: 1 (the C++ kernels, or ImportError), 0 (the Python "
