@@ -315,7 +315,7 @@ def test_bad_input(on_cpu):
         pj.pscan(jnp.ones((2, 3, 4)), jnp.ones((2, 3, 5)))
     with pytest.raises(TypeError, match="dtype"):
         pj.logcumsumexp(jnp.ones((3,), jnp.complex64))
-    with pytest.raises(TypeError, match="must be an array"):
+    with pytest.raises(TypeError, match="must be a jax.Array"):
         pj.logcumsumexp(object())
     with pytest.raises(ValueError):
         pj.right_flood(x, hole="one")
