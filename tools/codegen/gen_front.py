@@ -49,6 +49,7 @@ def front_entry(op, by_name):
         "promote": sig.promote,
         "finite": tuple(sig.finite),
         "choices": dict(sig.choices),
+        "autocast": tuple(sig.autocast),
         "computed": dict(sig.computed),
         "overload": sig.overload,
         "returns": sig.returns,

@@ -220,7 +220,7 @@ def parse_op(entry, source):
 
 
 # ---- the public Python signature (the `python` field; ops.yaml's header says what each means) ----
-PYTHON_KEYS = {"signature", "orders", "dtypes", "finite", "choices", "computed", "overload", "returns"}
+PYTHON_KEYS = {"signature", "orders", "dtypes", "finite", "choices", "computed", "overload", "returns", "autocast"}
 DTYPE_NAMES = ("bool", "int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
 DTYPE_GROUPS = {"floating": ("float16", "bfloat16", "float32", "float64")}
 COMPUTED_RULES = ("rsqrt_last_dim",)
@@ -241,7 +241,7 @@ class PythonSig:
     def __init__(self):
         self.params, self.orders, self.dtypes, self.promote = [], [], {}, None
         self.finite, self.computed, self.overload, self.returns = [], {}, None, "first"
-        self.choices = {}
+        self.choices, self.autocast = {}, []
 
 
 def _python_literal(op, field, text):
@@ -338,6 +338,11 @@ def parse_python(op, entry):
         if not isinstance(ov, dict) or set(ov) != {"arg", "op"} or ov["arg"] not in names:
             raise op.err("python.overload", "expected {arg: <a parameter>, op: <an op>}")
         sig.overload = (ov["arg"], ov["op"])
+    for name in entry.get("autocast") or []:
+        a = op.arg(name)
+        if a is None or not a.is_tensor or a in op.outputs:
+            raise op.err("python.autocast", f"'{name}' is not a tensor input of the op")
+        sig.autocast.append(name)
     sig.returns = entry.get("returns", "first")
     if sig.returns not in ("first", "tuple"):
         raise op.err("python.returns", f"expected 'tuple' (or nothing), got {sig.returns!r}")

@@ -35,7 +35,7 @@ import numpy as np
 
 from ._front_table import FRONT
 
-__all__ = ["Adapter", "call", "FRONT", "DTYPES", "type_name", "not_a_tensor", "dtype_arg", "table_call", "table_outputs"]
+__all__ = ["Adapter", "call", "define", "FRONT", "DTYPES", "type_name", "not_a_tensor", "dtype_arg", "table_call", "table_outputs"]
 
 # paddle_ops' dtypes, by name (the names the table uses).
 DTYPES = ("bool", "int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
@@ -406,3 +406,36 @@ def call(adapter, op, arguments):
     # 7. run
     outs = adapter.run(yaml_op, vals)
     return _result(e, spec, vals, outs)
+
+
+def autocast_args(yaml_op):
+    """The tensor arguments of YAML op `yaml_op` that a framework's autocast casts (api_yaml's
+    python.autocast; none for an op without it)."""
+    for e in FRONT.values():
+        if yaml_op in e["calls"]:
+            return e["autocast"]
+    return ()
+
+
+def define(adapter, namespace, reference=None):
+    """Defines in `namespace` (a front module's globals()) every public op of FRONT as a function
+    with the op's signature (parameters and defaults from the table) whose body is the one call
+    of the layer on `adapter`; its docstring names the front and carries the docstring of
+    `reference`'s function of that name (paddle_ops' own). Returns the names defined."""
+    for op, e in FRONT.items():
+        params, star = [], False
+        for p in e["params"]:
+            if p in e["keyword_only"] and not star:
+                params.append("*")
+                star = True
+            params.append(f"{p}={e['defaults'][p]!r}" if p in e["defaults"] else p)
+        scope = {"_call": call, "_adapter": adapter}
+        exec(f"def {op}({', '.join(params)}):\n    return _call(_adapter, {op!r}, locals())\n", scope)  # noqa: S102
+        fn = scope[op]
+        fn.__module__ = namespace["__name__"]
+        fn.__qualname__ = op
+        doc = getattr(getattr(reference, op, None), "__doc__", None) or ""
+        fn.__doc__ = (f"paddle_ops.{op} on {adapter.tensor_kind} arguments, with paddle_ops' signature and "
+                      f"argument rules (paddle_ops/_front.py):\n\n" + doc)
+        namespace[op] = fn
+    return list(FRONT)

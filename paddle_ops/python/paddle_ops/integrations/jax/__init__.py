@@ -33,6 +33,8 @@ import re
 
 import numpy as np
 
+import paddle_ops as _paddle_ops
+
 from ... import _C, _front
 from ..._build_config import WITH_GPU
 from ...framework import convert_place
@@ -280,40 +282,5 @@ def _output_size(counts):
 
 
 _JAX = _JaxAdapter()
-
-
-def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
-    """``paddle_ops.logcumsumexp`` on a JAX array (docs/spec.md §1): log(cumsum(exp(x))) along
-    `axis` (None: the flattened array), without overflow; integer inputs become float32."""
-    return _front.call(_JAX, "logcumsumexp", locals())
-
-
-def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
-    """``paddle_ops.cumsum`` on a JAX array (docs/spec.md §2): floats accumulate in compensated
-    float64, int32/int64 exactly; other integer and bool inputs become int64 (which needs
-    jax_enable_x64)."""
-    return _front.call(_JAX, "cumsum", locals())
-
-
-def pscan(a, x, initial_state=None, reverse=False, name=None):
-    """``paddle_ops.pscan`` on JAX arrays (docs/spec.md §3): y[:, t] = a[:, t] * y[:, t-1] + x[:, t]."""
-    return _front.call(_JAX, "pscan", locals())
-
-
-def right_flood(x, axis=-1, reverse=False, hole="zero", return_index=False, name=None):
-    """``paddle_ops.right_flood`` on a JAX array (docs/spec.md §4): holes filled with the last
-    value before them; with return_index also the int64 source index (needs jax_enable_x64)."""
-    return _front.call(_JAX, "right_flood", locals())
-
-
-def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
-    """``paddle_ops.repeat_interleave`` on a JAX array (docs/spec.md §4): `repeats` an int, a list
-    of ints or an int32/int64 array of counts; axis None flattens x first. With traced counts
-    (under jax.jit) `output_size` must be given: JAX needs the output shape at trace time."""
-    return _front.call(_JAX, "repeat_interleave", locals())
-
-
-def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, head_first=True, name=None):
-    """``paddle_ops.gla`` on JAX arrays (docs/spec.md §5): gated linear attention; returns
-    (o, final_state), final_state None unless output_final_state."""
-    return _front.call(_JAX, "gla", locals())
+# logcumsumexp, cumsum, pscan, right_flood, repeat_interleave, gla: paddle_ops' signatures
+_front.define(_JAX, globals(), _paddle_ops)

@@ -27,6 +27,8 @@ import paddle
 
 from . import _build
 from .. import _runtime
+import paddle_ops as _paddle_ops
+
 from ... import _front
 
 __all__ = ["logcumsumexp", "cumsum", "pscan", "right_flood", "repeat_interleave", "gla", "ops",
@@ -185,38 +187,5 @@ class _PaddleAdapter(_front.Adapter):
 
 
 _PADDLE = _PaddleAdapter()
-
-
-def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
-    """``paddle_ops.logcumsumexp`` on a paddle.Tensor (docs/spec.md §1): log(cumsum(exp(x))) along
-    `axis` (None: the flattened tensor), without overflow; integer inputs become float32."""
-    return _front.call(_PADDLE, "logcumsumexp", locals())
-
-
-def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
-    """``paddle_ops.cumsum`` on a paddle.Tensor (docs/spec.md §2): floats accumulate in
-    compensated float64, int32/int64 exactly; other integer and bool inputs become int64."""
-    return _front.call(_PADDLE, "cumsum", locals())
-
-
-def pscan(a, x, initial_state=None, reverse=False, name=None):
-    """``paddle_ops.pscan`` on paddle.Tensors (docs/spec.md §3): y[:, t] = a[:, t] * y[:, t-1] + x[:, t]."""
-    return _front.call(_PADDLE, "pscan", locals())
-
-
-def right_flood(x, axis=-1, reverse=False, hole="zero", return_index=False, name=None):
-    """``paddle_ops.right_flood`` on a paddle.Tensor (docs/spec.md §4): holes filled with the last
-    value before them; with return_index also the int64 source index."""
-    return _front.call(_PADDLE, "right_flood", locals())
-
-
-def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
-    """``paddle_ops.repeat_interleave`` on a paddle.Tensor (docs/spec.md §4): `repeats` an int, a
-    list of ints or an int32/int64 paddle.Tensor of counts; axis None flattens x first."""
-    return _front.call(_PADDLE, "repeat_interleave", locals())
-
-
-def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, head_first=True, name=None):
-    """``paddle_ops.gla`` on paddle.Tensors (docs/spec.md §5): gated linear attention; returns
-    (o, final_state), final_state None unless output_final_state."""
-    return _front.call(_PADDLE, "gla", locals())
+# logcumsumexp, cumsum, pscan, right_flood, repeat_interleave, gla: paddle_ops' signatures
+_front.define(_PADDLE, globals(), _paddle_ops)
