@@ -276,6 +276,8 @@ def _output_size(counts):
         raise ValueError("repeat_interleave(): the counts are traced (inside jax.jit): pass output_size, "
                          "JAX needs the output shape at trace time")
     values = np.asarray(counts)
+    if values.dtype.kind not in "iu":
+        return -1  # the op's InferMeta refuses them (TypeError)
     if values.size and (values < 0).any():
         raise ValueError(f"repeat_interleave(): repeats must be non-negative, but got {values.min()}")
     return int(values.sum())
