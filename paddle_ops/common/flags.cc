@@ -31,7 +31,7 @@ constexpr int64_t kCpuCacheDefaultMB = 2048;
 #endif
 
 // Rows of FlagTable(), in its order.
-enum Row { kGpuScanRow, kGlaGpuRow, kGlaCpuRow, kCpuCacheRow, kCpuIsaRow, kTorchOutputsRow, kNumRows };
+enum Row { kGpuScanRow, kGlaGpuRow, kGlaCpuRow, kCpuCacheRow, kCpuIsaRow, kTorchOutputsRow, kQuietRow, kNumRows };
 
 const char kSourceEnv[] = "the environment";
 
@@ -96,6 +96,9 @@ const std::vector<FlagInfo>& FlagTable() {
       {"PADDLE_OPS_TORCH_OUTPUTS", FlagKind::kChoice, {"auto", "torch", "ours"}, 0, 0, false,
        "who allocates the outputs of paddle_ops.integrations.torch's C++ kernels: auto (torch's "
        "allocator on CUDA, ours on the CPU), torch, or ours (adopted by torch without a copy)"},
+      {"PADDLE_OPS_QUIET", FlagKind::kChoice, {"0", "1"}, 0, 0, false,
+       "1: an integration's first import builds its extension without printing the line that says "
+       "what it builds, about how long it takes and where it is cached"},
   };
   return table;
 }

@@ -117,6 +117,8 @@ def emit_ext(ops, bwds, ids, yaml_hash):
         b = grad_op(op, bwds)
         if b is not None:
             L.append(emit_ext_op(b, ids[b.name]))
+            L.append(f"std::vector<paddle::Tensor> DoubleGrad_{op.name}(const paddle::Tensor&) {{\n"
+                     f'  po_ext::NoDoubleGrad("{op.name}");\n}}')
         L.append("")
     L.append("}  // namespace")
     L.append("")
@@ -125,8 +127,20 @@ def emit_ext(ops, bwds, ids, yaml_hash):
         b = grad_op(op, bwds)
         if b is not None:
             L += _pd_build("PD_BUILD_GRAD_OP", op.name, b, fwd=op)
+            L += _no_double_grad(op, b)
         L.append("")
     return "\n".join(L)
+
+
+def _no_double_grad(op, b):
+    """A double-grad op whose kernel raises: a second derivative through our ops is not supported
+    yet, and Paddle would otherwise fail far from the cause (or give nothing with allow_unused)."""
+    x = b.outputs[0].name[:-len("_grad")]
+    out = next(a.name[:-len("_grad")] for a in b.inputs if a.name.endswith("_grad") and op.arg(a.name[:-5]))
+    return [f"PD_BUILD_DOUBLE_GRAD_OP({PREFIX}{op.name})",
+            f'    .Inputs({{paddle::Grad(paddle::Grad("{x}"))}})',
+            f'    .Outputs({{paddle::Grad(paddle::Grad("{out}"))}})',
+            f"    .SetKernelFn(PD_KERNEL(DoubleGrad_{op.name}));"]
 
 
 def emit_meta(ops, bwds):

@@ -680,3 +680,92 @@ def test_python_path_in_a_child_process():
                        env=dict(os.environ, PADDLE_OPS_TORCH_CPP="0"))
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
     assert " passed" in r.stdout and " failed" not in r.stdout
+
+
+# ---- issue 31: paddle_ops' signatures on torch tensors, double backward, autocast ----------------
+
+def test_public_functions_have_paddle_ops_signatures():
+    """pt.<op> takes exactly paddle_ops.<op>'s parameters and defaults (the same table)."""
+    import inspect
+    for name in ("logcumsumexp", "cumsum", "pscan", "right_flood", "repeat_interleave", "gla"):
+        ours = inspect.signature(getattr(paddle, name)).parameters
+        theirs = inspect.signature(getattr(pt, name)).parameters
+        assert [(p.name, p.default, p.kind) for p in ours.values()] == \
+            [(p.name, p.default, p.kind) for p in theirs.values()], name
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_public_functions_with_defaults(device):
+    """gla(q, k, v, gk) with scale and initial_state left out; cumsum in Paddle's order; the same
+    values as the torch ops with the arguments spelled out."""
+    q, k, v, gk = gla_inputs(torch.float32, device)[:4]
+    o, state = pt.gla(q, k, v, gk)
+    assert state is None
+    assert torch.equal(o, ops.gla(q, k, v, gk, None, q.shape[-1] ** -0.5))
+    x = rand(3, 4, dtype=torch.float32, device=device)
+    assert torch.equal(pt.cumsum(x, 1, "float64"), ops.cumsum(x.double(), 1))
+    assert torch.equal(pt.logcumsumexp(x), ops.logcumsumexp(x.reshape(-1), 0))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("op", ["logcumsumexp", "pscan", "gla"])
+def test_double_backward_raises(op, device):
+    """A gradient of a gradient through a paddle_ops op raises NotImplementedError (torch only
+    warned and gave zeros)."""
+    if op == "gla":
+        q = rand(1, 2, 9, 4, dtype=torch.float64, device=device, grad=True)
+        y = pt.gla(q, q, q, -q.abs())[0]
+    elif op == "pscan":
+        q = rand(2, 5, 3, dtype=torch.float64, device=device, grad=True)
+        y = pt.pscan(q, q)
+    else:
+        q = rand(3, 5, dtype=torch.float64, device=device, grad=True)
+        y = pt.logcumsumexp(q, 1)
+    g, = torch.autograd.grad(y.sum(), q, create_graph=True)
+    with pytest.raises(NotImplementedError, match="second derivative"):
+        torch.autograd.grad(g.sum(), q)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_autocast_scans_keep_their_dtype(device):
+    x = rand(4, 6, dtype=torch.float32, device=device)
+    with torch.autocast(device, dtype=torch.bfloat16):
+        assert ops.logcumsumexp(x, 1).dtype == torch.float32
+        assert pt.cumsum(x, 1).dtype == torch.float32
+        assert pt.pscan(x[:, :, None].exp().neg().exp().squeeze(-1), x[:, :, None]).dtype == torch.float32
+
+
+def _mixed_gk_legal(device):
+    """Whether gla takes a float32 gk beside bfloat16 q, k, v (the gla issue makes it legal)."""
+    q = torch.zeros(1, 1, 2, 2, dtype=torch.bfloat16, device=device)
+    try:
+        ops.gla(q, q, q, q.float(), None, 1.0)
+    except TypeError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_autocast_gla_casts_q_k_v_and_keeps_gk(device):
+    """Under autocast gla runs q, k, v in the autocast dtype with gk as given (float32), as the
+    rule in api_yaml says (python.autocast: [q, k, v])."""
+    q, k, v, gk = gla_inputs(torch.float32, device)[:4]
+    if not _mixed_gk_legal(device):
+        with torch.autocast(device, dtype=torch.bfloat16), pytest.raises(TypeError, match="gk.*bfloat16.*float32"):
+            pt.gla(q, k, v, gk)  # the rule passes gk as float32; the kernel does not take it yet
+        pytest.skip("gla does not take a float32 gk beside bfloat16 q, k, v yet (the gla issue makes it legal)")
+    with torch.autocast(device, dtype=torch.bfloat16):
+        o, _ = pt.gla(q, k, v, gk)
+    assert o.dtype == torch.bfloat16
+    ref, _ = pt.gla(q.bfloat16(), k.bfloat16(), v.bfloat16(), gk)
+    assert torch.equal(o, ref)
+
+
+def test_native_api_names_a_torch_tensor():
+    """A torch tensor given to paddle_ops' own API: the message names torch.Tensor and where to
+    go (was: "must be a Tensor, but got Tensor")."""
+    with pytest.raises(TypeError, match=r"must be a Tensor, but got torch\.Tensor .*paddle_ops\.integrations\.torch"
+                                        r"\.logcumsumexp.*paddle_ops\.from_dlpack"):
+        paddle.logcumsumexp(torch.zeros(3))
+    with pytest.raises(TypeError, match=r"torch\.Tensor.*integrations\.torch\.gla"):
+        paddle.gla(torch.zeros(1, 1, 2, 2), *[paddle.to_tensor(np.zeros((1, 1, 2, 2), np.float32))] * 3)

@@ -52,6 +52,14 @@ inline paddle::DataType FromPo(int32_t dt) {
   PD_THROW("[paddle_ops:" + std::string(name) + "] " + message);
 }
 
+// The kernel of every double-grad op: a second derivative through paddle_ops' ops is not
+// supported yet (create_graph=True, then a gradient of a gradient).
+[[noreturn]] inline void NoDoubleGrad(const char* op) {
+  PD_THROW("[paddle_ops:NotImplementedError] " + std::string(op) +
+           "(): a second derivative (double backward: a gradient of a gradient made with create_graph=True) "
+           "through a paddle_ops op is not supported");
+}
+
 // The extension refuses a runtime built from other YAML (ops numbered differently).
 inline void CheckBridge(const char* yaml_hash) {
   static const bool ok = std::strcmp(po_runtime_yaml_hash(), yaml_hash) == 0;

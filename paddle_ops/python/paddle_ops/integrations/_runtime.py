@@ -13,6 +13,7 @@ the thread count of ``paddle_ops.set_num_threads`` and the flags of ``paddle_ops
 import ctypes
 import hashlib
 import os
+import sys
 
 from .. import _C
 
@@ -51,6 +52,19 @@ def cache_dir(name, files, *keys):
     root = os.environ.get("PADDLE_OPS_EXTENSION_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
                                                                       "paddle_ops", name)
     return os.path.join(root, h.hexdigest()[:16])
+
+
+# About how long each first-import build takes on a 2-core machine (docs/usage.md).
+BUILD_SECONDS = {"paddle": "45-90 s", "torch": "20-95 s", "jax": "3 s"}
+
+
+def announce_build(integration, what, build_dir):
+    """The one line an integration's first import prints before it builds its extension: what,
+    about how long, where it is cached; nothing with the flag PADDLE_OPS_QUIET=1."""
+    if _C.get_flag("PADDLE_OPS_QUIET") == "1":
+        return
+    print(f"paddle_ops.integrations.{integration}: building {what} once (about {BUILD_SECONDS[integration]}); "
+          f"cached in {build_dir} (PADDLE_OPS_QUIET=1: no such line)", file=sys.stderr, flush=True)
 
 
 def load(integration="paddle"):

@@ -74,6 +74,7 @@ def handler_library():
         os.makedirs(folder, exist_ok=True)
         with file_lock(os.path.join(folder, ".lock")):
             if not os.path.exists(out):
+                _runtime.announce_build("jax", f"its XLA FFI handlers against jaxlib {jaxlib.__version__}", folder)
                 _compile(out, jax.ffi.include_dir())
     return out
 

@@ -35,10 +35,10 @@ __all__ = ["logcumsumexp", "cumsum", "pscan", "right_flood", "repeat_interleave"
            "set_output_allocation", "get_output_allocation"]
 
 # PD_THROW's message: "[paddle_ops:<Kind>] <message>" then "[<file>:<line>]".
-_ERROR = re.compile(r"\[paddle_ops:(ValueError|TypeError|IndexError|MemoryError|RuntimeError)\] (.*?)\s*(?:\[[^\]\n]*:\d+\])?\s*$",
+_ERROR = re.compile(r"\[paddle_ops:(ValueError|TypeError|IndexError|MemoryError|RuntimeError|NotImplementedError)\] (.*?)\s*(?:\[[^\]\n]*:\d+\])?\s*$",
                     re.S)
 _TYPES = {"ValueError": ValueError, "TypeError": TypeError, "IndexError": IndexError,
-          "MemoryError": MemoryError, "RuntimeError": RuntimeError}
+          "MemoryError": MemoryError, "RuntimeError": RuntimeError, "NotImplementedError": NotImplementedError}
 
 
 class _Ops:

@@ -89,6 +89,7 @@ def load(verbose=False):
             f.write(VERSION_SCRIPT)
         with file_lock(os.path.join(build_dir, ".lock")):
             if not os.path.exists(stamp):
+                _runtime.announce_build("torch", f"its C++ kernels against torch {torch.__version__}", build_dir)
                 cpp_extension.load(
                     name=EXT_NAME,
                     sources=[os.path.join(_runtime.NATIVE, "torch_ext.cc")],
