@@ -50,7 +50,7 @@ class Adapter:
     names them in messages ("Tensor", "paddle.Tensor", ...); `framework` is the top-level module
     name of its tensors ("paddle_ops", "paddle", "torch", "jax")."""
 
-    tensor_types = ()
+    tensor_types: tuple = ()
     tensor_kind = "Tensor"
     framework = "paddle_ops"
 
