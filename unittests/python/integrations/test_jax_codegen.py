@@ -26,19 +26,11 @@ def tables(path):
     return {e["name"]: e for e in ops}, yaml
 
 
-@pytest.fixture(scope="module")
-def real(tmp_path_factory):
-    out = tmp_path_factory.mktemp("gen") / "_generated.py"
-    r = run(OPS, BWD, out)
-    assert r.returncode == 0, r.stderr
-    return out
+real = test_torch_codegen.real_table(run)
 
 
 def test_deterministic_and_compiles(real, tmp_path):
-    again = tmp_path / "again.py"
-    assert run(OPS, BWD, again).returncode == 0
-    assert real.read_text() == again.read_text()
-    compile(real.read_text(), str(real), "exec")
+    test_torch_codegen.check_deterministic_and_compiles(run, real, tmp_path)
 
 
 def test_every_op_with_its_gradient(real):

@@ -23,15 +23,15 @@ def pt(a, stop_gradient=True):
 
 
 def np_logcumsumexp(x, axis, exclusive=False, reverse=False):
-    x = np.moveaxis(np.asarray(x, np.float64), axis, -1)
-    if reverse:
-        x = x[..., ::-1]
-    out = np.logaddexp.accumulate(x, axis=-1)
-    if exclusive:
-        out = np.concatenate([np.full(out.shape[:-1] + (1,), -np.inf), out[..., :-1]], axis=-1)
-    if reverse:
-        out = out[..., ::-1]
-    return np.moveaxis(out, -1, axis)
+    """float64 reference: logaddexp.accumulate (on the flipped axis for reverse), shifted by one
+    step with -inf coming in for exclusive."""
+    flip = (lambda a: np.flip(a, axis)) if reverse else (lambda a: a)
+    out = flip(np.logaddexp.accumulate(flip(np.asarray(x, np.float64)), axis=axis))
+    if not exclusive:
+        return out
+    out = np.moveaxis(out, axis, -1)
+    pad = np.full(out.shape[:-1] + (1,), -np.inf)
+    return np.moveaxis(np.concatenate([out[..., 1:], pad] if reverse else [pad, out[..., :-1]], axis=-1), -1, axis)
 
 
 # ---- values ------------------------------------------------------------------------------------
