@@ -101,7 +101,7 @@ _OTHER_OPS = {
                       Bad(np.bool_(True), TypeError, 'float', 'bool'),
                       Bad(float('inf'), ValueError, 'finite', 'inf'),
                       # an int beyond the float range: was "int too large to convert to float"
-                      Bad(10 ** 400, ValueError, 'finite', 'too large for a float')],
+                      Bad(10 ** 400, ValueError, 'float', 'too large for a float')],
             'initial_state': [
                 Bad([1.0], TypeError, 'Tensor', 'list'),
                 Bad(T((1, 2, 4, 4)), ValueError, r'\[1, 2, 4, 3\]', r'\[1, 2, 4, 4\]'),

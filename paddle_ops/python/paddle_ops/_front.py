@@ -289,6 +289,16 @@ _COMPUTED = {"rsqrt_last_dim": _rsqrt_last_dim}
 
 def _counts(adapter, v, like, op, arg):
     """A list, tuple or NumPy array of counts as an int64 tensor of the front."""
+    if isinstance(v, (list, tuple)) and v and builtins.all(_is_int(c) for c in v):
+        # Python ints beyond int64, of which NumPy would make floats or objects (issue 32 item 7): a
+        # negative one is the negative count's ValueError, a larger one the sum's.
+        ints = [int(c) for c in v]
+        low, high = builtins.min(ints), builtins.max(ints)
+        if low < 0 and (low < -2 ** 63 or high > 2 ** 63 - 1):
+            raise ValueError(f"{op}: {arg} must be non-negative, but {arg}[{ints.index(low)}] is {low}")
+        if high > 2 ** 63 - 1:
+            raise ValueError(f"{op}(): the sum of {arg} is more than 2**63 - 1 ({arg}[{ints.index(high)}] is {high})")
+        v = np.array(ints, np.int64)
     values = np.asarray(v)
     if values.dtype.kind not in "iu" and values.size:
         raise TypeError(f"{op}(): argument '{arg}' must hold integers, but got {values.dtype}")
