@@ -326,3 +326,68 @@ def test_disable_static_with_a_place_makes_it_the_device():
             assert paddle.get_device() == 'gpu:0' and paddle.to_tensor([1.0]).place.is_gpu_place()
     finally:
         paddle.set_device(before)
+
+
+def test_paddle_tests_harness_runs_an_optest(tmp_path):
+    """tools/dev/paddle_tests (which runs Paddle's own tests of these ops; docs/testing.md) works:
+    in a child, `import paddle` is paddle_ops, and an OpTest of cumsum in bfloat16 (uint16 inputs
+    and outputs, Paddle's convention) and in float64 passes its output and gradient checks, while
+    a wrong expected output fails."""
+    import os
+    import subprocess
+    import sys
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    code = '''
+import sys, unittest
+import numpy as np
+sys.path.insert(0, %r)
+import shim
+shim.GPU_AS_CPU = True
+import op_test
+import paddle
+assert paddle.__name__ == "paddle_ops"
+
+def cumsum_wrapper(x, axis=-1, flatten=False, exclusive=False, reverse=False):
+    return paddle._C_ops.cumsum(x, axis, flatten, exclusive, reverse)
+
+class Base(op_test.OpTest):
+    wrong = False
+    def setUp(self):
+        self.op_type, self.python_api = "cumsum", cumsum_wrapper
+        x = np.random.random((3, 7)).astype(np.float32)
+        out = x.cumsum(axis=1) + (1.0 if self.wrong else 0.0)
+        self.attrs = {"axis": 1}
+        if self.dtype == np.uint16:
+            self.inputs = {"X": op_test.convert_float_to_uint16(x)}
+            self.outputs = {"Out": op_test.convert_float_to_uint16(out)}
+        else:
+            self.inputs, self.outputs = {"X": x.astype(np.float64)}, {"Out": out.astype(np.float64)}
+    def test_output(self):
+        self.check_output()
+    def test_grad(self):
+        self.check_grad(["X"], "Out")
+
+class Bf16(Base):
+    def setUp(self):
+        self.dtype = np.uint16
+        super().setUp()
+
+class F64(Base):
+    def setUp(self):
+        self.dtype = np.float64
+        super().setUp()
+
+class F64Wrong(F64):
+    wrong = True
+
+results = {}
+for cls in (Bf16, F64, F64Wrong):
+    r = unittest.TestResult()
+    unittest.defaultTestLoader.loadTestsFromTestCase(cls).run(r)
+    results[cls.__name__] = (r.testsRun, len(r.failures) + len(r.errors))
+print(results)
+''' % os.path.join(repo, 'tools', 'dev', 'paddle_tests')
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=600,
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "{'Bf16': (2, 0), 'F64': (2, 0), 'F64Wrong': (2, 1)}", r.stdout + r.stderr
