@@ -17,7 +17,8 @@
 //   dk_s  = exp(Btot - B_s) * (dS v_s) + sum_{r >= s} dA[r, s] qs_r exp(B_r - B_s)
 //   dv    = A^T do + (k * exp(Btot - B)) dS,   dS_before = exp(Btot)[:, None] * dS + (qs * exp(B))^T do
 // and dgk as in the recurrent form (recurrent.h): the reverse sum of q dq - k dk without each
-// step's own term, plus the final state's share; dgk_0 = sum_j dh0 * h0. The per-head
+// step's own term, plus the final state's share, restarting from 0 at a gate whose factor is 0;
+// dgk_0 = sum_j dh0 * h0. The per-head
 // computation is sequential in a fixed order, so results do not depend on the thread count.
 #pragma once
 
@@ -318,6 +319,7 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
       const int64_t rk = s.QkRow(bh, t0 + r), rv = s.VRow(bh, t0 + r);
       for (int64_t i = 0; i < Dk; ++i) {
         w->acc[i] += c.q(r, i) * w->dq(r, i) - c.k(r, i) * w->dk(r, i);
+        if (c.eg(r, i) == 0.f) w->acc[i] = 0.f;  // a zero factor: dgk_r = 0, the sum restarts (recurrent.h)
         dg[rk + i] = static_cast<T>(w->acc[i]);
         dq[rk + i] = static_cast<T>((w->dq(r, i) + c.k(r, i) * vdo) * scale);
         dk[rk + i] = static_cast<T>(w->dk(r, i) + c.q(r, i) * vdo);

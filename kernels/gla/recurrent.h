@@ -10,6 +10,8 @@
 //   dq_t = scale h_t do_t,  dk_t = dS_t v_t,  dv_t = dS_t^T k_t,  dh0 = exp(gk_0)[:, None] * dS_0
 //   dgk_t = sum_{s >= t} (q_s * dq_s - k_s * dk_s) + sum_j (final_state_grad * h_{T-1})[:, j]
 //   dgk_0 = sum_j (dh0 * h0)[:, j]  (the same value, without the cancellation)
+//   dgk_t = 0 where exp(gk_t) = 0, and the reverse sum restarts there (again without the
+//   cancellation: docs/spec.md §5)
 // (gk enters through its cumulative sum G: o_s depends on exp(G_s - G_r) for r <= s, so the
 // gradient of G_s is q_s dq_s - k_s dk_s, plus the final state's term at the last step, and
 // that of gk_t is the sum over s >= t). No state is stored: dq comes from a forward pass, the
@@ -246,6 +248,11 @@ HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T*
       // Step t's own terms of q dq and k dk (scale q k (v do)) cancel exactly: leave them out,
       // which keeps strongly decayed channels free of that cancellation.
       acc[i] += qdq[t * Dk + i] - ki * later;
+      // A gate whose factor is 0 (gk_t = -inf, or so negative that exp underflows): dgk_t =
+      // exp(gk_t) sum_j dS_t h_{t-1} = 0 exactly, and the reverse sum starts again from it. The
+      // sum of the later terms would reach 0 only through cancellation, leaving its rounding in
+      // every earlier step's gradient.
+      if (a == Acc(0)) acc[i] = Acc(0);
       dg[rk + i] = static_cast<T>(acc[i]);
     }
     for (int64_t j = 0; j < Dv; ++j) dv[rv + j] = static_cast<T>(row[j]);

@@ -165,3 +165,45 @@ def test_chunked_cpu_each_isa(gate, dtype, isa, on_path):
     on_path('cpu', 'chunked')
     paddle.set_flags({'PADDLE_OPS_CPU_ISA': isa})
     check(*mixed_inputs(gate), dtype, 'cpu')
+
+
+@pytest.mark.parametrize('place,path', RUNS)
+@pytest.mark.parametrize('gate', (-np.inf, -1e30), ids=str)
+def test_zero_factor_gate_cuts_the_gradient(gate, place, path, on_path):
+    """A gate whose factor is 0 on every channel of a step t0 (here -inf or -1e30, in float32, with
+    small Dk, where gk_grad is most sensitive) cuts the recurrence: nothing at or after t0 depends
+    on the steps before it. So the gradients of the steps before t0 equal those of the same loss
+    with do zeroed from t0 on (no final-state term), gk_grad is exactly 0 at t0, and it matches
+    the float64 reference around the gate (before: the reverse sum of gk_grad reached 0 at the gate
+    only through cancellation, and that rounding, 3.5e-9 here, stayed in every earlier step)."""
+    on_path(place, path)
+    rng = np.random.default_rng(11)
+    B, H, T, Dk, Dv, t0 = 1, 2, 36, 2, 8, 20
+    q, k = rng.uniform(-0.25, 0.25, (B, H, T, Dk)), rng.uniform(-0.25, 0.25, (B, H, T, Dk))
+    v = rng.uniform(-0.25, 0.25, (B, H, T, Dv))
+    g = -np.abs(rng.uniform(-1, 1, (B, H, T, Dk))) / 16
+    g[:, :, t0, :] = gate
+    h0 = rng.uniform(-0.25, 0.25, (B, H, Dk, Dv))
+    q, k, v, g = rounded('float32', q, k, v, g)
+    h0 = cast_np(h0, 'float32').astype(np.float64)
+    do = cast_np(rng.standard_normal(v.shape), 'float32').astype(np.float64)
+    cut = do.copy()
+    cut[:, :, t0:] = 0.0
+
+    def grads(dout, with_final):
+        ts = [make_tensor(x, 'float32', place, stop_gradient=False) for x in (q, k, v, g)]
+        h = make_tensor(h0, 'float32', place, stop_gradient=False)
+        o, fs = paddle.gla(*ts, initial_state=h, output_final_state=True)
+        loss = (o * make_tensor(dout, 'float32', place)).sum() + ((fs * fs).sum() if with_final else 0.0)
+        return [tensor_values(x) for x in paddle.grad([loss], ts + [h])]
+
+    full, before = grads(do, True), grads(cut, False)
+    for name, a, b in zip(('q', 'k', 'v', 'gk', 'initial_state'), full, before):
+        a_, b_ = (a, b) if name == 'initial_state' else (a[:, :, :t0], b[:, :, :t0])
+        np.testing.assert_allclose(a_, b_, rtol=1e-6, atol=1e-9 * np.abs(b_).max(), err_msg=name)
+    assert np.all(full[3][:, :, t0] == 0.0), full[3][:, :, t0]
+    # and against the float64 reference
+    _, fs_ref, _ = gla_ref(q, k, v, g, Dk ** -0.5, h0)
+    refs = gla_grad_ref(q, k, v, g, Dk ** -0.5, do, 2 * fs_ref, h0)
+    for name, got, ref in zip(('q', 'k', 'v', 'gk', 'initial_state'), full, refs):
+        assert_rel_rms(got, ref, 'float32', name + '_grad')
