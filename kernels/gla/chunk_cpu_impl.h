@@ -379,12 +379,16 @@ void ForEachHead(const Data& d, Body body) {
   keep.Rethrow();
 }
 
+// The chunked form takes heads with Dk, Dv >= 1 (its rows are addressed as &m(r, 0)); a zero-size
+// head dim has nothing to compute and runs the recurrent form's loops, which give zeros.
+inline bool HasHeadDims(const GlaShape& s) { return s.Dk > 0 && s.Dv > 0; }
+
 // A whole call: the chunked form (not for float64) or the recurrent one.
 template <typename T>
 void Forward(const GlaData<T>& d, double scale, bool chunked) {
   using Acc = typename GlaAccType<T>::type;
   if constexpr (!std::is_same<T, double>::value) {
-    if (chunked) {
+    if (chunked && HasHeadDims(d.s)) {
       return ForEachHead<Work>(d, [&](int64_t bh, int64_t off, Work* w) {
         ChunkedForwardHead<T>(d.s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + off : nullptr, static_cast<float>(scale),
                               d.o, d.final_state ? d.final_state + off : nullptr, w);
@@ -402,7 +406,7 @@ template <typename T>
 void Backward(const GlaGradData<T>& d, double scale, bool chunked) {
   using Acc = typename GlaAccType<T>::type;
   if constexpr (!std::is_same<T, double>::value) {
-    if (chunked) {
+    if (chunked && HasHeadDims(d.s)) {
       return ForEachHead<Work>(d, [&](int64_t bh, int64_t off, Work* w) {
         ChunkedBackwardHead<T>(d.s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + off : nullptr, d.dout,
                                d.dfinal ? d.dfinal + off : nullptr, static_cast<float>(scale), d.dq, d.dk, d.dv,

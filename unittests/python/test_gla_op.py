@@ -330,6 +330,21 @@ def test_zero_length(place):
     np.testing.assert_array_equal(tensor_values(h.grad), 2.0)
 
 
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dims', [(0, 5), (4, 0)], ids=['Dk0', 'Dv0'])
+def test_zero_size_head_dims(dims, place):
+    """Dk = 0 or Dv = 0, on both CPU paths (forced chunked too; the fuzzer found the chunked form
+    addressing a row of zero columns): o is zeros (or empty), the state empty, every gradient zeros."""
+    Dk, Dv = dims
+    q, k, v, g, h0 = make_inputs(1, 2, 40, Dk, Dv, seed=2)
+    o, fs, ts, h = run_gla(q, k, v, g, h0, 'float32', place, requires_grad=True)
+    assert list(o.shape) == [1, 2, 40, Dv] and list(fs.shape) == [1, 2, Dk, Dv]
+    np.testing.assert_array_equal(tensor_values(o), 0.0)
+    grads = paddle.grad([o.sum()], ts + [h], allow_unused=True)
+    for grad in grads:
+        assert grad is None or not tensor_values(grad).any()
+
+
 GPU_VERSION_DIMS = [
     # (B, H, T, Dk, Dv, head_first): the seed's head sizes; Dk = Dv = 64 in [B, T, H, D]; D not a
     # multiple of 8 (version 2's scalar fallback of its 16-byte loads); Dk = Dv = 256 (4 tiles).
