@@ -420,7 +420,7 @@ def autocast_args(yaml_op):
 def define(adapter, namespace, reference=None):
     """Defines in `namespace` (a front module's globals()) every public op of FRONT as a function
     with the op's signature (parameters and defaults from the table) whose body is the one call
-    of the layer on `adapter`; its docstring names the front and carries the docstring of
+    of the layer on `adapter`; its docstring names the front and carries the summary of
     `reference`'s function of that name (paddle_ops' own). Returns the names defined."""
     for op, e in FRONT.items():
         params, star = [], False
@@ -434,8 +434,9 @@ def define(adapter, namespace, reference=None):
         fn = scope[op]
         fn.__module__ = namespace["__name__"]
         fn.__qualname__ = op
-        doc = getattr(getattr(reference, op, None), "__doc__", None) or ""
+        summary = (getattr(getattr(reference, op, None), "__doc__", None) or "").strip().split("\n\n")[0]
         fn.__doc__ = (f"paddle_ops.{op} on {adapter.tensor_kind} arguments, with paddle_ops' signature and "
-                      f"argument rules (paddle_ops/_front.py):\n\n" + doc)
+                      f"argument rules (paddle_ops/_front.py): {summary}\n\nThe arguments, results and "
+                      f"examples: help(paddle_ops.{op}).")
         namespace[op] = fn
     return list(FRONT)
