@@ -130,17 +130,21 @@ int64_t ParseFlagValue(const FlagInfo& flag, const std::string& value, const cha
   if (flag.kind == FlagKind::kChoice) {
     for (size_t i = 0; i < flag.choices.size(); ++i)
       if (value == flag.choices[i]) return static_cast<int64_t>(i);
-  } else if (!value.empty() && value.size() <= 19) {
+  } else if (!value.empty()) {
+    // Decimal digits only, and never past max_value: each step checks before it multiplies, so
+    // nothing overflows (a 19-digit value above 2**63 - 1 used to wrap to a negative number,
+    // which made the CPU cache unbounded).
     int64_t n = 0;
-    bool digits = true;
+    bool ok = true;
     for (char c : value) {
-      if (c < '0' || c > '9') {
-        digits = false;
+      const int digit = c - '0';
+      if (c < '0' || c > '9' || n > (flag.max_value - digit) / 10) {
+        ok = false;
         break;
       }
-      n = n * 10 + (c - '0');
+      n = n * 10 + digit;
     }
-    if (digits && n <= flag.max_value) return n;
+    if (ok) return n;
   }
   PADDLE_THROW(phi::errors::InvalidArgument("%s='%s' (from %s) is not accepted; accepted values: %s",
                                             flag.name, value, source, AcceptedValues(flag)));
