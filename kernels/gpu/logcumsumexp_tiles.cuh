@@ -240,9 +240,10 @@ __device__ inline void LoadRowItems(const T* x, int64_t base, int64_t L, bool re
                                     bool vec, float (&v)[V]) {
   T raw[V];
   LoadRowRaw<T, V>(x, base, L, reverse, first, s1, vec, raw);
+  const int64_t in = s1 - first;  // steps of the V that exist: one compare each against a constant
 #pragma unroll
   for (int j = 0; j < V; ++j) {
-    v[j] = first + j < s1 ? static_cast<float>(raw[j]) : -std::numeric_limits<float>::infinity();
+    v[j] = j < in ? static_cast<float>(raw[j]) : -std::numeric_limits<float>::infinity();
   }
 }
 

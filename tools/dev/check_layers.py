@@ -36,6 +36,7 @@ LAYERS = [
     ("paddle_ops/autograd/", "front"),
     ("paddle_ops/runtime/", "runtime"),  # the integrations' runtime library (plain-C interface)
     ("paddle_ops/python/", "python"),
+    ("tools/", "tools"),                 # dev tools with C++/CUDA sources (tools/dev/harness/)
     ("paddle_ops_gen/", "gen"),          # generated into the build folder
 ]
 _BELOW_FRONT = {"common", "core", "util", "engine", "infermeta", "kernels"}
@@ -50,6 +51,7 @@ ALLOWED = {
     "front": _BELOW_FRONT | {"front", "gen"},
     "runtime": _BELOW_FRONT | {"gen", "runtime"},
     "python": _BELOW_FRONT | {"front", "gen", "runtime", "python"},
+    "tools": _BELOW_FRONT | {"front", "gen", "runtime", "python", "tools"},
     "gen": _BELOW_FRONT | {"front", "gen"},
 }
 PROJECT_ROOTS = ("paddle_ops/", "kernels/", "infermeta/")

@@ -48,7 +48,7 @@ class FlagsTest : public ::testing::Test {
 
 TEST(FlagTableTest, EveryFlagIsNamedDocumentedAndHasAValidDefault) {
   const auto& table = fl::FlagTable();
-  ASSERT_EQ(table.size(), 7u);  // ... and PADDLE_OPS_TORCH_OUTPUTS, PADDLE_OPS_QUIET (issue 31)
+  ASSERT_EQ(table.size(), 7u);
   for (const auto& f : table) {
     EXPECT_EQ(std::string(f.name).rfind("PADDLE_OPS_", 0), 0u) << f.name;
     EXPECT_GT(std::string(f.doc).size(), 20u) << f.name;
@@ -67,6 +67,9 @@ TEST(FlagTableTest, EveryFlagIsNamedDocumentedAndHasAValidDefault) {
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GLA_GPU"), Row("PADDLE_OPS_GLA_GPU").default_value), "chunked");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GLA_CPU"), Row("PADDLE_OPS_GLA_CPU").default_value), "auto");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_CPU_ISA"), Row("PADDLE_OPS_CPU_ISA").default_value), "auto");
+  EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_TORCH_OUTPUTS"), Row("PADDLE_OPS_TORCH_OUTPUTS").default_value),
+            "auto");
+  EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_QUIET"), Row("PADDLE_OPS_QUIET").default_value), "0");
   EXPECT_TRUE(Row("PADDLE_OPS_CPU_CACHE_MB").start_only);
 }
 

@@ -266,8 +266,9 @@ def _attr(type_, v, op, arg, adapter, like, finite, choices):
             raise TypeError(f"{op}(): argument '{arg}' must be a float, but got {type_name(v)}")
         try:
             f = float(v)
-        except OverflowError:
-            raise ValueError(f"{op}(): argument '{arg}' = {v} is too large for a float") from None
+        except OverflowError:  # an int beyond the float range (10**400)
+            raise ValueError(f"{op}(): argument '{arg}' must be finite, but got an int too large for a float "
+                             f"({int(v).bit_length()} bits)") from None
         if finite and not math.isfinite(f):
             raise ValueError(f"{op}(): argument '{arg}' must be finite, but got {f}")
         return f
@@ -289,16 +290,16 @@ _COMPUTED = {"rsqrt_last_dim": _rsqrt_last_dim}
 
 def _counts(adapter, v, like, op, arg):
     """A list, tuple or NumPy array of counts as an int64 tensor of the front."""
-    if isinstance(v, (list, tuple)) and v and builtins.all(_is_int(c) for c in v):
-        # Python ints beyond int64, of which NumPy would make floats or objects (issue 32 item 7): a
-        # negative one is the negative count's ValueError, a larger one the sum's.
+    if isinstance(v, (list, tuple)) and v and all(_is_int(c) for c in v):
+        # Python ints beyond int64 (NumPy would make floats or objects of them): a negative count
+        # is the kernel's ValueError, a larger one the sum's.
         ints = [int(c) for c in v]
-        low, high = builtins.min(ints), builtins.max(ints)
+        low, high = min(ints), max(ints)
         if low < 0 and (low < -2 ** 63 or high > 2 ** 63 - 1):
             raise ValueError(f"{op}: {arg} must be non-negative, but {arg}[{ints.index(low)}] is {low}")
         if high > 2 ** 63 - 1:
             raise ValueError(f"{op}(): the sum of {arg} is more than 2**63 - 1 ({arg}[{ints.index(high)}] is {high})")
-        v = np.array(ints, np.int64)
+        v = ints
     values = np.asarray(v)
     if values.dtype.kind not in "iu" and values.size:
         raise TypeError(f"{op}(): argument '{arg}' must hold integers, but got {values.dtype}")
@@ -430,7 +431,7 @@ def autocast_args(yaml_op):
 def define(adapter, namespace, reference=None):
     """Defines in `namespace` (a front module's globals()) every public op of FRONT as a function
     with the op's signature (parameters and defaults from the table) whose body is the one call
-    of the layer on `adapter`; its docstring names the front and carries the docstring of
+    of the layer on `adapter`; its docstring names the front and carries the summary of
     `reference`'s function of that name (paddle_ops' own). Returns the names defined."""
     for op, e in FRONT.items():
         params, star = [], False
@@ -444,8 +445,9 @@ def define(adapter, namespace, reference=None):
         fn = scope[op]
         fn.__module__ = namespace["__name__"]
         fn.__qualname__ = op
-        doc = getattr(getattr(reference, op, None), "__doc__", None) or ""
+        summary = (getattr(getattr(reference, op, None), "__doc__", None) or "").strip().split("\n\n")[0]
         fn.__doc__ = (f"paddle_ops.{op} on {adapter.tensor_kind} arguments, with paddle_ops' signature and "
-                      f"argument rules (paddle_ops/_front.py):\n\n" + doc)
+                      f"argument rules (paddle_ops/_front.py): {summary}\n\nThe arguments, results and "
+                      f"examples: help(paddle_ops.{op}).")
         namespace[op] = fn
     return list(FRONT)

@@ -769,3 +769,12 @@ def test_native_api_names_a_torch_tensor():
         paddle.logcumsumexp(torch.zeros(3))
     with pytest.raises(TypeError, match=r"torch\.Tensor.*integrations\.torch\.gla"):
         paddle.gla(torch.zeros(1, 1, 2, 2), *[paddle.to_tensor(np.zeros((1, 1, 2, 2), np.float32))] * 3)
+
+
+@pytest.mark.parametrize("scale", [float("nan"), float("inf")])
+def test_raw_gla_op_refuses_a_non_finite_scale(scale):
+    """torch.ops.paddle_ops.gla itself (not only pt.gla) refuses a NaN or infinite scale, as every
+    front does (GlaInferMeta); it gave NaN outputs."""
+    q = rand(1, 1, 4, 2, dtype=torch.float32)
+    with pytest.raises(ValueError, match="scale' must be finite"):
+        ops.gla(q, q, q, -q.abs(), None, scale)
