@@ -139,7 +139,10 @@ void RunCase(const char* opname, const Shape& s, bool exclusive, bool reverse, i
   const ScanLayout l{s.outer, s.length, s.inner};
   harness::Scratch scratch;
   auto op = make_op(x.p, out.p);
-  auto launch = [&] { phi::funcs::ScanGpuLaunch(stream, scratch, l, exclusive, reverse, op, nullptr, seg); };
+  auto launch = [&] {
+    scratch.Begin();
+    phi::funcs::ScanGpuLaunch(stream, scratch, l, exclusive, reverse, op, nullptr, seg);
+  };
   launch();
   HARNESS_CHECK(cudaStreamSynchronize(stream));
   scratch.Release();
@@ -177,7 +180,10 @@ void CarryInCase(cudaStream_t stream, double copy_ms) {
   out.Poison();
   harness::Scratch scratch;
   const Op op{{}, x.p, out.p};
-  auto launch = [&] { phi::funcs::ScanGpuLaunch(stream, scratch, ScanLayout{s.outer, s.length, 1}, false, false, op, init.p); };
+  auto launch = [&] {
+    scratch.Begin();
+    phi::funcs::ScanGpuLaunch(stream, scratch, ScanLayout{s.outer, s.length, 1}, false, false, op, init.p);
+  };
   launch();
   HARNESS_CHECK(cudaStreamSynchronize(stream));
   const std::vector<float> o = out.Download();
