@@ -527,17 +527,43 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
 #endif
 }
 
-// Launches the forward of one configuration; returns the launch error.
+// The kernel of one configuration, its dynamic shared memory and its launch (the caller has
+// allowed that shared memory: cudaFuncSetAttribute, once per device).
+template <class E, int DK, int BV, int kStages>
+constexpr auto FwdKernelPtr() {
+  return &GlaFwdSm90Kernel<FwdKernel<E, DK, BV, kStages>>;
+}
+template <class E, int DK, int BV, int kStages>
+constexpr int FwdSmemBytes() {
+  return FwdKernel<E, DK, BV, kStages>::kSmemBytes;
+}
+template <class E, int DK, int BV, int kStages>
+cudaError_t LaunchFwdOnly(const FwdArgs& a, cudaStream_t stream) {
+  using K = FwdKernel<E, DK, BV, kStages>;
+  const typename K::Params params = K::MakeParams(a);
+  const dim3 grid((a.Dv + BV - 1) / BV, a.B * a.H);
+  FwdKernelPtr<E, DK, BV, kStages>()<<<grid, kThreads, K::kSmemBytes, stream>>>(params);
+  return cudaGetLastError();
+}
+
+// Whether the call fits this kernel: 16-bit q, k, gk, v, o with 16-byte aligned rows (TMA),
+// 1 <= Dk <= 128, heads in the grid's y (65535), T >= 1; the caller checks the device.
+inline bool FwdFits(const FwdArgs& a, int elem_bytes) {
+  auto aligned = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; };
+  return elem_bytes == 2 && a.Dk >= 1 && a.Dk <= 128 && a.Dv >= 1 && a.T >= 1 && (a.Dk * elem_bytes) % 16 == 0 &&
+         (a.Dv * elem_bytes) % 16 == 0 && int64_t(a.B) * a.H >= 1 && int64_t(a.B) * a.H <= 65535 &&
+         aligned(a.q) && aligned(a.k) && aligned(a.v) && aligned(a.g) && aligned(a.o);
+}
+
+// Launches the forward of one configuration (with the shared-memory attribute); returns the
+// launch error. The harness's entry point.
 template <class E, int DK, int BV, int kStages>
 cudaError_t LaunchFwd(const FwdArgs& a, cudaStream_t stream) {
-  using K = FwdKernel<E, DK, BV, kStages>;
-  auto kernel = GlaFwdSm90Kernel<K>;
-  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes);
+  cudaError_t err = cudaFuncSetAttribute(FwdKernelPtr<E, DK, BV, kStages>(),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         FwdSmemBytes<E, DK, BV, kStages>());
   if (err != cudaSuccess) return err;
-  const typename K::Params params = K::MakeParams(a);
-  dim3 grid((a.Dv + BV - 1) / BV, a.B * a.H);
-  kernel<<<grid, kThreads, K::kSmemBytes, stream>>>(params);
-  return cudaGetLastError();
+  return LaunchFwdOnly<E, DK, BV, kStages>(a, stream);
 }
 
 }  // namespace gla_sm90

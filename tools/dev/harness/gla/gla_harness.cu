@@ -32,6 +32,7 @@
   } while (0)
 
 using bf16 = cutlass::bfloat16_t;
+using fp16 = cutlass::half_t;
 
 namespace {
 
@@ -47,14 +48,15 @@ struct Case {
 
 // ---- the float64 recurrent reference: a block per (head, 64 columns of v), 4 threads per column,
 // each holding 32 rows of the state in registers.
+template <typename X>
 __global__ void RefKernel(gla_sm90::FwdArgs a, double* o_ref, double* h_ref) {
   constexpr int kCols = 64, kRowsPer = 32;
   const int bh = blockIdx.y, b = bh / a.H, h = bh - b * a.H;
   const int c = threadIdx.x / 4, part = threadIdx.x % 4;
   const int j = blockIdx.x * kCols + c;
   __shared__ double sq[128], sk[128], seg[128], sv[kCols];
-  const bf16 *q = static_cast<const bf16*>(a.q), *k = static_cast<const bf16*>(a.k);
-  const bf16 *v = static_cast<const bf16*>(a.v), *g = static_cast<const bf16*>(a.g);
+  const X *q = static_cast<const X*>(a.q), *k = static_cast<const X*>(a.k);
+  const X *v = static_cast<const X*>(a.v), *g = static_cast<const X*>(a.g);
   double st[kRowsPer];
   for (int r = 0; r < kRowsPer; ++r) {
     const int i = part * kRowsPer + r;
@@ -178,8 +180,9 @@ double CopyMs(int64_t bytes_moved) {
 }
 
 // Host float64 recurrence of one head (checks the GPU reference).
-void HostRef(const gla_sm90::FwdArgs& a, const std::vector<bf16>& q, const std::vector<bf16>& k,
-             const std::vector<bf16>& v, const std::vector<bf16>& g, const std::vector<float>& h0, int bh,
+template <typename X>
+void HostRef(const gla_sm90::FwdArgs& a, const std::vector<X>& q, const std::vector<X>& k,
+             const std::vector<X>& v, const std::vector<X>& g, const std::vector<float>& h0, int bh,
              std::vector<double>& o) {
   const int b = bh / a.H, h = bh % a.H;
   std::vector<double> S(size_t(a.Dk) * a.Dv, 0.0);
@@ -206,16 +209,17 @@ struct Variant {
   int force_other;
 };
 
+template <typename X>
 void RunCase(const Case& c, const std::vector<Variant>& variants, bool check_host) {
   std::mt19937_64 rng(std::hash<std::string>()(c.name));
   std::normal_distribution<float> nd(0.f, 1.f);
   std::uniform_real_distribution<float> ud(0.f, 1.f);
   const int64_t nqk = int64_t(c.B) * c.H * c.T * c.Dk, nv = int64_t(c.B) * c.H * c.T * c.Dv;
   const int64_t ns = int64_t(c.B) * c.H * c.Dk * c.Dv;
-  std::vector<bf16> q(nqk), k(nqk), g(nqk), v(nv);
-  for (auto& x : q) x = bf16(nd(rng));
-  for (auto& x : k) x = bf16(nd(rng));
-  for (auto& x : v) x = bf16(nd(rng));
+  std::vector<X> q(nqk), k(nqk), g(nqk), v(nv);
+  for (auto& x : q) x = X(nd(rng));
+  for (auto& x : k) x = X(nd(rng));
+  for (auto& x : v) x = X(nd(rng));
   for (auto& x : g) {
     const float z = nd(rng);
     const float ls = -std::log1p(std::exp(-z));  // logsigmoid(z)
@@ -226,14 +230,14 @@ void RunCase(const Case& c, const std::vector<Variant>& variants, bool check_hos
       else if (u < 0.02f) gv = -1e30f;
       else if (u < 0.03f) gv = -60.f;
     }
-    x = bf16(gv);
+    x = X(gv);
   }
   std::vector<float> h0;
   if (c.h0) {
     h0.resize(ns);
     for (auto& x : h0) x = nd(rng);
   }
-  bf16 *dq, *dk, *dv, *dg, *dout;
+  X *dq, *dk, *dv, *dg, *dout;
   float *dh0 = nullptr, *dht;
   double *oref, *href;
   CK(cudaMalloc(&dq, nqk * 2));
@@ -259,7 +263,7 @@ void RunCase(const Case& c, const std::vector<Variant>& variants, bool check_hos
   a.q = dq, a.k = dk, a.v = dv, a.g = dg, a.h0 = dh0, a.o = dout, a.ht = dht;
   a.scale = c.scale > 0 ? c.scale : 1.f / std::sqrt(float(c.Dk));
 
-  RefKernel<<<dim3((c.Dv + 63) / 64, c.B * c.H), 256>>>(a, oref, href);
+  RefKernel<X><<<dim3((c.Dv + 63) / 64, c.B * c.H), 256>>>(a, oref, href);
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
   if (check_host) {  // the GPU reference against the host on every head
@@ -306,29 +310,38 @@ int main(int argc, char** argv) {
   std::printf("device %s, %d SMs, cc %d.%d, smem/block optin %zu\n", prop.name, prop.multiProcessorCount, prop.major,
               prop.minor, size_t(prop.sharedMemPerBlockOptin));
   using namespace gla_sm90;
-  std::printf("smem bytes: bv128 s2 %d, bv64 s2 %d\n", FwdKernel<bf16, 128, 128, 2>::kSmemBytes,
-              FwdKernel<bf16, 128, 64, 2>::kSmemBytes);
+  std::printf("smem bytes: bv128 %d, bv64 %d\n", FwdSmemBytes<bf16, 128, 128, 2>(),
+              FwdSmemBytes<bf16, 128, 64, 2>());
   const std::vector<Variant> all = {
-      {"bv128 s2", &LaunchFwd<bf16, 128, 128, 2>, 0},
-      {"bv64 s2", &LaunchFwd<bf16, 128, 64, 2>, 0},
+      {"bv128", &LaunchFwd<bf16, 128, 128, 2>, 0},
+      {"bv64", &LaunchFwd<bf16, 128, 64, 2>, 0},
   };
   const std::vector<Variant> other = {
-      {"bv128 s2 other", &LaunchFwd<bf16, 128, 128, 2>, 1},
-      {"bv64 s2 other", &LaunchFwd<bf16, 128, 64, 2>, 1},
+      {"bv128 other", &LaunchFwd<bf16, 128, 128, 2>, 1},
+      {"bv64 other", &LaunchFwd<bf16, 128, 64, 2>, 1},
+  };
+  const std::vector<Variant> half = {
+      {"fp16 bv128", &LaunchFwd<fp16, 128, 128, 2>, 0},
+      {"fp16 bv64", &LaunchFwd<fp16, 128, 64, 2>, 0},
   };
   std::printf("| %-28s | %-18s | %8s | %7s | %6s | %9s | %9s | %6s | %-4s |\n", "case", "variant", "ms", "floor",
               "xfloor", "o relrms", "ht relrms", "nan", "chk");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   // Correctness on awkward shapes first (T not a multiple of 64, Dk < 128, Dv not a multiple of BV,
   // [B, T, H, D], an initial state, any scale, extreme gates), then the timed shapes.
-  RunCase({"odd T200 Dk96 Dv96 bthd h0", 2, 200, 3, 96, 96, false, true, 0, 0.3f, false}, all, true);
-  RunCase({"odd (other mode)", 2, 200, 3, 96, 96, false, true, 0, 0.3f, false}, other, false);
-  RunCase({"strong gates T320 bhtd", 1, 320, 2, 128, 128, true, true, 1, 0.f, false}, all, true);
-  RunCase({"extreme gates T300", 1, 300, 2, 128, 136, true, true, 2, 0.f, false}, all, true);
+  RunCase<bf16>({"odd T200 Dk96 Dv96 bthd h0", 2, 200, 3, 96, 96, false, true, 0, 0.3f, false}, all, true);
+  RunCase<bf16>({"odd (other mode)", 2, 200, 3, 96, 96, false, true, 0, 0.3f, false}, other, false);
+  RunCase<bf16>({"Dk64 T130 Dv64 h0", 2, 130, 2, 64, 64, true, true, 0, 0.f, false}, all, true);
+  RunCase<bf16>({"Dk32 T70 Dv40 bthd", 1, 70, 3, 32, 40, false, false, 0, 0.f, false}, all, true);
+  RunCase<bf16>({"strong gates T320 bhtd", 1, 320, 2, 128, 128, true, true, 1, 0.f, false}, all, true);
+  RunCase<bf16>({"extreme gates T300", 1, 300, 2, 128, 136, true, true, 2, 0.f, false}, all, true);
+  RunCase<fp16>({"fp16 T260 bthd h0", 2, 260, 2, 128, 128, false, true, 0, 0.f, false}, half, true);
   if (quick) return 0;
-  RunCase({"seed B32 T2048 H4 128/256", 32, 2048, 4, 128, 256, true, false, 0, 0.f, true}, all, false);
-  RunCase({"seed (other mode)", 32, 2048, 4, 128, 256, true, false, 0, 0.f, true}, {other[0]}, false);
-  RunCase({"B4 T2048 H16 D128", 4, 2048, 16, 128, 128, true, false, 0, 0.f, true}, all, false);
-  RunCase({"B2 T16384 H16 D128", 2, 16384, 16, 128, 128, true, false, 0, 0.f, true}, all, false);
+  RunCase<bf16>({"seed B32 T2048 H4 128/256", 32, 2048, 4, 128, 256, true, false, 0, 0.f, true}, all, false);
+  RunCase<fp16>({"seed fp16", 32, 2048, 4, 128, 256, true, false, 0, 0.f, true}, {half[0]}, false);
+  RunCase<bf16>({"seed (other mode)", 32, 2048, 4, 128, 256, true, false, 0, 0.f, true}, {other[0]}, false);
+  RunCase<bf16>({"B4 T2048 H16 D128", 4, 2048, 16, 128, 128, true, false, 0, 0.f, true}, all, false);
+  RunCase<bf16>({"B8 T1024 H8 D64", 8, 1024, 8, 64, 64, true, false, 0, 0.f, true}, all, false);
+  RunCase<bf16>({"B2 T16384 H16 D128", 2, 16384, 16, 128, 128, true, false, 0, 0.f, true}, all, false);
   return 0;
 }
