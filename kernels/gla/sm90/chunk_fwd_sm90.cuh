@@ -11,8 +11,8 @@
 //   S <- exp(P_63 - P_m) * (exp(P_m) * S + Kd^T V)                 (= exp(P_63) S + sum k exp(P_63 - P_t) v)
 // every product a wgmma with 16-bit operands from shared memory and float32 accumulators; the
 // state S [Dk, BV] stays in the accumulators of the two consumer warpgroups for the whole of T.
-// The factors exp(+-a) stay within exp(+-kSafe) where every |a| <= kSafe ("safe" chunk); a chunk
-// with a larger decay range (strong or -inf gates, gk > 0) takes the other mode instead: A
+// The factors exp(+-a) stay within exp(+-r) where every |a| <= r = SafeRange ("safe" chunk);
+// a chunk with a larger decay range (strong or -inf gates, gk > 0) takes the other mode instead: A
 // element by element from float32 cumulative sums of the gates clamped at -kClampGate (no
 // difference of infinities), Qd = scale q exp(P) and Kd = k exp(P_63 - P) from running sums
 // (exponents <= 0, no differences), and exp(P_63) S + Kd^T V.
@@ -26,6 +26,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include <cute/tensor.hpp>
 #include <cutlass/arch/barrier.h>
@@ -37,7 +38,12 @@ namespace gla_sm90 {
 using namespace cute;
 
 constexpr int kC = 64;                  // steps per chunk
-constexpr float kSafe = 32.f;           // |P_t - P_m| bound of the factored mode
+// |P_t - P_m| bound of the factored mode: exp(32) ~ 8e13 stays far inside bfloat16's range;
+// float16 (largest 65504) takes exp(6) ~ 403, so that q exp(a) with |q| up to ~160 fits.
+template <class E>
+constexpr float SafeRange() {
+  return std::is_same<E, cutlass::half_t>::value ? 6.f : 32.f;
+}
 constexpr float kClampGate = 100.f;     // gates below -kClampGate count as -kClampGate in the other mode
 constexpr int kConsumers = 256;         // two consumer warpgroups
 constexpr int kThreads = 384;
@@ -366,7 +372,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       }
     }
     CUTE_UNROLL
-    for (int r = 0; r < kRows; ++r) ok = ok && (fabsf(a0[r]) <= kSafe) && (fabsf(a1[r]) <= kSafe);
+    for (int r = 0; r < kRows; ++r) ok = ok && (fabsf(a0[r]) <= SafeRange<E>()) && (fabsf(a1[r]) <= SafeRange<E>());
     if (!ok || p.force_other_mode) sm.unsafe = 1;
     consumer_sync(2);
     const bool safe = sm.unsafe == 0;

@@ -41,7 +41,8 @@ struct Case {
   int B, T, H, Dk, Dv;
   bool head_first;
   bool h0;          // with an initial state
-  int gates;        // 0: logsigmoid(x)/16; 1: strong (logsigmoid(x)*4); 2: extreme (-inf, -1e30, -60 mixed in)
+  int gates;        // 0: logsigmoid(x)/16; 1: strong (logsigmoid(x)*4); 2: extreme (-inf, -1e30, -60 mixed in);
+                    // 3: uniform in [-1, 0] (unittests/python/test_gla_op.py)
   float scale;      // 0: Dk^-0.5
   bool time;
 };
@@ -223,7 +224,7 @@ void RunCase(const Case& c, const std::vector<Variant>& variants, bool check_hos
   for (auto& x : g) {
     const float z = nd(rng);
     const float ls = -std::log1p(std::exp(-z));  // logsigmoid(z)
-    float gv = c.gates == 1 ? ls * 4.f : ls / 16.f;
+    float gv = c.gates == 1 ? ls * 4.f : c.gates == 3 ? -ud(rng) : ls / 16.f;
     if (c.gates == 2) {
       const float u = ud(rng);
       if (u < 0.01f) gv = -INFINITY;
@@ -336,6 +337,8 @@ int main(int argc, char** argv) {
   RunCase<bf16>({"strong gates T320 bhtd", 1, 320, 2, 128, 128, true, true, 1, 0.f, false}, all, true);
   RunCase<bf16>({"extreme gates T300", 1, 300, 2, 128, 136, true, true, 2, 0.f, false}, all, true);
   RunCase<fp16>({"fp16 T260 bthd h0", 2, 260, 2, 128, 128, false, true, 0, 0.f, false}, half, true);
+  RunCase<fp16>({"fp16 gates U[-1,0] T200", 1, 200, 2, 128, 256, true, true, 3, 0.f, false}, half, true);
+  RunCase<bf16>({"bf16 gates U[-1,0] T200", 1, 200, 2, 128, 256, true, true, 3, 0.f, false}, all, true);
   if (quick) return 0;
   RunCase<bf16>({"seed B32 T2048 H4 128/256", 32, 2048, 4, 128, 256, true, false, 0, 0.f, true}, all, false);
   RunCase<fp16>({"seed fp16", 32, 2048, 4, 128, 256, true, false, 0, 0.f, true}, {half[0]}, false);
