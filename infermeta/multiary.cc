@@ -1,5 +1,6 @@
 #include "infermeta/multiary.h"
 
+#include <cmath>
 #include <string>
 
 namespace phi {
@@ -76,6 +77,10 @@ void GlaInferMeta(const MetaTensor& q, const MetaTensor& k, const MetaTensor& v,
                   const MetaTensor& initial_state, double scale, bool output_final_state,
                   bool head_first, MetaTensor* o, MetaTensor* final_state) {
   const GlaDims d = CheckGlaInputs("gla", q, k, v, gk, initial_state, head_first);
+  // Every front refuses it before (the signature layer); this is for the raw ops (torch.ops,
+  // _C_ops), where a NaN scale gave NaN outputs (issue 31).
+  PADDLE_ENFORCE(std::isfinite(scale),
+                 errors::InvalidArgument("gla: argument 'scale' must be finite, but got %f", scale));
   o->set_dims(VShape(d, head_first));
   o->set_dtype(q.dtype());
   if (final_state && output_final_state) {

@@ -25,10 +25,11 @@ if ((${#need_apt[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 # pybind11-stubgen writes the type stubs of paddle_ops._C at build time; ml_dtypes lets the tests
-# of to_tensor on ml_dtypes.bfloat16 arrays run.
-if ! python3 -c "import numpy, pybind11, yaml, pytest, pybind11_stubgen, ml_dtypes" 2>/dev/null; then
-  echo "setup_deps: pip install numpy pybind11 pyyaml pytest pybind11-stubgen ml_dtypes"
-  python3 -m pip install -q numpy pybind11 pyyaml pytest pybind11-stubgen ml_dtypes
+# of to_tensor on ml_dtypes.bfloat16 arrays run; mypy checks a user script against the annotated
+# API (unittests/python/test_typing.py).
+if ! python3 -c "import numpy, pybind11, yaml, pytest, pybind11_stubgen, ml_dtypes, mypy" 2>/dev/null; then
+  echo "setup_deps: pip install numpy pybind11 pyyaml pytest pybind11-stubgen ml_dtypes mypy"
+  python3 -m pip install -q numpy pybind11 pyyaml pytest pybind11-stubgen ml_dtypes mypy
 fi
 # CuTe/CUTLASS headers for gla's sm_90a kernels (kernels/gla/sm90/): the nvidia-cutlass wheel,
 # pinned, without its Python dependencies; CMake finds cutlass_library/source/include in

@@ -40,6 +40,23 @@ HOSTDEVICE inline CompensatedSum<Acc> Add(const CompensatedSum<Acc>& a, const Co
   return {s, err + a.lo + b.lo};
 }
 
+// hi + x with the rounding error added into lo (Knuth's TwoSum), no inf/NaN handling: the
+// step of the float-float and double-double running sums of the fast GPU tiles.
+template <typename F>
+HOSTDEVICE inline void TwoSumInto(F* hi, F* lo, F x) {
+  const F s = *hi + x;
+  const F bb = s - *hi;
+  const F err = (*hi - (s - bb)) + (x - bb);
+  *hi = s;
+  *lo += err;
+}
+// (hi, lo) + (bhi, blo) the same way.
+template <typename F>
+HOSTDEVICE inline void TwoSumPairInto(F* hi, F* lo, F bhi, F blo) {
+  TwoSumInto(hi, lo, bhi);
+  *lo += blo;
+}
+
 // Rounding a compensated double sum hi + lo once to the output type (docs/spec.md §2). The
 // double nearest hi + lo, rounded again to float or a 16-bit type, can land on the wrong side
 // of a tie (double rounding); rounding to odd first cannot: RoundToOdd gives hi + lo itself

@@ -23,6 +23,17 @@ constexpr int64_t kGlaCpuSub = 16;
 constexpr int64_t kGlaCpuChunkedMinT = 32;
 constexpr int64_t kGlaCpuChunkedMinDk = 128;
 
+// The chunked form raises gates below this floor to it as it loads them (a NaN stays NaN).
+// Exact, not an approximation: a gate at or below the floor makes every decay across it
+// exp(<= -1e4 + the other gates of the chunk) = 0 in float, as the true gate does, as long as
+// the chunk's other gates sum to less than 1e4 - 104 (31 gates each <= 88, above which exp
+// overflows float anyway, stay far below). It keeps the in-chunk cumulative decays B finite and
+// small: a -inf gate would make B_r - B_s = -inf - (-inf) = NaN, and a huge finite one (-1e30)
+// would swallow the small gates beside it in B's double sum (B_r - B_s = 0 where
+// sum_{s < u <= r} gk_u should remain). With |B| <= 32 * 1e4 the differences of B keep about
+// 1e-10 absolute, far below float's rounding of the decays.
+constexpr float kGlaCpuGateFloor = -1e4f;
+
 // The flag PADDLE_OPS_GLA_CPU (paddle_ops/common/flags.h) = chunked|recurrent (looked up per
 // call): force one CPU path; auto (the default), the chunked form runs for T >= kGlaCpuChunkedMinT and Dk >= kGlaCpuChunkedMinDk. float64
 // always runs the recurrent form.

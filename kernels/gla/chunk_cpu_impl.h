@@ -3,7 +3,8 @@
 // Compiled once per instruction set (chunk_cpu_<isa>.cc defines PADDLE_OPS_GLA_CPU_ISA, the
 // namespace, and includes this file; the entry points and their dispatch: chunk_cpu.h).
 //
-// Chunks of kGlaCpuChunk steps; B_r = sum_{s <= r} gk_s inside the chunk (summed in double),
+// Chunks of kGlaCpuChunk steps; B_r = sum_{s <= r} gk_s inside the chunk (summed in double, each
+// gate raised to kGlaCpuGateFloor first, which keeps -inf and huge gates exact: chunk_cpu.h),
 // Btot its last row, S the state at the chunk's start. With qs = scale q:
 //   o_r   = (qs_r * exp(B_r)) S + sum_{s <= r} A[r, s] v_s,  A[r, s] = sum_i qs_ri k_si exp(B_ri - B_si)
 //   S'    = exp(Btot)[:, None] * S + (k * exp(Btot - B))^T v
@@ -86,6 +87,13 @@ inline void CopyRow(const From* src, int64_t n, To* dst) {
   }
 }
 
+// g[i] = max(g[i], kGlaCpuGateFloor) for i < n, a NaN kept (chunk_cpu.h says why).
+inline void RaiseToFloor(float* g, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (g[i] < kGlaCpuGateFloor) g[i] = kGlaCpuGateFloor;
+  }
+}
+
 // One chunk of one head, loaded as float, with its cumulative decays and scores.
 struct Chunk {
   int64_t L = 0, Dk = 0;
@@ -114,6 +122,7 @@ struct Chunk {
       }
       CopyRow(K + rk, Dk, &k(r, 0));
       CopyRow(G + rk, Dk, &eg(r, 0));
+      RaiseToFloor(&eg(r, 0), Dk);
       CopyRow(V + rv, Dv, &v(r, 0));
       // B_r = B_{r-1} + gk_r, in double.
       Eigen::Map<VecD> Br(&B[r * Dk], Dk);

@@ -1,6 +1,7 @@
 // cumsum and cumsum_grad on the GPU: the bodies of impl/cumsum_kernel_impl.h on the GPU scan
-// engine (generic tiles: the sum has no op-specific ones).
+// engine, with the fast tiles of cumsum_tiles.cuh for float32, float16 and bfloat16.
 #include "kernels/funcs/gpu/scan_dispatch.cuh"
+#include "kernels/gpu/cumsum_tiles.cuh"
 #include "kernels/impl/cumsum_kernel_impl.h"
 #include "paddle_ops/core/kernel_registry.h"
 

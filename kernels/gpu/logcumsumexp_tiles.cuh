@@ -138,21 +138,37 @@ struct LseFast {
     const float err = (R - (s - bb)) + (t - bb);
     return static_cast<T>(s + (tail + err));
   }
+
+  // Lean outputs, where every output of a tile lies at least kLean from 0: R + log(S) with the
+  // special-function unit's log2 (absolute error <= 2^-22.6 in log2, ~1.1e-7 in log) and the
+  // first-order correction Sl / Sh; the float32 terms' relative error (~2.4e-7 at most, the
+  // exact difference x - R through ExpDiff) is absolute in log S. Together at most ~4e-7 absolute,
+  // which is relative 1e-7 where |out| >= kLean, inside docs/spec.md §1's 2.5e-7 with the output's
+  // own rounding. About 5 instructions instead of Out's ~40.
+  static constexpr double kLean = 4.0;
+  template <typename T>
+  __device__ static T OutLean(float R, float Sh, float Sl) {
+    constexpr float kLn2 = 0.693147180559945309f;
+    return static_cast<T>(R + fmaf(__log2f(Sh), kLn2, __fdividef(Sl, Sh)));
+  }
+  // May a group with reference R after `carry` (Rebased to c) take OutLean? The carry holds
+  // more than one finite term (never the single-term rule) and either its value is at least
+  // kLean (outputs only grow along a scan) or even the group's largest possible output,
+  // R + log(c + n) with every one of its n terms at most 1, is at most -kLean.
+  __device__ static bool Lean(const State& carry, float R, const Sum& c, int n) {
+    if (carry.m == -std::numeric_limits<double>::infinity()) return false;
+    if (carry.s.hi == 1.0 && carry.s.lo == 0.0) return false;
+    if (carry.m + log(carry.s.value()) >= kLean) return true;
+    return static_cast<double>(R) + log(c.hi + c.lo + n) <= -kLean;
+  }
 };
 
 // An unevaluated float-float sum hi + lo (Knuth's TwoSum keeps each addition's error in lo).
 struct FloatFloat {
   float hi, lo;
-  __device__ static FloatFloat Add(const FloatFloat& a, float b) {
-    const float s = a.hi + b;
-    const float bb = s - a.hi;
-    const float err = (a.hi - (s - bb)) + (b - bb);
-    return {s, a.lo + err};
-  }
-  __device__ static FloatFloat Add(const FloatFloat& a, const FloatFloat& b) {
-    FloatFloat r = Add(a, b.hi);
-    r.lo += b.lo;
-    return r;
+  __device__ static FloatFloat Add(FloatFloat a, float b) { return TwoSumInto(&a.hi, &a.lo, b), a; }
+  __device__ static FloatFloat Add(FloatFloat a, const FloatFloat& b) {
+    return TwoSumPairInto(&a.hi, &a.lo, b.hi, b.lo), a;
   }
   __device__ double ToDouble() const { return static_cast<double>(hi) + static_cast<double>(lo); }
   __device__ static FloatFloat Of(double v) {
@@ -224,9 +240,10 @@ __device__ inline void LoadRowItems(const T* x, int64_t base, int64_t L, bool re
                                     bool vec, float (&v)[V]) {
   T raw[V];
   LoadRowRaw<T, V>(x, base, L, reverse, first, s1, vec, raw);
+  const int64_t in = s1 - first;  // steps of the V that exist: one compare each against a constant
 #pragma unroll
   for (int j = 0; j < V; ++j) {
-    v[j] = first + j < s1 ? static_cast<float>(raw[j]) : -std::numeric_limits<float>::infinity();
+    v[j] = j < in ? static_cast<float>(raw[j]) : -std::numeric_limits<float>::infinity();
   }
 }
 
@@ -420,6 +437,17 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     return tc.AsState(Rd, c);
   }
 
+  // A lane's V outputs from its terms e and the running sum *S before them (left after them).
+  template <bool kLean>
+  __device__ static void LaneOutputs(const float (&e)[V], float R, bool exclusive, FloatFloat* S, T (&o)[V]) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      if (!exclusive) *S = FloatFloat::Add(*S, e[j]);
+      o[j] = kLean ? LseFast::OutLean<T>(R, S->hi, S->lo) : LseFast::Out<T>(R, S->hi, S->lo);
+      if (exclusive) *S = FloatFloat::Add(*S, e[j]);
+    }
+  }
+
   // Rows: a logical warp takes sub-tiles of W * V elements, V consecutive ones per lane.
   template <int W, int kItems, bool kStore>
   __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
@@ -446,11 +474,12 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
           carry = WarpScanSteps<W, kFallbackItems, kStore>(op, line, g0, g1, carry, exclusive, lane);
           continue;
         }
-        if (LseFast::NeedsExact(carry)) {
+        LseFast::Sum c = LseFast::Rebase(carry, R);
+        const bool lean = LseFast::Lean(carry, R, c, static_cast<int>(U * kSub));
+        if (!lean && LseFast::NeedsExact(carry)) {  // outputs far below 0 need no precise path
           carry = PreciseGroup<W, U>(op, line, g0, s1, xs, R, carry, exclusive, lane, mask, vec);
           continue;
         }
-        LseFast::Sum c = LseFast::Rebase(carry, R);
 #pragma unroll
         for (int u = 0; u < U; ++u) {
           const int64_t t0 = g0 + u * kSub;
@@ -471,15 +500,10 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
           // running float-float sum over the lane's terms.
           FloatFloat S = FloatFloat::Of(c.hi + (c.lo + before));
           T o[V];
-#pragma unroll
-          for (int j = 0; j < V; ++j) {
-            if (exclusive) {
-              o[j] = LseFast::Out<T>(R, S.hi, S.lo);
-              S = FloatFloat::Add(S, e[j]);
-            } else {
-              S = FloatFloat::Add(S, e[j]);
-              o[j] = LseFast::Out<T>(R, S.hi, S.lo);
-            }
+          if (lean) {
+            LaneOutputs<true>(e, R, exclusive, &S, o);
+          } else {
+            LaneOutputs<false>(e, R, exclusive, &S, o);
           }
           StoreRowRaw<T, V>(op.out, line.base, L, reverse, first, s1, vec, o);
           c = Add(c, LseFast::Sum::Of(total));
@@ -514,7 +538,8 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
         carry = ThreadScanSteps<kFallbackItems, kStore>(op, line, t0, t1, carry, exclusive);
         continue;
       }
-      if (LseFast::NeedsExact(carry)) {  // precise (LseFast::NeedsExact)
+      const bool lean = kStore && LseFast::Lean(carry, R, LseFast::Rebase(carry, R), kItems);
+      if (!lean && LseFast::NeedsExact(carry)) {  // precise (LseFast::NeedsExact)
         const double Rd = static_cast<double>(R);
         const LseFast::Sum c = LseFast::Rebase(carry, R);
         TermCount tc = TermCount::Of(carry);
@@ -539,12 +564,12 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
         if (kStore && t0 + k < t1) {
           if (exclusive) {
             const FloatFloat S = FloatFloat::Add(cf, acc);
-            op.out[off[k]] = LseFast::Out<T>(R, S.hi, S.lo);
+            op.out[off[k]] = lean ? LseFast::OutLean<T>(R, S.hi, S.lo) : LseFast::Out<T>(R, S.hi, S.lo);
             acc = FloatFloat::Add(acc, e);
           } else {
             acc = FloatFloat::Add(acc, e);
             const FloatFloat S = FloatFloat::Add(cf, acc);
-            op.out[off[k]] = LseFast::Out<T>(R, S.hi, S.lo);
+            op.out[off[k]] = lean ? LseFast::OutLean<T>(R, S.hi, S.lo) : LseFast::Out<T>(R, S.hi, S.lo);
           }
         } else {
           acc = FloatFloat::Add(acc, e);

@@ -31,7 +31,7 @@ constexpr int64_t kCpuCacheDefaultMB = 2048;
 #endif
 
 // Rows of FlagTable(), in its order.
-enum Row { kGpuScanRow, kGlaGpuRow, kGlaCpuRow, kCpuCacheRow, kCpuIsaRow, kNumRows };
+enum Row { kGpuScanRow, kGlaGpuRow, kGlaCpuRow, kCpuCacheRow, kCpuIsaRow, kTorchOutputsRow, kQuietRow, kNumRows };
 
 const char kSourceEnv[] = "the environment";
 
@@ -93,6 +93,12 @@ const std::vector<FlagInfo>& FlagTable() {
       {"PADDLE_OPS_CPU_ISA", FlagKind::kChoice, {"auto", "avx512", "avx2", "baseline"}, 0, 0, false,
        "widest instruction set of the run-time dispatched CPU kernels (fp16/bf16 conversions, "
        "gla's chunked form): auto (what the CPU has), or a cap for comparing the paths"},
+      {"PADDLE_OPS_TORCH_OUTPUTS", FlagKind::kChoice, {"auto", "torch", "ours"}, 0, 0, false,
+       "who allocates the outputs of paddle_ops.integrations.torch's C++ kernels: auto (torch's "
+       "allocator on CUDA, ours on the CPU), torch, or ours (adopted by torch without a copy)"},
+      {"PADDLE_OPS_QUIET", FlagKind::kChoice, {"0", "1"}, 0, 0, false,
+       "1: an integration's first import builds its extension without printing the line that says "
+       "what it builds, about how long it takes and where it is cached"},
   };
   return table;
 }
@@ -104,7 +110,6 @@ const std::vector<const char*>& ToolVariables() {
       "PADDLE_OPS_EXTENSION_DIR",    // integrations/paddle/_build.py: where the extension is built
       "PADDLE_OPS_REQUIRE_PADDLE",   // tools/test.sh: the real-Paddle tests fail rather than skip
       "PADDLE_OPS_TORCH_CPP",        // integrations/torch: C++ kernels (1), Python kernels (0), or C++ when built
-      "PADDLE_OPS_TORCH_OUTPUTS",    // integrations/torch's C++ kernels: outputs from torch's allocator or ours
   };
   return tools;
 }
@@ -125,17 +130,21 @@ int64_t ParseFlagValue(const FlagInfo& flag, const std::string& value, const cha
   if (flag.kind == FlagKind::kChoice) {
     for (size_t i = 0; i < flag.choices.size(); ++i)
       if (value == flag.choices[i]) return static_cast<int64_t>(i);
-  } else if (!value.empty() && value.size() <= 19) {
+  } else if (!value.empty()) {
+    // Decimal digits only, and never past max_value: each step checks before it multiplies, so
+    // nothing overflows (a 19-digit value above 2**63 - 1 used to wrap to a negative number,
+    // which made the CPU cache unbounded).
     int64_t n = 0;
-    bool digits = true;
+    bool ok = true;
     for (char c : value) {
-      if (c < '0' || c > '9') {
-        digits = false;
+      const int digit = c - '0';
+      if (c < '0' || c > '9' || n > (flag.max_value - digit) / 10) {
+        ok = false;
         break;
       }
-      n = n * 10 + (c - '0');
+      n = n * 10 + digit;
     }
-    if (digits && n <= flag.max_value) return n;
+    if (ok) return n;
   }
   PADDLE_THROW(phi::errors::InvalidArgument("%s='%s' (from %s) is not accepted; accepted values: %s",
                                             flag.name, value, source, AcceptedValues(flag)));
@@ -201,6 +210,7 @@ GlaGpu GlaGpuPath() {
 GlaCpu GlaCpuPath() { return static_cast<GlaCpu>(Load(kGlaCpuRow)); }
 CpuIsaCap CpuIsaLimit() { return static_cast<CpuIsaCap>(Load(kCpuIsaRow)); }
 int64_t CpuCacheMB() { return Load(kCpuCacheRow); }
+TorchOutputs TorchOutputsPolicy() { return static_cast<TorchOutputs>(Load(kTorchOutputsRow)); }
 
 }  // namespace flags
 }  // namespace paddle_ops

@@ -28,12 +28,16 @@ enum class GlaCpu { kAuto, kChunked, kRecurrent };
 // PADDLE_OPS_CPU_ISA: the widest instruction set the run-time dispatched CPU kernels
 // (kernels/funcs/simd/cpu_isa.h) may use; kAuto: whatever the CPU has.
 enum class CpuIsaCap { kAuto, kAvx512, kAvx2, kBaseline };
+// PADDLE_OPS_TORCH_OUTPUTS: who allocates the outputs of the torch integration's C++ kernels
+// (runtime.h, PO_OUTPUTS_TORCH_FLAG); kAuto: torch on CUDA, ours on the CPU.
+enum class TorchOutputs { kAuto, kTorch, kOurs };
 
 GpuScan GpuScanBackend();
 GlaGpu GlaGpuPath();
 GlaCpu GlaCpuPath();
 CpuIsaCap CpuIsaLimit();
 int64_t CpuCacheMB();  // read at start only (SetFlag refuses to change it)
+TorchOutputs TorchOutputsPolicy();
 
 enum class FlagKind { kChoice, kInteger };
 

@@ -12,6 +12,7 @@
 #include "kernels/funcs/simd/cpu_isa.h"
 #include "paddle_ops/autograd/backward.h"
 #include "paddle_ops/common/flags.h"
+#include "paddle_ops/core/cpu_threads.h"
 #include "paddle_ops/core/device_context.h"
 #include "paddle_ops/core/kernel_factory.h"
 #include "paddle_ops/python/arg_parse.h"
@@ -270,6 +271,8 @@ PYBIND11_MODULE(_C, m) {
       .def("detach", &Tensor::detach)
       .def("numpy", &TensorToNumpy)
       .def("_copy_to", &CopyTo)
+      // A copy in new memory on the same place (to_tensor(tensor); _copy_to shares on the same place).
+      .def("_clone", [](const Tensor& t) { return CopyDenseTo(t.dense(), t.dense().place()); })
       .def("_share_id", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl().get()); });
   BindDlpack(m, tensor);  // __dlpack__, __dlpack_device__, data_ptr, _from_dlpack_capsule
 
@@ -319,7 +322,10 @@ PYBIND11_MODULE(_C, m) {
   m.def("set_num_threads", [](py::handle n) {
     void PaddleOpsSetNumThreads(int);
     PaddleOpsSetNumThreads(CastInt(n, "set_num_threads", "n"));
-  }, py::arg("n"), "CPU threads of the scan kernels (n <= 0: follow OMP_NUM_THREADS)");
+  }, py::arg("n"), "CPU threads of the kernels (n <= 0: follow OMP_NUM_THREADS); ValueError above the bound, "
+                   "the larger of 1024 and the CPU count (_C.max_num_threads())");
+  m.def("max_num_threads", &phi::CpuMaxThreads, "the largest thread count set_num_threads takes");
+  m.def("check_omp_threads", &phi::CheckOmpNumThreads, "ValueError if OMP_NUM_THREADS asks for more threads than the bound");
   m.def("get_num_threads", []() { int PaddleOpsGetNumThreads(void); return PaddleOpsGetNumThreads(); }, "CPU threads the scan kernels use");
   // The addresses of get_num_threads' function, `int(void)`, and of one that writes every flag's
   // current value (flag_table's order, the stored form) and returns their count: the

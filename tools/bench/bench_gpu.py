@@ -67,6 +67,9 @@ def run_backend(backend, dtypes, repeat, fwd_bwd, stream=False):
                    "ours_ms": ours_ms(x, axis, repeat, lambda t, ax: paddle.logcumsumexp(t, axis=ax))}
             if dt == "float32":
                 row["cumsum_ms"] = ours_ms(x, axis, repeat, lambda t, ax: paddle.cumsum(t, axis=ax))
+                xi = paddle.to_tensor(rng.integers(-1000, 1000, shape), dtype="int64", place="gpu")
+                row["cumsum_i64_ms"] = ours_ms(xi, axis, repeat, lambda t, ax: paddle.cumsum(t, axis=ax))
+                del xi
             if fwd_bwd and dt == "float32":
                 xg = paddle.to_tensor(a, place="gpu", stop_gradient=False)
                 g = paddle.to_tensor(rng.standard_normal(shape).astype(np.float32), place="gpu")
@@ -146,7 +149,7 @@ def main():
     # sends a row as soon as it is measured; each table row is printed when it is complete.
     peer = peers(dtypes, args.repeat)
     hdr = ["case", "dtype", "backend", "copy ms", "ours ms", "x copy", "torch ms", "x copy", "jax ms", "x copy",
-           "cumsum x copy", "fwd+bwd x copy", "torch fwd+bwd x copy"]
+           "cumsum x copy", "cumsum int64 x copy", "fwd+bwd x copy", "torch fwd+bwd x copy"]
     print("| " + " | ".join(hdr) + " |")
     print("|" + "---|" * len(hdr), flush=True)
     ours = []
@@ -171,6 +174,8 @@ def main():
             print("| " + " | ".join([r["case"], r["dtype"], r["backend"], f(c, False), f(r["ours_ms"], False),
                                      f(r["ours_ms"]), f(q.get("torch_ms"), False), f(q.get("torch_ms")),
                                      f(q.get("jax_ms"), False), f(q.get("jax_ms")), f(r.get("cumsum_ms")),
+                                     # an int64 tensor holds twice the float32 copy's bytes
+                                     f(r["cumsum_i64_ms"] / 2 if r.get("cumsum_i64_ms") else None),
                                      f(r.get("fwd_bwd_ms")), f(q.get("torch_fwd_bwd_ms"))]) + " |", flush=True)
         if child.wait() != 0:
             sys.exit(1)

@@ -1,5 +1,5 @@
 """Pieces of generated C++ that more than one emitter writes the same way (gen.py's API
-shims, gen_static.py's static-mode entries and gen_paddle.py's bridge), so they derive them
+shims, gen_static.py's static-mode entries and gen_runtime.py's op table), so they derive them
 from one place; and the one writer of generated files."""
 import argparse
 import os
@@ -55,17 +55,28 @@ def write_if_changed(path, text):
         f.write(text)
 
 
-def generate_one_file(emit, description, argv=None):
-    """The command line of an emitter that writes one file from the op model (gen_torch.py,
-    gen_jax.py): --ops, --backward, --out; emit(ops, backward_ops) -> text; 1 on a SpecError."""
+def command_line(description, out_help, argv=None):
+    """The command line every generator takes: --ops, --backward, --out. Returns (args, forward
+    ops, backward ops by name); exits naming the entry and field on a SpecError."""
     import op_model  # tools/codegen is on sys.path for every emitter
-    p = argparse.ArgumentParser(description=description)
+    p = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--ops", required=True)
     p.add_argument("--backward", required=True)
-    p.add_argument("--out", required=True, help="the Python file to write")
+    p.add_argument("--out", required=True, help=out_help)
     args = p.parse_args(argv)
     try:
         ops, bwds = op_model.load(args.ops, args.backward)
+    except op_model.SpecError as e:
+        sys.exit(f"error: {e}")
+    return args, ops, bwds
+
+
+def generate_one_file(emit, description, argv=None):
+    """The command line of an emitter that writes one file from the op model (gen_torch.py,
+    gen_jax.py, gen_torch_cpp.py): emit(ops, backward_ops) -> text; 1 on a SpecError."""
+    import op_model
+    args, ops, bwds = command_line(description, "the file to write", argv)
+    try:
         text = emit(ops, bwds)
     except op_model.SpecError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -50,7 +50,8 @@ def emit(ops, bwds):
             continue
         for o in used:
             yaml[o.name] = yaml_entry(o)
-        e = {k: entry[k] for k in ("name", "op", "args", "defaults", "kinds", "call", "outputs", "backward")}
+        e = {k: entry[k] for k in ("name", "op", "args", "defaults", "kinds", "call", "outputs", "n_outputs",
+                                   "backward")}
         if e["backward"] is not None:
             e["backward"] = {"op": op.backward, "args": e["backward"]["args"]}
         table.append(e)

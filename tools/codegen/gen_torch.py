@@ -30,7 +30,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from emit_common import generate_one_file  # noqa: E402
-from gen_paddle import exportable  # noqa: E402
+from gen_runtime import exportable  # noqa: E402
 from gen_static import py_default  # noqa: E402
 from op_model import SpecError  # noqa: E402
 
@@ -187,7 +187,7 @@ def backward_entry(fwd, entry, bwd):
 
 def in_runtime(op, bwds):
     """Whether forward op `op` and its grad op are in the runtime library's op table (the rule of
-    tools/codegen/gen_paddle.py: attributes of plain value types only), so that the C++ kernels
+    tools/codegen/gen_runtime.py: attributes of plain value types only), so that the C++ kernels
     (gen_torch_cpp.py) can run them."""
     bwd = bwds.get(op.backward) if op.backward else None
     return exportable(op) is None and (bwd is None or exportable(bwd) is None)

@@ -4,15 +4,15 @@
         --out build/python/paddle_ops/integrations/_native/torch_ext.cc
 
 Runs at build time (CMake, beside gen_torch.py). For every entry of gen_torch.py's torch op table
-whose op is in the runtime library's op table (tools/codegen/gen_paddle.py: every op whose
+whose op is in the runtime library's op table (tools/codegen/gen_runtime.py: every op whose
 attributes are plain values), one C++ function with the torch schema's signature: it views the
 torch tensors as PoTensors, puts the attributes (and the values a variant holds, such as
 right_flood's return_index) into PoAttrs in YAML order and calls po_runtime_run
-(integrations_src/paddle/bridge.h) through integrations_src/torch/torch_support.h; then one
+(paddle_ops/runtime/runtime.h) through integrations_src/torch/torch_support.h; then one
 TORCH_LIBRARY_IMPL(paddle_ops, CPU) and, when built with PO_TORCH_CUDA, one for CUDA, that
 register them. The schemas, the fake kernels and the autograd formulas stay in Python
 (paddle_ops/integrations/torch/__init__.py defines the ops from the same table); the file
-includes only torch's headers and bridge.h and is compiled against the installed torch at first
+includes only torch's headers and runtime.h and is compiled against the installed torch at first
 import (integrations/torch/_build.py). An entry outside the runtime's table (its "cpp" is false
 in the table) keeps its Python kernel; KERNELS lists the ones generated here, for the tests.
 """

@@ -31,7 +31,7 @@ ATTR_STORAGE = {
     "const std::vector<int64_t>&": "std::vector<int64_t>",
     "const std::vector<float>&": "std::vector<float>",
 }
-OP_KEYS = {"op", "args", "output", "infer_meta", "kernel", "backward", "optional"}
+OP_KEYS = {"op", "args", "output", "infer_meta", "kernel", "backward", "optional", "python"}
 BACKWARD_KEYS = {"backward_op", "forward", "args", "output", "infer_meta", "kernel", "optional"}
 
 
@@ -63,6 +63,7 @@ class Op:
         self.backward = None          # forward op: name of its grad op
         self.forward = None           # backward op: (forward name, args, outputs)
         self.is_backward = False
+        self.python = None            # forward op: its public Python signature (PythonSig) or None
 
     @property
     def inputs(self):
@@ -213,7 +214,139 @@ def parse_op(entry, source):
     op = _named_op(entry, source, "op")
     _parse_common(op, entry, OP_KEYS)
     op.backward = entry.get("backward")
+    if "python" in entry:
+        op.python = parse_python(op, entry["python"])
     return op
+
+
+# ---- the public Python signature (the `python` field; ops.yaml's header says what each means) ----
+PYTHON_KEYS = {"signature", "orders", "dtypes", "finite", "choices", "computed", "overload", "returns", "autocast"}
+DTYPE_NAMES = ("bool", "int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+DTYPE_GROUPS = {"floating": ("float16", "bfloat16", "float32", "float64")}
+COMPUTED_RULES = ("rsqrt_last_dim",)
+_PARAM_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\s*=\s*(.+))?$")
+
+
+class Param:
+    def __init__(self, name, default, has_default, keyword_only):
+        self.name, self.default, self.has_default, self.keyword_only = name, default, has_default, keyword_only
+
+    def __repr__(self):
+        return f"Param({self.name}{'=' + repr(self.default) if self.has_default else ''})"
+
+
+class PythonSig:
+    """An op's public Python signature and argument rules."""
+
+    def __init__(self):
+        self.params, self.orders, self.dtypes, self.promote = [], [], {}, None
+        self.finite, self.computed, self.overload, self.returns = [], {}, None, "first"
+        self.choices, self.autocast = {}, []
+
+
+def _python_literal(op, field, text):
+    import ast
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        raise op.err(field, f"default {text!r} is not a Python literal") from None
+
+
+def parse_signature(op, text, field):
+    text = str(text).strip()
+    if not (text.startswith("(") and text.endswith(")")):
+        raise op.err(field, f"expected '(name, name=default, ...)', got {text!r}")
+    params, kw_only, seen_default = [], False, False
+    for piece in _split_top(text[1:-1]):
+        if piece == "*":
+            kw_only = True
+            continue
+        m = _PARAM_RE.match(piece)
+        if not m:
+            raise op.err(field, f"cannot parse parameter {piece!r}")
+        name, default = m.groups()
+        if any(p.name == name for p in params):
+            raise op.err(field, f"parameter '{name}' appears twice")
+        if default is None and seen_default and not kw_only:
+            raise op.err(field, f"parameter '{name}' without a default follows one with a default")
+        seen_default |= default is not None
+        params.append(Param(name, None if default is None else _python_literal(op, field, default),
+                            default is not None, kw_only))
+    return params
+
+
+def _dtype_set(op, field, value):
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for v in items:
+        if v in DTYPE_GROUPS:
+            out += DTYPE_GROUPS[v]
+        elif v in DTYPE_NAMES:
+            out.append(v)
+        else:
+            raise op.err(field, f"unknown dtype or group {v!r} (known: {', '.join(list(DTYPE_GROUPS) + list(DTYPE_NAMES))})")
+    return tuple(out)
+
+
+def parse_python(op, entry):
+    field = "python"
+    if not isinstance(entry, dict):
+        raise op.err(field, "expected a mapping (signature, orders, dtypes, ...)")
+    unknown = set(entry) - PYTHON_KEYS
+    if unknown:
+        raise op.err(f"python.{sorted(unknown)[0]}", f"unknown field (known: {', '.join(sorted(PYTHON_KEYS))})")
+    if "signature" not in entry:
+        raise op.err("python.signature", "missing required field")
+    sig = PythonSig()
+    sig.params = parse_signature(op, entry["signature"], "python.signature")
+    names = [p.name for p in sig.params]
+    for text in entry.get("orders") or []:
+        order = parse_signature(op, text, "python.orders")
+        for p in order:
+            if p.name not in names or p.has_default:
+                raise op.err("python.orders", f"'{p.name}' is not a parameter of the signature (or has a default)")
+        sig.orders.append([p.name for p in order])
+    dtypes = dict(entry.get("dtypes") or {})
+    promote = dtypes.pop("promote", None)
+    for name, value in dtypes.items():
+        a = op.arg(name)
+        if a is None or not a.is_tensor or a in op.outputs:
+            raise op.err("python.dtypes", f"'{name}' is not a tensor input of the op")
+        sig.dtypes[name] = _dtype_set(op, "python.dtypes", value)
+    if promote is not None:
+        if promote not in DTYPE_NAMES:
+            raise op.err("python.dtypes", f"promote: unknown dtype {promote!r}")
+        sig.promote = promote
+    for name in entry.get("finite") or []:
+        a = op.arg(name)
+        if a is None or a.type not in ("float", "double"):
+            raise op.err("python.finite", f"'{name}' is not a float or double argument of the op")
+        sig.finite.append(name)
+    for name, values in (entry.get("choices") or {}).items():
+        a = op.arg(name)
+        if a is None or a.type != "str" or not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise op.err("python.choices", f"'{name}': expected a str argument of the op and a list of its values")
+        sig.choices[name] = tuple(values)
+    for name, rule in (entry.get("computed") or {}).items():
+        m = re.match(r"^(\w+)\((\w+)\)$", str(rule))
+        if name not in names or not m or m.group(1) not in COMPUTED_RULES or m.group(2) not in names:
+            raise op.err("python.computed", f"{name}: {rule!r} is not rule(tensor parameter) "
+                                            f"(rules: {', '.join(COMPUTED_RULES)})")
+        sig.computed[name] = (m.group(1), m.group(2))
+    if entry.get("overload") is not None:
+        ov = entry["overload"]
+        if not isinstance(ov, dict) or set(ov) != {"arg", "op"} or ov["arg"] not in names:
+            raise op.err("python.overload", "expected {arg: <a parameter>, op: <an op>}")
+        sig.overload = (ov["arg"], ov["op"])
+    for name in entry.get("autocast") or []:
+        a = op.arg(name)
+        if a is None or not a.is_tensor or a in op.outputs:
+            raise op.err("python.autocast", f"'{name}' is not a tensor input of the op")
+        sig.autocast.append(name)
+    sig.returns = entry.get("returns", "first")
+    if sig.returns not in ("first", "tuple"):
+        raise op.err("python.returns", f"expected 'tuple' (or nothing), got {sig.returns!r}")
+    return sig
 
 
 def parse_backward_op(entry, source):
@@ -248,6 +381,9 @@ def load(ops_path, backward_path):
         by_name[op.name] = op
     bwd_by_name = {b.name: b for b in bwds}
     for op in ops:
+        if op.python is not None:
+            check_python(op, by_name)
+    for op in ops:
         if op.backward is None:
             continue
         b = bwd_by_name.get(op.backward)
@@ -255,6 +391,22 @@ def load(ops_path, backward_path):
             raise op.err("backward", f"no backward_op named '{op.backward}' in {backward_path}")
         check_backward(op, b)
     return ops, bwd_by_name
+
+
+def check_python(op, by_name):
+    """Every public parameter is an argument of the op (or of its overload's op), `dtype` or
+    `name`."""
+    sig = op.python
+    other = None
+    if sig.overload is not None:
+        other = by_name.get(sig.overload[1])
+        if other is None or other.is_backward:
+            raise op.err("python.overload", f"no forward op named '{sig.overload[1]}'")
+    for p in sig.params:
+        if p.name in ("dtype", "name") or op.arg(p.name) is not None or (other and other.arg(p.name)):
+            continue
+        raise op.err("python.signature", f"parameter '{p.name}' is no argument of '{op.name}'"
+                                         + (f" nor of '{other.name}'" if other else "") + " (nor dtype or name)")
 
 
 def check_backward(fwd, bwd):

@@ -14,8 +14,8 @@ Angle-bracket includes and quoted names that are not project paths ("cute/...", 
 third-party and not checked. A quoted name is first taken relative to the including file's folder,
 then relative to the repository root. Generated headers (GENERATED, e.g. "paddle_ops_gen/api.h")
 are not in the tree; they count as the layer "gen".
-It also reads the Python package (PY_PACKAGE) for import cycles among its modules at module level
-(an import inside a function body runs late and does not count).
+It also reads the Python package (PY_PACKAGE) for import cycles among its modules (an import inside
+a function body counts too).
 Exits 1 when anything is reported, 0 otherwise.
 """
 import ast
@@ -34,7 +34,9 @@ LAYERS = [
     ("kernels/", "kernels"),             # *_kernel.h, impl/, cpu/, gpu/, gla/
     ("paddle_ops/api/", "front"),
     ("paddle_ops/autograd/", "front"),
+    ("paddle_ops/runtime/", "runtime"),  # the integrations' runtime library (plain-C interface)
     ("paddle_ops/python/", "python"),
+    ("tools/", "tools"),                 # dev tools with C++/CUDA sources (tools/dev/harness/)
     ("paddle_ops_gen/", "gen"),          # generated into the build folder
 ]
 _BELOW_FRONT = {"common", "core", "util", "engine", "infermeta", "kernels"}
@@ -47,7 +49,9 @@ ALLOWED = {
     "infermeta": {"common", "core", "infermeta"},
     "kernels": {"common", "core", "util", "engine", "kernels"},
     "front": _BELOW_FRONT | {"front", "gen"},
-    "python": _BELOW_FRONT | {"front", "gen", "python"},
+    "runtime": _BELOW_FRONT | {"gen", "runtime"},
+    "python": _BELOW_FRONT | {"front", "gen", "runtime", "python"},
+    "tools": _BELOW_FRONT | {"front", "gen", "runtime", "python", "tools"},
     "gen": _BELOW_FRONT | {"front", "gen"},
 }
 PROJECT_ROOTS = ("paddle_ops/", "kernels/", "infermeta/")
@@ -198,19 +202,11 @@ def _one_cycle(graph, comp):
     return sorted(comp)
 
 
-def _module_level_imports(tree):
-    """Import nodes that run when the module is imported (not inside a function body)."""
-    out = []
-    todo = list(tree.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            out.append(node)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            continue
-        else:
-            todo.extend(ast.iter_child_nodes(node))
-    return out
+def _imports(tree):
+    """Every import node of the module, those inside function bodies included: an import made
+    late, in a function, that closes a circle is a circle still (issue 31: framework.py and
+    device/ imported each other that way)."""
+    return [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 
 def check_python_imports(root):
@@ -238,14 +234,14 @@ def check_python_imports(root):
     extensions = set()
     for mod, (_, is_pkg) in modules.items():
         if is_pkg:
-            for node in _module_level_imports(trees[mod]):
+            for node in _imports(trees[mod]):
                 if isinstance(node, ast.ImportFrom) and node.level == 1 and not node.module:
                     extensions |= {f"{mod}.{a.name}" for a in node.names} - set(modules)
     graph = {}
     for mod, (path, is_pkg) in modules.items():
         package = mod if is_pkg else mod.rpartition(".")[0]
         targets = []
-        for node in _module_level_imports(trees[mod]):
+        for node in _imports(trees[mod]):
             if isinstance(node, ast.Import):
                 targets += [a.name for a in node.names]
                 continue

@@ -10,6 +10,7 @@
 
 #include "paddle_ops/common/enforce.h"
 #include "paddle_ops/common/flags.h"
+#include "paddle_ops/core/cpu_threads.h"
 
 namespace fl = paddle_ops::flags;
 
@@ -47,7 +48,7 @@ class FlagsTest : public ::testing::Test {
 
 TEST(FlagTableTest, EveryFlagIsNamedDocumentedAndHasAValidDefault) {
   const auto& table = fl::FlagTable();
-  ASSERT_EQ(table.size(), 5u);
+  ASSERT_EQ(table.size(), 7u);
   for (const auto& f : table) {
     EXPECT_EQ(std::string(f.name).rfind("PADDLE_OPS_", 0), 0u) << f.name;
     EXPECT_GT(std::string(f.doc).size(), 20u) << f.name;
@@ -66,6 +67,9 @@ TEST(FlagTableTest, EveryFlagIsNamedDocumentedAndHasAValidDefault) {
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GLA_GPU"), Row("PADDLE_OPS_GLA_GPU").default_value), "chunked");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GLA_CPU"), Row("PADDLE_OPS_GLA_CPU").default_value), "auto");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_CPU_ISA"), Row("PADDLE_OPS_CPU_ISA").default_value), "auto");
+  EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_TORCH_OUTPUTS"), Row("PADDLE_OPS_TORCH_OUTPUTS").default_value),
+            "auto");
+  EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_QUIET"), Row("PADDLE_OPS_QUIET").default_value), "0");
   EXPECT_TRUE(Row("PADDLE_OPS_CPU_CACHE_MB").start_only);
 }
 
@@ -88,9 +92,13 @@ TEST(FlagParserTest, IntegersAreNonNegativeDecimalsInRange) {
   EXPECT_EQ(fl::ParseFlagValue(f, "64", "test"), 64);
   EXPECT_EQ(fl::ParseFlagValue(f, "007", "test"), 7);
   EXPECT_EQ(fl::ParseFlagValue(f, std::to_string(f.max_value), "test"), f.max_value);
+  EXPECT_EQ(fl::ParseFlagValue(f, "000000000000000000000064", "test"), 64);  // leading zeros, any length
   for (const std::string& bad : std::vector<std::string>{"-1", "abc", "", "+5", "5 ", " 5", "5MB", "1e3", "0x10",
                                                          "3.5", std::to_string(f.max_value + 1),
-                                                         "99999999999999999999999"}) {
+                                                         "99999999999999999999999",
+                                                         // 19 digits above 2**63 - 1: wrapped to a negative (issue 32)
+                                                         "9999999999999999999", "9223372036854775808",
+                                                         "18446744073709551616", "0000000000000000000001073741825"}) {
     const std::string msg = InvalidArgumentOf([&] { fl::ParseFlagValue(f, bad, "set_flags"); });
     EXPECT_NE(msg.find("PADDLE_OPS_CPU_CACHE_MB='" + bad + "'"), std::string::npos) << msg;
     EXPECT_NE(msg.find("an integer from 0 to"), std::string::npos) << msg;
@@ -148,3 +156,23 @@ TEST(FlagTableTest, ToolVariablesAreNotFlags) {
 }
 
 }  // namespace
+
+// The CPU thread bound (paddle_ops/core/cpu_threads.h): a count above it is refused, the refusal
+// changes nothing, and the count in use never exceeds it.
+TEST(CpuThreadsTest, CountsAboveTheBoundAreRefused) {
+  const int bound = phi::CpuMaxThreads();
+  EXPECT_GE(bound, phi::kCpuThreadsBound);
+  const int before = phi::CpuNumThreads();
+  for (int n : {bound + 1, 100000, 2147483647}) {
+    const std::string msg = InvalidArgumentOf([&] { phi::SetCpuNumThreads(n); });
+    EXPECT_NE(msg.find("'n' = " + std::to_string(n) + " is above the bound of " + std::to_string(bound)),
+              std::string::npos)
+        << msg;
+    EXPECT_EQ(phi::CpuNumThreads(), before);
+  }
+  phi::SetCpuNumThreads(bound);
+  EXPECT_EQ(phi::CpuNumThreads(), bound);
+  phi::SetCpuNumThreads(0);
+  EXPECT_LE(phi::CpuNumThreads(), bound);
+  phi::CheckOmpNumThreads();  // the test's own OMP_NUM_THREADS is within the bound
+}

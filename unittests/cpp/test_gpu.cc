@@ -206,9 +206,9 @@ struct EngineCase {
   }
 };
 
-// One shape per engine strategy (kernels/funcs/gpu/scan_dispatch.cuh): short rows (4 and 16 lanes a row), whole rows
-// per warp, long rows split into segments (three phases), columns, and columns split along
-// the length; odd lengths throughout. Each is run three times and compared bitwise, and
+// One shape per engine strategy (kernels/funcs/gpu/scan_launch.cuh): short rows (4 and 16 lanes a row), whole rows
+// per warp, long rows split into segments (the single pass with its look-back, scan_onepass.cuh),
+// columns, and columns split along the length (three phases); odd lengths throughout. Each is run three times and compared bitwise, and
 // against the CPU kernels, in all four exclusive/reverse modes, for logcumsumexp, its
 // gradient and cumsum.
 TEST(GpuTest, ScanEngineEveryStrategyDeterministicAndMatchesCpu) {
@@ -256,9 +256,9 @@ TEST(GpuTest, ScanEngineEveryStrategyDeterministicAndMatchesCpu) {
 }
 
 // The fast tiles of logcumsumexp and its gradient (float32 and float16; logcumsumexp_tiles.cuh)
-// on the engine's strategies, phase 2 included both ways (a warp per line up to
-// ScanPolicy::kWarpTotals segments, a block per line beyond: the [1, 300007], [1, 2^22] and
-// [1, 20000, 3] cases). Each call is repeated and compared bitwise; the forward is also held to
+// on the engine's strategies: rows in one pass with 1 to 1024 segments ([3, 100003], [1, 300007],
+// [1, 2^22]), column phase 2 both ways (a warp per line up to ScanPolicy::kWarpTotals segments,
+// a block per line beyond: the [1, 20000, 3] case). Each call is repeated and compared bitwise; the forward is also held to
 // the CPU kernel (both within docs/spec.md §1 of the float64 truth, so within twice that of each other).
 // Inputs mix N(0, 3) with -inf, a NaN-free wide range (±150, ±400) in a few places so that
 // some tiles take the generic fallback.

@@ -765,6 +765,10 @@ REPEAT_INTERLEAVE = OpInfo(
                 Bad([2 ** 62, 2 ** 62, 3], ValueError, r'2\*\*63 - 1', 'sum of repeats'),
                 Bad(lambda place: paddle.to_tensor(np.array([2 ** 62, 2 ** 62, 3]), place=place), ValueError,
                     r'2\*\*63 - 1', 'sum of repeats'),
+                # a count beyond int64 in a list (issue 32 item 7: NumPy made floats of it, a TypeError)
+                Bad([2 ** 63, 0, 0], ValueError, r'2\*\*63 - 1', r'repeats\[0\] is 9223372036854775808'),
+                Bad([2 ** 64, 0, 0], ValueError, r'2\*\*63 - 1', r'repeats\[0\] is 18446744073709551616'),
+                Bad([-2 ** 64, 0, 0], ValueError, 'non-negative', r'repeats\[0\] is -18446744073709551616'),
             ],
             'axis': scan_axis_errors(2)[:6],
             'output_size': [Bad(1.5, TypeError, 'int or None', 'float'),

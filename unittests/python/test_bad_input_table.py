@@ -98,7 +98,10 @@ _OTHER_OPS = {
                 Bad(T((1, 2, 5, 4), 'float64'), TypeError, 'float32', 'float64'),
             ],
             'scale': [Bad('a', TypeError, 'float', 'str'), Bad([1.0], TypeError, 'float', 'list'),
-                      Bad(np.bool_(True), TypeError, 'float', 'bool')],
+                      Bad(np.bool_(True), TypeError, 'float', 'bool'),
+                      Bad(float('inf'), ValueError, 'finite', 'inf'),
+                      # an int beyond the float range: was "int too large to convert to float"
+                      Bad(10 ** 400, ValueError, 'finite', 'too large for a float')],
             'initial_state': [
                 Bad([1.0], TypeError, 'Tensor', 'list'),
                 Bad(T((1, 2, 4, 4)), ValueError, r'\[1, 2, 4, 3\]', r'\[1, 2, 4, 4\]'),
@@ -214,8 +217,70 @@ _OTHER_OPS = {
 }
 
 
+def _feed_program(place):
+    """Executor.run's valid call: a Program cumsum-ing an int32 data variable 'x', fed [1, 2]."""
+    was_dynamic = paddle.in_dynamic_mode()
+    paddle.enable_static()
+    main = paddle.static.Program()
+    try:
+        with paddle.static.program_guard(main, paddle.static.Program()):
+            y = paddle.cumsum(paddle.static.data('x', [2], 'int32'))
+    finally:
+        if was_dynamic:
+            paddle.disable_static()
+    return dict(self=paddle.static.Executor(place), program=main, feed={'x': [1, 2]}, fetch_list=[y])
+
+
+# Tensor operators and methods (named 'Tensor.<method>', their tensor argument 'self'; the message
+# names the Tensor), the runtime's functions that take arguments, and the static feed. These
+# entries list the arguments that have bad values (a subset of the signature's).
+_TENSOR_AND_RUNTIME = {
+    'static.Executor.run': BadInputs(
+        op=lambda self, **kwargs: self.run(**kwargs)[0],
+        valid=_feed_program,
+        bad={'feed': [Bad({'x': [2 ** 40 + 5, 1]}, OverflowError, r'paddle.int32 \[-2147483648, 2147483647\]',
+                          '1099511627781'),
+                      Bad({'x': np.array([2 ** 32, 0], np.uint64)}, OverflowError, 'paddle.int32', '4294967296'),
+                      Bad({'x': [0.5, 1.0]}, TypeError, 'paddle.int32', 'float64'),
+                      Bad({'x': 'ab'}, TypeError, 'NumPy array', 'str')]}),
+    'Tensor.__bool__': BadInputs(
+        op=lambda self: paddle.to_tensor(bool(self)),
+        valid=lambda place: dict(self=T((1, 1))(place)),
+        bad={'self': [Bad(T((3,)), ValueError, 'exactly one element', '3 elements', 'Tensor'),
+                      Bad(T((2, 0)), ValueError, 'exactly one element', '0 elements', 'Tensor')]}),
+    'Tensor.__neg__': BadInputs(
+        op=lambda self: -self,
+        valid=lambda place: dict(self=T((2,), 'int32')(place)),
+        # was OverflowError from to_tensor (uint8) and 'no kernel for multiply' (bool, int8)
+        bad={'self': [Bad(lambda place: paddle.to_tensor(np.array([1, 2], np.uint8), place=place), TypeError,
+                          'int32', 'uint8', 'unary -'),
+                      Bad(lambda place: paddle.to_tensor([True, False], place=place), TypeError, 'int32', 'bool',
+                          'unary -'),
+                      Bad(T((2,), 'int8'), TypeError, 'int32', 'int8', 'unary -')]}),
+    'get_flags': BadInputs(
+        valid=lambda place: dict(names=None),
+        bad={'names': [Bad(5, TypeError, 'str, a list of str or None', 'int'),  # was "'int' object is not iterable"
+                       Bad([5], TypeError, r'flag names \(str\)', 'int'),
+                       Bad(['PADDLE_OPS_NOPE'], ValueError, 'the flags are', 'PADDLE_OPS_NOPE', 'flag')]}),
+    'set_flags': BadInputs(
+        valid=lambda place: dict(flags={}),
+        bad={'flags': [Bad(5, TypeError, 'dict', 'int'),
+                       Bad({5: 'auto'}, TypeError, r'flag names \(str\)', 'int'),
+                       Bad({'PADDLE_OPS_GLA_CPU': 'fast'}, ValueError, 'accepted values', 'fast', 'PADDLE_OPS_GLA_CPU')]}),
+    # n = 0: follow OMP_NUM_THREADS (the state the tests run in).
+    'set_num_threads': BadInputs(
+        valid=lambda place: dict(n=0),
+        bad={'n': [Bad(100000, ValueError, r'bound of \d+ threads', '100000'),
+                   Bad(2 ** 31 - 1, ValueError, r'bound of \d+ threads', str(2 ** 31 - 1)),
+                   Bad(2 ** 40, ValueError, '32-bit', str(2 ** 40)),
+                   Bad('2', TypeError, 'int', 'str'),
+                   Bad(2.0, TypeError, 'int', 'float')]}),
+}
+
+
 BAD_INPUTS = {name: info.bad_inputs for name, info in OP_DB.items() if info.bad_inputs is not None}
 BAD_INPUTS.update(_OTHER_OPS)
+BAD_INPUTS.update(_TENSOR_AND_RUNTIME)
 
 
 def _call(op_name, spec, kwargs):
@@ -229,11 +294,30 @@ def _cases():
                 yield pytest.param(op_name, arg, i, id='%s-%s-%d' % (op_name, arg, i))
 
 
-def _result(op_name, spec, place):
-    out = _call(op_name, spec, spec.valid(place))
+def _values(out):
+    """What a call gave, to compare: a Tensor's values (gla's o of its (o, final_state)), else
+    the value itself (None, a dict of flags) as a 0-D object array."""
     if isinstance(out, tuple):  # gla's (o, final_state)
         out = out[0]
-    return out.numpy()
+    if isinstance(out, paddle.Tensor):
+        return out.numpy()
+    if isinstance(out, np.ndarray):
+        return out
+    result = np.empty((), object)
+    result[()] = out
+    return result
+
+
+def _result(op_name, spec, place):
+    return _values(_call(op_name, spec, spec.valid(place)))
+
+
+def _public(name):
+    """The public function (or Tensor method) an entry's name stands for."""
+    fn = paddle
+    for part in name.split('.'):
+        fn = getattr(fn, part)
+    return fn
 
 
 def test_table_covers_every_op_and_argument():
@@ -246,8 +330,14 @@ def test_table_covers_every_op_and_argument():
     ops |= set(OP_DB)
     assert ops <= set(BAD_INPUTS), 'ops without a bad-input entry: %s' % sorted(ops - set(BAD_INPUTS))
     for name, spec in BAD_INPUTS.items():
-        fn = getattr(paddle, name)
-        params = [p for p in inspect.signature(fn).parameters if p != 'name']
+        fn = _public(name)
+        try:
+            params = [p for p in inspect.signature(fn).parameters if p != 'name']
+        except ValueError:  # a binding (set_num_threads): the names in the first line of its docstring
+            params = re.findall(r'(\w+):', fn.__doc__.splitlines()[0])
+        if name in _TENSOR_AND_RUNTIME:
+            assert set(spec.bad) | set(spec.valid('cpu')) <= set(params), (name, params)
+            continue
         assert set(params) <= set(spec.valid('cpu')), (name, params)
         missing = [p for p in params if p not in spec.bad and p != 'place']
         assert not missing, '%s: arguments without bad values: %s' % (name, missing)
@@ -303,6 +393,7 @@ def test_numpy_scalar_arguments_accepted(op_name, place):
         kwargs = spec.valid(place)
         kwargs[arg] = twin
         out = _call(op_name, spec, kwargs)
-        np.testing.assert_array_equal((out[0] if isinstance(out, tuple) else out).numpy(), before, err_msg=arg)
-    if op_name not in ('add', 'subtract', 'multiply', 'mean', 'cast', 'to_tensor'):
+        np.testing.assert_array_equal(_values(out), before, err_msg=arg)
+    if op_name not in ('add', 'subtract', 'multiply', 'mean', 'cast', 'to_tensor') and (
+            op_name not in _TENSOR_AND_RUNTIME or op_name == 'set_num_threads'):
         assert twins > 0, '%s: no argument to try' % op_name

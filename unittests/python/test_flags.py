@@ -14,8 +14,11 @@ FLAGS = {
     'PADDLE_OPS_GPU_SCAN': ('engine', 'thrust', ['fast', 'Engine', ' engine']),
     'PADDLE_OPS_GLA_GPU': ('chunked', 'chunked_v1', ['v1', 'CHUNKED', '2']),
     'PADDLE_OPS_GLA_CPU': ('auto', 'recurrent', ['fast', 'chunked ', '1']),
-    'PADDLE_OPS_CPU_CACHE_MB': (2048, None, ['-1', 'abc', '1.5', '+3', '12MB']),
+    'PADDLE_OPS_CPU_CACHE_MB': (2048, None, ['-1', 'abc', '1.5', '+3', '12MB', '9999999999999999999',
+                                             '18446744073709551616', str(2 ** 30 + 1)]),
     'PADDLE_OPS_CPU_ISA': ('auto', 'baseline', ['avx', 'AVX2', 'sse2']),
+    'PADDLE_OPS_TORCH_OUTPUTS': ('auto', 'ours', ['mine', 'Torch', '1']),
+    'PADDLE_OPS_QUIET': ('0', '1', ['yes', 'true', '2']),
 }
 SETTABLE = [n for n, (_, other, _) in FLAGS.items() if other is not None]
 
@@ -112,12 +115,14 @@ def test_cache_limit_is_read_at_start_only():
 def test_environment_sets_flags_at_import():
     r = import_with_env('import paddle_ops as p; print(p.get_flags())', PADDLE_OPS_GPU_SCAN='thrust',
                         PADDLE_OPS_GLA_GPU='recurrent', PADDLE_OPS_GLA_CPU='chunked', PADDLE_OPS_CPU_CACHE_MB='7',
-                        PADDLE_OPS_CPU_ISA='avx2', PADDLE_OPS_SKIP_HUGE='1',
+                        PADDLE_OPS_CPU_ISA='avx2', PADDLE_OPS_TORCH_OUTPUTS='torch', PADDLE_OPS_QUIET='1',
+                        PADDLE_OPS_SKIP_HUGE='1',
                         PADDLE_OPS_EXTENSION_DIR='/tmp', PADDLE_OPS_REQUIRE_PADDLE='1')
     assert r.returncode == 0, r.stderr
     assert eval(r.stdout) == {'PADDLE_OPS_GPU_SCAN': 'thrust', 'PADDLE_OPS_GLA_GPU': 'recurrent',  # noqa: S307
                               'PADDLE_OPS_GLA_CPU': 'chunked', 'PADDLE_OPS_CPU_CACHE_MB': 7,
-                              'PADDLE_OPS_CPU_ISA': 'avx2'}
+                              'PADDLE_OPS_CPU_ISA': 'avx2', 'PADDLE_OPS_TORCH_OUTPUTS': 'torch',
+                              'PADDLE_OPS_QUIET': '1'}
     assert r.stderr == ''  # a tool's variable (PADDLE_OPS_SKIP_HUGE, ...) draws no warning
 
 
@@ -141,3 +146,58 @@ def test_unknown_variable_warns():
     r = import_with_env(PADDLE_OPS_GLA_GPUU='chunked')
     assert r.returncode == 0, r.stderr
     assert 'RuntimeWarning' in r.stderr and 'PADDLE_OPS_GLA_GPUU' in r.stderr, r.stderr
+
+
+# ---- the CPU thread bound (issue 32 item 3) -----------------------------------------------------
+
+def test_thread_bound_is_the_documented_one():
+    """The larger of 1024 and the CPUs OpenMP sees (docs/usage.md)."""
+    bound = paddle._C.max_num_threads()
+    assert bound >= 1024 and (bound == 1024 or bound <= 4 * (os.cpu_count() or 1))
+
+
+@pytest.mark.parametrize('n', ['bound+1', 100000, 2 ** 31 - 1])
+def test_set_num_threads_above_the_bound_is_refused(n):
+    """100000 threads crashed GNU OpenMP at the next parallel op; 2**31 - 1 aborted the process
+    ("Out of memory allocating 481 GB"). Now a ValueError at the call naming the argument, the
+    value and the bound; the thread count stays as it was and ops run."""
+    bound = paddle._C.max_num_threads()
+    n = bound + 1 if n == 'bound+1' else n
+    before = paddle.get_num_threads()
+    with pytest.raises(ValueError, match=r"'n' = %d is above the bound of %d threads" % (n, bound)):
+        paddle.set_num_threads(n)
+    assert paddle.get_num_threads() == before
+    assert paddle.cumsum(paddle.to_tensor([1.0, 2.0])).numpy().tolist() == [1.0, 3.0]
+
+
+def test_set_num_threads_at_the_bound_runs():
+    """The bound itself is taken and a parallel op runs with it (in a child: 1024 OpenMP threads)."""
+    r = import_with_env('import paddle_ops as p, numpy as np\n'
+                        'p.set_num_threads(p._C.max_num_threads())\n'
+                        'print(p.get_num_threads(), p.cumsum(p.to_tensor(np.ones((64, 4096))), axis=0).numpy()[-1, 0])')
+    assert r.returncode == 0, r.stderr
+    n, last = r.stdout.split()
+    assert int(n) >= 1024 and float(last) == 64.0
+
+
+def test_omp_num_threads_above_the_bound_fails_the_import():
+    """OMP_NUM_THREADS=100000 crashed the first parallel op; now the import is a ValueError naming
+    the variable and the bound (as a bad PADDLE_OPS_* value is)."""
+    r = import_with_env(OMP_NUM_THREADS='100000')
+    assert r.returncode != 0
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith('ValueError: OMP_NUM_THREADS asks for 100000 threads, above') and 'bound of' in last, r.stderr
+    r = import_with_env('import paddle_ops as p; print(p.get_num_threads())', OMP_NUM_THREADS='3')
+    assert r.returncode == 0 and r.stdout.strip() == '3', r.stderr
+
+
+@pytest.mark.parametrize('bad', FLAGS['PADDLE_OPS_CPU_CACHE_MB'][2])
+def test_bad_cache_size_fails_the_import(bad):
+    """Every bad value of the integer flag fails the import with the ValueError naming it, the 19-digit
+    values above 2**63 - 1 included (issue 32 item 6: 9999999999999999999 wrapped to
+    -8446744073709551617, accepted, and the cache was unbounded)."""
+    r = import_with_env(PADDLE_OPS_CPU_CACHE_MB=bad)
+    assert r.returncode != 0, r.stdout
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith('ValueError: ') and f"PADDLE_OPS_CPU_CACHE_MB='{bad}' (from the environment)" in last, last
+    assert 'an integer from 0 to 1073741824' in last, last

@@ -43,7 +43,7 @@ def test_clean_fake_tree_passes(tmp_path):
         "unittests/cpp/t.cc": "#include \"paddle_ops/api/nothing.h\"\n",   # not checked
         "paddle_ops/python/paddle_ops/__init__.py": "from . import _C\nfrom . import a\n",
         "paddle_ops/python/paddle_ops/a.py": "from . import _C\n\ndef f():\n    from . import b\n",
-        "paddle_ops/python/paddle_ops/b.py": "from . import a\n",
+        "paddle_ops/python/paddle_ops/b.py": "from . import _C\n",
     })
     r = run_check(tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -76,6 +76,13 @@ BAD_TREES = {
         "paddle_ops/python/paddle_ops/a.py": "from .b import f\n",
         "paddle_ops/python/paddle_ops/b.py": "if True:\n    from . import a\n",
     }, ["paddle_ops/python/paddle_ops/a.py:1: import cycle: paddle_ops.a -> paddle_ops.b -> paddle_ops.a"]),
+    # issue 31: framework.py imported device/ inside a function, device/ framework at the top
+    "python_import_cycle_in_a_function": ({
+        "paddle_ops/python/paddle_ops/__init__.py": "from . import framework\n",
+        "paddle_ops/python/paddle_ops/framework.py": "def place():\n    from .device import current\n",
+        "paddle_ops/python/paddle_ops/device/__init__.py": "from ..framework import place\n",
+    }, ["paddle_ops/python/paddle_ops/device/__init__.py:1: import cycle: paddle_ops.device -> "
+        "paddle_ops.framework -> paddle_ops.device"]),
 }
 
 

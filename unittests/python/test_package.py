@@ -116,6 +116,19 @@ def test_python_m_paddle_ops_reports_and_checks_every_op():
     assert f"all {len(CHECKS) * len(devices)} checks passed" in out
 
 
+def test_python_m_paddle_ops_help_and_unknown_arguments():
+    """--help prints the usage and exits 0 without running the check; an unknown argument is a usage
+    error, exit 2, before anything runs (both ran the whole check and exited 0 before)."""
+    r = _run(["-m", "paddle_ops", "--help"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("usage: python -m paddle_ops") and "checks passed" not in r.stdout
+    assert "devices:" not in r.stdout
+    for bad in (["--bogus"], ["cpu"], ["-v"]):
+        r = _run(["-m", "paddle_ops"] + bad)
+        assert r.returncode == 2, (bad, r.stdout + r.stderr)
+        assert r.stdout == "" and "usage: python -m paddle_ops" in r.stderr and "unrecognized arguments" in r.stderr
+
+
 def test_python_m_paddle_ops_exits_nonzero_on_a_wrong_result():
     code = (
         "import sys\n"

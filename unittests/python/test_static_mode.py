@@ -227,6 +227,64 @@ def test_feed_and_fetch_checks():
     np.testing.assert_array_equal(a, c.numpy())
 
 
+# ---- feeds convert as to_tensor does: nothing wraps (issue 32 item 4) ------------------------------
+def test_feed_out_of_range_integers_are_refused():
+    """[2**40 + 5, 1] fed into int32 made cumsum return [5, 6] (the feed wrapped); a uint64 2**63
+    fed as int64 counts became a 'negative count' error. Now both are to_tensor's OverflowError
+    naming the feed, the value and the type; NaN into an integer variable its ValueError."""
+    with static_graph() as main:
+        x = static.data('x', [2], 'int32')
+        y = paddle.cumsum(x)
+    with static_graph() as main_r:
+        counts = static.data('counts', [2], 'int64')
+        r = paddle.repeat_interleave(paddle.to_tensor([7, 8]), counts)
+    for bad in ([2 ** 40 + 5, 1], np.array([2 ** 40 + 5, 1]), np.array([2 ** 31, 0], np.uint32), [1, -2 ** 31 - 1],
+                [2 ** 70, 1]):
+        with pytest.raises(OverflowError, match=r"feed 'x': the value -?\d+ is out of range for paddle.int32"):
+            run(main, {'x': bad}, [y])
+    with pytest.raises(OverflowError, match=r"feed 'counts': the value 9223372036854775808 is out of range for paddle.int64"):
+        run(main_r, {'counts': np.array([2 ** 63, 1], np.uint64)}, [r])
+    # In range: the values themselves, through every integer kind NumPy has.
+    (out,) = run(main, {'x': np.array([2 ** 31 - 1, -2 ** 31], np.int64)}, [y])
+    assert out.tolist() == [2 ** 31 - 1, -1]
+    (out,) = run(main, {'x': np.array([3, 4], np.uint64)}, [y])
+    assert out.dtype == np.int32 and out.tolist() == [3, 7]
+    (out,) = run(main_r, {'counts': np.array([2, 1], np.uint64)}, [r])
+    assert out.tolist() == [7, 7, 8]
+
+
+def test_feed_integer_sweep_matches_to_tensor():
+    """A seeded sweep (the fuzzer's job for this Python-level path): integers of every NumPy type
+    and Python ints around every integer variable type's limits, fed into a data variable, give
+    what to_tensor of the same data into that dtype gives: the same values, or the same exception
+    type (OverflowError)."""
+    rng = np.random.default_rng(32)
+    for dtype in ('int32', 'int64'):
+        with static_graph() as main:
+            x = static.data('x', [3], dtype)
+            y = x * 1
+        info = np.iinfo(dtype)
+        edges = [int(info.min), int(info.max), int(info.min) - 1, int(info.max) + 1, 2 ** 63, 2 ** 64 - 1, -2 ** 63,
+                 2 ** 31, -2 ** 31 - 1, 0, 2 ** 100]
+        for _ in range(60):
+            values = [int(rng.choice(edges)) + int(rng.integers(-2, 3)) for _ in range(3)]
+            for np_type in (None, np.int64, np.uint64, np.int32, np.uint32):
+                if np_type is None:
+                    data = values
+                elif all(np.iinfo(np_type).min <= v <= np.iinfo(np_type).max for v in values):
+                    data = np.array(values, np_type)
+                else:
+                    continue
+                try:
+                    expected = paddle.to_tensor(data, dtype=dtype).numpy()
+                except OverflowError:
+                    with pytest.raises(OverflowError):
+                        run(main, {'x': data}, [y])
+                    continue
+                (got,) = run(main, {'x': data}, [y])
+                np.testing.assert_array_equal(got, expected, err_msg=str((dtype, np_type, values)))
+
+
 def test_variable_of_another_program_is_rejected():
     with static_graph():
         x = static.data('x', [3], 'float32')

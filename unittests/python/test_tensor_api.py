@@ -77,6 +77,33 @@ def test_to_tensor_from_tensor_copies_values():
     assert z.dtype == paddle.float64 and z.numpy().tolist() == [1.0, 2.0]
 
 
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', [None, 'float32', 'float64'])
+def test_to_tensor_of_a_tensor_is_a_detached_copy(dtype, place):
+    """to_tensor(tensor), as Paddle: a copy in new memory (writing into the source does not show
+    in it), a leaf with stop_gradient=True whose gradient never reaches the source (issue 32
+    item 5: it aliased the source and kept its graph). stop_gradient=False makes it a leaf of its
+    own."""
+    x = paddle.to_tensor([1.0, 2.0], place=place, stop_gradient=False)
+    src = x * 2  # not a leaf, in a graph
+    y = paddle.to_tensor(src, dtype=dtype)
+    assert y.stop_gradient is True and y.is_leaf and y.grad is None
+    assert y.data_ptr() != src.data_ptr()
+    assert y.numpy().tolist() == [2.0, 4.0]
+    # Writing into the source (through DLPack on the CPU) leaves the copy as it was.
+    if place == 'cpu':
+        np.from_dlpack(src)[0] = 100.0
+        assert src.numpy()[0] == 100.0 and y.numpy().tolist() == [2.0, 4.0]
+    w = paddle.to_tensor(src, dtype=dtype, stop_gradient=False)
+    assert w.is_leaf and w.stop_gradient is False
+    (w * 3).sum().backward()
+    assert w.grad.numpy().tolist() == [3.0, 3.0]
+    assert x.grad is None  # nothing reached the source's graph
+    # A leaf source: the same.
+    v = paddle.to_tensor(x)
+    assert v.stop_gradient is True and v.data_ptr() != x.data_ptr()
+
+
 def test_to_tensor_does_not_alias_numpy_input():
     a = np.array([1.0, 2.0, 3.0])
     x = paddle.to_tensor(a)
@@ -173,6 +200,81 @@ def test_astype_round_trip(src, dst, place):
     assert back.dtype == x.dtype
     assert np.array_equal(back.numpy(), x.numpy())
     assert np.array_equal(y.numpy().astype(np.float64), np.array(values))
+
+
+def _nearest_bfloat16_bits(v):
+    """The bits of the bfloat16 nearest to the float64 or int `v` (ties to even), exactly: the
+    candidates around v's float32 rounding compared by Fraction distance; past the largest
+    bfloat16 by half an ulp or more, infinity."""
+    from fractions import Fraction
+    exact = Fraction(v)
+    sign = 0x8000 if (v < 0 or (v == 0 and np.signbit(float(v)))) else 0
+    largest = Fraction(float(np.array(0x7f7f0000, np.uint32).view(np.float32)))
+    if abs(exact) >= largest + Fraction(2) ** 119:
+        return 0x7f80 | sign
+    with np.errstate(over='ignore'):
+        top = int(np.array(np.float32(float(v))).view(np.uint32)) >> 16
+    best = None
+    for bits in (top - 1, top, top + 1):
+        f = np.array((bits & 0xffff) << 16, np.uint32).view(np.float32)
+        if 0 <= bits <= 0xffff and np.isfinite(f):
+            key = (abs(Fraction(float(f)) - exact), bits & 1)
+            best = min(best, (key, bits)) if best else (key, bits)
+    return best[1] | (sign if exact == 0 else 0)
+
+
+def test_to_tensor_float64_to_bfloat16_rounds_once():
+    """float64 values (arrays, lists, Python floats) and large integers into bfloat16 round once to the
+    nearest (issue 32 item 7: through float32 first, 1 + 2**-8 + 2**-30 became 1.0, not 1.0078125);
+    a static feed converts the same way."""
+    assert paddle.to_tensor(np.array([1 + 2 ** -8 + 2 ** -30]), dtype='bfloat16').astype('float32').numpy().tolist() == [
+        1.0078125]
+    assert paddle.to_tensor(1 + 2 ** -8 + 2 ** -30, dtype='bfloat16').item() == 1.0078125
+    assert paddle.to_tensor([-(1 + 2 ** -8 + 2 ** -30)], dtype='bfloat16').astype('float32').numpy().tolist() == [
+        -1.0078125]
+    rng = np.random.default_rng(7)
+    ties = (1 + (2 * rng.integers(0, 128, 3000) + 1) * 2.0 ** -9) * (1 + rng.choice([-1, 1], 3000) * 2.0 ** -40)
+    edges = [0.0, -0.0, 1e-50, -1e-50, 5e-324, 3.3961e38, 3.3962e38, 3.39e38, 1e39, -1e39, 2.0 ** -133, 1.5 * 2.0 ** -133]
+    values = np.concatenate([rng.standard_normal(3000) * 10.0 ** rng.integers(-45, 39, 3000), ties, edges])
+    bits = paddle.to_tensor(values, dtype='bfloat16').astype('float32').numpy().view(np.uint32) >> 16
+    expected = np.array([_nearest_bfloat16_bits(v) for v in values.tolist()])
+    bad = bits != expected
+    assert not bad.any(), (values[bad][:5], bits[bad][:5], expected[bad][:5])
+    ints = np.array([2 ** 24 + 2 ** 16 + 1, -(2 ** 24 + 2 ** 16 + 1), 2 ** 53 + 1, 2 ** 63 - 1, -2 ** 63, 2 ** 62 + 2 ** 54 + 1])
+    bits = paddle.to_tensor(ints, dtype='bfloat16').astype('float32').numpy().view(np.uint32) >> 16
+    assert bits.tolist() == [_nearest_bfloat16_bits(int(i)) for i in ints]
+    with np.errstate(invalid='ignore'):
+        special = paddle.to_tensor(np.array([np.inf, -np.inf, np.nan]), dtype='bfloat16').astype('float32').numpy()
+    assert special[0] == np.inf and special[1] == -np.inf and np.isnan(special[2])
+    # The static feed of a float64 array into a bfloat16 variable.
+    paddle.enable_static()
+    try:
+        main = paddle.static.Program()
+        with paddle.static.program_guard(main, paddle.static.Program()):
+            y = paddle.static.data('x', [2], 'bfloat16') * 1
+        (out,) = paddle.static.Executor('cpu').run(main, feed={'x': np.array([1 + 2 ** -8 + 2 ** -30, 1.0])},
+                                                   fetch_list=[y], return_numpy=False)
+    finally:
+        paddle.disable_static()
+    assert out.astype('float32').numpy().tolist() == [1.0078125, 1.0]
+
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16', 'float32', 'float64', 'int32', 'int64'])
+def test_negation(dtype, place):
+    x = paddle.to_tensor([1, 0, -3], dtype=dtype, place=place)
+    y = -x
+    assert y.dtype == x.dtype and y.astype('float64').numpy().tolist() == [-1, 0, 3]
+
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', ['bool', 'uint8', 'int8', 'int16'])
+def test_negation_of_other_dtypes_is_a_type_error(dtype, place):
+    """Named errors (issue 32 item 7): -uint8 said 'value -1 out of range' (from to_tensor), -bool
+    'no kernel for multiply'."""
+    x = paddle.to_tensor(np.array([1, 0, 1]).astype(dtype), place=place)
+    with pytest.raises(TypeError, match=r'unary -: a Tensor of dtype paddle.%s cannot be negated' % dtype):
+        -x
 
 
 def test_astype_float_to_int_truncates_and_to_bool():
@@ -332,3 +434,45 @@ def test_ndim_size_shape_are_python_ints(dtype):
     assert x.ndim == 3 and isinstance(x.ndim, int)
     assert x.size == 24 and isinstance(x.size, int)
     assert x.shape == [2, 3, 4] and all(isinstance(d, int) for d in x.shape)
+
+
+# ------------------------------------------------------------------------------------------
+# Truth value (issue 32 item 2)
+# ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', ALL_DTYPES)
+def test_truth_value_of_one_element(dtype, place):
+    """bool() of a one-element tensor, of any shape, is the truth of its value, as NumPy's:
+    [0.0] was True before (the default truth of an object)."""
+    for shape in ([], [1], [1, 1, 1]):
+        for value in (0, 1):
+            t = paddle.to_tensor(np.full(shape, value), dtype=dtype, place=place)
+            assert bool(t) is bool(value), (shape, value)
+            assert (True if t else False) is bool(value)
+    if dtype in FLOAT_DTYPES:
+        assert bool(paddle.to_tensor([float('nan')], dtype=dtype, place=place)) is True
+        assert bool(paddle.to_tensor([-0.0], dtype=dtype, place=place)) is False
+
+
+@pytest.mark.parametrize('place', PLACES)
+def test_truth_value_of_a_reduction(place):
+    """`if paddle.sum(x):` (a 0-D result) raised `len() of a 0-D tensor` before."""
+    x = paddle.to_tensor([1.0, -1.0], place=place)
+    assert not paddle.sum(x)
+    assert paddle.sum(x * x)
+    assert paddle.mean(x * x)
+
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('shape', [[2], [0], [2, 3], [1, 0]])
+def test_truth_value_of_other_sizes_is_ambiguous(shape, place):
+    """Any other size is a ValueError naming the ambiguity and the size (a multi-element tensor was
+    True before, and an empty one False through len())."""
+    t = paddle.to_tensor(np.zeros(shape, np.float32), place=place)
+    n = int(np.prod(shape))
+    with pytest.raises(ValueError, match=r'truth value of a Tensor with %d elements .* ambiguous' % n):
+        bool(t)
+    with pytest.raises(ValueError, match='ambiguous'):
+        if t:
+            pass

@@ -1,6 +1,7 @@
-// The __global__ kernels of the GPU scan engine: thin wrappers that give each warp or thread
-// its line and segment and call the agent (scan_agent.cuh), one per strategy and phase. Grids
-// and phases are chosen in scan_dispatch.cuh.
+// The __global__ kernels of the GPU scan engine: thin wrappers that give each warp or thread its
+// line (and segment) and call the agent (scan_agent.cuh). Rows cut into segments take the
+// single-pass kernel of scan_onepass.cuh; columns cut into segments the three phases below.
+// Grids are chosen in scan_launch.cuh.
 #pragma once
 
 #include <cub/warp/warp_scan.cuh>
@@ -27,26 +28,15 @@ struct TileMinBlocks<Tiles, std::void_t<decltype(Tiles::kMinBlocks)>> {
   static constexpr int value = Tiles::kMinBlocks;
 };
 
-// ---- inner == 1: rows, a logical warp per (row, segment) -----------------------------------
-// kPhase 0: whole rows (one segment each). 1: write segment totals. 3: rescan each segment from
-// its exclusive prefix in `totals`.
-template <int W, int kItems, int kPhase, typename Op>
+// ---- inner == 1: whole rows, a logical warp of W lanes per row (segments: scan_onepass.cuh) ---
+template <int W, int kItems, typename Op>
 __global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileScan<Op>>::value)
-    RowScanKernel(Op op, LineGeometry g, int64_t rows, int64_t nseg, int64_t seg_len,
-                  typename Op::State* totals, bool exclusive) {
-  const int64_t warp = (blockIdx.x * int64_t{blockDim.x} + threadIdx.x) / W;
+    RowScanKernel(Op op, LineGeometry g, int64_t rows, bool exclusive) {
+  const int64_t row = (blockIdx.x * int64_t{blockDim.x} + threadIdx.x) / W;
   const int lane = threadIdx.x % W;
-  if (warp >= rows * nseg) return;  // a whole logical warp leaves together
-  const int64_t row = warp / nseg, seg = warp - row * nseg;
-  const int64_t s0 = seg * seg_len, s1 = s0 + seg_len < g.length ? s0 + seg_len : g.length;
+  if (row >= rows) return;  // a whole logical warp leaves together
   const OpLine<Op> line{op, g, g.Base(row)};
-  if (kPhase == 1) {
-    const auto total = GpuTileScan<Op>::template Warp<W, kItems, false>(op, line, s0, s1, op.Identity(), exclusive, lane);
-    if (lane == 0) totals[warp] = total;
-  } else {
-    const auto carry = kPhase == 3 ? totals[warp] : op.Identity();
-    GpuTileScan<Op>::template Warp<W, kItems, true>(op, line, s0, s1, carry, exclusive, lane);
-  }
+  GpuTileScan<Op>::template Warp<W, kItems, true>(op, line, 0, g.length, op.Identity(), exclusive, lane);
 }
 
 // Phase 2, few segments per line: a warp per line scans its nseg totals (contiguous at

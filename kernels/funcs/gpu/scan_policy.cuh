@@ -16,14 +16,16 @@ struct ScanPolicy {
   static constexpr int kRowItems = 8;            // elements per lane per tile, W = 32
   static constexpr int kShortRowItems = 4;       // elements per lane per tile, W < 32
   static constexpr int kColumnItems = 8;         // loads in flight per thread, columns
-  // Split long rows until about this many warps run per block an SM holds (at least 2): 128
-  // blocks of 8 warps, about one per SM of an H100 (132). Ops compiled for 3 blocks per SM
-  // (TileMinBlocks) get 3072 warps, one wave there; the others 2048.
+  // Rows fewer than this many per block an SM holds (at least 2), i.e. 2048 or 3072 (ops
+  // compiled for 3 blocks per SM, TileMinBlocks), are cut into segments for the single pass.
   static constexpr int64_t kTargetRowWarpsPerSlot = 1024;
   static constexpr int64_t kTargetColumnThreads = 262144;
   static constexpr int64_t kMaxColumnSegments = 256;   // segments per column line
-  static constexpr int64_t kWarpTotals = 128;    // phase 2: a warp per line up to this many segments
-  static constexpr int kTotalsThreads = 512;     // phase 2: threads of the block per line beyond
+  static constexpr int64_t kWarpTotals = 128;    // column phase 2: a warp per line up to this many segments
+  static constexpr int kTotalsThreads = 512;     // column phase 2: threads of the block per line beyond
+  // Steps per segment of a row cut for the single pass (a warp each): small enough that a
+  // segment is still in L1/L2 when the warp rescans it after its look-back.
+  static constexpr int64_t kRowSegment = 4096;
 };
 
 }  // namespace scan_gpu

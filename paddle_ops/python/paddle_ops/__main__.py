@@ -5,7 +5,8 @@ It prints the version, the build options (CUDA architectures, the CPU scan kerne
 OpenMP threads), the visible devices, then runs a small check of every op on every device: the
 forward result against NumPy, in float32, and the gradient against central differences, in
 float64. One line per check, `ok` or `FAIL`. The exit code is 0 when every check passed, 1
-otherwise (an op of the generated API without a check here is a failure too).
+otherwise (an op of the generated API without a check here is a failure too). `--help` prints
+the usage; any other argument is refused (exit 2) before anything runs.
 """
 import os
 import platform
@@ -318,7 +319,20 @@ def run_checks(devices, checks=None, out=print):
     return failures
 
 
+def _parser():
+    import argparse
+    return argparse.ArgumentParser(
+        prog="python -m paddle_ops",
+        description="Print what this copy of paddle_ops is (version, build options, CPU, devices) and check "
+                    "every op on every device: the forward result against NumPy, the gradient against central "
+                    "differences. Exit code 0 when every check passed, 1 otherwise.",
+        epilog="PADDLE_OPS_CHECK_TRACEBACK=1 prints the traceback of a failed check.")
+
+
 def main(argv=None, checks=None):
+    """The check; argv takes only --help (usage, exit 0): an unknown argument is argparse's usage
+    error (exit 2), before anything runs."""
+    _parser().parse_args([] if argv is None else argv)
     lines, devices = describe()
     for line in lines:
         print(line)

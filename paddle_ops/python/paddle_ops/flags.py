@@ -13,6 +13,9 @@ from . import _C
 
 # Read the environment now, so that a bad value fails the import (ValueError), not a later op.
 _C.load_flags()
+# OMP_NUM_THREADS above the thread bound (the larger of 1024 and the CPU count, as set_num_threads):
+# a ValueError now, never a crash of OpenMP at the first parallel op.
+_C.check_omp_threads()
 for _name in _C.unknown_env_flags():
     warnings.warn(f"paddle_ops: unknown environment variable {_name} ignored; the flags are "
                   f"{', '.join(r['name'] for r in _C.flag_table())}", RuntimeWarning, stacklevel=2)
@@ -32,7 +35,14 @@ def get_flags(names=None):
         return dict(_C.get_flags())
     if isinstance(names, str):
         names = [names]
-    return {name: _C.get_flag(str(name)) for name in names}
+    if not isinstance(names, (list, tuple)):
+        raise TypeError(f"get_flags(): argument 'names' must be a str, a list of str or None, but got "
+                        f"{type(names).__name__}")
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"get_flags(): argument 'names' must hold flag names (str), but got "
+                            f"{type(name).__name__}")
+    return {name: _C.get_flag(name) for name in names}
 
 
 def set_flags(flags):
@@ -40,5 +50,9 @@ def set_flags(flags):
     flags). Every entry is validated before any is set: an unknown name or a value that is not
     accepted raises ValueError naming the flag and the accepted values."""
     if not isinstance(flags, dict):
-        raise TypeError(f"set_flags: expected a dict {{name: value}}, but got {type(flags).__name__}")
+        raise TypeError(f"set_flags(): argument 'flags' must be a dict {{name: value}}, but got {type(flags).__name__}")
+    for name in flags:
+        if not isinstance(name, str):
+            raise TypeError(f"set_flags(): argument 'flags' must have flag names (str) as keys, but got "
+                            f"{type(name).__name__}")
     _C.set_flags([(str(name), value if isinstance(value, str) else str(value)) for name, value in flags.items()])

@@ -78,10 +78,22 @@ def CUDAPlace(device_id=0):
     return Place("gpu", int(device_id))
 
 
+# The place of new tensors and results (paddle.device.set_device sets it). Kept here, below the
+# device module, so that the two do not import each other.
+_current = {"place": Place("cpu")}
+
+
+def _current_place():
+    return _current["place"]
+
+
+def _set_current_place(place):
+    _current["place"] = place
+
+
 def convert_place(place):
     """A Place from a Place or a string 'cpu', 'gpu', 'gpu:1'."""
     if place is None:
-        from .device import _current_place
         return _current_place()
     if isinstance(place, Place):
         return place

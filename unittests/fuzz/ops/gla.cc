@@ -1,4 +1,5 @@
 // Fuzzing gla and gla_grad.
+#include "paddle_ops/common/flags.h"
 #include "unittests/fuzz/fuzz_util.h"
 
 namespace {
@@ -64,13 +65,27 @@ void FuzzGla(Fdp& f, bool grad) {
   const Arr k = draw(qk(Dk + (bad == 1 ? 1 : 0)), t, false);
   const DataType vt = bad == 2 ? (t == DataType::FLOAT32 ? DataType::FLOAT64 : DataType::FLOAT32) : t;
   const Arr v = draw(qk(Dv), vt, false);
-  const Arr gk = draw(qk(Dk), t, true);
+  Arr gk = draw(qk(Dk), t, true);
+  // Gates at the edge of what the spec allows (§5): -inf (a channel that forgets completely), huge
+  // finite ones (-1e30; -inf in float16), one past the chunked form's floor, one whose exp
+  // underflows float, each at about 1 in 8 gates of a case that has them.
+  const bool extreme = f.ConsumeIntegralInRange<int>(0, 3) == 0;
+  if (extreme) {
+    for (LD& g : gk.v) {
+      if (f.ConsumeIntegralInRange<int>(0, 7) == 0) g = RoundTo(t, f.PickValueInArray({-kInf, -1e30L, -3e4L, -200.0L}));
+    }
+  }
+  // The CPU path (PADDLE_OPS_GLA_CPU): auto picks the recurrent form at these sizes; the chunked
+  // form takes any size when forced.
+  const char* path = f.PickValueInArray({"auto", "chunked", "recurrent"});
+  paddle_ops::flags::SetFlag("PADDLE_OPS_GLA_CPU", path);
   const Arr h0 = draw({B, H, Dk, Dv}, bad == 3 ? DataType::FLOAT64 : DataType::FLOAT32, false);
   g_case = std::string(grad ? "gla_grad" : "gla") + " B=" + std::to_string(B) + " H=" + std::to_string(H) +
            " T=" + std::to_string(T) + " Dk=" + std::to_string(Dk) + " Dv=" + std::to_string(Dv) + " " +
            phi::DataTypeToString(t) + " head_first=" + std::to_string(head_first) + " state=" +
            std::to_string(with_state) + " final=" + std::to_string(final_out) + " scale=" + std::to_string(scale) +
-           " decay=" + std::to_string(static_cast<double>(decay)) + " bad=" + std::to_string(bad);
+           " decay=" + std::to_string(static_cast<double>(decay)) + " extreme=" + std::to_string(extreme) +
+           " path=" + path + " bad=" + std::to_string(bad);
   int expected = kValid;
   if (!HasCpuKernel("gla", t)) {
     expected = kNotFound;

@@ -26,19 +26,11 @@ def tables(path):
     return {e["name"]: e for e in ops}, yaml
 
 
-@pytest.fixture(scope="module")
-def real(tmp_path_factory):
-    out = tmp_path_factory.mktemp("gen") / "_generated.py"
-    r = run(OPS, BWD, out)
-    assert r.returncode == 0, r.stderr
-    return out
+real = test_torch_codegen.real_table(run)
 
 
 def test_deterministic_and_compiles(real, tmp_path):
-    again = tmp_path / "again.py"
-    assert run(OPS, BWD, again).returncode == 0
-    assert real.read_text() == again.read_text()
-    compile(real.read_text(), str(real), "exec")
+    test_torch_codegen.check_deterministic_and_compiles(run, real, tmp_path)
 
 
 def test_every_op_with_its_gradient(real):
@@ -141,14 +133,14 @@ def call(lib, op, ins, attrs, outs, keep):
 
 
 def test_runtime_exports_only_its_c_entries(runtime):
-    """The one runtime of the Paddle and JAX integrations exports its plain-C entries alone."""
+    """The one runtime of the integrations exports its plain-C entries alone."""
     nm = subprocess.run(["nm", "-D", "--defined-only", runtime.path], capture_output=True, text=True)
     if nm.returncode != 0:
         pytest.skip("nm is not available")
     names = {line.split()[-1] for line in nm.stdout.splitlines() if line.strip()}
-    assert {"po_jax_op_id", "po_jax_run", "po_jax_last_error", "po_jax_last_pointers", "po_paddle_run",
+    assert {"po_jax_op_id", "po_jax_run", "po_jax_last_error", "po_jax_last_pointers", "po_runtime_run",
             "po_runtime_follow"} <= names
-    assert all(n.startswith(("po_jax_", "po_paddle_", "po_runtime_")) for n in names), names
+    assert all(n.startswith(("po_jax_", "po_runtime_")) for n in names), names
 
 
 def test_runtime_writes_into_the_callers_buffer(runtime):
@@ -162,8 +154,8 @@ def test_runtime_writes_into_the_callers_buffer(runtime):
     assert runtime.po_jax_last_pointers(ins, outs, 4) >= 1
     assert ins[0] == x.ctypes.data and outs[0] == out.ctypes.data  # no copies
     # XLA's buffers are bound for this call alone: the Paddle entry's setting (the same library) stays
-    runtime.po_paddle_caller_allocates.restype = ctypes.c_int32
-    assert runtime.po_paddle_caller_allocates() == 0
+    runtime.po_runtime_caller_allocates.restype = ctypes.c_int32
+    assert runtime.po_runtime_caller_allocates() == 0
 
 
 def test_runtime_errors(runtime):

@@ -17,13 +17,17 @@ from paddle_setup import paddle  # noqa: F401  (skips or fails as the other test
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 GEN = os.path.join(REPO, "tools", "codegen", "gen_paddle.py")
-SRC = os.path.join(REPO, "paddle_ops", "python", "integrations_src", "paddle")
+GEN_RUNTIME = os.path.join(REPO, "tools", "codegen", "gen_runtime.py")
+# the Paddle side's helpers and the runtime's plain-C interface they include
+SRC = [os.path.join(REPO, "paddle_ops", "python", "integrations_src", "paddle"), os.path.join(REPO, "paddle_ops", "runtime")]
 sys.path.insert(0, os.path.join(REPO, "tools", "codegen"))
 import op_model  # noqa: E402
 
 
 def generate(ops, bwd, out):
     subprocess.run([sys.executable, GEN, "--ops", ops, "--backward", bwd, "--out", str(out)], check=True)
+    subprocess.run([sys.executable, GEN_RUNTIME, "--ops", ops, "--backward", bwd, "--out",
+                    os.path.join(out, "runtime_ops.cc")], check=True)
     return {n: open(os.path.join(out, n)).read() for n in sorted(os.listdir(out))}
 
 
@@ -43,7 +47,7 @@ def test_real_yaml_every_op_registered_or_skipped_with_reason(tmp_path):
             assert op.name in grads
     meta = json.loads(a["paddle_ops_meta.json"])
     assert set(meta) == built
-    table = re.findall(r'\{"(\w+)", \d+, \d+, \d+, &Run_', a["bridge_ops.cc"])
+    table = re.findall(r'\{"(\w+)", \d+, \d+, \d+, &Run_', a["runtime_ops.cc"])
     assert set(table) == built | {op.backward for op in ops if op.name in built and op.backward}
 
 
@@ -58,7 +62,7 @@ def test_fixture_ops_need_no_hand_written_code_and_compile_against_paddle(tmp_pa
     if shutil.which("g++") is None:
         pytest.skip("g++ is not installed: the generated source was not compiled")
     from paddle.utils.cpp_extension.extension_utils import find_paddle_includes
-    inc = [f"-I{p}" for p in find_paddle_includes() + [sysconfig.get_paths()["include"], SRC]]
+    inc = [f"-I{p}" for p in find_paddle_includes() + [sysconfig.get_paths()["include"], *SRC]]
     res = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-w", *inc, str(tmp_path / "paddle_ext.cc")],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-4000:]

@@ -5,6 +5,7 @@ paddle.grad and backward() against NumPy and finite differences, errors by type,
 the runtime library it links."""
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -22,15 +23,15 @@ def pt(a, stop_gradient=True):
 
 
 def np_logcumsumexp(x, axis, exclusive=False, reverse=False):
-    x = np.moveaxis(np.asarray(x, np.float64), axis, -1)
-    if reverse:
-        x = x[..., ::-1]
-    out = np.logaddexp.accumulate(x, axis=-1)
-    if exclusive:
-        out = np.concatenate([np.full(out.shape[:-1] + (1,), -np.inf), out[..., :-1]], axis=-1)
-    if reverse:
-        out = out[..., ::-1]
-    return np.moveaxis(out, -1, axis)
+    """float64 reference: logaddexp.accumulate (on the flipped axis for reverse), shifted by one
+    step with -inf coming in for exclusive."""
+    flip = (lambda a: np.flip(a, axis)) if reverse else (lambda a: a)
+    out = flip(np.logaddexp.accumulate(flip(np.asarray(x, np.float64)), axis=axis))
+    if not exclusive:
+        return out
+    out = np.moveaxis(out, axis, -1)
+    pad = np.full(out.shape[:-1] + (1,), -np.inf)
+    return np.moveaxis(np.concatenate([out[..., 1:], pad] if reverse else [pad, out[..., :-1]], axis=-1), -1, axis)
 
 
 # ---- values ------------------------------------------------------------------------------------
@@ -289,7 +290,7 @@ def test_argument_checks_are_paddle_ops_own(case):
 # ---- zero copy and symbols --------------------------------------------------------------------
 
 def _last_pointers():
-    ins, outs = _runtime.last_pointers("paddle")  # the runtime instance the extension loaded
+    ins, outs = _runtime.last_pointers()  # the runtime instance the extension loaded
     return ins + [0] * 16, outs + [0] * 16
 
 
@@ -340,6 +341,81 @@ def _defined_dynamic_symbols(path):
 @pytest.mark.skipif(shutil.which("nm") is None, reason="nm (binutils) is not installed")
 def test_only_the_entry_points_are_exported():
     runtime = _defined_dynamic_symbols(_runtime.library_path())
-    assert runtime and all(s.startswith(("po_paddle_", "po_jax_", "po_runtime_")) for s in runtime), runtime
+    assert runtime and all(s.startswith(("po_jax_", "po_runtime_")) for s in runtime), runtime
     ext = _defined_dynamic_symbols(_build.extension_library())
     assert all(s.startswith("PyInit_") for s in ext), ext  # nothing of ours, nothing of Paddle's
+
+
+# ---- issue 31: what the Paddle front says and refuses -------------------------------------------
+
+@pytest.mark.parametrize("op", ["logcumsumexp", "cumsum", "gla"])
+def test_double_backward_raises_a_clear_error(op):
+    """create_graph=True, then a gradient of the gradient: our NotImplementedError text, not
+    Paddle's "does not appear in the backward graph" nor a silent None (allow_unused)."""
+    x = pt(RNG.standard_normal(6).astype(np.float32), stop_gradient=False)
+    y = po.gla(*(x.reshape([1, 1, 6, 1]) for _ in range(4)))[0] if op == "gla" else getattr(po, op)(x)
+    g, = paddle.grad(y.sum(), x, create_graph=True)
+    with pytest.raises(Exception, match=r"second derivative .*not supported") as info:
+        paddle.grad(g.sum(), x)
+    assert "NotImplementedError" in str(info.value)
+
+
+def test_unknown_dtypes_are_refused_not_cast():
+    """Paddle's complex tensors, and dtype= outside an op's dtypes, are TypeErrors, as in
+    paddle_ops (the Paddle front cast them before: cumsum(complex64) gave int64)."""
+    z = paddle.to_tensor(np.array([1 + 1j, 2 + 0j], np.complex64))
+    x = pt(np.array([0.5, 1.7], np.float32))
+    for call in (lambda: po.cumsum(z), lambda: po.logcumsumexp(z), lambda: po.logcumsumexp(x, dtype="int32"),
+                 lambda: po.cumsum(x, dtype="uint8"), lambda: po.cumsum(x, 0, "uint8")):
+        with pytest.raises(TypeError, match="dtype"):
+            call()
+
+
+def test_axis_beyond_32_bits_is_our_index_error():
+    """issue 32 item 7: axis=2**40 through the Paddle front was Paddle's C++ text."""
+    with pytest.raises(IndexError, match=r"cumsum\(\): axis is out of range .* but got 1099511627776"):
+        po.cumsum(pt(np.zeros((2, 3), np.float32)), axis=2 ** 40)
+
+
+def test_from_dlpack_of_a_paddle_tensor_shares_its_memory():
+    """paddle_ops.from_dlpack(paddle.Tensor): Paddle 3.3 gives (kDLCPU, None) as its device."""
+    x = pt(np.arange(6, dtype=np.float32).reshape(2, 3))
+    t = paddle_ops.from_dlpack(x)
+    np.testing.assert_array_equal(t.numpy(), x.numpy())
+    assert t.data_ptr() == x.data_ptr()
+
+
+def test_import_prints_nothing_once_built():
+    """No Paddle build noise (the ccache warning, its doubled INFO lines) on an import of the
+    front whose extension is built (it is, by this module's import)."""
+    r = subprocess.run([sys.executable, "-c", "from paddle_ops.integrations import paddle"], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "" and r.stderr == "", (r.stdout, r.stderr)
+
+
+def test_first_build_says_one_line_unless_quiet(tmp_path, monkeypatch, capfd):
+    """The first import's build (here Paddle's cpp_extension.load stood in for) prints one line of
+    ours: what it builds, about how long, where it is cached; nothing with PADDLE_OPS_QUIET=1.
+    Paddle's own talk during it goes nowhere."""
+    import paddle.utils.cpp_extension as cpp_extension
+
+    def fake_load(**kwargs):
+        print("Compiling user custom op, it will cost a few seconds.....")  # as Paddle's does
+        return "module"
+    monkeypatch.setattr(cpp_extension, "load", fake_load)
+    for quiet, lines in (("0", 1), ("1", 0)):
+        monkeypatch.setattr(_build, "cache_dir", lambda q=quiet: str(tmp_path / q))
+        saved = paddle_ops.get_flags("PADDLE_OPS_QUIET")
+        paddle_ops.set_flags({"PADDLE_OPS_QUIET": quiet})
+        try:
+            assert _build.load() == "module"
+        finally:
+            paddle_ops.set_flags(saved)
+        out, err = capfd.readouterr()
+        assert out == "", out
+        said = [line for line in err.splitlines() if line]
+        assert len(said) == lines, err
+        if lines:
+            assert said[0].startswith("paddle_ops.integrations.paddle: building its custom operators against Paddle ")
+            assert str(tmp_path / quiet) in said[0] and "about " in said[0]

@@ -41,19 +41,30 @@ def table(path):
     return {e["name"]: e for e in ops}
 
 
-@pytest.fixture(scope="module")
-def real(tmp_path_factory):
-    out = tmp_path_factory.mktemp("gen") / "_generated.py"
-    r = run(OPS, BWD, out)
-    assert r.returncode == 0, r.stderr
-    return out
+def real_table(gen_run):
+    """A module fixture: the file `gen_run` (a generator's run(ops, bwd, out)) writes from the
+    real YAML (also test_jax_codegen.py's)."""
+    @pytest.fixture(scope="module")
+    def real(tmp_path_factory):
+        out = tmp_path_factory.mktemp("gen") / "_generated.py"
+        r = gen_run(OPS, BWD, out)
+        assert r.returncode == 0, r.stderr
+        return out
+    return real
+
+
+def check_deterministic_and_compiles(gen_run, real, tmp_path):
+    again = tmp_path / "again.py"
+    assert gen_run(OPS, BWD, again).returncode == 0
+    assert real.read_text() == again.read_text()
+    compile(real.read_text(), str(real), "exec")  # valid Python
+
+
+real = real_table(run)
 
 
 def test_deterministic_and_compiles(real, tmp_path):
-    again = tmp_path / "again.py"
-    assert run(OPS, BWD, again).returncode == 0
-    assert real.read_text() == again.read_text()
-    compile(real.read_text(), str(real), "exec")  # valid Python
+    check_deterministic_and_compiles(run, real, tmp_path)
 
 
 def test_every_op_and_output_set(real):

@@ -568,14 +568,14 @@ def test_cpp_inputs_and_outputs_are_not_copied(device):
     contiguous first (a copy), never misread."""
     x = rand(5, 40, device=device)
     y = ops.logcumsumexp(x, 1)
-    ins, outs = _runtime.last_pointers("paddle")
+    ins, outs = _runtime.last_pointers()
     assert ins[0] == x.data_ptr() and outs[0] == y.data_ptr()
     o, hT = ops.gla_with_final_state(*gla_inputs(torch.float32, device)[:4], None, 0.5)
-    ins, outs = _runtime.last_pointers("paddle")
+    ins, outs = _runtime.last_pointers()
     assert ins[4] == 0 and outs[:2] == [o.data_ptr(), hT.data_ptr()]  # the absent initial state: null
     s = x.T
     torch.testing.assert_close(ops.cumsum(s, 0), torch.cumsum(s.contiguous(), 0), rtol=1e-13, atol=1e-14)
-    assert _runtime.last_pointers("paddle")[0][0] != s.data_ptr()
+    assert _runtime.last_pointers()[0][0] != s.data_ptr()
 
 
 @cpp_path_only
@@ -654,7 +654,7 @@ def test_cpp_library_is_cached_and_a_failed_build_falls_back(tmp_path):
     r = _child(probe, PADDLE_OPS_TORCH_CPP="1", **no_compiler)
     assert r.returncode != 0 and "ImportError: paddle_ops.integrations.torch: PADDLE_OPS_TORCH_CPP=1" in r.stderr
     r = _child(probe, PADDLE_OPS_TORCH_OUTPUTS="mine")
-    assert r.returncode != 0 and "ValueError: PADDLE_OPS_TORCH_OUTPUTS='mine'" in r.stderr
+    assert r.returncode != 0 and "PADDLE_OPS_TORCH_OUTPUTS" in r.stderr and "'mine'" in r.stderr, r.stderr
     r = _child(probe, PADDLE_OPS_TORCH_CPP="yes")
     assert r.returncode != 0 and "ValueError: PADDLE_OPS_TORCH_CPP='yes'" in r.stderr
 
@@ -665,7 +665,7 @@ def test_cpp_outputs_from_either_allocator():
     our caching allocator; the values are the same."""
     code = ("import paddle_ops.integrations.torch as pt, torch; from paddle_ops.integrations import _runtime; "
             "x = torch.arange(6.0).reshape(2, 3); y = torch.ops.paddle_ops.cumsum(x, 1); "
-            "print(y.tolist(), _runtime.last_pointers('paddle')[1][0] == y.data_ptr())")
+            "print(y.tolist(), _runtime.last_pointers()[1][0] == y.data_ptr())")
     for mode in ("torch", "ours"):
         r = _child(code, PADDLE_OPS_TORCH_OUTPUTS=mode)
         assert r.returncode == 0 and "[[0.0, 1.0, 3.0], [3.0, 7.0, 12.0]] True" in r.stdout, (mode, r.stderr)
@@ -680,3 +680,101 @@ def test_python_path_in_a_child_process():
                        env=dict(os.environ, PADDLE_OPS_TORCH_CPP="0"))
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
     assert " passed" in r.stdout and " failed" not in r.stdout
+
+
+# ---- issue 31: paddle_ops' signatures on torch tensors, double backward, autocast ----------------
+
+def test_public_functions_have_paddle_ops_signatures():
+    """pt.<op> takes exactly paddle_ops.<op>'s parameters and defaults (the same table)."""
+    import inspect
+    for name in ("logcumsumexp", "cumsum", "pscan", "right_flood", "repeat_interleave", "gla"):
+        ours = inspect.signature(getattr(paddle, name)).parameters
+        theirs = inspect.signature(getattr(pt, name)).parameters
+        assert [(p.name, p.default, p.kind) for p in ours.values()] == \
+            [(p.name, p.default, p.kind) for p in theirs.values()], name
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_public_functions_with_defaults(device):
+    """gla(q, k, v, gk) with scale and initial_state left out; cumsum in Paddle's order; the same
+    values as the torch ops with the arguments spelled out."""
+    q, k, v, gk = gla_inputs(torch.float32, device)[:4]
+    o, state = pt.gla(q, k, v, gk)
+    assert state is None
+    assert torch.equal(o, ops.gla(q, k, v, gk, None, q.shape[-1] ** -0.5))
+    x = rand(3, 4, dtype=torch.float32, device=device)
+    assert torch.equal(pt.cumsum(x, 1, "float64"), ops.cumsum(x.double(), 1))
+    assert torch.equal(pt.logcumsumexp(x), ops.logcumsumexp(x.reshape(-1), 0))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("op", ["logcumsumexp", "pscan", "gla"])
+def test_double_backward_raises(op, device):
+    """A gradient of a gradient through a paddle_ops op raises NotImplementedError (torch only
+    warned and gave zeros)."""
+    if op == "gla":
+        q = rand(1, 2, 9, 4, dtype=torch.float64, device=device, grad=True)
+        y = pt.gla(q, q, q, -q.abs())[0]
+    elif op == "pscan":
+        q = rand(2, 5, 3, dtype=torch.float64, device=device, grad=True)
+        y = pt.pscan(q, q)
+    else:
+        q = rand(3, 5, dtype=torch.float64, device=device, grad=True)
+        y = pt.logcumsumexp(q, 1)
+    g, = torch.autograd.grad(y.sum(), q, create_graph=True)
+    with pytest.raises(NotImplementedError, match="second derivative"):
+        torch.autograd.grad(g.sum(), q)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_autocast_scans_keep_their_dtype(device):
+    x = rand(4, 6, dtype=torch.float32, device=device)
+    with torch.autocast(device, dtype=torch.bfloat16):
+        assert ops.logcumsumexp(x, 1).dtype == torch.float32
+        assert pt.cumsum(x, 1).dtype == torch.float32
+        assert pt.pscan(x[:, :, None].exp().neg().exp().squeeze(-1), x[:, :, None]).dtype == torch.float32
+
+
+def _mixed_gk_legal(device):
+    """Whether gla takes a float32 gk beside bfloat16 q, k, v (the gla issue makes it legal)."""
+    q = torch.zeros(1, 1, 2, 2, dtype=torch.bfloat16, device=device)
+    try:
+        ops.gla(q, q, q, q.float(), None, 1.0)
+    except TypeError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_autocast_gla_casts_q_k_v_and_keeps_gk(device):
+    """Under autocast gla runs q, k, v in the autocast dtype with gk as given (float32), as the
+    rule in api_yaml says (python.autocast: [q, k, v])."""
+    q, k, v, gk = gla_inputs(torch.float32, device)[:4]
+    if not _mixed_gk_legal(device):
+        with torch.autocast(device, dtype=torch.bfloat16), pytest.raises(TypeError, match="gk.*bfloat16.*float32"):
+            pt.gla(q, k, v, gk)  # the rule passes gk as float32; the kernel does not take it yet
+        pytest.skip("gla does not take a float32 gk beside bfloat16 q, k, v yet (the gla issue makes it legal)")
+    with torch.autocast(device, dtype=torch.bfloat16):
+        o, _ = pt.gla(q, k, v, gk)
+    assert o.dtype == torch.bfloat16
+    ref, _ = pt.gla(q.bfloat16(), k.bfloat16(), v.bfloat16(), gk)
+    assert torch.equal(o, ref)
+
+
+def test_native_api_names_a_torch_tensor():
+    """A torch tensor given to paddle_ops' own API: the message names torch.Tensor and where to
+    go (was: "must be a Tensor, but got Tensor")."""
+    with pytest.raises(TypeError, match=r"must be a Tensor, but got torch\.Tensor .*paddle_ops\.integrations\.torch"
+                                        r"\.logcumsumexp.*paddle_ops\.from_dlpack"):
+        paddle.logcumsumexp(torch.zeros(3))
+    with pytest.raises(TypeError, match=r"torch\.Tensor.*integrations\.torch\.gla"):
+        paddle.gla(torch.zeros(1, 1, 2, 2), *[paddle.to_tensor(np.zeros((1, 1, 2, 2), np.float32))] * 3)
+
+
+@pytest.mark.parametrize("scale", [float("nan"), float("inf")])
+def test_raw_gla_op_refuses_a_non_finite_scale(scale):
+    """torch.ops.paddle_ops.gla itself (not only pt.gla) refuses a NaN or infinite scale, as every
+    front does (GlaInferMeta); it gave NaN outputs."""
+    q = rand(1, 1, 4, 2, dtype=torch.float32)
+    with pytest.raises(ValueError, match="scale' must be finite"):
+        ops.gla(q, q, q, -q.abs(), None, scale)

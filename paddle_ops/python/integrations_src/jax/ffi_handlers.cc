@@ -2,16 +2,16 @@
 // (PoJaxCpu) and one on CUDA (PoJaxCuda). Which op runs, and its attributes, are the call's
 // attributes (the Python side builds them from the op table generated from api_yaml/), so a new
 // op needs no handler code. Each handler turns XLA's buffers into the runtime's plain-C tensors
-// and calls po_jax_run (po_jax.h), which binds the outputs to XLA's buffers (no copies).
+// and calls po_jax_run (jax_entry.h), which binds the outputs to XLA's buffers (no copies).
 //
 // Compiled at first import against the installed jaxlib's headers (jax.ffi.include_dir()) and
-// linked to libpaddle_ops_runtime.so; includes nothing of paddle_ops but po_jax.h.
+// linked to libpaddle_ops_runtime.so; includes nothing of paddle_ops but jax_entry.h (and runtime.h).
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "po_jax.h"
+#include "jax_entry.h"
 #include "xla/ffi/api/ffi.h"
 
 namespace ffi = xla::ffi;

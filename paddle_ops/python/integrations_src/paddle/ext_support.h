@@ -1,6 +1,6 @@
-// The Paddle side of the bridge: helpers for the generated paddle_ext.cc, which registers
+// The Paddle side of the Paddle integration: helpers for the generated paddle_ext.cc, which registers
 // every op with PD_BUILD_OP / PD_BUILD_GRAD_OP. Includes only Paddle's extension header and
-// bridge.h (never a paddle_ops header: both define phi::).
+// paddle_ops/runtime/runtime.h (never a paddle_ops header: both define phi::).
 #pragma once
 
 #include <cstdlib>
@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "bridge.h"
+#include "runtime.h"
 #include "paddle/extension.h"
 
 namespace po_ext {
@@ -52,9 +52,17 @@ inline paddle::DataType FromPo(int32_t dt) {
   PD_THROW("[paddle_ops:" + std::string(name) + "] " + message);
 }
 
-// The extension refuses a bridge built from other YAML (ops numbered differently).
+// The kernel of every double-grad op: a second derivative through paddle_ops' ops is not
+// supported yet (create_graph=True, then a gradient of a gradient).
+[[noreturn]] inline void NoDoubleGrad(const char* op) {
+  PD_THROW("[paddle_ops:NotImplementedError] " + std::string(op) +
+           "(): a second derivative (double backward: a gradient of a gradient made with create_graph=True) "
+           "through a paddle_ops op is not supported");
+}
+
+// The extension refuses a runtime built from other YAML (ops numbered differently).
 inline void CheckBridge(const char* yaml_hash) {
-  static const bool ok = std::strcmp(po_paddle_yaml_hash(), yaml_hash) == 0;
+  static const bool ok = std::strcmp(po_runtime_yaml_hash(), yaml_hash) == 0;
   if (!ok) Throw(PO_RUNTIME_ERROR, "the Paddle extension was generated from other api_yaml/ than the runtime library "
                                    "(delete the extension cache and import again)");
 }
@@ -77,9 +85,9 @@ inline void View(Args& a, size_t i, const paddle::Tensor& t, const char* op, con
   if (!empty && !t.initialized()) return;  // absent: a shape without memory
   const paddle::Tensor& c = empty || t.is_contiguous() ? t : (a.keep.push_back(t.contiguous()), a.keep.back());
   a.dims[i] = c.shape();
-  if ((int)a.dims[i].size() > PO_PADDLE_MAX_RANK)
+  if ((int)a.dims[i].size() > PO_MAX_RANK)
     Throw(PO_VALUE_ERROR, std::string(op) + "(): input '" + name + "' has rank " + std::to_string(a.dims[i].size()) +
-                              ", more than paddle_ops' " + std::to_string(PO_PADDLE_MAX_RANK));
+                              ", more than paddle_ops' " + std::to_string(PO_MAX_RANK));
   v.data = empty ? nullptr : const_cast<void*>(c.data());
   v.dims = a.dims[i].data();
   v.ndim = static_cast<int32_t>(a.dims[i].size());
@@ -87,7 +95,7 @@ inline void View(Args& a, size_t i, const paddle::Tensor& t, const char* op, con
   v.dtype = ToPo(c.dtype());
   if (v.dtype == PO_UNDEFINED)
     Throw(PO_TYPE_ERROR, std::string(op) + "(): input '" + name + "' has a dtype paddle_ops does not take");
-  // The bridge runs our kernels on our own streams; until it runs them on Paddle's, GPU
+  // The runtime runs our kernels on our own streams; until it runs them on Paddle's, GPU
   // tensors are refused rather than raced (PyPI's Paddle 3 is CPU-only anyway).
   if (!empty && !c.is_cpu())
     Throw(PO_VALUE_ERROR, std::string(op) + "(): input '" + name +
@@ -112,7 +120,7 @@ inline void AdoptOut(void* ctx, int32_t index, void* data, const int64_t* dims, 
                      void* owner) {
   auto* s = static_cast<Sink*>(ctx);
   s->outs[index] = paddle::from_blob(data, std::vector<int64_t>(dims, dims + ndim), FromPo(dtype),
-                                     phi::DataLayout::NCHW, s->place, [owner](void*) { po_paddle_release(owner); });
+                                     phi::DataLayout::NCHW, s->place, [owner](void*) { po_runtime_release(owner); });
 }
 
 inline std::vector<paddle::Tensor> Run(int32_t op, const char* name, Args& a, const PoAttr* attrs, int32_t n_attrs,
@@ -126,8 +134,9 @@ inline std::vector<paddle::Tensor> Run(int32_t op, const char* name, Args& a, co
     }
   sink.outs.resize(n_outs);
   PoOutputs outs{&sink, &AllocOut, &AdoptOut, nullptr};
-  const int32_t rc = po_paddle_run(op, a.ins.data(), static_cast<int32_t>(a.ins.size()), attrs, n_attrs, &outs, n_outs);
-  if (rc != PO_OK) Throw(rc, po_paddle_last_error());
+  const int32_t rc =
+      po_runtime_run(op, a.ins.data(), static_cast<int32_t>(a.ins.size()), attrs, n_attrs, &outs, n_outs, PO_OUTPUTS_SETTING);
+  if (rc != PO_OK) Throw(rc, po_runtime_last_error());
   return sink.outs;
 }
 
@@ -150,8 +159,8 @@ inline std::vector<std::vector<int64_t>> InferShapes(int32_t op, std::vector<std
     ins[i].present = 1;
   }
   std::vector<PoMeta> metas(n_outs);
-  const int32_t rc = po_paddle_infer(op, ins.data(), static_cast<int32_t>(ins.size()), attrs, n_attrs, metas.data(), n_outs);
-  if (rc != PO_OK) Throw(rc, po_paddle_last_error());
+  const int32_t rc = po_runtime_infer(op, ins.data(), static_cast<int32_t>(ins.size()), attrs, n_attrs, metas.data(), n_outs);
+  if (rc != PO_OK) Throw(rc, po_runtime_last_error());
   std::vector<std::vector<int64_t>> out;
   for (auto& m : metas) out.emplace_back(m.dims, m.dims + m.ndim);
   if (dtypes.empty()) ShapeCache()[op] = std::move(shapes);
@@ -177,7 +186,7 @@ inline std::vector<paddle::DataType> InferDtypes(int32_t op, const std::vector<p
       ins[i].present = 1;
     }
     std::vector<PoMeta> metas(n_outs);
-    if (po_paddle_infer(op, ins.data(), static_cast<int32_t>(ins.size()), attrs, n_attrs, metas.data(), n_outs) ==
+    if (po_runtime_infer(op, ins.data(), static_cast<int32_t>(ins.size()), attrs, n_attrs, metas.data(), n_outs) ==
         PO_OK) {
       for (auto& m : metas) out.push_back(FromPo(m.dtype));
       return out;

@@ -1,7 +1,7 @@
 // The torch side of the C++ torch integration: helpers for the generated torch_ext.cc, whose
 // kernels (one per torch op of the table tools/codegen/gen_torch.py makes from api_yaml/) are
 // registered with TORCH_LIBRARY_IMPL(paddle_ops, CPU / CUDA). Includes only torch's headers and
-// bridge.h (never a paddle_ops header: both would bring their own namespaces of the same names);
+// paddle_ops/runtime/runtime.h (never a paddle_ops header: both would bring their own namespaces of the same names);
 // the kernels run in libpaddle_ops_runtime.so through po_runtime_run.
 //
 // Built at first import by torch.utils.cpp_extension against the torch that runs it
@@ -10,7 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -23,7 +22,7 @@
 #include <c10/cuda/CUDAStream.h>
 #endif
 
-#include "bridge.h"
+#include "runtime.h"
 
 namespace po_torch {
 
@@ -68,9 +67,9 @@ inline at::ScalarType FromPo(int32_t t) {
 
 // The index of op `name` in the runtime's table (looked up once per kernel).
 inline int32_t OpId(const char* name) {
-  const int32_t n = po_paddle_num_ops();
+  const int32_t n = po_runtime_num_ops();
   for (int32_t i = 0; i < n; ++i)
-    if (std::strcmp(po_paddle_op_name(i), name) == 0) return i;
+    if (std::strcmp(po_runtime_op_name(i), name) == 0) return i;
   Throw(PO_RUNTIME_ERROR, std::string("paddle_ops: the runtime library has no op '") + name +
                               "' (the torch extension was generated from other api_yaml/: delete its cache and "
                               "import again)");
@@ -92,25 +91,12 @@ inline int64_t IntScalar(const at::Scalar& s, const char* op, const char* name) 
   return s.toLong();
 }
 
-// Who allocates the outputs whose shape is known before the kernel runs: torch (at::empty, 1)
-// or paddle_ops' caching allocator, the tensor then adopted by torch without a copy (0).
-// PADDLE_OPS_TORCH_OUTPUTS=torch or =ours sets it (read once; the Python side checks the
-// value); by default torch's on CUDA (its caching allocator, on its current stream) and ours on
-// the CPU, whose cache keeps large outputs in memory already touched: torch's CPU allocator
-// gives fresh pages, whose first touch made logcumsumexp and cumsum of 2^26 float32 elements
-// take about twice as long here (docs/usage.md, "PyTorch").
-inline int32_t CallerAllocates(const c10::Device& device) {
-  static const int mode = [] {
-    const char* v = std::getenv("PADDLE_OPS_TORCH_OUTPUTS");
-    return v == nullptr ? -1 : std::strcmp(v, "torch") == 0 ? 1 : std::strcmp(v, "ours") == 0 ? 0 : -1;
-  }();
-  return mode >= 0 ? mode : device.is_cuda() ? 1 : 0;
-}
-
 // One call of an op: the inputs as PoTensor views of the torch tensors' memory (a strided one
 // made contiguous first and kept for the call), outputs from torch's allocator (`alloc`,
 // at::empty on the inputs' device) or adopted from ours without a copy (`adopt`: always where
-// the shape is known only when the kernel runs; CallerAllocates); on CUDA the call runs on torch's
+// the shape is known only when the kernel runs), as the flag PADDLE_OPS_TORCH_OUTPUTS says
+// (runtime.h, PO_OUTPUTS_TORCH_FLAG: by default torch's on CUDA, ours on the CPU, whose cache keeps
+// large outputs in memory already touched; docs/usage.md, "PyTorch"); on CUDA the call runs on torch's
 // current stream of the inputs' device, with that device current.
 class Call {
  public:
@@ -126,9 +112,9 @@ class Call {
     if (v.dtype == PO_UNDEFINED)
       Throw(PO_TYPE_ERROR, std::string(name_) + "(): input '" + arg + "' has dtype " +
                                std::string(c10::toString(c.scalar_type())) + ", which paddle_ops does not take");
-    if (c.dim() > PO_PADDLE_MAX_RANK)
+    if (c.dim() > PO_MAX_RANK)
       Throw(PO_VALUE_ERROR, std::string(name_) + "(): input '" + arg + "' has rank " + std::to_string(c.dim()) +
-                                ", more than paddle_ops' " + std::to_string(PO_PADDLE_MAX_RANK));
+                                ", more than paddle_ops' " + std::to_string(PO_MAX_RANK));
     v.data = c.numel() == 0 ? nullptr : c.data_ptr();
     v.dims = c.sizes().data();
     v.ndim = static_cast<int32_t>(c.dim());
@@ -151,8 +137,8 @@ class Call {
 #ifdef PO_TORCH_CUDA
     if (device_.is_cuda()) outs.stream = c10::cuda::getCurrentCUDAStream(device_.index()).stream();
 #endif
-    const int32_t rc = po_runtime_run(op_, ins_, n_ins_, attrs, n_attrs, &outs, n_outs_, CallerAllocates(device_));
-    if (rc != PO_OK) Throw(rc, po_paddle_last_error());
+    const int32_t rc = po_runtime_run(op_, ins_, n_ins_, attrs, n_attrs, &outs, n_outs_, PO_OUTPUTS_TORCH_FLAG);
+    if (rc != PO_OK) Throw(rc, po_runtime_last_error());
   }
 
   const at::Tensor& Out(int i) const { return outs_[i]; }
@@ -173,10 +159,10 @@ class Call {
                     void* owner) {
     auto* c = static_cast<Call*>(ctx);
     if (index < 0 || index >= c->n_outs_) {
-      po_paddle_release(owner);
+      po_runtime_release(owner);
       return;
     }
-    c->outs_[index] = at::from_blob(data, at::IntArrayRef(dims, ndim), [owner](void*) { po_paddle_release(owner); },
+    c->outs_[index] = at::from_blob(data, at::IntArrayRef(dims, ndim), [owner](void*) { po_runtime_release(owner); },
                                     c->Options(dtype));
   }
 

@@ -1,8 +1,6 @@
 """Device selection: set_device / get_device, what this build can run on, and GPU helpers."""
 from .. import _C
-from ..framework import Place, convert_place
-
-_state = {"place": Place("cpu")}
+from ..framework import Place, _current_place, _set_current_place, convert_place
 
 
 def is_compiled_with_cuda():
@@ -17,7 +15,7 @@ def _gpu_count():
 def _gpu_id(device):
     """The GPU number `device` names (None: the current GPU, else 0)."""
     if device is None:
-        place = _state["place"]
+        place = _current_place()
         return place.gpu_device_id() if place.is_gpu_place() else 0
     if isinstance(device, bool) or not isinstance(device, (int, str, Place)):
         raise TypeError(f"device must be an int, 'gpu:N' or a Place, but got {type(device).__name__}")
@@ -48,17 +46,13 @@ def set_device(device):
             raise ValueError(f"cannot use device '{device}': paddle_ops was built without CUDA")
         if place.gpu_device_id() >= _gpu_count():
             raise ValueError(f"cannot use device '{device}': {_gpu_count()} GPU(s) visible")
-    _state["place"] = place
+    _set_current_place(place)
     return place
 
 
 def get_device():
     """The current device as a string: 'cpu' or 'gpu:N'."""
-    return _state["place"].short_string()
-
-
-def _current_place():
-    return _state["place"]
+    return _current_place().short_string()
 
 
 def gpu_scan_backend():

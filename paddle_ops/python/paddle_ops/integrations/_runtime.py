@@ -1,17 +1,19 @@
-"""The one runtime library of the Paddle and JAX integrations: ``_native/libpaddle_ops_runtime.so``.
+"""The one runtime library of the integrations: ``_native/libpaddle_ops_runtime.so``.
 
-It is built with the package (our kernels behind plain-C entries, exporting only ``po_paddle_*``,
-``po_jax_*`` and ``po_runtime_*``; bridge.h and po_jax.h in ``_native/`` describe them). The
-Paddle extension and the XLA FFI handlers, compiled at first import, link it by rpath from
+It is built with the package from paddle_ops/runtime/ (our kernels behind plain-C entries,
+exporting only ``po_runtime_*`` and ``po_jax_*``; runtime.h and jax_entry.h in ``_native/``
+describe them). The Paddle extension, the XLA FFI handlers and the torch C++ kernels, compiled at
+first import, link it by rpath from
 ``_native/``, and ``load()`` opens it by that same path, so a process holds one copy whichever
 integrations it imports: one set of kernels, one caching allocator, one thread count and one set
 of flags. ``load()`` also makes the runtime follow paddle_ops' own settings: at each op it takes
 the thread count of ``paddle_ops.set_num_threads`` and the flags of ``paddle_ops.set_flags``
-(bridge.h, ``po_runtime_follow``).
+(runtime.h, ``po_runtime_follow``).
 """
 import ctypes
 import hashlib
 import os
+import sys
 
 from .. import _C
 
@@ -52,6 +54,19 @@ def cache_dir(name, files, *keys):
     return os.path.join(root, h.hexdigest()[:16])
 
 
+# About how long each first-import build takes on a 2-core machine (docs/usage.md).
+BUILD_SECONDS = {"paddle": "45-90 s", "torch": "20-95 s", "jax": "3 s"}
+
+
+def announce_build(integration, what, build_dir):
+    """The one line an integration's first import prints before it builds its extension: what,
+    about how long, where it is cached; nothing with the flag PADDLE_OPS_QUIET=1."""
+    if _C.get_flag("PADDLE_OPS_QUIET") == "1":
+        return
+    print(f"paddle_ops.integrations.{integration}: building {what} once (about {BUILD_SECONDS[integration]}); "
+          f"cached in {build_dir} (PADDLE_OPS_QUIET=1: no such line)", file=sys.stderr, flush=True)
+
+
 def load(integration="paddle"):
     """The runtime library as a ctypes handle, loaded (once) and following paddle_ops' settings."""
     global _lib
@@ -61,8 +76,8 @@ def load(integration="paddle"):
         lib.po_runtime_last_num_threads.restype = ctypes.c_int32
         lib.po_runtime_flags.restype = ctypes.c_int32
         lib.po_runtime_flags.argtypes = [ctypes.POINTER(ctypes.c_int64), ctypes.c_int32]
-        lib.po_paddle_caller_allocates.restype = ctypes.c_int32
-        lib.po_paddle_last_pointers.restype = ctypes.c_int32
+        lib.po_runtime_caller_allocates.restype = ctypes.c_int32
+        lib.po_runtime_last_pointers.restype = ctypes.c_int32
         lib.po_jax_last_pointers.restype = ctypes.c_int32
         lib.po_runtime_follow(_C._num_threads_source(), _C._flags_source())
         _lib = lib
@@ -84,9 +99,9 @@ def get_flags():
             for i, row in enumerate(table)}
 
 
-def last_pointers(entry="paddle"):
+def last_pointers(entry="runtime"):
     """(inputs, outputs): the data pointers of the last op the runtime ran on this thread through
-    po_<entry>_run (tests: nothing was copied)."""
+    po_<entry>_run ("runtime" or "jax"; tests: nothing was copied)."""
     ins, outs = (ctypes.c_void_p * 16)(), (ctypes.c_void_p * 16)()
     n = getattr(load(), f"po_{entry}_last_pointers")(ins, outs, 16)
     return [ins[i] or 0 for i in range(n)], [outs[i] or 0 for i in range(n)]

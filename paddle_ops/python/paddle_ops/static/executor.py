@@ -7,6 +7,7 @@ import numpy as np
 from .. import _C
 from .._C import Tensor
 from ..framework import convert_place
+from ..tensor import creation
 from . import framework as fw
 
 
@@ -32,14 +33,17 @@ class Executor:
                                                                           numbers.Number)):
                 raise TypeError(f"Executor.run: feed '{var.name}' must be a NumPy array, a list, a number "
                                 f"or a Tensor, but got {type(value).__name__}")
-            arr = np.asarray(value)
+            # Converted as to_tensor converts (creation._data_array, _array_to_tensor): nothing wraps
+            # into an integer variable (OverflowError out of range, ValueError for NaN or inf).
+            what = f"Executor.run: feed '{var.name}'"
+            arr, ml_bfloat16 = creation._data_array(value, what)
             want = np.dtype(_C.numpy_dtype_of(var.dtype))
-            kind = {"b": "b", "i": "i", "u": "i", "f": "f"}
-            if kind.get(arr.dtype.kind) != kind.get(want.kind):
+            kind = {"b": "b", "i": "i", "u": "i", "f": "f", "O": "i"}  # O: Python ints beyond 64 bits
+            have = "f" if ml_bfloat16 else kind.get(arr.dtype.kind)
+            if have != kind.get(want.kind):
                 raise TypeError(f"Executor.run: feed '{var.name}' has NumPy dtype {arr.dtype} but the data "
                                 f"variable is {var.dtype}")
-            arr = np.require(arr.astype(want, copy=False), requirements="C")
-            t = _C.tensor_from_numpy(arr, var.dtype, self.place)
+            t = creation._array_to_tensor(arr, ml_bfloat16, var.dtype, self.place, what)
         if not _dims_agree(var.shape, t.shape):
             raise ValueError(f"Executor.run: feed '{var.name}' has shape {list(t.shape)} but the data variable "
                              f"was declared with shape {var.shape} (-1: any size)")

@@ -56,7 +56,7 @@ class Variable(Tensor):
 
     @property
     def place(self):
-        from ..device import _current_place
+        from ..framework import _current_place
         return _current_place()
 
     @property

@@ -45,7 +45,7 @@ def _substitute(metas, value):
 
 
 def _place():
-    from ..device import _current_place
+    from ..framework import _current_place
     return _current_place()
 
 

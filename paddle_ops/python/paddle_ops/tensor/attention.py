@@ -1,35 +1,25 @@
 """Attention-like ops: gla, chunked gated linear attention (docs/spec.md §5, seed 002)."""
-import builtins
-import math
-import numbers
+from __future__ import annotations
 
-from .. import _C_ops
-from ..framework import FLOATING, float32
-from .manipulation import _check_bool, _check_tensor
+from .._C import Tensor
+from .._front_native import call
+from .._typing import Literal, overload
 
 __all__ = ["gla"]
 
 
-def _gla_attrs(q, scale, output_final_state, head_first):
-    """gla's checks of its attributes (after those of the tensors), shared with
-    paddle_ops.integrations.paddle: the two bools, and scale, returned as a float (None:
-    Dk ** -0.5 from q's 4-D shape, Dk its last dim)."""
-    for arg, val in (("output_final_state", output_final_state), ("head_first", head_first)):
-        _check_bool(val, "gla", arg)
-    if scale is None:
-        if len(q.shape) != 4:
-            raise ValueError(f"gla(): q must be a 4-D tensor, but got q of shape {list(q.shape)}")
-        dk = q.shape[-1]
-        if dk is None or dk < 0:
-            raise ValueError("gla(): scale=None needs a known Dk (the last dim of q); pass scale explicitly")
-        return dk ** -0.5 if dk > 0 else 1.0
-    if isinstance(scale, builtins.bool) or not isinstance(scale, numbers.Real):  # int, float, numpy.float32, ...
-        raise TypeError(f"gla(): argument 'scale' must be a float or None, but got {type(scale).__name__}")
-    if not math.isfinite(scale):
-        raise ValueError(f"gla(): argument 'scale' must be finite, but got {scale}")
-    return float(scale)
-
-
+@overload
+def gla(q: Tensor, k: Tensor, v: Tensor, gk: Tensor, scale: float | None = None, initial_state: Tensor | None = None,
+        output_final_state: Literal[False] = False, head_first: bool = True,
+        name: str | None = None) -> tuple[Tensor, None]: ...
+@overload
+def gla(q: Tensor, k: Tensor, v: Tensor, gk: Tensor, scale: float | None = None, initial_state: Tensor | None = None,
+        *, output_final_state: Literal[True], head_first: bool = True,
+        name: str | None = None) -> tuple[Tensor, Tensor]: ...
+@overload
+def gla(q: Tensor, k: Tensor, v: Tensor, gk: Tensor, scale: float | None, initial_state: Tensor | None,
+        output_final_state: bool, head_first: bool = True,
+        name: str | None = None) -> tuple[Tensor, Tensor | None]: ...
 def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, head_first=True, name=None):
     r"""Gated linear attention: a linear-attention recurrence whose state decays per key channel.
 
@@ -77,14 +67,4 @@ def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, h
         >>> o.shape, h.shape
         ([1, 2, 5, 4], [1, 2, 4, 4])
     """
-    for arg, t in (("q", q), ("k", k), ("v", v), ("gk", gk)):
-        _check_tensor(t, "gla", arg)
-        if t.dtype not in FLOATING:
-            raise TypeError(f"gla(): argument '{arg}' must be float16, bfloat16, float32 or float64, "
-                            f"but got {t.dtype}")
-    if initial_state is not None:
-        _check_tensor(initial_state, "gla", "initial_state")
-        if initial_state.dtype != float32:
-            raise TypeError(f"gla(): argument 'initial_state' must be float32, but got {initial_state.dtype}")
-    scale = _gla_attrs(q, scale, output_final_state, head_first)
-    return _C_ops.gla(q, k, v, gk, initial_state, scale, output_final_state, head_first)
+    return call("gla", locals())

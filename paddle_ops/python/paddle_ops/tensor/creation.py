@@ -62,6 +62,10 @@ def _checked_array(arr, dt, what="to_tensor(): argument 'data'"):
     np_dt = np.dtype(_C.numpy_dtype_of(dt))
     if dt == bfloat16 and arr.dtype == np.uint16:
         np_dt = arr.dtype
+    elif dt == bfloat16 and arr.dtype.kind in "iuf" and arr.dtype.itemsize > 2 and arr.dtype != np.float32:
+        # Rounded once: float32 rounded to odd here, then to bfloat16 (nearest even) by the
+        # tensor's conversion (going through float32 by nearest would round twice).
+        arr = _float32_round_to_odd(arr)
     elif np_dt.kind in "iu" and arr.size and not np.can_cast(arr.dtype, np_dt):
         info = np.iinfo(np_dt)
         if arr.dtype.kind == "f":
@@ -76,6 +80,22 @@ def _checked_array(arr, dt, what="to_tensor(): argument 'data'"):
             if lo < info.min or hi > info.max:
                 raise _range_error(lo if lo < info.min else hi, dt, what)
     return np.require(arr.astype(np_dt, copy=False), requirements="C")  # keeps 0-D as 0-D
+
+
+def _float32_round_to_odd(arr):
+    """float32 values of `arr` (float64 or wider, or integers, which long double holds exactly on
+    x86-64) rounded to odd: truncated toward zero, the last bit set where the value is inexact.
+    float32 has 16 more bits than bfloat16, so rounding this to bfloat16 (nearest even) gives
+    the nearest bfloat16 of the exact value, as a single rounding does; NaN and infinities
+    stay as they are, and a value past float32's range becomes its largest finite value with the
+    bit set (which then rounds to inf, as the value does)."""
+    src = arr.astype(np.longdouble) if arr.dtype.kind in "iu" else arr
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = np.asarray(src.astype(np.float32))
+        back = f.astype(src.dtype)
+        inexact = (back != src) & ~np.isnan(src)
+        f = np.where(inexact & (np.abs(back) > np.abs(src)), np.nextafter(f, np.float32(0)), f)
+    return (f.view(np.uint32) | inexact.astype(np.uint32)).view(np.float32)
 
 
 def _is_ml_bfloat16(dt):
@@ -99,13 +119,46 @@ def _native_array(arr):
     return arr, False
 
 
+def _data_array(data, what):
+    """(arr, is_bfloat16): `data` (a number, a (nested) list or tuple, a NumPy array) as a NumPy
+    array in the machine's byte order (_native_array), Python ints beyond 64 bits kept as Python
+    ints (an object array, which _checked_array refuses or converts); TypeError for another type
+    or complex data, ValueError for ragged lists. `what` names the argument in the messages."""
+    if isinstance(data, (str, bytes)) or (not isinstance(data, (numbers.Number, np.ndarray, np.generic, list, tuple))):
+        raise TypeError(f"{what} must be a number, a list, a tuple or a NumPy array, but got {type(data).__name__}")
+    try:
+        arr = np.asarray(data)
+    except ValueError as e:
+        raise ValueError(f"{what}: cannot make a rectangular array from the data: {e}") from None
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{what}: complex data ({arr.dtype}) is not supported")
+    arr, ml_bfloat16 = _native_array(arr)
+    if (arr.dtype.kind == "f" and not isinstance(data, (np.ndarray, np.generic)) and arr.size
+            and np.abs(arr).max() >= 2.0 ** 63 and _all_ints(data)):
+        arr = np.array(data, dtype=object)  # NumPy made floats of ints beyond int64: keep them ints
+    if arr.dtype.kind not in "biufO":
+        raise TypeError(f"{what}: data of kind {arr.dtype} cannot become a Tensor")
+    return arr, ml_bfloat16
+
+
+def _array_to_tensor(arr, ml_bfloat16, dt, place, what):
+    """A tensor of dtype `dt` on `place` holding _data_array's `arr`, converted as to_tensor
+    converts (_checked_array: nothing wraps; uint16 or ml_dtypes.bfloat16 into bfloat16 keep
+    their bits)."""
+    if ml_bfloat16 and dt != bfloat16:
+        arr = _bfloat16_bits_to_float32(arr)  # exact: every bfloat16 is a float32
+    return _C.tensor_from_numpy(_checked_array(arr, dt, what), dt, place)
+
+
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     """Create a Tensor from a Python scalar, a (nested) list, a NumPy array or a Tensor.
 
     Args:
         data: the values. Complex data raises TypeError. A NumPy array in either byte order
             (a big-endian one is converted); an ``ml_dtypes.bfloat16`` array becomes a bfloat16
-            tensor, as does a uint16 array (bfloat16 bit patterns, as in Paddle).
+            tensor, as does a uint16 array (bfloat16 bit patterns, as in Paddle). A Tensor is
+            copied, as in Paddle: new memory, detached from its graph (a leaf with
+            stop_gradient=True unless `stop_gradient=False`).
         dtype: the element type (a dtype object such as paddle_ops.float32, or its name).
             Default: the NumPy array's own dtype; float32 for Python floats, int64 for ints.
         place: 'cpu', 'gpu', 'gpu:N' or a Place. Default: the current device (set_device).
@@ -123,31 +176,28 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     if not isinstance(stop_gradient, (bool, np.bool_)):
         raise TypeError(f"to_tensor(): argument 'stop_gradient' must be a bool, but got {type(stop_gradient).__name__}")
     target_place = convert_place(place)
-    if isinstance(data, Tensor):
+    from ..static.framework import Variable  # here: paddle_ops.static imports this module
+    if isinstance(data, Variable):
+        # Static mode: a new Variable of the Program holding data's value (converted to dtype).
         t = data
         if dtype is not None and convert_dtype(dtype) != t.dtype:
             t = _C_ops.cast(t, convert_dtype(dtype))
-        t = t._copy_to(target_place) if t.place != target_place else _C_ops.reshape(t, t.shape)
+        t = _C_ops.reshape(t, t.shape)
+    elif isinstance(data, Tensor):
+        # As Paddle: a copy (new memory, on target_place, in dtype), detached from data's graph: a
+        # leaf with stop_gradient=True unless asked otherwise.
+        t = data.detach()
+        if dtype is not None and convert_dtype(dtype) != t.dtype:
+            t = _C_ops.cast(t, convert_dtype(dtype))
+            if t.place != target_place:
+                t = t._copy_to(target_place)
+        else:
+            t = t._copy_to(target_place) if t.place != target_place else t._clone()
     else:
-        if isinstance(data, (str, bytes)) or (not isinstance(data, (numbers.Number, np.ndarray, np.generic, list, tuple))):
-            raise TypeError(f"to_tensor: data must be a number, a list, a tuple or a NumPy array, "
-                            f"but got {type(data).__name__}")
-        try:
-            arr = np.asarray(data)
-        except ValueError as e:
-            raise ValueError(f"to_tensor: cannot make a rectangular array from data: {e}") from None
-        if arr.dtype.kind == "c":
-            raise TypeError(f"to_tensor: complex data ({arr.dtype}) is not supported")
-        arr, ml_bfloat16 = _native_array(arr)
-        if (arr.dtype.kind == "f" and not isinstance(data, (np.ndarray, np.generic)) and arr.size
-                and np.abs(arr).max() >= 2.0 ** 63 and _all_ints(data)):
-            arr = np.array(data, dtype=object)  # NumPy made floats of ints beyond int64: keep them ints
-        if arr.dtype.kind not in "biufO":
-            raise TypeError(f"to_tensor: data of kind {arr.dtype} cannot become a Tensor")
+        what = "to_tensor(): argument 'data'"
+        arr, ml_bfloat16 = _data_array(data, what)
         dt = convert_dtype(dtype) if dtype is not None else (bfloat16 if ml_bfloat16 else _default_dtype(data, arr))
-        if ml_bfloat16 and dt != bfloat16:
-            arr = _bfloat16_bits_to_float32(arr)  # exact: every bfloat16 is a float32
-        t = _C.tensor_from_numpy(_checked_array(arr, dt), dt, target_place)
+        t = _array_to_tensor(arr, ml_bfloat16, dt, target_place, what)
     if not stop_gradient:
         t.stop_gradient = False  # an integer tensor takes it too, as in Paddle; no gradient reaches it
     return t

@@ -1,11 +1,14 @@
 """Shape and dtype changes, and repeat_interleave."""
-import builtins
-import numbers
+from __future__ import annotations
+
+from typing import Sequence
 
 import numpy as np
 
 from .. import _C_ops
 from .._C import Tensor
+from .._front import not_a_tensor
+from .._front_native import NATIVE, call
 from ..framework import convert_dtype
 
 __all__ = ["reshape", "cast", "repeat_interleave"]
@@ -13,21 +16,7 @@ __all__ = ["reshape", "cast", "repeat_interleave"]
 
 def _check_tensor(x, op, arg="x"):
     if not isinstance(x, Tensor):
-        raise TypeError(f"{op}(): argument '{arg}' must be a Tensor, but got {type(x).__name__}")
-
-
-def _int_axis(x, axis, op):
-    """An int axis for an op's 32-bit attribute: a non-int is a TypeError; one beyond 32 bits an
-    IndexError (the attribute would narrow 2^32 to 0; InferMeta checks the rest of the range)."""
-    if isinstance(axis, (builtins.bool, np.bool_)) or not isinstance(axis, int) and not hasattr(axis, "__index__"):
-        raise TypeError(f"{op}(): argument 'axis' must be int, but got {type(axis).__name__}")
-    axis = int(axis.__index__())
-    if not -2 ** 31 <= axis < 2 ** 31:
-        ndim = len(x.shape)
-        r = max(ndim, 1)
-        raise IndexError(f"{op}(): axis is out of range for a {ndim}-D tensor: expected it to be in range of "
-                         f"[{-r}, {r}), but got {axis}")
-    return axis
+        raise TypeError(not_a_tensor(NATIVE, x, op, arg))
 
 
 def reshape(x, shape, name=None):
@@ -60,46 +49,8 @@ def cast(x, dtype):
     return _C_ops.cast(x, dtype)
 
 
-def _is_int(v):
-    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (builtins.bool, np.bool_))
-
-
-def _check_bool(v, op, arg):
-    if not isinstance(v, (builtins.bool, np.bool_)):
-        raise TypeError(f"{op}(): argument '{arg}' must be a bool, but got {type(v).__name__}")
-
-
-def _repeat_interleave_repeats(x, repeats, axis, output_size, tensor_types):
-    """repeat_interleave's checks of `repeats` and `output_size` (x flattened and axis an int
-    already), shared with paddle_ops.integrations.paddle (tensor_types: its tensor classes).
-    Returns repeats as an int, a tensor (an instance of tensor_types: its dtype and shape are
-    checked by the op's InferMeta), or an int64 NumPy array of counts when it came as a list,
-    tuple or array (the caller makes it a tensor of its kind)."""
-    if output_size is not None and not _is_int(output_size):
-        raise TypeError(f"repeat_interleave(): argument 'output_size' must be an int or None, "
-                        f"but got {type(output_size).__name__}")
-    if isinstance(repeats, (list, tuple, np.ndarray)):
-        values = np.asarray(repeats)
-        if values.dtype.kind not in "iu" and values.size:
-            raise TypeError(f"repeat_interleave(): argument 'repeats' must hold integers, but got {values.dtype}")
-        if values.size and values.max() > (2**63 - 1) // values.size \
-                and sum(int(v) for v in values.flat) > 2**63 - 1:  # (the GPU trusts output_size)
-            raise ValueError("repeat_interleave(): the sum of repeats is more than 2**63 - 1")
-        return values.astype(np.int64)
-    if isinstance(repeats, tensor_types):
-        return repeats
-    if not _is_int(repeats):
-        raise TypeError(f"repeat_interleave(): argument 'repeats' must be an int or a Tensor of int32 or "
-                        f"int64, but got {type(repeats).__name__}")
-    if output_size is not None and -max(len(x.shape), 1) <= axis < max(len(x.shape), 1):
-        n = x.shape[axis] if x.shape else 1
-        if n >= 0 and n * int(repeats) != output_size:  # (static mode: n may be unknown, -1)
-            raise ValueError(f"repeat_interleave(): output_size must be the sum of repeats ({n * int(repeats)}), "
-                             f"but got {output_size}")
-    return int(repeats)
-
-
-def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
+def repeat_interleave(x: Tensor, repeats: int | Tensor | Sequence[int] | np.ndarray, axis: int | None = None,
+                      name: str | None = None, *, output_size: int | None = None) -> Tensor:
     """Repeat each slice of `x` along `axis`: ``repeat_interleave([a, b], [2, 1]) = [a, a, b]``
     (NumPy's ``np.repeat``; Paddle's and torch's ``repeat_interleave``).
 
@@ -135,16 +86,4 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
         array([[2, 2, 2],
                [4, 4, 4]])
     """
-    _check_tensor(x, "repeat_interleave")
-    if axis is None:
-        x = reshape(x, [-1])
-        axis = 0
-    axis = _int_axis(x, axis, "repeat_interleave")
-    repeats = _repeat_interleave_repeats(x, repeats, axis, output_size, Tensor)
-    if isinstance(repeats, np.ndarray):
-        from .creation import to_tensor
-        repeats = to_tensor(repeats, place=x.place)
-    if isinstance(repeats, Tensor):
-        return _C_ops.repeat_interleave_with_tensor_index(
-            x, repeats, axis, -1 if output_size is None else int(output_size))
-    return _C_ops.repeat_interleave(x, repeats, axis)
+    return call("repeat_interleave", locals())

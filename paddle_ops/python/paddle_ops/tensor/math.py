@@ -1,4 +1,9 @@
-"""Math ops: the scans (logcumsumexp, cumsum, pscan, right_flood) and the elementwise arithmetic and reductions."""
+"""Math ops: the scans (logcumsumexp, cumsum, pscan, right_flood) and the elementwise arithmetic and reductions.
+
+The scans' argument rules are the signature layer's (paddle_ops/_front.py, from api_yaml/):
+each public scan is its docstring and one call."""
+from __future__ import annotations
+
 import builtins
 import numbers
 
@@ -8,40 +13,18 @@ from .. import _C_ops
 from .._C import Tensor
 from ..framework import (FLOATING, INTEGER, UNDEFINED, DataType, bfloat16, bool as _bool, convert_dtype, float16,
                          float32, float64, int32, int64)
-from .manipulation import _check_tensor, _int_axis, cast
+from .._front_native import call
+from .._typing import DTypeLike, Literal, overload
+from .manipulation import _check_tensor, cast
 
 __all__ = ["logcumsumexp", "cumsum", "pscan", "right_flood", "add", "subtract", "multiply", "sum", "mean"]
 
 
-def _cum_axis(x, axis, op):
-    """(flatten, axis) for the YAML op: axis=None flattens."""
-    if axis is None:
-        return True, -1
-    return False, _int_axis(x, axis, op)
-
-
-def _is_dtype(v):
-    """A dtype object or a dtype's name (never a bool, nor a non-dtype string)."""
-    if not isinstance(v, (str, DataType, np.dtype, type)):
-        return False
-    try:
-        convert_dtype(v)
-    except TypeError:
-        return False
-    return True
-
-
-def _dtype_in_third(op, exclusive, reverse, dtype):
-    """Paddle's shipped order is (x, axis, dtype, name); ours (x, axis, exclusive, reverse, dtype,
-    name). A dtype is never a bool, so a dtype in third position is read as Paddle's: the
-    fourth is then Paddle's `name` (ignored). Returns (exclusive, reverse, dtype)."""
-    if _is_dtype(exclusive):
-        if dtype is not None:
-            raise TypeError(f"{op}(): got a dtype in third position ({exclusive!r}) and dtype={dtype!r}")
-        return False, False, exclusive
-    return exclusive, reverse, dtype
-
-
+@overload
+def logcumsumexp(x: Tensor, axis: int | None = None, exclusive: bool = False, reverse: bool = False,
+                 dtype: DTypeLike | None = None, name: str | None = None) -> Tensor: ...
+@overload
+def logcumsumexp(x: Tensor, axis: int | None, dtype: DTypeLike, name: str | None = None) -> Tensor: ...
 def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
     r"""The logarithm of the cumulative sum of exponentials along `axis`.
 
@@ -76,21 +59,14 @@ def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=
         array([[1.       , 2.3132617],
                [3.       , 4.3132615]], dtype=float32)
     """
-    _check_tensor(x, "logcumsumexp")
-    exclusive, reverse, dtype = _dtype_in_third("logcumsumexp", exclusive, reverse, dtype)
-    if dtype is not None:
-        dt = convert_dtype(dtype, "logcumsumexp(): argument 'dtype'")
-        if dt not in FLOATING:
-            raise TypeError(f"logcumsumexp(): argument 'dtype' must be a floating type (float16, bfloat16, "
-                            f"float32, float64), but got {dt}")
-        if x.dtype != dt:
-            x = cast(x, dt)
-    elif x.dtype not in FLOATING:
-        x = cast(x, float32)
-    flatten, axis = _cum_axis(x, axis, "logcumsumexp")
-    return _C_ops.logcumsumexp(x, axis, flatten, exclusive, reverse)
+    return call("logcumsumexp", locals())
 
 
+@overload
+def cumsum(x: Tensor, axis: int | Tensor | None = None, exclusive: bool = False, reverse: bool = False,
+           dtype: DTypeLike | None = None, name: str | None = None) -> Tensor: ...
+@overload
+def cumsum(x: Tensor, axis: int | Tensor | None, dtype: DTypeLike, name: str | None = None) -> Tensor: ...
 def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
     r"""The cumulative sum along `axis`: out_i = sum_{j <= i} x_j.
 
@@ -112,27 +88,11 @@ def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
         >>> paddle_ops.cumsum(paddle_ops.to_tensor([1, 2, 3])).numpy()
         array([1, 3, 6])
     """
-    _check_tensor(x, "cumsum")
-    exclusive, reverse, dtype = _dtype_in_third("cumsum", exclusive, reverse, dtype)
-    if isinstance(axis, Tensor):  # Paddle's cumsum takes a one-element integer tensor too
-        if axis.size != 1 or axis.dtype not in INTEGER:
-            raise TypeError(f"cumsum(): argument 'axis' as a Tensor must hold one integer, but got "
-                            f"{axis.dtype} of shape {axis.shape}")
-        axis = int(axis)
-    if dtype is not None:
-        dt = convert_dtype(dtype, "cumsum(): argument 'dtype'")
-        if dt not in FLOATING and dt not in (int32, int64):
-            raise TypeError(f"cumsum(): argument 'dtype' must be float16, bfloat16, float32, float64, "
-                            f"int32 or int64, but got {dt}")
-        if x.dtype != dt:
-            x = cast(x, dt)
-    elif x.dtype not in FLOATING and x.dtype not in (int32, int64):
-        x = cast(x, int64)
-    flatten, axis = _cum_axis(x, axis, "cumsum")
-    return _C_ops.cumsum(x, axis, flatten, exclusive, reverse)
+    return call("cumsum", locals())
 
 
-def pscan(a, x, initial_state=None, reverse=False, name=None):
+def pscan(a: Tensor, x: Tensor, initial_state: Tensor | None = None, reverse: bool = False,
+          name: str | None = None) -> Tensor:
     r"""The first-order linear recurrence along the second axis of `x` (a parallel scan).
 
     .. math::
@@ -180,17 +140,18 @@ def pscan(a, x, initial_state=None, reverse=False, name=None):
         >>> paddle_ops.pscan(a, x).numpy()[0, :, 0]
         array([1.  , 1.5 , 1.75], dtype=float32)
     """
-    _check_tensor(a, "pscan", "a")
-    _check_tensor(x, "pscan")
-    if initial_state is not None:
-        _check_tensor(initial_state, "pscan", "initial_state")
-    for arg, t in (("x", x), ("a", a), ("initial_state", initial_state)):
-        if t is not None and t.dtype not in FLOATING:
-            raise TypeError(f"pscan(): argument '{arg}' must be float16, bfloat16, float32 or float64, "
-                            f"but got {t.dtype}")
-    return _C_ops.pscan(a, x, initial_state, reverse)
+    return call("pscan", locals())
 
 
+@overload
+def right_flood(x: Tensor, axis: int = -1, reverse: bool = False, hole: str = 'zero',
+                return_index: Literal[False] = False, name: str | None = None) -> Tensor: ...
+@overload
+def right_flood(x: Tensor, axis: int = -1, reverse: bool = False, hole: str = 'zero', *,
+                return_index: Literal[True], name: str | None = None) -> tuple[Tensor, Tensor]: ...
+@overload
+def right_flood(x: Tensor, axis: int, reverse: bool, hole: str, return_index: Literal[True],
+                name: str | None = None) -> tuple[Tensor, Tensor]: ...
 def right_flood(x, axis=-1, reverse=False, hole='zero', return_index=False, name=None):
     r"""Fill the holes of `x` along `axis` with the last value before them (seed 003's
     "right flood"; pandas' ``ffill`` with ``hole='nan'``).
@@ -227,14 +188,7 @@ def right_flood(x, axis=-1, reverse=False, hole='zero', return_index=False, name
         >>> paddle_ops.right_flood(paddle_ops.to_tensor([0, 0, 3, 0, 3]), return_index=True)[1].numpy()
         array([-1, -1,  2,  2,  4])
     """
-    _check_tensor(x, "right_flood")
-    if x.dtype not in FLOATING and x.dtype not in (int32, int64):
-        raise TypeError(f"right_flood(): argument 'x' must be float16, bfloat16, float32, float64, int32 or "
-                        f"int64, but got {x.dtype}")
-    if not isinstance(hole, str):
-        raise TypeError(f"right_flood(): argument 'hole' must be 'zero' or 'nan', but got {type(hole).__name__}")
-    out, index = _C_ops.right_flood(x, _int_axis(x, axis, "right_flood"), reverse, hole, return_index)
-    return (out, index) if return_index else out
+    return call("right_flood", locals())
 
 
 def _promote(x, y, op):

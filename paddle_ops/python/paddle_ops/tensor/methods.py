@@ -4,8 +4,11 @@ import numpy as np
 
 from .. import autograd
 from .._C import Tensor
-from ..framework import convert_place
+from ..framework import FLOATING, convert_place, int32, int64
 from . import creation, manipulation, math
+
+
+_NEGATABLE = tuple(FLOATING) + (int32, int64)
 
 
 def backward(self, grad_tensor=None, retain_graph=False):
@@ -85,6 +88,22 @@ def __len__(self):
     if not self.shape:
         raise TypeError("len() of a 0-D tensor")
     return self.shape[0]
+
+
+def __bool__(self):
+    """bool(t), as NumPy and Paddle: the truth of a one-element tensor's value (of any shape:
+    `[0.0]` is False, NaN is True); a ValueError for any other number of elements, whose truth
+    value is ambiguous (reduce it first, e.g. with paddle.sum, or compare its size).
+
+    Example:
+        >>> import paddle_ops
+        >>> bool(paddle_ops.to_tensor([0.0])), bool(paddle_ops.sum(paddle_ops.to_tensor([1, 2])))
+        (False, True)
+    """
+    if self.size != 1:
+        raise ValueError(f"the truth value of a Tensor with {self.size} elements (shape {self.shape}) is "
+                         "ambiguous: bool() takes a tensor of exactly one element")
+    return bool(item(self))
 
 
 def __float__(self):
@@ -286,7 +305,14 @@ def __rmul__(self, other):
 
 
 def __neg__(self):
-    """-self: every element negated (self * -1)."""
+    """-self: every element negated (self * -1), for float16, bfloat16, float32, float64, int32 and
+    int64 (int32 and int64 wrap as two's complement at their minimum). Another dtype is a
+    TypeError naming it: a bool or unsigned tensor has no negation (NumPy refuses bool and wraps
+    uint8, which the rule that nothing wraps refuses here), and int8/int16 have no kernel; cast
+    first (``x.astype('int32')``)."""
+    if self.dtype not in _NEGATABLE:
+        raise TypeError(f"unary -: a Tensor of dtype {self.dtype} cannot be negated (float16, bfloat16, float32, "
+                        f"float64, int32 and int64 can); cast it first, e.g. x.astype('int32')")
     return math.multiply(self, -1)
 
 

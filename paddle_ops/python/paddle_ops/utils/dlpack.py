@@ -46,7 +46,8 @@ def from_dlpack(dlpack, *, copy=None):
     if type(x).__name__ == "PyCapsule" or not hasattr(x, "__dlpack__"):
         return _C._from_dlpack_capsule(x, copy)  # a capsule, or the TypeError naming what x is
     device_type, device_id = x.__dlpack_device__()
-    stream = _C._dlpack_consumer_stream(int(device_type), int(device_id))
+    # Paddle 3.3 gives (kDLCPU, None) for a CPU tensor: no device number is device 0
+    stream = _C._dlpack_consumer_stream(int(device_type), 0 if device_id is None else int(device_id))
     try:
         capsule = x.__dlpack__(stream=stream, max_version=(1, 0))
     except TypeError as e:  # a producer older than DLPack 1.0 takes no max_version

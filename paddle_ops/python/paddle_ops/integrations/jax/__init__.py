@@ -11,7 +11,7 @@
 Every op of api_yaml/ (except the tensor arithmetic JAX has already) is a function of ``ops``
 (YAML arguments, one function per output set as in the torch integration: ``ops.gla`` and
 ``ops.gla_with_final_state``), and the six public ops below take the same arguments as
-paddle_ops' own Python API. Each is a ``jax.custom_vjp`` function whose forward and backward are
+paddle_ops' own Python API, by the same rules (the signature layer, paddle_ops/_front.py). Each is a ``jax.custom_vjp`` function whose forward and backward are
 one ``jax.ffi.ffi_call`` of the FFI target ``paddle_ops`` with the YAML op's name and attributes:
 the output shapes and dtypes come from the op's own InferMeta at trace time (bad input raises
 there, with paddle_ops' exception type and message), and the handlers (compiled at first import
@@ -29,16 +29,15 @@ try:
 except ImportError as e:
     raise ImportError("paddle_ops.integrations.jax needs JAX (pip install jax), which is not installed") from e
 
-import collections
 import re
 
 import numpy as np
 
-from ... import _C
+import paddle_ops as _paddle_ops
+
+from ... import _C, _front
 from ..._build_config import WITH_GPU
 from ...framework import convert_place
-from ...tensor.attention import _gla_attrs
-from ...tensor.manipulation import _check_bool as _check_bool_arg, _is_int, _repeat_interleave_repeats
 from .. import _runtime
 from . import _build
 from ._generated import OPS, YAML
@@ -115,7 +114,6 @@ def _call(op, vals):
 
 _ARRAY_TYPE = type(jnp.zeros(()))  # the concrete array type: checked first, as the common case
 _FLOATING = frozenset(np.dtype(getattr(jnp, n)) for n in ("float16", "bfloat16", "float32", "float64"))
-_CUMSUM = _FLOATING | {np.dtype(np.int32), np.dtype(np.int64)}
 
 
 def _as_array(x, op, name):
@@ -238,96 +236,53 @@ def last_pointers():
     return _runtime.last_pointers("jax")
 
 
-# ---- the public functions: paddle_ops' Python API --------------------------------------------
+# ---- the public functions: paddle_ops' Python API, by the signature layer ----------------------
 
-_Shaped = collections.namedtuple("_Shaped", "shape")  # what _gla_attrs reads of q
+class _JaxAdapter(_front.Adapter):
+    """The signature layer's adapter for JAX arrays (NumPy arrays are taken too, as JAX's own
+    functions take them)."""
+    tensor_types, tensor_kind, framework = (jax.Array,), "jax.Array", "jax"
 
+    def as_tensor(self, v):
+        if type(v) is _ARRAY_TYPE or isinstance(v, jax.Array):
+            return v
+        return jnp.asarray(v) if isinstance(v, np.ndarray) else None
 
-def _check_bool(v, op, arg):
-    """paddle_ops' own check of a bool argument; the value as a Python bool."""
-    _check_bool_arg(v, op, arg)
-    return bool(v)
+    def dtype(self, t):
+        return np.dtype(t.dtype).name
 
+    def shape(self, t):
+        return list(np.shape(t))
 
-def _cum(op, x, axis, exclusive, reverse, dtype, allowed, fallback):
-    x = _as_array(x, op, "x")
-    exclusive, reverse = _check_bool(exclusive, op, "exclusive"), _check_bool(reverse, op, "reverse")
-    if dtype is not None:
-        x = x.astype(dtype)
-    if x.dtype not in allowed and x.dtype.kind in "biu":
-        x = x.astype(fallback)  # as paddle_ops: integers and bools become a type the op takes
-    if axis is None:
-        return getattr(ops, op)(x, -1, True, exclusive, reverse)
-    if not _is_int(axis):
-        raise TypeError(f"{op}(): argument 'axis' must be an int or None, but got {type(axis).__name__}")
-    return getattr(ops, op)(x, int(axis), False, exclusive, reverse)
+    def cast(self, t, dtype):
+        return t.astype(jnp.dtype(dtype))
 
+    def flatten(self, t):
+        return t.reshape(-1)
 
-def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
-    """``paddle_ops.logcumsumexp`` on a JAX array (docs/spec.md §1): log(cumsum(exp(x))) along
-    `axis` (None: the flattened array), without overflow; integer inputs become float32."""
-    return _cum("logcumsumexp", x, axis, exclusive, reverse, dtype, _FLOATING, np.float32)
+    def counts(self, values, like):  # int32 without jax_enable_x64
+        return jnp.asarray(values.astype(jax.dtypes.canonicalize_dtype(np.int64)))
 
-
-def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
-    """``paddle_ops.cumsum`` on a JAX array (docs/spec.md §2): floats accumulate in compensated
-    float64, int32/int64 exactly; other integer and bool inputs become int64 (int32 without
-    jax_enable_x64)."""
-    return _cum("cumsum", x, axis, exclusive, reverse, dtype, _CUMSUM,
-                jax.dtypes.canonicalize_dtype(np.int64))
+    def run(self, op, args):
+        if op == "repeat_interleave_with_tensor_index" and args[-1] == -1:
+            args = args[:-1] + [_output_size(args[1])]
+        entry, targs = _front.table_call(OPS, op, args)
+        return _front.table_outputs(entry, getattr(ops, entry["name"])(*targs))
 
 
-def pscan(a, x, initial_state=None, reverse=False, name=None):
-    """``paddle_ops.pscan`` on JAX arrays (docs/spec.md §3): y[:, t] = a[:, t] * y[:, t-1] + x[:, t]."""
-    return ops.pscan(a, x, initial_state, _check_bool(reverse, "pscan", "reverse"))
+def _output_size(counts):
+    """JAX needs the output shape at trace time: the sum of concrete counts."""
+    if isinstance(counts, jax.core.Tracer):
+        raise ValueError("repeat_interleave(): the counts are traced (inside jax.jit): pass output_size, "
+                         "JAX needs the output shape at trace time")
+    values = np.asarray(counts)
+    if values.dtype.kind not in "iu":
+        return -1  # the op's InferMeta refuses them (TypeError)
+    if values.size and (values < 0).any():
+        raise ValueError(f"repeat_interleave(): repeats must be non-negative, but got {values.min()}")
+    return int(values.sum())
 
 
-def right_flood(x, axis=-1, reverse=False, hole="zero", return_index=False, name=None):
-    """``paddle_ops.right_flood`` on a JAX array (docs/spec.md §4): holes filled with the last
-    value before them; with return_index also the int64 source index (needs jax_enable_x64)."""
-    if not _is_int(axis):
-        raise TypeError(f"right_flood(): argument 'axis' must be an int, but got {type(axis).__name__}")
-    if not isinstance(hole, str):
-        raise TypeError(f"right_flood(): argument 'hole' must be 'zero' or 'nan', but got {type(hole).__name__}")
-    reverse = _check_bool(reverse, "right_flood", "reverse")
-    if _check_bool(return_index, "right_flood", "return_index"):
-        return ops.right_flood_with_index(x, int(axis), reverse, hole)
-    return ops.right_flood(x, int(axis), reverse, hole)
-
-
-def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
-    """``paddle_ops.repeat_interleave`` on a JAX array (docs/spec.md §4): `repeats` an int, a list
-    of ints or an int32/int64 array of counts; axis None flattens x first. With traced counts
-    (under jax.jit) `output_size` must be given: JAX needs the output shape at trace time."""
-    x = _as_array(x, "repeat_interleave", "x")
-    if axis is None:
-        x, axis = x.reshape(-1), 0
-    if not _is_int(axis):
-        raise TypeError(f"repeat_interleave(): argument 'axis' must be an int or None, but got {type(axis).__name__}")
-    # paddle_ops' own checks of repeats and output_size (tensor/manipulation.py)
-    repeats = _repeat_interleave_repeats(x, repeats, int(axis), output_size, (jax.Array,))
-    if _is_int(repeats):
-        return ops.repeat_interleave(x, repeats, int(axis))
-    counts = repeats
-    if isinstance(counts, np.ndarray):  # int64 counts from a list or a NumPy array (int32 without x64)
-        counts = jnp.asarray(counts.astype(jax.dtypes.canonicalize_dtype(np.int64)))
-    if output_size is None:
-        if isinstance(counts, jax.core.Tracer):
-            raise ValueError("repeat_interleave(): the counts are traced (inside jax.jit): pass output_size, "
-                             "JAX needs the output shape at trace time")
-        values = np.asarray(counts)
-        if values.size and (values < 0).any():
-            raise ValueError(f"repeat_interleave(): repeats must be non-negative, but got {values.min()}")
-        output_size = int(values.sum())
-    return ops.repeat_interleave_with_tensor_index(x, counts, int(axis), int(output_size))
-
-
-def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, head_first=True, name=None):
-    """``paddle_ops.gla`` on JAX arrays (docs/spec.md §5): gated linear attention; returns
-    (o, final_state), final_state None unless output_final_state."""
-    # paddle_ops' own checks of the attributes (tensor/attention.py), on q's shape
-    scale = _gla_attrs(_Shaped(np.shape(q)), scale, output_final_state, head_first)
-    output_final_state, head_first = bool(output_final_state), bool(head_first)
-    if output_final_state:
-        return ops.gla_with_final_state(q, k, v, gk, initial_state, scale, head_first)
-    return ops.gla(q, k, v, gk, initial_state, scale, head_first), None
+_JAX = _JaxAdapter()
+# logcumsumexp, cumsum, pscan, right_flood, repeat_interleave, gla: paddle_ops' signatures
+_front.define(_JAX, globals(), _paddle_ops)

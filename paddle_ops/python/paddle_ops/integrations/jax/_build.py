@@ -1,8 +1,8 @@
 """Builds the XLA FFI handlers of paddle_ops.integrations.jax at first import.
 
 The package carries, in ``integrations/_native/``: the runtime library shared with the Paddle
-integration (our kernels, built with the package, exporting only plain-C functions, among them
-the ``po_jax_*`` functions of po_jax.h: ``_runtime.py``), ``ffi_handlers.cc`` (the two handlers,
+integrations (our kernels, built with the package, exporting only plain-C functions, among them
+the ``po_jax_*`` functions of jax_entry.h: ``_runtime.py``), ``ffi_handlers.cc`` (the two handlers,
 PoJaxCpu and PoJaxCuda) and the two plain-C headers it includes. ``ffi_handlers.cc`` is compiled
 with the C++ compiler (``$CXX``, else ``c++``) against the FFI headers of the installed jaxlib
 (``jax.ffi.include_dir()``), in about 3 s, into a cache directory:
@@ -22,7 +22,7 @@ from paddle_ops.integrations._filelock import file_lock
 
 NATIVE = _runtime.NATIVE
 RUNTIME = _runtime.LIBRARY
-SOURCES = ("ffi_handlers.cc", "po_jax.h", "bridge.h")
+SOURCES = ("ffi_handlers.cc", "jax_entry.h", "runtime.h")
 # The handler library exports the two handlers and nothing else.
 VERSION_SCRIPT = "{ global: PoJax*; local: *; };\n"
 
@@ -74,6 +74,7 @@ def handler_library():
         os.makedirs(folder, exist_ok=True)
         with file_lock(os.path.join(folder, ".lock")):
             if not os.path.exists(out):
+                _runtime.announce_build("jax", f"its XLA FFI handlers against jaxlib {jaxlib.__version__}", folder)
                 _compile(out, jax.ffi.include_dir())
     return out
 

@@ -12,7 +12,8 @@
 Every op of api_yaml/ whose attributes Paddle's custom operators can hold is registered with
 Paddle as the custom operator ``paddle_ops_<op>`` (with its grad op), by source generated from
 the YAML (tools/codegen/gen_paddle.py); ``ops`` holds them all under their YAML names and
-signatures. The functions below take the same arguments as paddle_ops' own API. Inputs are
+signatures. The functions below take the same arguments as paddle_ops' own API, by the same
+rules: each is the signature layer (paddle_ops/_front.py) with this front's adapter. Inputs are
 used in place (the kernels read Paddle's memory); outputs come from paddle_ops' caching
 allocator and Paddle takes them over without a copy (``set_output_allocation('paddle')``:
 Paddle allocates them and the kernels write there). CPU tensors (PyPI's Paddle 3 is CPU-only).
@@ -22,28 +23,22 @@ The extension is compiled at first import (about a minute) into a cache director
 """
 import re
 
-import numpy as np
 import paddle
 
 from . import _build
 from .. import _runtime
-# The argument checks paddle_ops' own functions make, shared (the same messages).
-from ...tensor.attention import _gla_attrs
-from ...tensor.manipulation import _check_bool, _is_int, _repeat_interleave_repeats
+import paddle_ops as _paddle_ops
+
+from ... import _front
 
 __all__ = ["logcumsumexp", "cumsum", "pscan", "right_flood", "repeat_interleave", "gla", "ops",
            "set_output_allocation", "get_output_allocation"]
 
 # PD_THROW's message: "[paddle_ops:<Kind>] <message>" then "[<file>:<line>]".
-_ERROR = re.compile(r"\[paddle_ops:(ValueError|TypeError|IndexError|MemoryError|RuntimeError)\] (.*?)\s*(?:\[[^\]\n]*:\d+\])?\s*$",
+_ERROR = re.compile(r"\[paddle_ops:(ValueError|TypeError|IndexError|MemoryError|RuntimeError|NotImplementedError)\] (.*?)\s*(?:\[[^\]\n]*:\d+\])?\s*$",
                     re.S)
 _TYPES = {"ValueError": ValueError, "TypeError": TypeError, "IndexError": IndexError,
-          "MemoryError": MemoryError, "RuntimeError": RuntimeError}
-_FLOATING = ("float16", "bfloat16", "float32", "float64")
-
-
-_FLOAT_DTYPES = frozenset([paddle.float16, paddle.bfloat16, paddle.float32, paddle.float64])
-_CUMSUM_DTYPES = _FLOAT_DTYPES | {paddle.int32, paddle.int64}
+          "MemoryError": MemoryError, "RuntimeError": RuntimeError, "NotImplementedError": NotImplementedError}
 
 
 class _Ops:
@@ -148,11 +143,11 @@ def set_output_allocation(where):
     about 4 ns per float32 element here (docs/benchmarks.md, Real Paddle)."""
     if where not in ("paddle_ops", "paddle"):
         raise ValueError(f"set_output_allocation(): 'paddle_ops' or 'paddle', but got {where!r}")
-    _runtime.load().po_paddle_set_caller_allocates(1 if where == "paddle" else 0)
+    _runtime.load().po_runtime_set_caller_allocates(1 if where == "paddle" else 0)
 
 
 def get_output_allocation():
-    return "paddle" if _runtime.load().po_paddle_caller_allocates() else "paddle_ops"
+    return "paddle" if _runtime.load().po_runtime_caller_allocates() else "paddle_ops"
 
 
 ops = _Ops()
@@ -164,97 +159,33 @@ ops._ext()
 _TENSOR_TYPES = (paddle.Tensor, paddle.pir.Value, paddle.static.Variable)
 
 
-def _check_tensor(x, op, arg="x"):
-    if not isinstance(x, _TENSOR_TYPES):
-        raise TypeError(f"{op}(): argument '{arg}' must be a paddle.Tensor, but got {type(x).__name__}")
+class _PaddleAdapter(_front.Adapter):
+    """The signature layer's adapter for paddle.Tensor (and a static graph's Values)."""
+    tensor_types, tensor_kind, framework = _TENSOR_TYPES, "paddle.Tensor", "paddle"
+
+    def dtype(self, t):
+        return str(t.dtype).replace("paddle.", "")
+
+    def dtype_name(self, v):
+        return str(v).replace("paddle.", "") if isinstance(v, paddle.dtype) else None
+
+    def cast(self, t, dtype):
+        return paddle.cast(t, dtype)
+
+    def flatten(self, t):
+        return paddle.reshape(t, [-1])
+
+    def counts(self, values, like):
+        return paddle.to_tensor(values)
+
+    def item(self, t):
+        return int(t.item())
+
+    def run(self, op, args):
+        out = getattr(ops, op)(*args)
+        return list(out) if isinstance(out, (list, tuple)) else [out]
 
 
-def _cum(op, x, axis, exclusive, reverse, dtype, allowed):
-    _check_tensor(x, op)
-    if exclusive is not False and _is_dtype(exclusive):  # Paddle's order (x, axis, dtype)
-        exclusive, dtype = False, exclusive
-    _check_bool(exclusive, op, "exclusive")
-    _check_bool(reverse, op, "reverse")
-    if dtype is not None:
-        x = paddle.cast(x, dtype)
-    if x.dtype not in allowed:
-        x = paddle.cast(x, "int64" if op == "cumsum" else "float32")
-    if axis is None:
-        return getattr(ops, op)(x, -1, True, bool(exclusive), bool(reverse))
-    if not _is_int(axis):
-        raise TypeError(f"{op}(): argument 'axis' must be an int or None, but got {type(axis).__name__}")
-    return getattr(ops, op)(x, int(axis), False, bool(exclusive), bool(reverse))
-
-
-def _is_dtype(v):
-    if isinstance(v, (bool, np.bool_)) or v is None:
-        return False
-    if isinstance(v, str):
-        return v in _FLOATING or v in ("int32", "int64")
-    return isinstance(v, (paddle.dtype, np.dtype, type))
-
-
-def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
-    """``paddle_ops.logcumsumexp`` on a paddle.Tensor (docs/spec.md §1): log(cumsum(exp(x))) along
-    `axis` (None: the flattened tensor), without overflow; integer inputs become float32."""
-    return _cum("logcumsumexp", x, axis, exclusive, reverse, dtype, _FLOAT_DTYPES)
-
-
-def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
-    """``paddle_ops.cumsum`` on a paddle.Tensor (docs/spec.md §2): floats accumulate in
-    compensated float64, int32/int64 exactly; other integer and bool inputs become int64."""
-    return _cum("cumsum", x, axis, exclusive, reverse, dtype, _CUMSUM_DTYPES)
-
-
-def pscan(a, x, initial_state=None, reverse=False, name=None):
-    """``paddle_ops.pscan`` on paddle.Tensors (docs/spec.md §3): y[:, t] = a[:, t] * y[:, t-1] + x[:, t]."""
-    _check_tensor(a, "pscan", "a")
-    _check_tensor(x, "pscan")
-    if initial_state is not None:
-        _check_tensor(initial_state, "pscan", "initial_state")
-    _check_bool(reverse, "pscan", "reverse")
-    return ops.pscan(a, x, initial_state, bool(reverse))
-
-
-def right_flood(x, axis=-1, reverse=False, hole="zero", return_index=False, name=None):
-    """``paddle_ops.right_flood`` on a paddle.Tensor (docs/spec.md §4): holes filled with the last
-    value before them; with return_index also the int64 source index."""
-    _check_tensor(x, "right_flood")
-    if not _is_int(axis):
-        raise TypeError(f"right_flood(): argument 'axis' must be an int, but got {type(axis).__name__}")
-    if not isinstance(hole, str):
-        raise TypeError(f"right_flood(): argument 'hole' must be 'zero' or 'nan', but got {type(hole).__name__}")
-    _check_bool(reverse, "right_flood", "reverse")
-    _check_bool(return_index, "right_flood", "return_index")
-    out, index = ops.right_flood(x, int(axis), bool(reverse), hole, bool(return_index))
-    return (out, index) if return_index else out
-
-
-def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
-    """``paddle_ops.repeat_interleave`` on a paddle.Tensor (docs/spec.md §4): `repeats` an int, a
-    list of ints or an int32/int64 paddle.Tensor of counts; axis None flattens x first."""
-    _check_tensor(x, "repeat_interleave")
-    if axis is None:
-        x = paddle.reshape(x, [-1])
-        axis = 0
-    if not _is_int(axis):
-        raise TypeError(f"repeat_interleave(): argument 'axis' must be an int or None, but got {type(axis).__name__}")
-    axis = int(axis)
-    repeats = _repeat_interleave_repeats(x, repeats, axis, output_size, _TENSOR_TYPES)
-    if isinstance(repeats, np.ndarray):
-        repeats = paddle.to_tensor(repeats)
-    if isinstance(repeats, _TENSOR_TYPES):
-        return ops.repeat_interleave_with_tensor_index(x, repeats, axis, -1 if output_size is None else int(output_size))
-    return ops.repeat_interleave(x, repeats, axis)
-
-
-def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, head_first=True, name=None):
-    """``paddle_ops.gla`` on paddle.Tensors (docs/spec.md §5): gated linear attention; returns
-    (o, final_state), final_state None unless output_final_state."""
-    for arg, t in (("q", q), ("k", k), ("v", v), ("gk", gk)):
-        _check_tensor(t, "gla", arg)
-    if initial_state is not None:
-        _check_tensor(initial_state, "gla", "initial_state")
-    scale = _gla_attrs(q, scale, output_final_state, head_first)
-    o, final_state = ops.gla(q, k, v, gk, initial_state, scale, bool(output_final_state), bool(head_first))
-    return o, (final_state if output_final_state else None)
+_PADDLE = _PaddleAdapter()
+# logcumsumexp, cumsum, pscan, right_flood, repeat_interleave, gla: paddle_ops' signatures
+_front.define(_PADDLE, globals(), _paddle_ops)

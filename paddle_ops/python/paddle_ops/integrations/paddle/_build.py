@@ -10,9 +10,15 @@ Python version), so a new Paddle or a rebuilt paddle_ops gets a fresh build, and
 is loaded without compiling (and without Paddle's rebuild check). A file lock keeps concurrent
 first imports from building twice.
 """
+import contextlib
+import io
 import json
+import logging
 import os
 import sys
+import warnings
+
+import paddle
 
 from paddle_ops.integrations import _runtime
 from paddle_ops.integrations._filelock import file_lock
@@ -25,7 +31,7 @@ VERSION_SCRIPT = "{ global: PyInit_*; local: *; };\n"
 
 
 def _files():
-    return [_runtime.native_file(f, "paddle") for f in ("paddle_ext.cc", "ext_support.h", "bridge.h",
+    return [_runtime.native_file(f, "paddle") for f in ("paddle_ext.cc", "ext_support.h", "runtime.h",
                                                           _runtime.LIBRARY)]
 
 
@@ -36,7 +42,6 @@ def meta():
 
 
 def cache_dir():
-    import paddle
     return _runtime.cache_dir("paddle_ext", _files(), paddle.__version__, sys.version)
 
 
@@ -45,9 +50,36 @@ def extension_library():
     return os.path.join(cache_dir(), EXT_NAME, EXT_NAME + ".so")
 
 
+@contextlib.contextmanager
+def _paddle_quiet():
+    """Paddle's build and load talk: its warning about ccache (at the first import of
+    cpp_extension), its INFO lines (printed twice, by its handler and the root's), its print of
+    "Compiling user custom op". What is ours to say is one line (_runtime.announce_build)."""
+    loggers = [logging.getLogger(n) for n in ("utils.cpp_extension", "paddle.utils.cpp_extension")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.WARNING)
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
+
+
 def load(verbose=False):
     """Builds (once per cache key) and loads the extension; returns the module of its ops."""
-    from paddle.utils import cpp_extension
+    if verbose:
+        return _load(verbose)
+    with _paddle_quiet():
+        return _load(verbose)
+
+
+def _load(verbose):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from paddle.utils import cpp_extension
     _runtime.load("paddle")  # first: the extension then binds to this instance (same path)
     build_dir = cache_dir()
     stamp = os.path.join(build_dir, "built.ok")
@@ -65,6 +97,7 @@ def load(verbose=False):
     with open(script, "w") as f:
         f.write(VERSION_SCRIPT)
     with file_lock(os.path.join(build_dir, ".lock")):
+        _runtime.announce_build("paddle", f"its custom operators against Paddle {paddle.__version__}", build_dir)
         module = cpp_extension.load(
             name=EXT_NAME,
             sources=[os.path.join(NATIVE, "paddle_ext.cc")],

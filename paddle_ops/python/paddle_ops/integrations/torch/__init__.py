@@ -44,7 +44,8 @@ from ...framework import convert_place
 from ._convert import TO_TORCH, ours_dtype, ours_dtype_or_undefined, to_paddle, to_torch
 from ._generated import IMPLS, NAMESPACE, OPS
 
-__all__ = ["OPS", "NAMESPACE", "BACKEND", "to_paddle", "to_torch", "registered_ops"]
+__all__ = ["OPS", "NAMESPACE", "BACKEND", "to_paddle", "to_torch", "registered_ops",
+           "logcumsumexp", "cumsum", "pscan", "right_flood", "repeat_interleave", "gla"]
 
 
 def _split(entry, args, tensor):
@@ -196,6 +197,24 @@ def _make_autograd(entry, namespace=NAMESPACE):
     return backward, setup_context
 
 
+def _no_double_backward(entry):
+    """The autograd formula of a grad op: a second derivative through paddle_ops' ops is not
+    supported yet, and says so (torch would otherwise warn and give zeros)."""
+    def setup_context(ctx, inputs, output):
+        pass
+
+    def backward(ctx, *grads):
+        raise NotImplementedError(f"paddle_ops.integrations.torch: {entry['op']}: a second derivative (double "
+                                  f"backward, create_graph=True through a paddle_ops op) is not supported")
+    return backward, setup_context
+
+
+def _autograd(entry, namespace=NAMESPACE):
+    """(backward, setup_context) of a torch op: the YAML grad op's for a forward op, a refusal for
+    a grad op."""
+    return _make_autograd(entry, namespace) if entry["backward"] else _no_double_backward(entry)
+
+
 def _register_python(namespace=NAMESPACE):
     """The Python path: each op a torch.library.custom_op with its Python kernel (_generated.py),
     as torch.ops.<namespace>.<op>. tools/bench/bench_torch.py registers this path a second time
@@ -205,8 +224,8 @@ def _register_python(namespace=NAMESPACE):
         op = torch.library.custom_op(f"{namespace}::{entry['name']}", IMPLS[entry["name"]], mutates_args=(),
                                      schema=entry["schema"])
         op.register_fake(_make_fake(entry))
-        if entry["backward"]:
-            backward, setup_context = _make_autograd(entry, namespace)
+        if entry["backward"] or entry["grad_op"]:
+            backward, setup_context = _autograd(entry, namespace)
             op.register_autograd(backward, setup_context=setup_context)
         ops[entry["name"]] = op
     return ops
@@ -226,8 +245,8 @@ def _register_cpp(cpp_cuda):
             lib.impl(name, IMPLS[name], key)
         qualname = f"{NAMESPACE}::{name}"
         torch.library.register_fake(qualname, _make_fake(entry), lib=lib)
-        if entry["backward"]:
-            backward, setup_context = _make_autograd(entry)
+        if entry["backward"] or entry["grad_op"]:
+            backward, setup_context = _autograd(entry)
             torch.library.register_autograd(qualname, backward, setup_context=setup_context, lib=lib)
         ops[name] = getattr(getattr(torch.ops, NAMESPACE), name)
     return lib, ops
@@ -237,11 +256,6 @@ def _choose():
     """('cpp' or 'python', whether the C++ kernels include CUDA's, why not C++ or None).
     PADDLE_OPS_TORCH_CPP=0: the Python path; =1: the C++ path or ImportError; unset or
     empty: the C++ path when its library builds, else the Python path (with a warning saying why)."""
-    outputs = os.environ.get("PADDLE_OPS_TORCH_OUTPUTS")
-    if outputs is not None and outputs not in ("torch", "ours"):
-        raise ValueError(f"PADDLE_OPS_TORCH_OUTPUTS={outputs!r}: 'torch' (the C++ kernels' outputs from torch's "
-                         f"allocator) or 'ours' (from paddle_ops' caching allocator); unset: torch's on CUDA, "
-                         f"ours on the CPU")
     want = os.environ.get("PADDLE_OPS_TORCH_CPP", "").strip()
     if want not in ("", "0", "1"):
         raise ValueError(f"PADDLE_OPS_TORCH_CPP={want!r}: 1 (the C++ kernels, or ImportError), 0 (the Python "
@@ -276,3 +290,40 @@ else:
 def registered_ops():
     """The names of the registered torch ops (torch.ops.paddle_ops.<name>)."""
     return list(_REGISTERED)
+
+
+def _autocast_kernel(entry, cast, key):
+    """The kernel of torch op `entry` under torch.autocast (dispatch key `key`): the tensors named
+    in `cast` (api_yaml's python.autocast: gla's q, k, v) in the autocast dtype, the others as
+    given (gla's gk stays float32); then the op itself, autocast excluded."""
+    op = getattr(getattr(torch.ops, NAMESPACE), entry["name"])
+    where = [entry["args"].index(name) for name in cast if name in entry["args"]]
+    device = "cuda" if key == "AutocastCUDA" else "cpu"
+    keys = torch._C.DispatchKeySet(getattr(torch._C.DispatchKey, key))
+
+    def kernel(*args):
+        dtype, args = torch.get_autocast_dtype(device), list(args)
+        for i in where:
+            if isinstance(args[i], torch.Tensor) and args[i].is_floating_point():
+                args[i] = args[i].to(dtype)
+        with torch._C._ExcludeDispatchKeyGuard(keys):
+            return op(*args)
+    return kernel
+
+
+def _register_autocast():
+    """Autocast rules of the ops whose YAML entry names tensors to cast; every other op keeps its
+    inputs' dtypes under torch.autocast (the dispatcher falls through)."""
+    from ... import _front
+    lib = torch.library.Library(NAMESPACE, "IMPL")
+    for entry in OPS:
+        cast = _front.autocast_args(entry["op"])
+        for key in ("AutocastCPU", "AutocastCUDA") if cast and not entry["grad_op"] else ():
+            lib.impl(entry["name"], _autocast_kernel(entry, cast, key), key)
+    return lib
+
+
+_AUTOCAST_LIB = _register_autocast()
+
+# paddle_ops' public ops with paddle_ops' signatures, over the torch ops (the signature layer)
+from ._front import logcumsumexp, cumsum, pscan, right_flood, repeat_interleave, gla  # noqa: E402

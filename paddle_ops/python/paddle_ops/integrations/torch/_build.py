@@ -1,10 +1,10 @@
 """Builds the C++ kernels of the torch ops (``torch_ext.cc``) at first import.
 
 The package carries, in ``integrations/_native/``: the runtime library (our kernels behind the
-plain-C functions of bridge.h, shared with the Paddle and JAX integrations: ``_runtime.py``), the
+plain-C functions of runtime.h, shared with the Paddle and JAX integrations: ``_runtime.py``), the
 generated ``torch_ext.cc`` (one kernel per torch op, registered with ``TORCH_LIBRARY_IMPL`` for
 CPU and, with a CUDA torch, CUDA; tools/codegen/gen_torch_cpp.py) and the headers it includes
-(``torch_support.h``, ``bridge.h``). ``torch_ext.cc`` is compiled against the running torch by
+(``torch_support.h``, ``runtime.h``). ``torch_ext.cc`` is compiled against the running torch by
 ``torch.utils.cpp_extension.load`` into a cache directory: ``$PADDLE_OPS_EXTENSION_DIR`` or
 ``~/.cache/paddle_ops/torch_ext``, one subfolder per (sources, runtime library, torch version
 and CUDA version, Python version), so a new torch or a rebuilt paddle_ops gets a fresh build and
@@ -30,7 +30,7 @@ from paddle_ops.integrations._filelock import file_lock
 
 EXT_NAME = "paddle_ops_torch_ext"
 # What the build reads from _native/ (the cache key hashes them all).
-INPUTS = ("torch_ext.cc", "torch_support.h", "bridge.h", _runtime.LIBRARY)
+INPUTS = ("torch_ext.cc", "torch_support.h", "runtime.h", _runtime.LIBRARY)
 # Nothing of the library is exported: torch finds its kernels through the registrations that
 # its static initializers make when it is loaded.
 VERSION_SCRIPT = "{ local: *; };\n"
@@ -89,6 +89,7 @@ def load(verbose=False):
             f.write(VERSION_SCRIPT)
         with file_lock(os.path.join(build_dir, ".lock")):
             if not os.path.exists(stamp):
+                _runtime.announce_build("torch", f"its C++ kernels against torch {torch.__version__}", build_dir)
                 cpp_extension.load(
                     name=EXT_NAME,
                     sources=[os.path.join(_runtime.NATIVE, "torch_ext.cc")],

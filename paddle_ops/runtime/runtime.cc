@@ -1,7 +1,7 @@
-// The paddle_ops side of the runtime library (bridge.h): tensors over the caller's memory,
+// The paddle_ops side of the runtime library (runtime.h): tensors over the caller's memory,
 // outputs bound to the caller's tensors, errors turned into a kind and a message, and the
 // process's settings taken from the host (po_runtime_follow).
-#include "paddle_ops/python/integrations_src/paddle/bridge_impl.h"
+#include "paddle_ops/runtime/runtime_impl.h"
 
 #include <algorithm>
 #include <atomic>
@@ -20,11 +20,11 @@
 #include "paddle_ops/core/gpu/gpu_info.h"
 #endif
 
-namespace paddle_ops_bridge {
+namespace paddle_ops_runtime {
 namespace {
 
 thread_local std::string g_error;
-std::atomic<int32_t> g_caller_allocates{0};  // po_paddle_run's outputs (the Paddle integration)
+std::atomic<int32_t> g_caller_allocates{0};  // PO_OUTPUTS_SETTING (the Paddle integration's)
 thread_local bool g_bind_outputs = false;     // this call's: BindOutput asks the caller
 using ThreadsSource = int32_t (*)(void);
 using FlagsSource = int32_t (*)(int64_t*, int32_t);
@@ -51,9 +51,9 @@ phi::Place PlaceOf(const PoTensor& t) {
 }
 
 phi::DDim DimsOf(const PoTensor& t) {
-  PADDLE_ENFORCE(t.ndim >= 0 && t.ndim <= PO_PADDLE_MAX_RANK,
-                 phi::errors::InvalidArgument("paddle_ops bridge: rank %d is outside [0, %d]", t.ndim,
-                                              PO_PADDLE_MAX_RANK));
+  PADDLE_ENFORCE(t.ndim >= 0 && t.ndim <= PO_MAX_RANK,
+                 phi::errors::InvalidArgument("paddle_ops runtime: rank %d is outside [0, %d]", t.ndim,
+                                              PO_MAX_RANK));
   return phi::DDim(t.dims, t.ndim);
 }
 
@@ -255,34 +255,43 @@ void MetaOutput(const phi::DenseTensor& out, PoMeta* meta) {
   meta->dtype = ToPo(out.dtype());
 }
 
+// What `caller_allocates` (runtime.h) comes to for this call; after FollowHost, so that a flag
+// the host just set counts.
+static bool BindsOutputs(int32_t caller_allocates, const PoTensor* ins, int32_t n_ins) {
+  if (caller_allocates == PO_OUTPUTS_SETTING) return g_caller_allocates.load(std::memory_order_relaxed) != 0;
+  if (caller_allocates != PO_OUTPUTS_TORCH_FLAG) return caller_allocates != 0;
+  switch (paddle_ops::flags::TorchOutputsPolicy()) {
+    case paddle_ops::flags::TorchOutputs::kTorch: return true;
+    case paddle_ops::flags::TorchOutputs::kOurs: return false;
+    default: break;
+  }
+  for (int32_t i = 0; i < n_ins; ++i)
+    if (ins[i].present) return ins[i].device == PO_GPU;
+  return false;
+}
+
 int32_t Run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs, int32_t n_attrs,
-            const PoOutputs* outs, int32_t n_outs, bool caller_allocates) {
-  if (op < 0 || op >= kNumOps) return Fail(PO_RUNTIME_ERROR, "paddle_ops bridge: no such op");
+            const PoOutputs* outs, int32_t n_outs, int32_t caller_allocates) {
+  if (op < 0 || op >= kNumOps) return Fail(PO_RUNTIME_ERROR, "paddle_ops runtime: no such op");
   const auto& e = kOps[op];
   if (n_ins != e.n_ins || n_attrs != e.n_attrs || n_outs != e.n_outs)
-    return Fail(PO_RUNTIME_ERROR, std::string(e.name) + ": the extension and the bridge disagree "
+    return Fail(PO_RUNTIME_ERROR, std::string(e.name) + ": the extension and the runtime library disagree "
                                                         "on the op's arguments (rebuild the extension)");
   g_n_in = g_n_out = 0;
   for (int32_t i = 0; i < n_ins; ++i) RecordInput(i, ins[i].present ? ins[i].data : nullptr);
-  g_bind_outputs = caller_allocates;
   return Guard([&] {
     FollowHost();
+    g_bind_outputs = BindsOutputs(caller_allocates, ins, n_ins);
     e.run(ins, attrs, *outs);
   });
 }
 
-}  // namespace paddle_ops_bridge
+}  // namespace paddle_ops_runtime
 
-using paddle_ops_bridge::kNumOps;
-using paddle_ops_bridge::kOps;
+using paddle_ops_runtime::kNumOps;
+using paddle_ops_runtime::kOps;
 
 extern "C" {
-
-int32_t po_paddle_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs, int32_t n_attrs,
-                      const PoOutputs* outs, int32_t n_outs) {
-  return paddle_ops_bridge::Run(op, ins, n_ins, attrs, n_attrs, outs, n_outs,
-                                paddle_ops_bridge::g_caller_allocates.load(std::memory_order_relaxed) != 0);
-}
 
 int32_t po_runtime_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs, int32_t n_attrs,
                        const PoOutputs* outs, int32_t n_outs, int32_t caller_allocates) {
@@ -294,21 +303,21 @@ int32_t po_runtime_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoA
     break;
   }
 #endif
-  return paddle_ops_bridge::Run(op, ins, n_ins, attrs, n_attrs, outs, n_outs, caller_allocates != 0);
+  return paddle_ops_runtime::Run(op, ins, n_ins, attrs, n_attrs, outs, n_outs, caller_allocates);
 }
 
-int32_t po_paddle_last_pointers(const void** ins, const void** outs, int32_t cap) {
-  for (int32_t i = 0; i < paddle_ops_bridge::g_n_in && i < cap; ++i) ins[i] = paddle_ops_bridge::g_in_ptrs[i];
-  for (int32_t i = 0; i < paddle_ops_bridge::g_n_out && i < cap; ++i) outs[i] = paddle_ops_bridge::g_out_ptrs[i];
-  return std::min(std::max(paddle_ops_bridge::g_n_in, paddle_ops_bridge::g_n_out), cap);
+int32_t po_runtime_last_pointers(const void** ins, const void** outs, int32_t cap) {
+  for (int32_t i = 0; i < paddle_ops_runtime::g_n_in && i < cap; ++i) ins[i] = paddle_ops_runtime::g_in_ptrs[i];
+  for (int32_t i = 0; i < paddle_ops_runtime::g_n_out && i < cap; ++i) outs[i] = paddle_ops_runtime::g_out_ptrs[i];
+  return std::min(std::max(paddle_ops_runtime::g_n_in, paddle_ops_runtime::g_n_out), cap);
 }
 
-int32_t po_paddle_infer(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs, int32_t n_attrs,
+int32_t po_runtime_infer(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr* attrs, int32_t n_attrs,
                         PoMeta* outs, int32_t n_outs) {
-  if (op < 0 || op >= kNumOps) return paddle_ops_bridge::Fail(PO_RUNTIME_ERROR, "paddle_ops bridge: no such op");
+  if (op < 0 || op >= kNumOps) return paddle_ops_runtime::Fail(PO_RUNTIME_ERROR, "paddle_ops runtime: no such op");
   const auto& e = kOps[op];
   if (n_ins != e.n_ins || n_attrs != e.n_attrs || n_outs != e.n_outs)
-    return paddle_ops_bridge::Fail(PO_RUNTIME_ERROR, std::string(e.name) + ": the extension and the bridge disagree "
+    return paddle_ops_runtime::Fail(PO_RUNTIME_ERROR, std::string(e.name) + ": the extension and the runtime library disagree "
                                                      "on the op's arguments (rebuild the extension)");
   // Dims not known yet (-1 in a static graph: a batch dim) become one placeholder prime, the
   // same for all, so that dims that must agree still agree; an output dim that is a multiple of
@@ -328,7 +337,7 @@ int32_t po_paddle_infer(int32_t op, const PoTensor* ins, int32_t n_ins, const Po
   std::vector<int32_t> unknown;
   std::vector<phi::DataType> dtypes(n_ins);
   for (int32_t i = 0; i < n_ins; ++i) {
-    dtypes[i] = paddle_ops_bridge::ToPhi(ins[i].dtype);
+    dtypes[i] = paddle_ops_runtime::ToPhi(ins[i].dtype);
     if (dtypes[i] == phi::DataType::UNDEFINED) unknown.push_back(i);
   }
   int32_t first = PO_OK;
@@ -336,30 +345,30 @@ int32_t po_paddle_infer(int32_t op, const PoTensor* ins, int32_t n_ins, const Po
   for (uint32_t mask = 0; mask < (1u << unknown.size()); ++mask) {
     for (size_t j = 0; j < unknown.size(); ++j)
       dtypes[unknown[j]] = (mask >> j) & 1 ? phi::DataType::INT64 : phi::DataType::FLOAT32;
-    const int32_t rc = paddle_ops_bridge::Guard([&] { e.infer(known.data(), dtypes.data(), attrs, outs); });
+    const int32_t rc = paddle_ops_runtime::Guard([&] { e.infer(known.data(), dtypes.data(), attrs, outs); });
     if (rc == PO_OK) {
       for (int32_t o = 0; o < n_outs && any_unknown; ++o)
         for (int32_t d = 0; d < outs[o].ndim; ++d)
           if (outs[o].dims[d] != 0 && outs[o].dims[d] % kUnknown == 0) outs[o].dims[d] = -1;
       return PO_OK;
     }
-    if (mask == 0) first = rc, first_error = paddle_ops_bridge::g_error;
+    if (mask == 0) first = rc, first_error = paddle_ops_runtime::g_error;
   }
-  return paddle_ops_bridge::Fail(first, first_error);
+  return paddle_ops_runtime::Fail(first, first_error);
 }
 
-void po_paddle_set_caller_allocates(int32_t on) { paddle_ops_bridge::g_caller_allocates.store(on ? 1 : 0); }
+void po_runtime_set_caller_allocates(int32_t on) { paddle_ops_runtime::g_caller_allocates.store(on ? 1 : 0); }
 
-int32_t po_paddle_caller_allocates(void) { return paddle_ops_bridge::g_caller_allocates.load(); }
+int32_t po_runtime_caller_allocates(void) { return paddle_ops_runtime::g_caller_allocates.load(); }
 
 void po_runtime_follow(int32_t (*threads)(void), int32_t (*flags)(int64_t* values, int32_t cap)) {
-  for (auto& seen : paddle_ops_bridge::g_seen_flags) seen.store(paddle_ops_bridge::kNotSeen);
-  paddle_ops_bridge::g_flags_source.store(flags);
-  paddle_ops_bridge::g_threads_source.store(threads);
+  for (auto& seen : paddle_ops_runtime::g_seen_flags) seen.store(paddle_ops_runtime::kNotSeen);
+  paddle_ops_runtime::g_flags_source.store(flags);
+  paddle_ops_runtime::g_threads_source.store(threads);
   if (threads == nullptr) phi::SetCpuNumThreads(0);  // OMP_NUM_THREADS again
 }
 
-int32_t po_runtime_last_num_threads(void) { return paddle_ops_bridge::g_last_threads.load(); }
+int32_t po_runtime_last_num_threads(void) { return paddle_ops_runtime::g_last_threads.load(); }
 
 int32_t po_runtime_flags(int64_t* values, int32_t cap) {
   const auto& table = paddle_ops::flags::FlagTable();
@@ -367,19 +376,19 @@ int32_t po_runtime_flags(int64_t* values, int32_t cap) {
     for (size_t i = 0; i < table.size() && static_cast<int32_t>(i) < cap; ++i)
       values[i] = paddle_ops::flags::GetFlagValue(table[i].name);
   } catch (const std::exception& e) {  // a bad PADDLE_OPS_* variable (the import fails on it first)
-    return paddle_ops_bridge::Fail(-1, e.what());
+    return paddle_ops_runtime::Fail(-1, e.what());
   }
   return static_cast<int32_t>(table.size());
 }
 
-void po_paddle_release(void* owner) { delete static_cast<std::shared_ptr<phi::Allocation>*>(owner); }
+void po_runtime_release(void* owner) { delete static_cast<std::shared_ptr<phi::Allocation>*>(owner); }
 
-const char* po_paddle_last_error(void) { return paddle_ops_bridge::g_error.c_str(); }
+const char* po_runtime_last_error(void) { return paddle_ops_runtime::g_error.c_str(); }
 
-int32_t po_paddle_num_ops(void) { return kNumOps; }
+int32_t po_runtime_num_ops(void) { return kNumOps; }
 
-const char* po_paddle_op_name(int32_t op) { return op >= 0 && op < kNumOps ? kOps[op].name : nullptr; }
+const char* po_runtime_op_name(int32_t op) { return op >= 0 && op < kNumOps ? kOps[op].name : nullptr; }
 
-const char* po_paddle_yaml_hash(void) { return paddle_ops_bridge::kYamlHash; }
+const char* po_runtime_yaml_hash(void) { return paddle_ops_runtime::kYamlHash; }
 
 }  // extern "C"

@@ -1,7 +1,7 @@
-// The JAX entry of the runtime library (po_jax.h): runs an op of the generated table the Paddle
-// entry runs (bridge_impl.h, kOps) with every output bound to the buffer XLA allocated, and on
+// The JAX entry of the runtime library (jax_entry.h): runs an op of the generated table every
+// entry runs (runtime_impl.h, kOps) with every output bound to the buffer XLA allocated, and on
 // the GPU orders our stream after XLA's and XLA's after ours.
-#include "paddle_ops/python/integrations_src/jax/po_jax.h"
+#include "paddle_ops/runtime/jax_entry.h"
 
 #include <exception>
 #include <string>
@@ -9,7 +9,7 @@
 
 #include "paddle_ops/common/place.h"
 #include "paddle_ops/core/allocator.h"
-#include "paddle_ops/python/integrations_src/paddle/bridge_impl.h"
+#include "paddle_ops/runtime/runtime_impl.h"
 
 #ifdef PADDLE_OPS_WITH_GPU
 #include <cuda_runtime.h>
@@ -36,7 +36,7 @@ std::string DimsText(const int64_t* dims, int32_t ndim) {
   return s + "]";
 }
 
-// The outputs XLA allocated; the bridge asks for each one with the shape InferMeta gives on
+// The outputs XLA allocated; the runtime asks for each one with the shape InferMeta gives on
 // the real inputs, which must be the one given at trace time.
 struct Sink {
   const PoTensor* outs;
@@ -68,7 +68,7 @@ int64_t Numel(const int64_t* dims, int32_t ndim) {
 
 void* Alloc(void* ctx, int32_t index, const int64_t* dims, int32_t ndim, int32_t dtype) {
   auto* s = static_cast<Sink*>(ctx);
-  if (!s->Matches(index, dims, ndim, dtype)) return nullptr;  // the bridge then fails the call
+  if (!s->Matches(index, dims, ndim, dtype)) return nullptr;  // the runtime then fails the call
   return Numel(dims, ndim) == 0 ? nullptr : s->outs[index].data;
 }
 
@@ -78,15 +78,15 @@ void Adopt(void* ctx, int32_t index, void* data, const int64_t* dims, int32_t nd
   auto* s = static_cast<Sink*>(ctx);
   if (s->Matches(index, dims, ndim, dtype)) {
     const size_t bytes = static_cast<size_t>(Numel(dims, ndim)) *
-                         phi::SizeOf(paddle_ops_bridge::ToPhi(dtype));
+                         phi::SizeOf(paddle_ops_runtime::ToPhi(dtype));
     phi::Memcpy(s->outs[index].data, s->place, data, s->place, bytes);
   }
-  po_paddle_release(owner);
+  po_runtime_release(owner);
 }
 
 std::unordered_map<std::string, int32_t> BuildIds() {
   std::unordered_map<std::string, int32_t> ids;
-  for (int32_t i = 0; i < paddle_ops_bridge::kNumOps; ++i) ids[paddle_ops_bridge::kOps[i].name] = i;
+  for (int32_t i = 0; i < paddle_ops_runtime::kNumOps; ++i) ids[paddle_ops_runtime::kOps[i].name] = i;
   return ids;
 }
 
@@ -178,9 +178,9 @@ int32_t po_jax_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr*
   if (gpu) return Fail(PO_VALUE_ERROR, "paddle_ops was built without CUDA: GPU arrays are not supported by this build");
 #endif
   // Outputs always go into XLA's buffers (the Paddle integration's setting is not this call's).
-  int32_t rc = paddle_ops_bridge::Run(op, ins, n_ins, attrs, n_attrs, &sinks, n_outs, /*caller_allocates=*/true);
+  int32_t rc = paddle_ops_runtime::Run(op, ins, n_ins, attrs, n_attrs, &sinks, n_outs, /*caller_allocates=*/1);
   if (rc != PO_OK) {
-    g_error = sink.mismatch.empty() ? std::string(po_paddle_last_error())
+    g_error = sink.mismatch.empty() ? std::string(po_runtime_last_error())
                                     : "paddle_ops (JAX): " + sink.mismatch +
                                           " (the shapes given at trace time differ from the op's InferMeta)";
   }
@@ -197,7 +197,7 @@ int32_t po_jax_run(int32_t op, const PoTensor* ins, int32_t n_ins, const PoAttr*
 const char* po_jax_last_error(void) { return g_error.c_str(); }
 
 int32_t po_jax_last_pointers(const void** ins, const void** outs, int32_t cap) {
-  return po_paddle_last_pointers(ins, outs, cap);
+  return po_runtime_last_pointers(ins, outs, cap);
 }
 
 }  // extern "C"

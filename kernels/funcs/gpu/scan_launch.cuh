@@ -1,0 +1,144 @@
+// The GPU scan engine's launch layer: grids, segment counts and scratch for a strategy, with no
+// framework types (a stream and a scratch callable), so that the library's dispatch
+// (scan_dispatch.cuh, with a GPUContext) and the kernel harness (tools/dev/harness/scan) launch
+// the same code. Scratch: `scratch(bytes)` returns device memory that stays valid for work queued
+// on `stream` (the library's stream-ordered caching allocator; cudaMalloc in the harness).
+// PADDLE_ENFORCE_GPU_SUCCESS must be defined by the includer (paddle_ops/core/gpu/gpu_context.h).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/funcs/gpu/scan_kernel.cuh"
+#include "kernels/funcs/gpu/scan_onepass.cuh"
+#include "kernels/funcs/scan_layout.h"
+
+namespace phi {
+namespace funcs {
+namespace scan_gpu {
+
+inline unsigned Blocks(int64_t threads) {
+  return static_cast<unsigned>((threads + ScanPolicy::kThreads - 1) / ScanPolicy::kThreads);
+}
+
+// Zeroed tile status for `tiles` tiles of the single pass (scan_onepass.cuh).
+template <typename State, typename Scratch>
+TileStatus<State> MakeTileStatus(cudaStream_t stream, Scratch& scratch, int64_t lines, int64_t nseg) {
+  const TileStatusLayout<State> layout{lines, nseg};
+  void* p = scratch(layout.Bytes());
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaMemsetAsync(p, 0, layout.ZeroBytes(), stream));
+  return layout.In(p);
+}
+
+// Rows (inner == 1). A logical warp of W lanes per row; with W == 32, rows too few to fill the
+// GPU (or a carry-in given) are cut into segments of ScanPolicy::kRowSegment steps scanned in
+// one pass with a look-back.
+template <int W, int kItems, typename Op, typename Scratch>
+void ScanRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t rows, bool exclusive,
+              const Op& op, const typename Op::State* init = nullptr, int64_t seg_len = 0) {
+  using State = typename Op::State;
+  constexpr int64_t kTile = int64_t{W} * kItems;
+  const int64_t target = ScanPolicy::kTargetRowWarpsPerSlot * std::max(2, TileMinBlocks<GpuTileScan<Op>>::value);
+  if constexpr (W != 32) {  // short rows, a row per logical warp (a carry-in goes to W = 32)
+    RowScanKernel<W, kItems><<<Blocks(rows * W), ScanPolicy::kThreads, 0, stream>>>(op, g, rows, exclusive);
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  } else if (rows >= target && init == nullptr) {
+    RowScanKernel<W, kItems><<<Blocks(rows * W), ScanPolicy::kThreads, 0, stream>>>(op, g, rows, exclusive);
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  } else {
+    if (seg_len <= 0) seg_len = ScanPolicy::kRowSegment;
+    seg_len = std::max<int64_t>((seg_len + kTile - 1) / kTile * kTile, kTile);  // on tile boundaries
+    const int64_t nseg = std::max<int64_t>((g.length + seg_len - 1) / seg_len, 1);
+    const auto st = MakeTileStatus<State>(stream, scratch, rows, nseg);
+    constexpr int kWarps = ScanPolicy::kThreads / 32;
+    const unsigned blocks = static_cast<unsigned>((rows * nseg + kWarps - 1) / kWarps);
+    OnePassRowKernel<kItems><<<blocks, ScanPolicy::kThreads, 0, stream>>>(op, g, rows, nseg, seg_len, st, init,
+                                                                          exclusive);
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  }
+}
+
+// Phase 2 of the column segments: `lines` lines of nseg segment totals each, line-major,
+// to exclusive prefixes in place.
+template <typename Op>
+void ScanSegmentTotals(cudaStream_t stream, int64_t lines, int64_t nseg, typename Op::State* totals, const Op& op) {
+  if (nseg <= ScanPolicy::kWarpTotals) {
+    WarpTotalsScanKernel<<<Blocks(lines * 32), ScanPolicy::kThreads, 0, stream>>>(op, lines, nseg, totals);
+  } else {
+    BlockTotalsScanKernel<<<static_cast<unsigned>(lines), ScanPolicy::kTotalsThreads, 0, stream>>>(op, nseg, totals);
+  }
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+// Columns (inner > 1): a thread per line; when the lines cannot fill the GPU, `length` is cut
+// into segments (at least 64 steps) scanned in three phases: each segment's total, a scan of
+// the totals per line, each segment again from its prefix. (Measured on the H200, a single pass
+// with the rows' look-back was slower here: its rescan comes from DRAM too, as the segments in
+// flight exceed L2, and the look-back's waits come on top; docs/benchmarks.md.)
+template <typename Op, typename Scratch>
+void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t lines, bool exclusive,
+                 const Op& op) {
+  using State = typename Op::State;
+  int64_t nseg = 1;
+  if (lines < ScanPolicy::kTargetColumnThreads) {
+    nseg = std::min({(ScanPolicy::kTargetColumnThreads + lines - 1) / lines, ScanPolicy::kMaxColumnSegments,
+                     (g.length + 63) / 64});
+    nseg = std::max<int64_t>(nseg, 1);
+  }
+  const int64_t seg_len = (g.length + nseg - 1) / nseg;
+  nseg = (g.length + seg_len - 1) / seg_len;
+  const unsigned blocks = Blocks(lines * nseg);
+  if (nseg == 1) {
+    ColumnScanKernel<0><<<blocks, ScanPolicy::kThreads, 0, stream>>>(op, g, lines, 1, seg_len, nullptr, exclusive);
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+    return;
+  }
+  State* totals = static_cast<State*>(scratch(lines * nseg * int64_t{sizeof(State)}));
+  ColumnScanKernel<1><<<blocks, ScanPolicy::kThreads, 0, stream>>>(op, g, lines, nseg, seg_len, totals, exclusive);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  ScanSegmentTotals(stream, lines, nseg, totals, op);
+  ColumnScanKernel<3><<<blocks, ScanPolicy::kThreads, 0, stream>>>(op, g, lines, nseg, seg_len, totals, exclusive);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+}  // namespace scan_gpu
+
+// Which strategy ScanGpu takes for a layout (tests use it to cover each one).
+enum class GpuScanStrategy { kShortRows, kRows, kColumns };
+
+inline GpuScanStrategy ChooseGpuScanStrategy(const ScanLayout& l) {
+  if (l.inner > 1) return GpuScanStrategy::kColumns;
+  return l.length <= 64 ? GpuScanStrategy::kShortRows : GpuScanStrategy::kRows;
+}
+
+// The engine over a layout: `init`, when given, is a carry-in per row ([outer] states; rows only,
+// inner == 1) that every row's scan starts from (internal: for the sequence-parallel scans).
+// `row_segment` overrides ScanPolicy::kRowSegment (the harness sweeps it).
+template <typename Op, typename Scratch>
+void ScanGpuLaunch(cudaStream_t stream, Scratch& scratch, const ScanLayout& l, bool exclusive, bool reverse,
+                   const Op& op, const typename Op::State* init = nullptr, int64_t row_segment = 0) {
+  if (l.numel() == 0) return;
+  const scan_gpu::LineGeometry g{l.length, l.inner, reverse};
+  GpuScanStrategy s = ChooseGpuScanStrategy(l);
+  if (init != nullptr && l.inner != 1) return;  // a caller's error: carry-ins are for rows only
+  if (s == GpuScanStrategy::kShortRows && init != nullptr) s = GpuScanStrategy::kRows;
+  switch (s) {
+    case GpuScanStrategy::kColumns:
+      scan_gpu::ScanColumns(stream, scratch, g, l.outer * l.inner, exclusive, op);
+      break;
+    case GpuScanStrategy::kShortRows:
+      if (l.length <= 16) {
+        scan_gpu::ScanRows<4, scan_gpu::ScanPolicy::kShortRowItems>(stream, scratch, g, l.outer, exclusive, op);
+      } else {
+        scan_gpu::ScanRows<16, scan_gpu::ScanPolicy::kShortRowItems>(stream, scratch, g, l.outer, exclusive, op);
+      }
+      break;
+    case GpuScanStrategy::kRows:
+      scan_gpu::ScanRows<32, scan_gpu::ScanPolicy::kRowItems>(stream, scratch, g, l.outer, exclusive, op, init,
+                                                              row_segment);
+      break;
+  }
+}
+
+}  // namespace funcs
+}  // namespace phi

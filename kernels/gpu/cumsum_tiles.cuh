@@ -1,0 +1,194 @@
+// The GPU engine's fast tiles for cumsum (GpuTileScan specialized for CumsumFloatOp on float,
+// float16 and bfloat16, whose state is a compensated float64 pair; float64 inputs keep the
+// generic tiles).
+//
+// docs/spec.md §2 keeps every addition a float64 two-sum, so the arithmetic stays that of the
+// generic tiles; what changes is what surrounds it. The generic tile scans 8 items a lane with
+// a warp scan of double-double pairs per 256 elements, checks every addition for inf/NaN and
+// rounds every output through round-to-odd. Here:
+//   - a lane takes kLaneItems consecutive elements (16-byte loads), so the warp scan of the
+//     lane totals (5 levels of double-double additions) is paid once per 32 * kLaneItems;
+//   - the inf/NaN check is once per lane and tile (a non-finite element sends the whole tile to
+//     the generic steps, whose additions handle it);
+//   - a float output rounds hi + lo to the nearest double and that to float, which is the
+//     correctly rounded float of hi + lo unless the double lies exactly halfway between two
+//     floats (the only case where rounding twice can differ) or outside the normal float range;
+//     those rare outputs take RoundCompensated's round-to-odd. 16-bit outputs always do.
+// The combination order depends on the shape alone (deterministic).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/funcs/gpu/scan_agent.cuh"
+#include "kernels/impl/cum_scan_ops.h"
+
+namespace phi {
+namespace funcs {
+namespace scan_gpu {
+
+struct CumsumFast {
+  using Sum = CompensatedSum<double>;
+  // a + x as a double-double, with no inf/NaN handling (the caller checked).
+  __device__ static Sum AddValue(Sum a, double x) { return TwoSumInto(&a.hi, &a.lo, x), a; }
+  __device__ static Sum AddSum(Sum a, const Sum& b) { return TwoSumPairInto(&a.hi, &a.lo, b.hi, b.lo), a; }
+  // hi + lo rounded once to T.
+  template <typename T>
+  __device__ static T Round(const Sum& s) {
+    if constexpr (std::is_same<T, float>::value) {
+      const double r = s.hi + s.lo;
+      const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(r));
+      const unsigned exp = static_cast<unsigned>(bits >> 52) & 0x7ffu;
+      // A float midpoint has its double mantissa's low 29 bits 1000...0; normal floats have
+      // double exponents 897 .. 1150.
+      if ((bits & 0x1fffffffull) != 0x10000000ull && exp >= 897u && exp <= 1150u) return static_cast<float>(r);
+      if (r == 0.0) return static_cast<float>(r);
+      return RoundCompensated<float>(s.hi, s.lo);
+    } else {
+      return RoundCompensated<T>(s.hi, s.lo);
+    }
+  }
+};
+
+template <typename T>
+struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, double>::value>> {
+  using Op = CumsumFloatOp<T, double>;
+  using State = typename Op::State;
+  using Sum = CompensatedSum<double>;
+  static constexpr bool kFast = true;
+  static constexpr int V = 16 / static_cast<int>(sizeof(T));  // elements per 16-byte load
+  // 16-byte loads a lane per tile: 16 elements a lane for full warps; one load for the logical
+  // warps of short rows (a row of at most 64 steps is one tile of W * V).
+  template <int W>
+  static constexpr int kLoads = W == 32 ? 16 / V : 1;
+
+  __device__ static bool Aligned(const Op& op, int64_t L) {
+    return L % V == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 && reinterpret_cast<uintptr_t>(op.out) % 16 == 0;
+  }
+
+  // The lane's items of the tile starting at t0 (steps t0 + lane * kLaneItems ...), as doubles
+  // (0 past s1); returns whether all are finite.
+  template <int N>
+  __device__ static bool LoadLane(const Op& op, const OpLine<Op>& line, int64_t first, int64_t s1, bool vec,
+                                  double (&v)[N * V]) {
+    bool finite = true;
+#pragma unroll
+    for (int c = 0; c < N; ++c) {
+      T raw[V];
+      LoadRowRaw<T, V>(op.x, line.base, line.g.length, line.g.reverse, first + c * V, s1, vec, raw);
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const float f = static_cast<float>(raw[j]);
+        const bool in = first + c * V + j < s1;
+        v[c * V + j] = in ? static_cast<double>(f) : 0.0;
+        finite &= !in || f - f == 0.f;
+      }
+    }
+    return finite;
+  }
+
+  // An exclusive scan of the lanes' sums across the logical warp, in a fixed order (Kogge-Stone):
+  // what lies before the lane (carry included) and the tile's total without the carry.
+  template <int W>
+  __device__ static void ScanLanes(const Sum& mine, const Sum& carry, unsigned mask, int lane, Sum* before,
+                                   Sum* total) {
+    Sum incl = mine;
+#pragma unroll
+    for (int d = 1; d < W; d <<= 1) {
+      const Sum y{__shfl_up_sync(mask, incl.hi, d, W), __shfl_up_sync(mask, incl.lo, d, W)};
+      if (lane >= d) incl = CumsumFast::AddSum(y, incl);
+    }
+    *total = Sum{__shfl_sync(mask, incl.hi, W - 1, W), __shfl_sync(mask, incl.lo, W - 1, W)};
+    Sum b{__shfl_up_sync(mask, incl.hi, 1, W), __shfl_up_sync(mask, incl.lo, 1, W)};
+    *before = lane == 0 ? carry : Add(carry, b);
+  }
+
+  template <int W, int kItems, bool kStore>
+  __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                               bool exclusive, int lane) {
+    constexpr int kLaneItems = kLoads<W> * V;
+    constexpr int64_t kTile = int64_t{W} * kLaneItems;
+    const unsigned mask = LogicalWarpMask<W>();
+    const bool vec = Aligned(op, line.g.length);
+    Sum part = Sum::Zero();  // kStore == false: the lane's own running sum over every tile
+    for (int64_t t0 = s0; t0 < s1; t0 += kTile) {
+      const int64_t first = t0 + int64_t{lane} * kLaneItems;
+      double v[kLaneItems];
+      // A non-finite carry also takes the checked additions (inf - inf in a two-sum is NaN).
+      const bool finite = __all_sync(mask, LoadLane<kLoads<W>>(op, line, first, s1, vec, v)) && carry.hi - carry.hi == 0.0;
+      if (!finite) {  // inf or NaN somewhere in the tile: the generic, checked additions
+        const int64_t t1 = t0 + kTile < s1 ? t0 + kTile : s1;
+        if (!kStore) {  // flush the lanes into the carry first, in lane order
+          Sum before, total;
+          ScanLanes<W>(part, carry, mask, lane, &before, &total);
+          carry = Add(carry, total);
+          part = Sum::Zero();
+        }
+        carry = WarpScanSteps<W, 1, kStore>(op, line, t0, t1, carry, exclusive, lane);
+        continue;
+      }
+      if (!kStore) {
+#pragma unroll
+        for (int j = 0; j < kLaneItems; ++j) part = CumsumFast::AddValue(part, v[j]);
+        continue;
+      }
+      Sum mine = Sum::Of(v[0]);
+#pragma unroll
+      for (int j = 1; j < kLaneItems; ++j) mine = CumsumFast::AddValue(mine, v[j]);
+      Sum run, total;
+      ScanLanes<W>(mine, carry, mask, lane, &run, &total);
+#pragma unroll
+      for (int c = 0; c < kLoads<W>; ++c) {
+        T o[V];
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          if (exclusive) {
+            o[j] = CumsumFast::Round<T>(run);
+            run = CumsumFast::AddValue(run, v[c * V + j]);
+          } else {
+            run = CumsumFast::AddValue(run, v[c * V + j]);
+            o[j] = CumsumFast::Round<T>(run);
+          }
+        }
+        StoreRowRaw<T, V>(op.out, line.base, line.g.length, line.g.reverse, first + c * V, s1, vec, o);
+      }
+      carry = Add(carry, total);
+    }
+    if (!kStore) {
+      Sum before, total;
+      ScanLanes<W>(part, carry, mask, lane, &before, &total);
+      carry = Add(carry, total);
+    }
+    return carry;
+  }
+
+  // Columns: one thread walks its line, kItems loads in flight; each addition is the fast one
+  // unless the element or the running sum is not finite.
+  template <int kItems, bool kStore>
+  __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                 bool exclusive) {
+    for (int64_t t0 = s0; t0 < s1; t0 += kItems) {
+      double v[kItems];
+      int64_t off[kItems];
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        off[k] = line.g.At(line.base, t0 + k < s1 ? t0 + k : s1 - 1).offset;
+        v[k] = t0 + k < s1 ? static_cast<double>(static_cast<float>(op.x[off[k]])) : 0.0;
+      }
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        if (t0 + k >= s1) break;
+        if (kStore && exclusive) op.out[off[k]] = CumsumFast::Round<T>(carry);
+        const bool fast = v[k] - v[k] == 0.0 && carry.hi - carry.hi == 0.0;
+        carry = fast ? CumsumFast::AddValue(carry, v[k]) : Add(carry, Sum::Of(v[k]));
+        if (kStore && !exclusive) op.out[off[k]] = CumsumFast::Round<T>(carry);
+      }
+    }
+    return carry;
+  }
+};
+
+}  // namespace scan_gpu
+}  // namespace funcs
+}  // namespace phi

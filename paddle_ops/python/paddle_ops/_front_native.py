@@ -1,0 +1,40 @@
+"""paddle_ops' own front: the signature layer's adapter for paddle_ops.Tensor (and the static
+graph's Variables, which are Tensors). The public functions of paddle_ops.tensor and the Tensor
+methods call ``call(op, locals())``."""
+from . import _C, _C_ops
+from . import _front
+from ._C import DataType, Tensor
+
+_NAMES = {_C.dtype_from_string(n): n for n in _front.DTYPES}
+
+
+class NativeAdapter(_front.Adapter):
+    tensor_types = (Tensor,)
+
+    def dtype(self, t):
+        return _NAMES.get(t.dtype, str(t.dtype))
+
+    def dtype_name(self, v):
+        return _NAMES.get(v) if isinstance(v, DataType) else None
+
+    def cast(self, t, dtype):
+        return _C_ops.cast(t, _C.dtype_from_string(dtype))
+
+    def flatten(self, t):
+        return _C_ops.reshape(t, [-1])
+
+    def counts(self, values, like):
+        from .tensor.creation import to_tensor
+        return to_tensor(values, place=like.place)
+
+    def run(self, op, args):
+        out = getattr(_C_ops, op)(*args)  # looked up at each call: enable_static() swaps _C_ops
+        return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+NATIVE = NativeAdapter()
+
+
+def call(op, arguments):
+    """paddle_ops.<op> (the signature layer, paddle_ops/_front.py) with the front's locals()."""
+    return _front.call(NATIVE, op, arguments)

@@ -1,0 +1,121 @@
+// The kernel harness's shared driver pieces (tools/dev/harness/README.md): device buffers,
+// random inputs, poisoned outputs, timing against a device-to-device copy of the same bytes in
+// the same run, and a result table. A harness is one .cu file and this header, built with one
+// nvcc call (tools/dev/harness/build.sh) and run on a GPU as a binary, so that a kernel variant
+// is checked and timed in seconds without building the library.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#define HARNESS_CHECK(expr)                                                                              \
+  do {                                                                                                   \
+    cudaError_t e_ = (expr);                                                                             \
+    if (e_ != cudaSuccess) {                                                                             \
+      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, __LINE__, #expr); \
+      std::exit(2);                                                                                      \
+    }                                                                                                    \
+  } while (0)
+
+namespace harness {
+
+// A device buffer of n elements of T.
+template <typename T>
+struct DeviceBuffer {
+  T* p = nullptr;
+  int64_t n = 0;
+  explicit DeviceBuffer(int64_t count) : n(count) { HARNESS_CHECK(cudaMalloc(&p, std::max<int64_t>(n, 1) * sizeof(T))); }
+  ~DeviceBuffer() { cudaFree(p); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void Upload(const std::vector<T>& h) { HARNESS_CHECK(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice)); }
+  std::vector<T> Download() const {
+    std::vector<T> h(n);
+    HARNESS_CHECK(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+  }
+  void Poison() { HARNESS_CHECK(cudaMemset(p, 0xff, n * sizeof(T))); }  // NaN for floats, -1 for ints
+  int64_t Bytes() const { return n * int64_t{sizeof(T)}; }
+};
+
+// Scratch for the launch layers (a `scratch(bytes)` callable): cudaMalloc'd, freed at the end.
+struct Scratch {
+  std::vector<void*> held;
+  void* operator()(int64_t bytes) {
+    void* p = nullptr;
+    HARNESS_CHECK(cudaMalloc(&p, std::max<int64_t>(bytes, 1)));
+    held.push_back(p);
+    return p;
+  }
+  void Release() {
+    for (void* p : held) cudaFree(p);
+    held.clear();
+  }
+  ~Scratch() { Release(); }
+};
+
+// Median milliseconds of `fn` (which queues work on `stream`) over `repeat` runs after `warmup`.
+template <typename Fn>
+double TimeMs(cudaStream_t stream, Fn&& fn, int warmup = 3, int repeat = 15) {
+  cudaEvent_t a, b;
+  HARNESS_CHECK(cudaEventCreate(&a));
+  HARNESS_CHECK(cudaEventCreate(&b));
+  for (int i = 0; i < warmup; ++i) fn();
+  std::vector<double> t;
+  for (int i = 0; i < repeat; ++i) {
+    HARNESS_CHECK(cudaEventRecord(a, stream));
+    fn();
+    HARNESS_CHECK(cudaEventRecord(b, stream));
+    HARNESS_CHECK(cudaEventSynchronize(b));
+    float ms = 0.f;
+    HARNESS_CHECK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  HARNESS_CHECK(cudaGetLastError());
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// A device-to-device copy of `bytes` (read + write): the memory floor a one-pass kernel that
+// reads its input once and writes its output once is measured against.
+inline double CopyMs(cudaStream_t stream, int64_t bytes) {
+  char *src = nullptr, *dst = nullptr;
+  HARNESS_CHECK(cudaMalloc(&src, bytes));
+  HARNESS_CHECK(cudaMalloc(&dst, bytes));
+  HARNESS_CHECK(cudaMemset(src, 1, bytes));
+  const double ms = TimeMs(stream, [&] { HARNESS_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream)); });
+  cudaFree(src);
+  cudaFree(dst);
+  return ms;
+}
+
+inline std::mt19937_64& Rng() {
+  static std::mt19937_64 g(20261128);
+  return g;
+}
+
+// One result line: case, variant, ms, ratio to the copy, the error measure and whether every
+// check passed.
+inline void Row(const std::string& name, const std::string& variant, double ms, double copy_ms, double err,
+                bool ok) {
+  std::printf("| %-34s | %-14s | %9.4f | %7.3f | %6.2f | %9.3g | %-4s |\n", name.c_str(), variant.c_str(), ms,
+              copy_ms, ms / copy_ms, err, ok ? "ok" : "FAIL");
+  std::fflush(stdout);
+}
+inline void Header() {
+  std::printf("| %-34s | %-14s | %9s | %7s | %6s | %9s | %-4s |\n", "case", "variant", "ms", "copy ms", "x copy",
+              "max err", "chk");
+  std::printf("|---|---|---|---|---|---|---|\n");
+}
+
+}  // namespace harness

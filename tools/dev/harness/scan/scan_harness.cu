@@ -1,0 +1,242 @@
+// The scan engine's kernel harness: the library's launch layer (kernels/funcs/gpu/scan_launch.cuh)
+// with the ops' real tiles, on the benchmark shapes of tools/bench/bench_gpu.py, each checked
+// against a float64 (or exact integer) host reference, for determinism (two runs, same bits) and
+// for outputs left unwritten (poisoned first), and timed against a copy of the same bytes.
+// Build: bash tools/dev/harness/build.sh scan; run: build-harness/scan_harness [--quick] [--seg]
+// [--only <substring of the case name>]
+#include "tools/dev/harness/harness.cuh"
+
+#define PADDLE_ENFORCE_GPU_SUCCESS(expr) HARNESS_CHECK(expr)
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/funcs/gpu/scan_launch.cuh"
+#include "kernels/gpu/cumsum_tiles.cuh"
+#include "kernels/gpu/logcumsumexp_tiles.cuh"
+#include "kernels/impl/cum_scan_ops.h"
+
+using phi::funcs::ScanLayout;
+
+struct Shape {
+  const char* name;
+  int64_t outer, length, inner;
+  int64_t numel() const { return outer * length * inner; }
+};
+
+static const Shape kShapes[] = {
+    {"1-D 2^26", 1, int64_t{1} << 26, 1},
+    {"[4096, 16384] last", 4096, 16384, 1},
+    {"[16384, 4096] axis 0", 1, 16384, 4096},
+    {"[2^20, 64] last", int64_t{1} << 20, 64, 1},
+    {"[32, 4, 2048, 128] axis 2", 128, 2048, 128},
+    {"[64, 2^20] last", 64, int64_t{1} << 20, 1},
+};
+
+// Host references, line by line in scan order (lines in parallel): the largest of fn's results,
+// fn(at, worst) for each line with at(k) the offset of step k, updating its own `worst`.
+template <typename Fn>
+double ForEachLine(const Shape& s, bool reverse, Fn&& fn) {
+  double all = 0;
+  const int64_t lines = s.outer * s.inner;
+#pragma omp parallel for schedule(dynamic, 64) reduction(max : all)
+  for (int64_t ln = 0; ln < lines; ++ln) {
+    const int64_t o = ln / s.inner, i = ln % s.inner;
+    const int64_t base = o * s.length * s.inner + i;
+    double worst = 0;
+    fn([&](int64_t k) { return base + (reverse ? s.length - 1 - k : k) * s.inner; }, worst);
+    if (!(worst <= all)) all = worst != worst ? INFINITY : worst;
+  }
+  return all;
+}
+
+// logcumsumexp: max relative error where |ref| >= 0.5 (bound 2.5e-7 for float32) and where
+// 1e-6 <= |ref| < 0.5 (bound 1e-6); both folded into one measure, err / bound (ok <= 1).
+double LseError(const Shape& s, const std::vector<float>& x, const std::vector<float>& out, bool exclusive,
+                bool reverse) {
+  return ForEachLine(s, reverse, [&](auto at, double& worst) {
+    double m = -INFINITY;
+    long double sum = 0;
+    for (int64_t k = 0; k < s.length; ++k) {
+      const int64_t off = at(k);
+      auto value = [&] { return m == -INFINITY ? -INFINITY : m + std::log(static_cast<double>(sum)); };
+      double ref = 0;
+      if (exclusive) ref = value();
+      const double v = x[off];
+      if (v > m) {
+        sum = sum * std::exp(static_cast<long double>(m - v)) + 1.0L;
+        m = v;
+      } else {
+        sum += std::exp(static_cast<long double>(v - m));
+      }
+      if (!exclusive) ref = value();
+      const double o = out[off];
+      if (std::isinf(ref)) {
+        if (o != ref) worst = INFINITY;
+        continue;
+      }
+      if (std::fabs(ref) < 1e-6) continue;
+      const double bound = std::fabs(ref) >= 0.5 ? 2.5e-7 : 1e-6;
+      const double e = std::fabs(o - ref) / std::fabs(ref) / bound;
+      if (!(e <= worst)) worst = e;  // NaN wins
+    }
+  });
+}
+
+// cumsum float32: the error against a long-double running sum, over the running sum of |x|
+// (docs/spec.md §2 measures float32 within 4e-6 of it; this reports err / 4e-6).
+double CumsumError(const Shape& s, const std::vector<float>& x, const std::vector<float>& out, bool exclusive,
+                   bool reverse) {
+  return ForEachLine(s, reverse, [&](auto at, double& worst) {
+    long double sum = 0, mag = 0;
+    for (int64_t k = 0; k < s.length; ++k) {
+      const int64_t off = at(k);
+      if (!exclusive) sum += x[off], mag += std::fabs(x[off]);
+      const double e = std::fabs(static_cast<double>(out[off] - sum)) / std::max(1e-30L, mag) / 4e-6;
+      if (!(e <= worst)) worst = e;
+      if (exclusive) sum += x[off], mag += std::fabs(x[off]);
+    }
+  });
+}
+
+double IntCumsumError(const Shape& s, const std::vector<int64_t>& x, const std::vector<int64_t>& out, bool exclusive,
+                      bool reverse) {
+  return ForEachLine(s, reverse, [&](auto at, double& bad) {
+    int64_t sum = 0;
+    for (int64_t k = 0; k < s.length; ++k) {
+      const int64_t off = at(k);
+      if (!exclusive) sum += x[off];
+      if (out[off] != sum) bad += 1;
+      if (exclusive) sum += x[off];
+    }
+  });
+}
+
+template <typename T>
+bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+struct Options {
+  bool quick = false, seg = false;
+  const char* only = nullptr;  // run only the cases whose name holds this
+};
+static Options g_opt;
+
+// One case: op built by make_op(x, out), checked by err_fn, timed against the copy.
+template <typename T, typename MakeOp, typename Gen, typename ErrFn>
+void RunCase(const char* opname, const Shape& s, bool exclusive, bool reverse, int64_t seg, MakeOp make_op, Gen gen,
+             ErrFn err_fn, cudaStream_t stream, double copy_ms) {
+  std::string name = std::string(opname) + " " + s.name;
+  if (exclusive) name += " excl";
+  if (reverse) name += " rev";
+  if (g_opt.only && name.find(g_opt.only) == std::string::npos) return;
+  std::vector<T> hx(s.numel());
+  for (auto& v : hx) v = gen();
+  harness::DeviceBuffer<T> x(s.numel()), out(s.numel());
+  x.Upload(hx);
+  out.Poison();
+  const ScanLayout l{s.outer, s.length, s.inner};
+  harness::Scratch scratch;
+  auto op = make_op(x.p, out.p);
+  auto launch = [&] { phi::funcs::ScanGpuLaunch(stream, scratch, l, exclusive, reverse, op, nullptr, seg); };
+  launch();
+  HARNESS_CHECK(cudaStreamSynchronize(stream));
+  scratch.Release();
+  const std::vector<T> first = out.Download();
+  out.Poison();
+  launch();
+  HARNESS_CHECK(cudaStreamSynchronize(stream));
+  scratch.Release();
+  const bool same = SameBits(first, out.Download());
+  const double err = err_fn(s, hx, first, exclusive, reverse);
+  const double ms = harness::TimeMs(stream, [&] {
+    launch();
+  });
+  scratch.Release();
+  std::string variant = seg ? "seg " + std::to_string(seg) : "default";
+  if (!same) variant += " NONDET";
+  harness::Row(name, variant, ms, copy_ms, err, same && err <= 1.0);
+}
+
+// The carry-in per row (ScanGpuLaunch's init): 64 rows of 2^20 scanned from a carry c_r = r,
+// against the host sum c_r + prefix; err in units of 4e-6 of the running sum of |x| as above.
+void CarryInCase(cudaStream_t stream, double copy_ms) {
+  const Shape s{"[64, 2^20] carry-in", 64, int64_t{1} << 20, 1};
+  if (g_opt.only && std::string("cumsum f32 [64, 2^20] carry-in").find(g_opt.only) == std::string::npos) return;
+  std::uniform_real_distribution<float> uni(-1.f, 1.f);
+  std::vector<float> hx(s.numel());
+  for (auto& v : hx) v = uni(harness::Rng());
+  using Op = phi::funcs::CumsumFloatOp<float, double>;
+  std::vector<Op::State> hinit(s.outer);
+  for (int64_t r = 0; r < s.outer; ++r) hinit[r] = Op::State::Of(static_cast<double>(r));
+  harness::DeviceBuffer<float> x(s.numel()), out(s.numel());
+  harness::DeviceBuffer<Op::State> init(s.outer);
+  x.Upload(hx);
+  init.Upload(hinit);
+  out.Poison();
+  harness::Scratch scratch;
+  const Op op{{}, x.p, out.p};
+  auto launch = [&] { phi::funcs::ScanGpuLaunch(stream, scratch, ScanLayout{s.outer, s.length, 1}, false, false, op, init.p); };
+  launch();
+  HARNESS_CHECK(cudaStreamSynchronize(stream));
+  const std::vector<float> o = out.Download();
+  const double err = ForEachLine(s, false, [&](auto at, double& worst) {
+    const int64_t row = at(0) / s.length;
+    long double sum = row, mag = row;
+    for (int64_t k = 0; k < s.length; ++k) {
+      sum += hx[at(k)];
+      mag += std::fabs(hx[at(k)]);
+      const double e = std::fabs(static_cast<double>(o[at(k)] - sum)) / std::max(1e-30L, mag) / 4e-6;
+      if (!(e <= worst)) worst = e;
+    }
+  });
+  const double ms = harness::TimeMs(stream, launch);
+  harness::Row("cumsum f32 [64, 2^20] carry-in", "init r", ms, copy_ms, err, err <= 1.0);
+}
+
+int main(int argc, char** argv) {
+  Options& opt = g_opt;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) opt.quick = true;
+    if (!std::strcmp(argv[i], "--seg")) opt.seg = true;
+    if (!std::strcmp(argv[i], "--only") && i + 1 < argc) opt.only = argv[++i];
+  }
+  cudaDeviceProp prop;
+  HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+  cudaStream_t stream;
+  HARNESS_CHECK(cudaStreamCreate(&stream));
+  std::normal_distribution<float> normal(0.f, 2.f);
+  std::uniform_real_distribution<float> uni(-1.f, 1.f);
+  std::uniform_int_distribution<int64_t> ints(-1000, 1000);
+  auto& rng = harness::Rng();
+  auto lse = [](const float* x, float* o) { return phi::funcs::LogcumsumexpOp<float, double>{{}, x, o}; };
+  auto csum = [](const float* x, float* o) { return phi::funcs::CumsumFloatOp<float, double>{{}, x, o}; };
+  auto isum = [](const int64_t* x, int64_t* o) { return phi::funcs::CumsumIntOp<int64_t>{{}, x, o}; };
+  harness::Header();
+  for (const Shape& s : kShapes) {
+    if (opt.quick && s.numel() > (int64_t{1} << 24) && s.outer != 1) continue;
+    const double copy4 = harness::CopyMs(stream, s.numel() * 4), copy8 = harness::CopyMs(stream, s.numel() * 8);
+    std::vector<int64_t> segs{0};
+    if (opt.seg && s.inner == 1 && s.outer < 4096) segs = {0, 2048, 8192, 16384};
+    for (int64_t seg : segs) {
+      RunCase<float>("lse f32", s, false, false, seg, lse, [&] { return normal(rng); }, LseError, stream, copy4);
+      RunCase<float>("cumsum f32", s, false, false, seg, csum, [&] { return uni(rng); }, CumsumError, stream, copy4);
+    }
+    if (s.outer == 4096) {  // logcumsumexp's other paths: outputs far below 0, outputs crossing 0
+      std::normal_distribution<float> neg(-30.f, 3.f);
+      std::uniform_real_distribution<float> near0(-4.f, 0.5f);
+      RunCase<float>("lse f32 neg", s, false, false, 0, lse, [&] { return neg(rng); }, LseError, stream, copy4);
+      RunCase<float>("lse f32 near0", s, false, false, 0, lse, [&] { return near0(rng); }, LseError, stream, copy4);
+      RunCase<float>("lse f32 near0", s, true, true, 0, lse, [&] { return near0(rng); }, LseError, stream, copy4);
+    }
+    RunCase<int64_t>("cumsum i64", s, false, false, 0, isum, [&] { return ints(rng); }, IntCumsumError, stream, copy8);
+    if (s.outer == 1 && s.inner == 1) {
+      RunCase<float>("lse f32", s, true, true, 0, lse, [&] { return normal(rng); }, LseError, stream, copy4);
+      RunCase<float>("cumsum f32", s, true, true, 0, csum, [&] { return uni(rng); }, CumsumError, stream, copy4);
+    }
+  }
+  CarryInCase(stream, harness::CopyMs(stream, (int64_t{64} << 20) * 4));
+  return 0;
+}
