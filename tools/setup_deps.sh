@@ -31,6 +31,14 @@ if ! python3 -c "import numpy, pybind11, yaml, pytest, pybind11_stubgen, ml_dtyp
   echo "setup_deps: pip install numpy pybind11 pyyaml pytest pybind11-stubgen ml_dtypes mypy"
   python3 -m pip install -q numpy pybind11 pyyaml pytest pybind11-stubgen ml_dtypes mypy
 fi
+# CuTe/CUTLASS headers for gla's sm_90a kernels (kernels/gla/sm90/): the nvidia-cutlass wheel,
+# pinned, without its Python dependencies; CMake finds cutlass_library/source/include in
+# site-packages without importing the package.
+CUTLASS_VERSION=4.2.0.0
+if ! python3 -m pip show nvidia-cutlass 2>/dev/null | grep -qx "Version: $CUTLASS_VERSION"; then
+  echo "setup_deps: pip install --no-deps nvidia-cutlass==$CUTLASS_VERSION"
+  python3 -m pip install -q --no-deps "nvidia-cutlass==$CUTLASS_VERSION"
+fi
 # Real Paddle for unittests/python/integrations/test_paddle_*.py (PyPI's Paddle 3 is CPU-only).
 # About 26 s here (a 195 MB wheel, 720 MB installed, with its few dependencies); building the extension at its first
 # import adds about 45 s to the first test run (then it is cached).

@@ -95,6 +95,13 @@ constexpr int kTileM = kChunk * kLdM;
 // as the difference it is, before the exponential.
 using Decay = double;
 __device__ __forceinline__ float ExpOf(Decay x) { return expf(static_cast<float>(x)); }
+// Gates below kGateFloor enter the cumulative sums as kGateFloor (a NaN stays NaN), as on the
+// CPU (kGlaCpuGateFloor, chunk_cpu.h): exact, since every decay across such a gate is then
+// exp(<= -1e4 + the chunk's other gates) = 0 in float32, as the true one; and it keeps -inf
+// out of the sums (no -inf - -inf = NaN) and the differences of the float64 sums exact for the
+// small gates beside a huge one (-1e30 would absorb them).
+constexpr float kGateFloor = -1e4f;
+__device__ __forceinline__ float RaiseToGateFloor(float g) { return g < kGateFloor ? kGateFloor : g; }
 
 // The operand type of the products: the 16-bit CUDA type for tensor cores, float otherwise.
 template <typename T>
@@ -306,7 +313,7 @@ __device__ __forceinline__ float At(const T* x, const GlaShape& s, const ChunkPo
   return static_cast<float>(x[s.Row(p.bh, p.t0 + r, D) + col]);
 }
 
-// Gc[r][c] = sum_{t <= r} gk[t0 + t, col0 + c]; rows past L repeat the last (no decay). The
+// Gc[r][c] = sum_{t <= r} max(gk[t0 + t, col0 + c], kGateFloor); rows past L repeat the last (no decay). The
 // tile is loaded by the whole block first (independent loads in flight together), then each
 // column is summed in shared memory. Contains a barrier: every thread calls it.
 template <typename T>
@@ -314,7 +321,7 @@ __device__ void ChunkCumsum(const T* g, const GlaShape& s, const ChunkPos& p, in
 #pragma unroll 8
   for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
     const int r = e >> 6, c = e & 63;
-    Gc[r * kLdF + c] = At(g, s, p, r, col0, c, s.Dk);
+    Gc[r * kLdF + c] = RaiseToGateFloor(At(g, s, p, r, col0, c, s.Dk));
   }
   __syncthreads();
   for (int c = threadIdx.x; c < kChunk; c += blockDim.x) {
@@ -629,7 +636,7 @@ struct DecayRuns {
       Decay acc = 0;
 #pragma unroll
       for (int r = 0; r < kSub; ++r) {
-        acc += RunWords<T>::Value(v[u] + r / 8 * RunWords<T>::kWords, r % 8);
+        acc += RaiseToGateFloor(RunWords<T>::Value(v[u] + r / 8 * RunWords<T>::kWords, r % 8));
         Gc[(r0 + r) * kLdF + c] = acc;
       }
       Gc[c * kLdF + kChunk + seg] = acc;

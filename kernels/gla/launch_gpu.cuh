@@ -1,9 +1,11 @@
 // Host-side launches of the gla GPU kernels (chunk_gpu.cuh), shared by the forward
 // and gradient kernels: the state recurrence over chunks, the intra-chunk scores, the
 // per-chunk output products, and the recurrent form for the calls the chunked kernels do not
-// take. Temporaries are DenseTensors on the context's allocator.
+// take; on sm_90a, the fused forward of sm90/chunk_fwd_sm90.cuh for 16-bit inputs. Temporaries
+// are DenseTensors on the context's allocator.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <set>
@@ -11,6 +13,9 @@
 #include <type_traits>
 
 #include "kernels/gla/chunk_gpu.cuh"
+#ifdef PADDLE_OPS_GLA_SM90
+#include "kernels/gla/sm90/chunk_fwd_sm90.cuh"
+#endif
 #include "paddle_ops/common/enforce.h"
 #include "paddle_ops/common/flags.h"
 #include "paddle_ops/core/dense_tensor.h"
@@ -28,19 +33,25 @@ namespace gla {
 // recurrent form, else the version of the chunked kernels.
 inline int GlaGpuPath() { return static_cast<int>(paddle_ops::flags::GlaGpuPath()); }
 
-// The most dynamic shared memory a block may opt into on the current device: asked of the driver
-// once per device (a device's attribute does not change), then read from the cache.
-inline size_t DeviceSmemPerBlockOptin() {
+// An attribute of the current device: asked of the driver once per device (a device's
+// attributes do not change), then read from the cache.
+template <cudaDeviceAttr kAttr>
+int CachedDeviceAttribute() {
   constexpr int kCached = 64;
-  static std::atomic<int> cache[kCached] = {};  // 0 = not asked yet
+  static std::atomic<int> cache[kCached] = {};  // 0 = not asked yet (every attribute asked is > 0)
   int dev = 0;
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetDevice(&dev));
-  int bytes = dev < kCached ? cache[dev].load(std::memory_order_relaxed) : 0;
-  if (bytes == 0) {
-    PADDLE_ENFORCE_GPU_SUCCESS(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    if (dev < kCached) cache[dev].store(bytes, std::memory_order_relaxed);
+  int value = dev < kCached ? cache[dev].load(std::memory_order_relaxed) : 0;
+  if (value == 0) {
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaDeviceGetAttribute(&value, kAttr, dev));
+    if (dev < kCached) cache[dev].store(value, std::memory_order_relaxed);
   }
-  return static_cast<size_t>(bytes);
+  return value;
+}
+
+// The most dynamic shared memory a block may opt into on the current device.
+inline size_t DeviceSmemPerBlockOptin() {
+  return static_cast<size_t>(CachedDeviceAttribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>());
 }
 
 // The architectures this build targets (CMakeLists.txt) and their per-block limits: every
@@ -214,6 +225,73 @@ void ChunkedBackward(const GPUContext& ctx, const GlaGradData<T>& d, float scale
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
+#ifdef PADDLE_OPS_GLA_SM90
+// ---- the sm_90a forward (kernels/gla/sm90/chunk_fwd_sm90.cuh) ------------------------------------
+// Whether the current device runs this build's sm_90a kernels: compute capability 9.x and the
+// kernel's code compiled for sm_90a (a build without 90a-real runs the driver's compilation of
+// the compute_80 PTX there, ptxVersion 80, whose sm_90a kernel bodies are empty). Asked once per
+// device.
+inline bool DeviceRunsSm90a(const void* kernel) {
+  constexpr int kCached = 64;
+  static std::atomic<int> cache[kCached] = {};  // 0 = not asked yet, 1 = yes, 2 = no
+  int dev = 0;
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetDevice(&dev));
+  int known = dev < kCached ? cache[dev].load(std::memory_order_relaxed) : 0;
+  if (known == 0) {
+    cudaFuncAttributes attr;
+    const bool yes = CachedDeviceAttribute<cudaDevAttrComputeCapabilityMajor>() == 9 &&
+                     cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.ptxVersion >= 90 &&
+                     attr.binaryVersion >= 90;
+    (void)cudaGetLastError();  // cudaFuncGetAttributes' error, if any, is not the caller's
+    known = yes ? 1 : 2;
+    if (dev < kCached) cache[dev].store(known, std::memory_order_relaxed);
+  }
+  return known == 1;
+}
+
+// Two stages of q, k, gk, v.
+template <typename E, int kBV>
+void LaunchSm90Forward(const GPUContext& ctx, const gla_sm90::FwdArgs& a) {
+  AllowSmem(gla_sm90::FwdKernelPtr<E, 128, kBV, 2>(), gla_sm90::FwdSmemBytes<E, 128, kBV, 2>());
+  PADDLE_ENFORCE_GPU_SUCCESS((gla_sm90::LaunchFwdOnly<E, 128, kBV, 2>(a, ctx.stream())));
+}
+
+// The forward of 16-bit inputs on sm_90a with the default path (PADDLE_OPS_GLA_GPU=chunked):
+// one fused kernel per head and Dv tile with the state on chip. Returns false where it does not
+// take the call (another dtype or device, Dk > 128, rows not 16-byte aligned, more than 65535
+// heads): the chunked kernels of chunk_gpu.cuh take it then. Dv tiles of 128 where that makes a
+// CTA for every SM, else of 64 (twice the CTAs; harness figures in docs/benchmarks.md).
+template <typename T>
+bool RunSm90Forward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
+  constexpr bool kBf16 = std::is_same<T, dtype::bfloat16>::value;
+  constexpr bool kFp16 = std::is_same<T, dtype::float16>::value;
+  if constexpr (!kBf16 && !kFp16) {
+    return false;
+  } else {
+    using E = std::conditional_t<kBf16, cutlass::bfloat16_t, cutlass::half_t>;
+    const GlaShape& s = d.s;
+    constexpr int64_t kIntMax = 0x7fffffff;
+    if (GlaGpuPath() != 2 || s.B > kIntMax || s.H > kIntMax || s.T > kIntMax || s.Dv > kIntMax) return false;
+    gla_sm90::FwdArgs a;
+    a.B = static_cast<int>(s.B), a.H = static_cast<int>(s.H), a.T = static_cast<int>(s.T);
+    a.Dk = static_cast<int>(std::min<int64_t>(s.Dk, kIntMax)), a.Dv = static_cast<int>(s.Dv);
+    gla_sm90::RowStrides(s.head_first, a.T, a.H, a.Dk, &a.qk_st, &a.qk_sh, &a.qk_sb);
+    gla_sm90::RowStrides(s.head_first, a.T, a.H, a.Dv, &a.v_st, &a.v_sh, &a.v_sb);
+    a.q = d.q, a.k = d.k, a.v = d.v, a.g = d.g, a.h0 = d.h0, a.o = d.o, a.ht = d.final_state;
+    a.scale = scale;
+    if (!gla_sm90::FwdFits(a, static_cast<int>(sizeof(T)))) return false;
+    if (!DeviceRunsSm90a(reinterpret_cast<const void*>(gla_sm90::FwdKernelPtr<E, 128, 128, 2>()))) return false;
+    const int64_t wide_ctas = s.heads() * ((s.Dv + 127) / 128);
+    if (wide_ctas >= CachedDeviceAttribute<cudaDevAttrMultiProcessorCount>()) {
+      LaunchSm90Forward<E, 128>(ctx, a);
+    } else {
+      LaunchSm90Forward<E, 64>(ctx, a);
+    }
+    return true;
+  }
+}
+#endif  // PADDLE_OPS_GLA_SM90
+
 }  // namespace gla
 }  // namespace funcs
 
@@ -230,12 +308,16 @@ void RunForm(const GlaShape& s, Chunked chunked, Recurrent recurrent) {
   recurrent();
 }
 
-// The chunked form (chunk_gpu.cuh): the states of every chunk, the intra-chunk scores, then
-// every chunk's output at once. float64 and shapes with an empty dim take the recurrent form,
-// one thread per head.
+// On sm_90a, 16-bit inputs take the fused kernel of sm90/chunk_fwd_sm90.cuh (RunSm90Forward).
+// Elsewhere the chunked form (chunk_gpu.cuh): the states of every chunk, the intra-chunk scores,
+// then every chunk's output at once. float64 and shapes with an empty dim take the recurrent
+// form, one thread per head.
 template <typename T>
 void Forward(const GPUContext& ctx, const GlaData<T>& d, double scale) {
   const float fscale = static_cast<float>(scale);
+#ifdef PADDLE_OPS_GLA_SM90
+  if (funcs::gla::RunSm90Forward<T>(ctx, d, fscale)) return;
+#endif
   RunForm<T, false>(
       d.s, [&](auto version) { funcs::gla::ChunkedForward<T, decltype(version)::value>(ctx, d, fscale); },
       [&] { funcs::gla::LaunchRecurrentForward<T>(ctx, d, scale); });

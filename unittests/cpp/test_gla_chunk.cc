@@ -232,6 +232,32 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{1, 1, 129, 128, 130, true, -0.1f, true, true},
                       Case{1, 2, 130, 20, 12, true, -40.f, true, true}));
 
+// Gates at the edge of what the spec allows (-inf, -1e30, and -3e4, beside ordinary ones in the
+// same chunks; test_gla_extreme_gates.py on the device): no NaN and no small gate lost in the
+// float64 cumulative sums (kGateFloor in chunk_gpu.cuh), both versions, float32 and bfloat16.
+template <typename T, int kVer>
+void CheckExtremeGates(float gate, double tol) {
+  Inputs in = MakeInputs(1, 1, 130, 128, 40, true, -0.5f, true, true, 7u);
+  for (size_t i = 0; i < in.g.size(); i += 97) in.g[i] = gate;
+  for (auto* x : {&in.q, &in.k, &in.v, &in.g, &in.dout}) *x = Floats(As<T>(*x));
+  const Results got = RunChunked<T, kVer>(in), want = RunRecurrent(in);
+  EXPECT_LE(RelRms(got.o, want.o), tol) << "o, gate " << gate;
+  EXPECT_LE(RelRms(got.fs, want.fs), tol) << "final_state, gate " << gate;
+  EXPECT_LE(RelRms(got.dq, want.dq), tol) << "q_grad, gate " << gate;
+  EXPECT_LE(RelRms(got.dk, want.dk), tol) << "k_grad, gate " << gate;
+  EXPECT_LE(RelRms(got.dv, want.dv), tol) << "v_grad, gate " << gate;
+  EXPECT_LE(RelRms(got.dg, want.dg), tol) << "gk_grad, gate " << gate;
+  EXPECT_LE(RelRms(got.dh0, want.dh0), tol) << "initial_state_grad, gate " << gate;
+}
+
+TEST(GlaChunkEmulationGates, ExtremeGatesMatchTheRecurrentForm) {
+  for (float gate : {-INFINITY, -1e30f, -3e4f}) {
+    CheckExtremeGates<float, 1>(gate, 1e-5);
+    CheckExtremeGates<float, 2>(gate, 1e-5);
+    CheckExtremeGates<phi::dtype::bfloat16, 2>(gate, 4e-3);
+  }
+}
+
 }  // namespace
 
 // The path a call takes on a device with a given shared memory per block (the per-block opt-in

@@ -1,0 +1,575 @@
+// The gla forward (docs/spec.md §5) on sm_90a: one fused kernel per (head, Dv tile) that walks
+// the chunks of T in order with the state on chip. Self-contained (CUDA, CuTe/CUTLASS headers
+// of the nvidia-cutlass wheel): the library's GPU path and the kernel harness
+// (tools/dev/harness/gla/) both include it.
+//
+// Per chunk of C = 64 steps, with P the in-chunk inclusive cumulative sum of gk (float32, per
+// key channel i), m = 31 the reference row and a = P - P_m:
+//   Qd = scale * q * exp(a),  Kd = k * exp(-a)                     (16-bit operands, in place)
+//   A  = mask_{s<=t}(Qd Kd^T)                                      (= scale sum_i q k exp(P_t - P_s))
+//   o  = Qd (exp(P_m) * S) + A V                                   (exp(P_m) * S = the operand sS)
+//   S <- exp(P_63 - P_m) * (exp(P_m) * S + Kd^T V)                 (= exp(P_63) S + sum k exp(P_63 - P_t) v)
+// every product a wgmma with 16-bit operands from shared memory and float32 accumulators; the
+// state S [Dk, BV] stays in the accumulators of the two consumer warpgroups for the whole of T.
+// The factors exp(+-a) stay within exp(+-r) where every |a| <= r = SafeRange ("safe" chunk);
+// a chunk with a larger decay range (strong or -inf gates, gk > 0) takes the other mode instead: A
+// element by element from float32 cumulative sums of the gates clamped at -kClampGate (no
+// difference of infinities), Qd = scale q exp(P) and Kd = k exp(P_63 - P) from running sums
+// (exponents <= 0, no differences), and exp(P_63) S + Kd^T V.
+//
+// Roles: warpgroup 0 is the producer (one thread issues the TMA loads of q, k, gk [C, Dk] and
+// v [C, BV] into a kStages-deep ring, on transaction barriers), warpgroups 1 and 2 consume.
+// The chunk's o goes through shared memory and a TMA store. Rows past T and columns past Dk or
+// Dv are zero-filled by the TMA loads and dropped by the store.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include <cute/tensor.hpp>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/arch/reg_reconfig.h>
+#include <cutlass/numeric_types.h>
+
+namespace gla_sm90 {
+
+using namespace cute;
+
+constexpr int kC = 64;                  // steps per chunk
+// |P_t - P_m| bound of the factored mode: exp(32) ~ 8e13 stays far inside bfloat16's range;
+// float16 (largest 65504) takes exp(6) ~ 403, so that q exp(a) with |q| up to ~160 fits.
+template <class E>
+constexpr float SafeRange() {
+  return std::is_same<E, cutlass::half_t>::value ? 6.f : 32.f;
+}
+constexpr float kClampGate = 100.f;     // gates below -kClampGate count as -kClampGate in the other mode
+constexpr int kConsumers = 256;         // two consumer warpgroups
+constexpr int kThreads = 384;
+
+// The call, in elements; strides of the row (t) and head (h) and batch (b) dims of q/k/gk and
+// of v/o (the last dim is contiguous).
+struct FwdArgs {
+  int B = 0, H = 0, T = 0, Dk = 0, Dv = 0;
+  int64_t qk_st = 0, qk_sh = 0, qk_sb = 0;
+  int64_t v_st = 0, v_sh = 0, v_sb = 0;
+  const void *q = nullptr, *k = nullptr, *v = nullptr, *g = nullptr;
+  const float* h0 = nullptr;  // [B, H, Dk, Dv] float32 or null
+  void* o = nullptr;
+  float* ht = nullptr;        // [B, H, Dk, Dv] float32 or null
+  float scale = 1.f;
+  int force_other_mode = 0;   // testing: every chunk takes the element-wise mode
+};
+
+// Strides of a [B, H, T, D] (head_first) or [B, T, H, D] tensor.
+inline void RowStrides(bool head_first, int T, int H, int D, int64_t* st, int64_t* sh, int64_t* sb) {
+  if (head_first) {
+    *st = D, *sh = int64_t(T) * D, *sb = int64_t(H) * T * D;
+  } else {
+    *st = int64_t(H) * D, *sh = D, *sb = int64_t(T) * H * D;
+  }
+}
+
+template <class E, int DK, int BV, int kStages>
+struct FwdKernel {
+  static_assert(DK == 128, "the state MMA splits Dk = 128 over the two consumer warpgroups");
+  static_assert(BV == 64 || BV == 128, "BV is 64 or 128");
+  using Element = E;
+  static constexpr int kDK = DK, kBV = BV, kNumStages = kStages;
+  using TiC = Int<kC>;
+  using TiDK = Int<DK>;
+  using TiBV = Int<BV>;
+
+  // ---- shared-memory layouts (GMMA canonical) ------------------------------------------------
+  // q, k, gk: (t, i) with i contiguous (K-major for the products over i), kStages deep.
+  using LayoutQ = decltype(tile_to_shape(GMMA::Layout_K_SW128_Atom<E>{}, Shape<TiC, TiDK, Int<kStages>>{}));
+  // v: (j, s) with j contiguous; o's B operand splits BV over the warpgroups, so its swizzle
+  // atom must fit BV / 2 columns.
+  using AtomMN = std::conditional_t<BV / 2 >= 64, GMMA::Layout_MN_SW128_Atom<E>, GMMA::Layout_MN_SW64_Atom<E>>;
+  using LayoutV = decltype(tile_to_shape(AtomMN{}, Shape<TiBV, TiC, Int<kStages>>{}));
+  // sS = exp(P_m) S as o's B operand (j, i), j contiguous.
+  using LayoutS = decltype(tile_to_shape(AtomMN{}, Shape<TiBV, TiDK>{}));
+  // A (t, s) as o's A operand; o (t, j) for the TMA store.
+  using LayoutA = decltype(tile_to_shape(GMMA::Layout_K_SW128_Atom<E>{}, Shape<TiC, TiC>{}));
+  using LayoutO = decltype(tile_to_shape(GMMA::Layout_K_SW128_Atom<E>{}, Shape<TiC, TiBV>{}));
+
+  // The (i, s, stage) view of k's (s, i, stage) buffer (the state MMA's A operand, M = i
+  // contiguous) and the (i, j) view of sS (the state MMA's C coordinates): the same swizzled
+  // bytes with the first two modes swapped.
+  template <class L>
+  static constexpr auto Transposed3(L const& l) {
+    return composition(l.layout_a(), l.offset(), select<1, 0, 2>(l.layout_b()));
+  }
+  template <class L>
+  static constexpr auto Transposed2(L const& l) {
+    return composition(l.layout_a(), l.offset(), select<1, 0>(l.layout_b()));
+  }
+  using LayoutKt = decltype(Transposed3(LayoutQ{}));
+  using LayoutSt = decltype(Transposed2(LayoutS{}));
+
+  // ---- MMAs ------------------------------------------------------------------------------------
+  // A = Qd Kd^T: (t, s) over i; s split over the two warpgroups.
+  using MmaA = decltype(make_tiled_mma(
+      GMMA::ss_op_selector<E, E, float, Shape<_64, _32, TiDK>, GMMA::Major::K, GMMA::Major::K>(),
+      Layout<Shape<_1, _2, _1>>{}));
+  // S += Kd^T V: (i, j) over s; i split over the warpgroups.
+  using MmaS = decltype(make_tiled_mma(
+      GMMA::ss_op_selector<E, E, float, Shape<_64, TiBV, TiC>, GMMA::Major::MN, GMMA::Major::MN>(),
+      Layout<Shape<_2, _1, _1>>{}));
+  // o = Qd sS + A V: (t, j) over i, then over s; j split over the warpgroups.
+  using MmaO = decltype(make_tiled_mma(
+      GMMA::ss_op_selector<E, E, float, Shape<_64, Int<BV / 2>, TiDK>, GMMA::Major::K, GMMA::Major::MN>(),
+      Layout<Shape<_1, _2, _1>>{}));
+
+  // ---- TMA ---------------------------------------------------------------------------------------
+  using GShape = Shape<int, int, int, int>;
+  using GStrideRow = Stride<int64_t, _1, int64_t, int64_t>;  // (T, D, H, B), D contiguous
+  using GStrideCol = Stride<_1, int64_t, int64_t, int64_t>;  // (D, T, H, B)
+
+  static auto MakeTmaQ(E const* p, int T, int D, int H, int B, int64_t st, int64_t sh, int64_t sb) {
+    auto g = make_tensor(make_gmem_ptr(p), make_layout(make_shape(T, D, H, B), make_stride(st, _1{}, sh, sb)));
+    return make_tma_atom(SM90_TMA_LOAD{}, g, LayoutQ{}(_, _, 0), Shape<TiC, TiDK>{});
+  }
+  static auto MakeTmaV(E const* p, int T, int D, int H, int B, int64_t st, int64_t sh, int64_t sb) {
+    auto g = make_tensor(make_gmem_ptr(p), make_layout(make_shape(D, T, H, B), make_stride(_1{}, st, sh, sb)));
+    return make_tma_atom(SM90_TMA_LOAD{}, g, LayoutV{}(_, _, 0), Shape<TiBV, TiC>{});
+  }
+  static auto MakeTmaO(E* p, int T, int D, int H, int B, int64_t st, int64_t sh, int64_t sb) {
+    auto g = make_tensor(make_gmem_ptr(p), make_layout(make_shape(T, D, H, B), make_stride(st, _1{}, sh, sb)));
+    return make_tma_atom(SM90_TMA_STORE{}, g, LayoutO{}, Shape<TiC, TiBV>{});
+  }
+  using TmaQ = decltype(MakeTmaQ(nullptr, 1, 1, 1, 1, 0, 0, 0));
+  using TmaV = decltype(MakeTmaV(nullptr, 1, 1, 1, 1, 0, 0, 0));
+  using TmaO = decltype(MakeTmaO(nullptr, 1, 1, 1, 1, 0, 0, 0));
+
+  struct Params {
+    TmaQ tma_q, tma_k, tma_g;
+    TmaV tma_v;
+    TmaO tma_o;
+    int B, H, T, Dk, Dv;
+    float scale;
+    const float* h0;
+    float* ht;
+    int force_other_mode;
+  };
+
+  // ---- shared storage ------------------------------------------------------------------------
+  static constexpr int kPairs = DK / 2;                 // column pairs of the element-wise passes
+  static constexpr int kGroups = kConsumers / kPairs;   // row groups
+  static constexpr int kRows = kC / kGroups;            // rows per thread
+  static constexpr int kRefGroups = 32 / kRows;         // groups at or above the reference row 31
+  static constexpr int kLdP = DK + 1;
+
+  struct alignas(1024) Smem {
+    alignas(1024) ArrayEngine<E, cosize_v<LayoutQ>> q;
+    alignas(1024) ArrayEngine<E, cosize_v<LayoutQ>> k;
+    alignas(1024) ArrayEngine<E, cosize_v<LayoutQ>> g;
+    alignas(1024) ArrayEngine<E, cosize_v<LayoutV>> v;
+    alignas(1024) ArrayEngine<E, cosize_v<LayoutS>> s;
+    alignas(1024) ArrayEngine<E, cosize_v<LayoutA>> a;
+    alignas(1024) ArrayEngine<E, cosize_v<LayoutO>> o;
+    float pc[kC * kLdP];            // clamped cumulative gates (other mode)
+    float tot[kGroups][DK];         // per row group: sums of the gates
+    float totc[kGroups][DK];        // and of the clamped gates
+    float vec_s[DK], vec_pre[DK], vec_post[DK];  // row scalings of the state: sS, before, after the MMA
+    int unsafe;
+    uint64_t full[kStages];
+    uint64_t empty[kStages];
+  };
+  static constexpr int kSmemBytes = int(sizeof(Smem)) + 1024;
+
+  static constexpr uint32_t kTxBytes =
+      uint32_t(3 * kC * DK * sizeof(E) + BV * kC * sizeof(E));
+
+  static Params MakeParams(const FwdArgs& a) {
+    Params p{MakeTmaQ(static_cast<E const*>(a.q), a.T, a.Dk, a.H, a.B, a.qk_st, a.qk_sh, a.qk_sb),
+             MakeTmaQ(static_cast<E const*>(a.k), a.T, a.Dk, a.H, a.B, a.qk_st, a.qk_sh, a.qk_sb),
+             MakeTmaQ(static_cast<E const*>(a.g), a.T, a.Dk, a.H, a.B, a.qk_st, a.qk_sh, a.qk_sb),
+             MakeTmaV(static_cast<E const*>(a.v), a.T, a.Dv, a.H, a.B, a.v_st, a.v_sh, a.v_sb),
+             MakeTmaO(static_cast<E*>(a.o), a.T, a.Dv, a.H, a.B, a.v_st, a.v_sh, a.v_sb),
+             a.B, a.H, a.T, a.Dk, a.Dv, a.scale, a.h0, a.ht, a.force_other_mode};
+    return p;
+  }
+};
+
+// Two adjacent 16-bit elements <-> float2.
+template <class E>
+__device__ __forceinline__ float2 Load2(const E* p) {
+  const E* e = p;
+  return make_float2(float(e[0]), float(e[1]));
+}
+template <class E>
+__device__ __forceinline__ void Store2(E* p, float x, float y) {
+  p[0] = E(x);
+  p[1] = E(y);
+}
+
+template <class K>
+__global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTANT typename K::Params const p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using E = typename K::Element;
+  constexpr int DK = K::kDK, BV = K::kBV, kStages = K::kNumStages;
+  using Smem = typename K::Smem;
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  // The swizzled buffers assume 1024-byte alignment; kSmemBytes has room for the shift.
+  Smem& sm = *reinterpret_cast<Smem*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+
+  const int vt = blockIdx.x;          // Dv tile
+  const int bh = blockIdx.y;          // head
+  const int b = bh / p.H, h = bh - b * p.H;
+  const int NT = (p.T + kC - 1) / kC;
+  const int warp = threadIdx.x / 32;
+
+  Tensor sQ = make_tensor(make_smem_ptr(sm.q.begin()), typename K::LayoutQ{});    // (t, i, stage)
+  Tensor sK = make_tensor(make_smem_ptr(sm.k.begin()), typename K::LayoutQ{});    // (s, i, stage)
+  Tensor sKt = make_tensor(make_smem_ptr(sm.k.begin()), typename K::LayoutKt{});  // (i, s, stage)
+  Tensor sG = make_tensor(make_smem_ptr(sm.g.begin()), typename K::LayoutQ{});    // (t, i, stage)
+  Tensor sV = make_tensor(make_smem_ptr(sm.v.begin()), typename K::LayoutV{});    // (j, s, stage)
+  Tensor sS = make_tensor(make_smem_ptr(sm.s.begin()), typename K::LayoutS{});    // (j, i)
+  Tensor sSt = make_tensor(make_smem_ptr(sm.s.begin()), typename K::LayoutSt{});  // (i, j)
+  Tensor sA = make_tensor(make_smem_ptr(sm.a.begin()), typename K::LayoutA{});    // (t, s)
+  Tensor sO = make_tensor(make_smem_ptr(sm.o.begin()), typename K::LayoutO{});    // (t, j)
+
+  if (threadIdx.x == 0) {
+    for (int st = 0; st < kStages; ++st) {
+      cutlass::arch::ClusterTransactionBarrier::init(&sm.full[st], 1);
+      cutlass::arch::ClusterBarrier::init(&sm.empty[st], kConsumers);
+    }
+    sm.unsafe = 0;
+    cutlass::arch::fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (warp < 4) {
+    // ---- producer ----------------------------------------------------------------------------
+    cutlass::arch::warpgroup_reg_dealloc<40>();
+    if (warp == 0 && cute::elect_one_sync()) {
+      Tensor mQ = p.tma_q.get_tma_tensor(make_shape(p.T, p.Dk, p.H, p.B));
+      Tensor mK = p.tma_k.get_tma_tensor(make_shape(p.T, p.Dk, p.H, p.B));
+      Tensor mG = p.tma_g.get_tma_tensor(make_shape(p.T, p.Dk, p.H, p.B));
+      Tensor mV = p.tma_v.get_tma_tensor(make_shape(p.Dv, p.T, p.H, p.B));
+      Tensor gQ = local_tile(mQ(_, _, h, b), Shape<Int<kC>, Int<DK>>{}, make_coord(_, 0));  // (C, DK, n)
+      Tensor gK = local_tile(mK(_, _, h, b), Shape<Int<kC>, Int<DK>>{}, make_coord(_, 0));
+      Tensor gG = local_tile(mG(_, _, h, b), Shape<Int<kC>, Int<DK>>{}, make_coord(_, 0));
+      Tensor gV = local_tile(mV(_, _, h, b), Shape<Int<BV>, Int<kC>>{}, make_coord(vt, _));  // (BV, C, n)
+      auto [tQg, tQs] = tma_partition(p.tma_q, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sQ), group_modes<0, 2>(gQ));
+      auto [tKg, tKs] = tma_partition(p.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK), group_modes<0, 2>(gK));
+      auto [tGg, tGs] = tma_partition(p.tma_g, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sG), group_modes<0, 2>(gG));
+      auto [tVg, tVs] = tma_partition(p.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sV), group_modes<0, 2>(gV));
+      for (int n = 0; n < NT; ++n) {
+        const int st = n % kStages;
+        const int round = n / kStages;
+        if (round > 0) cutlass::arch::ClusterBarrier::wait(&sm.empty[st], (round - 1) & 1);
+        cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&sm.full[st], K::kTxBytes);
+        copy(p.tma_q.with(sm.full[st]), tQg(_, n), tQs(_, st));
+        copy(p.tma_k.with(sm.full[st]), tKg(_, n), tKs(_, st));
+        copy(p.tma_g.with(sm.full[st]), tGg(_, n), tGs(_, st));
+        copy(p.tma_v.with(sm.full[st]), tVg(_, n), tVs(_, st));
+      }
+    }
+    return;
+  }
+
+  // ---- consumers ---------------------------------------------------------------------------------
+  cutlass::arch::warpgroup_reg_alloc<232>();
+  const int ct = threadIdx.x - 128;
+  auto consumer_sync = [](int id) { cutlass::arch::NamedBarrier::sync(kConsumers, id); };
+
+  typename K::MmaA mma_a;
+  typename K::MmaS mma_s;
+  typename K::MmaO mma_o;
+  auto thr_a = mma_a.get_thread_slice(ct);
+  auto thr_s = mma_s.get_thread_slice(ct);
+  auto thr_o = mma_o.get_thread_slice(ct);
+
+  Tensor tArQ = thr_a.make_fragment_A(thr_a.partition_A(sQ));   // (MMA, M, K, stage)
+  Tensor tArK = thr_a.make_fragment_B(thr_a.partition_B(sK));
+  Tensor accA = partition_fragment_C(mma_a, Shape<Int<kC>, Int<kC>>{});
+  Tensor tAcA = thr_a.partition_C(make_identity_tensor(Shape<Int<kC>, Int<kC>>{}));
+  Tensor tAsA = thr_a.partition_C(sA);
+
+  Tensor tSrK = thr_s.make_fragment_A(thr_s.partition_A(sKt));
+  Tensor tSrV = thr_s.make_fragment_B(thr_s.partition_B(sV));
+  Tensor accS = partition_fragment_C(mma_s, Shape<Int<DK>, Int<BV>>{});
+  Tensor tScS = thr_s.partition_C(make_identity_tensor(Shape<Int<DK>, Int<BV>>{}));
+  Tensor tSsS = thr_s.partition_C(sSt);
+
+  Tensor tOrQ = thr_o.make_fragment_A(thr_o.partition_A(sQ));
+  Tensor tOrS = thr_o.make_fragment_B(thr_o.partition_B(sS));
+  Tensor tOrA = thr_o.make_fragment_A(thr_o.partition_A(sA));
+  Tensor tOrV = thr_o.make_fragment_B(thr_o.partition_B(sV));
+  Tensor accO = partition_fragment_C(mma_o, Shape<Int<kC>, Int<BV>>{});
+  Tensor tOsO = thr_o.partition_C(sO);
+
+  // The initial state (zeros without one).
+  const int64_t state_base = int64_t(bh) * p.Dk * p.Dv;
+  CUTE_UNROLL
+  for (int e = 0; e < size(accS); ++e) {
+    const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
+    accS(e) = (p.h0 != nullptr && i < p.Dk && j < p.Dv) ? p.h0[state_base + int64_t(i) * p.Dv + j] : 0.f;
+  }
+
+  // o's TMA store (issued by consumer thread 0).
+  Tensor mO = p.tma_o.get_tma_tensor(make_shape(p.T, p.Dv, p.H, p.B));
+  Tensor gO = local_tile(mO(_, _, h, b), Shape<Int<kC>, Int<BV>>{}, make_coord(_, vt));  // (C, BV, n)
+  auto [tOg, tOs] = tma_partition(p.tma_o, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sO), group_modes<0, 2>(gO));
+
+  constexpr int kPairs = K::kPairs, kGroups = K::kGroups, kRows = K::kRows, kRefGroups = K::kRefGroups;
+  const int cp = ct % kPairs, grp = ct / kPairs;
+  const int i0 = 2 * cp, r0 = grp * kRows;
+
+  for (int n = 0; n < NT; ++n) {
+    const int st = n % kStages;
+    cutlass::arch::ClusterTransactionBarrier::wait(&sm.full[st], (n / kStages) & 1);
+
+    // Pass 1: each thread's sums of its rows of two gate columns (raw and clamped).
+    float g0[kRows], g1[kRows];
+    float s0 = 0.f, s1 = 0.f, c0 = 0.f, c1 = 0.f;
+    CUTE_UNROLL
+    for (int r = 0; r < kRows; ++r) {
+      const float2 gg = Load2(&sG(r0 + r, i0, st));
+      g0[r] = gg.x, g1[r] = gg.y;
+      s0 += gg.x, s1 += gg.y;
+      c0 += fmaxf(gg.x, -kClampGate), c1 += fmaxf(gg.y, -kClampGate);
+    }
+    sm.tot[grp][i0] = s0, sm.tot[grp][i0 + 1] = s1;
+    sm.totc[grp][i0] = c0, sm.totc[grp][i0 + 1] = c1;
+    if (ct == 0) sm.unsafe = 0;  // read after barrier 2 of the previous chunk, written before barrier 2 of this one
+    consumer_sync(1);
+
+    // Pass 2: per column, sums of the group totals: below / above the own group, rows 0..31
+    // (ref = P_m), rows 32..63 (post = P_63 - P_m), between the own group and the reference.
+    // Every exponent below is a direct sum of the gates it spans (never a difference of two
+    // cumulative sums, which a huge gate would absorb).
+    float below0 = 0.f, below1 = 0.f, above0 = 0.f, above1 = 0.f, ref0 = 0.f, ref1 = 0.f;
+    float post0 = 0.f, post1 = 0.f, mid0 = 0.f, mid1 = 0.f;
+    CUTE_UNROLL
+    for (int gi = 0; gi < kGroups; ++gi) {
+      const float t0 = sm.tot[gi][i0], t1 = sm.tot[gi][i0 + 1];
+      if (gi < grp) below0 += t0, below1 += t1;
+      if (gi > grp) above0 += t0, above1 += t1;
+      if (gi < kRefGroups) ref0 += t0, ref1 += t1;
+      else post0 += t0, post1 += t1;
+      if ((grp < gi && gi < kRefGroups) || (kRefGroups <= gi && gi < grp)) mid0 += t0, mid1 += t1;
+    }
+    // a = P_t - P_m: -(gates t+1..31) above the reference row, (gates 32..t) below it.
+    float a0[kRows], a1[kRows];
+    bool ok = true;
+    if (grp < kRefGroups) {
+      float run0 = mid0, run1 = mid1;
+      CUTE_UNROLL
+      for (int r = kRows - 1; r >= 0; --r) {
+        a0[r] = -run0, a1[r] = -run1;
+        run0 += g0[r], run1 += g1[r];
+      }
+    } else {
+      float run0 = mid0, run1 = mid1;
+      CUTE_UNROLL
+      for (int r = 0; r < kRows; ++r) {
+        run0 += g0[r], run1 += g1[r];
+        a0[r] = run0, a1[r] = run1;
+      }
+    }
+    CUTE_UNROLL
+    for (int r = 0; r < kRows; ++r) ok = ok && (fabsf(a0[r]) <= SafeRange<E>()) && (fabsf(a1[r]) <= SafeRange<E>());
+    if (!ok || p.force_other_mode) sm.unsafe = 1;
+    consumer_sync(2);
+    const bool safe = sm.unsafe == 0;
+
+    if (!safe) {
+      // The element-wise A, from the raw q, k (before they are scaled in place below) and the
+      // cumulative sums of the clamped gates (bounded, so their differences are finite).
+      float cpre0 = 0.f, cpre1 = 0.f;
+      for (int gi = 0; gi < grp; ++gi) cpre0 += sm.totc[gi][i0], cpre1 += sm.totc[gi][i0 + 1];
+      CUTE_UNROLL
+      for (int r = 0; r < kRows; ++r) {
+        cpre0 += fmaxf(g0[r], -kClampGate), cpre1 += fmaxf(g1[r], -kClampGate);
+        sm.pc[(r0 + r) * K::kLdP + i0] = cpre0;
+        sm.pc[(r0 + r) * K::kLdP + i0 + 1] = cpre1;
+      }
+      consumer_sync(3);
+      for (int e = ct; e < kC * kC; e += kConsumers) {
+        const int t = e / kC, s = e % kC;
+        float acc = 0.f;
+        if (s <= t) {
+          const float* pt = &sm.pc[t * K::kLdP];
+          const float* ps = &sm.pc[s * K::kLdP];
+          for (int i = 0; i < DK; i += 2) {
+            const float2 qq = Load2(&sQ(t, i, st));
+            const float2 kk = Load2(&sK(s, i, st));
+            acc += qq.x * kk.x * __expf(pt[i] - ps[i]);
+            acc += qq.y * kk.y * __expf(pt[i + 1] - ps[i + 1]);
+          }
+        }
+        sA(t, s) = E(acc * p.scale);
+      }
+      consumer_sync(4);
+    }
+
+    // Pass 3: Qd and Kd in place; the state's row scalings (group 0 writes them).
+    if (safe) {
+      CUTE_UNROLL
+      for (int r = 0; r < kRows; ++r) {
+        E* pq = &sQ(r0 + r, i0, st);
+        E* pk = &sK(r0 + r, i0, st);
+        const float2 qq = Load2(pq), kk = Load2(pk);
+        Store2(pq, qq.x * __expf(a0[r]) * p.scale, qq.y * __expf(a1[r]) * p.scale);
+        Store2(pk, kk.x * __expf(-a0[r]), kk.y * __expf(-a1[r]));
+      }
+      if (grp == 0) {
+        sm.vec_s[i0] = sm.vec_pre[i0] = __expf(ref0);
+        sm.vec_s[i0 + 1] = sm.vec_pre[i0 + 1] = __expf(ref1);
+        sm.vec_post[i0] = __expf(post0);
+        sm.vec_post[i0 + 1] = __expf(post1);
+      }
+    } else {
+      // Qd = scale q exp(P_t), Kd = k exp(gates t+1..63): running sums, exponents <= 0 for gk <= 0.
+      float pre0 = below0, pre1 = below1, suf0 = above0, suf1 = above1;
+      float kf0[kRows], kf1[kRows];
+      CUTE_UNROLL
+      for (int r = kRows - 1; r >= 0; --r) {
+        kf0[r] = suf0, kf1[r] = suf1;
+        suf0 += g0[r], suf1 += g1[r];
+      }
+      CUTE_UNROLL
+      for (int r = 0; r < kRows; ++r) {
+        pre0 += g0[r], pre1 += g1[r];
+        E* pq = &sQ(r0 + r, i0, st);
+        E* pk = &sK(r0 + r, i0, st);
+        const float2 qq = Load2(pq), kk = Load2(pk);
+        Store2(pq, qq.x * __expf(pre0) * p.scale, qq.y * __expf(pre1) * p.scale);
+        Store2(pk, kk.x * __expf(kf0[r]), kk.y * __expf(kf1[r]));
+      }
+      if (grp == 0) {
+        sm.vec_s[i0] = sm.vec_s[i0 + 1] = 1.f;
+        sm.vec_pre[i0] = __expf(ref0 + post0);
+        sm.vec_pre[i0 + 1] = __expf(ref1 + post1);
+        sm.vec_post[i0] = sm.vec_post[i0 + 1] = 1.f;
+      }
+    }
+    cutlass::arch::fence_view_async_shared();
+    consumer_sync(5);
+
+    // sS = vec_s * S (o's operand), then S *= vec_pre, before the state MMA.
+    CUTE_UNROLL
+    for (int e = 0; e < size(accS); ++e) {
+      const int i = get<0>(tScS(e));
+      tSsS(e) = E(accS(e) * sm.vec_s[i]);
+      accS(e) *= sm.vec_pre[i];
+    }
+
+    // Phase 1: A = Qd Kd^T and S += Kd^T V.
+    warpgroup_fence_operand(accS);
+    warpgroup_fence_operand(accA);
+    warpgroup_arrive();
+    // (Issued in both modes: a branch around wgmma would serialize them; the other mode drops A.)
+    mma_a.accumulate_ = GMMA::ScaleOut::Zero;
+    CUTE_UNROLL
+    for (int kb = 0; kb < size<2>(tArQ); ++kb) {
+      cute::gemm(mma_a, tArQ(_, _, kb, st), tArK(_, _, kb, st), accA);
+      mma_a.accumulate_ = GMMA::ScaleOut::One;
+    }
+    mma_s.accumulate_ = GMMA::ScaleOut::One;
+    CUTE_UNROLL
+    for (int kb = 0; kb < size<2>(tSrK); ++kb) {
+      cute::gemm(mma_s, tSrK(_, _, kb, st), tSrV(_, _, kb, st), accS);
+    }
+    warpgroup_commit_batch();
+    cutlass::arch::fence_view_async_shared();  // sS written above, read by the o MMA
+    warpgroup_wait<0>();
+    warpgroup_fence_operand(accS);
+    warpgroup_fence_operand(accA);
+
+    if (safe) {
+      CUTE_UNROLL
+      for (int e = 0; e < size(accA); ++e) {
+        const int t = get<0>(tAcA(e)), s = get<1>(tAcA(e));
+        tAsA(e) = E(s <= t ? accA(e) : 0.f);
+      }
+      cutlass::arch::fence_view_async_shared();
+    }
+    CUTE_UNROLL
+    for (int e = 0; e < size(accS); ++e) accS(e) *= sm.vec_post[get<0>(tScS(e))];
+    if (ct == 0) tma_store_wait<0>();  // the previous chunk's o has left sO
+    consumer_sync(6);
+
+    // Phase 2: o = Qd sS + A V.
+    warpgroup_fence_operand(accO);
+    warpgroup_arrive();
+    mma_o.accumulate_ = GMMA::ScaleOut::Zero;
+    CUTE_UNROLL
+    for (int kb = 0; kb < size<2>(tOrQ); ++kb) {
+      cute::gemm(mma_o, tOrQ(_, _, kb, st), tOrS(_, _, kb), accO);
+      mma_o.accumulate_ = GMMA::ScaleOut::One;
+    }
+    CUTE_UNROLL
+    for (int kb = 0; kb < size<2>(tOrA); ++kb) {
+      cute::gemm(mma_o, tOrA(_, _, kb), tOrV(_, _, kb, st), accO);
+    }
+    warpgroup_commit_batch();
+    warpgroup_wait<0>();
+    warpgroup_fence_operand(accO);
+    cutlass::arch::ClusterBarrier::arrive(&sm.empty[st]);  // the stage is free
+
+    CUTE_UNROLL
+    for (int e = 0; e < size(accO); ++e) tOsO(e) = E(accO(e));
+    cutlass::arch::fence_view_async_shared();
+    consumer_sync(7);
+    if (ct == 0) {
+      copy(p.tma_o, tOs, tOg(_, n));
+      tma_store_arrive();
+    }
+  }
+
+  if (p.ht != nullptr) {
+    CUTE_UNROLL
+    for (int e = 0; e < size(accS); ++e) {
+      const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
+      if (i < p.Dk && j < p.Dv) p.ht[state_base + int64_t(i) * p.Dv + j] = accS(e);
+    }
+  }
+  if (ct == 0) tma_store_wait<0>();
+#endif
+}
+
+// The kernel of one configuration, its dynamic shared memory and its launch (the caller has
+// allowed that shared memory: cudaFuncSetAttribute, once per device).
+template <class E, int DK, int BV, int kStages>
+constexpr auto FwdKernelPtr() {
+  return &GlaFwdSm90Kernel<FwdKernel<E, DK, BV, kStages>>;
+}
+template <class E, int DK, int BV, int kStages>
+constexpr int FwdSmemBytes() {
+  return FwdKernel<E, DK, BV, kStages>::kSmemBytes;
+}
+template <class E, int DK, int BV, int kStages>
+cudaError_t LaunchFwdOnly(const FwdArgs& a, cudaStream_t stream) {
+  using K = FwdKernel<E, DK, BV, kStages>;
+  const typename K::Params params = K::MakeParams(a);
+  const dim3 grid((a.Dv + BV - 1) / BV, a.B * a.H);
+  FwdKernelPtr<E, DK, BV, kStages>()<<<grid, kThreads, K::kSmemBytes, stream>>>(params);
+  return cudaGetLastError();
+}
+
+// Whether the call fits this kernel: 16-bit q, k, gk, v, o with 16-byte aligned rows (TMA),
+// 1 <= Dk <= 128, heads in the grid's y (65535), T >= 1; the caller checks the device.
+inline bool FwdFits(const FwdArgs& a, int elem_bytes) {
+  auto aligned = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; };
+  return elem_bytes == 2 && a.Dk >= 1 && a.Dk <= 128 && a.Dv >= 1 && a.T >= 1 && (a.Dk * elem_bytes) % 16 == 0 &&
+         (a.Dv * elem_bytes) % 16 == 0 && int64_t(a.B) * a.H >= 1 && int64_t(a.B) * a.H <= 65535 &&
+         aligned(a.q) && aligned(a.k) && aligned(a.v) && aligned(a.g) && aligned(a.o);
+}
+
+// Launches the forward of one configuration (with the shared-memory attribute); returns the
+// launch error. The harness's entry point.
+template <class E, int DK, int BV, int kStages>
+cudaError_t LaunchFwd(const FwdArgs& a, cudaStream_t stream) {
+  cudaError_t err = cudaFuncSetAttribute(FwdKernelPtr<E, DK, BV, kStages>(),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         FwdSmemBytes<E, DK, BV, kStages>());
+  if (err != cudaSuccess) return err;
+  return LaunchFwdOnly<E, DK, BV, kStages>(a, stream);
+}
+
+}  // namespace gla_sm90

@@ -1,0 +1,350 @@
+// Kernel harness of the sm_90a gla forward (kernels/gla/sm90/chunk_fwd_sm90.cuh): random
+// inputs, a float64 recurrent reference on the GPU (itself checked against the host on a small
+// case), poisoned outputs, rel. RMS of o and the final state, and the time of each variant
+// against a device-to-device copy of the same bytes. Self-contained; built with one nvcc call:
+//
+//   tools/dev/harness/gla/build.sh            # -> build-harness/gla_harness
+//   build-harness/gla_harness [--quick]       # on an H100/H200
+//
+// Columns: ms (median of 10 batches of 5 calls after 3 warm-ups), floor (the copy), x floor, the rel. RMS of o
+// and of the final state against the float64 reference, NaN/unwritten elements, check (rel.
+// RMS <= 4e-3 and none unwritten).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/gla/sm90/chunk_fwd_sm90.cuh"
+
+#define CK(expr)                                                                                          \
+  do {                                                                                                    \
+    cudaError_t e_ = (expr);                                                                              \
+    if (e_ != cudaSuccess) {                                                                              \
+      std::printf("CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, __LINE__, #expr);    \
+      std::exit(2);                                                                                       \
+    }                                                                                                     \
+  } while (0)
+
+using bf16 = cutlass::bfloat16_t;
+using fp16 = cutlass::half_t;
+
+namespace {
+
+struct Case {
+  std::string name;
+  int B, T, H, Dk, Dv;
+  bool head_first;
+  bool h0;          // with an initial state
+  int gates;        // 0: logsigmoid(x)/16; 1: strong (logsigmoid(x)*4); 2: extreme (-inf, -1e30, -60 mixed in);
+                    // 3: uniform in [-1, 0] (unittests/python/test_gla_op.py)
+  float scale;      // 0: Dk^-0.5
+  bool time;
+};
+
+// ---- the float64 recurrent reference: a block per (head, 64 columns of v), 4 threads per column,
+// each holding 32 rows of the state in registers.
+template <typename X>
+__global__ void RefKernel(gla_sm90::FwdArgs a, double* o_ref, double* h_ref) {
+  constexpr int kCols = 64, kRowsPer = 32;
+  const int bh = blockIdx.y, b = bh / a.H, h = bh - b * a.H;
+  const int c = threadIdx.x / 4, part = threadIdx.x % 4;
+  const int j = blockIdx.x * kCols + c;
+  __shared__ double sq[128], sk[128], seg[128], sv[kCols];
+  const X *q = static_cast<const X*>(a.q), *k = static_cast<const X*>(a.k);
+  const X *v = static_cast<const X*>(a.v), *g = static_cast<const X*>(a.g);
+  double st[kRowsPer];
+  for (int r = 0; r < kRowsPer; ++r) {
+    const int i = part * kRowsPer + r;
+    st[r] = (a.h0 && i < a.Dk && j < a.Dv) ? double(a.h0[(int64_t(bh) * a.Dk + i) * a.Dv + j]) : 0.0;
+  }
+  for (int t = 0; t < a.T; ++t) {
+    const int64_t qrow = int64_t(b) * a.qk_sb + int64_t(h) * a.qk_sh + int64_t(t) * a.qk_st;
+    const int64_t vrow = int64_t(b) * a.v_sb + int64_t(h) * a.v_sh + int64_t(t) * a.v_st;
+    for (int i = threadIdx.x; i < 128; i += blockDim.x) {
+      const bool in = i < a.Dk;
+      sq[i] = in ? double(float(q[qrow + i])) : 0.0;
+      sk[i] = in ? double(float(k[qrow + i])) : 0.0;
+      seg[i] = in ? exp(double(float(g[qrow + i]))) : 1.0;
+    }
+    for (int cc = threadIdx.x; cc < kCols; cc += blockDim.x) {
+      const int jj = blockIdx.x * kCols + cc;
+      sv[cc] = jj < a.Dv ? double(float(v[vrow + jj])) : 0.0;
+    }
+    __syncthreads();
+    const double vj = sv[c];
+    double acc = 0.0;
+#pragma unroll
+    for (int r = 0; r < kRowsPer; ++r) {
+      const int i = part * kRowsPer + r;
+      st[r] = st[r] * seg[i] + sk[i] * vj;
+      acc += sq[i] * st[r];
+    }
+    acc += __shfl_xor_sync(0xffffffffu, acc, 1);
+    acc += __shfl_xor_sync(0xffffffffu, acc, 2);
+    if (part == 0 && j < a.Dv) o_ref[vrow + j] = acc * double(a.scale);
+    __syncthreads();
+  }
+  for (int r = 0; r < kRowsPer; ++r) {
+    const int i = part * kRowsPer + r;
+    if (i < a.Dk && j < a.Dv) h_ref[(int64_t(bh) * a.Dk + i) * a.Dv + j] = st[r];
+  }
+}
+
+// sums[0] += (x - ref)^2, sums[1] += ref^2, sums[2] += count of non-finite x.
+template <typename X>
+__global__ void ErrKernel(const X* x, const double* ref, int64_t n, double* sums) {
+  double e = 0, r = 0, bad = 0;
+  for (int64_t idx = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; idx < n; idx += int64_t(gridDim.x) * blockDim.x) {
+    const double xv = double(float(x[idx])), rv = ref[idx];
+    if (!isfinite(xv)) {
+      bad += 1;
+    } else {
+      e += (xv - rv) * (xv - rv);
+    }
+    r += rv * rv;
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    e += __shfl_xor_sync(0xffffffffu, e, o);
+    r += __shfl_xor_sync(0xffffffffu, r, o);
+    bad += __shfl_xor_sync(0xffffffffu, bad, o);
+  }
+  if (threadIdx.x % 32 == 0) {
+    atomicAdd(&sums[0], e);
+    atomicAdd(&sums[1], r);
+    atomicAdd(&sums[2], bad);
+  }
+}
+
+struct Err {
+  double rel = 0;
+  int64_t bad = 0;
+};
+
+template <typename X>
+Err Compare(const X* x, const double* ref, int64_t n) {
+  double* d = nullptr;
+  CK(cudaMalloc(&d, 3 * sizeof(double)));
+  CK(cudaMemset(d, 0, 3 * sizeof(double)));
+  ErrKernel<X><<<1024, 256>>>(x, ref, n, d);
+  CK(cudaGetLastError());
+  double hs[3];
+  CK(cudaMemcpy(hs, d, sizeof(hs), cudaMemcpyDeviceToHost));
+  cudaFree(d);
+  Err e;
+  e.rel = hs[1] > 0 ? std::sqrt(hs[0] / hs[1]) : std::sqrt(hs[0]);
+  e.bad = int64_t(hs[2]);
+  return e;
+}
+
+// Median milliseconds per call of `fn` over `repeat` batches of `batch` back-to-back calls (the
+// host's work per call, e.g. the TMA descriptors, overlaps the previous call's kernel).
+template <typename Fn>
+double TimeMs(Fn&& fn, int warmup = 3, int repeat = 10, int batch = 5) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int i = 0; i < warmup; ++i) fn();
+  CK(cudaDeviceSynchronize());
+  std::vector<double> t;
+  for (int i = 0; i < repeat; ++i) {
+    CK(cudaEventRecord(a));
+    for (int j = 0; j < batch; ++j) fn();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms / batch);
+  }
+  CK(cudaGetLastError());
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+double CopyMs(int64_t bytes_moved) {
+  const int64_t n = bytes_moved / 2;
+  char *s = nullptr, *d = nullptr;
+  CK(cudaMalloc(&s, n));
+  CK(cudaMalloc(&d, n));
+  CK(cudaMemset(s, 1, n));
+  const double ms = TimeMs([&] { CK(cudaMemcpyAsync(d, s, n, cudaMemcpyDeviceToDevice)); });
+  cudaFree(s);
+  cudaFree(d);
+  return ms;
+}
+
+// Host float64 recurrence of one head (checks the GPU reference).
+template <typename X>
+void HostRef(const gla_sm90::FwdArgs& a, const std::vector<X>& q, const std::vector<X>& k,
+             const std::vector<X>& v, const std::vector<X>& g, const std::vector<float>& h0, int bh,
+             std::vector<double>& o) {
+  const int b = bh / a.H, h = bh % a.H;
+  std::vector<double> S(size_t(a.Dk) * a.Dv, 0.0);
+  if (!h0.empty())
+    for (int i = 0; i < a.Dk * a.Dv; ++i) S[i] = h0[size_t(bh) * a.Dk * a.Dv + i];
+  for (int t = 0; t < a.T; ++t) {
+    const int64_t qr = int64_t(b) * a.qk_sb + int64_t(h) * a.qk_sh + int64_t(t) * a.qk_st;
+    const int64_t vr = int64_t(b) * a.v_sb + int64_t(h) * a.v_sh + int64_t(t) * a.v_st;
+    for (int i = 0; i < a.Dk; ++i) {
+      const double eg = std::exp(double(float(g[qr + i]))), kk = float(k[qr + i]);
+      for (int j = 0; j < a.Dv; ++j) S[size_t(i) * a.Dv + j] = S[size_t(i) * a.Dv + j] * eg + kk * double(float(v[vr + j]));
+    }
+    for (int j = 0; j < a.Dv; ++j) {
+      double acc = 0;
+      for (int i = 0; i < a.Dk; ++i) acc += double(float(q[qr + i])) * S[size_t(i) * a.Dv + j];
+      o[vr + j] = acc * a.scale;
+    }
+  }
+}
+
+struct Variant {
+  const char* name;
+  cudaError_t (*launch)(const gla_sm90::FwdArgs&, cudaStream_t);
+  int force_other;
+};
+
+template <typename X>
+void RunCase(const Case& c, const std::vector<Variant>& variants, bool check_host) {
+  std::mt19937_64 rng(std::hash<std::string>()(c.name));
+  std::normal_distribution<float> nd(0.f, 1.f);
+  std::uniform_real_distribution<float> ud(0.f, 1.f);
+  const int64_t nqk = int64_t(c.B) * c.H * c.T * c.Dk, nv = int64_t(c.B) * c.H * c.T * c.Dv;
+  const int64_t ns = int64_t(c.B) * c.H * c.Dk * c.Dv;
+  std::vector<X> q(nqk), k(nqk), g(nqk), v(nv);
+  for (auto& x : q) x = X(nd(rng));
+  for (auto& x : k) x = X(nd(rng));
+  for (auto& x : v) x = X(nd(rng));
+  for (auto& x : g) {
+    const float z = nd(rng);
+    const float ls = -std::log1p(std::exp(-z));  // logsigmoid(z)
+    float gv = c.gates == 1 ? ls * 4.f : c.gates == 3 ? -ud(rng) : ls / 16.f;
+    if (c.gates == 2) {
+      const float u = ud(rng);
+      if (u < 0.01f) gv = -INFINITY;
+      else if (u < 0.02f) gv = -1e30f;
+      else if (u < 0.03f) gv = -60.f;
+    }
+    x = X(gv);
+  }
+  std::vector<float> h0;
+  if (c.h0) {
+    h0.resize(ns);
+    for (auto& x : h0) x = nd(rng);
+  }
+  X *dq, *dk, *dv, *dg, *dout;
+  float *dh0 = nullptr, *dht;
+  double *oref, *href;
+  CK(cudaMalloc(&dq, nqk * 2));
+  CK(cudaMalloc(&dk, nqk * 2));
+  CK(cudaMalloc(&dg, nqk * 2));
+  CK(cudaMalloc(&dv, nv * 2));
+  CK(cudaMalloc(&dout, nv * 2));
+  CK(cudaMalloc(&dht, ns * 4));
+  CK(cudaMalloc(&oref, nv * 8));
+  CK(cudaMalloc(&href, ns * 8));
+  CK(cudaMemcpy(dq, q.data(), nqk * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dk, k.data(), nqk * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dg, g.data(), nqk * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dv, v.data(), nv * 2, cudaMemcpyHostToDevice));
+  if (c.h0) {
+    CK(cudaMalloc(&dh0, ns * 4));
+    CK(cudaMemcpy(dh0, h0.data(), ns * 4, cudaMemcpyHostToDevice));
+  }
+  gla_sm90::FwdArgs a;
+  a.B = c.B, a.H = c.H, a.T = c.T, a.Dk = c.Dk, a.Dv = c.Dv;
+  gla_sm90::RowStrides(c.head_first, c.T, c.H, c.Dk, &a.qk_st, &a.qk_sh, &a.qk_sb);
+  gla_sm90::RowStrides(c.head_first, c.T, c.H, c.Dv, &a.v_st, &a.v_sh, &a.v_sb);
+  a.q = dq, a.k = dk, a.v = dv, a.g = dg, a.h0 = dh0, a.o = dout, a.ht = dht;
+  a.scale = c.scale > 0 ? c.scale : 1.f / std::sqrt(float(c.Dk));
+
+  RefKernel<X><<<dim3((c.Dv + 63) / 64, c.B * c.H), 256>>>(a, oref, href);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  if (check_host) {  // the GPU reference against the host on every head
+    std::vector<double> ho(nv, 0.0), go(nv);
+    for (int bh = 0; bh < c.B * c.H; ++bh) HostRef(a, q, k, v, g, h0, bh, ho);
+    CK(cudaMemcpy(go.data(), oref, nv * 8, cudaMemcpyDeviceToHost));
+    double e = 0, r = 0;
+    for (int64_t i = 0; i < nv; ++i) e += (go[i] - ho[i]) * (go[i] - ho[i]), r += ho[i] * ho[i];
+    std::printf("reference check (%s): GPU float64 vs host float64 rel. RMS %.3g\n", c.name.c_str(), std::sqrt(e / r));
+  }
+
+  const int64_t bytes = (3 * nqk + 2 * nv) * 2 + (c.h0 ? ns * 4 : 0) + ns * 4;
+  const double floor_ms = c.time ? CopyMs(bytes) : 0.0;
+  for (const Variant& var : variants) {
+    a.force_other_mode = var.force_other;
+    CK(cudaMemset(dout, 0xff, nv * 2));  // NaN
+    CK(cudaMemset(dht, 0xff, ns * 4));
+    cudaError_t err = var.launch(a, 0);
+    if (err == cudaSuccess) err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) {
+      std::printf("| %-28s | %-18s | launch failed: %s |\n", c.name.c_str(), var.name, cudaGetErrorString(err));
+      std::exit(3);
+    }
+    const Err eo = Compare(dout, oref, nv);
+    const Err eh = Compare(dht, href, ns);
+    double ms = 0;
+    if (c.time) ms = TimeMs([&] { CK(var.launch(a, 0)); });
+    const bool ok = eo.rel <= 4e-3 && eh.rel <= 4e-3 && eo.bad == 0 && eh.bad == 0;
+    std::printf("| %-28s | %-18s | %8.4f | %7.4f | %6.2f | %9.3g | %9.3g | %6lld | %-4s |\n", c.name.c_str(), var.name,
+                ms, floor_ms, floor_ms > 0 ? ms / floor_ms : 0.0, eo.rel, eh.rel, (long long)(eo.bad + eh.bad),
+                ok ? "ok" : "FAIL");
+    std::fflush(stdout);
+  }
+  cudaFree(dq), cudaFree(dk), cudaFree(dg), cudaFree(dv), cudaFree(dout), cudaFree(dht), cudaFree(oref), cudaFree(href);
+  if (dh0) cudaFree(dh0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device %s, %d SMs, cc %d.%d, smem/block optin %zu\n", prop.name, prop.multiProcessorCount, prop.major,
+              prop.minor, size_t(prop.sharedMemPerBlockOptin));
+  using namespace gla_sm90;
+  std::printf("smem bytes: bv128 %d, bv64 %d\n", FwdSmemBytes<bf16, 128, 128, 2>(),
+              FwdSmemBytes<bf16, 128, 64, 2>());
+  const std::vector<Variant> all = {
+      {"bv128", &LaunchFwd<bf16, 128, 128, 2>, 0},
+      {"bv64", &LaunchFwd<bf16, 128, 64, 2>, 0},
+  };
+  const std::vector<Variant> other = {
+      {"bv128 other", &LaunchFwd<bf16, 128, 128, 2>, 1},
+      {"bv64 other", &LaunchFwd<bf16, 128, 64, 2>, 1},
+  };
+  const std::vector<Variant> half = {
+      {"fp16 bv128", &LaunchFwd<fp16, 128, 128, 2>, 0},
+      {"fp16 bv64", &LaunchFwd<fp16, 128, 64, 2>, 0},
+  };
+  std::printf("| %-28s | %-18s | %8s | %7s | %6s | %9s | %9s | %6s | %-4s |\n", "case", "variant", "ms", "floor",
+              "xfloor", "o relrms", "ht relrms", "nan", "chk");
+  std::printf("|---|---|---|---|---|---|---|---|---|\n");
+  // Correctness on awkward shapes first (T not a multiple of 64, Dk < 128, Dv not a multiple of BV,
+  // [B, T, H, D], an initial state, any scale, extreme gates), then the timed shapes.
+  RunCase<bf16>({"odd T200 Dk96 Dv96 bthd h0", 2, 200, 3, 96, 96, false, true, 0, 0.3f, false}, all, true);
+  RunCase<bf16>({"odd (other mode)", 2, 200, 3, 96, 96, false, true, 0, 0.3f, false}, other, false);
+  RunCase<bf16>({"Dk64 T130 Dv64 h0", 2, 130, 2, 64, 64, true, true, 0, 0.f, false}, all, true);
+  RunCase<bf16>({"Dk32 T70 Dv40 bthd", 1, 70, 3, 32, 40, false, false, 0, 0.f, false}, all, true);
+  RunCase<bf16>({"strong gates T320 bhtd", 1, 320, 2, 128, 128, true, true, 1, 0.f, false}, all, true);
+  RunCase<bf16>({"extreme gates T300", 1, 300, 2, 128, 136, true, true, 2, 0.f, false}, all, true);
+  RunCase<fp16>({"fp16 T260 bthd h0", 2, 260, 2, 128, 128, false, true, 0, 0.f, false}, half, true);
+  RunCase<fp16>({"fp16 gates U[-1,0] T200", 1, 200, 2, 128, 256, true, true, 3, 0.f, false}, half, true);
+  RunCase<bf16>({"bf16 gates U[-1,0] T200", 1, 200, 2, 128, 256, true, true, 3, 0.f, false}, all, true);
+  if (quick) return 0;
+  RunCase<bf16>({"seed B32 T2048 H4 128/256", 32, 2048, 4, 128, 256, true, false, 0, 0.f, true}, all, false);
+  RunCase<fp16>({"seed fp16", 32, 2048, 4, 128, 256, true, false, 0, 0.f, true}, {half[0]}, false);
+  RunCase<bf16>({"seed (other mode)", 32, 2048, 4, 128, 256, true, false, 0, 0.f, true}, {other[0]}, false);
+  RunCase<bf16>({"B4 T2048 H16 D128", 4, 2048, 16, 128, 128, true, false, 0, 0.f, true}, all, false);
+  RunCase<bf16>({"B8 T1024 H8 D64", 8, 1024, 8, 64, 64, true, false, 0, 0.f, true}, all, false);
+  RunCase<bf16>({"B2 T16384 H16 D128", 2, 16384, 16, 128, 128, true, false, 0, 0.f, true}, all, false);
+  return 0;
+}
