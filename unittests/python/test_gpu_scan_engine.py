@@ -10,6 +10,7 @@ import pytest
 
 import paddle_ops as paddle
 from op_test import gpu_available, make_tensor, tensor_values
+from test_logcumsumexp_accuracy import reference as lse_reference
 
 pytestmark = pytest.mark.skipif(not gpu_available(), reason='needs a GPU (the GPU scan engine)')
 
@@ -57,18 +58,6 @@ def test_cumsum_tiles_finite_rows_match_cpu(shape, axis):
     x = (rng.standard_normal(shape) * 10.0 ** rng.uniform(-3, 3, shape)).astype(np.float32)
     fn = lambda t: paddle.cumsum(t, axis=axis)
     np.testing.assert_array_equal(run_gpu_twice(fn, x, 'float32'), tensor_values(fn(make_tensor(x, 'float32', 'cpu'))))
-
-
-def lse_reference(x, axis, exclusive, reverse):
-    x = np.moveaxis(np.asarray(x, np.float64), axis, -1)
-    if reverse:
-        x = x[..., ::-1]
-    out = np.logaddexp.accumulate(x, axis=-1)
-    if exclusive:
-        out = np.concatenate([np.full(out.shape[:-1] + (1,), -np.inf), out[..., :-1]], axis=-1)
-    if reverse:
-        out = out[..., ::-1]
-    return np.moveaxis(out, -1, axis)
 
 
 @pytest.mark.parametrize('shape,axis', SHAPES)

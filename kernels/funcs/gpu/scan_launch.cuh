@@ -120,7 +120,9 @@ void ScanGpuLaunch(cudaStream_t stream, Scratch& scratch, const ScanLayout& l, b
   if (l.numel() == 0) return;
   const scan_gpu::LineGeometry g{l.length, l.inner, reverse};
   GpuScanStrategy s = ChooseGpuScanStrategy(l);
-  if (init != nullptr && l.inner != 1) return;  // a caller's error: carry-ins are for rows only
+  if (init != nullptr && l.inner != 1) {  // a caller's error: carry-ins are for rows only
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaErrorInvalidValue);
+  }
   if (s == GpuScanStrategy::kShortRows && init != nullptr) s = GpuScanStrategy::kRows;
   switch (s) {
     case GpuScanStrategy::kColumns:
