@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the build and the tests need, if it is missing: CMake, Eigen, GoogleTest, fmt and
+# Installs what the build and the tests need, if it is missing: CMake, Eigen, GoogleTest, fmt, Highway and
 # clang (with its sanitizer, libFuzzer and OpenMP runtimes) from Debian's packages; NumPy,
 # pybind11, PyYAML, pytest, pybind11-stubgen and ml_dtypes from PyPI; and real PaddlePaddle
 # (CPU, pinned) for the tests of paddle_ops.integrations.paddle.
@@ -10,6 +10,8 @@ command -v g++ >/dev/null || need_apt+=(g++)
 [ -f /usr/include/eigen3/Eigen/Core ] || need_apt+=(libeigen3-dev)
 [ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
 [ -f /usr/include/fmt/printf.h ] || need_apt+=(libfmt-dev)
+# Highway: the CPU's vector code (kernels/funcs/simd/cpu_isa.h), 1.0.3 in Debian 12.
+[ -f /usr/include/hwy/highway.h ] || need_apt+=(libhwy-dev)
 # The sanitizer/fuzzer build (tools/dev/test_sanitize.sh): clang, its runtimes (ASan, UBSan,
 # libFuzzer) and its OpenMP.
 command -v clang++ >/dev/null || need_apt+=(clang)
@@ -17,10 +19,22 @@ if ! command -v clang++ >/dev/null || [ ! -f "$(clang++ -print-file-name=libclan
   need_apt+=(libclang-rt-dev)
 fi
 ls /usr/lib/llvm-*/lib/libomp.so >/dev/null 2>&1 || need_apt+=(libomp-dev)
+# --arm (tools/dev/test_arm.sh): the aarch64 cross compiler, qemu-user, and the arm64 GoogleTest,
+# Highway and fmt packages beside the host's (Debian's multi-arch; about 35 s here).
+need_arch=0
+if [ "${1:-}" = "--arm" ]; then
+  command -v aarch64-linux-gnu-g++ >/dev/null || need_apt+=(g++-aarch64-linux-gnu)
+  command -v qemu-aarch64 >/dev/null || need_apt+=(qemu-user)
+  for lib in libgtest libhwy libfmt; do
+    ls /usr/lib/aarch64-linux-gnu/$lib.* >/dev/null 2>&1 || need_apt+=("$lib-dev:arm64")
+  done
+  dpkg --print-foreign-architectures | grep -qx arm64 || need_arch=1
+fi
 if ((${#need_apt[@]})); then
   SUDO=""
   [ "$(id -u)" = 0 ] || SUDO=sudo
   echo "setup_deps: apt-get install ${need_apt[*]}"
+  if ((need_arch)); then $SUDO dpkg --add-architecture arm64; fi
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi

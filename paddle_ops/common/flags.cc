@@ -76,6 +76,16 @@ bool IsKnownVariable(const std::string& name) {
 
 }  // namespace
 
+// PADDLE_OPS_CPU_ISA's values: this architecture's Highway targets, best first, the fallback
+// emu128, and the old x86 names (kernels/funcs/simd/cpu_isa.cc maps them to targets).
+#if defined(__x86_64__) || defined(_M_X64)
+#define PADDLE_OPS_CPU_ISA_CHOICES "auto", "avx3", "avx2", "sse4", "ssse3", "emu128", "avx512", "baseline"
+#elif defined(__aarch64__)
+#define PADDLE_OPS_CPU_ISA_CHOICES "auto", "sve2", "sve", "neon", "emu128", "baseline"
+#else
+#define PADDLE_OPS_CPU_ISA_CHOICES "auto", "emu128", "baseline"
+#endif
+
 const std::vector<FlagInfo>& FlagTable() {
   static const std::vector<FlagInfo> table = {
       {"PADDLE_OPS_GPU_SCAN", FlagKind::kChoice, {"engine", "thrust"}, 0, 0, false,
@@ -90,9 +100,10 @@ const std::vector<FlagInfo>& FlagTable() {
       {"PADDLE_OPS_CPU_CACHE_MB", FlagKind::kInteger, {}, kCpuCacheDefaultMB, int64_t{1} << 30, true,
        "megabytes of freed CPU blocks (1 MiB and more) the CPU allocator keeps for reuse; 0 "
        "turns the cache off; read at start only"},
-      {"PADDLE_OPS_CPU_ISA", FlagKind::kChoice, {"auto", "avx512", "avx2", "baseline"}, 0, 0, false,
-       "widest instruction set of the run-time dispatched CPU kernels (fp16/bf16 conversions, "
-       "gla's chunked form): auto (what the CPU has), or a cap for comparing the paths"},
+      {"PADDLE_OPS_CPU_ISA", FlagKind::kChoice, {PADDLE_OPS_CPU_ISA_CHOICES}, 0, 0, false,
+       "best Highway target of the run-time dispatched CPU kernels (the scan engine, fp16/bf16 "
+       "conversions, gla's chunked form): auto (what the CPU has), or a cap for comparing the "
+       "paths; avx512 and baseline are the old names of avx3 and emu128"},
       {"PADDLE_OPS_TORCH_OUTPUTS", FlagKind::kChoice, {"auto", "torch", "ours"}, 0, 0, false,
        "who allocates the outputs of paddle_ops.integrations.torch's C++ kernels: auto (torch's "
        "allocator on CUDA, ours on the CPU), torch, or ours (adopted by torch without a copy)"},
@@ -208,7 +219,7 @@ GlaGpu GlaGpuPath() {
   return static_cast<GlaGpu>(Load(kGlaGpuRow));
 }
 GlaCpu GlaCpuPath() { return static_cast<GlaCpu>(Load(kGlaCpuRow)); }
-CpuIsaCap CpuIsaLimit() { return static_cast<CpuIsaCap>(Load(kCpuIsaRow)); }
+const char* CpuIsaLimit() { return FlagTable()[kCpuIsaRow].choices.at(static_cast<size_t>(Load(kCpuIsaRow))); }
 int64_t CpuCacheMB() { return Load(kCpuCacheRow); }
 TorchOutputs TorchOutputsPolicy() { return static_cast<TorchOutputs>(Load(kTorchOutputsRow)); }
 

@@ -25,9 +25,6 @@ enum class GpuScan { kEngine, kThrust };
 enum class GlaGpu { kRecurrent = 0, kChunkedV1 = 1, kChunked = 2 };
 // PADDLE_OPS_GLA_CPU: the CPU path of gla (kAuto: chosen by the sizes of the call).
 enum class GlaCpu { kAuto, kChunked, kRecurrent };
-// PADDLE_OPS_CPU_ISA: the widest instruction set the run-time dispatched CPU kernels
-// (kernels/funcs/simd/cpu_isa.h) may use; kAuto: whatever the CPU has.
-enum class CpuIsaCap { kAuto, kAvx512, kAvx2, kBaseline };
 // PADDLE_OPS_TORCH_OUTPUTS: who allocates the outputs of the torch integration's C++ kernels
 // (runtime.h, PO_OUTPUTS_TORCH_FLAG); kAuto: torch on CUDA, ours on the CPU.
 enum class TorchOutputs { kAuto, kTorch, kOurs };
@@ -35,7 +32,9 @@ enum class TorchOutputs { kAuto, kTorch, kOurs };
 GpuScan GpuScanBackend();
 GlaGpu GlaGpuPath();
 GlaCpu GlaCpuPath();
-CpuIsaCap CpuIsaLimit();
+// PADDLE_OPS_CPU_ISA: the best Highway target the run-time dispatched CPU kernels may use, by
+// name ("auto": whatever the CPU has; kernels/funcs/simd/cpu_isa.cc reads the names).
+const char* CpuIsaLimit();
 int64_t CpuCacheMB();  // read at start only (SetFlag refuses to change it)
 TorchOutputs TorchOutputsPolicy();
 

@@ -15,7 +15,8 @@ an instruction beyond the baseline:
   - popcnt / lzcnt (enabled by -mavx2's implied SSE4.2/POPCNT, legacy-encoded),
 and reports those that are not per-ISA code. A function is per-ISA code when its demangled name
 lies in (or is a template over) an instruction set's own namespace (`avx2::`, `avx512::`,
-`paddle_ops_eigen_avx2::`, `paddle_ops_eigen_avx512::`), or when it carries the clone suffix that
+`paddle_ops_eigen_avx2::`, `paddle_ops_eigen_avx512::`) or in a Highway target's (`N_AVX2::`,
+`N_AVX3::`, ...: the one-source kernels of hwy/foreach_target.h), or when it carries the clone suffix that
 the build gives the per-ISA objects' private copies (`.isa_<object>`, see
 tools/privatize_isa_objects.py); an AVX2 one must also hold no AVX-512 instruction (EVEX,
 %zmm, %k). Everything else, with the first offending instruction, is a leak.
@@ -30,6 +31,11 @@ import sys
 
 # The namespaces of per-ISA code, by level ("avx2" code may use VEX, "avx512" code also EVEX).
 ISA_NAMESPACE = re.compile(r"(?<![A-Za-z0-9_])(?:paddle_ops_eigen_)?(avx2|avx512)::")
+# Highway's per-target namespaces (hwy/foreach_target.h compiles a target's code in N_<TARGET>::,
+# under that target's attributes, and calls it only through the run-time dispatch): x86 targets
+# below AVX2 may use SSE4.2 / POPCNT, AVX2 VEX, AVX3 also EVEX.
+HWY_NAMESPACE = re.compile(r"(?<![A-Za-z0-9_])N_(SSSE3|SSE4|AVX2|AVX3|AVX3_DL)::")
+HWY_LEVEL = {"SSSE3": 1, "SSE4": 1, "AVX2": 1, "AVX3": 2, "AVX3_DL": 2}
 # The suffix of the per-ISA objects' private copies (tools/privatize_isa_objects.py): "[clone
 # .isa_<object>]" once demangled, or as it is on a name that is not mangled (".omp_outlined.").
 PRIVATE_CLONE = re.compile(r"\.isa_[a-z0-9_]*?_(avx2|avx512)\b")
@@ -108,9 +114,10 @@ def functions_beyond_baseline(path, objdump, readelf="readelf"):
 def allowed_level(name):
     """The highest level the function may use: 0 for baseline code, 1 or 2 for per-ISA code."""
     isas = ISA_NAMESPACE.findall(name) + PRIVATE_CLONE.findall(name)
+    hwy = max((HWY_LEVEL[t] for t in HWY_NAMESPACE.findall(name)), default=0)
     if not isas:
-        return 0
-    return 2 if "avx512" in isas else 1
+        return hwy
+    return max(hwy, 2 if "avx512" in isas else 1)
 
 
 def leaks_of(functions):

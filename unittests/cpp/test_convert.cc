@@ -1,18 +1,20 @@
 // The vector fp16/bf16 <-> float32 conversions (kernels/funcs/simd/convert.h) against the scalar
-// conversions of paddle_ops/common/{float16,bfloat16}.h, bit for bit, on every path this CPU
-// runs (baseline always; avx2 and avx512 where compiled in and supported, skipped otherwise,
-// saying so): all 2^16 inputs going up; going down, every tie and its neighbours of both
+// conversions of paddle_ops/common/{float16,bfloat16}.h, bit for bit, on every Highway target of
+// this architecture that the CPU runs (PADDLE_OPS_CPU_ISA set to each; the others skipped, saying
+// so): all 2^16 inputs going up; going down, every tie and its neighbours of both
 // formats, NaN payloads (quiet and signaling), infinities, subnormals, overflow, and 2^22
 // random bit patterns. Lengths and offsets that are not multiples of a vector reach the tails.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
+#include <iostream>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "kernels/funcs/simd/convert.h"
+#include "paddle_ops/common/flags.h"
 #include "unittests/cpp/test_util.h"
 
 namespace {
@@ -20,30 +22,30 @@ namespace {
 namespace simd = phi::funcs::simd;
 using phi::dtype::bfloat16;
 using phi::dtype::float16;
-using simd::CpuIsa;
 
 struct Path {
-  const char* name;
-  CpuIsa isa;
+  std::string name;  // "scalar", or the Highway target (PADDLE_OPS_CPU_ISA set to it)
+  int64_t target;    // 0: the scalar conversions, called directly
   void (*h2f)(const float16*, float*, int64_t);
   void (*f2h)(const float*, float16*, int64_t);
   void (*b2f)(const bfloat16*, float*, int64_t);
   void (*f2b)(const float*, bfloat16*, int64_t);
 };
 
+// The scalar conversions, then the dispatched ones under each value of PADDLE_OPS_CPU_ISA that
+// names one of this architecture's targets (the others are reported as skipped where the CPU
+// lacks them).
 std::vector<Path> Paths() {
-  std::vector<Path> p = {{"baseline", CpuIsa::kBaseline, simd::baseline::Float16ToFloat, simd::baseline::FloatToFloat16,
-                          simd::baseline::BFloat16ToFloat, simd::baseline::FloatToBFloat16},
-                         {"dispatched", CpuIsa::kBaseline, simd::Float16ToFloat, simd::FloatToFloat16,
-                          simd::BFloat16ToFloat, simd::FloatToBFloat16}};
-#if defined(PADDLE_OPS_CPU_ISA_AVX2)
-  p.push_back({"avx2", CpuIsa::kAvx2, simd::avx2::Float16ToFloat, simd::avx2::FloatToFloat16,
-               simd::avx2::BFloat16ToFloat, simd::avx2::FloatToBFloat16});
-#endif
-#if defined(PADDLE_OPS_CPU_ISA_AVX512)
-  p.push_back({"avx512", CpuIsa::kAvx512, simd::avx512::Float16ToFloat, simd::avx512::FloatToFloat16,
-               simd::avx512::BFloat16ToFloat, simd::avx512::FloatToBFloat16});
-#endif
+  std::vector<Path> p = {{"scalar", 0, simd::baseline::Float16ToFloat, simd::baseline::FloatToFloat16,
+                          simd::baseline::BFloat16ToFloat, simd::baseline::FloatToBFloat16}};
+  std::vector<const char*> choices;
+  for (const auto& f : paddle_ops::flags::FlagTable())
+    if (std::string(f.name) == "PADDLE_OPS_CPU_ISA") choices = f.choices;
+  for (const char* choice : choices) {
+    const std::string name = choice;
+    if (name == "auto" || name == "avx512" || name == "baseline") continue;  // the same as others
+    p.push_back({name, 0, simd::Float16ToFloat, simd::FloatToFloat16, simd::BFloat16ToFloat, simd::FloatToBFloat16});
+  }
   return p;
 }
 
@@ -90,16 +92,21 @@ std::vector<float> DownInputs() {
   return f;
 }
 
-// fn(path) for every path this CPU runs; the others are reported as skipped.
+// fn(path) for every path this CPU runs, with PADDLE_OPS_CPU_ISA set to the path's target; the
+// others are reported as skipped.
 template <typename Fn>
 void ForEachPath(Fn&& fn) {
   for (const Path& p : Paths()) {
-    if (p.isa > simd::CpuIsaSupported()) {
-      std::cout << "[  SKIPPED ] path " << p.name << ": this CPU lacks its instruction set\n";
-      continue;
+    if (p.name != "scalar") {
+      paddle_ops::flags::SetFlag("PADDLE_OPS_CPU_ISA", p.name);
+      if (simd::CpuTargetName(simd::CpuTargetInUse()) != p.name) {
+        std::cout << "[  SKIPPED ] path " << p.name << ": this CPU lacks the target\n";
+        continue;
+      }
     }
     fn(p);
   }
+  paddle_ops::flags::SetFlag("PADDLE_OPS_CPU_ISA", "auto");
 }
 
 // The counts and offsets each path is run with: the whole array, and a few lengths that end
@@ -147,7 +154,7 @@ TEST(Convert, BFloat16ToFloatAllInputs) {
 }
 
 template <typename H>
-void CheckDown(void (*fn)(const float*, H*, int64_t), const char* name, const std::vector<float>& x) {
+void CheckDown(void (*fn)(const float*, H*, int64_t), const std::string& name, const std::vector<float>& x) {
   std::vector<H> got(x.size(), H::from_bits(0x1234));
   fn(x.data(), got.data(), static_cast<int64_t>(x.size()));
   int bad = 0;
@@ -186,11 +193,24 @@ TEST(Convert, FloatToBFloat16EdgesAndRandom) {
   });
 }
 
-TEST(Convert, DispatchReportsAnIsa) {
-  const CpuIsa isa = simd::CpuIsaInUse();
-  EXPECT_LE(isa, simd::CpuIsaSupported());
-  const std::string name = simd::CpuIsaName(isa);
-  EXPECT_TRUE(name == "baseline" || name == "avx2" || name == "avx512") << name;
+TEST(Convert, DispatchReportsTheTargetInUse) {
+  // auto: the best supported target; each cap: at most that target, never an unsupported one.
+  const int64_t best = simd::CpuTargetInUse();
+  EXPECT_NE(simd::CpuTargetsSupported() & best, 0);
+  EXPECT_EQ(best & (best - 1), 0) << "one target";
+  for (const Path& p : Paths()) {
+    if (p.name == "scalar") continue;
+    paddle_ops::flags::SetFlag("PADDLE_OPS_CPU_ISA", p.name);
+    const int64_t t = simd::CpuTargetInUse();
+    EXPECT_NE(simd::CpuTargetsSupported() & t, 0) << p.name;
+    EXPECT_GE(t, best) << p.name << ": a cap never picks a better target than auto";
+  }
+  paddle_ops::flags::SetFlag("PADDLE_OPS_CPU_ISA", "baseline");
+  EXPECT_EQ(std::string(simd::CpuTargetName(simd::CpuTargetInUse())), "emu128");
+  EXPECT_EQ(simd::CpuIsaInUse(), simd::CpuIsa::kBaseline);
+  paddle_ops::flags::SetFlag("PADDLE_OPS_CPU_ISA", "auto");
+  const std::string level = simd::CpuIsaName(simd::CpuIsaInUse());
+  EXPECT_TRUE(level == "baseline" || level == "avx2" || level == "avx512") << level;
 }
 
 }  // namespace

@@ -1,17 +1,11 @@
-// Vector conversions between float32 and the 16-bit floating types, run-time dispatched by
-// instruction set (cpu_isa.h):
-//   avx512   fp16: AVX-512F vcvtph2ps / vcvtps2ph, 16 lanes; bf16: AVX512_BF16 vcvtne2ps2bf16,
-//            32 lanes (its inputs with a zero exponent field, which the instruction flushes to
-//            zero, go through the integer path below); bf16 -> float32 is a shift.
-//   avx2     fp16: F16C, 8 lanes; bf16: round to nearest even in 32-bit integer lanes (add
-//            0x7fff plus the lowest kept bit), 16 lanes per step; bf16 -> float32 a shift.
-//   baseline the scalar conversions of paddle_ops/common/{float16,bfloat16}.h.
-// Every path gives bitwise the scalar conversions' results, NaNs included (fp16: a NaN keeps
-// its sign and becomes 0x7e00 going down, and keeps its payload unquieted going up; bf16: the
-// payload's top bits with the quiet bit set going down); unittests/cpp/test_convert.cc checks
-// all 2^16 16-bit inputs and a large set of float32 ones on every path the CPU has.
-// The arrays may not overlap. n may be any count (the vector paths finish with masked or
-// scalar steps).
+// Vector conversions between float32 and the 16-bit floating types on Highway (convert.cc: one
+// source for every target, the best target in use chosen per call; cpu_isa.h, the flag
+// PADDLE_OPS_CPU_ISA caps it). Every path gives bitwise the scalar conversions' results of
+// paddle_ops/common/{float16,bfloat16}.h, NaNs included (fp16: a NaN keeps its sign and becomes
+// 0x7e00 going down, and keeps its payload unquieted going up; bf16: round to nearest even, a NaN
+// keeps the payload's top bits with the quiet bit set); unittests/cpp/test_convert.cc checks all
+// 2^16 16-bit inputs and a large set of float32 ones on every target the CPU has.
+// The arrays may not overlap; n may be any count.
 #pragma once
 
 #include <cstdint>
@@ -30,20 +24,13 @@ namespace simd {
   void BFloat16ToFloat(const dtype::bfloat16* x, float* y, int64_t n);    \
   void FloatToBFloat16(const float* x, dtype::bfloat16* y, int64_t n);
 
-// The dispatched entry points (CpuIsaInUse(), looked up per call).
+// The dispatched entry points (CpuTargetsInUse(), looked up per call).
 PADDLE_OPS_CONVERT_DECLARE()
 
-// Each path on its own (tests compare them); avx2:: and avx512:: exist only where CMake builds
-// them, and may be called only where CpuIsaSupported() reaches them.
+// The scalar conversions (the reference; the vector paths' tails).
 namespace baseline {
 PADDLE_OPS_CONVERT_DECLARE()
 }  // namespace baseline
-namespace avx2 {
-PADDLE_OPS_CONVERT_DECLARE()
-}  // namespace avx2
-namespace avx512 {
-PADDLE_OPS_CONVERT_DECLARE()
-}  // namespace avx512
 
 // y[i] = To(x[i]) for the pairs above (one of From, To float, the other a 16-bit type).
 template <typename From, typename To>

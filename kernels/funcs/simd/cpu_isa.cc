@@ -1,13 +1,10 @@
-// Run-time choice of the instruction set (cpu_isa.h). Compiled for the baseline target.
-// PADDLE_OPS_CPU_ISA_AVX2 / PADDLE_OPS_CPU_ISA_AVX512 are defined by CMake when the per-ISA
-// translation units are built.
+// Run-time choice of the CPU's vector code (cpu_isa.h) on Highway's CPU detection.
+// PADDLE_OPS_CPU_ISA_AVX2 is defined by CMake when the per-ISA x86 kernels are built.
 #include "kernels/funcs/simd/cpu_isa.h"
 
-#include <algorithm>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
+#include <cstring>
 
+#include "hwy/targets.h"
 #include "paddle_ops/common/flags.h"
 
 namespace phi {
@@ -15,59 +12,75 @@ namespace funcs {
 namespace simd {
 
 namespace {
-#if defined(PADDLE_OPS_CPU_ISA_AVX2) && (defined(__GNUC__) || defined(__clang__))
-// F16C and AVX512_BF16 straight from CPUID: not every compiler's __builtin_cpu_supports knows
-// them (clang 14 rejects "f16c"). The OS's saving of the AVX / AVX-512 registers is what
-// __builtin_cpu_supports checks for the "avx2" and "avx512f" it is asked about first.
-bool CpuidBit(unsigned leaf, unsigned subleaf, int reg, unsigned bit) {
-  unsigned r[4] = {0, 0, 0, 0};
-  if (!__get_cpuid_count(leaf, subleaf, &r[0], &r[1], &r[2], &r[3])) return false;
-  return (r[reg] >> bit) & 1u;
-}
-bool HasF16c() { return CpuidBit(1, 0, 2, 29); }         // ECX bit 29
-bool HasAvx512Bf16() { return CpuidBit(7, 1, 0, 5); }    // leaf 7, subleaf 1, EAX bit 5
-#endif
+// The flag's values (paddle_ops/common/flags.cc lists this architecture's) as the best target
+// each allows; the old names avx512 and baseline are the targets avx3 and emu128.
+struct Cap {
+  const char* name;
+  int64_t best;
+};
+constexpr Cap kCaps[] = {{"avx3", HWY_AVX3},     {"avx512", HWY_AVX3}, {"avx2", HWY_AVX2},
+                         {"sse4", HWY_SSE4},     {"ssse3", HWY_SSSE3}, {"sve2", HWY_SVE2},
+                         {"sve", HWY_SVE},       {"neon", HWY_NEON},   {"emu128", HWY_EMU128},
+                         {"baseline", HWY_EMU128}};
 
-CpuIsa Detect() {
-  CpuIsa isa = CpuIsa::kBaseline;
-#if defined(PADDLE_OPS_CPU_ISA_AVX2) && (defined(__GNUC__) || defined(__clang__))
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && HasF16c()) {
-    isa = CpuIsa::kAvx2;
-#if defined(PADDLE_OPS_CPU_ISA_AVX512)
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") && HasAvx512Bf16()) {
-      isa = CpuIsa::kAvx512;
-    }
-#endif
+int64_t CapMask() {
+  const char* name = paddle_ops::flags::CpuIsaLimit();
+  for (const Cap& c : kCaps) {
+    // Targets are bits, better ones lower: the cap allows its own bit and every higher one.
+    // The specialized SVE targets (SVE_256, SVE2_128) sit below SVE / SVE2, so the caps sve and
+    // sve2 leave them out and name the generic (any vector length) code.
+    if (std::strcmp(name, c.name) == 0) return ~(c.best - 1);
   }
-#endif
-  return isa;
+  return ~int64_t{0};  // auto
 }
 }  // namespace
 
-CpuIsa CpuIsaSupported() {
-  static const CpuIsa supported = Detect();
+// Once: Highway 1.0.3 runs CPUID again at every hwy::SupportedTargets() (several microseconds in
+// a virtual machine, where CPUID traps), and the kernels ask per call.
+int64_t CpuTargetsSupported() {
+  static const int64_t supported = hwy::SupportedTargets();
   return supported;
 }
 
-CpuIsa CpuIsaInUse() {
-  using paddle_ops::flags::CpuIsaCap;
-  CpuIsa cap = CpuIsa::kAvx512;
-  switch (paddle_ops::flags::CpuIsaLimit()) {
-    case CpuIsaCap::kAuto:
-    case CpuIsaCap::kAvx512:
-      cap = CpuIsa::kAvx512;
-      break;
-    case CpuIsaCap::kAvx2:
-      cap = CpuIsa::kAvx2;
-      break;
-    case CpuIsaCap::kBaseline:
-      cap = CpuIsa::kBaseline;
-      break;
-  }
-  return std::min(CpuIsaSupported(), cap);
+int64_t CpuTargetsInUse() {
+  const int64_t supported = CpuTargetsSupported();
+  const int64_t in_use = supported & CapMask();
+  return in_use != 0 ? in_use : (supported & (HWY_EMU128 | HWY_SCALAR));
 }
+
+int64_t CpuTargetInUse() {
+  const int64_t t = CpuTargetsInUse();
+  return t & -t;  // the lowest bit: the best target
+}
+
+const char* CpuTargetName(int64_t target) {
+  // hwy::TargetName's names, lower case (the flag's spelling).
+  static const struct {
+    int64_t target;
+    const char* name;
+  } kNames[] = {{HWY_AVX3_DL, "avx3_dl"}, {HWY_AVX3, "avx3"},         {HWY_AVX2, "avx2"},         {HWY_SSE4, "sse4"},
+                {HWY_SSSE3, "ssse3"},     {HWY_SVE2_128, "sve2_128"}, {HWY_SVE_256, "sve_256"},   {HWY_SVE2, "sve2"},
+                {HWY_SVE, "sve"},         {HWY_NEON, "neon"},         {HWY_EMU128, "emu128"},     {HWY_SCALAR, "scalar"}};
+  for (const auto& n : kNames) {
+    if (n.target == target) return n.name;
+  }
+  return hwy::TargetName(target);
+}
+
+namespace {
+CpuIsa LevelOf(int64_t targets) {
+#if defined(PADDLE_OPS_CPU_ISA_AVX2) && HWY_ARCH_X86_64
+  if (targets & HWY_AVX3) return CpuIsa::kAvx512;
+  if (targets & HWY_AVX2) return CpuIsa::kAvx2;
+#else
+  (void)targets;
+#endif
+  return CpuIsa::kBaseline;
+}
+}  // namespace
+
+CpuIsa CpuIsaSupported() { return LevelOf(CpuTargetsSupported()); }
+CpuIsa CpuIsaInUse() { return LevelOf(CpuTargetsInUse()); }
 
 const char* CpuIsaName(CpuIsa isa) {
   switch (isa) {

@@ -5,11 +5,12 @@ kernels (the flag PADDLE_OPS_CPU_ISA) it can run. The one reader of /proc/cpuinf
 import functools
 import platform
 
-# The CPU features each path of PADDLE_OPS_CPU_ISA needs; kernels/funcs/simd/cpu_isa.cc asks
-# CPUID for the same at run time, and a cap above what the CPU has runs the widest it can.
+# The CPU features each path of PADDLE_OPS_CPU_ISA needs (Highway's AVX2 and AVX3 targets, which
+# kernels/funcs/simd/cpu_isa.cc reads from Highway's CPU detection at run time); a cap above what
+# the CPU has runs the widest it can.
 ISA_NEEDS = {
     "avx2": frozenset({"avx2", "fma", "f16c"}),
-    "avx512": frozenset({"avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_bf16"}),
+    "avx512": frozenset({"avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512dq"}),
 }
 # The features worth naming in a report of the machine (those the paths above use).
 SHOWN_FLAGS = ("avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_bf16")
