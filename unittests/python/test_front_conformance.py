@@ -191,6 +191,18 @@ GOOD = {
     "gla with a state, positional": ("gla", lambda: (T((1, 2, 6, 4), seed=5), T((1, 2, 6, 4), seed=6),
                                                      T((1, 2, 6, 3), seed=7), _gates(), 0.25, T((1, 2, 4, 3), seed=8),
                                                      True), {}),
+    "gla varlen": ("gla", lambda: (T((1, 2, 6, 4), seed=5), T((1, 2, 6, 4), seed=6), T((1, 2, 6, 3), seed=7),
+                                   _gates()),
+                   {"cu_seqlens": paddle_ops.to_tensor(np.array([0, 1, 1, 6], np.int32)), "output_final_state": True,
+                    "initial_state": T((3, 2, 4, 3), seed=9)}),
+    "gla varlen [B, T, H, D], int64": ("gla", lambda: (T((1, 6, 2, 4), seed=5), T((1, 6, 2, 4), seed=6),
+                                                      T((1, 6, 2, 3), seed=7),
+                                                      paddle_ops.to_tensor(np.full((1, 6, 2, 4), -0.25, np.float32))),
+                                       {"cu_seqlens": paddle_ops.to_tensor(np.array([0, 4, 6])), "head_first": False}),
+    "gla float32 gate beside bfloat16": ("gla", lambda: (T((1, 2, 6, 4), seed=5).astype("bfloat16"),
+                                                         T((1, 2, 6, 4), seed=6).astype("bfloat16"),
+                                                         T((1, 2, 6, 3), seed=7).astype("bfloat16"), _gates()),
+                                         {"output_final_state": True}),
 }
 
 
