@@ -199,9 +199,9 @@ GOOD = {
                                                       T((1, 6, 2, 3), seed=7),
                                                       paddle_ops.to_tensor(np.full((1, 6, 2, 4), -0.25, np.float32))),
                                        {"cu_seqlens": paddle_ops.to_tensor(np.array([0, 4, 6])), "head_first": False}),
-    "gla float32 gate beside bfloat16": ("gla", lambda: (T((1, 2, 6, 4), seed=5).astype("bfloat16"),
-                                                         T((1, 2, 6, 4), seed=6).astype("bfloat16"),
-                                                         T((1, 2, 6, 3), seed=7).astype("bfloat16"), _gates()),
+    "gla float32 gate beside float16": ("gla", lambda: (T((1, 2, 6, 4), "float16", seed=5),
+                                                         T((1, 2, 6, 4), "float16", seed=6),
+                                                         T((1, 2, 6, 3), "float16", seed=7), _gates()),
                                          {"output_final_state": True}),
 }
 

@@ -51,7 +51,7 @@ def test_chunk_gla_values_and_grads(dtype, head_first, device):
     q, k, v, g = _inputs(B, T, H, Dk, Dv, seed=1, head_first=head_first)
     q, k, v = (x.to(dtype) for x in (q, k, v))
     h0 = torch.randn(B, H, Dk, Dv)
-    ts = [x.to(device).requires_grad_() for x in (q, k, v, g, h0)]
+    ts = [x.detach().clone().to(device).requires_grad_() for x in (q, k, v, g, h0)]
     o, fs = pt.chunk_gla(*ts[:4], initial_state=ts[4], output_final_state=True, head_first=head_first)
     assert o.dtype == dtype and o.shape == v.shape and fs.dtype == torch.float32 and fs.shape == (B, H, Dk, Dv)
     # the reference in [B, H, T, D]
@@ -79,7 +79,7 @@ def test_chunk_gla_varlen(index_dtype, device):
     N, H, Dk, Dv = len(offsets) - 1, 2, 16, 24
     q, k, v, g = _inputs(1, offsets[-1], H, Dk, Dv, seed=2)
     h0 = torch.randn(N, H, Dk, Dv)
-    ts = [x.to(device).requires_grad_() for x in (q, k, v, g, h0)]
+    ts = [x.detach().clone().to(device).requires_grad_() for x in (q, k, v, g, h0)]
     cu = torch.tensor(offsets, dtype=index_dtype, device=device)
     o, fs = pt.chunk_gla(*ts[:4], initial_state=ts[4], output_final_state=True, cu_seqlens=cu)
     assert fs.shape == (N, H, Dk, Dv)
