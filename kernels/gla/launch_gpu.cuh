@@ -274,7 +274,7 @@ void ChunkedBackward(const GPUContext& ctx, const GlaGradData<T>& d, float scale
   dqk<<<grid, GlaDqkThreads(kVer), DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq,
                                                                  d.dk, qdk);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
-  GlaDgKernel<T><<<HeadBlocks(s.heads() * s.Dk, 128), 128, 0, ctx.stream()>>>(s, qdk, d.dfinal, fs, d.h0,
+  GlaDgKernel<T><<<HeadBlocks(s.heads() * s.Dk, 128), 128, 0, ctx.stream()>>>(s, qdk, d.g, d.dfinal, fs, d.h0,
                                                                                d.dh0, d.dg);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }

@@ -7,6 +7,7 @@ is importable.
         [--compare-v1]               # also time version 1 of the chunked kernels (chunked_v1)
     PYTHONPATH=build/python python3 tools/bench/bench_gla.py --cpu [--quick] [--threads N] \
         [--repeat 3 --batch 1]       # float32 on the CPU: chunked vs recurrent form
+    PYTHONPATH=build/python python3 tools/bench/bench_gla.py --only decode,varlen   # those tables alone
     PYTHONPATH=build/python nsys profile --stats=true python3 tools/bench/bench_gla.py --only seed \
         --repeat 1 --batch 1        # time per kernel (state, intra, output, dqk, dg)
 
@@ -129,6 +130,9 @@ def time_ours(pt, pdo, repeat, batch):
 
 def run(cases, repeat, batch, compare_v1=False):
     import torch
+    header = HEADER + (V1_HEADER if compare_v1 else "")
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
     rng = np.random.default_rng(0)
     tsync = torch.cuda.synchronize
     chunk_gla = fla_chunk_gla()
@@ -342,7 +346,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="one small shape")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--batch", type=int, default=10)
-    ap.add_argument("--only", help="run only the case of this label (e.g. seed), to profile it")
+    ap.add_argument("--only", help="run only the cases whose labels start with these (comma-separated: "
+                                   "seed, decode, varlen, ...), e.g. to profile one")
     ap.add_argument("--json", help="write the rows here")
     ap.add_argument("--cpu", action="store_true",
                     help="time the CPU instead (float32, chunked vs recurrent; --repeat/--batch apply)")
@@ -362,25 +367,25 @@ def main():
     if not (paddle.is_compiled_with_cuda() and paddle.device.cuda.device_count() > 0):
         print("bench_gla: no GPU (this benchmark runs on the device)", file=sys.stderr)
         return 2
-    header = HEADER + (V1_HEADER if args.compare_v1 else "")
-    print(header)
-    print("|" + "---|" * (header.count("|") - 1))
-    cases = QUICK if args.quick else CASES
-    if args.only:
-        cases = [c for c in cases if c[0] == args.only]
-        if not cases:
-            print(f"bench_gla: no case named {args.only!r}", file=sys.stderr)
-            return 2
-    rows = run(cases, args.repeat, args.batch, args.compare_v1)
-    if not args.only:
+    only = [w.strip() for w in args.only.split(",")] if args.only else None
+    pick = lambda table: [c for c in table if only is None or any(c[0].startswith(w) for w in only)]  # noqa: E731
+    cases = pick(QUICK if args.quick else CASES)
+    decode = pick(DECODE[:1] if args.quick else DECODE)
+    varlen = pick(VARLEN_QUICK if args.quick else VARLEN)
+    if not (cases or decode or varlen):
+        print(f"bench_gla: no case named {args.only!r}", file=sys.stderr)
+        return 2
+    rows = run(cases, args.repeat, args.batch, args.compare_v1) if cases else []
+    if decode:
         print()
         print(DECODE_HEADER)
         print("|" + "---|" * (DECODE_HEADER.count("|") - 1))
-        rows += run_decode(DECODE[:1] if args.quick else DECODE, args.repeat, args.batch)
+        rows += run_decode(decode, args.repeat, args.batch)
+    if varlen:
         print()
         print(VARLEN_HEADER)
         print("|" + "---|" * (VARLEN_HEADER.count("|") - 1))
-        rows += run_varlen(VARLEN_QUICK if args.quick else VARLEN, args.repeat, args.batch)
+        rows += run_varlen(varlen, args.repeat, args.batch)
     if args.json:
         write_json(args.json, rows, "bench_gla")
     return 0

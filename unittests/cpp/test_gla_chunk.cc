@@ -143,7 +143,8 @@ Results RunChunked(const Inputs& in) {
   RunGrid(dx, dy, 1, gla::GlaDqkKernel<T, kVer>, s, q.data(), k.data(), v.data(), g.data(), dout.data(),
           static_cast<const float*>(hs.data()), static_cast<const float*>(dhs.data()), in.scale, dq.data(),
           dk.data(), qdk.data());
-  RunGrid(BH * s.Dk, 1, 1, gla::GlaDgKernel<T>, s, static_cast<const float*>(qdk.data()), dfinal,
+  RunGrid(BH * s.Dk, 1, 1, gla::GlaDgKernel<T>, s, static_cast<const float*>(qdk.data()),
+          static_cast<const T*>(g.data()), dfinal,
           static_cast<const float*>(r.fs.data()), h0, static_cast<const float*>(OrNull(r.dh0)), dg.data());
   r.o = Floats(o), r.dq = Floats(dq), r.dk = Floats(dk), r.dv = Floats(dv), r.dg = Floats(dg);
   return r;
