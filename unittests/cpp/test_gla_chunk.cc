@@ -259,6 +259,27 @@ TEST(GlaChunkEmulationGates, ExtremeGatesMatchTheRecurrentForm) {
   }
 }
 
+// A gate whose factor is 0 on every channel of one step t0 (-inf, -1e30): gk_grad is exactly 0
+// at t0 and the reverse sum starts again there (GlaDgKernel, as the recurrent form), so every
+// gradient matches the recurrent form's; small Dk, where gk_grad is most sensitive
+// (test_zero_factor_gate_cuts_the_gradient on the device).
+TEST(GlaChunkEmulationGates, ZeroFactorStepRestartsTheGateGradient) {
+  constexpr int64_t kT0 = 20;
+  for (float gate : {-INFINITY, -1e30f}) {
+    Inputs in = MakeInputs(1, 2, 36, 2, 8, true, -0.06f, true, true, 11u);
+    for (int64_t bh = 0; bh < 2; ++bh) {
+      for (int64_t c = 0; c < 2; ++c) in.g[in.s.QkRow(bh, kT0) + c] = gate;
+    }
+    const Results got = RunChunked<float, 2>(in), want = RunRecurrent(in);
+    for (int64_t bh = 0; bh < 2; ++bh) {
+      for (int64_t c = 0; c < 2; ++c) EXPECT_EQ(got.dg[in.s.QkRow(bh, kT0) + c], 0.f) << "gate " << gate;
+    }
+    EXPECT_LE(RelRms(got.dg, want.dg), 1e-5) << "gk_grad, gate " << gate;
+    EXPECT_LE(RelRms(got.dk, want.dk), 1e-5) << "k_grad, gate " << gate;
+    EXPECT_LE(RelRms(got.dh0, want.dh0), 1e-5) << "initial_state_grad, gate " << gate;
+  }
+}
+
 }  // namespace
 
 // The path a call takes on a device with a given shared memory per block (the per-block opt-in
