@@ -119,7 +119,7 @@ def test_every_yaml_op_is_registered():
             "gla_grad_with_initial_state_grad"} <= names
     assert not names & helpers
     schema = str(ops.gla_with_final_state.default._schema)
-    assert "Tensor? initial_state, float scale, bool head_first=True) -> (Tensor, Tensor)" in schema
+    assert "Tensor? initial_state, Tensor? cu_seqlens, float scale, bool head_first=True) -> (Tensor, Tensor)" in schema
 
 
 @pytest.mark.parametrize("device", DEVICES)
