@@ -33,6 +33,13 @@
 #include "kernels/funcs/gpu/scan_agent.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 
+#ifndef PO_LSE_BLOCKED  // the harness compares variants; the library takes the defaults
+#define PO_LSE_BLOCKED 1
+#endif
+#ifndef PO_LSE_MIN_BLOCKS
+#define PO_LSE_MIN_BLOCKS 4
+#endif
+
 namespace phi {
 namespace funcs {
 namespace scan_gpu {
@@ -161,6 +168,42 @@ struct LseFast {
     if (carry.m + log(carry.s.value()) >= kLean) return true;
     return static_cast<double>(R) + log(c.hi + c.lo + n) <= -kLean;
   }
+
+  // The blocked row path's outputs (GpuTileScan::WarpRows): R + log2(S) * ln2 in one fma, S the
+  // running sum rounded to float (its Sl dropped: 2^-24 relative, 6e-8 absolute in log S) and
+  // log2 from the SFU (lg2.approx.ftz; S is a normal float, as for OutLean). With the terms'
+  // error (ExpDiff: expf's 2 ulp and the err step, at most ~3e-7) and the SFU's ~1.1e-7, at most
+  // ~4.7e-7 absolute: within docs/spec.md §1's 2.5e-7 relative, the output's own half ulp
+  // included, where |out| >= kLean (level 1: S a float-float running sum). Level 2 keeps S as a
+  // plain float running sum over the lane's 16 terms from a correctly rounded start: at most
+  // 17 roundings of 2^-24 of the final S, 1.0e-6 absolute more, within the bound where
+  // |out| >= kLean2 (1.4e-6 / (2.5e-7 - 6e-8) = 7.4).
+  static constexpr double kLean2 = 8.0;
+  __device__ static float OutLog2(float R, float S) {
+    float l;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(l) : "f"(S));
+    return fmaf(l, 0.693147180559945309f, R);
+  }
+  // 0: not lean; 1: every output of the group at least kLean from 0; 2: at least kLean2.
+  __device__ static int LeanLevel(const State& carry, float R, const Sum& c, int n) {
+    if (carry.m == -std::numeric_limits<double>::infinity()) return 0;
+    if (carry.s.hi == 1.0 && carry.s.lo == 0.0) return 0;
+    const double v = carry.m + log(carry.s.value());
+    if (v >= kLean2) return 2;
+    const double top = static_cast<double>(R) + log(c.hi + c.lo + n);
+    if (top <= -kLean2) return 2;
+    return v >= kLean || top <= -kLean ? 1 : 0;
+  }
+  // max that propagates NaN (a NaN anywhere makes the result NaN).
+  __device__ static float MaxNaN(float a, float b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    float r;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+#else
+    return a != a || b != b ? a + b : fmaxf(a, b);
+#endif
+  }
 };
 
 // An unevaluated float-float sum hi + lo (Knuth's TwoSum keeps each addition's error in lo).
@@ -254,7 +297,7 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   static constexpr bool kFast = true;
   // 3 blocks of 256 threads per SM (at most 80 registers): 24 warps to hide the latency of the
   // exp/log chains and the loads, instead of 16 at the 93-118 registers ptxas picks unbounded.
-  static constexpr int kMinBlocks = 3;
+  static constexpr int kMinBlocks = PO_LSE_MIN_BLOCKS;
   static constexpr int V = LseVec<T>::kV;
   // Sub-tiles loaded per group (one reference R each group). A logical warp of fewer than 32
   // lanes scans a short row (at most W * V steps) in one sub-tile, so it loads one: the others
@@ -448,12 +491,167 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     }
   }
 
+  // The rare groups of the blocked store path, kept out of line so that the hot loop gets the
+  // registers (their own spills stay in them): the generic steps (NaN, +inf, a wide range)...
+  __device__ __noinline__ static State FallbackSteps(const Op& op, const OpLine<Op>& line, int64_t g0, int64_t g1,
+                                                     State carry, bool exclusive, int lane) {
+    return WarpScanSteps<32, kFallbackItems, true>(op, line, g0, g1, carry, exclusive, lane);
+  }
+  // ... and a precise group (LseFast::NeedsExact), reloaded in the striped sub-tiles of
+  // PreciseGroup (from L1: the blocked path has just read it).
+  __device__ __noinline__ static State PreciseSteps(const Op& op, const OpLine<Op>& line, int64_t g0, int64_t s1,
+                                                    float R, State carry, bool exclusive, int lane) {
+    constexpr int U = kGroup<32>;
+    const bool vec = Aligned(op, line.g.length);
+    float xs[U][V];
+    float tmax, tmin;
+    bool bad;
+    LoadGroup<32, U>(op, line, g0, s1, vec, 0xffffffffu, lane, xs, &tmax, &tmin, &bad);
+    return PreciseGroup<32, U>(op, line, g0, s1, xs, R, carry, exclusive, lane, 0xffffffffu, vec);
+  }
+
+  // Rows, full warps (kStore): a group of 32 * kLaneItems steps, kLaneItems consecutive ones per
+  // lane (16-byte loads), so the float64 warp scan of the lane totals, the carry update and the
+  // group's checks are paid once per 32 * kLaneItems elements. Per element: a float32 exp of
+  // the exact difference to R, two float-float additions (the lane total, then the running
+  // output sum) and the output through the SFU's log2.
+  static constexpr int kLaneItems = 16;
+  // The lane's kLaneItems steps from `first` (in scan order): four (float32) or two (16-bit)
+  // 16-byte loads from one address where they are all before s1; else as LoadRowItems.
+  template <bool kRev>
+  __device__ static void LaneLoad(const Op& op, const OpLine<Op>& line, int64_t first, int64_t s1, bool vec,
+                                  float (&x)[kLaneItems]) {
+    const int64_t L = line.g.length;
+    if (vec && first + kLaneItems <= s1) {
+      const uint4* p = reinterpret_cast<const uint4*>(op.x + (kRev ? line.base + L - first - kLaneItems : line.base + first));
+      alignas(16) T buf[kLaneItems];
+#pragma unroll
+      for (int c = 0; c < kLaneItems / V; ++c) reinterpret_cast<uint4*>(buf)[c] = __ldg(p + c);
+#pragma unroll
+      for (int j = 0; j < kLaneItems; ++j) x[j] = static_cast<float>(buf[kRev ? kLaneItems - 1 - j : j]);
+      return;
+    }
+#pragma unroll
+    for (int c = 0; c < kLaneItems / V; ++c) {
+      float v[V];
+      LoadRowItems<T, V>(op.x, line.base, L, kRev, first + c * V, s1, vec, v);
+#pragma unroll
+      for (int j = 0; j < V; ++j) x[c * V + j] = v[j];
+    }
+  }
+  template <bool kRev>
+  __device__ static void LaneStore(const Op& op, const OpLine<Op>& line, int64_t first, int64_t s1, bool vec,
+                                   const T (&o)[kLaneItems]) {
+    const int64_t L = line.g.length;
+    if (vec && first + kLaneItems <= s1) {
+      uint4* p = reinterpret_cast<uint4*>(op.out + (kRev ? line.base + L - first - kLaneItems : line.base + first));
+      alignas(16) T buf[kLaneItems];
+#pragma unroll
+      for (int j = 0; j < kLaneItems; ++j) buf[kRev ? kLaneItems - 1 - j : j] = o[j];
+#pragma unroll
+      for (int c = 0; c < kLaneItems / V; ++c) p[c] = reinterpret_cast<const uint4*>(buf)[c];
+      return;
+    }
+#pragma unroll
+    for (int c = 0; c < kLaneItems / V; ++c) {
+      T v[V];
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[j] = o[c * V + j];
+      StoreRowRaw<T, V>(op.out, line.base, L, kRev, first + c * V, s1, vec, v);
+    }
+  }
+  template <bool kRev>
+  __device__ static State WarpRows(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                   bool exclusive, int lane) {
+    constexpr int64_t kGroupSteps = int64_t{32} * kLaneItems;
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    const bool vec = Aligned(op, line.g.length);
+    for (int64_t g0 = s0; g0 < s1; g0 += kGroupSteps) {
+      const int64_t first = g0 + int64_t{lane} * kLaneItems;
+      float x[kLaneItems];
+      LaneLoad<kRev>(op, line, first, s1, vec, x);
+      // The group's max (NaN-propagating, so a NaN or +inf shows in it) and min; -inf in the
+      // min (masked elements, padding) sends the min to an exact recount without them.
+      float hi = -kInf, lo = kInf;
+#pragma unroll
+      for (int j = 0; j < kLaneItems; ++j) {
+        hi = LseFast::MaxNaN(hi, x[j]);
+        lo = fminf(lo, x[j]);
+      }
+#pragma unroll
+      for (int d = 16; d > 0; d >>= 1) {
+        hi = LseFast::MaxNaN(hi, __shfl_xor_sync(0xffffffffu, hi, d));
+        lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, d));
+      }
+      if (lo == -kInf) {  // warp-uniform
+        lo = kInf;
+#pragma unroll
+        for (int j = 0; j < kLaneItems; ++j) lo = x[j] == -kInf ? lo : fminf(lo, x[j]);
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, d));
+      }
+      const bool bad = hi != hi || hi == kInf;
+      float R;
+      if (!LseFast::Usable(carry, hi, lo, bad, &R)) {
+        carry = FallbackSteps(op, line, g0, g0 + kGroupSteps < s1 ? g0 + kGroupSteps : s1, carry, exclusive, lane);
+        continue;
+      }
+      LseFast::Sum c = LseFast::Rebase(carry, R);
+      const int lean = LseFast::LeanLevel(carry, R, c, static_cast<int>(kGroupSteps));
+      if (lean == 0 && LseFast::NeedsExact(carry)) {
+        carry = PreciseSteps(op, line, g0, s1, R, carry, exclusive, lane);
+        continue;
+      }
+      float e[kLaneItems];
+      FloatFloat acc{0.f, 0.f};
+#pragma unroll
+      for (int j = 0; j < kLaneItems; ++j) {
+        e[j] = LseFast::ExpDiff(x[j], R);  // 0 for -inf and padding
+        acc = FloatFloat::Add(acc, e[j]);
+      }
+      double before, total;
+      ScanLaneTotals<32>(acc.ToDouble(), 0xffffffffu, lane, &before, &total);
+      FloatFloat S = FloatFloat::Of(c.hi + (c.lo + before));
+      T o[kLaneItems];
+      if (lean == 2) {  // every output at least kLean2 from 0: a float running sum suffices
+        float s = S.hi + S.lo;
+#pragma unroll
+        for (int j = 0; j < kLaneItems; ++j) {
+          if (!exclusive) s += e[j];
+          o[j] = static_cast<T>(LseFast::OutLog2(R, s));
+          if (exclusive) s += e[j];
+        }
+      } else if (lean == 1) {
+#pragma unroll
+        for (int j = 0; j < kLaneItems; ++j) {
+          if (!exclusive) S = FloatFloat::Add(S, e[j]);
+          o[j] = static_cast<T>(LseFast::OutLog2(R, S.hi + S.lo));
+          if (exclusive) S = FloatFloat::Add(S, e[j]);
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < kLaneItems; ++j) {
+          if (!exclusive) S = FloatFloat::Add(S, e[j]);
+          o[j] = LseFast::Out<T>(R, S.hi, S.lo);
+          if (exclusive) S = FloatFloat::Add(S, e[j]);
+        }
+      }
+      LaneStore<kRev>(op, line, first, s1, vec, o);
+      c = Add(c, LseFast::Sum::Of(total));
+      carry = State{static_cast<double>(R), c};
+    }
+    return carry;
+  }
+
   // Rows: a logical warp takes sub-tiles of W * V elements, V consecutive ones per lane.
   template <int W, int kItems, bool kStore>
   __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                bool exclusive, int lane) {
     if constexpr (!kStore) {
       return WarpTotal<W>(op, line, s0, s1, carry, lane);
+    } else if constexpr (W == 32 && PO_LSE_BLOCKED) {
+      return line.g.reverse ? WarpRows<true>(op, line, s0, s1, carry, exclusive, lane)
+                            : WarpRows<false>(op, line, s0, s1, carry, exclusive, lane);
     } else {
       constexpr int64_t kSub = int64_t{W} * V;
       const unsigned mask = LogicalWarpMask<W>();
