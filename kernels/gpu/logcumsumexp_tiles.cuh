@@ -33,9 +33,6 @@
 #include "kernels/funcs/gpu/scan_agent.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 
-#ifndef PO_LSE_BLOCKED  // the harness compares variants; the library takes the defaults
-#define PO_LSE_BLOCKED 1
-#endif
 #ifndef PO_LSE_MIN_BLOCKS
 #define PO_LSE_MIN_BLOCKS 4
 #endif
@@ -185,14 +182,20 @@ struct LseFast {
     return fmaf(l, 0.693147180559945309f, R);
   }
   // 0: not lean; 1: every output of the group at least kLean from 0; 2: at least kLean2.
+  // Decided in float32 (a float64 log per group and lane cost ~3 instructions per element):
+  // the carry's value v = m + log(s) (s >= 1: the carry holds its own maximum) and the group's
+  // largest possible output R + log(c + n) are off by at most |m| * 2^-24 + 2e-6, so testing
+  // against the bound widened by 0.01 is safe wherever |m| < 1.6e5; beyond, m alone decides
+  // the sign and v >= m (m > 0) or v <= m + 60 (m < 0: s < 2^31 * 2^40 terms at most).
   __device__ static int LeanLevel(const State& carry, float R, const Sum& c, int n) {
     if (carry.m == -std::numeric_limits<double>::infinity()) return 0;
     if (carry.s.hi == 1.0 && carry.s.lo == 0.0) return 0;
-    const double v = carry.m + log(carry.s.value());
-    if (v >= kLean2) return 2;
-    const double top = static_cast<double>(R) + log(c.hi + c.lo + n);
-    if (top <= -kLean2) return 2;
-    return v >= kLean || top <= -kLean ? 1 : 0;
+    constexpr float kMargin = 0.01f;
+    const float v = static_cast<float>(carry.m) + __logf(static_cast<float>(carry.s.hi));
+    if (v >= static_cast<float>(kLean2) + kMargin) return 2;
+    const float top = R + __logf(static_cast<float>(c.hi) + static_cast<float>(n));
+    if (top <= -static_cast<float>(kLean2) - kMargin) return 2;
+    return v >= static_cast<float>(kLean) + kMargin || top <= -static_cast<float>(kLean) - kMargin ? 1 : 0;
   }
   // max that propagates NaN (a NaN anywhere makes the result NaN).
   __device__ static float MaxNaN(float a, float b) {
@@ -491,23 +494,12 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     }
   }
 
-  // The rare groups of the blocked store path, kept out of line so that the hot loop gets the
-  // registers (their own spills stay in them): the generic steps (NaN, +inf, a wide range)...
-  __device__ __noinline__ static State FallbackSteps(const Op& op, const OpLine<Op>& line, int64_t g0, int64_t g1,
-                                                     State carry, bool exclusive, int lane) {
-    return WarpScanSteps<32, kFallbackItems, true>(op, line, g0, g1, carry, exclusive, lane);
-  }
-  // ... and a precise group (LseFast::NeedsExact), reloaded in the striped sub-tiles of
-  // PreciseGroup (from L1: the blocked path has just read it).
-  __device__ __noinline__ static State PreciseSteps(const Op& op, const OpLine<Op>& line, int64_t g0, int64_t s1,
-                                                    float R, State carry, bool exclusive, int lane) {
-    constexpr int U = kGroup<32>;
-    const bool vec = Aligned(op, line.g.length);
-    float xs[U][V];
-    float tmax, tmin;
-    bool bad;
-    LoadGroup<32, U>(op, line, g0, s1, vec, 0xffffffffu, lane, xs, &tmax, &tmin, &bad);
-    return PreciseGroup<32, U>(op, line, g0, s1, xs, R, carry, exclusive, lane, 0xffffffffu, vec);
+  // The groups of the blocked store path that are not lean (outputs within LseFast::kLean of 0,
+  // NaN, +inf, a wide range: the first group of a row and rare ones after), kept out of line so
+  // that the lean loop gets the registers: the striped steps below, for one group.
+  __device__ __noinline__ static State SlowGroup(const Op& op, const OpLine<Op>& line, int64_t g0, int64_t g1,
+                                                 State carry, bool exclusive, int lane) {
+    return StripedSteps<32>(op, line, g0, g1, carry, exclusive, lane);
   }
 
   // Rows, full warps (kStore): a group of 32 * kLaneItems steps, kLaneItems consecutive ones per
@@ -519,16 +511,15 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   // The lane's kLaneItems steps from `first` (in scan order): four (float32) or two (16-bit)
   // 16-byte loads from one address where they are all before s1; else as LoadRowItems.
   template <bool kRev>
-  __device__ static void LaneLoad(const Op& op, const OpLine<Op>& line, int64_t first, int64_t s1, bool vec,
+  __device__ static void LaneLoad(const Op& op, const OpLine<Op>& line, int64_t g0, int lane, int64_t s1, bool vec,
                                   float (&x)[kLaneItems]) {
     const int64_t L = line.g.length;
-    if (vec && first + kLaneItems <= s1) {
-      const uint4* p = reinterpret_cast<const uint4*>(op.x + (kRev ? line.base + L - first - kLaneItems : line.base + first));
-      alignas(16) T buf[kLaneItems];
+    const int64_t first = g0 + int64_t{lane} * kLaneItems;
+    if (vec && g0 + 32 * kLaneItems <= s1) {  // the whole group (warp-uniform)
+      T raw[kLaneItems];
+      BlockedGroup<T, kLaneItems>::template Load<kRev>(op.x, line.base, L, g0, raw, lane);
 #pragma unroll
-      for (int c = 0; c < kLaneItems / V; ++c) reinterpret_cast<uint4*>(buf)[c] = __ldg(p + c);
-#pragma unroll
-      for (int j = 0; j < kLaneItems; ++j) x[j] = static_cast<float>(buf[kRev ? kLaneItems - 1 - j : j]);
+      for (int j = 0; j < kLaneItems; ++j) x[j] = static_cast<float>(raw[j]);
       return;
     }
 #pragma unroll
@@ -540,16 +531,12 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     }
   }
   template <bool kRev>
-  __device__ static void LaneStore(const Op& op, const OpLine<Op>& line, int64_t first, int64_t s1, bool vec,
+  __device__ static void LaneStore(const Op& op, const OpLine<Op>& line, int64_t g0, int lane, int64_t s1, bool vec,
                                    const T (&o)[kLaneItems]) {
     const int64_t L = line.g.length;
-    if (vec && first + kLaneItems <= s1) {
-      uint4* p = reinterpret_cast<uint4*>(op.out + (kRev ? line.base + L - first - kLaneItems : line.base + first));
-      alignas(16) T buf[kLaneItems];
-#pragma unroll
-      for (int j = 0; j < kLaneItems; ++j) buf[kRev ? kLaneItems - 1 - j : j] = o[j];
-#pragma unroll
-      for (int c = 0; c < kLaneItems / V; ++c) p[c] = reinterpret_cast<const uint4*>(buf)[c];
+    const int64_t first = g0 + int64_t{lane} * kLaneItems;
+    if (vec && g0 + 32 * kLaneItems <= s1) {  // the whole group (warp-uniform)
+      BlockedGroup<T, kLaneItems>::template Store<kRev>(op.out, line.base, L, g0, o, lane);
       return;
     }
 #pragma unroll
@@ -567,9 +554,8 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     constexpr float kInf = std::numeric_limits<float>::infinity();
     const bool vec = Aligned(op, line.g.length);
     for (int64_t g0 = s0; g0 < s1; g0 += kGroupSteps) {
-      const int64_t first = g0 + int64_t{lane} * kLaneItems;
       float x[kLaneItems];
-      LaneLoad<kRev>(op, line, first, s1, vec, x);
+      LaneLoad<kRev>(op, line, g0, lane, s1, vec, x);
       // The group's max (NaN-propagating, so a NaN or +inf shows in it) and min; -inf in the
       // min (masked elements, padding) sends the min to an exact recount without them.
       float hi = -kInf, lo = kInf;
@@ -592,14 +578,14 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       }
       const bool bad = hi != hi || hi == kInf;
       float R;
-      if (!LseFast::Usable(carry, hi, lo, bad, &R)) {
-        carry = FallbackSteps(op, line, g0, g0 + kGroupSteps < s1 ? g0 + kGroupSteps : s1, carry, exclusive, lane);
-        continue;
+      int lean = 0;
+      LseFast::Sum c;
+      if (LseFast::Usable(carry, hi, lo, bad, &R)) {
+        c = LseFast::Rebase(carry, R);
+        lean = LseFast::LeanLevel(carry, R, c, static_cast<int>(kGroupSteps));
       }
-      LseFast::Sum c = LseFast::Rebase(carry, R);
-      const int lean = LseFast::LeanLevel(carry, R, c, static_cast<int>(kGroupSteps));
-      if (lean == 0 && LseFast::NeedsExact(carry)) {
-        carry = PreciseSteps(op, line, g0, s1, R, carry, exclusive, lane);
+      if (lean == 0) {
+        carry = SlowGroup(op, line, g0, g0 + kGroupSteps < s1 ? g0 + kGroupSteps : s1, carry, exclusive, lane);
         continue;
       }
       float e[kLaneItems];
@@ -621,38 +607,43 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
           o[j] = static_cast<T>(LseFast::OutLog2(R, s));
           if (exclusive) s += e[j];
         }
-      } else if (lean == 1) {
+      } else {
 #pragma unroll
         for (int j = 0; j < kLaneItems; ++j) {
           if (!exclusive) S = FloatFloat::Add(S, e[j]);
           o[j] = static_cast<T>(LseFast::OutLog2(R, S.hi + S.lo));
           if (exclusive) S = FloatFloat::Add(S, e[j]);
         }
-      } else {
-#pragma unroll
-        for (int j = 0; j < kLaneItems; ++j) {
-          if (!exclusive) S = FloatFloat::Add(S, e[j]);
-          o[j] = LseFast::Out<T>(R, S.hi, S.lo);
-          if (exclusive) S = FloatFloat::Add(S, e[j]);
-        }
       }
-      LaneStore<kRev>(op, line, first, s1, vec, o);
+      LaneStore<kRev>(op, line, g0, lane, s1, vec, o);
       c = Add(c, LseFast::Sum::Of(total));
       carry = State{static_cast<double>(R), c};
     }
     return carry;
   }
 
-  // Rows: a logical warp takes sub-tiles of W * V elements, V consecutive ones per lane.
+  // Rows: full warps take the blocked groups above, logical warps of short rows (and the blocked
+  // path's slow groups) the striped sub-tiles of StripedSteps.
   template <int W, int kItems, bool kStore>
   __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                bool exclusive, int lane) {
     if constexpr (!kStore) {
       return WarpTotal<W>(op, line, s0, s1, carry, lane);
-    } else if constexpr (W == 32 && PO_LSE_BLOCKED) {
+    } else if constexpr (W == 32) {
       return line.g.reverse ? WarpRows<true>(op, line, s0, s1, carry, exclusive, lane)
                             : WarpRows<false>(op, line, s0, s1, carry, exclusive, lane);
     } else {
+      return StripedSteps<W>(op, line, s0, s1, carry, exclusive, lane);
+    }
+  }
+
+  // Sub-tiles of W * V elements, V consecutive ones per lane, a group of kGroup<W> of them
+  // sharing a reference R (the store path).
+  template <int W>
+  __device__ static State StripedSteps(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                       bool exclusive, int lane) {
+    constexpr bool kStore = true;
+    {
       constexpr int64_t kSub = int64_t{W} * V;
       const unsigned mask = LogicalWarpMask<W>();
       const int64_t L = line.g.length;
