@@ -77,7 +77,7 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
   // at least the 32 * N * sizeof(T) it needs).
   template <int N>
   __device__ static double* DoubleBuffer() {
-    __shared__ double buf[ScanPolicy::kThreads / 32][N * 32];
+    __shared__ alignas(16) double buf[ScanPolicy::kThreads / 32][N * 32];
     return buf[threadIdx.x / 32];
   }
 

@@ -320,27 +320,37 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       LoadRowItems<T, V>(op.x, line.base, line.g.length, line.g.reverse, g0 + u * kSub + int64_t{lane} * V, s1, vec,
                          xs[u]);
     }
-    float hi = -std::numeric_limits<float>::infinity();
-    float lo = std::numeric_limits<float>::infinity();
-    bool b = false;
+    Range<W>(reinterpret_cast<const float(&)[U * V]>(xs), mask, tmax, tmin, bad);
+  }
+
+  // Over the logical warp: the max of x, the smallest element other than -inf, and whether a
+  // NaN or +inf is among them. The max propagates NaN (so a NaN or +inf shows in it) and the
+  // min takes -inf in; only where the min is -inf (masked elements, padding) is it counted
+  // again without them.
+  template <int W, int N>
+  __device__ static void Range(const float (&x)[N], unsigned mask, float* tmax, float* tmin, bool* bad) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    float hi = -kInf, lo = kInf;
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-#pragma unroll
-      for (int j = 0; j < V; ++j) {
-        const float v = xs[u][j];
-        b |= v != v || v == std::numeric_limits<float>::infinity();
-        hi = fmaxf(hi, v);
-        lo = fminf(lo, v == -std::numeric_limits<float>::infinity() ? lo : v);
-      }
+    for (int j = 0; j < N; ++j) {
+      hi = LseFast::MaxNaN(hi, x[j]);
+      lo = fminf(lo, x[j]);
     }
 #pragma unroll
     for (int d = W / 2; d > 0; d >>= 1) {
-      hi = fmaxf(hi, __shfl_xor_sync(mask, hi, d, W));
+      hi = LseFast::MaxNaN(hi, __shfl_xor_sync(mask, hi, d, W));
       lo = fminf(lo, __shfl_xor_sync(mask, lo, d, W));
+    }
+    if (lo == -kInf) {  // uniform over the logical warp
+      lo = kInf;
+#pragma unroll
+      for (int j = 0; j < N; ++j) lo = x[j] == -kInf ? lo : fminf(lo, x[j]);
+#pragma unroll
+      for (int d = W / 2; d > 0; d >>= 1) lo = fminf(lo, __shfl_xor_sync(mask, lo, d, W));
     }
     *tmax = hi;
     *tmin = lo;
-    *bad = __any_sync(mask, b);
+    *bad = hi != hi || hi == kInf;
   }
 
   __device__ static bool Aligned(const Op& op, int64_t L) {
@@ -551,32 +561,13 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   __device__ static State WarpRows(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                    bool exclusive, int lane) {
     constexpr int64_t kGroupSteps = int64_t{32} * kLaneItems;
-    constexpr float kInf = std::numeric_limits<float>::infinity();
     const bool vec = Aligned(op, line.g.length);
     for (int64_t g0 = s0; g0 < s1; g0 += kGroupSteps) {
       float x[kLaneItems];
       LaneLoad<kRev>(op, line, g0, lane, s1, vec, x);
-      // The group's max (NaN-propagating, so a NaN or +inf shows in it) and min; -inf in the
-      // min (masked elements, padding) sends the min to an exact recount without them.
-      float hi = -kInf, lo = kInf;
-#pragma unroll
-      for (int j = 0; j < kLaneItems; ++j) {
-        hi = LseFast::MaxNaN(hi, x[j]);
-        lo = fminf(lo, x[j]);
-      }
-#pragma unroll
-      for (int d = 16; d > 0; d >>= 1) {
-        hi = LseFast::MaxNaN(hi, __shfl_xor_sync(0xffffffffu, hi, d));
-        lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, d));
-      }
-      if (lo == -kInf) {  // warp-uniform
-        lo = kInf;
-#pragma unroll
-        for (int j = 0; j < kLaneItems; ++j) lo = x[j] == -kInf ? lo : fminf(lo, x[j]);
-#pragma unroll
-        for (int d = 16; d > 0; d >>= 1) lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, d));
-      }
-      const bool bad = hi != hi || hi == kInf;
+      float hi, lo;
+      bool bad;
+      Range<32>(x, 0xffffffffu, &hi, &lo, &bad);
       float R;
       int lean = 0;
       LseFast::Sum c;
