@@ -41,17 +41,46 @@ void CheckShape(const MetaTensor& t, const DDim& want, const char* op, const cha
                                          name, t.dims().to_str()));
 }
 
-void CheckState(const MetaTensor& t, const GlaDims& d, const char* op, const char* name,
+// The number of states: B, or the number of sequences of a varlen call.
+void CheckState(const MetaTensor& t, const GlaDims& d, int64_t states, const char* op, const char* name,
                 const MetaTensor& q, const MetaTensor& v) {
-  CheckShape(t, DDim({d.B, d.H, d.Dk, d.Dv}), op, name, q, v);
+  CheckShape(t, DDim({states, d.H, d.Dk, d.Dv}), op, name, q, v);
   PADDLE_ENFORCE(t.dtype() == DataType::FLOAT32,
                  errors::InvalidType("%s: %s must be float32, but got %s", op, name,
                                      DataTypeToString(t.dtype())));
 }
 
-// Checks q, k, v, gk and initial_state; returns the dims.
+// gk: q's dtype, or float32 beside 16-bit q (as fla takes it).
+void CheckGateDtype(const MetaTensor& gk, const char* op, const MetaTensor& q) {
+  const bool sixteen = q.dtype() == DataType::FLOAT16 || q.dtype() == DataType::BFLOAT16;
+  PADDLE_ENFORCE(gk.dtype() == q.dtype() || (sixteen && gk.dtype() == DataType::FLOAT32),
+                 errors::InvalidType("%s: gk must have the dtype of q (%s)%s, but got %s", op,
+                                     DataTypeToString(q.dtype()), sixteen ? " or be float32" : "",
+                                     DataTypeToString(gk.dtype())));
+}
+
+// The number of sequences of a varlen call (cu_seqlens: 1-D int32 or int64, N + 1 >= 2 entries,
+// B = 1); B without cu_seqlens. The values are the kernel's to check.
+int64_t CheckSeqlens(const MetaTensor& cu_seqlens, const GlaDims& d, const char* op, const MetaTensor& q) {
+  if (!cu_seqlens) return d.B;
+  PADDLE_ENFORCE(cu_seqlens.dtype() == DataType::INT32 || cu_seqlens.dtype() == DataType::INT64,
+                 errors::InvalidType("%s: cu_seqlens must be int32 or int64, but got %s", op,
+                                     DataTypeToString(cu_seqlens.dtype())));
+  const DDim cd = cu_seqlens.dims();
+  PADDLE_ENFORCE(cd.size() == 1 && cd[0] >= 2,
+                 errors::InvalidArgument("%s: cu_seqlens must be a 1-D tensor of N + 1 >= 2 offsets, but got shape %s",
+                                         op, cd.to_str()));
+  PADDLE_ENFORCE(d.B == 1,
+                 errors::InvalidArgument("%s: with cu_seqlens the sequences are packed along T and the batch must be "
+                                         "1, but got q of shape %s (B = %d)",
+                                         op, q.dims().to_str(), d.B));
+  return cd[0] - 1;
+}
+
+// Checks q, k, v, gk, initial_state and cu_seqlens; returns the dims and the number of states.
 GlaDims CheckGlaInputs(const char* op, const MetaTensor& q, const MetaTensor& k, const MetaTensor& v,
-                       const MetaTensor& gk, const MetaTensor& initial_state, bool head_first) {
+                       const MetaTensor& gk, const MetaTensor& initial_state, const MetaTensor& cu_seqlens,
+                       bool head_first, int64_t* states) {
   CheckFloat(q, op, "q");
   const DDim qd = q.dims(), vd = v.dims();
   PADDLE_ENFORCE(qd.size() == 4,
@@ -66,17 +95,19 @@ GlaDims CheckGlaInputs(const char* op, const MetaTensor& q, const MetaTensor& k,
   CheckShape(gk, QkShape(d, head_first), op, "gk", q, v);
   CheckDtypeOfQ(k, op, "k", q);
   CheckDtypeOfQ(v, op, "v", q);
-  CheckDtypeOfQ(gk, op, "gk", q);
-  if (initial_state) CheckState(initial_state, d, op, "initial_state", q, v);
+  CheckGateDtype(gk, op, q);
+  *states = CheckSeqlens(cu_seqlens, d, op, q);
+  if (initial_state) CheckState(initial_state, d, *states, op, "initial_state", q, v);
   return d;
 }
 
 }  // namespace
 
 void GlaInferMeta(const MetaTensor& q, const MetaTensor& k, const MetaTensor& v, const MetaTensor& gk,
-                  const MetaTensor& initial_state, double scale, bool output_final_state,
-                  bool head_first, MetaTensor* o, MetaTensor* final_state) {
-  const GlaDims d = CheckGlaInputs("gla", q, k, v, gk, initial_state, head_first);
+                  const MetaTensor& initial_state, const MetaTensor& cu_seqlens, double scale,
+                  bool output_final_state, bool head_first, MetaTensor* o, MetaTensor* final_state) {
+  int64_t states = 0;
+  const GlaDims d = CheckGlaInputs("gla", q, k, v, gk, initial_state, cu_seqlens, head_first, &states);
   // Every front refuses it before (the signature layer); this is for the raw ops (torch.ops,
   // _C_ops), where a NaN scale gave NaN outputs (issue 31).
   PADDLE_ENFORCE(std::isfinite(scale),
@@ -84,20 +115,21 @@ void GlaInferMeta(const MetaTensor& q, const MetaTensor& k, const MetaTensor& v,
   o->set_dims(VShape(d, head_first));
   o->set_dtype(q.dtype());
   if (final_state && output_final_state) {
-    final_state->set_dims(DDim({d.B, d.H, d.Dk, d.Dv}));
+    final_state->set_dims(DDim({states, d.H, d.Dk, d.Dv}));
     final_state->set_dtype(DataType::FLOAT32);
   }
 }
 
 void GlaGradInferMeta(const MetaTensor& q, const MetaTensor& k, const MetaTensor& v,
-                      const MetaTensor& gk, const MetaTensor& initial_state, const MetaTensor& o_grad,
-                      const MetaTensor& final_state_grad, double scale, bool head_first,
-                      MetaTensor* q_grad, MetaTensor* k_grad, MetaTensor* v_grad, MetaTensor* gk_grad,
-                      MetaTensor* initial_state_grad) {
-  const GlaDims d = CheckGlaInputs("gla_grad", q, k, v, gk, initial_state, head_first);
+                      const MetaTensor& gk, const MetaTensor& initial_state, const MetaTensor& cu_seqlens,
+                      const MetaTensor& o_grad, const MetaTensor& final_state_grad, double scale,
+                      bool head_first, MetaTensor* q_grad, MetaTensor* k_grad, MetaTensor* v_grad,
+                      MetaTensor* gk_grad, MetaTensor* initial_state_grad) {
+  int64_t states = 0;
+  const GlaDims d = CheckGlaInputs("gla_grad", q, k, v, gk, initial_state, cu_seqlens, head_first, &states);
   CheckShape(o_grad, VShape(d, head_first), "gla_grad", "o_grad", q, v);
   CheckDtypeOfQ(o_grad, "gla_grad", "o_grad", q);
-  if (final_state_grad) CheckState(final_state_grad, d, "gla_grad", "final_state_grad", q, v);
+  if (final_state_grad) CheckState(final_state_grad, d, states, "gla_grad", "final_state_grad", q, v);
   if (q_grad) q_grad->share_meta(q);
   if (k_grad) k_grad->share_meta(k);
   if (v_grad) v_grad->share_meta(v);

@@ -7,8 +7,11 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <vector>
+
 #include "kernels/funcs/simd/cpu_isa.h"
 #include "kernels/gla/recurrent.h"
+#include "kernels/util/cast_value.h"
 #include "paddle_ops/common/flags.h"
 #include "paddle_ops/core/device_context.h"
 
@@ -108,6 +111,15 @@ void Forward(const CPUContext&, const GlaData<T>& d, double scale) {
 template <typename T>
 void Backward(const CPUContext&, const GlaGradData<T>& d, double scale) {
   PADDLE_OPS_GLA_CPU_DISPATCH(Backward<T>, d, scale, RunsChunked<T>(d.s))
+}
+
+template <typename From, typename To>
+void Convert(const CPUContext&, const From* src, To* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = CastValue<To>(src[i]);
+}
+
+inline std::vector<int64_t> ReadOffsets(const CPUContext&, const DenseTensor& cu_seqlens) {
+  return OffsetsFromHost(cu_seqlens, cu_seqlens.raw_data());
 }
 
 }  // namespace gla

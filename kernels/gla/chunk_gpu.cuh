@@ -1142,9 +1142,11 @@ constexpr size_t DqkSmem() {
 }
 
 // ---- gk_grad: the reverse cumulative sum of q dq - k dk, one thread per (head, channel) ----
-// final_state (may be null with dfinal) is h after the last step; h0/dh0 may be null.
+// final_state (may be null with dfinal) is h after the last step; h0/dh0 may be null. Where a
+// gate's factor exp(gk_t) is 0 in float (-inf, -1e30, any gate whose exp underflows), gk_grad at
+// t is exactly 0 and the sum starts again from there, as in the recurrent form (recurrent.h).
 template <typename T>
-__global__ void GlaDgKernel(GlaShape s, const float* qdk, const float* dfinal, const float* final_state,
+__global__ void GlaDgKernel(GlaShape s, const float* qdk, const T* g, const float* dfinal, const float* final_state,
                             const float* h0, const float* dh0, T* dg) {
   const int64_t idx = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (idx >= s.heads() * s.Dk) return;
@@ -1154,23 +1156,25 @@ __global__ void GlaDgKernel(GlaShape s, const float* qdk, const float* dfinal, c
   if (dfinal) {
     for (int64_t j = 0; j < s.Dv; ++j) acc += static_cast<double>(dfinal[srow + j]) * final_state[srow + j];
   }
+  auto step = [&](int64_t t, float x, float gate) {
+    acc += x;
+    if (GlaExp(gate) == 0.f) acc = 0.0;
+    dg[s.Row(bh, t, s.Dk) + c] = static_cast<T>(static_cast<float>(acc));
+  };
   // Eight steps' loads issued before their (sequential) sum.
   constexpr int kAhead = 8;
   int64_t t = s.T - 1;
   for (; t >= kAhead; t -= kAhead) {
-    float x[kAhead];
-#pragma unroll
-    for (int i = 0; i < kAhead; ++i) x[i] = qdk[(bh * s.T + t - i) * s.Dk + c];
+    float x[kAhead], gate[kAhead];
 #pragma unroll
     for (int i = 0; i < kAhead; ++i) {
-      acc += x[i];
-      dg[s.Row(bh, t - i, s.Dk) + c] = static_cast<T>(static_cast<float>(acc));
+      x[i] = qdk[(bh * s.T + t - i) * s.Dk + c];
+      gate[i] = static_cast<float>(g[s.Row(bh, t - i, s.Dk) + c]);
     }
+#pragma unroll
+    for (int i = 0; i < kAhead; ++i) step(t - i, x[i], gate[i]);
   }
-  for (; t >= 1; --t) {
-    acc += qdk[(bh * s.T + t) * s.Dk + c];
-    dg[s.Row(bh, t, s.Dk) + c] = static_cast<T>(static_cast<float>(acc));
-  }
+  for (; t >= 1; --t) step(t, qdk[(bh * s.T + t) * s.Dk + c], static_cast<float>(g[s.Row(bh, t, s.Dk) + c]));
   if (s.T > 0) {
     float first = 0.f;
     if (h0) {

@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/gla/chunk_gpu.cuh"
 #ifdef PADDLE_OPS_GLA_SM90
@@ -20,6 +21,8 @@
 #include "paddle_ops/common/flags.h"
 #include "paddle_ops/core/dense_tensor.h"
 #include "paddle_ops/core/gpu/gpu_context.h"
+#include "kernels/util/cast_value.h"
+#include "kernels/util/gpu_launch.cuh"
 
 namespace phi {
 namespace funcs {
@@ -165,6 +168,57 @@ void LaunchPerHead(const GPUContext& ctx, int64_t heads, int64_t per_head, Launc
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
+// The decode step (T = 1): h = h0 * exp(gk)[:, None] + k ⊗ v, o = (q * scale) h, the
+// recurrent form's arithmetic in its order. One block per head and kDecodeCols columns of the
+// state, one thread per column: the state's rows are read and written coalesced, once.
+constexpr int kDecodeCols = 128;
+
+template <typename T, typename Acc>
+__global__ void __launch_bounds__(kDecodeCols) GlaDecodeKernel(GlaShape s, const T* q, const T* k, const T* v,
+                                                               const T* g, const float* h0, Acc scale, T* o,
+                                                               float* final_state) {
+  extern __shared__ unsigned char decode_smem[];
+  Acc* qs = reinterpret_cast<Acc*>(decode_smem);  // q * scale, k, exp(gk): Dk each
+  Acc* ks = qs + s.Dk;
+  Acc* as = ks + s.Dk;
+  const int64_t bh = blockIdx.x;
+  const int64_t rk = s.QkRow(bh, 0), rv = s.VRow(bh, 0);
+  for (int64_t i = threadIdx.x; i < s.Dk; i += blockDim.x) {
+    qs[i] = static_cast<Acc>(q[rk + i]) * scale;
+    ks[i] = static_cast<Acc>(k[rk + i]);
+    as[i] = GlaExp(static_cast<Acc>(g[rk + i]));
+  }
+  __syncthreads();
+  const int64_t j = static_cast<int64_t>(blockIdx.y) * kDecodeCols + threadIdx.x;
+  if (j >= s.Dv) return;
+  const int64_t st = bh * s.StateSize();
+  const Acc vj = static_cast<Acc>(v[rv + j]);
+  Acc acc = 0;
+  for (int64_t i = 0; i < s.Dk; ++i) {
+    const Acc h = (h0 ? static_cast<Acc>(h0[st + i * s.Dv + j]) : Acc(0)) * as[i] + ks[i] * vj;
+    acc += qs[i] * h;
+    if (final_state) final_state[st + i * s.Dv + j] = static_cast<float>(h);
+  }
+  o[rv + j] = static_cast<T>(acc);
+}
+
+// The decode step's kernel where it fits (every shape with a step: gridDim.y <= 65535 columns
+// tiles and a head per block in x); false sends the call to the other forms.
+template <typename T>
+bool RunDecode(const GPUContext& ctx, const GlaData<T>& d, double scale) {
+  using Acc = typename GlaAccType<T>::type;
+  const GlaShape& s = d.s;
+  const int64_t tiles = (s.Dv + kDecodeCols - 1) / kDecodeCols;
+  const size_t smem = 3 * static_cast<size_t>(s.Dk) * sizeof(Acc);
+  if (s.T != 1 || s.heads() == 0 || s.Dv == 0 || s.heads() > 0x7fffffff || tiles > 65535 || smem > 48 * 1024) {
+    return false;
+  }
+  GlaDecodeKernel<T, Acc><<<dim3(static_cast<unsigned>(s.heads()), static_cast<unsigned>(tiles)), kDecodeCols, smem,
+                            ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.h0, static_cast<Acc>(scale), d.o, d.final_state);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  return true;
+}
+
 template <typename T>
 void LaunchRecurrentForward(const GPUContext& ctx, const GlaData<T>& d, double scale) {
   using Acc = typename GlaAccType<T>::type;
@@ -220,7 +274,7 @@ void ChunkedBackward(const GPUContext& ctx, const GlaGradData<T>& d, float scale
   dqk<<<grid, GlaDqkThreads(kVer), DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq,
                                                                  d.dk, qdk);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
-  GlaDgKernel<T><<<HeadBlocks(s.heads() * s.Dk, 128), 128, 0, ctx.stream()>>>(s, qdk, d.dfinal, fs, d.h0,
+  GlaDgKernel<T><<<HeadBlocks(s.heads() * s.Dk, 128), 128, 0, ctx.stream()>>>(s, qdk, d.g, d.dfinal, fs, d.h0,
                                                                                d.dh0, d.dg);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
@@ -271,12 +325,14 @@ bool RunSm90Forward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
     using E = std::conditional_t<kBf16, cutlass::bfloat16_t, cutlass::half_t>;
     const GlaShape& s = d.s;
     constexpr int64_t kIntMax = 0x7fffffff;
-    if (GlaGpuPath() != 2 || s.B > kIntMax || s.H > kIntMax || s.T > kIntMax || s.Dv > kIntMax) return false;
+    if (GlaGpuPath() != 2 || s.B > kIntMax || s.H > kIntMax || s.HeadRows() > kIntMax || s.Dv > kIntMax) return false;
     gla_sm90::FwdArgs a;
     a.B = static_cast<int>(s.B), a.H = static_cast<int>(s.H), a.T = static_cast<int>(s.T);
     a.Dk = static_cast<int>(std::min<int64_t>(s.Dk, kIntMax)), a.Dv = static_cast<int>(s.Dv);
-    gla_sm90::RowStrides(s.head_first, a.T, a.H, a.Dk, &a.qk_st, &a.qk_sh, &a.qk_sb);
-    gla_sm90::RowStrides(s.head_first, a.T, a.H, a.Dv, &a.v_st, &a.v_sh, &a.v_sb);
+    // The rows between two heads: T, or the whole tensor's T for a sequence of a varlen call.
+    const int rows = static_cast<int>(s.HeadRows());
+    gla_sm90::RowStrides(s.head_first, rows, a.H, a.Dk, &a.qk_st, &a.qk_sh, &a.qk_sb);
+    gla_sm90::RowStrides(s.head_first, rows, a.H, a.Dv, &a.v_st, &a.v_sh, &a.v_sb);
     a.q = d.q, a.k = d.k, a.v = d.v, a.g = d.g, a.h0 = d.h0, a.o = d.o, a.ht = d.final_state;
     a.scale = scale;
     if (!gla_sm90::FwdFits(a, static_cast<int>(sizeof(T)))) return false;
@@ -298,6 +354,23 @@ bool RunSm90Forward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
 // ---- the GPU device step of the gla kernels (kernels/impl/gla_kernel_impl.h) -----------------
 namespace gla {
 
+template <typename From, typename To>
+void Convert(const GPUContext& ctx, const From* src, To* dst, int64_t n) {
+  funcs::ForEachIndex(ctx, n, [=] __device__(int64_t i) { dst[i] = CastValue<To>(src[i]); });
+}
+
+// The offsets on the host: read in place from host memory, else copied from the device (a wait
+// on the context's stream, which the kernels writing cu_seqlens ran on).
+inline std::vector<int64_t> ReadOffsets(const GPUContext& ctx, const DenseTensor& cu_seqlens) {
+  if (cu_seqlens.place().GetType() != AllocationType::GPU) return OffsetsFromHost(cu_seqlens, cu_seqlens.raw_data());
+  const size_t bytes = static_cast<size_t>(cu_seqlens.numel()) * SizeOf(cu_seqlens.dtype());
+  std::vector<int64_t> host((bytes + 7) / 8);
+  PADDLE_ENFORCE_GPU_SUCCESS(
+      cudaMemcpyAsync(host.data(), cu_seqlens.raw_data(), bytes, cudaMemcpyDeviceToHost, ctx.stream()));
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaStreamSynchronize(ctx.stream()));
+  return OffsetsFromHost(cu_seqlens, host.data());
+}
+
 // chunked(std::integral_constant<int, version>()) where the chunked kernels take the call
 // (funcs::gla::RunChunked; never for float64), else recurrent().
 template <typename T, bool kBackward, typename Chunked, typename Recurrent>
@@ -308,12 +381,14 @@ void RunForm(const GlaShape& s, Chunked chunked, Recurrent recurrent) {
   recurrent();
 }
 
-// On sm_90a, 16-bit inputs take the fused kernel of sm90/chunk_fwd_sm90.cuh (RunSm90Forward).
+// T = 1 (a decode step) takes GlaDecodeKernel. On sm_90a, 16-bit inputs take the fused kernel of
+// sm90/chunk_fwd_sm90.cuh (RunSm90Forward).
 // Elsewhere the chunked form (chunk_gpu.cuh): the states of every chunk, the intra-chunk scores,
 // then every chunk's output at once. float64 and shapes with an empty dim take the recurrent
 // form, one thread per head.
 template <typename T>
 void Forward(const GPUContext& ctx, const GlaData<T>& d, double scale) {
+  if (funcs::gla::RunDecode<T>(ctx, d, scale)) return;  // T = 1: the decode step
   const float fscale = static_cast<float>(scale);
 #ifdef PADDLE_OPS_GLA_SM90
   if (funcs::gla::RunSm90Forward<T>(ctx, d, fscale)) return;

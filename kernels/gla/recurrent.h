@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/util/acc_type.h"
 #include "paddle_ops/common/ddim.h"
@@ -35,14 +36,18 @@ template <typename T>
 struct GlaAccType : funcs::FloatAccType<T> {};
 
 // Where the rows of one head (b, h) are: head_first [B, H, T, D], otherwise [B, T, H, D].
+// A sequence of a varlen call (cu_seqlens) is a GlaShape with B = 1, T its length and
+// head_rows the T of the whole tensor (the rows between two heads in the head_first layout).
 struct GlaShape {
   int64_t B = 0, H = 0, T = 0, Dk = 0, Dv = 0;
   bool head_first = true;
+  int64_t head_rows = 0;  // 0: T
 
   HOSTDEVICE int64_t heads() const { return B * H; }
+  HOSTDEVICE int64_t HeadRows() const { return head_rows > 0 ? head_rows : T; }
   // Offset of element (bh, t, 0) in a tensor whose last dim is D.
   HOSTDEVICE int64_t Row(int64_t bh, int64_t t, int64_t D) const {
-    if (head_first) return (bh * T + t) * D;
+    if (head_first) return (bh * HeadRows() + t) * D;
     const int64_t b = bh / H, h = bh - b * H;
     return ((b * T + t) * H + h) * D;
   }
@@ -76,6 +81,19 @@ struct GlaData {
   float* final_state;  // null unless output_final_state
 };
 
+// Sequence n of a varlen call: rows [bos, bos + len) of every head, its states at n.
+template <typename T>
+GlaData<T> GlaSequence(const GlaData<T>& d, int64_t bos, int64_t len, int64_t n) {
+  GlaData<T> r = d;
+  r.s.head_rows = d.s.HeadRows();
+  r.s.T = len;
+  const int64_t qk = d.s.Row(0, bos, d.s.Dk), v = d.s.Row(0, bos, d.s.Dv), st = n * d.s.H * d.s.StateSize();
+  r.q = d.q + qk, r.k = d.k + qk, r.g = d.g + qk, r.v = d.v + v, r.o = d.o + v;
+  if (d.h0) r.h0 = d.h0 + st;
+  if (d.final_state) r.final_state = d.final_state + st;
+  return r;
+}
+
 template <typename T, typename Context>
 GlaData<T> MakeGlaData(const Context& ctx, const DenseTensor& q, const DenseTensor& k, const DenseTensor& v,
                        const DenseTensor& gk, const paddle::optional<DenseTensor>& initial_state,
@@ -99,6 +117,21 @@ struct GlaGradData {
   float* dh0;
 };
 
+// Sequence n of a varlen gradient call (GlaSequence).
+template <typename T>
+GlaGradData<T> GlaGradSequence(const GlaGradData<T>& d, int64_t bos, int64_t len, int64_t n) {
+  GlaGradData<T> r = d;
+  r.s.head_rows = d.s.HeadRows();
+  r.s.T = len;
+  const int64_t qk = d.s.Row(0, bos, d.s.Dk), v = d.s.Row(0, bos, d.s.Dv), st = n * d.s.H * d.s.StateSize();
+  r.q = d.q + qk, r.k = d.k + qk, r.g = d.g + qk, r.v = d.v + v, r.dout = d.dout + v;
+  r.dq = d.dq + qk, r.dk = d.dk + qk, r.dg = d.dg + qk, r.dv = d.dv + v;
+  if (d.h0) r.h0 = d.h0 + st;
+  if (d.dfinal) r.dfinal = d.dfinal + st;
+  if (d.dh0) r.dh0 = d.dh0 + st;
+  return r;
+}
+
 template <typename T, typename Context>
 GlaGradData<T> MakeGlaGradData(const Context& ctx, const DenseTensor& q, const DenseTensor& k,
                                const DenseTensor& v, const DenseTensor& gk,
@@ -117,6 +150,17 @@ GlaGradData<T> MakeGlaGradData(const Context& ctx, const DenseTensor& q, const D
   d.dg = ctx.template Alloc<T>(gk_grad);
   d.dh0 = initial_state ? ctx.template Alloc<float>(initial_state_grad) : nullptr;
   return d;
+}
+
+// offsets[k] as int64 from an int32 or int64 array on the host.
+inline std::vector<int64_t> OffsetsFromHost(const DenseTensor& cu_seqlens, const void* host) {
+  const int64_t n = cu_seqlens.numel();
+  std::vector<int64_t> off(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    off[i] = cu_seqlens.dtype() == DataType::INT32 ? static_cast<const int32_t*>(host)[i]
+                                                   : static_cast<const int64_t*>(host)[i];
+  }
+  return off;
 }
 
 template <typename Acc, typename T>

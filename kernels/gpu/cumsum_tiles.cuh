@@ -24,6 +24,13 @@
 #include "kernels/funcs/gpu/scan_agent.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 
+#ifndef PO_CUMSUM_MIN_BLOCKS  // the harness compares variants; the library takes the defaults
+#define PO_CUMSUM_MIN_BLOCKS 4
+#endif
+#ifndef PO_CUMSUM_SMEM_DOUBLES
+#define PO_CUMSUM_SMEM_DOUBLES 1
+#endif
+
 namespace phi {
 namespace funcs {
 namespace scan_gpu {
@@ -57,35 +64,46 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
   using State = typename Op::State;
   using Sum = CompensatedSum<double>;
   static constexpr bool kFast = true;
+  // 4 blocks of 256 threads per SM (at most 64 registers): 32 warps to hide the float64
+  // latencies, and [4096, L] rows in one wave on 132 SMs (108 registers unbounded: 2 blocks).
+  static constexpr int kMinBlocks = PO_CUMSUM_MIN_BLOCKS;
   static constexpr int V = 16 / static_cast<int>(sizeof(T));  // elements per 16-byte load
   // 16-byte loads a lane per tile: 16 elements a lane for full warps; one load for the logical
   // warps of short rows (a row of at most 64 steps is one tile of W * V).
   template <int W>
   static constexpr int kLoads = W == 32 ? 16 / V : 1;
 
+  // A per-warp buffer of N * 32 doubles (also BlockedGroup's store buffer: N * 32 * 8 bytes is
+  // at least the 32 * N * sizeof(T) it needs).
+  template <int N>
+  __device__ static double* DoubleBuffer() {
+    __shared__ alignas(16) double buf[ScanPolicy::kThreads / 32][N * 32];
+    return buf[threadIdx.x / 32];
+  }
+
   __device__ static bool Aligned(const Op& op, int64_t L) {
     return L % V == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 && reinterpret_cast<uintptr_t>(op.out) % 16 == 0;
   }
 
-  // The lane's items of the tile starting at t0 (steps t0 + lane * kLaneItems ...), as doubles
-  // (0 past s1); returns whether all are finite.
+  // The lane's items of the tile starting at t0 (steps t0 + lane * kLaneItems ...), as floats
+  // (0 past s1: adds nothing); returns whether all are finite (one fma each: x * 0 is 0 for a
+  // finite x and NaN for inf and NaN). Kept as floats, converted to double where added, so that
+  // a lane's 16 items take 16 registers, not 32.
   template <int N>
   __device__ static bool LoadLane(const Op& op, const OpLine<Op>& line, int64_t first, int64_t s1, bool vec,
-                                  double (&v)[N * V]) {
-    bool finite = true;
+                                  float (&v)[N * V]) {
+    float chk = 0.f;
 #pragma unroll
     for (int c = 0; c < N; ++c) {
-      T raw[V];
+      T raw[V] = {};
       LoadRowRaw<T, V>(op.x, line.base, line.g.length, line.g.reverse, first + c * V, s1, vec, raw);
 #pragma unroll
       for (int j = 0; j < V; ++j) {
-        const float f = static_cast<float>(raw[j]);
-        const bool in = first + c * V + j < s1;
-        v[c * V + j] = in ? static_cast<double>(f) : 0.0;
-        finite &= !in || f - f == 0.f;
+        v[c * V + j] = static_cast<float>(raw[j]);
+        chk = fmaf(v[c * V + j], 0.f, chk);
       }
     }
-    return finite;
+    return chk == 0.f;
   }
 
   // An exclusive scan of the lanes' sums across the logical warp, in a fixed order (Kogge-Stone):
@@ -107,6 +125,20 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
   template <int W, int kItems, bool kStore>
   __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                bool exclusive, int lane) {
+    if constexpr (W == 32) {
+      return line.g.reverse ? WarpSteps<W, kStore, true>(op, line, s0, s1, carry, exclusive, lane)
+                            : WarpSteps<W, kStore, false>(op, line, s0, s1, carry, exclusive, lane);
+    } else {
+      return WarpSteps<W, kStore, false>(op, line, s0, s1, carry, exclusive, lane);
+    }
+  }
+
+  // kRev is the line's direction where W == 32 (full groups go through BlockedGroup, whose
+  // direction is a template argument); logical warps of short rows pass false and read it at
+  // run time.
+  template <int W, bool kStore, bool kRev>
+  __device__ static State WarpSteps(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                    bool exclusive, int lane) {
     constexpr int kLaneItems = kLoads<W> * V;
     constexpr int64_t kTile = int64_t{W} * kLaneItems;
     const unsigned mask = LogicalWarpMask<W>();
@@ -114,9 +146,24 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
     Sum part = Sum::Zero();  // kStore == false: the lane's own running sum over every tile
     for (int64_t t0 = s0; t0 < s1; t0 += kTile) {
       const int64_t first = t0 + int64_t{lane} * kLaneItems;
-      double v[kLaneItems];
+      const bool whole = W == 32 && vec && t0 + kTile <= s1;  // warp-uniform
+      float v[kLaneItems];
+      bool lane_finite;
+      if (whole) {
+        T raw[kLaneItems];
+        BlockedGroup<T, kLaneItems>::template Load<kRev>(op.x, line.base, line.g.length, t0, raw, lane);
+        float chk = 0.f;
+#pragma unroll
+        for (int j = 0; j < kLaneItems; ++j) {
+          v[j] = static_cast<float>(raw[j]);
+          chk = fmaf(v[j], 0.f, chk);
+        }
+        lane_finite = chk == 0.f;
+      } else {
+        lane_finite = LoadLane<kLoads<W>>(op, line, first, s1, vec, v);
+      }
       // A non-finite carry also takes the checked additions (inf - inf in a two-sum is NaN).
-      const bool finite = __all_sync(mask, LoadLane<kLoads<W>>(op, line, first, s1, vec, v)) && carry.hi - carry.hi == 0.0;
+      const bool finite = __all_sync(mask, lane_finite) && carry.hi - carry.hi == 0.0;
       if (!finite) {  // inf or NaN somewhere in the tile: the generic, checked additions
         const int64_t t1 = t0 + kTile < s1 ? t0 + kTile : s1;
         if (!kStore) {  // flush the lanes into the carry first, in lane order
@@ -130,28 +177,51 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
       }
       if (!kStore) {
 #pragma unroll
-        for (int j = 0; j < kLaneItems; ++j) part = CumsumFast::AddValue(part, v[j]);
+        for (int j = 0; j < kLaneItems; ++j) part = CumsumFast::AddValue(part, static_cast<double>(v[j]));
         continue;
       }
-      Sum mine = Sum::Of(v[0]);
+      // Full warps keep the lane's items as doubles in shared memory between the two passes
+      // (item j of lane l at [j][l]: conflict-free), so each is converted once: float->double
+      // conversions issue at a quarter of the float64 rate on Hopper.
+      double* dv = nullptr;
+      if constexpr (W == 32 && PO_CUMSUM_SMEM_DOUBLES) dv = DoubleBuffer<kLaneItems>();
+      Sum mine = Sum::Zero();
 #pragma unroll
-      for (int j = 1; j < kLaneItems; ++j) mine = CumsumFast::AddValue(mine, v[j]);
+      for (int j = 0; j < kLaneItems; ++j) {
+        const double d = static_cast<double>(v[j]);
+        if (dv != nullptr) dv[j * 32 + lane] = d;
+        mine = j == 0 ? Sum::Of(d) : CumsumFast::AddValue(mine, d);
+      }
       Sum run, total;
       ScanLanes<W>(mine, carry, mask, lane, &run, &total);
+      T o[kLaneItems];
 #pragma unroll
-      for (int c = 0; c < kLoads<W>; ++c) {
-        T o[V];
-#pragma unroll
-        for (int j = 0; j < V; ++j) {
-          if (exclusive) {
-            o[j] = CumsumFast::Round<T>(run);
-            run = CumsumFast::AddValue(run, v[c * V + j]);
-          } else {
-            run = CumsumFast::AddValue(run, v[c * V + j]);
-            o[j] = CumsumFast::Round<T>(run);
-          }
+      for (int j = 0; j < kLaneItems; ++j) {
+        const double d = dv != nullptr ? dv[j * 32 + lane] : static_cast<double>(v[j]);
+        if (exclusive) {
+          o[j] = CumsumFast::Round<T>(run);
+          run = CumsumFast::AddValue(run, d);
+        } else {
+          run = CumsumFast::AddValue(run, d);
+          o[j] = CumsumFast::Round<T>(run);
         }
-        StoreRowRaw<T, V>(op.out, line.base, line.g.length, line.g.reverse, first + c * V, s1, vec, o);
+      }
+      if (whole) {
+        if constexpr (W == 32 && PO_CUMSUM_SMEM_DOUBLES) {  // the doubles are dead: reuse their buffer
+          __syncwarp();
+          BlockedGroup<T, kLaneItems>::template Store<kRev>(op.out, line.base, line.g.length, t0, o, lane,
+                                                            reinterpret_cast<uint4*>(dv));
+        } else {
+          BlockedGroup<T, kLaneItems>::template Store<kRev>(op.out, line.base, line.g.length, t0, o, lane);
+        }
+      } else {
+#pragma unroll
+        for (int c = 0; c < kLoads<W>; ++c) {
+          T oc[V];
+#pragma unroll
+          for (int j = 0; j < V; ++j) oc[j] = o[c * V + j];
+          StoreRowRaw<T, V>(op.out, line.base, line.g.length, line.g.reverse, first + c * V, s1, vec, oc);
+        }
       }
       carry = Add(carry, total);
     }
@@ -186,6 +256,107 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
       }
     }
     return carry;
+  }
+};
+
+// Integer cumsum rows (int32, int64): exact, so any order gives the same bits. A lane takes
+// 4 16-byte loads (16 int32 or 8 int64 consecutive elements; one load for the logical warps of
+// short rows), sums them, and one warp scan of the lane sums (unsigned: wraps as two's
+// complement, as IntSumCombine) gives each lane its start. Columns keep the generic steps.
+template <typename T>
+struct GpuTileScan<CumsumIntOp<T>, std::enable_if_t<std::is_same<T, int32_t>::value || std::is_same<T, int64_t>::value>> {
+  using Op = CumsumIntOp<T>;
+  using State = T;
+  using U = std::make_unsigned_t<T>;
+  static constexpr bool kFast = true;
+  static constexpr int V = 16 / static_cast<int>(sizeof(T));
+  template <int W>
+  static constexpr int kLoads = W == 32 ? 4 : 1;
+
+  template <int W, int kItems, bool kStore>
+  __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                               bool exclusive, int lane) {
+    if constexpr (W == 32) {
+      return line.g.reverse ? WarpSteps<W, kStore, true>(op, line, s0, s1, carry, exclusive, lane)
+                            : WarpSteps<W, kStore, false>(op, line, s0, s1, carry, exclusive, lane);
+    } else {
+      return WarpSteps<W, kStore, false>(op, line, s0, s1, carry, exclusive, lane);
+    }
+  }
+  template <int W, bool kStore, bool kRev>
+  __device__ static State WarpSteps(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                    bool exclusive, int lane) {
+    constexpr int kLaneItems = kLoads<W> * V;
+    constexpr int64_t kTile = int64_t{W} * kLaneItems;
+    const unsigned mask = LogicalWarpMask<W>();
+    const int64_t L = line.g.length;
+    const bool vec = L % V == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 &&
+                     reinterpret_cast<uintptr_t>(op.out) % 16 == 0;
+    U c = static_cast<U>(carry), part = 0;
+    for (int64_t t0 = s0; t0 < s1; t0 += kTile) {
+      const int64_t first = t0 + int64_t{lane} * kLaneItems;
+      U v[kLaneItems];
+      const bool whole = W == 32 && vec && t0 + kTile <= s1;  // warp-uniform
+      if (whole) {
+        T raw[kLaneItems];
+        BlockedGroup<T, kLaneItems>::template Load<kRev>(op.x, line.base, L, t0, raw, lane);
+#pragma unroll
+        for (int j = 0; j < kLaneItems; ++j) v[j] = static_cast<U>(raw[j]);
+      } else {
+#pragma unroll
+        for (int k = 0; k < kLoads<W>; ++k) {
+          T raw[V] = {};  // 0 past s1: adds nothing
+          LoadRowRaw<T, V>(op.x, line.base, L, line.g.reverse, first + k * V, s1, vec, raw);
+#pragma unroll
+          for (int j = 0; j < V; ++j) v[k * V + j] = static_cast<U>(raw[j]);
+        }
+      }
+      U mine = 0;
+#pragma unroll
+      for (int j = 0; j < kLaneItems; ++j) mine += v[j];
+      if (!kStore) {
+        part += mine;
+        continue;
+      }
+      U incl = mine;
+#pragma unroll
+      for (int d = 1; d < W; d <<= 1) {
+        const U y = __shfl_up_sync(mask, incl, d, W);
+        if (lane >= d) incl += y;
+      }
+      U run = c + (incl - mine);
+      c += __shfl_sync(mask, incl, W - 1, W);
+      T o[kLaneItems];
+#pragma unroll
+      for (int j = 0; j < kLaneItems; ++j) {
+        if (!exclusive) run += v[j];
+        o[j] = static_cast<T>(run);
+        if (exclusive) run += v[j];
+      }
+      if (whole) {
+        BlockedGroup<T, kLaneItems>::template Store<kRev>(op.out, line.base, L, t0, o, lane);
+      } else {
+#pragma unroll
+        for (int k = 0; k < kLoads<W>; ++k) {
+          T oc[V];
+#pragma unroll
+          for (int j = 0; j < V; ++j) oc[j] = o[k * V + j];
+          StoreRowRaw<T, V>(op.out, line.base, L, line.g.reverse, first + k * V, s1, vec, oc);
+        }
+      }
+    }
+    if (!kStore) {
+#pragma unroll
+      for (int d = W / 2; d > 0; d >>= 1) part += __shfl_xor_sync(mask, part, d, W);
+      c += part;
+    }
+    return static_cast<T>(c);
+  }
+
+  template <int kItems, bool kStore>
+  __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                 bool exclusive) {
+    return ThreadScanSteps<kItems, kStore>(op, line, s0, s1, carry, exclusive);
   }
 };
 

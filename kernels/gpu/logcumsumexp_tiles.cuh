@@ -33,6 +33,10 @@
 #include "kernels/funcs/gpu/scan_agent.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 
+#ifndef PO_LSE_MIN_BLOCKS
+#define PO_LSE_MIN_BLOCKS 4
+#endif
+
 namespace phi {
 namespace funcs {
 namespace scan_gpu {
@@ -161,6 +165,48 @@ struct LseFast {
     if (carry.m + log(carry.s.value()) >= kLean) return true;
     return static_cast<double>(R) + log(c.hi + c.lo + n) <= -kLean;
   }
+
+  // The blocked row path's outputs (GpuTileScan::WarpRows): R + log2(S) * ln2 in one fma, S the
+  // running sum rounded to float (its Sl dropped: 2^-24 relative, 6e-8 absolute in log S) and
+  // log2 from the SFU (lg2.approx.ftz; S is a normal float, as for OutLean). With the terms'
+  // error (ExpDiff: expf's 2 ulp and the err step, at most ~3e-7) and the SFU's ~1.1e-7, at most
+  // ~4.7e-7 absolute: within docs/spec.md §1's 2.5e-7 relative, the output's own half ulp
+  // included, where |out| >= kLean (level 1: S a float-float running sum). Level 2 keeps S as a
+  // plain float running sum over the lane's 16 terms from a correctly rounded start: at most
+  // 17 roundings of 2^-24 of the final S, 1.0e-6 absolute more, within the bound where
+  // |out| >= kLean2 (1.4e-6 / (2.5e-7 - 6e-8) = 7.4).
+  static constexpr double kLean2 = 8.0;
+  __device__ static float OutLog2(float R, float S) {
+    float l;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(l) : "f"(S));
+    return fmaf(l, 0.693147180559945309f, R);
+  }
+  // 0: not lean; 1: every output of the group at least kLean from 0; 2: at least kLean2.
+  // Decided in float32 (a float64 log per group and lane cost ~3 instructions per element):
+  // the carry's value v = m + log(s) (s >= 1: the carry holds its own maximum) and the group's
+  // largest possible output R + log(c + n) are off by at most |m| * 2^-24 + 2e-6, so testing
+  // against the bound widened by 0.01 is safe wherever |m| < 1.6e5; beyond, m alone decides
+  // the sign and v >= m (m > 0) or v <= m + 60 (m < 0: s < 2^31 * 2^40 terms at most).
+  __device__ static int LeanLevel(const State& carry, float R, const Sum& c, int n) {
+    if (carry.m == -std::numeric_limits<double>::infinity()) return 0;
+    if (carry.s.hi == 1.0 && carry.s.lo == 0.0) return 0;
+    constexpr float kMargin = 0.01f;
+    const float v = static_cast<float>(carry.m) + __logf(static_cast<float>(carry.s.hi));
+    if (v >= static_cast<float>(kLean2) + kMargin) return 2;
+    const float top = R + __logf(static_cast<float>(c.hi) + static_cast<float>(n));
+    if (top <= -static_cast<float>(kLean2) - kMargin) return 2;
+    return v >= static_cast<float>(kLean) + kMargin || top <= -static_cast<float>(kLean) - kMargin ? 1 : 0;
+  }
+  // max that propagates NaN (a NaN anywhere makes the result NaN).
+  __device__ static float MaxNaN(float a, float b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    float r;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+#else
+    return a != a || b != b ? a + b : fmaxf(a, b);
+#endif
+  }
 };
 
 // An unevaluated float-float sum hi + lo (Knuth's TwoSum keeps each addition's error in lo).
@@ -252,9 +298,10 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   using Op = LogcumsumexpOp<T, double>;
   using State = typename Op::State;
   static constexpr bool kFast = true;
-  // 3 blocks of 256 threads per SM (at most 80 registers): 24 warps to hide the latency of the
-  // exp/log chains and the loads, instead of 16 at the 93-118 registers ptxas picks unbounded.
-  static constexpr int kMinBlocks = 3;
+  // 4 blocks of 256 threads per SM (at most 64 registers): 32 warps to hide the latency of the
+  // exp/log chains and the loads, and [4096, L] rows in one wave on 132 SMs (measured on the
+  // H200: 3 blocks at 80 registers were 10 % slower on [4096, 16384]).
+  static constexpr int kMinBlocks = PO_LSE_MIN_BLOCKS;
   static constexpr int V = LseVec<T>::kV;
   // Sub-tiles loaded per group (one reference R each group). A logical warp of fewer than 32
   // lanes scans a short row (at most W * V steps) in one sub-tile, so it loads one: the others
@@ -274,27 +321,37 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       LoadRowItems<T, V>(op.x, line.base, line.g.length, line.g.reverse, g0 + u * kSub + int64_t{lane} * V, s1, vec,
                          xs[u]);
     }
-    float hi = -std::numeric_limits<float>::infinity();
-    float lo = std::numeric_limits<float>::infinity();
-    bool b = false;
+    Range<W>(reinterpret_cast<const float(&)[U * V]>(xs), mask, tmax, tmin, bad);
+  }
+
+  // Over the logical warp: the max of x, the smallest element other than -inf, and whether a
+  // NaN or +inf is among them. The max propagates NaN (so a NaN or +inf shows in it) and the
+  // min takes -inf in; only where the min is -inf (masked elements, padding) is it counted
+  // again without them.
+  template <int W, int N>
+  __device__ static void Range(const float (&x)[N], unsigned mask, float* tmax, float* tmin, bool* bad) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    float hi = -kInf, lo = kInf;
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-#pragma unroll
-      for (int j = 0; j < V; ++j) {
-        const float v = xs[u][j];
-        b |= v != v || v == std::numeric_limits<float>::infinity();
-        hi = fmaxf(hi, v);
-        lo = fminf(lo, v == -std::numeric_limits<float>::infinity() ? lo : v);
-      }
+    for (int j = 0; j < N; ++j) {
+      hi = LseFast::MaxNaN(hi, x[j]);
+      lo = fminf(lo, x[j]);
     }
 #pragma unroll
     for (int d = W / 2; d > 0; d >>= 1) {
-      hi = fmaxf(hi, __shfl_xor_sync(mask, hi, d, W));
+      hi = LseFast::MaxNaN(hi, __shfl_xor_sync(mask, hi, d, W));
       lo = fminf(lo, __shfl_xor_sync(mask, lo, d, W));
+    }
+    if (lo == -kInf) {  // uniform over the logical warp
+      lo = kInf;
+#pragma unroll
+      for (int j = 0; j < N; ++j) lo = x[j] == -kInf ? lo : fminf(lo, x[j]);
+#pragma unroll
+      for (int d = W / 2; d > 0; d >>= 1) lo = fminf(lo, __shfl_xor_sync(mask, lo, d, W));
     }
     *tmax = hi;
     *tmin = lo;
-    *bad = __any_sync(mask, b);
+    *bad = hi != hi || hi == kInf;
   }
 
   __device__ static bool Aligned(const Op& op, int64_t L) {
@@ -448,70 +505,192 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     }
   }
 
-  // Rows: a logical warp takes sub-tiles of W * V elements, V consecutive ones per lane.
+  // The groups of the blocked store path that are not lean (outputs within LseFast::kLean of 0,
+  // NaN, +inf, a wide range: the first group of a row and rare ones after), kept out of line so
+  // that the lean loop gets the registers: the striped steps below, for one group.
+  __device__ __noinline__ static State SlowGroup(const Op& op, const OpLine<Op>& line, int64_t g0, int64_t g1,
+                                                 State carry, bool exclusive, int lane) {
+    return StripedSteps<32>(op, line, g0, g1, carry, exclusive, lane);
+  }
+
+  // Rows, full warps (kStore): a group of 32 * kLaneItems steps, kLaneItems consecutive ones per
+  // lane (16-byte loads), so the float64 warp scan of the lane totals, the carry update and the
+  // group's checks are paid once per 32 * kLaneItems elements. Per element: a float32 exp of
+  // the exact difference to R, two float-float additions (the lane total, then the running
+  // output sum) and the output through the SFU's log2.
+  static constexpr int kLaneItems = 16;
+  // The lane's kLaneItems steps from `first` (in scan order): four (float32) or two (16-bit)
+  // 16-byte loads from one address where they are all before s1; else as LoadRowItems.
+  template <bool kRev>
+  __device__ static void LaneLoad(const Op& op, const OpLine<Op>& line, int64_t g0, int lane, int64_t s1, bool vec,
+                                  float (&x)[kLaneItems]) {
+    const int64_t L = line.g.length;
+    const int64_t first = g0 + int64_t{lane} * kLaneItems;
+    if (vec && g0 + 32 * kLaneItems <= s1) {  // the whole group (warp-uniform)
+      T raw[kLaneItems];
+      BlockedGroup<T, kLaneItems>::template Load<kRev>(op.x, line.base, L, g0, raw, lane);
+#pragma unroll
+      for (int j = 0; j < kLaneItems; ++j) x[j] = static_cast<float>(raw[j]);
+      return;
+    }
+#pragma unroll
+    for (int c = 0; c < kLaneItems / V; ++c) {
+      float v[V];
+      LoadRowItems<T, V>(op.x, line.base, L, kRev, first + c * V, s1, vec, v);
+#pragma unroll
+      for (int j = 0; j < V; ++j) x[c * V + j] = v[j];
+    }
+  }
+  template <bool kRev>
+  __device__ static void LaneStore(const Op& op, const OpLine<Op>& line, int64_t g0, int lane, int64_t s1, bool vec,
+                                   const T (&o)[kLaneItems]) {
+    const int64_t L = line.g.length;
+    const int64_t first = g0 + int64_t{lane} * kLaneItems;
+    if (vec && g0 + 32 * kLaneItems <= s1) {  // the whole group (warp-uniform)
+      BlockedGroup<T, kLaneItems>::template Store<kRev>(op.out, line.base, L, g0, o, lane);
+      return;
+    }
+#pragma unroll
+    for (int c = 0; c < kLaneItems / V; ++c) {
+      T v[V];
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[j] = o[c * V + j];
+      StoreRowRaw<T, V>(op.out, line.base, L, kRev, first + c * V, s1, vec, v);
+    }
+  }
+  template <bool kRev>
+  __device__ static State WarpRows(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                   bool exclusive, int lane) {
+    constexpr int64_t kGroupSteps = int64_t{32} * kLaneItems;
+    const bool vec = Aligned(op, line.g.length);
+    for (int64_t g0 = s0; g0 < s1; g0 += kGroupSteps) {
+      float x[kLaneItems];
+      LaneLoad<kRev>(op, line, g0, lane, s1, vec, x);
+      float hi, lo;
+      bool bad;
+      Range<32>(x, 0xffffffffu, &hi, &lo, &bad);
+      float R;
+      int lean = 0;
+      LseFast::Sum c;
+      if (LseFast::Usable(carry, hi, lo, bad, &R)) {
+        c = LseFast::Rebase(carry, R);
+        lean = LseFast::LeanLevel(carry, R, c, static_cast<int>(kGroupSteps));
+      }
+      if (lean == 0) {
+        carry = SlowGroup(op, line, g0, g0 + kGroupSteps < s1 ? g0 + kGroupSteps : s1, carry, exclusive, lane);
+        continue;
+      }
+      float e[kLaneItems];
+      FloatFloat acc{0.f, 0.f};
+#pragma unroll
+      for (int j = 0; j < kLaneItems; ++j) {
+        e[j] = LseFast::ExpDiff(x[j], R);  // 0 for -inf and padding
+        acc = FloatFloat::Add(acc, e[j]);
+      }
+      double before, total;
+      ScanLaneTotals<32>(acc.ToDouble(), 0xffffffffu, lane, &before, &total);
+      FloatFloat S = FloatFloat::Of(c.hi + (c.lo + before));
+      T o[kLaneItems];
+      if (lean == 2) {  // every output at least kLean2 from 0: a float running sum suffices
+        float s = S.hi + S.lo;
+#pragma unroll
+        for (int j = 0; j < kLaneItems; ++j) {
+          if (!exclusive) s += e[j];
+          o[j] = static_cast<T>(LseFast::OutLog2(R, s));
+          if (exclusive) s += e[j];
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < kLaneItems; ++j) {
+          if (!exclusive) S = FloatFloat::Add(S, e[j]);
+          o[j] = static_cast<T>(LseFast::OutLog2(R, S.hi + S.lo));
+          if (exclusive) S = FloatFloat::Add(S, e[j]);
+        }
+      }
+      LaneStore<kRev>(op, line, g0, lane, s1, vec, o);
+      c = Add(c, LseFast::Sum::Of(total));
+      carry = State{static_cast<double>(R), c};
+    }
+    return carry;
+  }
+
+  // Rows: full warps take the blocked groups above, logical warps of short rows (and the blocked
+  // path's slow groups) the striped sub-tiles of StripedSteps.
   template <int W, int kItems, bool kStore>
   __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                bool exclusive, int lane) {
     if constexpr (!kStore) {
       return WarpTotal<W>(op, line, s0, s1, carry, lane);
+    } else if constexpr (W == 32) {
+      return line.g.reverse ? WarpRows<true>(op, line, s0, s1, carry, exclusive, lane)
+                            : WarpRows<false>(op, line, s0, s1, carry, exclusive, lane);
     } else {
-      constexpr int64_t kSub = int64_t{W} * V;
-      const unsigned mask = LogicalWarpMask<W>();
-      const int64_t L = line.g.length;
-      const bool reverse = line.g.reverse;
-      const bool vec = Aligned(op, L);
-      // A group of U sub-tiles is loaded before any is scanned (more bytes in flight per warp)
-      // and shares one reference R, so the max/min reductions run once per group.
-      constexpr int U = kGroup<W>;
-      for (int64_t g0 = s0; g0 < s1; g0 += U * kSub) {
-        float xs[U][V];
-        float tmax, tmin;
-        bool bad;
-        LoadGroup<W, U>(op, line, g0, s1, vec, mask, lane, xs, &tmax, &tmin, &bad);
-        float R;
-        if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
-          const int64_t g1 = g0 + U * kSub < s1 ? g0 + U * kSub : s1;
-          carry = WarpScanSteps<W, kFallbackItems, kStore>(op, line, g0, g1, carry, exclusive, lane);
-          continue;
-        }
-        LseFast::Sum c = LseFast::Rebase(carry, R);
-        const bool lean = LseFast::Lean(carry, R, c, static_cast<int>(U * kSub));
-        if (!lean && LseFast::NeedsExact(carry)) {  // outputs far below 0 need no precise path
-          carry = PreciseGroup<W, U>(op, line, g0, s1, xs, R, carry, exclusive, lane, mask, vec);
-          continue;
-        }
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-          const int64_t t0 = g0 + u * kSub;
-          if (t0 >= s1) break;
-          const int64_t first = t0 + int64_t{lane} * V;
-          // The lane's terms (one float32 exp per element, no float64) and their float-float sum;
-          // the terms, not the V partial sums, are kept for the stores (half the registers).
-          float e[V];
-          FloatFloat acc{0.f, 0.f};
-#pragma unroll
-          for (int j = 0; j < V; ++j) {
-            e[j] = LseFast::ExpDiff(xs[u][j], R);  // 0 for -inf and padding
-            acc = FloatFloat::Add(acc, e[j]);
-          }
-          double before, total;
-          ScanLaneTotals<W>(acc.ToDouble(), mask, lane, &before, &total);
-          // Everything before the lane's first element, once per lane in float64, then the
-          // running float-float sum over the lane's terms.
-          FloatFloat S = FloatFloat::Of(c.hi + (c.lo + before));
-          T o[V];
-          if (lean) {
-            LaneOutputs<true>(e, R, exclusive, &S, o);
-          } else {
-            LaneOutputs<false>(e, R, exclusive, &S, o);
-          }
-          StoreRowRaw<T, V>(op.out, line.base, L, reverse, first, s1, vec, o);
-          c = Add(c, LseFast::Sum::Of(total));
-        }
-        carry = State{static_cast<double>(R), c};
-      }
-      return carry;
+      return StripedSteps<W>(op, line, s0, s1, carry, exclusive, lane);
     }
+  }
+
+  // Sub-tiles of W * V elements, V consecutive ones per lane, a group of kGroup<W> of them
+  // sharing a reference R (the store path).
+  template <int W>
+  __device__ static State StripedSteps(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                       bool exclusive, int lane) {
+    constexpr bool kStore = true;
+    constexpr int64_t kSub = int64_t{W} * V;
+    const unsigned mask = LogicalWarpMask<W>();
+    const int64_t L = line.g.length;
+    const bool reverse = line.g.reverse;
+    const bool vec = Aligned(op, L);
+    // A group of U sub-tiles is loaded before any is scanned (more bytes in flight per warp)
+    // and shares one reference R, so the max/min reductions run once per group.
+    constexpr int U = kGroup<W>;
+    for (int64_t g0 = s0; g0 < s1; g0 += U * kSub) {
+      float xs[U][V];
+      float tmax, tmin;
+      bool bad;
+      LoadGroup<W, U>(op, line, g0, s1, vec, mask, lane, xs, &tmax, &tmin, &bad);
+      float R;
+      if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
+        const int64_t g1 = g0 + U * kSub < s1 ? g0 + U * kSub : s1;
+        carry = WarpScanSteps<W, kFallbackItems, kStore>(op, line, g0, g1, carry, exclusive, lane);
+        continue;
+      }
+      LseFast::Sum c = LseFast::Rebase(carry, R);
+      const bool lean = LseFast::Lean(carry, R, c, static_cast<int>(U * kSub));
+      if (!lean && LseFast::NeedsExact(carry)) {  // outputs far below 0 need no precise path
+        carry = PreciseGroup<W, U>(op, line, g0, s1, xs, R, carry, exclusive, lane, mask, vec);
+        continue;
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int64_t t0 = g0 + u * kSub;
+        if (t0 >= s1) break;
+        const int64_t first = t0 + int64_t{lane} * V;
+        // The lane's terms (one float32 exp per element, no float64) and their float-float sum;
+        // the terms, not the V partial sums, are kept for the stores (half the registers).
+        float e[V];
+        FloatFloat acc{0.f, 0.f};
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          e[j] = LseFast::ExpDiff(xs[u][j], R);  // 0 for -inf and padding
+          acc = FloatFloat::Add(acc, e[j]);
+        }
+        double before, total;
+        ScanLaneTotals<W>(acc.ToDouble(), mask, lane, &before, &total);
+        // Everything before the lane's first element, once per lane in float64, then the
+        // running float-float sum over the lane's terms.
+        FloatFloat S = FloatFloat::Of(c.hi + (c.lo + before));
+        T o[V];
+        if (lean) {
+          LaneOutputs<true>(e, R, exclusive, &S, o);
+        } else {
+          LaneOutputs<false>(e, R, exclusive, &S, o);
+        }
+        StoreRowRaw<T, V>(op.out, line.base, L, reverse, first, s1, vec, o);
+        c = Add(c, LseFast::Sum::Of(total));
+      }
+      carry = State{static_cast<double>(R), c};
+    }
+    return carry;
   }
 
   // Columns: one thread walks its line in chunks of kItems steps.

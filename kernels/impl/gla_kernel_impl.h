@@ -2,10 +2,23 @@
 // (kernels/gla/recurrent.h), then the device's own step, gla::Forward / gla::Backward: on the
 // CPU one head per OpenMP task in the chunked or recurrent form (kernels/gla/chunk_cpu.h), on
 // the GPU the chunked kernels' launches or the recurrent form (kernels/gla/launch_gpu.cuh).
+//
+// Two call forms are reduced to the plain one here, for both devices:
+// - varlen (cu_seqlens): one call of the device step per sequence, on the rows of that sequence
+//   (GlaSequence) and its states; the offsets are read on the host (a copy and a wait on the GPU)
+//   and checked first;
+// - a float32 gk beside 16-bit q, k, v (as fla takes it): q, k, v (and o_grad) are widened to
+//   float32, the float32 kernels run, and o, q_grad, k_grad, v_grad round once into the 16-bit
+//   type (gk_grad stays float32, gk's dtype).
 #pragma once
+
+#include <string>
+#include <type_traits>
+#include <vector>
 
 #include "kernels/gla/recurrent.h"
 #include "kernels/gla_kernel.h"
+#include "paddle_ops/common/enforce.h"
 
 namespace phi {
 
@@ -24,29 +37,123 @@ void Backward(const CPUContext& ctx, const GlaGradData<T>& d, double scale);
 template <typename T>
 void Backward(const GPUContext& ctx, const GlaGradData<T>& d, double scale);
 
+// dst[i] = src[i] converted (round to nearest even into the 16-bit types), on the device.
+template <typename From, typename To>
+void Convert(const CPUContext& ctx, const From* src, To* dst, int64_t n);
+template <typename From, typename To>
+void Convert(const GPUContext& ctx, const From* src, To* dst, int64_t n);
+
+// The offsets of a cu_seqlens tensor (int32 or int64, on the host or the context's device) on the
+// host: a copy and a wait on the GPU.
+std::vector<int64_t> ReadOffsets(const CPUContext& ctx, const DenseTensor& cu_seqlens);
+std::vector<int64_t> ReadOffsets(const GPUContext& ctx, const DenseTensor& cu_seqlens);
+
+// cu_seqlens must start at 0, end at T and never decrease (InvalidArgument: ValueError).
+inline void CheckOffsets(const std::vector<int64_t>& off, int64_t T, const char* op) {
+  PADDLE_ENFORCE(!off.empty() && off.front() == 0,
+                 errors::InvalidArgument("%s: cu_seqlens must start at 0, but cu_seqlens[0] is %d", op,
+                                         off.empty() ? -1 : off.front()));
+  for (size_t i = 1; i < off.size(); ++i) {
+    PADDLE_ENFORCE(off[i] >= off[i - 1],
+                   errors::InvalidArgument("%s: cu_seqlens must not decrease, but cu_seqlens[%d] = %d is less than "
+                                           "cu_seqlens[%d] = %d",
+                                           op, static_cast<int64_t>(i), off[i], static_cast<int64_t>(i - 1),
+                                           off[i - 1]));
+  }
+  PADDLE_ENFORCE(off.back() == T,
+                 errors::InvalidArgument("%s: cu_seqlens must end at the number of tokens T = %d, but its last "
+                                         "entry is %d",
+                                         op, T, off.back()));
+}
+
+template <typename Context>
+std::vector<int64_t> CheckedOffsets(const Context& ctx, const DenseTensor& cu_seqlens, int64_t T, const char* op) {
+  std::vector<int64_t> off = ReadOffsets(ctx, cu_seqlens);
+  CheckOffsets(off, T, op);
+  return off;
+}
+
+// x widened to float32 on the device.
+template <typename T, typename Context>
+DenseTensor Widen(const Context& ctx, const DenseTensor& x) {
+  DenseTensor out(DataType::FLOAT32, x.dims());
+  Convert(ctx, x.data<T>(), ctx.template Alloc<float>(&out), x.numel());
+  return out;
+}
+
+// A float32 result rounded into `out` (whose meta InferMeta has set to T).
+template <typename T, typename Context>
+void Narrow(const Context& ctx, const DenseTensor& x, DenseTensor* out) {
+  Convert(ctx, x.data<float>(), ctx.template Alloc<T>(out), x.numel());
+}
+
+template <typename T>
+constexpr bool kGla16Bit = std::is_same<T, dtype::float16>::value || std::is_same<T, dtype::bfloat16>::value;
+
 }  // namespace gla
 
 template <typename T, typename Context>
 void GlaKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTensor& k, const DenseTensor& v,
-               const DenseTensor& gk, const paddle::optional<DenseTensor>& initial_state, double scale,
-               bool output_final_state, bool head_first, DenseTensor* o, DenseTensor* final_state) {
+               const DenseTensor& gk, const paddle::optional<DenseTensor>& initial_state,
+               const paddle::optional<DenseTensor>& cu_seqlens, double scale, bool output_final_state,
+               bool head_first, DenseTensor* o, DenseTensor* final_state) {
+  if constexpr (gla::kGla16Bit<T>) {
+    if (gk.dtype() == DataType::FLOAT32) {  // float32 gk: the float32 kernels (top of the file)
+      const DenseTensor q32 = gla::Widen<T>(dev_ctx, q), k32 = gla::Widen<T>(dev_ctx, k),
+                        v32 = gla::Widen<T>(dev_ctx, v);
+      DenseTensor o32(DataType::FLOAT32, o->dims());
+      GlaKernel<float, Context>(dev_ctx, q32, k32, v32, gk, initial_state, cu_seqlens, scale, output_final_state,
+                                head_first, &o32, final_state);
+      gla::Narrow<T>(dev_ctx, o32, o);
+      return;
+    }
+  }
   const GlaData<T> d = MakeGlaData<T>(dev_ctx, q, k, v, gk, initial_state, output_final_state, head_first, o,
                                       final_state);
   if (d.s.heads() == 0) return;
-  gla::Forward(dev_ctx, d, scale);
+  if (!cu_seqlens) {
+    gla::Forward(dev_ctx, d, scale);
+    return;
+  }
+  const std::vector<int64_t> off = gla::CheckedOffsets(dev_ctx, *cu_seqlens, d.s.T, "gla");
+  for (size_t n = 0; n + 1 < off.size(); ++n) {
+    gla::Forward(dev_ctx, GlaSequence(d, off[n], off[n + 1] - off[n], static_cast<int64_t>(n)), scale);
+  }
 }
 
 template <typename T, typename Context>
 void GlaGradKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTensor& k,
                    const DenseTensor& v, const DenseTensor& gk,
-                   const paddle::optional<DenseTensor>& initial_state, const DenseTensor& o_grad,
+                   const paddle::optional<DenseTensor>& initial_state,
+                   const paddle::optional<DenseTensor>& cu_seqlens, const DenseTensor& o_grad,
                    const paddle::optional<DenseTensor>& final_state_grad, double scale, bool head_first,
                    DenseTensor* q_grad, DenseTensor* k_grad, DenseTensor* v_grad, DenseTensor* gk_grad,
                    DenseTensor* initial_state_grad) {
+  if constexpr (gla::kGla16Bit<T>) {
+    if (gk.dtype() == DataType::FLOAT32) {  // float32 gk: the float32 kernels (top of the file)
+      const DenseTensor q32 = gla::Widen<T>(dev_ctx, q), k32 = gla::Widen<T>(dev_ctx, k),
+                        v32 = gla::Widen<T>(dev_ctx, v), do32 = gla::Widen<T>(dev_ctx, o_grad);
+      DenseTensor dq32(DataType::FLOAT32, q.dims()), dk32(DataType::FLOAT32, k.dims()),
+          dv32(DataType::FLOAT32, v.dims());
+      GlaGradKernel<float, Context>(dev_ctx, q32, k32, v32, gk, initial_state, cu_seqlens, do32, final_state_grad,
+                                    scale, head_first, &dq32, &dk32, &dv32, gk_grad, initial_state_grad);
+      gla::Narrow<T>(dev_ctx, dq32, q_grad);
+      gla::Narrow<T>(dev_ctx, dk32, k_grad);
+      gla::Narrow<T>(dev_ctx, dv32, v_grad);
+      return;
+    }
+  }
   const GlaGradData<T> d = MakeGlaGradData<T>(dev_ctx, q, k, v, gk, initial_state, o_grad, final_state_grad,
                                               head_first, q_grad, k_grad, v_grad, gk_grad, initial_state_grad);
   if (d.s.heads() == 0) return;
-  gla::Backward(dev_ctx, d, scale);
+  if (!cu_seqlens) {
+    gla::Backward(dev_ctx, d, scale);
+    return;
+  }
+  const std::vector<int64_t> off = gla::CheckedOffsets(dev_ctx, *cu_seqlens, d.s.T, "gla_grad");
+  for (size_t n = 0; n + 1 < off.size(); ++n) {
+    gla::Backward(dev_ctx, GlaGradSequence(d, off[n], off[n + 1] - off[n], static_cast<int64_t>(n)), scale);
+  }
 }
 
 }  // namespace phi

@@ -66,6 +66,7 @@ struct Inputs {
   GlaShape s;
   std::vector<float> q, k, v, g, h0, dout, dfinal;
   float scale;
+  int64_t qk_off = 0, v_off = 0;  // a sequence of a varlen call: its first row in the arrays
 };
 
 Inputs MakeInputs(int64_t B, int64_t H, int64_t T, int64_t Dk, int64_t Dv, bool head_first, float g_low,
@@ -129,22 +130,23 @@ Results RunChunked(const Inputs& in) {
   const int64_t sx = kVer == 1 ? BH : BH * KT * VT, sy = kVer == 1 ? KT : 1, sz = kVer == 1 ? VT : 1;
   const int64_t ox = kVer == 1 ? BH * NT : BH * NT * VT, oy = kVer == 1 ? VT : 1;
   const int64_t dx = kVer == 1 ? BH * NT : BH * NT * KT, dy = kVer == 1 ? KT : 1;
-  RunGrid(sx, sy, sz, gla::GlaStateKernel<T, false, kVer>, s, k.data(), v.data(), g.data(), h0, in.scale, hs.data(),
+  RunGrid(sx, sy, sz, gla::GlaStateKernel<T, false, kVer>, s, (k.data() + in.qk_off), (v.data() + in.v_off), (g.data() + in.qk_off), h0, in.scale, hs.data(),
           r.fs.data());
-  RunGrid(BH * NT, 1, 1, gla::GlaIntraKernel<T, kVer>, s, q.data(), k.data(), g.data(), in.scale, A.data());
-  RunGrid(ox, oy, 1, gla::GlaOutputKernel<T, false, kVer>, s, q.data(), v.data(), g.data(),
-          static_cast<const float*>(hs.data()), static_cast<const float*>(A.data()), in.scale, o.data());
+  RunGrid(BH * NT, 1, 1, gla::GlaIntraKernel<T, kVer>, s, (q.data() + in.qk_off), (k.data() + in.qk_off), (g.data() + in.qk_off), in.scale, A.data());
+  RunGrid(ox, oy, 1, gla::GlaOutputKernel<T, false, kVer>, s, (q.data() + in.qk_off), (v.data() + in.v_off), (g.data() + in.qk_off),
+          static_cast<const float*>(hs.data()), static_cast<const float*>(A.data()), in.scale, (o.data() + in.v_off));
   // Backward (the forward states and scores are the same).
   if (h0) r.dh0.assign(BH * s.Dk * s.Dv, NAN);
-  RunGrid(sx, sy, sz, gla::GlaStateKernel<T, true, kVer>, s, q.data(), dout.data(), g.data(), dfinal, in.scale,
+  RunGrid(sx, sy, sz, gla::GlaStateKernel<T, true, kVer>, s, (q.data() + in.qk_off), (dout.data() + in.v_off), (g.data() + in.qk_off), dfinal, in.scale,
           dhs.data(), h0 ? r.dh0.data() : nullptr);
-  RunGrid(ox, oy, 1, gla::GlaOutputKernel<T, true, kVer>, s, k.data(), dout.data(), g.data(),
-          static_cast<const float*>(dhs.data()), static_cast<const float*>(A.data()), in.scale, dv.data());
-  RunGrid(dx, dy, 1, gla::GlaDqkKernel<T, kVer>, s, q.data(), k.data(), v.data(), g.data(), dout.data(),
-          static_cast<const float*>(hs.data()), static_cast<const float*>(dhs.data()), in.scale, dq.data(),
-          dk.data(), qdk.data());
-  RunGrid(BH * s.Dk, 1, 1, gla::GlaDgKernel<T>, s, static_cast<const float*>(qdk.data()), dfinal,
-          static_cast<const float*>(r.fs.data()), h0, static_cast<const float*>(OrNull(r.dh0)), dg.data());
+  RunGrid(ox, oy, 1, gla::GlaOutputKernel<T, true, kVer>, s, (k.data() + in.qk_off), (dout.data() + in.v_off), (g.data() + in.qk_off),
+          static_cast<const float*>(dhs.data()), static_cast<const float*>(A.data()), in.scale, (dv.data() + in.v_off));
+  RunGrid(dx, dy, 1, gla::GlaDqkKernel<T, kVer>, s, (q.data() + in.qk_off), (k.data() + in.qk_off), (v.data() + in.v_off), (g.data() + in.qk_off), (dout.data() + in.v_off),
+          static_cast<const float*>(hs.data()), static_cast<const float*>(dhs.data()), in.scale, (dq.data() + in.qk_off),
+          (dk.data() + in.qk_off), qdk.data());
+  RunGrid(BH * s.Dk, 1, 1, gla::GlaDgKernel<T>, s, static_cast<const float*>(qdk.data()),
+          static_cast<const T*>((g.data() + in.qk_off)), dfinal,
+          static_cast<const float*>(r.fs.data()), h0, static_cast<const float*>(OrNull(r.dh0)), (dg.data() + in.qk_off));
   r.o = Floats(o), r.dq = Floats(dq), r.dk = Floats(dk), r.dv = Floats(dv), r.dg = Floats(dg);
   return r;
 }
@@ -163,13 +165,17 @@ Results RunRecurrent(const Inputs& in) {
   std::vector<double> fwork(s.ForwardWork()), bwork(s.BackwardWork());
   for (int64_t bh = 0; bh < s.heads(); ++bh) {
     const int64_t off = bh * s.StateSize();
-    phi::GlaRecurrentForwardHead<double, double>(s, bh, q.data(), k.data(), v.data(), g.data(),
-                                                 h0 ? h0 + off : nullptr, in.scale, o.data(), r.fs.data() + off,
+    phi::GlaRecurrentForwardHead<double, double>(s, bh, q.data() + in.qk_off, k.data() + in.qk_off,
+                                                 v.data() + in.v_off, g.data() + in.qk_off,
+                                                 h0 ? h0 + off : nullptr, in.scale, o.data() + in.v_off,
+                                                 r.fs.data() + off,
                                                  fwork.data());
-    phi::GlaRecurrentBackwardHead<double, double>(s, bh, q.data(), k.data(), v.data(), g.data(),
-                                                  h0 ? h0 + off : nullptr, dout.data(),
-                                                  dfinal ? dfinal + off : nullptr, in.scale, dq.data(), dk.data(),
-                                                  dv.data(), dg.data(), h0 ? r.dh0.data() + off : nullptr,
+    phi::GlaRecurrentBackwardHead<double, double>(s, bh, q.data() + in.qk_off, k.data() + in.qk_off,
+                                                  v.data() + in.v_off, g.data() + in.qk_off,
+                                                  h0 ? h0 + off : nullptr, dout.data() + in.v_off,
+                                                  dfinal ? dfinal + off : nullptr, in.scale, dq.data() + in.qk_off,
+                                                  dk.data() + in.qk_off, dv.data() + in.v_off,
+                                                  dg.data() + in.qk_off, h0 ? r.dh0.data() + off : nullptr,
                                                   bwork.data());
   }
   auto narrow = [](const std::vector<double>& x) { return std::vector<float>(x.begin(), x.end()); };
@@ -255,6 +261,55 @@ TEST(GlaChunkEmulationGates, ExtremeGatesMatchTheRecurrentForm) {
     CheckExtremeGates<float, 1>(gate, 1e-5);
     CheckExtremeGates<float, 2>(gate, 1e-5);
     CheckExtremeGates<phi::dtype::bfloat16, 2>(gate, 4e-3);
+  }
+}
+
+// A gate whose factor is 0 on every channel of one step t0 (-inf, -1e30): gk_grad is exactly 0
+// at t0 and the reverse sum starts again there (GlaDgKernel, as the recurrent form), so every
+// gradient matches the recurrent form's; small Dk, where gk_grad is most sensitive
+// (test_zero_factor_gate_cuts_the_gradient on the device).
+TEST(GlaChunkEmulationGates, ZeroFactorStepRestartsTheGateGradient) {
+  constexpr int64_t kT0 = 20;
+  for (float gate : {-INFINITY, -1e30f}) {
+    Inputs in = MakeInputs(1, 2, 36, 2, 8, true, -0.06f, true, true, 11u);
+    for (int64_t bh = 0; bh < 2; ++bh) {
+      for (int64_t c = 0; c < 2; ++c) in.g[in.s.QkRow(bh, kT0) + c] = gate;
+    }
+    const Results got = RunChunked<float, 2>(in), want = RunRecurrent(in);
+    for (int64_t bh = 0; bh < 2; ++bh) {
+      for (int64_t c = 0; c < 2; ++c) EXPECT_EQ(got.dg[in.s.QkRow(bh, kT0) + c], 0.f) << "gate " << gate;
+    }
+    EXPECT_LE(RelRms(got.dg, want.dg), 1e-5) << "gk_grad, gate " << gate;
+    EXPECT_LE(RelRms(got.dk, want.dk), 1e-5) << "k_grad, gate " << gate;
+    EXPECT_LE(RelRms(got.dh0, want.dh0), 1e-5) << "initial_state_grad, gate " << gate;
+  }
+}
+
+// A sequence of a varlen call (GlaSequence: B = 1, T its length, head_rows the whole T, the
+// pointers at its first row) through the GPU kernels, both layouts, against the recurrent form on
+// the same view; the rows outside the sequence stay untouched (0 in both).
+TEST(GlaChunkEmulationVarlen, SequenceViewMatchesTheRecurrentForm) {
+  for (bool head_first : {true, false}) {
+    Inputs in = MakeInputs(1, 2, 150, 24, 40, head_first, -1.f, true, true, 5u);
+    const int64_t bos = 37, len = 81;
+    in.qk_off = in.s.Row(0, bos, in.s.Dk), in.v_off = in.s.Row(0, bos, in.s.Dv);
+    in.s.head_rows = in.s.T, in.s.T = len;
+    const Results got = RunChunked<float, 2>(in), want = RunRecurrent(in);
+    EXPECT_LE(RelRms(got.o, want.o), 1e-5) << "o, head_first " << head_first;
+    EXPECT_LE(RelRms(got.fs, want.fs), 1e-5) << "final_state, head_first " << head_first;
+    EXPECT_LE(RelRms(got.dq, want.dq), 1e-5) << "q_grad, head_first " << head_first;
+    EXPECT_LE(RelRms(got.dg, want.dg), 1e-5) << "gk_grad, head_first " << head_first;
+    EXPECT_LE(RelRms(got.dv, want.dv), 1e-5) << "v_grad, head_first " << head_first;
+    double outside = 0;
+    for (int64_t h = 0; h < 2; ++h) {
+      for (int64_t t = 0; t < 150; ++t) {
+        if (t >= bos && t < bos + len) continue;
+        GlaShape full = in.s;
+        full.T = 150, full.head_rows = 0;
+        for (int64_t j = 0; j < in.s.Dv; ++j) outside += std::fabs(got.o[full.Row(h, t, in.s.Dv) + j]);
+      }
+    }
+    EXPECT_EQ(outside, 0.0) << "rows outside the sequence written, head_first " << head_first;
   }
 }
 

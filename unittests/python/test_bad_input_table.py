@@ -88,7 +88,8 @@ _OTHER_OPS = {
     'gla': BadInputs(
         valid=lambda place: dict(q=T((1, 2, 5, 4))(place), k=T((1, 2, 5, 4))(place), v=T((1, 2, 5, 3))(place),
                                  gk=paddle.to_tensor(np.full((1, 2, 5, 4), -0.1, np.float32), place=place),
-                                 scale=None, initial_state=None, output_final_state=False, head_first=True),
+                                 scale=None, initial_state=None, output_final_state=False, head_first=True,
+                                 cu_seqlens=None),
         bad={
             'q': tensor_type_errors('q') + [Bad(T((2, 5, 4)), ValueError, '4-D', r'\[2, 5, 4\]')],
             'k': tensor_type_errors('k') + [Bad(T((1, 2, 5, 3)), ValueError, r'\[1, 2, 5, 4\]', r'\[1, 2, 5, 3\]')],
@@ -109,6 +110,14 @@ _OTHER_OPS = {
             ],
             'output_final_state': bool_errors(),
             'head_first': bool_errors(),
+            'cu_seqlens': [
+                Bad([0, 5], TypeError, 'Tensor', 'list'),
+                Bad(lambda place: paddle.to_tensor(np.array([0, 6], np.int32), place=place), ValueError, 'T = 5',
+                    'is 6'),
+                Bad(lambda place: paddle.to_tensor(np.array([0, 3, 2, 5]), place=place), ValueError,
+                    'must not decrease', r'cu_seqlens\[2\] = 2'),
+                Bad(T((2,)), TypeError, 'int32 or int64', 'float32'),
+            ],
         }),
     'add': _binary_spec(paddle.add),
     'subtract': _binary_spec(paddle.subtract),

@@ -77,7 +77,7 @@ def test_int_list_element_beyond_int64_named():
 def test_float_attribute_too_large_named():
     big = 10 ** 400
     q = paddle.to_tensor(np.zeros((1, 1, 2, 4), np.float32))
-    _raises(ValueError, lambda: paddle._C_ops.gla(q, q, q, q, None, big, False, True), "'scale'", "too large")
+    _raises(ValueError, lambda: paddle._C_ops.gla(q, q, q, q, None, None, big, False, True), "'scale'", "too large")
 
 
 def test_wrong_typed_attribute_names_numpy_type():

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 import paddle_ops
+from op_test import gpu_available
 from test_bad_input_table import BAD_INPUTS
 
 PUBLIC = ("logcumsumexp", "cumsum", "pscan", "right_flood", "repeat_interleave", "gla")
@@ -35,10 +36,12 @@ def _installed(name):
 
 
 class Front:
-    """One front: how its tensors are made from and read back into NumPy arrays, and its ops."""
+    """One front: how its tensors are made from NumPy arrays on a place ("cpu" or "gpu") and read
+    back, whether it has the GPU, and its ops."""
 
-    def __init__(self, name, module, tensor, numpy, method=False):
+    def __init__(self, name, module, tensor, numpy, method=False, gpu=True):
         self.name, self.module, self.tensor, self.numpy, self.method = name, module, tensor, numpy, method
+        self.gpu = gpu
 
     def op(self, op):
         if self.method:
@@ -51,8 +54,11 @@ def _native_numpy(t):
 
 
 def _fronts():
-    fronts = [Front("paddle_ops", paddle_ops, paddle_ops.to_tensor, _native_numpy),
-              Front("methods", paddle_ops, paddle_ops.to_tensor, _native_numpy, method=True)]
+    def native(a, place):
+        return paddle_ops.to_tensor(a, place=place)
+
+    fronts = [Front("paddle_ops", paddle_ops, native, _native_numpy),
+              Front("methods", paddle_ops, native, _native_numpy, method=True)]
     reasons = {}
     if "asan" in os.environ.get("LD_PRELOAD", ""):  # as integrations/paddle_setup.py says why
         reasons["paddle"] = ("real Paddle under ASan: libpaddle.so's own alloc-dealloc mismatch aborts the process; "
@@ -60,21 +66,26 @@ def _fronts():
     elif _installed("paddle") is not None:
         import paddle
         from paddle_ops.integrations import paddle as po
-        fronts.append(Front("paddle", po, paddle.to_tensor,
-                            lambda t: (paddle.cast(t, "float32") if t.dtype == paddle.bfloat16 else t).numpy()))
+        fronts.append(Front("paddle", po, lambda a, place: paddle.to_tensor(
+                                a, place=paddle.CUDAPlace(0) if place == "gpu" else paddle.CPUPlace()),
+                            lambda t: (paddle.cast(t, "float32") if t.dtype == paddle.bfloat16 else t).numpy(),
+                            gpu=paddle.is_compiled_with_cuda()))
     else:
         reasons["paddle"] = "Paddle is not installed (tools/setup_deps.sh installs it)"
     if _installed("torch") is not None:
         import torch
         import paddle_ops.integrations.torch as pt
-        fronts.append(Front("torch", pt, lambda a: torch.from_numpy(np.array(a)),
+        fronts.append(Front("torch", pt, lambda a, place: torch.from_numpy(np.array(a)).to(
+                                "cuda" if place == "gpu" else "cpu"),
                             lambda t: (t.float() if t.dtype == torch.bfloat16 else t).detach().cpu().numpy()))
     else:
         reasons["torch"] = "torch is not installed (CI installs none; the GPU machine has it)"
     if _installed("jax") is not None:
+        import jax
         import jax.numpy as jnp
         from paddle_ops.integrations import jax as pj
-        fronts.append(Front("jax", pj, jnp.asarray,
+        # on the place asked for, not JAX's default device (the GPU where there is one)
+        fronts.append(Front("jax", pj, lambda a, place: jax.device_put(np.asarray(a), jax.devices(place)[0]),
                             lambda t: np.asarray(t.astype(jnp.float32) if t.dtype == jnp.bfloat16 else t)))
     else:
         reasons["jax"] = "JAX is not installed (CI installs none; the GPU machine has it)"
@@ -98,20 +109,21 @@ def _jax_x64():
     jax.config.update("jax_enable_x64", before)
 
 
-def _convert(front, v):
-    """An argument for `front`: paddle_ops' tensors become the front's (through NumPy);
+def _convert(front, v, place):
+    """An argument for `front`: paddle_ops' tensors become the front's on `place` (through NumPy);
     everything else (bad values, lists, NumPy arrays, dtypes) is passed as it is."""
     if isinstance(v, paddle_ops.Tensor):
-        return front.tensor(v.numpy())
+        return front.tensor(v.numpy(), place)
     if isinstance(v, np.ndarray) and v.dtype == object:
         return v
     return v
 
 
-def _outcome(front, op, args, kwargs):
+def _outcome(front, op, args, kwargs, place="cpu"):
     """('ok', [(dtype name, values)...]) or ('error', exception type, message)."""
     try:
-        out = front.op(op)(*[_convert(front, a) for a in args], **{k: _convert(front, v) for k, v in kwargs.items()})
+        out = front.op(op)(*[_convert(front, a, place) for a in args],
+                           **{k: _convert(front, v, place) for k, v in kwargs.items()})
     except Exception as e:  # noqa: BLE001  (the type is what is compared)
         return ("error", type(e), str(e))
     outs = out if isinstance(out, tuple) else (out,)
@@ -191,6 +203,18 @@ GOOD = {
     "gla with a state, positional": ("gla", lambda: (T((1, 2, 6, 4), seed=5), T((1, 2, 6, 4), seed=6),
                                                      T((1, 2, 6, 3), seed=7), _gates(), 0.25, T((1, 2, 4, 3), seed=8),
                                                      True), {}),
+    "gla varlen": ("gla", lambda: (T((1, 2, 6, 4), seed=5), T((1, 2, 6, 4), seed=6), T((1, 2, 6, 3), seed=7),
+                                   _gates()),
+                   {"cu_seqlens": paddle_ops.to_tensor(np.array([0, 1, 1, 6], np.int32)), "output_final_state": True,
+                    "initial_state": T((3, 2, 4, 3), seed=9)}),
+    "gla varlen [B, T, H, D], int64": ("gla", lambda: (T((1, 6, 2, 4), seed=5), T((1, 6, 2, 4), seed=6),
+                                                      T((1, 6, 2, 3), seed=7),
+                                                      paddle_ops.to_tensor(np.full((1, 6, 2, 4), -0.25, np.float32))),
+                                       {"cu_seqlens": paddle_ops.to_tensor(np.array([0, 4, 6])), "head_first": False}),
+    "gla float32 gate beside float16": ("gla", lambda: (T((1, 2, 6, 4), "float16", seed=5),
+                                                         T((1, 2, 6, 4), "float16", seed=6),
+                                                         T((1, 2, 6, 3), "float16", seed=7), _gates()),
+                                         {"output_final_state": True}),
 }
 
 
@@ -228,14 +252,21 @@ def _skip_unless_applies(front, op, arg=None, bad=None):
         pytest.skip("JAX's functions take NumPy arrays as arrays (JAX's convention), so this one is no bad input")
 
 
+@pytest.mark.parametrize("place", ["cpu", "gpu"])
 @pytest.mark.parametrize("front", [_front_param(f) for f in OTHERS])
 @pytest.mark.parametrize("desc,op,make", [pytest.param(d, o, m, id=d) for d, o, m in _good_calls()])
-def test_good_call_gives_bitwise_the_same(front, desc, op, make):
+def test_good_call_gives_bitwise_the_same(front, desc, op, make, place):
+    """On the CPU and on the GPU: each front against paddle_ops' own function on the same place."""
     _skip_unless_applies(front, op)
+    if place == "gpu":
+        if not gpu_available():
+            pytest.skip("no GPU here (the GPU machine runs these)")
+        if not front.gpu:
+            pytest.skip(f"the {front.name} front here is a CPU build")
     args, kwargs = make()
-    ref = _outcome(FRONTS[0], op, args, kwargs)
+    ref = _outcome(FRONTS[0], op, args, kwargs, place)
     assert ref[0] == "ok", ref
-    got = _outcome(front, op, args, kwargs)
+    got = _outcome(front, op, args, kwargs, place)
     assert _same(ref, got), (desc, ref if ref[0] == "error" else [o and o[0] for o in ref[1]], got)
 
 

@@ -8,8 +8,13 @@
 
 #include <cstdint>
 
+#include "kernels/funcs/gpu/scan_policy.cuh"
 #include "kernels/funcs/scan_layout.h"
 #include "paddle_ops/common/macros.h"
+
+#ifndef PO_SCAN_SMEM_LOADS  // blocked groups loaded through shared memory too (a harness variant)
+#define PO_SCAN_SMEM_LOADS 0
+#endif
 
 namespace phi {
 namespace funcs {
@@ -112,6 +117,70 @@ __device__ inline void StoreRowRaw(U* out, int64_t base, int64_t L, bool reverse
     if (s < s1) out[reverse ? base + L - 1 - s : base + s] = v[j];
   }
 }
+
+// A full warp's group of 32 * N steps held blocked (lane l: steps g0 + l * N .. + N - 1 in scan
+// order, a row with inner == 1 at `base`, all before the line's end, 16-byte aligned), moved
+// between registers and memory through a per-warp shared buffer so that every global access
+// is a coalesced 16-byte one (lane l the l-th 16 bytes of each 512): a lane's own 16-byte
+// chunks at stride N * sizeof(T) would each write half a sector, doubling the L2 requests.
+// The buffer's 16-byte slots are swizzled (slot q at q ^ ((q >> 3) & (NC - 1))) so that
+// neither the blocked nor the striped side has bank conflicts.
+template <typename T, int N>
+struct BlockedGroup {
+  static constexpr int kVE = 16 / static_cast<int>(sizeof(T));  // elements per 16-byte chunk
+  static constexpr int kNC = N / kVE;                              // chunks per lane
+  static_assert(kNC == 1 || kNC == 2 || kNC == 4 || kNC == 8, "chunks per lane: a power of two");
+  __device__ static int Slot(int q) { return q ^ ((q >> 3) & (kNC - 1)); }
+  __device__ static uint4* Buffer() {
+    __shared__ uint4 smem[ScanPolicy::kThreads / 32][32 * kNC];
+    return smem[threadIdx.x / 32];
+  }
+  // Memory-order index of the lane's block, and the group's first element in memory.
+  template <bool kRev>
+  __device__ static int64_t Begin(int64_t base, int64_t L, int64_t g0) {
+    return kRev ? base + L - g0 - 32 * N : base + g0;
+  }
+  template <bool kRev>
+  __device__ static void Store(T* out, int64_t base, int64_t L, int64_t g0, const T (&o)[N], int lane) {
+    Store<kRev>(out, base, L, g0, o, lane, Buffer());
+  }
+  // The same through a caller's per-warp buffer of at least 32 * kNC 16-byte slots.
+  template <bool kRev>
+  __device__ static void Store(T* out, int64_t base, int64_t L, int64_t g0, const T (&o)[N], int lane, uint4* buf) {
+    alignas(16) T mem[N];
+#pragma unroll
+    for (int j = 0; j < N; ++j) mem[kRev ? N - 1 - j : j] = o[j];
+    const int blk = kRev ? 31 - lane : lane;
+#pragma unroll
+    for (int c = 0; c < kNC; ++c) buf[Slot(blk * kNC + c)] = reinterpret_cast<const uint4*>(mem)[c];
+    __syncwarp();
+    uint4* dst = reinterpret_cast<uint4*>(out + Begin<kRev>(base, L, g0));
+#pragma unroll
+    for (int c = 0; c < kNC; ++c) dst[c * 32 + lane] = buf[Slot(c * 32 + lane)];
+    __syncwarp();
+  }
+  template <bool kRev>
+  __device__ static void Load(const T* x, int64_t base, int64_t L, int64_t g0, T (&v)[N], int lane) {
+    const uint4* src = reinterpret_cast<const uint4*>(x + Begin<kRev>(base, L, g0));
+    alignas(16) T mem[N];
+#if PO_SCAN_SMEM_LOADS
+    uint4* buf = Buffer();
+#pragma unroll
+    for (int c = 0; c < kNC; ++c) buf[Slot(c * 32 + lane)] = __ldg(src + c * 32 + lane);
+    __syncwarp();
+    const int blk = kRev ? 31 - lane : lane;
+#pragma unroll
+    for (int c = 0; c < kNC; ++c) reinterpret_cast<uint4*>(mem)[c] = buf[Slot(blk * kNC + c)];
+    __syncwarp();
+#else
+    const int blk = kRev ? 31 - lane : lane;
+#pragma unroll
+    for (int c = 0; c < kNC; ++c) reinterpret_cast<uint4*>(mem)[c] = __ldg(src + blk * kNC + c);
+#endif
+#pragma unroll
+    for (int j = 0; j < N; ++j) v[j] = mem[kRev ? N - 1 - j : j];
+  }
+};
 
 // The warp-wide half of a tile: the lane's N items combined in order into its aggregate, then
 // an exclusive scan of the aggregates across the logical warp of W lanes, seeded with carry.

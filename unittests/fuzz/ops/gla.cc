@@ -97,7 +97,7 @@ void FuzzGla(Fdp& f, bool grad) {
   paddle::optional<Tensor> state;
   if (with_state) state = ToTensor(h0);
   std::tuple<Tensor, Tensor> res;
-  if (!Run([&] { res = api::gla(ToTensor(q), ToTensor(k), ToTensor(v), ToTensor(gk), state, scale, final_out, head_first); },
+  if (!Run([&] { res = api::gla(ToTensor(q), ToTensor(k), ToTensor(v), ToTensor(gk), state, paddle::none, scale, final_out, head_first); },
            expected)) {
     return;
   }
@@ -214,7 +214,7 @@ void FuzzGla(Fdp& f, bool grad) {
   if (with_final_grad) fgrad = ToTensor(dfin);
   std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> gr;
   Run([&] {
-    gr = api::gla_grad(ToTensor(q), ToTensor(k), ToTensor(v), ToTensor(gk), state, ToTensor(dout), fgrad, scale, head_first);
+    gr = api::gla_grad(ToTensor(q), ToTensor(k), ToTensor(v), ToTensor(gk), state, paddle::none, ToTensor(dout), fgrad, scale, head_first);
   }, HasCpuKernel("gla_grad", t) ? kValid : kNotFound);
   // gk_t enters only through h_t (every later state depends on it through h_t), and dS at step
   // t is the whole gradient of h_t, so dgk_t = sum_j dS_t * exp(gk_t) * h_{t-1} is complete.

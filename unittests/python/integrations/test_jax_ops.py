@@ -249,6 +249,34 @@ def test_grad_of_initial_states_and_gla(place):
     assert np.asarray(gx).tolist() == [[1, 1], [0, 0], [2, 2]]
 
 
+@pytest.mark.parametrize("place", PLACES)
+def test_gla_varlen_grad_matches_own_api(place):
+    """cu_seqlens (int32, an empty sequence) through jax.grad and jax.jit: per-sequence final
+    states, gradients into q, k, v, gk and the initial states equal paddle_ops' own (the same
+    kernels), the offsets taking no cotangent."""
+    r = rng(5)
+    q, k, v = (r.randn(1, 10, 2, 4).astype(np.float32) for _ in range(3))
+    gk = (-np.abs(r.randn(1, 10, 2, 4)) / 4).astype(np.float32)
+    h0 = r.randn(3, 2, 4, 4).astype(np.float32)
+    cu = np.array([0, 3, 3, 10], np.int32)
+
+    def loss(q, k, v, gk, h0):
+        o, s = pj.gla(q, k, v, gk, initial_state=h0, head_first=False, cu_seqlens=put(cu, place),
+                      output_final_state=True)
+        return (o ** 2).sum() + (s * s).sum()
+
+    args = [put(t, place) for t in (q, k, v, gk, h0)]
+    grads = jax.grad(loss, argnums=(0, 1, 2, 3, 4))(*args)
+    jitted = jax.jit(jax.grad(loss, argnums=(0, 1, 2, 3, 4)))(*args)
+    ts = [paddle.to_tensor(t, stop_gradient=False) for t in (q, k, v, gk, h0)]
+    o, s = paddle.gla(*ts[:4], initial_state=ts[4], head_first=False, cu_seqlens=paddle.to_tensor(cu),
+                      output_final_state=True)
+    ((o * o).sum() + (s * s).sum()).backward()
+    for a, b, t in zip(grads, jitted, ts):
+        np.testing.assert_allclose(np.asarray(a), t.grad.numpy(), rtol=1e-6, atol=1e-6)
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
 def block(x, a, q, k, v, gk):
     """A small layer: a log-space prefix, a gated recurrence over it, gated linear attention."""
     s = pj.logcumsumexp(x, axis=1)

@@ -175,6 +175,26 @@ def test_gla_matches_recurrence_and_own_api(head_first):
     np.testing.assert_array_equal(o2.numpy(), own.numpy())
 
 
+def test_gla_varlen_and_float32_gate_match_own_api():
+    """cu_seqlens (int64) and a float32 gk beside float16 q, k, v through real Paddle's eager
+    autograd: values and gradients equal paddle_ops' own (the same kernels)."""
+    q, k, v = (RNG.standard_normal((1, 9, 2, 4)).astype(np.float16) for _ in range(3))
+    gk = (-np.abs(RNG.standard_normal((1, 9, 2, 4))) / 4).astype(np.float32)
+    h0 = RNG.standard_normal((2, 2, 4, 4)).astype(np.float32)
+    cu = np.array([0, 5, 9])
+    outs = []
+    for mod, make in ((po, lambda a: pt(a, stop_gradient=False)),
+                      (paddle_ops, lambda a: paddle_ops.to_tensor(a, stop_gradient=False))):
+        ts = [make(a) for a in (q, k, v, gk, h0)]
+        cu_t = pt(cu) if mod is po else paddle_ops.to_tensor(cu)
+        o, s = mod.gla(*ts[:4], initial_state=ts[4], head_first=False, cu_seqlens=cu_t, output_final_state=True)
+        o32 = o.astype("float32")
+        ((o32 * o32).sum() + s.sum()).backward()
+        outs.append([o.numpy(), s.numpy()] + [t.grad.numpy() for t in ts])
+    for a, b in zip(*outs):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_raw_ops_are_generated_for_every_exportable_yaml_op():
     names = set(dir(po.ops))
     assert {"logcumsumexp", "cumsum", "pscan", "right_flood", "repeat_interleave",

@@ -96,12 +96,12 @@ def test_every_op_and_output_set(real):
     assert ("const", True) in t["right_flood_with_index"]["call"]
     assert ("const", False) in t["right_flood"]["call"]
     # an optional tensor followed by an attribute without default takes no default
-    assert t["gla"]["schema"] == ("(Tensor q, Tensor k, Tensor v, Tensor gk, Tensor? initial_state, float scale, "
-                                  "bool head_first=True) -> Tensor")
+    assert t["gla"]["schema"] == ("(Tensor q, Tensor k, Tensor v, Tensor gk, Tensor? initial_state, "
+                                  "Tensor? cu_seqlens, float scale, bool head_first=True) -> Tensor")
     assert t["gla"]["defaults"] == [True]
     # gla's backward without a final state passes None for final_state_grad; with it, its grad
     bw, bw2 = t["gla"]["backward"], t["gla_with_final_state"]["backward"]
-    assert bw["args"][6] == ("const", None) and bw2["args"][6] == ("grad", 1)
+    assert bw["args"][7] == ("const", None) and bw2["args"][7] == ("grad", 1)
     # the grad op that returns initial_state_grad is used when initial_state was given
     assert [(n, need) for n, need, _ in bw["variants"]] == [
         ("gla_grad", []), ("gla_grad_with_initial_state_grad", ["initial_state"])]
@@ -162,7 +162,7 @@ def test_cpp_kernels_cover_every_op(real, tmp_path):
             "bool reverse) {") in text
     assert ("std::tuple<at::Tensor, at::Tensor> gla_with_final_state(const at::Tensor& q, const at::Tensor& k, "
             "const at::Tensor& v, const at::Tensor& gk, const std::optional<at::Tensor>& initial_state, "
-            "double scale, bool head_first) {") in text
+            "const std::optional<at::Tensor>& cu_seqlens, double scale, bool head_first) {") in text
     # right_flood's return_index held false (our 5th argument), the str attribute kept for the call
     body = text[text.index("at::Tensor right_flood("):text.index("right_flood_with_index(")]
     assert 'const std::string hole_s(hole.data(), hole.size());' in body and "po_attrs[3].i = 0;" in body

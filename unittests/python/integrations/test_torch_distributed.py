@@ -94,7 +94,7 @@ def _run_case(ops, sp, name, case, rank, layout, device):
         h0 = torch.randn(B, H, Dk, Dv, generator=g, dtype=torch.float32) if var == "init" else None
         w = torch.randn(shp(Dv), generator=g, dtype=torch.float64)
         ref_in = [t.clone().requires_grad_() for t in (q, k, v, gk)] + [None if h0 is None else h0.clone().requires_grad_()]
-        ref, ref_final = ops.gla_with_final_state(*ref_in, Dk ** -0.5, hf)
+        ref, ref_final = ops.gla_with_final_state(*ref_in, None, Dk ** -0.5, hf)
         (ref * w).sum().backward()
         idx = (slice(None), slice(None), sl) if hf else (slice(None), sl)
         mine = [dev(t[idx].to(dtype)).requires_grad_() for t in (q, k, v, gk)]

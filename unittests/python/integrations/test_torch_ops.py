@@ -94,8 +94,8 @@ def cases(dtype, device, grad=True):
         ("repeat_interleave", (x, 2, 1)),
         ("repeat_interleave_with_tensor_index", (x[:, :3].T.contiguous(), counts, 0)),
         ("repeat_interleave_with_tensor_index", (x[:, :3].T.contiguous(), counts, 0, 3)),
-        ("gla", (q, k, v, gk, s0, 0.5)),
-        ("gla_with_final_state", (q, k, v, gk, None, 0.5, True)),
+        ("gla", (q, k, v, gk, s0, None, 0.5)),
+        ("gla_with_final_state", (q, k, v, gk, None, None, 0.5, True)),
     ]
 
 
@@ -119,7 +119,7 @@ def test_every_yaml_op_is_registered():
             "gla_grad_with_initial_state_grad"} <= names
     assert not names & helpers
     schema = str(ops.gla_with_final_state.default._schema)
-    assert "Tensor? initial_state, float scale, bool head_first=True) -> (Tensor, Tensor)" in schema
+    assert "Tensor? initial_state, Tensor? cu_seqlens, float scale, bool head_first=True) -> (Tensor, Tensor)" in schema
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -161,7 +161,7 @@ def test_values_against_torch(device):
         ref.append(h)
     np.testing.assert_allclose(ops.pscan(a, xs, h0).cpu().numpy(), np.stack(ref, 1), rtol=1e-12)
     q, k, v, gk, s0 = gla_inputs(torch.float64, device)
-    o, hT = ops.gla_with_final_state(q, k, v, gk, s0, 0.5)
+    o, hT = ops.gla_with_final_state(q, k, v, gk, s0, None, 0.5)
     S = s0.cpu().numpy().astype(np.float64)
     qn, kn, vn, gn = (t.cpu().numpy() for t in (q, k, v, gk))
     for t in range(q.shape[2]):
@@ -169,7 +169,7 @@ def test_values_against_torch(device):
         np.testing.assert_allclose(o[:, :, t].cpu().numpy(), np.einsum("bhk,bhkv->bhv", qn[:, :, t] * 0.5, S),
                                    rtol=1e-6, atol=1e-7)  # the state is float32 (docs/spec.md §5)
     np.testing.assert_allclose(hT.cpu().numpy(), S, rtol=1e-6, atol=1e-7)
-    torch.testing.assert_close(ops.gla(q, k, v, gk, s0, 0.5), o, rtol=0, atol=0)
+    torch.testing.assert_close(ops.gla(q, k, v, gk, s0, None, 0.5), o, rtol=0, atol=0)
     # bitwise what the direct call gives on the same memory
     direct = paddle.gla(*(pt.to_paddle(t) for t in (q, k, v, gk)), scale=0.5, initial_state=pt.to_paddle(s0),
                         output_final_state=True)
@@ -227,7 +227,7 @@ def test_gla_initial_state_grad(device):
     torch autograd through the recurrent form in float64."""
     q, k, v, gk, s0 = gla_inputs(torch.float64, device, grad=True)
     s0.requires_grad_()
-    o, hT = ops.gla_with_final_state(q, k, v, gk, s0, 0.5)
+    o, hT = ops.gla_with_final_state(q, k, v, gk, s0, None, 0.5)
     wo, wh = rand(*o.shape, device=device), rand(*hT.shape, device=device)
     got = torch.autograd.grad((o * wo).sum() + (hT * wh).sum(), (q, k, v, gk, s0))
     S, outs = s0.double(), []
@@ -259,7 +259,7 @@ def test_compile_fullgraph(device):
     def block(x, a, q, k, v, gk):
         s = ops.logcumsumexp(x, 1)
         y = ops.pscan(torch.sigmoid(a), s)
-        o, h = ops.gla_with_final_state(q, k, v, gk, None, 0.5)
+        o, h = ops.gla_with_final_state(q, k, v, gk, None, None, 0.5)
         return y.sum(-1) + o.mean(), h
 
     def inputs(n, t):
@@ -302,7 +302,7 @@ def test_bad_input_raises_clear_errors(device):
     with pytest.raises(RuntimeError, match="int64"):
         ops.logcumsumexp(torch.arange(3, device=device), 0)
     with pytest.raises(ValueError, match="4-D"):
-        ops.gla(x, x, x, x, None, 1.0)
+        ops.gla(x, x, x, x, None, None, 1.0)
     with pytest.raises(ValueError, match="3-D"):
         ops.pscan(x, torch.randn(2, 4, device=device))
     with pytest.raises(TypeError, match="complex|dtype"):
@@ -570,7 +570,7 @@ def test_cpp_inputs_and_outputs_are_not_copied(device):
     y = ops.logcumsumexp(x, 1)
     ins, outs = _runtime.last_pointers()
     assert ins[0] == x.data_ptr() and outs[0] == y.data_ptr()
-    o, hT = ops.gla_with_final_state(*gla_inputs(torch.float32, device)[:4], None, 0.5)
+    o, hT = ops.gla_with_final_state(*gla_inputs(torch.float32, device)[:4], None, None, 0.5)
     ins, outs = _runtime.last_pointers()
     assert ins[4] == 0 and outs[:2] == [o.data_ptr(), hT.data_ptr()]  # the absent initial state: null
     s = x.T
@@ -619,7 +619,7 @@ def test_cpp_kernels_follow_our_thread_count_and_flags():
         got = {}
         for path in ("chunked", "recurrent"):
             paddle.set_flags({"PADDLE_OPS_GLA_CPU": path})
-            got[path] = ops.gla(q, k, v, gk, None, 0.125)
+            got[path] = ops.gla(q, k, v, gk, None, None, 0.125)
             assert _runtime.get_flags() == paddle.get_flags()
             want = paddle.gla(*(pt.to_paddle(t) for t in (q, k, v, gk)), scale=0.125)
             assert torch.equal(got[path], pt.to_torch(want[0]))
@@ -701,7 +701,7 @@ def test_public_functions_with_defaults(device):
     q, k, v, gk = gla_inputs(torch.float32, device)[:4]
     o, state = pt.gla(q, k, v, gk)
     assert state is None
-    assert torch.equal(o, ops.gla(q, k, v, gk, None, q.shape[-1] ** -0.5))
+    assert torch.equal(o, ops.gla(q, k, v, gk, None, None, q.shape[-1] ** -0.5))
     x = rand(3, 4, dtype=torch.float32, device=device)
     assert torch.equal(pt.cumsum(x, 1, "float64"), ops.cumsum(x.double(), 1))
     assert torch.equal(pt.logcumsumexp(x), ops.logcumsumexp(x.reshape(-1), 0))
@@ -739,7 +739,7 @@ def _mixed_gk_legal(device):
     """Whether gla takes a float32 gk beside bfloat16 q, k, v (the gla issue makes it legal)."""
     q = torch.zeros(1, 1, 2, 2, dtype=torch.bfloat16, device=device)
     try:
-        ops.gla(q, q, q, q.float(), None, 1.0)
+        ops.gla(q, q, q, q.float(), None, None, 1.0)
     except TypeError:
         return False
     return True
@@ -777,4 +777,4 @@ def test_raw_gla_op_refuses_a_non_finite_scale(scale):
     front does (GlaInferMeta); it gave NaN outputs."""
     q = rand(1, 1, 4, 2, dtype=torch.float32)
     with pytest.raises(ValueError, match="scale' must be finite"):
-        ops.gla(q, q, q, -q.abs(), None, scale)
+        ops.gla(q, q, q, -q.abs(), None, None, scale)

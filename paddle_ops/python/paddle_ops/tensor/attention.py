@@ -11,16 +11,17 @@ __all__ = ["gla"]
 @overload
 def gla(q: Tensor, k: Tensor, v: Tensor, gk: Tensor, scale: float | None = None, initial_state: Tensor | None = None,
         output_final_state: Literal[False] = False, head_first: bool = True,
-        name: str | None = None) -> tuple[Tensor, None]: ...
+        cu_seqlens: Tensor | None = None, name: str | None = None) -> tuple[Tensor, None]: ...
 @overload
 def gla(q: Tensor, k: Tensor, v: Tensor, gk: Tensor, scale: float | None = None, initial_state: Tensor | None = None,
         *, output_final_state: Literal[True], head_first: bool = True,
-        name: str | None = None) -> tuple[Tensor, Tensor]: ...
+        cu_seqlens: Tensor | None = None, name: str | None = None) -> tuple[Tensor, Tensor]: ...
 @overload
 def gla(q: Tensor, k: Tensor, v: Tensor, gk: Tensor, scale: float | None, initial_state: Tensor | None,
         output_final_state: bool, head_first: bool = True,
-        name: str | None = None) -> tuple[Tensor, Tensor | None]: ...
-def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, head_first=True, name=None):
+        cu_seqlens: Tensor | None = None, name: str | None = None) -> tuple[Tensor, Tensor | None]: ...
+def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, head_first=True, cu_seqlens=None,
+        name=None):
     r"""Gated linear attention: a linear-attention recurrence whose state decays per key channel.
 
     .. math::
@@ -40,17 +41,23 @@ def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, h
             float32 or float64.
         k (Tensor): keys, shape and dtype of q.
         v (Tensor): values, [B, H, T, Dv] (or [B, T, H, Dv]), dtype of q.
-        gk (Tensor): the log-space decay per step and key channel, shape and dtype of q; it
+        gk (Tensor): the log-space decay per step and key channel, shape of q, dtype of q or
+            float32 beside float16/bfloat16 q (then computed in float32, o rounded once); it
             should be <= 0 (e.g. ``logsigmoid(x) / 16``). Positive values are computed as given
             (the state then grows).
         scale (float, optional): the query scale; None (default) is ``Dk ** -0.5``.
-        initial_state (Tensor, optional): [B, H, Dk, Dv] float32, the state before the first step.
+        initial_state (Tensor, optional): [N, H, Dk, Dv] float32, the state before the first step
+            (N = B, or the number of sequences with cu_seqlens).
         output_final_state (bool): also return the state after the last step.
         head_first (bool): True (default, as the seed): [B, H, T, D]; False: [B, T, H, D]
             (Paddle's flash_attn layout).
+        cu_seqlens (Tensor, optional): variable-length sequences packed along T (B must be 1):
+            int32 or int64 offsets [0, t_1, ..., T] (N + 1 entries, never decreasing); each
+            sequence runs from its own initial_state[n] (zeros without one) and ends in
+            final_state[n].
 
     Returns:
-        tuple: (o, final_state). o has v's shape and dtype; final_state is [B, H, Dk, Dv]
+        tuple: (o, final_state). o has v's shape and dtype; final_state is [N, H, Dk, Dv]
         float32, or None unless output_final_state. Both are differentiable: gradients flow to
         q, k, v, gk and initial_state.
 

@@ -45,7 +45,7 @@ from ._convert import TO_TORCH, ours_dtype, ours_dtype_or_undefined, to_paddle, 
 from ._generated import IMPLS, NAMESPACE, OPS
 
 __all__ = ["OPS", "NAMESPACE", "BACKEND", "to_paddle", "to_torch", "registered_ops",
-           "logcumsumexp", "cumsum", "pscan", "right_flood", "repeat_interleave", "gla"]
+           "logcumsumexp", "cumsum", "pscan", "right_flood", "repeat_interleave", "gla", "chunk_gla"]
 
 
 def _split(entry, args, tensor):
@@ -327,3 +327,20 @@ _AUTOCAST_LIB = _register_autocast()
 
 # paddle_ops' public ops with paddle_ops' signatures, over the torch ops (the signature layer)
 from ._front import logcumsumexp, cumsum, pscan, right_flood, repeat_interleave, gla  # noqa: E402
+
+
+def chunk_gla(q, k, v, g, scale=None, initial_state=None, output_final_state=False, cu_seqlens=None,
+              head_first=False):
+    """flash-linear-attention's ``fla.ops.gla.chunk_gla`` on paddle_ops' gla kernels, for a model to
+    switch by changing one import: q, k, g ``[B, T, H, K]`` and v ``[B, T, H, V]`` (fla's layout;
+    ``head_first=True``, fla 0.6's keyword, takes ``[B, H, T, D]`` without a copy), g the log
+    decays in q's dtype or float32, ``scale`` ``K ** -0.5`` by default, ``initial_state``
+    ``[N, H, K, V]`` (any floating dtype, used as float32), ``cu_seqlens`` int32/int64 offsets of
+    packed sequences (B = 1). Returns ``(o, final_state)``: o like v, final_state ``[N, H, K, V]``
+    float32 or None unless ``output_final_state``. Differentiable in q, k, v, g and
+    initial_state; errors as ``gla``'s (docs/spec.md §5)."""
+    if isinstance(initial_state, torch.Tensor) and initial_state.is_floating_point() \
+            and initial_state.dtype != torch.float32:
+        initial_state = initial_state.float()
+    return gla(q, k, v, g, scale=scale, initial_state=initial_state, output_final_state=output_final_state,
+               head_first=head_first, cu_seqlens=cu_seqlens)

@@ -481,12 +481,12 @@ class _GLAPipe(torch.autograd.Function):
             else:
                 init = pipe.recv(_gla_state_block(q, v, head_first, m), torch.float32, q.device, prev)
             if nxt is not None or want_final:
-                o, st = _ops.gla_with_final_state(qb, kb, vb, gb, init, scale, head_first)
+                o, st = _ops.gla_with_final_state(qb, kb, vb, gb, init, None, scale, head_first)
                 if nxt is not None:
                     pipe.send(st, nxt)
                 lasts.append(st)
             else:
-                o = _ops.gla(qb, kb, vb, gb, init, scale, head_first)
+                o = _ops.gla(qb, kb, vb, gb, init, None, scale, head_first)
             os_.append(o)
             inits.append(init)
         pipe.close()
@@ -549,8 +549,8 @@ def pscan(a, x, initial_state=None, reverse=False, group=None, return_final_stat
 
 def _gla_grad(q, k, v, gk, init, go, gf, scale, head_first):
     if init is None:
-        return (*_ops.gla_grad(q, k, v, gk, None, go, gf, scale, head_first), None)
-    return _ops.gla_grad_with_initial_state_grad(q, k, v, gk, init, go, gf, scale, head_first)
+        return (*_ops.gla_grad(q, k, v, gk, None, None, go, gf, scale, head_first), None)
+    return _ops.gla_grad_with_initial_state_grad(q, k, v, gk, init, None, go, gf, scale, head_first)
 
 
 class _GLA(torch.autograd.Function):
@@ -559,7 +559,7 @@ class _GLA(torch.autograd.Function):
         world, rank = _group(group)
         t_axis = 2 if head_first else 1
         init = initial_state if rank == 0 else None
-        o, last = _ops.gla_with_final_state(q, k, v, gk, init, scale, head_first)
+        o, last = _ops.gla_with_final_state(q, k, v, gk, init, None, scale, head_first)
         # The carry per (batch, head): the shard's decay exp(Σ_t gk_t) per key channel and its
         # final state with zero inflow, [Dk] + [Dk, Dv] float64, sent as one flat tensor.
         sdt = last.dtype
@@ -575,7 +575,7 @@ class _GLA(torch.autograd.Function):
             state = st[s] if state is None else dec[s] * state + st[s]
         if state is not None:
             init = state.to(sdt)
-            o = _ops.gla(q, k, v, gk, init, scale, head_first)
+            o = _ops.gla(q, k, v, gk, init, None, scale, head_first)
         final = None
         for s in range(world):
             final = st[s] if final is None else dec[s] * final + st[s]
