@@ -48,7 +48,7 @@ constexpr int kThreads = 256;          // 8 warps
 constexpr float kClampGate = 100.f;    // the element-wise mode's gate clamp
 
 template <class E>
-constexpr float SafeRange() {  // as the forward: bfloat16 e^32, float16 e^6
+__host__ __device__ constexpr float SafeRange() {  // as the forward: bfloat16 e^32, float16 e^6
   return std::is_same<E, __half>::value ? 6.f : 32.f;
 }
 
@@ -132,22 +132,36 @@ __device__ __forceinline__ void WarpMma(float (&acc)[MI][NI][4], int m0, int n0,
 #pragma unroll 1
   for (int k0 = 0; k0 < K; k0 += 16) {
     const int ka = k0 + 2 * c;
-    uint32_t a[MI][4];
+    if constexpr (MI >= 4) {  // the state's products: one row block's A fragment at a time (registers)
 #pragma unroll
-    for (int mi = 0; mi < MI; ++mi) {
-      const int r = m0 + 16 * mi + g;
-      a[mi][0] = Pack<E>(fa(r, ka), fa(r, ka + 1));
-      a[mi][1] = Pack<E>(fa(r + 8, ka), fa(r + 8, ka + 1));
-      a[mi][2] = Pack<E>(fa(r, ka + 8), fa(r, ka + 9));
-      a[mi][3] = Pack<E>(fa(r + 8, ka + 8), fa(r + 8, ka + 9));
-    }
+      for (int mi = 0; mi < MI; ++mi) {
+        const int r = m0 + 16 * mi + g;
+        const uint32_t a[4] = {Pack<E>(fa(r, ka), fa(r, ka + 1)), Pack<E>(fa(r + 8, ka), fa(r + 8, ka + 1)),
+                               Pack<E>(fa(r, ka + 8), fa(r, ka + 9)), Pack<E>(fa(r + 8, ka + 8), fa(r + 8, ka + 9))};
 #pragma unroll
-    for (int ni = 0; ni < NI; ++ni) {
-      const int n = n0 + 8 * ni + g;
-      const uint32_t b0 = Pack<E>(fb(ka, n), fb(ka + 1, n));
-      const uint32_t b1 = Pack<E>(fb(ka + 8, n), fb(ka + 9, n));
+        for (int ni = 0; ni < NI; ++ni) {
+          const int n = n0 + 8 * ni + g;
+          Mma16816<E>(acc[mi][ni], a, Pack<E>(fb(ka, n), fb(ka + 1, n)), Pack<E>(fb(ka + 8, n), fb(ka + 9, n)));
+        }
+      }
+    } else {
+      uint32_t a[MI][4];
 #pragma unroll
-      for (int mi = 0; mi < MI; ++mi) Mma16816<E>(acc[mi][ni], a[mi], b0, b1);
+      for (int mi = 0; mi < MI; ++mi) {
+        const int r = m0 + 16 * mi + g;
+        a[mi][0] = Pack<E>(fa(r, ka), fa(r, ka + 1));
+        a[mi][1] = Pack<E>(fa(r + 8, ka), fa(r + 8, ka + 1));
+        a[mi][2] = Pack<E>(fa(r, ka + 8), fa(r, ka + 9));
+        a[mi][3] = Pack<E>(fa(r + 8, ka + 8), fa(r + 8, ka + 9));
+      }
+#pragma unroll
+      for (int ni = 0; ni < NI; ++ni) {
+        const int n = n0 + 8 * ni + g;
+        const uint32_t b0 = Pack<E>(fb(ka, n), fb(ka + 1, n));
+        const uint32_t b1 = Pack<E>(fb(ka + 8, n), fb(ka + 9, n));
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) Mma16816<E>(acc[mi][ni], a[mi], b0, b1);
+      }
     }
   }
 }
@@ -188,7 +202,9 @@ struct BwdKernel {
   // Warp grids (8 warps as 2 x 4): the state [DK, DV], the chunk's [C, DK] and [C, SV] products,
   // dA and A [C, C].
   static constexpr int kStM = DK / 2 / 16, kStN = DV / 4 / 8;
-  static constexpr int kCkN = DK / 4 / 8, kCvN = SV / 4 / 8;
+  // dv's [C, SV] slab in kDvParts column parts (fewer live accumulators beside the state).
+  static constexpr int kDvParts = SV >= 128 ? 2 : 1;
+  static constexpr int kCkN = DK / 4 / 8, kCvN = SV / kDvParts / 4 / 8;
 
   struct Smem {
     E q[kC * kLdK], ql[kC * kLdK];   // raw q, then Qd hi / lo
@@ -324,27 +340,23 @@ template <class K, int MI, int NI>
 __device__ float StateRowDot(typename K::Smem& sm, float (&acc)[MI][NI][4], const float* y, int Dk, int Dv) {
   const int warp = threadIdx.x / 32, wm = warp / 4, wn = warp % 4;
   const int lane = threadIdx.x & 31, g = lane >> 2;
-  float part[MI][2];
-#pragma unroll
-  for (int mi = 0; mi < MI; ++mi) part[mi][0] = part[mi][1] = 0.f;
   const int m0 = wm * (K::DK / 2), n0 = wn * (K::DV / 4);
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-    for (int ni = 0; ni < NI; ++ni)
+    for (int h = 0; h < 2; ++h) {  // one row at a time (few registers beside the state)
+      const int i = m0 + 16 * mi + g + 8 * h;
+      float x = 0.f;
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int i = m0 + 16 * mi + g + 8 * (e >> 1), j = n0 + 8 * ni + 2 * (lane & 3) + (e & 1);
-        if (i < Dk && j < Dv) part[mi][e >> 1] += acc[mi][ni][e] * y[int64_t(i) * Dv + j];
-      }
+      for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
-  for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float x = part[mi][h];
+        for (int e = 0; e < 2; ++e) {
+          const int j = n0 + 8 * ni + 2 * (lane & 3) + e;
+          if (i < Dk && j < Dv) x += acc[mi][ni][2 * h + e] * y[int64_t(i) * Dv + j];
+        }
       x += __shfl_xor_sync(0xffffffffu, x, 1);
       x += __shfl_xor_sync(0xffffffffu, x, 2);
-      if ((lane & 3) == 0) sm.red[m0 + 16 * mi + g + 8 * h][wn] = x;
+      if ((lane & 3) == 0) sm.red[i][wn] = x;
     }
   __syncthreads();
   float r = 0.f;
@@ -544,20 +556,22 @@ __global__ void __launch_bounds__(kThreads, 1) BwdRevPassKernel(const BwdArgs p)
       auto fv = [&](int t, int j) { return sm.v[t * K::kLdV + sl * SV + j]; };
       WarpMma<E>(Y, ym0, yn0, SV, fv, [&](int j, int i) { return sm.shi[i * K::kLdS + j]; });
       WarpMma<E>(Y, ym0, yn0, SV, fv, [&](int j, int i) { return sm.slo[i * K::kLdS + j]; });
-      float DVa[1][K::kCvN][4];
-      Zero(DVa);
-      const int vn0 = wn * (SV / 4);
-      auto fkh = [&](int t, int i) { return sm.k[t * K::kLdK + i]; };
-      auto fsh = [&](int i, int j) { return sm.shi[i * K::kLdS + j]; };
-      WarpMma<E>(DVa, ym0, vn0, DK, fkh, fsh);
-      WarpMma<E>(DVa, ym0, vn0, DK, fkh, [&](int i, int j) { return sm.slo[i * K::kLdS + j]; });
-      WarpMma<E>(DVa, ym0, vn0, DK, [&](int t, int i) { return sm.kl[t * K::kLdK + i]; }, fsh);
-      WarpMma<E>(DVa, ym0, vn0, kC, [&](int t, int s) { return sm.A[s * K::kLdC + t]; },
-                 [&](int s, int j) { return sm.o[s * K::kLdV + sl * SV + j]; });
-      ForEach(DVa, ym0, vn0, [&](int t, int j, float& x) {
-        const int jj = sl * SV + j;
-        if (t0 + t < p.T && jj < p.Dv) static_cast<E*>(p.dv)[ho.v + int64_t(t0 + t) * p.v_st + jj] = ToE<E>(x);
-      });
+      for (int part = 0; part < K::kDvParts; ++part) {
+        float DVa[1][K::kCvN][4];
+        Zero(DVa);
+        const int vn0 = part * (SV / K::kDvParts) + wn * (SV / K::kDvParts / 4);
+        auto fkh = [&](int t, int i) { return sm.k[t * K::kLdK + i]; };
+        auto fsh = [&](int i, int j) { return sm.shi[i * K::kLdS + j]; };
+        WarpMma<E>(DVa, ym0, vn0, DK, fkh, fsh);
+        WarpMma<E>(DVa, ym0, vn0, DK, fkh, [&](int i, int j) { return sm.slo[i * K::kLdS + j]; });
+        WarpMma<E>(DVa, ym0, vn0, DK, [&](int t, int i) { return sm.kl[t * K::kLdK + i]; }, fsh);
+        WarpMma<E>(DVa, ym0, vn0, kC, [&](int t, int s) { return sm.A[s * K::kLdC + t]; },
+                   [&](int s, int j) { return sm.o[s * K::kLdV + sl * SV + j]; });
+        ForEach(DVa, ym0, vn0, [&](int t, int j, float& x) {
+          const int jj = sl * SV + j;
+          if (t0 + t < p.T && jj < p.Dv) static_cast<E*>(p.dv)[ho.v + int64_t(t0 + t) * p.v_st + jj] = ToE<E>(x);
+        });
+      }
       __syncthreads();
     }
     if (safe) {
@@ -606,23 +620,33 @@ __global__ void __launch_bounds__(kThreads, 1) BwdRevPassKernel(const BwdArgs p)
       if (i < p.Dk && j < p.Dv) p.dh0[ho.state + int64_t(i) * p.Dv + j] = x;
     });
   }
-  // gk_grad at t = 0: sum_j dh0 * h0 (0 without an initial state).
+  // gk_grad at t = 0: sum_j dh0 * h0 (0 without an initial state), from the dh0 just written
+  // (BwdFits: dh0 with every h0), in j order.
   float first = 0.f;
-  if (p.h0 != nullptr) first = StateRowDot<K>(sm, dh, p.h0 + ho.state, p.Dk, p.Dv);
+  if (p.h0 != nullptr) {
+    __threadfence_block();
+    __syncthreads();
+    if (ci < p.Dk) {
+      const float* a = p.dh0 + ho.state + int64_t(ci) * p.Dv;
+      const float* b = p.h0 + ho.state + int64_t(ci) * p.Dv;
+      for (int j = 0; j < p.Dv; ++j) first += a[j] * b[j];
+    }
+  }
   if (p.T > 0 && ci < p.Dk) dg[ci] = ToOut<G>(first);
 #endif
 }
 
 // ---- launches ----------------------------------------------------------------------------------------
 // Whether the call fits: 16-bit q, k, v, do, 16-byte aligned rows (Dk, Dv multiples of 8),
-// Dk <= DK, Dv <= DV, heads in the grid.
+// Dk <= DK, Dv <= DV, heads in the grid, the work space, dh0 wherever h0 is given.
 template <int DK, int DV>
 inline bool BwdFits(const BwdArgs& a) {
   auto aligned = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; };
   return a.T >= 1 && a.Dk >= 8 && a.Dk <= DK && a.Dv >= 8 && a.Dv <= DV && a.Dk % 8 == 0 && a.Dv % 8 == 0 &&
          a.qk_st % 8 == 0 && a.v_st % 8 == 0 && a.qk_sh % 8 == 0 && a.v_sh % 8 == 0 && a.qk_sb % 8 == 0 &&
          a.v_sb % 8 == 0 && int64_t(a.B) * a.H >= 1 && int64_t(a.B) * a.H <= (int64_t(1) << 31) - 1 &&
-         aligned(a.q) && aligned(a.k) && aligned(a.v) && aligned(a.dout) && a.work != nullptr;
+         aligned(a.q) && aligned(a.k) && aligned(a.v) && aligned(a.dout) && a.work != nullptr &&
+         (a.h0 == nullptr || a.dh0 != nullptr);
 }
 
 // Both kernels of one configuration (the shared-memory attributes set on each call); returns
