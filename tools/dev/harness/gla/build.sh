@@ -2,7 +2,7 @@
 # Builds a gla kernel harness with one nvcc call for sm_90a: `build.sh` (or `build.sh fwd`) the
 # forward's, gla_harness.cu -> build-harness/gla_harness; `build.sh bwd` the backward's,
 # gla_bwd_harness.cu -> build-harness/gla_bwd_harness (and its host check, bwd_host_check.cc ->
-# build-harness/gla_bwd_host_check). CuTe/CUTLASS headers: $CUTLASS_INCLUDE, else the
+# build-harness/gla_bwd_host_check, and run_bwd.sh as run.sh beside them). CuTe/CUTLASS headers: $CUTLASS_INCLUDE, else the
 # nvidia-cutlass wheel's cutlass_library/source/include in this Python's site-packages
 # (tools/setup_deps.sh installs it). $HARNESS_OUT: another output folder.
 set -euo pipefail
@@ -18,11 +18,12 @@ which=${1:-fwd}
 case "$which" in
   fwd) src=gla_harness.cu; bin=gla_harness ;;
   bwd) src=gla_bwd_harness.cu; bin=gla_bwd_harness
-       g++ -O2 -std=c++17 -I. -o "$out/gla_bwd_host_check" tools/dev/harness/gla/bwd_host_check.cc ;;
+       g++ -O2 -std=c++17 -I. -static-libstdc++ -static-libgcc -o "$out/gla_bwd_host_check" tools/dev/harness/gla/bwd_host_check.cc
+       cp tools/dev/harness/gla/run_bwd.sh "$out/run.sh" ;;
   *) echo "usage: build.sh [fwd|bwd]" >&2; exit 1 ;;
 esac
 nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -lineinfo --expt-relaxed-constexpr \
   -I. -I"$CUTLASS_INCLUDE" -Xptxas -v ${HARNESS_NVCC_FLAGS:-} \
-  -Xcompiler -static-libstdc++ -Xcompiler -static-libgcc -Xcompiler -fopenmp \
+  -Xcompiler -static-libstdc++ -Xcompiler -static-libgcc \
   -o "$out/$bin" "tools/dev/harness/gla/$src" -lcuda
 echo "built $out/$bin"
