@@ -122,12 +122,37 @@ __device__ __forceinline__ void Mma16816(float (&d)[4], const uint32_t (&a)[4], 
   }
 }
 
+// An operand stored with its k index contiguous: A (m, k) at p[m * ld + k], B (k, n) at
+// p[n * ld + k]; its k pairs are loaded as one 32-bit word (ld and k even).
+template <class E>
+struct RowK {
+  const E* p;
+  int ld;
+};
+template <class E, class F>
+__device__ __forceinline__ uint32_t PairA(const F& f, int m, int k) {
+  return Pack<E>(f(m, k), f(m, k + 1));
+}
+template <class E>
+__device__ __forceinline__ uint32_t PairA(const RowK<E>& f, int m, int k) {
+  return *reinterpret_cast<const uint32_t*>(f.p + m * f.ld + k);
+}
+template <class E, class F>
+__device__ __forceinline__ uint32_t PairB(const F& f, int k, int n) {
+  return Pack<E>(f(k, n), f(k + 1, n));
+}
+template <class E>
+__device__ __forceinline__ uint32_t PairB(const RowK<E>& f, int k, int n) {
+  return *reinterpret_cast<const uint32_t*>(f.p + n * f.ld + k);
+}
+
 // acc[MI][NI] (the warp's tile at rows m0.., cols n0.., 16 x 8 each) += A (m, k) B (k, n) over
-// k in [0, K), K a multiple of 16; fa(m, k) and fb(k, n) return the 16-bit operands. Fragment
+// k in [0, K), K a multiple of 16; fa(m, k) and fb(k, n) return the 16-bit operands (or are
+// RowK, where k is contiguous). Fragment
 // of lane (g = lane / 4, c = lane % 4): acc[mi][ni][e] is (m0 + 16 mi + g + 8 (e / 2),
 // n0 + 8 ni + 2 c + e % 2).
 template <class E, int MI, int NI, class FA, class FB>
-__device__ __forceinline__ void WarpMma(float (&acc)[MI][NI][4], int m0, int n0, int K, FA&& fa, FB&& fb) {
+__device__ __forceinline__ void WarpMma(float (&acc)[MI][NI][4], int m0, int n0, int K, const FA& fa, const FB& fb) {
   const int lane = threadIdx.x & 31, g = lane >> 2, c = lane & 3;
 #pragma unroll 1
   for (int k0 = 0; k0 < K; k0 += 16) {
@@ -136,12 +161,12 @@ __device__ __forceinline__ void WarpMma(float (&acc)[MI][NI][4], int m0, int n0,
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) {
         const int r = m0 + 16 * mi + g;
-        const uint32_t a[4] = {Pack<E>(fa(r, ka), fa(r, ka + 1)), Pack<E>(fa(r + 8, ka), fa(r + 8, ka + 1)),
-                               Pack<E>(fa(r, ka + 8), fa(r, ka + 9)), Pack<E>(fa(r + 8, ka + 8), fa(r + 8, ka + 9))};
+        const uint32_t a[4] = {PairA<E>(fa, r, ka), PairA<E>(fa, r + 8, ka), PairA<E>(fa, r, ka + 8),
+                               PairA<E>(fa, r + 8, ka + 8)};
 #pragma unroll
         for (int ni = 0; ni < NI; ++ni) {
           const int n = n0 + 8 * ni + g;
-          Mma16816<E>(acc[mi][ni], a, Pack<E>(fb(ka, n), fb(ka + 1, n)), Pack<E>(fb(ka + 8, n), fb(ka + 9, n)));
+          Mma16816<E>(acc[mi][ni], a, PairB<E>(fb, ka, n), PairB<E>(fb, ka + 8, n));
         }
       }
     } else {
@@ -149,16 +174,16 @@ __device__ __forceinline__ void WarpMma(float (&acc)[MI][NI][4], int m0, int n0,
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) {
         const int r = m0 + 16 * mi + g;
-        a[mi][0] = Pack<E>(fa(r, ka), fa(r, ka + 1));
-        a[mi][1] = Pack<E>(fa(r + 8, ka), fa(r + 8, ka + 1));
-        a[mi][2] = Pack<E>(fa(r, ka + 8), fa(r, ka + 9));
-        a[mi][3] = Pack<E>(fa(r + 8, ka + 8), fa(r + 8, ka + 9));
+        a[mi][0] = PairA<E>(fa, r, ka);
+        a[mi][1] = PairA<E>(fa, r + 8, ka);
+        a[mi][2] = PairA<E>(fa, r, ka + 8);
+        a[mi][3] = PairA<E>(fa, r + 8, ka + 8);
       }
 #pragma unroll
       for (int ni = 0; ni < NI; ++ni) {
         const int n = n0 + 8 * ni + g;
-        const uint32_t b0 = Pack<E>(fb(ka, n), fb(ka + 1, n));
-        const uint32_t b1 = Pack<E>(fb(ka + 8, n), fb(ka + 9, n));
+        const uint32_t b0 = PairB<E>(fb, ka, n);
+        const uint32_t b1 = PairB<E>(fb, ka + 8, n);
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) Mma16816<E>(acc[mi][ni], a[mi], b0, b1);
       }
@@ -326,8 +351,7 @@ __device__ __forceinline__ void ComputeDA(typename K::Smem& sm) {
   const int warp = threadIdx.x / 32, wm = warp / 4, wn = warp % 4;
   float acc[1][1][4];
   Zero(acc);
-  WarpMma<E>(acc, wm * 16, wn * 8, K::DV, [&](int t, int j) { return sm.o[t * K::kLdV + j]; },
-             [&](int j, int s) { return sm.v[s * K::kLdV + j]; });
+  WarpMma<E>(acc, wm * 16, wn * 8, K::DV, RowK<E>{sm.o, K::kLdV}, RowK<E>{sm.v, K::kLdV});
   ForEach(acc, wm * 16, wn * 8, [&](int t, int s, float& x) {
     sm.dA[t * K::kLdC + s] = ToE<E>(x);
     if (t == s) sm.diag[t] = x;
@@ -456,9 +480,9 @@ __global__ void __launch_bounds__(kThreads, 1) BwdFwdPassKernel(const BwdArgs p)
     for (int sl = 0; sl < K::kSlabs; ++sl) {
       WriteSlab<K>(sm, H, sl);
       __syncthreads();
-      auto fa = [&](int t, int j) { return sm.o[t * K::kLdV + sl * SV + j]; };
-      WarpMma<E>(X, xm0, xn0, SV, fa, [&](int j, int i) { return sm.shi[i * K::kLdS + j]; });
-      WarpMma<E>(X, xm0, xn0, SV, fa, [&](int j, int i) { return sm.slo[i * K::kLdS + j]; });
+      const RowK<E> fa{sm.o + sl * SV, K::kLdV};
+      WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.shi, K::kLdS});
+      WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.slo, K::kLdS});
       __syncthreads();
     }
     if (safe) {
@@ -530,8 +554,7 @@ __global__ void __launch_bounds__(kThreads, 1) BwdRevPassKernel(const BwdArgs p)
       float acc[1][1][4];
       Zero(acc);
       if (safe) {
-        WarpMma<E>(acc, wm * 16, wn * 8, DK, [&](int s, int i) { return sm.q[s * K::kLdK + i]; },
-                   [&](int i, int t) { return sm.k[t * K::kLdK + i]; });
+        WarpMma<E>(acc, wm * 16, wn * 8, DK, RowK<E>{sm.q, K::kLdK}, RowK<E>{sm.k, K::kLdK});
       } else {
         ForEach(acc, wm * 16, wn * 8, [&](int s, int t, float& x) {
           if (s < t || t0 + s >= p.T) return;
@@ -553,18 +576,18 @@ __global__ void __launch_bounds__(kThreads, 1) BwdRevPassKernel(const BwdArgs p)
     for (int sl = 0; sl < K::kSlabs; ++sl) {
       WriteSlab<K>(sm, dh, sl);
       __syncthreads();
-      auto fv = [&](int t, int j) { return sm.v[t * K::kLdV + sl * SV + j]; };
-      WarpMma<E>(Y, ym0, yn0, SV, fv, [&](int j, int i) { return sm.shi[i * K::kLdS + j]; });
-      WarpMma<E>(Y, ym0, yn0, SV, fv, [&](int j, int i) { return sm.slo[i * K::kLdS + j]; });
+      const RowK<E> fv{sm.v + sl * SV, K::kLdV};
+      WarpMma<E>(Y, ym0, yn0, SV, fv, RowK<E>{sm.shi, K::kLdS});
+      WarpMma<E>(Y, ym0, yn0, SV, fv, RowK<E>{sm.slo, K::kLdS});
       for (int part = 0; part < K::kDvParts; ++part) {
         float DVa[1][K::kCvN][4];
         Zero(DVa);
         const int vn0 = part * (SV / K::kDvParts) + wn * (SV / K::kDvParts / 4);
-        auto fkh = [&](int t, int i) { return sm.k[t * K::kLdK + i]; };
+        const RowK<E> fkh{sm.k, K::kLdK};
         auto fsh = [&](int i, int j) { return sm.shi[i * K::kLdS + j]; };
         WarpMma<E>(DVa, ym0, vn0, DK, fkh, fsh);
         WarpMma<E>(DVa, ym0, vn0, DK, fkh, [&](int i, int j) { return sm.slo[i * K::kLdS + j]; });
-        WarpMma<E>(DVa, ym0, vn0, DK, [&](int t, int i) { return sm.kl[t * K::kLdK + i]; }, fsh);
+        WarpMma<E>(DVa, ym0, vn0, DK, RowK<E>{sm.kl, K::kLdK}, fsh);
         WarpMma<E>(DVa, ym0, vn0, kC, [&](int t, int s) { return sm.A[s * K::kLdC + t]; },
                    [&](int s, int j) { return sm.o[s * K::kLdV + sl * SV + j]; });
         ForEach(DVa, ym0, vn0, [&](int t, int j, float& x) {
