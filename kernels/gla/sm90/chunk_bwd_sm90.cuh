@@ -107,18 +107,26 @@ __device__ __forceinline__ uint32_t Pack(E lo, E hi) {
 
 template <class E>
 __device__ __forceinline__ void Mma16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+#ifdef GLA_BWD_HOST_EMULATION  // tools/dev/harness/gla/bwd_emulation.cc: the warp's product on the host
+  EmuMma16816(d, a, b0, b1);
+  return;
+#endif
   if constexpr (std::is_same<E, __half>::value) {
+#ifndef GLA_BWD_HOST_EMULATION
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
         "{%0,%1,%2,%3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#endif
   } else {
+#ifndef GLA_BWD_HOST_EMULATION
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
         "{%0,%1,%2,%3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#endif
   }
 }
 
@@ -449,7 +457,7 @@ __device__ bool LoadChunk(typename K::Smem& sm, const BwdArgs& p, const HeadOffs
 // ---- kernel 1: the forward pass ------------------------------------------------------------------
 template <class K>
 __global__ void __launch_bounds__(kThreads, 1) BwdFwdPassKernel(const BwdArgs p) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || defined(GLA_BWD_HOST_EMULATION)
   using E = typename K::E;
   constexpr int DK = K::DK, DV = K::DV, SV = K::SV;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -522,7 +530,7 @@ __global__ void __launch_bounds__(kThreads, 1) BwdFwdPassKernel(const BwdArgs p)
 // ---- kernel 2: the reverse pass ------------------------------------------------------------------
 template <class K>
 __global__ void __launch_bounds__(kThreads, 1) BwdRevPassKernel(const BwdArgs p) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || defined(GLA_BWD_HOST_EMULATION)
   using E = typename K::E;
   using G = typename K::G;
   constexpr int DK = K::DK, DV = K::DV, SV = K::SV;
@@ -659,6 +667,7 @@ __global__ void __launch_bounds__(kThreads, 1) BwdRevPassKernel(const BwdArgs p)
 #endif
 }
 
+#ifndef GLA_BWD_HOST_EMULATION
 // ---- launches ----------------------------------------------------------------------------------------
 // Whether the call fits: 16-bit q, k, v, do, 16-byte aligned rows (Dk, Dv multiples of 8),
 // Dk <= DK, Dv <= DV, heads in the grid, the work space, dh0 wherever h0 is given.
@@ -688,5 +697,7 @@ cudaError_t LaunchBwd(const BwdArgs& a, cudaStream_t stream) {
   BwdRevPassKernel<K><<<heads, kThreads, K::kSmemBytes, stream>>>(a);
   return cudaGetLastError();
 }
+
+#endif  // GLA_BWD_HOST_EMULATION
 
 }  // namespace gla_sm90_bwd

@@ -47,14 +47,6 @@ struct Case {
 };
 
 template <class X>
-float F(X x) {
-  return float(x);
-}
-template <>
-float F<float>(float x) {
-  return x;
-}
-template <class X>
 X FromF(float x) {
   return X(x);
 }
@@ -66,21 +58,6 @@ template <>
 __half FromF<__half>(float x) {
   return __float2half(x);
 }
-
-// ErrKernel's role on the host: rel. RMS over the checked heads, and the count of non-finite values.
-struct Err {
-  double e = 0, r = 0;
-  long long bad = 0;
-  void Add(double x, double ref) {
-    if (!std::isfinite(x)) {
-      ++bad;
-    } else {
-      e += (x - ref) * (x - ref);
-    }
-    r += ref * ref;
-  }
-  double Rel() const { return r > 0 ? std::sqrt(e / r) : std::sqrt(e); }
-};
 
 template <typename Fn>
 double TimeMs(Fn&& fn, int warmup = 3, int repeat = 10, int batch = 5) {
@@ -161,36 +138,14 @@ struct Rng {
 template <class E, class G>
 bool RunCase(const Case& c) {
   Rng rng{std::hash<std::string>()(c.name)};
-  auto nd = [&](Rng& r) { return r.Normal(); };
-  auto ud = [&](Rng& r) { return r.Uniform(); };
   const int BH = c.B * c.H;
   const int64_t nqk = int64_t(BH) * c.T * c.Dk, nv = int64_t(BH) * c.T * c.Dv, ns = int64_t(BH) * c.Dk * c.Dv;
-  std::vector<E> q(nqk), k(nqk), v(nv), dout(nv);
-  std::vector<G> g(nqk);
-  for (auto& x : q) x = FromF<E>(nd(rng));
-  for (auto& x : k) x = FromF<E>(nd(rng));
-  for (auto& x : v) x = FromF<E>(nd(rng));
-  for (auto& x : dout) x = FromF<E>(nd(rng));
-  for (auto& x : g) {
-    const float z = nd(rng), ls = -std::log1p(std::exp(-z));
-    float gv = c.gates == 1 ? ls * 4.f : c.gates == 3 ? -ud(rng) : ls / 16.f;
-    if (c.gates == 2) {
-      const float u = ud(rng);
-      if (u < 0.01f) gv = -INFINITY;
-      else if (u < 0.02f) gv = -1e30f;
-      else if (u < 0.03f) gv = -60.f;
-    }
-    x = FromF<G>(gv);
-  }
-  std::vector<float> h0, dfinal;
-  if (c.h0) {
-    h0.resize(ns);
-    for (auto& x : h0) x = nd(rng);
-  }
-  if (c.dfinal) {
-    dfinal.resize(ns);
-    for (auto& x : dfinal) x = nd(rng);
-  }
+  auto in = gla_ref::RandomInputs<E, G>(
+      nqk, nv, ns, c.gates, 0.01f, c.h0, c.dfinal, [&] { return rng.Normal(); }, [&] { return rng.Uniform(); },
+      [](float x) { return FromF<E>(x); }, [](float x) { return FromF<G>(x); });
+  auto &q = in.q, &k = in.k, &v = in.v, &dout = in.dout;
+  auto& g = in.g;
+  auto &h0 = in.h0, &dfinal = in.dfinal;
   BwdArgs a;
   a.B = c.B, a.H = c.H, a.T = c.T, a.Dk = c.Dk, a.Dv = c.Dv;
   gla_sm90::RowStrides(c.head_first, c.T, c.H, c.Dk, &a.qk_st, &a.qk_sh, &a.qk_sb);
@@ -250,34 +205,12 @@ bool RunCase(const Case& c) {
   } else {
     heads = {0, BH - 1};
   }
-  Err e[5];
-  for (int bh : heads) {
-    const int b = bh / c.H, h = bh % c.H;
-    const int64_t oqk = b * a.qk_sb + h * a.qk_sh, ov = b * a.v_sb + h * a.v_sh, os = int64_t(bh) * c.Dk * c.Dv;
-    gla_ref::Head x;
-    x.T = c.T, x.Dk = c.Dk, x.Dv = c.Dv;
-    auto rows = [&](auto& src, int64_t off, int64_t st, int D, std::vector<double>& dst) {
-      dst.resize(size_t(c.T) * D);
-      for (int t = 0; t < c.T; ++t)
-        for (int i = 0; i < D; ++i) dst[size_t(t) * D + i] = F(src[off + t * st + i]);
-    };
-    rows(q, oqk, a.qk_st, c.Dk, x.q), rows(k, oqk, a.qk_st, c.Dk, x.k), rows(g, oqk, a.qk_st, c.Dk, x.g);
-    rows(v, ov, a.v_st, c.Dv, x.v), rows(dout, ov, a.v_st, c.Dv, x.dout);
-    if (c.h0) x.h0.assign(h0.begin() + os, h0.begin() + os + c.Dk * c.Dv);
-    if (c.dfinal) x.dfinal.assign(dfinal.begin() + os, dfinal.begin() + os + c.Dk * c.Dv);
-    const gla_ref::Grads r = gla_ref::Recurrent(x, a.scale);
-    for (int t = 0; t < c.T; ++t) {
-      for (int i = 0; i < c.Dk; ++i) {
-        const int64_t idx = oqk + t * a.qk_st + i;
-        e[0].Add(F(gq[idx]), r.dq[size_t(t) * c.Dk + i]);
-        e[1].Add(F(gk[idx]), r.dk[size_t(t) * c.Dk + i]);
-        e[3].Add(F(gg[idx]), r.dg[size_t(t) * c.Dk + i]);
-      }
-      for (int j = 0; j < c.Dv; ++j) e[2].Add(F(gv[ov + t * a.v_st + j]), r.dv[size_t(t) * c.Dv + j]);
-    }
-    if (c.h0)
-      for (int s = 0; s < c.Dk * c.Dv; ++s) e[4].Add(gh0[os + s], r.dh0[s]);
-  }
+  gla_ref::Err e[5];
+  const gla_ref::HostCall<E, G> hc{c.H, c.T, c.Dk, c.Dv, a.qk_st, a.qk_sh, a.qk_sb, a.v_st, a.v_sh, a.v_sb,
+                                   q.data(), k.data(), v.data(), dout.data(), g.data(),
+                                   c.h0 ? h0.data() : nullptr, c.dfinal ? dfinal.data() : nullptr, a.scale,
+                                   gq.data(), gk.data(), gv.data(), gg.data(), c.h0 ? gh0.data() : nullptr};
+  for (int bh : heads) gla_ref::AddHeadErrors(hc, bh, e);
   long long bad = 0;
   bool ok = det;
   for (auto& x : e) bad += x.bad, ok = ok && x.Rel() <= 4e-3;
