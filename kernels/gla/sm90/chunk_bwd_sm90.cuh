@@ -1,6 +1,7 @@
 // The gla backward (docs/spec.md §5) for 16-bit q, k, v, do (gk 16-bit or float32) on sm_90a:
 // two kernels, one block of 256 threads per head, each walking the chunks of T with a state in
-// the accumulators of its tensor-core products (mma.sync m16n8k16, float32 accumulation):
+// the accumulators of its tensor-core products (mma.sync m16n8k16 on ldmatrix fragments, float32
+// accumulation):
 //
 //   BwdFwdPassKernel  chunks in order, the state H [Dk, Dv] on chip: dq and q * dq' (dq without
 //                     its own step's term, float32 scratch [B*H, T, Dk]), and with a final-state
@@ -130,70 +131,101 @@ __device__ __forceinline__ void Mma16816(float (&d)[4], const uint32_t (&a)[4], 
   }
 }
 
-// An operand stored with its k index contiguous: A (m, k) at p[m * ld + k], B (k, n) at
-// p[n * ld + k]; its k pairs are loaded as one 32-bit word (ld and k even).
+// Operands in shared memory, loaded by ldmatrix: RowK stored with its k index contiguous (A (m, k)
+// at p[m * ld + k], B (k, n) at p[n * ld + k]), ColK with m or n contiguous (A (m, k) at
+// p[k * ld + m], B (k, n) at p[k * ld + n], loaded transposed); ld, the base and the tile
+// offsets multiples of 8 elements. Other operands are callables f(m, k) / f(k, n) returning
+// 16-bit values (the masked ones), loaded element by element.
 template <class E>
 struct RowK {
   const E* p;
   int ld;
 };
-template <class E, class F>
-__device__ __forceinline__ uint32_t PairA(const F& f, int m, int k) {
-  return Pack<E>(f(m, k), f(m, k + 1));
-}
 template <class E>
-__device__ __forceinline__ uint32_t PairA(const RowK<E>& f, int m, int k) {
-  return *reinterpret_cast<const uint32_t*>(f.p + m * f.ld + k);
-}
-template <class E, class F>
-__device__ __forceinline__ uint32_t PairB(const F& f, int k, int n) {
-  return Pack<E>(f(k, n), f(k + 1, n));
-}
-template <class E>
-__device__ __forceinline__ uint32_t PairB(const RowK<E>& f, int k, int n) {
-  return *reinterpret_cast<const uint32_t*>(f.p + n * f.ld + k);
+struct ColK {
+  const E* p;
+  int ld;
+};
+
+// Four 8 x 8 16-bit matrices, lanes 8q .. 8q + 7 giving the rows of matrix q; r[q] of lane L
+// holds matrix q's (row L / 4, cols 2 (L % 4) + 0, 1), or with trans its (rows 2 (L % 4) + 0, 1,
+// col L / 4).
+template <bool kTrans, class E>
+__device__ __forceinline__ void Ldsm4(uint32_t (&r)[4], const E* row) {
+#ifdef GLA_BWD_HOST_EMULATION
+  EmuLdmatrix(r, row, kTrans);
+#else
+  const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(row));
+  if constexpr (kTrans) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(a));
+  } else {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(a));
+  }
+#endif
 }
 
-// acc[MI][NI] (the warp's tile at rows m0.., cols n0.., 16 x 8 each) += A (m, k) B (k, n) over
-// k in [0, K), K a multiple of 16; fa(m, k) and fb(k, n) return the 16-bit operands (or are
-// RowK, where k is contiguous). Fragment
-// of lane (g = lane / 4, c = lane % 4): acc[mi][ni][e] is (m0 + 16 mi + g + 8 (e / 2),
-// n0 + 8 ni + 2 c + e % 2).
+// The A fragment of rows m0 .. m0 + 15, k0 .. k0 + 15 (mma's register order).
+template <class E>
+__device__ __forceinline__ void LoadA(uint32_t (&a)[4], const RowK<E>& f, int m0, int k0) {
+  const int l = threadIdx.x & 31;
+  Ldsm4<false>(a, f.p + (m0 + (l & 7) + 8 * ((l >> 3) & 1)) * f.ld + k0 + 8 * (l >> 4));
+}
+template <class E>
+__device__ __forceinline__ void LoadA(uint32_t (&a)[4], const ColK<E>& f, int m0, int k0) {
+  const int l = threadIdx.x & 31;
+  Ldsm4<true>(a, f.p + (k0 + (l & 7) + 8 * (l >> 4)) * f.ld + m0 + 8 * ((l >> 3) & 1));
+}
+template <class E, class F>
+__device__ __forceinline__ void LoadA(uint32_t (&a)[4], const F& f, int m0, int k0) {
+  const int l = threadIdx.x & 31, r = m0 + (l >> 2), k = k0 + 2 * (l & 3);
+  a[0] = Pack<E>(f(r, k), f(r, k + 1));
+  a[1] = Pack<E>(f(r + 8, k), f(r + 8, k + 1));
+  a[2] = Pack<E>(f(r, k + 8), f(r, k + 9));
+  a[3] = Pack<E>(f(r + 8, k + 8), f(r + 8, k + 9));
+}
+// The B fragments of cols n0 .. n0 + 15 (two n blocks), k0 .. k0 + 15: b[0], b[1] the first
+// block's, b[2], b[3] the second's.
+template <class E>
+__device__ __forceinline__ void LoadB2(uint32_t (&b)[4], const RowK<E>& f, int n0, int k0) {
+  const int l = threadIdx.x & 31;
+  Ldsm4<false>(b, f.p + (n0 + (l & 7) + 8 * (l >> 4)) * f.ld + k0 + 8 * ((l >> 3) & 1));
+}
+template <class E>
+__device__ __forceinline__ void LoadB2(uint32_t (&b)[4], const ColK<E>& f, int n0, int k0) {
+  const int l = threadIdx.x & 31;
+  Ldsm4<true>(b, f.p + (k0 + (l & 7) + 8 * ((l >> 3) & 1)) * f.ld + n0 + 8 * (l >> 4));
+}
+template <class E, class F>
+__device__ __forceinline__ void LoadB2(uint32_t (&b)[4], const F& f, int n0, int k0) {
+  const int l = threadIdx.x & 31, n = n0 + (l >> 2), k = k0 + 2 * (l & 3);
+  b[0] = Pack<E>(f(k, n), f(k + 1, n));
+  b[1] = Pack<E>(f(k + 8, n), f(k + 9, n));
+  b[2] = Pack<E>(f(k, n + 8), f(k + 1, n + 8));
+  b[3] = Pack<E>(f(k + 8, n + 8), f(k + 9, n + 8));
+}
+
+// acc[MI][NI] (the warp's tile at rows m0.., cols n0.., 16 x 8 each, NI even) += A (m, k) B (k, n)
+// over k in [0, K), K a multiple of 16. Fragment of lane (g = lane / 4, c = lane % 4):
+// acc[mi][ni][e] is (m0 + 16 mi + g + 8 (e / 2), n0 + 8 ni + 2 c + e % 2).
 template <class E, int MI, int NI, class FA, class FB>
 __device__ __forceinline__ void WarpMma(float (&acc)[MI][NI][4], int m0, int n0, int K, const FA& fa, const FB& fb) {
-  const int lane = threadIdx.x & 31, g = lane >> 2, c = lane & 3;
+  static_assert(NI % 2 == 0, "n blocks in pairs");
 #pragma unroll 1
   for (int k0 = 0; k0 < K; k0 += 16) {
-    const int ka = k0 + 2 * c;
-    if constexpr (MI >= 4) {  // the state's products: one row block's A fragment at a time (registers)
 #pragma unroll
-      for (int mi = 0; mi < MI; ++mi) {
-        const int r = m0 + 16 * mi + g;
-        const uint32_t a[4] = {PairA<E>(fa, r, ka), PairA<E>(fa, r + 8, ka), PairA<E>(fa, r, ka + 8),
-                               PairA<E>(fa, r + 8, ka + 8)};
+    for (int mi = 0; mi < MI; ++mi) {
+      uint32_t a[4];
+      LoadA<E>(a, fa, m0 + 16 * mi, k0);
 #pragma unroll
-        for (int ni = 0; ni < NI; ++ni) {
-          const int n = n0 + 8 * ni + g;
-          Mma16816<E>(acc[mi][ni], a, PairB<E>(fb, ka, n), PairB<E>(fb, ka + 8, n));
-        }
-      }
-    } else {
-      uint32_t a[MI][4];
-#pragma unroll
-      for (int mi = 0; mi < MI; ++mi) {
-        const int r = m0 + 16 * mi + g;
-        a[mi][0] = PairA<E>(fa, r, ka);
-        a[mi][1] = PairA<E>(fa, r + 8, ka);
-        a[mi][2] = PairA<E>(fa, r, ka + 8);
-        a[mi][3] = PairA<E>(fa, r + 8, ka + 8);
-      }
-#pragma unroll
-      for (int ni = 0; ni < NI; ++ni) {
-        const int n = n0 + 8 * ni + g;
-        const uint32_t b0 = PairB<E>(fb, ka, n);
-        const uint32_t b1 = PairB<E>(fb, ka + 8, n);
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi) Mma16816<E>(acc[mi][ni], a[mi], b0, b1);
+      for (int np = 0; np < NI / 2; ++np) {
+        uint32_t b[4];
+        LoadB2<E>(b, fb, n0 + 16 * np, k0);
+        Mma16816<E>(acc[mi][2 * np], a, b[0], b[1]);
+        Mma16816<E>(acc[mi][2 * np + 1], a, b[2], b[3]);
       }
     }
   }
@@ -356,14 +388,22 @@ __device__ __forceinline__ void ScaleOperands(typename K::Smem& sm, float scale)
 template <class K>
 __device__ __forceinline__ void ComputeDA(typename K::Smem& sm) {
   using E = typename K::E;
-  const int warp = threadIdx.x / 32, wm = warp / 4, wn = warp % 4;
-  float acc[1][1][4];
+  // 16 x 16 per warp: warps 0-3 over Dv's first half, 4-7 over its second, summed in order.
+  const int warp = threadIdx.x / 32, wq = warp & 3, half = warp >> 2, wm = wq >> 1, wn = wq & 1;
+  float acc[1][2][4];
   Zero(acc);
-  WarpMma<E>(acc, wm * 16, wn * 8, K::DV, RowK<E>{sm.o, K::kLdV}, RowK<E>{sm.v, K::kLdV});
-  ForEach(acc, wm * 16, wn * 8, [&](int t, int s, float& x) {
+  WarpMma<E>(acc, wm * 16, wn * 16, K::DV / 2, RowK<E>{sm.o + half * (K::DV / 2), K::kLdV},
+             RowK<E>{sm.v + half * (K::DV / 2), K::kLdV});
+  float* part = sm.term;  // [2][kC][kC] float scratch (free here)
+  ForEach(acc, wm * 16, wn * 16, [&](int t, int s, float& x) { part[half * kC * kC + t * kC + s] = x; });
+  __syncthreads();
+  for (int e = threadIdx.x; e < kC * kC; e += kThreads) {
+    const int t = e / kC, s = e - t * kC;
+    const float x = part[e] + part[kC * kC + e];
     sm.dA[t * K::kLdC + s] = ToE<E>(x);
     if (t == s) sm.diag[t] = x;
-  });
+  }
+  __syncthreads();  // part is scratch of the next step
 }
 
 // Row sums sum_j X[i, j] Y[i, j] of a state in the accumulators (X) and a [Dk, Dv] float32 Y,
@@ -495,8 +535,8 @@ __global__ void __launch_bounds__(kThreads, 1) BwdFwdPassKernel(const BwdArgs p)
     }
     if (safe) {
       auto fa = [&](int t, int s) { return s < t ? sm.dA[t * K::kLdC + s] : E(0.f); };
-      WarpMma<E>(X, xm0, xn0, kC, fa, [&](int s, int i) { return sm.k[s * K::kLdK + i]; });
-      WarpMma<E>(X, xm0, xn0, kC, fa, [&](int s, int i) { return sm.kl[s * K::kLdK + i]; });
+      WarpMma<E>(X, xm0, xn0, kC, fa, ColK<E>{sm.k, K::kLdK});
+      WarpMma<E>(X, xm0, xn0, kC, fa, ColK<E>{sm.kl, K::kLdK});
     }
     ForEach(X, xm0, xn0, [&](int t, int i, float& x) {
       if (t0 + t >= p.T || i >= p.Dk) return;
@@ -514,9 +554,9 @@ __global__ void __launch_bounds__(kThreads, 1) BwdFwdPassKernel(const BwdArgs p)
 
     // H <- vpost * (vpre * H + Kd^T V).
     ForEach(H, sm0, sn0, [&](int i, int, float& x) { x *= sm.vpre[i]; });
-    auto fb = [&](int s, int j) { return sm.v[s * K::kLdV + j]; };
-    WarpMma<E>(H, sm0, sn0, kC, [&](int i, int s) { return sm.k[s * K::kLdK + i]; }, fb);
-    WarpMma<E>(H, sm0, sn0, kC, [&](int i, int s) { return sm.kl[s * K::kLdK + i]; }, fb);
+    const ColK<E> fb{sm.v, K::kLdV};
+    WarpMma<E>(H, sm0, sn0, kC, ColK<E>{sm.k, K::kLdK}, fb);
+    WarpMma<E>(H, sm0, sn0, kC, ColK<E>{sm.kl, K::kLdK}, fb);
     ForEach(H, sm0, sn0, [&](int i, int, float& x) { x *= sm.vpost[i]; });
     __syncthreads();
   }
@@ -558,13 +598,15 @@ __global__ void __launch_bounds__(kThreads, 1) BwdRevPassKernel(const BwdArgs p)
     uint32_t zero;
     const bool safe = LoadChunk<K>(sm, p, ho, t0, &zero, true);
     ComputeDA<K>(sm);
-    {  // A (s, t) = Qd_s . Kd_t for s >= t (hi parts; element-wise in the other mode)
-      float acc[1][1][4];
+    {  // A (s, t) = Qd_s . Kd_t for s >= t (hi parts; element-wise in the other mode): 16 x 16 per
+       // warp, warps 0-3 over Dk's first half, 4-7 over its second, summed in order.
+      const int wq = warp & 3, half = warp >> 2, am = (wq >> 1) * 16, an = (wq & 1) * 16;
+      float acc[1][2][4];
       Zero(acc);
       if (safe) {
-        WarpMma<E>(acc, wm * 16, wn * 8, DK, RowK<E>{sm.q, K::kLdK}, RowK<E>{sm.k, K::kLdK});
-      } else {
-        ForEach(acc, wm * 16, wn * 8, [&](int s, int t, float& x) {
+        WarpMma<E>(acc, am, an, DK / 2, RowK<E>{sm.q + half * (DK / 2), K::kLdK}, RowK<E>{sm.k + half * (DK / 2), K::kLdK});
+      } else if (half == 0) {
+        ForEach(acc, am, an, [&](int s, int t, float& x) {
           if (s < t || t0 + s >= p.T) return;
           float sum = 0.f;
           for (int i = 0; i < p.Dk; ++i)
@@ -573,7 +615,13 @@ __global__ void __launch_bounds__(kThreads, 1) BwdRevPassKernel(const BwdArgs p)
           x = sum * p.scale;
         });
       }
-      ForEach(acc, wm * 16, wn * 8, [&](int s, int t, float& x) { sm.A[s * K::kLdC + t] = ToE<E>(s >= t ? x : 0.f); });
+      float* part = sm.term;  // [2][kC][kC] float scratch (free until the dgk terms)
+      ForEach(acc, am, an, [&](int s, int t, float& x) { part[half * kC * kC + s * kC + t] = x; });
+      __syncthreads();
+      for (int e = threadIdx.x; e < kC * kC; e += kThreads) {
+        const int s = e / kC, t = e - s * kC;
+        sm.A[s * K::kLdC + t] = ToE<E>(s >= t ? part[e] + part[kC * kC + e] : 0.f);
+      }
     }
     __syncthreads();
 
@@ -592,12 +640,11 @@ __global__ void __launch_bounds__(kThreads, 1) BwdRevPassKernel(const BwdArgs p)
         Zero(DVa);
         const int vn0 = part * (SV / K::kDvParts) + wn * (SV / K::kDvParts / 4);
         const RowK<E> fkh{sm.k, K::kLdK};
-        auto fsh = [&](int i, int j) { return sm.shi[i * K::kLdS + j]; };
+        const ColK<E> fsh{sm.shi, K::kLdS};
         WarpMma<E>(DVa, ym0, vn0, DK, fkh, fsh);
-        WarpMma<E>(DVa, ym0, vn0, DK, fkh, [&](int i, int j) { return sm.slo[i * K::kLdS + j]; });
+        WarpMma<E>(DVa, ym0, vn0, DK, fkh, ColK<E>{sm.slo, K::kLdS});
         WarpMma<E>(DVa, ym0, vn0, DK, RowK<E>{sm.kl, K::kLdK}, fsh);
-        WarpMma<E>(DVa, ym0, vn0, kC, [&](int t, int s) { return sm.A[s * K::kLdC + t]; },
-                   [&](int s, int j) { return sm.o[s * K::kLdV + sl * SV + j]; });
+        WarpMma<E>(DVa, ym0, vn0, kC, ColK<E>{sm.A, K::kLdC}, ColK<E>{sm.o + sl * SV, K::kLdV});
         ForEach(DVa, ym0, vn0, [&](int t, int j, float& x) {
           const int jj = sl * SV + j;
           if (t0 + t < p.T && jj < p.Dv) static_cast<E*>(p.dv)[ho.v + int64_t(t0 + t) * p.v_st + jj] = ToE<E>(x);
@@ -607,8 +654,8 @@ __global__ void __launch_bounds__(kThreads, 1) BwdRevPassKernel(const BwdArgs p)
     }
     if (safe) {
       auto fa = [&](int t, int s) { return s > t ? sm.dA[s * K::kLdC + t] : E(0.f); };
-      WarpMma<E>(Y, ym0, yn0, kC, fa, [&](int s, int i) { return sm.q[s * K::kLdK + i]; });
-      WarpMma<E>(Y, ym0, yn0, kC, fa, [&](int s, int i) { return sm.ql[s * K::kLdK + i]; });
+      WarpMma<E>(Y, ym0, yn0, kC, fa, ColK<E>{sm.q, K::kLdK});
+      WarpMma<E>(Y, ym0, yn0, kC, fa, ColK<E>{sm.ql, K::kLdK});
     }
     ForEach(Y, ym0, yn0, [&](int t, int i, float& x) {
       float term = 0.f;
@@ -640,9 +687,9 @@ __global__ void __launch_bounds__(kThreads, 1) BwdRevPassKernel(const BwdArgs p)
 
     // dh <- vpost * (vpre * dh + Qd^T dO).
     ForEach(dh, sm0, sn0, [&](int i, int, float& x) { x *= sm.vpre[i]; });
-    auto fb = [&](int s, int j) { return sm.o[s * K::kLdV + j]; };
-    WarpMma<E>(dh, sm0, sn0, kC, [&](int i, int s) { return sm.q[s * K::kLdK + i]; }, fb);
-    WarpMma<E>(dh, sm0, sn0, kC, [&](int i, int s) { return sm.ql[s * K::kLdK + i]; }, fb);
+    const ColK<E> fb{sm.o, K::kLdV};
+    WarpMma<E>(dh, sm0, sn0, kC, ColK<E>{sm.q, K::kLdK}, fb);
+    WarpMma<E>(dh, sm0, sn0, kC, ColK<E>{sm.ql, K::kLdK}, fb);
     ForEach(dh, sm0, sn0, [&](int i, int, float& x) { x *= sm.vpost[i]; });
     __syncthreads();
   }

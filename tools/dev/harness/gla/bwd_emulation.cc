@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -94,6 +95,24 @@ inline void EmuMma16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint
     for (int k = 0; k < 16; ++k) acc += A[row][k] * B[k][col];
     d[e] = acc;
   }
+}
+
+// ldmatrix .x4 (.trans): lanes 8q .. 8q + 7 give matrix q's rows (16-byte aligned).
+inline void EmuLdmatrix(uint32_t (&r)[4], const void* row, bool trans) {
+  static const void* xp[emu::kThreads / 32][32];
+  const int w = emu::t_idx.x / 32, l = emu::t_idx.x % 32;
+  if (reinterpret_cast<uintptr_t>(row) & 15) {
+    std::printf("ldmatrix: misaligned row address (thread %u)\n", emu::t_idx.x);
+    std::abort();
+  }
+  xp[w][l] = row;
+  emu::warp_bar[w]->arrive_and_wait();
+  for (int q = 0; q < 4; ++q) {
+    auto at = [&](int rr, int cc) { return uint32_t(static_cast<const uint16_t*>(xp[w][8 * q + rr])[cc]); };
+    r[q] = trans ? at(2 * (l % 4), l / 4) | (at(2 * (l % 4) + 1, l / 4) << 16)
+                 : at(l / 4, 2 * (l % 4)) | (at(l / 4, 2 * (l % 4) + 1) << 16);
+  }
+  emu::warp_bar[w]->arrive_and_wait();
 }
 
 #undef __global__
