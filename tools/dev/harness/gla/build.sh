@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Builds the gla kernel harness (gla_harness.cu) with one nvcc call into build-harness/gla_harness
-# for sm_90a. CuTe/CUTLASS headers: $CUTLASS_INCLUDE, else the nvidia-cutlass wheel's
-# cutlass_library/source/include in this Python's site-packages (tools/setup_deps.sh installs it).
+# Builds a gla kernel harness with one nvcc call for sm_90a: `build.sh` (or `build.sh fwd`) the
+# forward's, gla_harness.cu -> build-harness/gla_harness; `build.sh bwd` the backward's,
+# gla_bwd_harness.cu -> build-harness/gla_bwd_harness (and its host check, bwd_host_check.cc ->
+# build-harness/gla_bwd_host_check, and run_bwd.sh as run.sh beside them). CuTe/CUTLASS headers: $CUTLASS_INCLUDE, else the
+# nvidia-cutlass wheel's cutlass_library/source/include in this Python's site-packages
+# (tools/setup_deps.sh installs it). $HARNESS_OUT: another output folder.
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 if [ -z "${CUTLASS_INCLUDE:-}" ]; then
@@ -9,9 +12,18 @@ if [ -z "${CUTLASS_INCLUDE:-}" ]; then
   CUTLASS_INCLUDE="$site/cutlass_library/source/include"
 fi
 [ -f "$CUTLASS_INCLUDE/cute/tensor.hpp" ] || { echo "no CuTe headers under $CUTLASS_INCLUDE" >&2; exit 1; }
-mkdir -p build-harness
+out=${HARNESS_OUT:-build-harness}
+mkdir -p "$out"
+which=${1:-fwd}
+case "$which" in
+  fwd) src=gla_harness.cu; bin=gla_harness ;;
+  bwd) src=gla_bwd_harness.cu; bin=gla_bwd_harness
+       g++ -O2 -std=c++17 -I. -static-libstdc++ -static-libgcc -o "$out/gla_bwd_host_check" tools/dev/harness/gla/bwd_host_check.cc
+       cp tools/dev/harness/gla/run_bwd.sh "$out/run.sh" ;;
+  *) echo "usage: build.sh [fwd|bwd]" >&2; exit 1 ;;
+esac
 nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -lineinfo --expt-relaxed-constexpr \
   -I. -I"$CUTLASS_INCLUDE" -Xptxas -v ${HARNESS_NVCC_FLAGS:-} \
   -Xcompiler -static-libstdc++ -Xcompiler -static-libgcc \
-  -o build-harness/gla_harness tools/dev/harness/gla/gla_harness.cu -lcuda
-echo "built build-harness/gla_harness"
+  -o "$out/$bin" "tools/dev/harness/gla/$src" -lcuda
+echo "built $out/$bin"
