@@ -81,16 +81,28 @@ struct GlaData {
   float* final_state;  // null unless output_final_state
 };
 
-// Sequence n of a varlen call: rows [bos, bos + len) of every head, its states at n.
+// Where sequence n of a varlen call lies in the whole call's arrays (rows [bos, bos + len) of every
+// head, its states at n): its shape and the offsets of its q/k/g rows, v/o rows and states.
+struct GlaSequenceAt {
+  GlaShape s;
+  int64_t qk, v, st;
+  GlaSequenceAt(const GlaShape& whole, int64_t bos, int64_t len, int64_t n)
+      : s(whole), qk(whole.Row(0, bos, whole.Dk)), v(whole.Row(0, bos, whole.Dv)),
+        st(n * whole.H * whole.StateSize()) {
+    s.head_rows = whole.HeadRows();
+    s.T = len;
+  }
+};
+
+template <typename P>
+P* Moved(P* p, int64_t by) { return p ? p + by : nullptr; }
+
+// Sequence `at` of a varlen call.
 template <typename T>
-GlaData<T> GlaSequence(const GlaData<T>& d, int64_t bos, int64_t len, int64_t n) {
-  GlaData<T> r = d;
-  r.s.head_rows = d.s.HeadRows();
-  r.s.T = len;
-  const int64_t qk = d.s.Row(0, bos, d.s.Dk), v = d.s.Row(0, bos, d.s.Dv), st = n * d.s.H * d.s.StateSize();
-  r.q = d.q + qk, r.k = d.k + qk, r.g = d.g + qk, r.v = d.v + v, r.o = d.o + v;
-  if (d.h0) r.h0 = d.h0 + st;
-  if (d.final_state) r.final_state = d.final_state + st;
+GlaData<T> GlaSequence(GlaData<T> r, const GlaSequenceAt& at) {
+  r.s = at.s;
+  r.q += at.qk, r.k += at.qk, r.g += at.qk, r.v += at.v, r.o += at.v;
+  r.h0 = Moved(r.h0, at.st), r.final_state = Moved(r.final_state, at.st);
   return r;
 }
 
@@ -117,18 +129,13 @@ struct GlaGradData {
   float* dh0;
 };
 
-// Sequence n of a varlen gradient call (GlaSequence).
+// Sequence `at` of a varlen gradient call (GlaSequence).
 template <typename T>
-GlaGradData<T> GlaGradSequence(const GlaGradData<T>& d, int64_t bos, int64_t len, int64_t n) {
-  GlaGradData<T> r = d;
-  r.s.head_rows = d.s.HeadRows();
-  r.s.T = len;
-  const int64_t qk = d.s.Row(0, bos, d.s.Dk), v = d.s.Row(0, bos, d.s.Dv), st = n * d.s.H * d.s.StateSize();
-  r.q = d.q + qk, r.k = d.k + qk, r.g = d.g + qk, r.v = d.v + v, r.dout = d.dout + v;
-  r.dq = d.dq + qk, r.dk = d.dk + qk, r.dg = d.dg + qk, r.dv = d.dv + v;
-  if (d.h0) r.h0 = d.h0 + st;
-  if (d.dfinal) r.dfinal = d.dfinal + st;
-  if (d.dh0) r.dh0 = d.dh0 + st;
+GlaGradData<T> GlaGradSequence(GlaGradData<T> r, const GlaSequenceAt& at) {
+  r.s = at.s;
+  r.q += at.qk, r.k += at.qk, r.g += at.qk, r.dq += at.qk, r.dk += at.qk, r.dg += at.qk;
+  r.v += at.v, r.dout += at.v, r.dv += at.v;
+  r.h0 = Moved(r.h0, at.st), r.dfinal = Moved(r.dfinal, at.st), r.dh0 = Moved(r.dh0, at.st);
   return r;
 }
 

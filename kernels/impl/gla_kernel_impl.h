@@ -66,11 +66,22 @@ inline void CheckOffsets(const std::vector<int64_t>& off, int64_t T, const char*
                                          op, T, off.back()));
 }
 
-template <typename Context>
-std::vector<int64_t> CheckedOffsets(const Context& ctx, const DenseTensor& cu_seqlens, int64_t T, const char* op) {
-  std::vector<int64_t> off = ReadOffsets(ctx, cu_seqlens);
-  CheckOffsets(off, T, op);
-  return off;
+// Runs run(nullptr) on the whole call, or run(&at) on each sequence of a varlen call (its offsets
+// read and checked first); nothing on a call without heads.
+template <typename Context, typename Run>
+void EachSequence(const Context& ctx, const GlaShape& s, const paddle::optional<DenseTensor>& cu_seqlens,
+                  const char* op, Run run) {
+  if (s.heads() == 0) return;
+  if (!cu_seqlens) {
+    run(nullptr);
+    return;
+  }
+  const std::vector<int64_t> off = ReadOffsets(ctx, *cu_seqlens);
+  CheckOffsets(off, s.T, op);
+  for (size_t n = 0; n + 1 < off.size(); ++n) {
+    const GlaSequenceAt at(s, off[n], off[n + 1] - off[n], static_cast<int64_t>(n));
+    run(&at);
+  }
 }
 
 // x widened to float32 on the device.
@@ -110,15 +121,9 @@ void GlaKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTensor& 
   }
   const GlaData<T> d = MakeGlaData<T>(dev_ctx, q, k, v, gk, initial_state, output_final_state, head_first, o,
                                       final_state);
-  if (d.s.heads() == 0) return;
-  if (!cu_seqlens) {
-    gla::Forward(dev_ctx, d, scale);
-    return;
-  }
-  const std::vector<int64_t> off = gla::CheckedOffsets(dev_ctx, *cu_seqlens, d.s.T, "gla");
-  for (size_t n = 0; n + 1 < off.size(); ++n) {
-    gla::Forward(dev_ctx, GlaSequence(d, off[n], off[n + 1] - off[n], static_cast<int64_t>(n)), scale);
-  }
+  gla::EachSequence(dev_ctx, d.s, cu_seqlens, "gla", [&](const GlaSequenceAt* at) {
+    gla::Forward(dev_ctx, at ? GlaSequence(d, *at) : d, scale);
+  });
 }
 
 template <typename T, typename Context>
@@ -145,15 +150,9 @@ void GlaGradKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTens
   }
   const GlaGradData<T> d = MakeGlaGradData<T>(dev_ctx, q, k, v, gk, initial_state, o_grad, final_state_grad,
                                               head_first, q_grad, k_grad, v_grad, gk_grad, initial_state_grad);
-  if (d.s.heads() == 0) return;
-  if (!cu_seqlens) {
-    gla::Backward(dev_ctx, d, scale);
-    return;
-  }
-  const std::vector<int64_t> off = gla::CheckedOffsets(dev_ctx, *cu_seqlens, d.s.T, "gla_grad");
-  for (size_t n = 0; n + 1 < off.size(); ++n) {
-    gla::Backward(dev_ctx, GlaGradSequence(d, off[n], off[n + 1] - off[n], static_cast<int64_t>(n)), scale);
-  }
+  gla::EachSequence(dev_ctx, d.s, cu_seqlens, "gla_grad", [&](const GlaSequenceAt* at) {
+    gla::Backward(dev_ctx, at ? GlaGradSequence(d, *at) : d, scale);
+  });
 }
 
 }  // namespace phi

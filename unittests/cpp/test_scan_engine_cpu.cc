@@ -50,6 +50,22 @@ std::vector<const char*> SimdIsas() {
   return isas;
 }
 
+// For each instruction set of SimdIsas(), with the SIMD paths on: run() at 1 and at 2 threads,
+// then check(isa, result at 1 thread, result at 2 threads); stops at a fatal failure.
+template <typename Run, typename Check>
+void ForEachIsaAtOneAndTwoThreads(Run run, Check check) {
+  phi::funcs::SetCpuScanSimdEnabled(true);
+  for (const char* isa : SimdIsas()) {
+    paddle_ops::flags::SetFlag("PADDLE_OPS_CPU_ISA", isa);
+    phi::funcs::SetCpuNumThreads(1);
+    const auto one = run();
+    phi::funcs::SetCpuNumThreads(2);
+    const auto two = run();
+    check(std::string(isa), one, two);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
 template <typename T>
 std::vector<T> Random(int64_t n, double lo, double hi, uint64_t seed) {
   std::mt19937_64 g(seed);
@@ -198,16 +214,12 @@ void CheckLsePaths(double tol) {
                     [&](const ScanLayout& l, const std::vector<T>& x, bool ex, bool rev) {
                       const auto ref = RefLse(x, l, ex, rev);
                       const std::string n = Name(l, ex, rev);
-                      phi::funcs::SetCpuScanSimdEnabled(true);
-                      for (const char* isa : SimdIsas()) {
-                        paddle_ops::flags::SetFlag("PADDLE_OPS_CPU_ISA", isa);
-                        phi::funcs::SetCpuNumThreads(1);
-                        const auto simd1 = RunLse(x, l, ex, rev);
-                        phi::funcs::SetCpuNumThreads(2);
-                        const auto simd2 = RunLse(x, l, ex, rev);
-                        ExpectLseClose(simd1, ref, tol, std::string(isa) + " " + n);
-                        ExpectBitwiseEqual(simd1, simd2, std::string(isa) + " threads 1 vs 2 " + n);
-                      }
+                      ForEachIsaAtOneAndTwoThreads(
+                          [&] { return RunLse(x, l, ex, rev); },
+                          [&](const std::string& isa, const std::vector<T>& simd1, const std::vector<T>& simd2) {
+                            ExpectLseClose(simd1, ref, tol, isa + " " + n);
+                            ExpectBitwiseEqual(simd1, simd2, isa + " threads 1 vs 2 " + n);
+                          });
                       phi::funcs::SetCpuScanSimdEnabled(false);
                       const auto gen2 = RunLse(x, l, ex, rev);
                       phi::funcs::SetCpuNumThreads(1);
@@ -319,18 +331,13 @@ void CheckCumsumPathsAndThreads(uint64_t seed) {
                       phi::funcs::SetCpuScanSimdEnabled(false);
                       phi::funcs::SetCpuNumThreads(1);
                       const auto gen = RunCumsum(x, l, ex, rev);
-                      phi::funcs::SetCpuScanSimdEnabled(true);
-                      for (const char* isa : SimdIsas()) {
-                        paddle_ops::flags::SetFlag("PADDLE_OPS_CPU_ISA", isa);
-                        phi::funcs::SetCpuNumThreads(1);
-                        const auto a = RunCumsum(x, l, ex, rev);
-                        phi::funcs::SetCpuNumThreads(2);
-                        const auto b = RunCumsum(x, l, ex, rev);
-                        const std::string what = std::string(isa) + " cumsum " + Name(l, ex, rev);
-                        ExpectBitwiseEqual(a, b, what);
-                        CheckCumsumBound(x, l, ex, rev, a, gen, what);
-                        if (::testing::Test::HasFatalFailure()) return;
-                      }
+                      ForEachIsaAtOneAndTwoThreads(
+                          [&] { return RunCumsum(x, l, ex, rev); },
+                          [&](const std::string& isa, const std::vector<T>& a, const std::vector<T>& b) {
+                            const std::string what = isa + " cumsum " + Name(l, ex, rev);
+                            ExpectBitwiseEqual(a, b, what);
+                            CheckCumsumBound(x, l, ex, rev, a, gen, what);
+                          });
                     });
 }
 
