@@ -35,6 +35,21 @@ namespace phi {
 namespace funcs {
 namespace scan_gpu {
 
+// Warp for a tile whose full warps take the line's direction as a template argument of its
+// WarpSteps (full groups go through BlockedGroup, whose direction is one); the logical warps of
+// short rows read it at run time. Thread is the generic one.
+template <class Tile, class Op>
+struct WarpInDirection : GenericTileScan<Op> {
+  template <int W, int kItems, bool kStore, class State>
+  __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                               bool exclusive, int lane) {
+    if constexpr (W == 32) {
+      if (line.g.reverse) return Tile::template WarpSteps<W, kStore, true>(op, line, s0, s1, carry, exclusive, lane);
+    }
+    return Tile::template WarpSteps<W, kStore, false>(op, line, s0, s1, carry, exclusive, lane);
+  }
+};
+
 struct CumsumFast {
   using Sum = CompensatedSum<double>;
   // a + x as a double-double, with no inf/NaN handling (the caller checked).
@@ -59,7 +74,8 @@ struct CumsumFast {
 };
 
 template <typename T>
-struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, double>::value>> {
+struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, double>::value>>
+    : WarpInDirection<GpuTileScan<CumsumFloatOp<T, double>>, CumsumFloatOp<T, double>> {
   using Op = CumsumFloatOp<T, double>;
   using State = typename Op::State;
   using Sum = CompensatedSum<double>;
@@ -122,20 +138,7 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
     *before = lane == 0 ? carry : Add(carry, b);
   }
 
-  template <int W, int kItems, bool kStore>
-  __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
-                               bool exclusive, int lane) {
-    if constexpr (W == 32) {
-      return line.g.reverse ? WarpSteps<W, kStore, true>(op, line, s0, s1, carry, exclusive, lane)
-                            : WarpSteps<W, kStore, false>(op, line, s0, s1, carry, exclusive, lane);
-    } else {
-      return WarpSteps<W, kStore, false>(op, line, s0, s1, carry, exclusive, lane);
-    }
-  }
-
-  // kRev is the line's direction where W == 32 (full groups go through BlockedGroup, whose
-  // direction is a template argument); logical warps of short rows pass false and read it at
-  // run time.
+  // kRev: the line's direction where W == 32 (WarpInDirection).
   template <int W, bool kStore, bool kRev>
   __device__ static State WarpSteps(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                     bool exclusive, int lane) {
@@ -264,7 +267,8 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
 // short rows), sums them, and one warp scan of the lane sums (unsigned: wraps as two's
 // complement, as IntSumCombine) gives each lane its start. Columns keep the generic steps.
 template <typename T>
-struct GpuTileScan<CumsumIntOp<T>, std::enable_if_t<std::is_same<T, int32_t>::value || std::is_same<T, int64_t>::value>> {
+struct GpuTileScan<CumsumIntOp<T>, std::enable_if_t<std::is_same<T, int32_t>::value || std::is_same<T, int64_t>::value>>
+    : WarpInDirection<GpuTileScan<CumsumIntOp<T>>, CumsumIntOp<T>> {
   using Op = CumsumIntOp<T>;
   using State = T;
   using U = std::make_unsigned_t<T>;
@@ -273,16 +277,6 @@ struct GpuTileScan<CumsumIntOp<T>, std::enable_if_t<std::is_same<T, int32_t>::va
   template <int W>
   static constexpr int kLoads = W == 32 ? 4 : 1;
 
-  template <int W, int kItems, bool kStore>
-  __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
-                               bool exclusive, int lane) {
-    if constexpr (W == 32) {
-      return line.g.reverse ? WarpSteps<W, kStore, true>(op, line, s0, s1, carry, exclusive, lane)
-                            : WarpSteps<W, kStore, false>(op, line, s0, s1, carry, exclusive, lane);
-    } else {
-      return WarpSteps<W, kStore, false>(op, line, s0, s1, carry, exclusive, lane);
-    }
-  }
   template <int W, bool kStore, bool kRev>
   __device__ static State WarpSteps(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                     bool exclusive, int lane) {
@@ -351,12 +345,6 @@ struct GpuTileScan<CumsumIntOp<T>, std::enable_if_t<std::is_same<T, int32_t>::va
       c += part;
     }
     return static_cast<T>(c);
-  }
-
-  template <int kItems, bool kStore>
-  __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
-                                 bool exclusive) {
-    return ThreadScanSteps<kItems, kStore>(op, line, s0, s1, carry, exclusive);
   }
 };
 

@@ -22,7 +22,7 @@ namespace funcs {
 namespace scan_gpu {
 
 template <typename T>
-struct GpuTileScan<PscanOp<T, float>> {
+struct GpuTileScan<PscanOp<T, float>> : GenericTileScan<PscanOp<T, float>> {
   using Op = PscanOp<T, float>;
   using State = typename Op::State;
   static constexpr bool kFast = true;
@@ -65,12 +65,6 @@ struct GpuTileScan<PscanOp<T, float>> {
       carry = op.Combine(carry, warp_total);
     }
     return carry;
-  }
-
-  template <int kItems, bool kStore>
-  __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
-                                 bool exclusive) {
-    return ThreadScanSteps<kItems, kStore>(op, line, s0, s1, carry, exclusive);
   }
 };
 

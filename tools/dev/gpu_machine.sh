@@ -6,6 +6,9 @@
 #   cp -r /usr/include/eigen3 .dep/eigen/include/ && cp -r /usr/share/eigen3/cmake .dep/eigen/share/eigen3/
 #   cp -r /usr/src/googletest .dep/googletest && echo /.dep/ >> .git/info/exclude
 #   mkdir -p .dep/fmt/include && cp -r /usr/include/fmt .dep/fmt/include/
+#   mkdir -p .dep/hwy/include .dep/hwy/lib/x86_64-linux-gnu && cp -r /usr/include/hwy .dep/hwy/include/
+#   cp -a /usr/lib/x86_64-linux-gnu/libhwy*.so* /usr/lib/x86_64-linux-gnu/cmake/hwy .dep/hwy/lib/x86_64-linux-gnu/
+#   (Highway: the CMake package there is relocatable; the build copies libhwy.so.1 beside _C)
 # then carry `.dep` and run, on the GPU machine:
 #   bash tools/dev/gpu_machine.sh test acc bench pscan flood gla san
 # Steps: test (ctest: GoogleTest + pytest, every place), gtest, pytest, acc (gpu_accuracy.py),
@@ -32,7 +35,8 @@ if [ ! -f build-dev/CMakeCache.txt ]; then
   # One CUDA architecture (the H100's; PADDLE_OPS_CUDA_ARCHS overrides): the full default list
   # takes about 2.5x as long to compile.
   cmake -S . -B build-dev -G Ninja -DWITH_GPU=ON -DCMAKE_BUILD_TYPE=Release -DPADDLE_OPS_CUDA_ARCHS=${PADDLE_OPS_CUDA_ARCHS:-90a-real} \
-    -DEigen3_DIR=$PWD/.dep/eigen/share/eigen3/cmake -DGTest_ROOT=/tmp/gtp "${extra[@]}" > $OUT/configure.log 2>&1 || { tail -30 $OUT/configure.log; exit 1; }
+    -DEigen3_DIR=$PWD/.dep/eigen/share/eigen3/cmake -DGTest_ROOT=/tmp/gtp -Dhwy_DIR=$PWD/.dep/hwy/lib/x86_64-linux-gnu/cmake/hwy \
+    "${extra[@]}" > $OUT/configure.log 2>&1 || { tail -30 $OUT/configure.log; exit 1; }
 fi
 t0=$(date +%s)
 # NOBUILD=1: keep the build of an earlier command on this machine as it is (the device tool's

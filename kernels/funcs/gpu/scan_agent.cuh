@@ -266,8 +266,9 @@ __device__ typename Op::State ThreadScanSteps(const Op& op, const Line& line, in
 // definition (kFast = true) to work on its raw elements, falling back on the generic steps
 // where its fast arithmetic does not apply. The specialization must be visible wherever the
 // engine is instantiated for that op.
-template <typename Op, typename Enable = void>
-struct GpuTileScan {
+// (A specialization that has only its own Warp derives from GenericTileScan for Thread.)
+template <typename Op>
+struct GenericTileScan {
   static constexpr bool kFast = false;
   template <int W, int kItems, bool kStore>
   __device__ static typename Op::State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1,
@@ -280,6 +281,9 @@ struct GpuTileScan {
     return ThreadScanSteps<kItems, kStore>(op, line, s0, s1, carry, exclusive);
   }
 };
+
+template <typename Op, typename Enable = void>
+struct GpuTileScan : GenericTileScan<Op> {};
 
 }  // namespace scan_gpu
 }  // namespace funcs
