@@ -115,6 +115,19 @@ Grads Chunked(const Head& x, double scale, double range, bool force_other) {
         dA[t * kC + s] = acc;  // do_t . v_s (float32 accumulators; rounded where used as an operand)
       }
   };
+  // A chunk's step of a state (or of its gradient), M <- post * (pre * M + A^T B(t0 + s, j)), with
+  // pre = exp(a), post = exp(b) in the safe mode and pre = exp(a + b), post = 1 otherwise.
+  auto state_step = [&](std::vector<double>& M, const std::vector<double>& Am, auto B, int t0,
+                        const std::vector<double>& a, const std::vector<double>& b, bool safe) {
+    for (int i = 0; i < Dk; ++i) {
+      const double pre = safe ? std::exp(a[i]) : std::exp(a[i] + b[i]), post = safe ? std::exp(b[i]) : 1.0;
+      for (int j = 0; j < Dv; ++j) {
+        double acc = M[i * Dv + j] * pre;
+        for (int s = 0; s < kC; ++s) acc += Am[s * Dk + i] * B(t0 + s, j);
+        M[i * Dv + j] = acc * post;
+      }
+    }
+  };
   // ---- kernel 1: the forward pass (state H in accumulators): dq and q.dq' ----
   std::vector<double> H(size_t(Dk) * Dv, 0), Hs(size_t(Dk) * Dv);
   if (!x.h0.empty()) H = x.h0;
@@ -140,15 +153,7 @@ Grads Chunked(const Head& x, double scale, double range, bool force_other) {
         r.dq[(t0 + t) * Dk + i] = dqp + scale * dA[t * kC + t] * K(t0 + t, i);
       }
     // H <- post * (pre * H + Kd^T V)
-    for (int i = 0; i < Dk; ++i) {
-      const double pre = G.safe ? std::exp(G.ref[i]) : std::exp(G.ref[i] + G.post[i]);
-      const double post = G.safe ? std::exp(G.post[i]) : 1.0;
-      for (int j = 0; j < Dv; ++j) {
-        double acc = H[i * Dv + j] * pre;
-        for (int s = 0; s < kC; ++s) acc += Kd[s * Dk + i] * V(t0 + s, j);
-        H[i * Dv + j] = acc * post;
-      }
-    }
+    state_step(H, Kd, V, t0, G.ref, G.post, G.safe);
   }
   // ---- kernel 2: the reverse pass (dh in accumulators) ----
   std::vector<double> dh(size_t(Dk) * Dv, 0), dhs(size_t(Dk) * Dv), carry(Dk, 0), term(kC * Dk);
@@ -204,15 +209,7 @@ Grads Chunked(const Head& x, double scale, double range, bool force_other) {
         r.dg[(t0 + t) * Dk + i] = carry[i];
       }
     // dh <- post * (pre * dh + Qd^T dO)
-    for (int i = 0; i < Dk; ++i) {
-      const double pre = G.safe ? std::exp(G.post[i]) : std::exp(G.ref[i] + G.post[i]);
-      const double post = G.safe ? std::exp(G.ref[i]) : 1.0;
-      for (int j = 0; j < Dv; ++j) {
-        double acc = dh[i * Dv + j] * pre;
-        for (int s = 0; s < kC; ++s) acc += Qd[s * Dk + i] * DO(t0 + s, j);
-        dh[i * Dv + j] = acc * post;
-      }
-    }
+    state_step(dh, Qd, DO, t0, G.post, G.ref, G.safe);
   }
   r.dh0 = dh;
   for (int i = 0; i < Dk && T > 0; ++i) {

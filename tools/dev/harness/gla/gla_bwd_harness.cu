@@ -22,15 +22,7 @@
 #include "kernels/gla/sm90/chunk_bwd_sm90.cuh"
 #include "kernels/gla/sm90/chunk_fwd_sm90.cuh"
 #include "tools/dev/harness/gla/bwd_ref.h"
-
-#define CK(expr)                                                                                       \
-  do {                                                                                                 \
-    cudaError_t e_ = (expr);                                                                           \
-    if (e_ != cudaSuccess) {                                                                           \
-      std::printf("CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, __LINE__, #expr); \
-      std::exit(2);                                                                                    \
-    }                                                                                                  \
-  } while (0)
+#include "tools/dev/harness/gla/gla_timing.cuh"
 
 namespace {
 
@@ -59,41 +51,6 @@ __half FromF<__half>(float x) {
   return __float2half(x);
 }
 
-template <typename Fn>
-double TimeMs(Fn&& fn, int warmup = 3, int repeat = 10, int batch = 5) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < warmup; ++i) fn();
-  CK(cudaDeviceSynchronize());
-  std::vector<double> t;
-  for (int i = 0; i < repeat; ++i) {
-    CK(cudaEventRecord(a));
-    for (int j = 0; j < batch; ++j) fn();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms / batch);
-  }
-  CK(cudaGetLastError());
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-double CopyMs(int64_t bytes_moved) {
-  const int64_t n = bytes_moved / 2;
-  char *s = nullptr, *d = nullptr;
-  CK(cudaMalloc(&s, n));
-  CK(cudaMalloc(&d, n));
-  CK(cudaMemset(s, 1, n));
-  const double ms = TimeMs([&] { CK(cudaMemcpyAsync(d, s, n, cudaMemcpyDeviceToDevice)); });
-  cudaFree(s);
-  cudaFree(d);
-  return ms;
-}
 
 template <class E, class G>
 cudaError_t LaunchFor(const BwdArgs& a, cudaStream_t st) {

@@ -21,15 +21,7 @@
 #include <vector>
 
 #include "kernels/gla/sm90/chunk_fwd_sm90.cuh"
-
-#define CK(expr)                                                                                          \
-  do {                                                                                                    \
-    cudaError_t e_ = (expr);                                                                              \
-    if (e_ != cudaSuccess) {                                                                              \
-      std::printf("CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, __LINE__, #expr);    \
-      std::exit(2);                                                                                       \
-    }                                                                                                     \
-  } while (0)
+#include "tools/dev/harness/gla/gla_timing.cuh"
 
 using bf16 = cutlass::bfloat16_t;
 using fp16 = cutlass::half_t;
@@ -142,43 +134,6 @@ Err Compare(const X* x, const double* ref, int64_t n) {
   return e;
 }
 
-// Median milliseconds per call of `fn` over `repeat` batches of `batch` back-to-back calls (the
-// host's work per call, e.g. the TMA descriptors, overlaps the previous call's kernel).
-template <typename Fn>
-double TimeMs(Fn&& fn, int warmup = 3, int repeat = 10, int batch = 5) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < warmup; ++i) fn();
-  CK(cudaDeviceSynchronize());
-  std::vector<double> t;
-  for (int i = 0; i < repeat; ++i) {
-    CK(cudaEventRecord(a));
-    for (int j = 0; j < batch; ++j) fn();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms / batch);
-  }
-  CK(cudaGetLastError());
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-double CopyMs(int64_t bytes_moved) {
-  const int64_t n = bytes_moved / 2;
-  char *s = nullptr, *d = nullptr;
-  CK(cudaMalloc(&s, n));
-  CK(cudaMalloc(&d, n));
-  CK(cudaMemset(s, 1, n));
-  const double ms = TimeMs([&] { CK(cudaMemcpyAsync(d, s, n, cudaMemcpyDeviceToDevice)); });
-  cudaFree(s);
-  cudaFree(d);
-  return ms;
-}
 
 // Host float64 recurrence of one head (checks the GPU reference).
 template <typename X>
