@@ -1,36 +1,41 @@
-// The gla backward (docs/spec.md §5) for 16-bit q, k, v, do (gk 16-bit or float32) on sm_90a:
-// two kernels, one block of 256 threads per head, each walking the chunks of T with a state in
-// the accumulators of its tensor-core products (mma.sync m16n8k16 on ldmatrix fragments, float32
-// accumulation):
+// The gla backward (docs/spec.md §5) for 16-bit q, k, v, do (gk 16-bit or float32) on sm_90a, in
+// three kernels parallel over heads and Dv tiles or over heads and chunks (mma.sync m16n8k16 on
+// ldmatrix fragments, float32 accumulation):
 //
-//   BwdFwdPassKernel  chunks in order, the state H [Dk, Dv] on chip: dq and q * dq' (dq without
-//                     its own step's term, float32 scratch [B*H, T, Dk]), and with a final-state
-//                     gradient sum_j dfinal * h_{T-1} per key channel (scratch [B*H, Dk]);
-//   BwdRevPassKernel  chunks in reverse, dh [Dk, Dv] (the gradient of the state at the chunk's
-//                     end) on chip: dk, dv, gk_grad (the reverse sum of q dq' - k dk' with its
-//                     carry across chunks and the zero-factor restart) and dh0.
+//   BwdStateKernel<false>  grid (head, 64-column Dv tile), chunks in order: the state H_c [Dk, 64]
+//                          before each chunk c, stored (float32 work space), then
+//                          H <- e^P_last * H + (k e^(P_last - P))^T V;
+//   BwdStateKernel<true>   the same in reverse: dh_c, the gradient of the state at chunk c's end
+//                          from the steps after it, stored, then dh <- e^P_last * dh +
+//                          (scale q e^P)^T dO; at the end dh0;
+//   BwdChunkKernel         grid (head, chunk), one block of 256 threads per chunk: dq, dk, dv and
+//                          gk_grad of the chunk's steps from H_c, dh_c (all of Dv in the block:
+//                          no partial sums across blocks).
 //
-// The states are recomputed by the first kernel rather than stored: storing them costs
-// 4 B * Dk * Dv per chunk and head each way (the seed shape: 537 MB written and read, ~0.22 ms
-// at 4.8 TB/s), recomputing them costs one more read of k, v, gk and 2 C Dk Dv FLOPs per chunk
-// (~17 GFLOP on the seed), and it keeps the states in float32.
-//
-// Per chunk of C = 32 steps (P the in-chunk inclusive cumulative sum of gk per key channel i,
-// m = 15 the reference row), in the factored ("safe") mode, every |P_t - P_m| <= SafeRange:
+// P is the in-chunk inclusive cumulative sum of gk per key channel i; every exponent of the state
+// kernels is a direct prefix or suffix sum of the gates (<= 0 for gk <= 0, a -inf an exact 0), so
+// they need no mode. The chunk kernel, per chunk of C = 32 steps (m = 15 the reference row), in
+// the factored ("safe") mode, every |P_t - P_m| <= SafeRange:
 //   Qd = scale q e^(P - P_m), Kd = k e^(P_m - P),  dA = dO V^T (t, s),  A = Qd Kd^T (s >= t)
-//   dq'  = e^(P - P_m) * (dO (e^P_m H)^T + strict(dA) Kd)          (then + scale dA_tt k_t)
-//   dk'  = e^(P_m - P) * (V (e^(P_63 - P_m) dh)^T + strict(dA)^T Qd) (then + scale dA_tt q_t)
-//   dv   = Kd (e^(P_C-1 - P_m) dh) + incl(A)^T dO
-//   H   <- e^(P_C-1 - P_m) (e^P_m H + Kd^T V),   dh <- e^P_m (e^(P_C-1 - P_m) dh + Qd^T dO)
-// and in a chunk with a wider decay range (strong, -inf or -1e30 gates) the element-wise mode:
-// the factors are direct prefix/suffix sums of the gates (exponents <= 0 for gk <= 0, a -inf an
-// exact 0), the in-chunk terms (A, strict(dA) Kd, strict(dA)^T Qd) element by element from
-// cumulative sums of the gates clamped at -100 (as the forward's other mode). Every exponent is
-// a direct sum over the gates it spans (never a difference of two cumulative sums).
+//   dq'  = e^(P - P_m) * (dO (e^P_m H_c)^T + strict(dA) Kd)          (then + scale dA_tt k_t)
+//   dk'  = e^(P_m - P) * (V (e^(P_last - P_m) dh_c)^T + strict(dA)^T Qd) (then + scale dA_tt q_t)
+//   dv   = Kd (e^(P_last - P_m) dh_c) + incl(A)^T dO
+// and in a chunk with a wider decay range (strong, -inf or -1e30 gates) the element-wise mode: the
+// factors direct prefix/suffix sums, the in-chunk terms element by element from cumulative sums of
+// the gates clamped at -100 (as the forward's other mode).
 //
-// Accuracy (tools/dev/harness/gla/bwd_host_check.cc emulates this arithmetic): gk_grad's reverse
-// sum of q dq' - k dk' cancels, so Qd, Kd and the scaled states are kept as hi/lo pairs of
-// 16-bit operands (x = hi + lo, the products take hi*y + lo*y); dA, A and the inputs are single.
+// gk_grad: with D_t = sum_j dS_t S_t (row i; S_t the state after step t, dS_t its gradient),
+// gk_grad_t = D_t - k_t dk_t and D_{t-1} = gk_grad_t + q_{t-1} dq_{t-1}, so inside chunk c
+//   gk_grad_t = F_c + sum_{s >= t} (q_s dq'_s - k_s dk'_s),  F_c = sum_j dh_c H_{c+1}
+//             = e^P_last sum_j dh_c H_c + sum_s u_s,  u_s = k_s e^(P_last - P_s) (V dh_c^T)_s,
+// which the kernel takes as F0 + sum_{s < t} u_s + sum_{s >= t} w_s (w = q dq' - k times dk' less
+// its u part): each chunk is anchored at its own end (no carry across chunks and no cancellation
+// over more than one chunk); a zero factor e^gk = 0 at step t' >= t restarts the sum there as the
+// recurrent form does (gk_grad_t' = 0). gk_grad_0 = sum_j dh0 h0 (0 without h0).
+//
+// Accuracy (tools/dev/harness/gla/bwd_emulation.cc runs these kernels on the CPU): the states
+// are float32 in memory; Qd, Kd and the scaled states enter the products as hi/lo pairs of 16-bit
+// operands (x = hi + lo, the products take hi*y + lo*y); dA, A and the inputs are single.
 // Deterministic: no atomics; every sum has a fixed order.
 #pragma once
 
@@ -45,7 +50,9 @@ namespace gla_sm90_bwd {
 
 constexpr int kC = 32;                 // steps per chunk
 constexpr int kRefRow = kC / 2 - 1;    // the factored mode's reference row
-constexpr int kThreads = 256;          // 8 warps
+constexpr int kThreads = 256;          // the chunk kernel's 8 warps
+constexpr int kStateThreads = 128;     // the state kernels' 4 warps
+constexpr int kBV = 64;                // the state kernels' Dv tile
 constexpr float kClampGate = 100.f;    // the element-wise mode's gate clamp
 
 template <class E>
@@ -64,14 +71,14 @@ struct BwdArgs {
   const float* dfinal = nullptr;  // [B, H, Dk, Dv] or null
   void *dq = nullptr, *dk = nullptr, *dv = nullptr, *dg = nullptr;
   float* dh0 = nullptr;           // [B, H, Dk, Dv] or null
-  float* work = nullptr;          // BwdWorkFloats(*this) floats
+  float* work = nullptr;          // BwdWorkFloats(*this) floats: H_c and dh_c, [B*H, chunks, Dk, Dv] each
   float scale = 1.f;
   int force_other_mode = 0;       // testing: every chunk takes the element-wise mode
 };
 
-inline int64_t BwdWorkFloats(const BwdArgs& a) {
-  return int64_t(a.B) * a.H * a.T * a.Dk + int64_t(a.B) * a.H * a.Dk;
-}
+inline int64_t BwdChunks(const BwdArgs& a) { return (int64_t(a.T) + 31) / 32; }
+inline int64_t BwdStateFloats(const BwdArgs& a) { return int64_t(a.B) * a.H * BwdChunks(a) * a.Dk * a.Dv; }
+inline int64_t BwdWorkFloats(const BwdArgs& a) { return 2 * BwdStateFloats(a); }
 
 // ---- 16-bit helpers and the warp product --------------------------------------------------------
 template <class E>
@@ -253,7 +260,133 @@ __device__ __forceinline__ void ForEach(float (&acc)[MI][NI][4], int m0, int n0,
       for (int e = 0; e < 4; ++e) fn(m0 + 16 * mi + g + 8 * (e >> 1), n0 + 8 * ni + 2 * c + (e & 1), acc[mi][ni][e]);
 }
 
-// ---- the kernel's configuration and shared memory ---------------------------------------------
+// ---- the rows of a chunk -------------------------------------------------------------------------
+// The rows [t0, t0 + C) of a [.., D] tensor into shared memory (row stride ld), zeros past T and
+// past D (D a multiple of 8; 16-byte loads); NTHR threads.
+template <int NTHR, class E>
+__device__ __forceinline__ void LoadTile(E* dst, int ld, int Dmax, const E* base, int64_t st, int t0, int T, int D) {
+  constexpr int kBatch = 4;
+  const int vecs = Dmax / 8, total = kC * vecs;
+  for (int e0 = threadIdx.x; e0 < total; e0 += NTHR * kBatch) {
+    uint4 x[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int e = e0 + b * NTHR, r = e / vecs, c8 = (e - r * vecs) * 8;
+      x[b] = make_uint4(0, 0, 0, 0);
+      if (e < total && t0 + r < T && c8 < D) x[b] = *reinterpret_cast<const uint4*>(base + int64_t(t0 + r) * st + c8);
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int e = e0 + b * NTHR, r = e / vecs, c8 = (e - r * vecs) * 8;
+      if (e < total) *reinterpret_cast<uint4*>(dst + r * ld + c8) = x[b];
+    }
+  }
+}
+
+struct HeadOffsets {
+  int64_t qk, v;
+};
+__device__ __forceinline__ HeadOffsets Offsets(const BwdArgs& p, int bh) {
+  const int b = bh / p.H, h = bh - b * p.H;
+  return {int64_t(b) * p.qk_sb + int64_t(h) * p.qk_sh, int64_t(b) * p.v_sb + int64_t(h) * p.v_sh};
+}
+
+// ---- the state kernels ---------------------------------------------------------------------------
+template <class E_, class G_, int DK_>
+struct StateKernel {
+  using E = E_;
+  using G = G_;
+  static constexpr int DK = DK_;
+  static constexpr int kLdK = DK + 8, kLdV = kBV + 8;
+  static constexpr int kMI = DK / 4 / 16;  // 4 warps over the rows of the [DK, kBV] tile
+  struct Smem {
+    E x[kC * kLdK], xl[kC * kLdK];  // the chunk's k (q), then its scaled operand hi / lo
+    E y[kC * kLdV];                 // v (do), the tile's columns
+    float dec[DK];                  // e^P_last per key channel
+  };
+  static constexpr int kSmemBytes = int(sizeof(Smem));
+};
+
+// rev = false: H_c before each chunk c (from h0), H <- e^P_last H + (k e^(P_last - P))^T V.
+// rev = true: dh_c after each chunk c (from dfinal), dh <- e^P_last dh + (scale q e^P)^T dO; dh0.
+template <class K, bool kRev>
+__global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs p) {
+#if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || defined(GLA_BWD_HOST_EMULATION)
+  using E = typename K::E;
+  using G = typename K::G;
+  constexpr int DK = K::DK;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  typename K::Smem& sm = *reinterpret_cast<typename K::Smem*>(smem_raw);
+  const int nv = (p.Dv + kBV - 1) / kBV;
+  const int bh = blockIdx.x / nv, j0 = (blockIdx.x - bh * nv) * kBV;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x & 31, i = threadIdx.x;
+  const int m0 = warp * (DK / 4);
+  const HeadOffsets ho = Offsets(p, bh);
+  const int NT = (p.T + kC - 1) / kC;
+  const int64_t ss = int64_t(p.Dk) * p.Dv;
+  float* out = p.work + (kRev ? BwdStateFloats(p) : 0) + int64_t(bh) * NT * ss;
+  const E* xs = static_cast<const E*>(kRev ? p.q : p.k) + ho.qk;
+  const E* ys = static_cast<const E*>(kRev ? p.dout : p.v) + ho.v + j0;
+  const G* gs = static_cast<const G*>(p.g) + ho.qk;
+  const float* init = kRev ? p.dfinal : p.h0;
+
+  float S[K::kMI][kBV / 8][4];
+  ForEach(S, m0, 0, [&](int r, int c, float& x) {
+    x = (init != nullptr && r < p.Dk && j0 + c < p.Dv) ? init[int64_t(bh) * ss + int64_t(r) * p.Dv + j0 + c] : 0.f;
+  });
+  // Stores the state (rows < Dk, columns < Dv), two floats per lane.
+  auto store = [&](float* dst) {
+    const int g = lane >> 2, c2 = 2 * (lane & 3);
+#pragma unroll
+    for (int mi = 0; mi < K::kMI; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < kBV / 8; ++ni)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = m0 + 16 * mi + g + 8 * h, c = j0 + 8 * ni + c2;
+          if (r < p.Dk && c < p.Dv)
+            *reinterpret_cast<float2*>(dst + int64_t(r) * p.Dv + c) = make_float2(S[mi][ni][2 * h], S[mi][ni][2 * h + 1]);
+        }
+  };
+
+  for (int step = 0; step < NT; ++step) {
+    const int n = kRev ? NT - 1 - step : step, t0 = n * kC;
+    store(out + int64_t(n) * ss);
+    LoadTile<kStateThreads>(sm.x, K::kLdK, DK, xs, p.qk_st, t0, p.T, p.Dk);
+    LoadTile<kStateThreads>(sm.y, K::kLdV, kBV, ys, p.v_st, t0, p.T, p.Dv - j0);
+    float gl[kC];
+    if (i < DK) {
+#pragma unroll
+      for (int t = 0; t < kC; ++t)
+        gl[t] = (i < p.Dk && t0 + t < p.T) ? ToF(gs[int64_t(t0 + t) * p.qk_st + i]) : 0.f;
+    }
+    __syncthreads();
+    if (i < DK) {  // channel i's operand column: k e^(gates t+1 .. C-1), or scale q e^(gates 0 .. t)
+      float run = 0.f;
+#pragma unroll
+      for (int tt = 0; tt < kC; ++tt) {
+        const int t = kRev ? tt : kC - 1 - tt;
+        if (kRev) run += gl[t];
+        const float x = float(sm.x[t * K::kLdK + i]) * (kRev ? p.scale : 1.f) * __expf(run);
+        if (!kRev) run += gl[t];
+        const E h = ToE<E>(x);
+        sm.x[t * K::kLdK + i] = h;
+        sm.xl[t * K::kLdK + i] = ToE<E>(x - float(h));
+      }
+      sm.dec[i] = __expf(run);
+    }
+    __syncthreads();
+    ForEach(S, m0, 0, [&](int r, int, float& x) { x *= sm.dec[r]; });
+    const ColK<E> fb{sm.y, K::kLdV};
+    WarpMma<E>(S, m0, 0, kC, ColK<E>{sm.x, K::kLdK}, fb);
+    WarpMma<E>(S, m0, 0, kC, ColK<E>{sm.xl, K::kLdK}, fb);
+    __syncthreads();
+  }
+  if (kRev && p.dh0 != nullptr) store(p.dh0 + int64_t(bh) * ss);
+#endif
+}
+
+// ---- the chunk kernel: configuration and shared memory -------------------------------------------
 template <class E_, class G_, int DK_, int DV_>
 struct BwdKernel {
   using E = E_;
@@ -264,10 +397,7 @@ struct BwdKernel {
   static constexpr int SV = DV < 128 ? DV : 128;  // columns of a state slab in shared memory
   static constexpr int kSlabs = DV / SV;
   static constexpr int kLdK = DK + 8, kLdV = DV + 8, kLdS = SV + 8, kLdC = kC + 8;
-  // Warp grids (8 warps as 2 x 4): the state [DK, DV], the chunk's [C, DK] and [C, SV] products,
-  // dA and A [C, C].
-  static constexpr int kStM = DK / 2 / 16, kStN = DV / 4 / 8;
-  // dv's [C, SV] slab in kDvParts column parts (fewer live accumulators beside the state).
+  // dv's [C, SV] slab in kDvParts column parts (fewer live accumulators).
   static constexpr int kDvParts = SV >= 128 ? 2 : 1;
   static constexpr int kCkN = DK / 4 / 8, kCvN = SV / kDvParts / 4 / 8;
 
@@ -275,36 +405,21 @@ struct BwdKernel {
     E q[kC * kLdK], ql[kC * kLdK];   // raw q, then Qd hi / lo
     E k[kC * kLdK], kl[kC * kLdK];   // raw k, then Kd hi / lo
     E v[kC * kLdV], o[kC * kLdV];    // v, do
-    E shi[DK * kLdS], slo[DK * kLdS];  // a slab of the scaled state (hi / lo)
+    E shi[DK * kLdS], slo[DK * kLdS];  // a slab of the scaled state H_c or dh_c (hi / lo)
     E dA[kC * kLdC], A[kC * kLdC];
-    float ea[kC * DK], eb[kC * DK], pc[kC * DK], term[kC * DK];
+    float ea[kC * DK], eb[kC * DK], pc[kC * DK], term[kC * DK];  // ea then u; term: w
     float diag[kC];                   // dA_tt
-    float vs[DK], vpre[DK], vpost[DK];
-    float red[DK][4];
+    float vsf[DK], vsr[DK], dec[DK], rowdot[DK], first[DK];
   };
   static constexpr int kSmemBytes = int(sizeof(Smem));
 };
 
-// The rows [t0, t0 + C) of a [.., D] tensor into shared memory (row stride ld), zeros past T and
-// past D (D a multiple of 8; 16-byte loads).
-template <class E>
-__device__ __forceinline__ void LoadTile(E* dst, int ld, int Dmax, const E* base, int64_t st, int t0, int T, int D) {
-  const int vecs = Dmax / 8;
-  for (int e = threadIdx.x; e < kC * vecs; e += kThreads) {
-    const int r = e / vecs, c8 = (e - r * vecs) * 8;
-    uint4 x = make_uint4(0, 0, 0, 0);
-    if (t0 + r < T && c8 < D) x = *reinterpret_cast<const uint4*>(base + int64_t(t0 + r) * st + c8);
-    *reinterpret_cast<uint4*>(dst + r * ld + c8) = x;
-  }
-}
-
 // The gate pass of one chunk: thread i < Dk owns key channel i, whose C gates LoadChunk put in
-// column i of sm.pc (read from there, so that no gate stays in a register beside the state);
-// writes the factors e^alpha (Qd) and e^beta (Kd), in the element-wise mode the clamped
-// cumulative gates over the raw ones, and the state's row scalings; returns whether the chunk
-// takes the factored mode (the same value in every thread). rev: the reverse pass's scalings.
+// column i of sm.pc; writes the factors e^alpha (Qd) and e^beta (Kd), in the element-wise mode the
+// clamped cumulative gates over the raw ones, the states' row scalings (vsf of H_c, vsr of dh_c)
+// and e^P_last; returns whether the chunk takes the factored mode (the same in every thread).
 template <class K>
-__device__ bool GatePass(typename K::Smem& sm, bool own, int force_other, bool rev) {
+__device__ bool GatePass(typename K::Smem& sm, bool own, int force_other) {
   constexpr int DK = K::DK;
   const int i = threadIdx.x;
   float* gc = sm.pc + i;  // gc[t * DK]: gate t of channel i
@@ -328,6 +443,7 @@ __device__ bool GatePass(typename K::Smem& sm, bool own, int force_other, bool r
   }
   const bool safe = __syncthreads_and(ok) && !force_other;
   if (own) {
+    sm.dec[i] = __expf(ref + post);
     if (safe) {
       float run = 0.f;
 #pragma unroll 4
@@ -343,8 +459,8 @@ __device__ bool GatePass(typename K::Smem& sm, bool own, int force_other, bool r
         sm.ea[t * DK + i] = __expf(run);
         sm.eb[t * DK + i] = __expf(-run);
       }
-      sm.vs[i] = sm.vpre[i] = __expf(rev ? post : ref);
-      sm.vpost[i] = __expf(rev ? ref : post);
+      sm.vsf[i] = __expf(ref);
+      sm.vsr[i] = __expf(post);
     } else {
       float suf = 0.f;
 #pragma unroll 4
@@ -361,9 +477,7 @@ __device__ bool GatePass(typename K::Smem& sm, bool own, int force_other, bool r
         sm.ea[t * DK + i] = __expf(pre);  // gates 0 .. t
         gc[t * DK] = pcs;
       }
-      sm.vs[i] = 1.f;
-      sm.vpre[i] = __expf(ref + post);
-      sm.vpost[i] = 1.f;
+      sm.vsf[i] = sm.vsr[i] = 1.f;
     }
   }
   return safe;
@@ -406,79 +520,63 @@ __device__ __forceinline__ void ComputeDA(typename K::Smem& sm) {
   __syncthreads();  // part is scratch of the next step
 }
 
-// Row sums sum_j X[i, j] Y[i, j] of a state in the accumulators (X) and a [Dk, Dv] float32 Y,
-// in a fixed order; thread i < Dk gets row i's.
-template <class K, int MI, int NI>
-__device__ float StateRowDot(typename K::Smem& sm, float (&acc)[MI][NI][4], const float* y, int Dk, int Dv) {
-  const int warp = threadIdx.x / 32, wm = warp / 4, wn = warp % 4;
-  const int lane = threadIdx.x & 31, g = lane >> 2;
-  const int m0 = wm * (K::DK / 2), n0 = wn * (K::DV / 4);
-#pragma unroll
-  for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {  // one row at a time (few registers beside the state)
-      const int i = m0 + 16 * mi + g + 8 * h;
-      float x = 0.f;
-#pragma unroll
-      for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int j = n0 + 8 * ni + 2 * (lane & 3) + e;
-          if (i < Dk && j < Dv) x += acc[mi][ni][2 * h + e] * y[int64_t(i) * Dv + j];
-        }
-      x += __shfl_xor_sync(0xffffffffu, x, 1);
-      x += __shfl_xor_sync(0xffffffffu, x, 2);
-      if ((lane & 3) == 0) sm.red[i][wn] = x;
-    }
-  __syncthreads();
-  float r = 0.f;
-  if (threadIdx.x < K::DK) r = ((sm.red[threadIdx.x][0] + sm.red[threadIdx.x][1]) + sm.red[threadIdx.x][2]) + sm.red[threadIdx.x][3];
-  __syncthreads();
-  return r;
-}
-
-// Writes slab `sl` of the state in the accumulators, scaled by vs per row, as hi/lo pairs.
-template <class K, int MI, int NI>
-__device__ __forceinline__ void WriteSlab(typename K::Smem& sm, float (&acc)[MI][NI][4], int sl) {
-  using E = typename K::E;
-  const int warp = threadIdx.x / 32, wm = warp / 4, wn = warp % 4;
-  ForEach(acc, wm * (K::DK / 2), wn * (K::DV / 4), [&](int i, int j, float& x) {
-    const int jj = j - sl * K::SV;
-    if (jj >= 0 && jj < K::SV) {
-      const float y = x * sm.vs[i];
-      const E h = ToE<E>(y);
-      sm.shi[i * K::kLdS + jj] = h;
-      sm.slo[i * K::kLdS + jj] = ToE<E>(y - float(h));
-    }
-  });
-}
-
-struct HeadOffsets {
-  int64_t qk, v, state;
-};
-__device__ __forceinline__ HeadOffsets Offsets(const BwdArgs& p, int bh) {
-  const int b = bh / p.H, h = bh - b * p.H;
-  return {int64_t(b) * p.qk_sb + int64_t(h) * p.qk_sh, int64_t(b) * p.v_sb + int64_t(h) * p.v_sh,
-          int64_t(bh) * p.Dk * p.Dv};
-}
-
-// Loads chunk n's q, k, v, do tiles and (thread i < Dk) channel i's gates, runs the gate pass
-// and scales the operands; returns the mode, and in *zero (thread i < Dk) bit t set where
-// channel i's factor e^gk at step t0 + t is 0 (the reverse sum's restarts).
+// Slab `sl` of a float32 state [Dk, Dv] (src) into sm.shi / sm.slo, row i scaled by vs[i], as
+// hi/lo pairs (zeros past Dk and Dv). With `other` (a second state), rowdot[i] += sum over the
+// slab's columns of src * other (unscaled), in a fixed order.
 template <class K>
-__device__ bool LoadChunk(typename K::Smem& sm, const BwdArgs& p, const HeadOffsets& ho, int t0, uint32_t* zero,
-                          bool rev) {
+__device__ __forceinline__ void StateSlab(typename K::Smem& sm, const float* src, int sl, const float* vs, int Dk,
+                                          int Dv, const float* other, float* rowdot) {
+  using E = typename K::E;
+  constexpr int R = K::SV / 4;  // float4 per slab row (a power of 2, <= 32: one warp's lanes)
+  constexpr int kIter = K::DK * R / kThreads, kBatch = 4;
+  static_assert(kIter % kBatch == 0, "whole batches");
+#pragma unroll 1
+  for (int it0 = 0; it0 < kIter; it0 += kBatch) {
+    float4 x[kBatch], y[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int e = (it0 + b) * kThreads + threadIdx.x, i = e / R, j = sl * K::SV + (e % R) * 4;
+      const bool in = i < Dk && j < Dv;
+      x[b] = in ? *reinterpret_cast<const float4*>(src + int64_t(i) * Dv + j) : make_float4(0.f, 0.f, 0.f, 0.f);
+      if (other != nullptr)
+        y[b] = in ? *reinterpret_cast<const float4*>(other + int64_t(i) * Dv + j) : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int e = (it0 + b) * kThreads + threadIdx.x, i = e / R, jj = (e % R) * 4;
+      const float s = vs[i];
+      const float v[4] = {x[b].x * s, x[b].y * s, x[b].z * s, x[b].w * s};
+      E h[4], l[4];
+#pragma unroll
+      for (int c = 0; c < 4; ++c) h[c] = ToE<E>(v[c]), l[c] = ToE<E>(v[c] - float(h[c]));
+      *reinterpret_cast<uint2*>(sm.shi + i * K::kLdS + jj) = make_uint2(Pack<E>(h[0], h[1]), Pack<E>(h[2], h[3]));
+      *reinterpret_cast<uint2*>(sm.slo + i * K::kLdS + jj) = make_uint2(Pack<E>(l[0], l[1]), Pack<E>(l[2], l[3]));
+      if (other != nullptr) {
+        float d = ((x[b].x * y[b].x + x[b].y * y[b].y) + x[b].z * y[b].z) + x[b].w * y[b].w;
+#pragma unroll
+        for (int o = R / 2; o >= 1; o /= 2) d += __shfl_xor_sync(0xffffffffu, d, o);
+        if (e % R == 0) rowdot[i] += d;
+      }
+    }
+  }
+}
+
+// Loads chunk t0's q, k, v, do tiles and (thread i < Dk) channel i's gates, runs the gate pass and
+// scales the operands; returns the mode, and in *zero (thread i < Dk) bit t set where channel i's
+// factor e^gk at step t0 + t is 0 (the reverse sum's restarts).
+template <class K>
+__device__ bool LoadChunk(typename K::Smem& sm, const BwdArgs& p, const HeadOffsets& ho, int t0, uint32_t* zero) {
   using E = typename K::E;
   using G = typename K::G;
-  LoadTile(sm.q, K::kLdK, K::DK, static_cast<const E*>(p.q) + ho.qk, p.qk_st, t0, p.T, p.Dk);
-  LoadTile(sm.k, K::kLdK, K::DK, static_cast<const E*>(p.k) + ho.qk, p.qk_st, t0, p.T, p.Dk);
-  LoadTile(sm.v, K::kLdV, K::DV, static_cast<const E*>(p.v) + ho.v, p.v_st, t0, p.T, p.Dv);
-  LoadTile(sm.o, K::kLdV, K::DV, static_cast<const E*>(p.dout) + ho.v, p.v_st, t0, p.T, p.Dv);
+  LoadTile<kThreads>(sm.q, K::kLdK, K::DK, static_cast<const E*>(p.q) + ho.qk, p.qk_st, t0, p.T, p.Dk);
+  LoadTile<kThreads>(sm.k, K::kLdK, K::DK, static_cast<const E*>(p.k) + ho.qk, p.qk_st, t0, p.T, p.Dk);
+  LoadTile<kThreads>(sm.v, K::kLdV, K::DV, static_cast<const E*>(p.v) + ho.v, p.v_st, t0, p.T, p.Dv);
+  LoadTile<kThreads>(sm.o, K::kLdV, K::DV, static_cast<const E*>(p.dout) + ho.v, p.v_st, t0, p.T, p.Dv);
   const int i = threadIdx.x;
   const bool own = i < K::DK;
   uint32_t z = 0;
   if (own) {
-#pragma unroll 4
+#pragma unroll 8
     for (int t = 0; t < kC; ++t) {
       const float gt =
           (i < p.Dk && t0 + t < p.T) ? ToF(static_cast<const G*>(p.g)[ho.qk + int64_t(t0 + t) * p.qk_st + i]) : 0.f;
@@ -487,46 +585,98 @@ __device__ bool LoadChunk(typename K::Smem& sm, const BwdArgs& p, const HeadOffs
     }
   }
   *zero = z;
-  const bool safe = GatePass<K>(sm, own, p.force_other_mode, rev);
+  const bool safe = GatePass<K>(sm, own, p.force_other_mode);
   __syncthreads();
   ScaleOperands<K>(sm, p.scale);
   __syncthreads();
   return safe;
 }
 
-// ---- kernel 1: the forward pass ------------------------------------------------------------------
+// fn(row, col, x1, x2) over the warp's fragment elements of two accumulators of one shape.
+template <int MI, int NI, class Fn>
+__device__ __forceinline__ void ForEach2(float (&a1)[MI][NI][4], float (&a2)[MI][NI][4], int m0, int n0, Fn&& fn) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, c = lane & 3;
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        fn(m0 + 16 * mi + g + 8 * (e >> 1), n0 + 8 * ni + 2 * c + (e & 1), a1[mi][ni][e], a2[mi][ni][e]);
+}
+
+// ---- the chunk kernel ------------------------------------------------------------------------------
 template <class K>
-__global__ void __launch_bounds__(kThreads, 1) BwdFwdPassKernel(const BwdArgs p) {
+__global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
 #if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || defined(GLA_BWD_HOST_EMULATION)
   using E = typename K::E;
-  constexpr int DK = K::DK, DV = K::DV, SV = K::SV;
+  using G = typename K::G;
+  constexpr int DK = K::DK, SV = K::SV;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   typename K::Smem& sm = *reinterpret_cast<typename K::Smem*>(smem_raw);
-  const int bh = blockIdx.x, warp = threadIdx.x / 32, wm = warp / 4, wn = warp % 4;
+  const int NT = (p.T + kC - 1) / kC;
+  const int bh = blockIdx.x / NT, n = blockIdx.x - bh * NT, t0 = n * kC;
+  const int warp = threadIdx.x / 32, wm = warp / 4, wn = warp % 4, lane = threadIdx.x & 31;
   const HeadOffsets ho = Offsets(p, bh);
   const E* q = static_cast<const E*>(p.q) + ho.qk;
   const E* k = static_cast<const E*>(p.k) + ho.qk;
-  float* qdq = p.work + int64_t(bh) * p.T * p.Dk;
-  const int NT = (p.T + kC - 1) / kC;
+  G* dg = static_cast<G*>(p.dg) + ho.qk;
+  const int64_t ss = int64_t(p.Dk) * p.Dv;
+  const float* Hc = p.work + (int64_t(bh) * NT + n) * ss;
+  const float* dHc = Hc + BwdStateFloats(p);
+  const int ci = threadIdx.x;  // the reverse sum's channel (ci < Dk)
 
-  float H[K::kStM][K::kStN][4];
-  const int sm0 = wm * (DK / 2), sn0 = wn * (DV / 4);
-  ForEach(H, sm0, sn0, [&](int i, int j, float& x) {
-    x = (p.h0 != nullptr && i < p.Dk && j < p.Dv) ? p.h0[ho.state + int64_t(i) * p.Dv + j] : 0.f;
-  });
+  uint32_t zero;
+  const bool safe = LoadChunk<K>(sm, p, ho, t0, &zero);
+  const bool first_dot = n == 0 && p.h0 != nullptr;
+  if (ci < DK) {
+    sm.rowdot[ci] = 0.f;
+    if (!first_dot) sm.first[ci] = 0.f;
+  }
+  if (first_dot) {  // gk_grad at t = 0: sum_j dh0 h0, a warp per row, j in order
+    for (int r = warp; r < p.Dk; r += kThreads / 32) {
+      float d = 0.f;
+      for (int j = lane; j < p.Dv; j += 32) d += p.dh0[int64_t(bh) * ss + int64_t(r) * p.Dv + j] * p.h0[int64_t(bh) * ss + int64_t(r) * p.Dv + j];
+#pragma unroll
+      for (int o = 16; o >= 1; o /= 2) d += __shfl_xor_sync(0xffffffffu, d, o);
+      if (lane == 0) sm.first[r] = d;
+    }
+  }
+  ComputeDA<K>(sm);
+  {  // A (s, t) = Qd_s . Kd_t for s >= t (hi parts; element-wise in the other mode): 16 x 16 per
+     // warp, warps 0-3 over Dk's first half, 4-7 over its second, summed in order.
+    const int wq = warp & 3, half = warp >> 2, am = (wq >> 1) * 16, an = (wq & 1) * 16;
+    float acc[1][2][4];
+    Zero(acc);
+    if (safe) {
+      WarpMma<E>(acc, am, an, DK / 2, RowK<E>{sm.q + half * (DK / 2), K::kLdK}, RowK<E>{sm.k + half * (DK / 2), K::kLdK});
+    } else if (half == 0) {
+      ForEach(acc, am, an, [&](int s, int t, float& x) {
+        if (s < t || t0 + s >= p.T) return;
+        float sum = 0.f;
+        for (int i = 0; i < p.Dk; ++i)
+          sum += float(q[int64_t(t0 + s) * p.qk_st + i]) * float(k[int64_t(t0 + t) * p.qk_st + i]) *
+                 __expf(sm.pc[s * DK + i] - sm.pc[t * DK + i]);
+        x = sum * p.scale;
+      });
+    }
+    float* part = sm.term;  // [2][kC][kC] float scratch (free until w)
+    ForEach(acc, am, an, [&](int s, int t, float& x) { part[half * kC * kC + s * kC + t] = x; });
+    __syncthreads();
+    for (int e = threadIdx.x; e < kC * kC; e += kThreads) {
+      const int s = e / kC, t = e - s * kC;
+      sm.A[s * K::kLdC + t] = ToE<E>(s >= t ? part[e] + part[kC * kC + e] : 0.f);
+    }
+  }
+  __syncthreads();
 
-  for (int n = 0; n < NT; ++n) {
-    const int t0 = n * kC;
-    uint32_t zero;
-    const bool safe = LoadChunk<K>(sm, p, ho, t0, &zero, false);
-    ComputeDA<K>(sm);
-
-    // X = dO (vs H)^T [+ strict(dA) Kd]: warp tile 16 x (DK / 4).
+  // X = dO (vsf H_c)^T [+ strict(dA) Kd]: warp tile 16 x (DK / 4); dq, and w = q dq'.
+  const int xm0 = wm * 16, xn0 = wn * (DK / 4);
+  {
     float X[1][K::kCkN][4];
     Zero(X);
-    const int xm0 = wm * 16, xn0 = wn * (DK / 4);
     for (int sl = 0; sl < K::kSlabs; ++sl) {
-      WriteSlab<K>(sm, H, sl);
+      StateSlab<K>(sm, Hc, sl, sm.vsf, p.Dk, p.Dv, nullptr, nullptr);
       __syncthreads();
       const RowK<E> fa{sm.o + sl * SV, K::kLdV};
       WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.shi, K::kLdS});
@@ -539,209 +689,136 @@ __global__ void __launch_bounds__(kThreads, 1) BwdFwdPassKernel(const BwdArgs p)
       WarpMma<E>(X, xm0, xn0, kC, fa, ColK<E>{sm.kl, K::kLdK});
     }
     ForEach(X, xm0, xn0, [&](int t, int i, float& x) {
-      if (t0 + t >= p.T || i >= p.Dk) return;
-      float intra = 0.f;
-      if (!safe) {  // sum_{s<t} dA_ts k_s e^(pc_t - pc_s)
-        const float pt = sm.pc[t * DK + i];
-        for (int s = 0; s < t; ++s)
-          intra += float(sm.dA[t * K::kLdC + s]) * float(k[int64_t(t0 + s) * p.qk_st + i]) * __expf(pt - sm.pc[s * DK + i]);
-      }
-      const int64_t r = int64_t(t0 + t) * p.qk_st + i;
-      const float dqp = p.scale * (sm.ea[t * DK + i] * x + intra);
-      qdq[int64_t(t0 + t) * p.Dk + i] = float(q[r]) * dqp;
-      static_cast<E*>(p.dq)[ho.qk + r] = ToE<E>(dqp + p.scale * sm.diag[t] * float(k[r]));
-    });
-
-    // H <- vpost * (vpre * H + Kd^T V).
-    ForEach(H, sm0, sn0, [&](int i, int, float& x) { x *= sm.vpre[i]; });
-    const ColK<E> fb{sm.v, K::kLdV};
-    WarpMma<E>(H, sm0, sn0, kC, ColK<E>{sm.k, K::kLdK}, fb);
-    WarpMma<E>(H, sm0, sn0, kC, ColK<E>{sm.kl, K::kLdK}, fb);
-    ForEach(H, sm0, sn0, [&](int i, int, float& x) { x *= sm.vpost[i]; });
-    __syncthreads();
-  }
-  if (p.dfinal != nullptr) {  // sum_j dfinal * h_{T-1}: the start of the reverse sum
-    const float r = StateRowDot<K>(sm, H, p.dfinal + ho.state, p.Dk, p.Dv);
-    if (threadIdx.x < p.Dk) p.work[int64_t(p.B) * p.H * p.T * p.Dk + int64_t(bh) * p.Dk + threadIdx.x] = r;
-  }
-#endif
-}
-
-// ---- kernel 2: the reverse pass ------------------------------------------------------------------
-template <class K>
-__global__ void __launch_bounds__(kThreads, 1) BwdRevPassKernel(const BwdArgs p) {
-#if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || defined(GLA_BWD_HOST_EMULATION)
-  using E = typename K::E;
-  using G = typename K::G;
-  constexpr int DK = K::DK, DV = K::DV, SV = K::SV;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  typename K::Smem& sm = *reinterpret_cast<typename K::Smem*>(smem_raw);
-  const int bh = blockIdx.x, warp = threadIdx.x / 32, wm = warp / 4, wn = warp % 4;
-  const HeadOffsets ho = Offsets(p, bh);
-  const E* q = static_cast<const E*>(p.q) + ho.qk;
-  const E* k = static_cast<const E*>(p.k) + ho.qk;
-  G* dg = static_cast<G*>(p.dg) + ho.qk;
-  const float* qdq = p.work + int64_t(bh) * p.T * p.Dk;
-  const int NT = (p.T + kC - 1) / kC;
-  const int ci = threadIdx.x;  // the reverse sum's channel (ci < Dk)
-
-  float dh[K::kStM][K::kStN][4];
-  const int sm0 = wm * (DK / 2), sn0 = wn * (DV / 4);
-  ForEach(dh, sm0, sn0, [&](int i, int j, float& x) {
-    x = (p.dfinal != nullptr && i < p.Dk && j < p.Dv) ? p.dfinal[ho.state + int64_t(i) * p.Dv + j] : 0.f;
-  });
-  float carry = 0.f;
-  if (p.dfinal != nullptr && ci < p.Dk) carry = p.work[int64_t(p.B) * p.H * p.T * p.Dk + int64_t(bh) * p.Dk + ci];
-
-  for (int n = NT - 1; n >= 0; --n) {
-    const int t0 = n * kC;
-    uint32_t zero;
-    const bool safe = LoadChunk<K>(sm, p, ho, t0, &zero, true);
-    ComputeDA<K>(sm);
-    {  // A (s, t) = Qd_s . Kd_t for s >= t (hi parts; element-wise in the other mode): 16 x 16 per
-       // warp, warps 0-3 over Dk's first half, 4-7 over its second, summed in order.
-      const int wq = warp & 3, half = warp >> 2, am = (wq >> 1) * 16, an = (wq & 1) * 16;
-      float acc[1][2][4];
-      Zero(acc);
-      if (safe) {
-        WarpMma<E>(acc, am, an, DK / 2, RowK<E>{sm.q + half * (DK / 2), K::kLdK}, RowK<E>{sm.k + half * (DK / 2), K::kLdK});
-      } else if (half == 0) {
-        ForEach(acc, am, an, [&](int s, int t, float& x) {
-          if (s < t || t0 + s >= p.T) return;
-          float sum = 0.f;
-          for (int i = 0; i < p.Dk; ++i)
-            sum += float(q[int64_t(t0 + s) * p.qk_st + i]) * float(k[int64_t(t0 + t) * p.qk_st + i]) *
-                   __expf(sm.pc[s * DK + i] - sm.pc[t * DK + i]);
-          x = sum * p.scale;
-        });
-      }
-      float* part = sm.term;  // [2][kC][kC] float scratch (free until the dgk terms)
-      ForEach(acc, am, an, [&](int s, int t, float& x) { part[half * kC * kC + s * kC + t] = x; });
-      __syncthreads();
-      for (int e = threadIdx.x; e < kC * kC; e += kThreads) {
-        const int s = e / kC, t = e - s * kC;
-        sm.A[s * K::kLdC + t] = ToE<E>(s >= t ? part[e] + part[kC * kC + e] : 0.f);
-      }
-    }
-    __syncthreads();
-
-    // Y = V (vs dh)^T [+ strict(dA)^T Qd]; per slab, dv = Kd (vs dh) + incl(A)^T dO.
-    float Y[1][K::kCkN][4];
-    Zero(Y);
-    const int ym0 = wm * 16, yn0 = wn * (DK / 4);
-    for (int sl = 0; sl < K::kSlabs; ++sl) {
-      WriteSlab<K>(sm, dh, sl);
-      __syncthreads();
-      const RowK<E> fv{sm.v + sl * SV, K::kLdV};
-      WarpMma<E>(Y, ym0, yn0, SV, fv, RowK<E>{sm.shi, K::kLdS});
-      WarpMma<E>(Y, ym0, yn0, SV, fv, RowK<E>{sm.slo, K::kLdS});
-      for (int part = 0; part < K::kDvParts; ++part) {
-        float DVa[1][K::kCvN][4];
-        Zero(DVa);
-        const int vn0 = part * (SV / K::kDvParts) + wn * (SV / K::kDvParts / 4);
-        const RowK<E> fkh{sm.k, K::kLdK};
-        const ColK<E> fsh{sm.shi, K::kLdS};
-        WarpMma<E>(DVa, ym0, vn0, DK, fkh, fsh);
-        WarpMma<E>(DVa, ym0, vn0, DK, fkh, ColK<E>{sm.slo, K::kLdS});
-        WarpMma<E>(DVa, ym0, vn0, DK, RowK<E>{sm.kl, K::kLdK}, fsh);
-        WarpMma<E>(DVa, ym0, vn0, kC, ColK<E>{sm.A, K::kLdC}, ColK<E>{sm.o + sl * SV, K::kLdV});
-        ForEach(DVa, ym0, vn0, [&](int t, int j, float& x) {
-          const int jj = sl * SV + j;
-          if (t0 + t < p.T && jj < p.Dv) static_cast<E*>(p.dv)[ho.v + int64_t(t0 + t) * p.v_st + jj] = ToE<E>(x);
-        });
-      }
-      __syncthreads();
-    }
-    if (safe) {
-      auto fa = [&](int t, int s) { return s > t ? sm.dA[s * K::kLdC + t] : E(0.f); };
-      WarpMma<E>(Y, ym0, yn0, kC, fa, ColK<E>{sm.q, K::kLdK});
-      WarpMma<E>(Y, ym0, yn0, kC, fa, ColK<E>{sm.ql, K::kLdK});
-    }
-    ForEach(Y, ym0, yn0, [&](int t, int i, float& x) {
-      float term = 0.f;
+      float w = 0.f;
       if (t0 + t < p.T && i < p.Dk) {
         float intra = 0.f;
-        if (!safe) {  // sum_{s>t} dA_st scale q_s e^(pc_s - pc_t)
+        if (!safe) {  // sum_{s<t} dA_ts k_s e^(pc_t - pc_s)
           const float pt = sm.pc[t * DK + i];
-          for (int s = t + 1; s < kC && t0 + s < p.T; ++s)
-            intra += float(sm.dA[s * K::kLdC + t]) * float(q[int64_t(t0 + s) * p.qk_st + i]) * __expf(sm.pc[s * DK + i] - pt);
-          intra *= p.scale;
+          for (int s = 0; s < t; ++s)
+            intra += float(sm.dA[t * K::kLdC + s]) * float(k[int64_t(t0 + s) * p.qk_st + i]) * __expf(pt - sm.pc[s * DK + i]);
         }
         const int64_t r = int64_t(t0 + t) * p.qk_st + i;
-        const float dkp = sm.eb[t * DK + i] * x + intra;
-        const float kr = float(k[r]);
-        static_cast<E*>(p.dk)[ho.qk + r] = ToE<E>(dkp + p.scale * sm.diag[t] * float(q[r]));
-        term = qdq[int64_t(t0 + t) * p.Dk + i] - kr * dkp;
+        const float dqp = p.scale * (sm.ea[t * DK + i] * x + intra);
+        w = float(q[r]) * dqp;
+        static_cast<E*>(p.dq)[ho.qk + r] = ToE<E>(dqp + p.scale * sm.diag[t] * float(k[r]));
       }
-      sm.term[t * DK + i] = term;
+      sm.term[t * DK + i] = w;
     });
-    __syncthreads();
-    if (ci < p.Dk) {  // the reverse sum, restarting at a zero factor
-      for (int t = kC - 1; t >= 0; --t) {
-        if (t0 + t >= p.T) continue;
-        carry += sm.term[t * DK + ci];
-        if ((zero >> t) & 1u) carry = 0.f;
-        dg[int64_t(t0 + t) * p.qk_st + ci] = ToOut<G>(carry);
-      }
-    }
+  }
+  __syncthreads();  // ea is u from here
 
-    // dh <- vpost * (vpre * dh + Qd^T dO).
-    ForEach(dh, sm0, sn0, [&](int i, int, float& x) { x *= sm.vpre[i]; });
-    const ColK<E> fb{sm.o, K::kLdV};
-    WarpMma<E>(dh, sm0, sn0, kC, ColK<E>{sm.q, K::kLdK}, fb);
-    WarpMma<E>(dh, sm0, sn0, kC, ColK<E>{sm.ql, K::kLdK}, fb);
-    ForEach(dh, sm0, sn0, [&](int i, int, float& x) { x *= sm.vpost[i]; });
+  // Ys = V (vsr dh_c)^T, Yi = strict(dA)^T Qd; per slab, dv = Kd (vsr dh_c) + incl(A)^T dO;
+  // rowdot = sum_j dh_c H_c.
+  float Ys[1][K::kCkN][4], Yi[1][K::kCkN][4];
+  Zero(Ys), Zero(Yi);
+  for (int sl = 0; sl < K::kSlabs; ++sl) {
+    StateSlab<K>(sm, dHc, sl, sm.vsr, p.Dk, p.Dv, Hc, sm.rowdot);
+    __syncthreads();
+    const RowK<E> fv{sm.v + sl * SV, K::kLdV};
+    WarpMma<E>(Ys, xm0, xn0, SV, fv, RowK<E>{sm.shi, K::kLdS});
+    WarpMma<E>(Ys, xm0, xn0, SV, fv, RowK<E>{sm.slo, K::kLdS});
+    for (int part = 0; part < K::kDvParts; ++part) {
+      float DVa[1][K::kCvN][4];
+      Zero(DVa);
+      const int vn0 = part * (SV / K::kDvParts) + wn * (SV / K::kDvParts / 4);
+      const RowK<E> fkh{sm.k, K::kLdK};
+      const ColK<E> fsh{sm.shi, K::kLdS};
+      WarpMma<E>(DVa, xm0, vn0, DK, fkh, fsh);
+      WarpMma<E>(DVa, xm0, vn0, DK, fkh, ColK<E>{sm.slo, K::kLdS});
+      WarpMma<E>(DVa, xm0, vn0, DK, RowK<E>{sm.kl, K::kLdK}, fsh);
+      WarpMma<E>(DVa, xm0, vn0, kC, ColK<E>{sm.A, K::kLdC}, ColK<E>{sm.o + sl * SV, K::kLdV});
+      ForEach(DVa, xm0, vn0, [&](int t, int j, float& x) {
+        const int jj = sl * SV + j;
+        if (t0 + t < p.T && jj < p.Dv) static_cast<E*>(p.dv)[ho.v + int64_t(t0 + t) * p.v_st + jj] = ToE<E>(x);
+      });
+    }
     __syncthreads();
   }
-  if (p.dh0 != nullptr) {
-    ForEach(dh, sm0, sn0, [&](int i, int j, float& x) {
-      if (i < p.Dk && j < p.Dv) p.dh0[ho.state + int64_t(i) * p.Dv + j] = x;
-    });
+  if (safe) {
+    auto fa = [&](int t, int s) { return s > t ? sm.dA[s * K::kLdC + t] : E(0.f); };
+    WarpMma<E>(Yi, xm0, xn0, kC, fa, ColK<E>{sm.q, K::kLdK});
+    WarpMma<E>(Yi, xm0, xn0, kC, fa, ColK<E>{sm.ql, K::kLdK});
   }
-  // gk_grad at t = 0: sum_j dh0 * h0 (0 without an initial state), from the dh0 just written
-  // (BwdFits: dh0 with every h0), in j order.
-  float first = 0.f;
-  if (p.h0 != nullptr) {
-    __threadfence_block();
-    __syncthreads();
-    if (ci < p.Dk) {
-      const float* a = p.dh0 + ho.state + int64_t(ci) * p.Dv;
-      const float* b = p.h0 + ho.state + int64_t(ci) * p.Dv;
-      for (int j = 0; j < p.Dv; ++j) first += a[j] * b[j];
+  float* u = sm.ea;
+  ForEach2(Ys, Yi, xm0, xn0, [&](int t, int i, float& ys, float& yi) {
+    float uu = 0.f, w = 0.f;
+    if (t0 + t < p.T && i < p.Dk) {
+      float intra = 0.f;
+      if (!safe) {  // sum_{s>t} dA_st scale q_s e^(pc_s - pc_t)
+        const float pt = sm.pc[t * DK + i];
+        for (int s = t + 1; s < kC && t0 + s < p.T; ++s)
+          intra += float(sm.dA[s * K::kLdC + t]) * float(q[int64_t(t0 + s) * p.qk_st + i]) * __expf(sm.pc[s * DK + i] - pt);
+        intra *= p.scale;
+      }
+      const int64_t r = int64_t(t0 + t) * p.qk_st + i;
+      const float eb = sm.eb[t * DK + i], kr = float(k[r]);
+      const float dki = eb * yi + intra;
+      static_cast<E*>(p.dk)[ho.qk + r] = ToE<E>(eb * ys + dki + p.scale * sm.diag[t] * float(q[r]));
+      uu = kr * (eb * ys);
+      w = sm.term[t * DK + i] - kr * dki;
+    }
+    u[t * DK + i] = uu;
+    sm.term[t * DK + i] = w;
+  });
+  __syncthreads();
+  if (ci < p.Dk) {  // gk_grad = F0 + sum_{s<t} u_s + sum_{s>=t} w_s, restarting at a zero factor
+    float* pre = sm.pc;  // free now: the exclusive prefix sums of u
+    float run = 0.f;
+    for (int t = 0; t < kC; ++t) {
+      pre[t * DK + ci] = run;
+      run += u[t * DK + ci];
+    }
+    const float f0 = sm.dec[ci] * sm.rowdot[ci];
+    float acc = 0.f, accz = 0.f;
+    bool restarted = false;
+    for (int t = kC - 1; t >= 0; --t) {
+      const float w = sm.term[t * DK + ci];
+      float val;
+      if (!restarted) {
+        acc += w;
+        val = (f0 + pre[t * DK + ci]) + acc;
+      } else {
+        accz += w - u[t * DK + ci];
+        val = accz;
+      }
+      if ((zero >> t) & 1u) restarted = true, accz = 0.f, val = 0.f;
+      if (t0 + t == 0) val = sm.first[ci];
+      if (t0 + t < p.T) dg[int64_t(t0 + t) * p.qk_st + ci] = ToOut<G>(val);
     }
   }
-  if (p.T > 0 && ci < p.Dk) dg[ci] = ToOut<G>(first);
 #endif
 }
 
 #ifndef GLA_BWD_HOST_EMULATION
 // ---- launches ----------------------------------------------------------------------------------------
 // Whether the call fits: 16-bit q, k, v, do, 16-byte aligned rows (Dk, Dv multiples of 8),
-// Dk <= DK, Dv <= DV, heads in the grid, the work space, dh0 wherever h0 is given.
+// Dk <= DK, Dv <= DV, the grids, the work space, dh0 wherever h0 is given.
 template <int DK, int DV>
 inline bool BwdFits(const BwdArgs& a) {
   auto aligned = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; };
+  const int64_t heads = int64_t(a.B) * a.H;
   return a.T >= 1 && a.Dk >= 8 && a.Dk <= DK && a.Dv >= 8 && a.Dv <= DV && a.Dk % 8 == 0 && a.Dv % 8 == 0 &&
          a.qk_st % 8 == 0 && a.v_st % 8 == 0 && a.qk_sh % 8 == 0 && a.v_sh % 8 == 0 && a.qk_sb % 8 == 0 &&
-         a.v_sb % 8 == 0 && int64_t(a.B) * a.H >= 1 && int64_t(a.B) * a.H <= (int64_t(1) << 31) - 1 &&
+         a.v_sb % 8 == 0 && heads >= 1 && heads * BwdChunks(a) <= (int64_t(1) << 31) - 1 &&
          aligned(a.q) && aligned(a.k) && aligned(a.v) && aligned(a.dout) && a.work != nullptr &&
-         (a.h0 == nullptr || a.dh0 != nullptr);
+         (reinterpret_cast<uintptr_t>(a.work) & 15) == 0 && (a.h0 == nullptr || a.dh0 != nullptr);
 }
 
-// Both kernels of one configuration (the shared-memory attributes set on each call); returns
-// the first launch error. E: __nv_bfloat16 or __half; G: E or float (gk and gk_grad).
+// The three kernels of one configuration (the shared-memory attributes set on each call);
+// returns the first launch error. E: __nv_bfloat16 or __half; G: E or float (gk and gk_grad).
 template <class E, class G, int DK, int DV>
 cudaError_t LaunchBwd(const BwdArgs& a, cudaStream_t stream) {
   using K = BwdKernel<E, G, DK, DV>;
-  cudaError_t err = cudaFuncSetAttribute(BwdFwdPassKernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes);
-  if (err == cudaSuccess)
-    err = cudaFuncSetAttribute(BwdRevPassKernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes);
+  using S = StateKernel<E, G, DK>;
+  cudaError_t err = cudaFuncSetAttribute(BwdChunkKernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes);
   if (err != cudaSuccess) return err;
-  const int heads = a.B * a.H;
-  BwdFwdPassKernel<K><<<heads, kThreads, K::kSmemBytes, stream>>>(a);
+  const int64_t heads = int64_t(a.B) * a.H;
+  const int nv = (a.Dv + kBV - 1) / kBV;
+  BwdStateKernel<S, false><<<unsigned(heads * nv), kStateThreads, S::kSmemBytes, stream>>>(a);
+  BwdStateKernel<S, true><<<unsigned(heads * nv), kStateThreads, S::kSmemBytes, stream>>>(a);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
-  BwdRevPassKernel<K><<<heads, kThreads, K::kSmemBytes, stream>>>(a);
+  BwdChunkKernel<K><<<unsigned(heads * BwdChunks(a)), kThreads, K::kSmemBytes, stream>>>(a);
   return cudaGetLastError();
 }
 

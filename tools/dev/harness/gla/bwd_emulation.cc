@@ -1,5 +1,5 @@
 // Runs the sm_90a gla backward's kernels (kernels/gla/sm90/chunk_bwd_sm90.cuh, compiled as host
-// code with GLA_BWD_HOST_EMULATION) on the CPU: each block as 256 threads with real barriers,
+// code with GLA_BWD_HOST_EMULATION) on the CPU: each block as its threads with real barriers,
 // __shfl_xor_sync and the warp's mma.sync m16n8k16 emulated from the 32 lanes' fragments in the
 // PTX layout, so the kernels' indexing, fragment mapping, barriers and modes are checked without
 // a GPU, against the float64 recurrent backward (bwd_ref.h) on small shapes (rel. RMS <= 4e-3).
@@ -139,16 +139,17 @@ namespace {
 
 using gla_sm90_bwd::BwdArgs;
 
+// Runs kern over `blocks` blocks of `threads` threads, one block after the other.
 template <class Kern>
-void RunGrid(Kern kern, const BwdArgs& a) {
-  for (int bh = 0; bh < a.B * a.H; ++bh) {
-    emu::block_bar = std::make_unique<std::barrier<>>(emu::kThreads);
+void RunGrid(Kern kern, const BwdArgs& a, int64_t blocks, int threads) {
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    emu::block_bar = std::make_unique<std::barrier<>>(threads);
     for (auto& w : emu::warp_bar) w = std::make_unique<std::barrier<>>(32);
     std::vector<std::thread> th;
-    for (int t = 0; t < emu::kThreads; ++t)
+    for (int t = 0; t < threads; ++t)
       th.emplace_back([&, t] {
         emu::t_idx = make_uint3(t, 0, 0);
-        emu::b_idx = make_uint3(bh, 0, 0);
+        emu::b_idx = make_uint3(unsigned(blk), 0, 0);
         kern(a);
       });
     for (auto& x : th) x.join();
@@ -157,10 +158,14 @@ void RunGrid(Kern kern, const BwdArgs& a) {
 
 template <class E, class G, int DK, int DV>
 void Launch(const BwdArgs& a) {
-  using K = gla_sm90_bwd::BwdKernel<E, G, DK, DV>;
+  using namespace gla_sm90_bwd;
+  using K = BwdKernel<E, G, DK, DV>;
+  using S = StateKernel<E, G, DK>;
   emu::is_half = std::is_same<E, __half>::value;
-  RunGrid(gla_sm90_bwd::BwdFwdPassKernel<K>, a);
-  RunGrid(gla_sm90_bwd::BwdRevPassKernel<K>, a);
+  const int64_t heads = int64_t(a.B) * a.H, nv = (a.Dv + kBV - 1) / kBV;
+  RunGrid(BwdStateKernel<S, false>, a, heads * nv, kStateThreads);
+  RunGrid(BwdStateKernel<S, true>, a, heads * nv, kStateThreads);
+  RunGrid(BwdChunkKernel<K>, a, heads * BwdChunks(a), kThreads);
 }
 
 template <class X>
