@@ -52,7 +52,7 @@ constexpr int kC = 32;                 // steps per chunk
 constexpr int kRefRow = kC / 2 - 1;    // the factored mode's reference row
 constexpr int kThreads = 256;          // the chunk kernel's 8 warps
 constexpr int kStateThreads = 128;     // the state kernels' 4 warps
-constexpr int kBV = 64;                // the state kernels' Dv tile
+constexpr int kBV = 64;                // the state kernels' Dv tile (32 where tiles of 64 leave SMs idle)
 constexpr float kClampGate = 100.f;    // the element-wise mode's gate clamp
 
 template <class E>
@@ -76,8 +76,8 @@ struct BwdArgs {
   int force_other_mode = 0;       // testing: every chunk takes the element-wise mode
 };
 
-inline int64_t BwdChunks(const BwdArgs& a) { return (int64_t(a.T) + 31) / 32; }
-inline int64_t BwdStateFloats(const BwdArgs& a) { return int64_t(a.B) * a.H * BwdChunks(a) * a.Dk * a.Dv; }
+__host__ __device__ inline int64_t BwdChunks(const BwdArgs& a) { return (int64_t(a.T) + 31) / 32; }
+__host__ __device__ inline int64_t BwdStateFloats(const BwdArgs& a) { return int64_t(a.B) * a.H * BwdChunks(a) * a.Dk * a.Dv; }
 inline int64_t BwdWorkFloats(const BwdArgs& a) { return 2 * BwdStateFloats(a); }
 
 // ---- 16-bit helpers and the warp product --------------------------------------------------------
@@ -292,13 +292,13 @@ __device__ __forceinline__ HeadOffsets Offsets(const BwdArgs& p, int bh) {
 }
 
 // ---- the state kernels ---------------------------------------------------------------------------
-template <class E_, class G_, int DK_>
+template <class E_, class G_, int DK_, int BV_ = kBV>
 struct StateKernel {
   using E = E_;
   using G = G_;
-  static constexpr int DK = DK_;
-  static constexpr int kLdK = DK + 8, kLdV = kBV + 8;
-  static constexpr int kMI = DK / 4 / 16;  // 4 warps over the rows of the [DK, kBV] tile
+  static constexpr int DK = DK_, BV = BV_;
+  static constexpr int kLdK = DK + 8, kLdV = BV + 8;
+  static constexpr int kMI = DK / 4 / 16;  // 4 warps over the rows of the [DK, BV] tile
   struct Smem {
     E x[kC * kLdK], xl[kC * kLdK];  // the chunk's k (q), then its scaled operand hi / lo
     E y[kC * kLdV];                 // v (do), the tile's columns
@@ -317,8 +317,9 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
   constexpr int DK = K::DK;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   typename K::Smem& sm = *reinterpret_cast<typename K::Smem*>(smem_raw);
-  const int nv = (p.Dv + kBV - 1) / kBV;
-  const int bh = blockIdx.x / nv, j0 = (blockIdx.x - bh * nv) * kBV;
+  constexpr int BV = K::BV;
+  const int nv = (p.Dv + BV - 1) / BV;
+  const int bh = blockIdx.x / nv, j0 = (blockIdx.x - bh * nv) * BV;
   const int warp = threadIdx.x / 32, lane = threadIdx.x & 31, i = threadIdx.x;
   const int m0 = warp * (DK / 4);
   const HeadOffsets ho = Offsets(p, bh);
@@ -330,7 +331,7 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
   const G* gs = static_cast<const G*>(p.g) + ho.qk;
   const float* init = kRev ? p.dfinal : p.h0;
 
-  float S[K::kMI][kBV / 8][4];
+  float S[K::kMI][BV / 8][4];
   ForEach(S, m0, 0, [&](int r, int c, float& x) {
     x = (init != nullptr && r < p.Dk && j0 + c < p.Dv) ? init[int64_t(bh) * ss + int64_t(r) * p.Dv + j0 + c] : 0.f;
   });
@@ -340,7 +341,7 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
 #pragma unroll
     for (int mi = 0; mi < K::kMI; ++mi)
 #pragma unroll
-      for (int ni = 0; ni < kBV / 8; ++ni)
+      for (int ni = 0; ni < BV / 8; ++ni)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int r = m0 + 16 * mi + g + 8 * h, c = j0 + 8 * ni + c2;
@@ -353,7 +354,7 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
     const int n = kRev ? NT - 1 - step : step, t0 = n * kC;
     store(out + int64_t(n) * ss);
     LoadTile<kStateThreads>(sm.x, K::kLdK, DK, xs, p.qk_st, t0, p.T, p.Dk);
-    LoadTile<kStateThreads>(sm.y, K::kLdV, kBV, ys, p.v_st, t0, p.T, p.Dv - j0);
+    LoadTile<kStateThreads>(sm.y, K::kLdV, BV, ys, p.v_st, t0, p.T, p.Dv - j0);
     float gl[kC];
     if (i < DK) {
 #pragma unroll
@@ -806,19 +807,28 @@ inline bool BwdFits(const BwdArgs& a) {
 
 // The three kernels of one configuration (the shared-memory attributes set on each call);
 // returns the first launch error. E: __nv_bfloat16 or __half; G: E or float (gk and gk_grad).
+// parts (timing): bit 0 the state pass, bit 1 the dh pass, bit 2 the chunk kernel.
 template <class E, class G, int DK, int DV>
-cudaError_t LaunchBwd(const BwdArgs& a, cudaStream_t stream) {
+cudaError_t LaunchBwd(const BwdArgs& a, cudaStream_t stream, int parts = 7) {
   using K = BwdKernel<E, G, DK, DV>;
-  using S = StateKernel<E, G, DK>;
+  using S = StateKernel<E, G, DK, kBV>;
+  using S32 = StateKernel<E, G, DK, 32>;
   cudaError_t err = cudaFuncSetAttribute(BwdChunkKernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes);
   if (err != cudaSuccess) return err;
   const int64_t heads = int64_t(a.B) * a.H;
-  const int nv = (a.Dv + kBV - 1) / kBV;
-  BwdStateKernel<S, false><<<unsigned(heads * nv), kStateThreads, S::kSmemBytes, stream>>>(a);
-  BwdStateKernel<S, true><<<unsigned(heads * nv), kStateThreads, S::kSmemBytes, stream>>>(a);
+  int sms = 132;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const int64_t nv = (a.Dv + kBV - 1) / kBV, nv32 = (a.Dv + 31) / 32;
+  if (heads * nv >= 2 * sms) {
+    if (parts & 1) BwdStateKernel<S, false><<<unsigned(heads * nv), kStateThreads, S::kSmemBytes, stream>>>(a);
+    if (parts & 2) BwdStateKernel<S, true><<<unsigned(heads * nv), kStateThreads, S::kSmemBytes, stream>>>(a);
+  } else {
+    if (parts & 1) BwdStateKernel<S32, false><<<unsigned(heads * nv32), kStateThreads, S32::kSmemBytes, stream>>>(a);
+    if (parts & 2) BwdStateKernel<S32, true><<<unsigned(heads * nv32), kStateThreads, S32::kSmemBytes, stream>>>(a);
+  }
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
-  BwdChunkKernel<K><<<unsigned(heads * BwdChunks(a)), kThreads, K::kSmemBytes, stream>>>(a);
+  if (parts & 4) BwdChunkKernel<K><<<unsigned(heads * BwdChunks(a)), kThreads, K::kSmemBytes, stream>>>(a);
   return cudaGetLastError();
 }
 

@@ -160,11 +160,17 @@ template <class E, class G, int DK, int DV>
 void Launch(const BwdArgs& a) {
   using namespace gla_sm90_bwd;
   using K = BwdKernel<E, G, DK, DV>;
-  using S = StateKernel<E, G, DK>;
+  using S = StateKernel<E, G, DK, kBV>;
+  using S32 = StateKernel<E, G, DK, 32>;
   emu::is_half = std::is_same<E, __half>::value;
-  const int64_t heads = int64_t(a.B) * a.H, nv = (a.Dv + kBV - 1) / kBV;
-  RunGrid(BwdStateKernel<S, false>, a, heads * nv, kStateThreads);
-  RunGrid(BwdStateKernel<S, true>, a, heads * nv, kStateThreads);
+  const int64_t heads = int64_t(a.B) * a.H, nv = (a.Dv + kBV - 1) / kBV, nv32 = (a.Dv + 31) / 32;
+  if (a.H % 2 == 0) {  // both tile widths (the GPU picks by the grid's size)
+    RunGrid(BwdStateKernel<S, false>, a, heads * nv, kStateThreads);
+    RunGrid(BwdStateKernel<S32, true>, a, heads * nv32, kStateThreads);
+  } else {
+    RunGrid(BwdStateKernel<S32, false>, a, heads * nv32, kStateThreads);
+    RunGrid(BwdStateKernel<S, true>, a, heads * nv, kStateThreads);
+  }
   RunGrid(BwdChunkKernel<K>, a, heads * BwdChunks(a), kThreads);
 }
 

@@ -53,11 +53,11 @@ __half FromF<__half>(float x) {
 
 
 template <class E, class G>
-cudaError_t LaunchFor(const BwdArgs& a, cudaStream_t st) {
+cudaError_t LaunchFor(const BwdArgs& a, cudaStream_t st, int parts = 7) {
   using namespace gla_sm90_bwd;
-  if (a.Dk <= 64 && a.Dv <= 64) return LaunchBwd<E, G, 64, 64>(a, st);
-  if (a.Dv <= 128) return LaunchBwd<E, G, 128, 128>(a, st);
-  return LaunchBwd<E, G, 128, 256>(a, st);
+  if (a.Dk <= 64 && a.Dv <= 64) return LaunchBwd<E, G, 64, 64>(a, st, parts);
+  if (a.Dv <= 128) return LaunchBwd<E, G, 128, 128>(a, st, parts);
+  return LaunchBwd<E, G, 128, 256>(a, st, parts);
 }
 
 template <class T>
@@ -173,8 +173,9 @@ bool RunCase(const Case& c) {
   for (auto& x : e) bad += x.bad, ok = ok && x.Rel() <= 4e-3;
   ok = ok && bad == 0;
 
-  double ms = 0, ms_fb = 0, floor_ms = 0;
+  double ms = 0, ms_fb = 0, floor_ms = 0, ms_part[3] = {0, 0, 0};
   if (c.time) {
+    for (int part = 0; part < 3; ++part) ms_part[part] = TimeMs([&] { CK((LaunchFor<E, G>(a, 0, 1 << part))); });
     const int64_t bytes = (3 * nqk + 2 * nv) * int64_t(sizeof(E)) + (int64_t(sizeof(G)) - 2) * nqk * 2 +
                           (3 * nqk + nv) * int64_t(sizeof(E));
     floor_ms = CopyMs(bytes);
@@ -198,6 +199,8 @@ bool RunCase(const Case& c) {
   std::printf("| %-34s | %8.4f | %8.4f | %7.4f | %6.2f | %8.3g | %8.3g | %8.3g | %8.3g | %8.3g | %4lld | %-3s | %-4s |\n",
               c.name.c_str(), ms, ms_fb, floor_ms, floor_ms > 0 ? ms / floor_ms : 0.0, e[0].Rel(), e[1].Rel(),
               e[2].Rel(), e[3].Rel(), e[4].Rel(), bad, det ? "yes" : "NO", ok ? "ok" : "FAIL");
+  if (c.time)
+    std::printf("|   kernels: state %.4f ms, dh %.4f ms, chunk %.4f ms |\n", ms_part[0], ms_part[1], ms_part[2]);
   std::fflush(stdout);
   cudaFree(const_cast<void*>(a.q)), cudaFree(const_cast<void*>(a.k)), cudaFree(const_cast<void*>(a.v));
   cudaFree(const_cast<void*>(a.dout)), cudaFree(const_cast<void*>(a.g));
