@@ -292,10 +292,39 @@ __device__ __forceinline__ HeadOffsets Offsets(const BwdArgs& p, int bh) {
 }
 
 // ---- the state kernels ---------------------------------------------------------------------------
+__device__ __forceinline__ void Store2(float* d, float a, float b) { *reinterpret_cast<float2*>(d) = make_float2(a, b); }
+__device__ __forceinline__ void Store2(__nv_bfloat16* d, float a, float b) {
+  *reinterpret_cast<uint32_t*>(d) = Pack<__nv_bfloat16>(ToE<__nv_bfloat16>(a), ToE<__nv_bfloat16>(b));
+}
+// 16 bytes of a state row as floats.
+__device__ __forceinline__ void Unpack16(const uint4& x, float (&f)[4]) {
+  f[0] = __uint_as_float(x.x), f[1] = __uint_as_float(x.y), f[2] = __uint_as_float(x.z), f[3] = __uint_as_float(x.w);
+}
+__device__ __forceinline__ void Unpack16(const uint4& x, float (&f)[8]) {
+  const uint32_t w[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    f[2 * c] = __uint_as_float(w[c] << 16);
+    f[2 * c + 1] = __uint_as_float(w[c] & 0xffff0000u);
+  }
+}
+
+// The states' type in the work space: bfloat16 for bfloat16 inputs (half the bytes; the emulation's
+// cases stay within 2.9e-3 rel. RMS), float32 for float16 inputs (whose range a state may exceed)
+// and wherever GLA_BWD_F32_STATES is defined.
+template <class E>
+using StateT =
+#ifdef GLA_BWD_F32_STATES
+    float;
+#else
+    std::conditional_t<std::is_same<E, __nv_bfloat16>::value, __nv_bfloat16, float>;
+#endif
+
 template <class E_, class G_, int DK_, int BV_ = kBV>
 struct StateKernel {
   using E = E_;
   using G = G_;
+  using ST = StateT<E>;
   static constexpr int DK = DK_, BV = BV_;
   static constexpr int kLdK = DK + 8, kLdV = BV + 8;
   static constexpr int kMI = DK / 4 / 16;  // 4 warps over the rows of the [DK, BV] tile
@@ -325,7 +354,8 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
   const HeadOffsets ho = Offsets(p, bh);
   const int NT = (p.T + kC - 1) / kC;
   const int64_t ss = int64_t(p.Dk) * p.Dv;
-  float* out = p.work + (kRev ? BwdStateFloats(p) : 0) + int64_t(bh) * NT * ss;
+  using ST = typename K::ST;
+  ST* out = reinterpret_cast<ST*>(p.work + (kRev ? BwdStateFloats(p) : 0)) + int64_t(bh) * NT * ss;
   const E* xs = static_cast<const E*>(kRev ? p.q : p.k) + ho.qk;
   const E* ys = static_cast<const E*>(kRev ? p.dout : p.v) + ho.v + j0;
   const G* gs = static_cast<const G*>(p.g) + ho.qk;
@@ -336,7 +366,7 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
     x = (init != nullptr && r < p.Dk && j0 + c < p.Dv) ? init[int64_t(bh) * ss + int64_t(r) * p.Dv + j0 + c] : 0.f;
   });
   // Stores the state (rows < Dk, columns < Dv), two floats per lane.
-  auto store = [&](float* dst) {
+  auto store = [&](auto* dst) {
     const int g = lane >> 2, c2 = 2 * (lane & 3);
 #pragma unroll
     for (int mi = 0; mi < K::kMI; ++mi)
@@ -346,7 +376,7 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
         for (int h = 0; h < 2; ++h) {
           const int r = m0 + 16 * mi + g + 8 * h, c = j0 + 8 * ni + c2;
           if (r < p.Dk && c < p.Dv)
-            *reinterpret_cast<float2*>(dst + int64_t(r) * p.Dv + c) = make_float2(S[mi][ni][2 * h], S[mi][ni][2 * h + 1]);
+            Store2(dst + int64_t(r) * p.Dv + c, S[mi][ni][2 * h], S[mi][ni][2 * h + 1]);
         }
   };
 
@@ -392,6 +422,7 @@ template <class E_, class G_, int DK_, int DV_>
 struct BwdKernel {
   using E = E_;
   using G = G_;
+  using ST = StateT<E>;
   static constexpr int DK = DK_, DV = DV_;
   static_assert(DK == 64 || DK == 128, "DK is 64 or 128");
   static_assert(DV == 64 || DV == 128 || DV == 256, "DV is 64, 128 or 256");
@@ -521,39 +552,54 @@ __device__ __forceinline__ void ComputeDA(typename K::Smem& sm) {
   __syncthreads();  // part is scratch of the next step
 }
 
-// Slab `sl` of a float32 state [Dk, Dv] (src) into sm.shi / sm.slo, row i scaled by vs[i], as
-// hi/lo pairs (zeros past Dk and Dv). With `other` (a second state), rowdot[i] += sum over the
-// slab's columns of src * other (unscaled), in a fixed order.
+// Slab `sl` of a state [Dk, Dv] of the work space (src) into sm.shi / sm.slo, row i scaled by
+// vs[i], as hi/lo pairs (zeros past Dk and Dv). With `other` (a second state), rowdot[i] += sum
+// over the slab's columns of src * other (unscaled), in a fixed order.
 template <class K>
-__device__ __forceinline__ void StateSlab(typename K::Smem& sm, const float* src, int sl, const float* vs, int Dk,
-                                          int Dv, const float* other, float* rowdot) {
+__device__ __forceinline__ void StateSlab(typename K::Smem& sm, const typename K::ST* src, int sl, const float* vs,
+                                          int Dk, int Dv, const typename K::ST* other, float* rowdot) {
   using E = typename K::E;
-  constexpr int R = K::SV / 4;  // float4 per slab row (a power of 2, <= 32: one warp's lanes)
-  constexpr int kIter = K::DK * R / kThreads, kBatch = 4;
+  constexpr int V = 16 / int(sizeof(typename K::ST));  // elements per 16-byte load
+  constexpr int R = K::SV / V;  // loads per slab row (a power of 2, <= 32: one warp's lanes)
+  constexpr int kIter = K::DK * R / kThreads, kBatch = kIter < 4 ? kIter : 4;
   static_assert(kIter % kBatch == 0, "whole batches");
 #pragma unroll 1
   for (int it0 = 0; it0 < kIter; it0 += kBatch) {
-    float4 x[kBatch], y[kBatch];
+    uint4 x[kBatch], y[kBatch];
 #pragma unroll
     for (int b = 0; b < kBatch; ++b) {
-      const int e = (it0 + b) * kThreads + threadIdx.x, i = e / R, j = sl * K::SV + (e % R) * 4;
+      const int e = (it0 + b) * kThreads + threadIdx.x, i = e / R, j = sl * K::SV + (e % R) * V;
       const bool in = i < Dk && j < Dv;
-      x[b] = in ? *reinterpret_cast<const float4*>(src + int64_t(i) * Dv + j) : make_float4(0.f, 0.f, 0.f, 0.f);
-      if (other != nullptr)
-        y[b] = in ? *reinterpret_cast<const float4*>(other + int64_t(i) * Dv + j) : make_float4(0.f, 0.f, 0.f, 0.f);
+      x[b] = in ? *reinterpret_cast<const uint4*>(src + int64_t(i) * Dv + j) : make_uint4(0, 0, 0, 0);
+      if (other != nullptr) y[b] = in ? *reinterpret_cast<const uint4*>(other + int64_t(i) * Dv + j) : make_uint4(0, 0, 0, 0);
     }
 #pragma unroll
     for (int b = 0; b < kBatch; ++b) {
-      const int e = (it0 + b) * kThreads + threadIdx.x, i = e / R, jj = (e % R) * 4;
+      const int e = (it0 + b) * kThreads + threadIdx.x, i = e / R, jj = (e % R) * V;
       const float s = vs[i];
-      const float v[4] = {x[b].x * s, x[b].y * s, x[b].z * s, x[b].w * s};
-      E h[4], l[4];
+      float xf[V];
+      Unpack16(x[b], xf);
+      uint32_t h[V / 2], l[V / 2];
 #pragma unroll
-      for (int c = 0; c < 4; ++c) h[c] = ToE<E>(v[c]), l[c] = ToE<E>(v[c] - float(h[c]));
-      *reinterpret_cast<uint2*>(sm.shi + i * K::kLdS + jj) = make_uint2(Pack<E>(h[0], h[1]), Pack<E>(h[2], h[3]));
-      *reinterpret_cast<uint2*>(sm.slo + i * K::kLdS + jj) = make_uint2(Pack<E>(l[0], l[1]), Pack<E>(l[2], l[3]));
+      for (int c = 0; c < V; c += 2) {
+        const float v0 = xf[c] * s, v1 = xf[c + 1] * s;
+        const E h0 = ToE<E>(v0), h1 = ToE<E>(v1);
+        h[c / 2] = Pack<E>(h0, h1);
+        l[c / 2] = Pack<E>(ToE<E>(v0 - float(h0)), ToE<E>(v1 - float(h1)));
+      }
+      if constexpr (V == 4) {
+        *reinterpret_cast<uint2*>(sm.shi + i * K::kLdS + jj) = make_uint2(h[0], h[1]);
+        *reinterpret_cast<uint2*>(sm.slo + i * K::kLdS + jj) = make_uint2(l[0], l[1]);
+      } else {
+        *reinterpret_cast<uint4*>(sm.shi + i * K::kLdS + jj) = make_uint4(h[0], h[1], h[2], h[3]);
+        *reinterpret_cast<uint4*>(sm.slo + i * K::kLdS + jj) = make_uint4(l[0], l[1], l[2], l[3]);
+      }
       if (other != nullptr) {
-        float d = ((x[b].x * y[b].x + x[b].y * y[b].y) + x[b].z * y[b].z) + x[b].w * y[b].w;
+        float yf[V];
+        Unpack16(y[b], yf);
+        float d = 0.f;
+#pragma unroll
+        for (int c = 0; c < V; ++c) d += xf[c] * yf[c];
 #pragma unroll
         for (int o = R / 2; o >= 1; o /= 2) d += __shfl_xor_sync(0xffffffffu, d, o);
         if (e % R == 0) rowdot[i] += d;
@@ -623,8 +669,9 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
   const E* k = static_cast<const E*>(p.k) + ho.qk;
   G* dg = static_cast<G*>(p.dg) + ho.qk;
   const int64_t ss = int64_t(p.Dk) * p.Dv;
-  const float* Hc = p.work + (int64_t(bh) * NT + n) * ss;
-  const float* dHc = Hc + BwdStateFloats(p);
+  using ST = typename K::ST;
+  const ST* Hc = reinterpret_cast<const ST*>(p.work) + (int64_t(bh) * NT + n) * ss;
+  const ST* dHc = reinterpret_cast<const ST*>(p.work + BwdStateFloats(p)) + (int64_t(bh) * NT + n) * ss;
   const int ci = threadIdx.x;  // the reverse sum's channel (ci < Dk)
 
   uint32_t zero;

@@ -128,6 +128,12 @@ inline void EmuLdmatrix(uint32_t (&r)[4], const void* row, bool trans) {
 #define __shfl_xor_sync(mask, x, o) emu::Shfl(x, o)
 #define __expf(x) expf(x)
 #define __threadfence_block() std::atomic_thread_fence(std::memory_order_seq_cst)
+inline float EmuUintAsFloat(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+#define __uint_as_float(u) EmuUintAsFloat(u)
 
 namespace gla_sm90_bwd {
 alignas(16) unsigned char smem_raw[240 * 1024];

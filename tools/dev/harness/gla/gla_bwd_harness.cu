@@ -217,6 +217,11 @@ int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
+#ifdef GLA_BWD_F32_STATES
+  std::printf("states in the work space: float32\n");
+#else
+  std::printf("states in the work space: bfloat16 for bfloat16 inputs, float32 for float16\n");
+#endif
   std::printf("device %s, %d SMs, cc %d.%d; smem bytes: 128/256 %d, 128/128 %d, 64/64 %d\n", prop.name,
               prop.multiProcessorCount, prop.major, prop.minor,
               gla_sm90_bwd::BwdKernel<__nv_bfloat16, __nv_bfloat16, 128, 256>::kSmemBytes,
