@@ -261,25 +261,39 @@ __device__ __forceinline__ void ForEach(float (&acc)[MI][NI][4], int m0, int n0,
 }
 
 // ---- the rows of a chunk -------------------------------------------------------------------------
-// The rows [t0, t0 + C) of a [.., D] tensor into shared memory (row stride ld), zeros past T and
-// past D (D a multiple of 8; 16-byte loads); NTHR threads.
-template <int NTHR, class E>
-__device__ __forceinline__ void LoadTile(E* dst, int ld, int Dmax, const E* base, int64_t st, int t0, int T, int D) {
-  constexpr int kBatch = 4;
-  const int vecs = Dmax / 8, total = kC * vecs;
-  for (int e0 = threadIdx.x; e0 < total; e0 += NTHR * kBatch) {
-    uint4 x[kBatch];
-#pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
-      const int e = e0 + b * NTHR, r = e / vecs, c8 = (e - r * vecs) * 8;
-      x[b] = make_uint4(0, 0, 0, 0);
-      if (e < total && t0 + r < T && c8 < D) x[b] = *reinterpret_cast<const uint4*>(base + int64_t(t0 + r) * st + c8);
-    }
-#pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
-      const int e = e0 + b * NTHR, r = e / vecs, c8 = (e - r * vecs) * 8;
-      if (e < total) *reinterpret_cast<uint4*>(dst + r * ld + c8) = x[b];
-    }
+// 16 bytes global -> shared without registers (cp.async), zeros where !valid (src then unread).
+__device__ __forceinline__ void CpAsync16(void* dst, const void* src, bool valid) {
+#ifdef GLA_BWD_HOST_EMULATION
+  if (valid) std::memcpy(dst, src, 16);
+  else std::memset(dst, 0, 16);
+#else
+  const uint32_t d = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 16 : 0));
+#endif
+}
+__device__ __forceinline__ void CpAsyncCommit() {
+#ifndef GLA_BWD_HOST_EMULATION
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+template <int N>
+__device__ __forceinline__ void CpAsyncWait() {
+#ifndef GLA_BWD_HOST_EMULATION
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+#endif
+}
+
+// The rows [t0, t0 + C) of a [.., D] tensor of X (16-bit or float) into shared memory (row stride
+// ld elements), zeros past T and past D (D and the row stride multiples of 16 bytes); NTHR threads,
+// asynchronous (cp.async; the caller commits and waits).
+template <int NTHR, class X>
+__device__ __forceinline__ void LoadTileAsync(X* dst, int ld, int Dmax, const X* base, int64_t st, int t0, int T, int D) {
+  constexpr int kV = 16 / int(sizeof(X));
+  const int vecs = Dmax / kV;
+  for (int e = threadIdx.x; e < kC * vecs; e += NTHR) {
+    const int r = e / vecs, c = (e - r * vecs) * kV;
+    const bool ok = t0 + r < T && c < D;
+    CpAsync16(dst + r * ld + c, ok ? base + int64_t(t0 + r) * st + c : base, ok);
   }
 }
 
@@ -329,24 +343,27 @@ struct StateKernel {
   static constexpr int kLdK = DK + 8, kLdV = BV + 8;
   static constexpr int kMI = DK / 4 / 16;  // 4 warps over the rows of the [DK, BV] tile
   struct Smem {
-    E x[kC * kLdK], xl[kC * kLdK];  // the chunk's k (q), then its scaled operand hi / lo
-    E y[kC * kLdV];                 // v (do), the tile's columns
-    float dec[DK];                  // e^P_last per key channel
+    E x[2][kC * kLdK];  // the chunk's k (q), raw, then its scaled operand's hi part (two chunks)
+    E y[2][kC * kLdV];  // v (do), the tile's columns
+    G g[2][kC * DK];    // the gates
+    E xl[kC * kLdK];    // the scaled operand's lo part
+    float dec[DK];      // e^P_last per key channel
   };
   static constexpr int kSmemBytes = int(sizeof(Smem));
 };
 
 // rev = false: H_c before each chunk c (from h0), H <- e^P_last H + (k e^(P_last - P))^T V.
 // rev = true: dh_c after each chunk c (from dfinal), dh <- e^P_last dh + (scale q e^P)^T dO; dh0.
+// The next chunk's tiles load (cp.async) while this one's are used.
 template <class K, bool kRev>
 __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs p) {
 #if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || defined(GLA_BWD_HOST_EMULATION)
   using E = typename K::E;
   using G = typename K::G;
-  constexpr int DK = K::DK;
+  using ST = typename K::ST;
+  constexpr int DK = K::DK, BV = K::BV;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   typename K::Smem& sm = *reinterpret_cast<typename K::Smem*>(smem_raw);
-  constexpr int BV = K::BV;
   const int nv = (p.Dv + BV - 1) / BV;
   const int bh = blockIdx.x / nv, j0 = (blockIdx.x - bh * nv) * BV;
   const int warp = threadIdx.x / 32, lane = threadIdx.x & 31, i = threadIdx.x;
@@ -354,18 +371,25 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
   const HeadOffsets ho = Offsets(p, bh);
   const int NT = (p.T + kC - 1) / kC;
   const int64_t ss = int64_t(p.Dk) * p.Dv;
-  using ST = typename K::ST;
   ST* out = reinterpret_cast<ST*>(p.work + (kRev ? BwdStateFloats(p) : 0)) + int64_t(bh) * NT * ss;
   const E* xs = static_cast<const E*>(kRev ? p.q : p.k) + ho.qk;
   const E* ys = static_cast<const E*>(kRev ? p.dout : p.v) + ho.v + j0;
   const G* gs = static_cast<const G*>(p.g) + ho.qk;
   const float* init = kRev ? p.dfinal : p.h0;
+  auto issue = [&](int step) {  // chunk `step` (in this kernel's order) into buffer step % 2
+    const int t0 = (kRev ? NT - 1 - step : step) * kC, b = step & 1;
+    LoadTileAsync<kStateThreads>(sm.x[b], K::kLdK, DK, xs, p.qk_st, t0, p.T, p.Dk);
+    LoadTileAsync<kStateThreads>(sm.y[b], K::kLdV, BV, ys, p.v_st, t0, p.T, p.Dv - j0);
+    LoadTileAsync<kStateThreads>(sm.g[b], DK, DK, gs, p.qk_st, t0, p.T, p.Dk);
+    CpAsyncCommit();
+  };
+  issue(0);
 
   float S[K::kMI][BV / 8][4];
   ForEach(S, m0, 0, [&](int r, int c, float& x) {
     x = (init != nullptr && r < p.Dk && j0 + c < p.Dv) ? init[int64_t(bh) * ss + int64_t(r) * p.Dv + j0 + c] : 0.f;
   });
-  // Stores the state (rows < Dk, columns < Dv), two floats per lane.
+  // Stores the state (rows < Dk, columns < Dv), two values per lane.
   auto store = [&](auto* dst) {
     const int g = lane >> 2, c2 = 2 * (lane & 3);
 #pragma unroll
@@ -375,41 +399,41 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int r = m0 + 16 * mi + g + 8 * h, c = j0 + 8 * ni + c2;
-          if (r < p.Dk && c < p.Dv)
-            Store2(dst + int64_t(r) * p.Dv + c, S[mi][ni][2 * h], S[mi][ni][2 * h + 1]);
+          if (r < p.Dk && c < p.Dv) Store2(dst + int64_t(r) * p.Dv + c, S[mi][ni][2 * h], S[mi][ni][2 * h + 1]);
         }
   };
 
   for (int step = 0; step < NT; ++step) {
-    const int n = kRev ? NT - 1 - step : step, t0 = n * kC;
+    const int n = kRev ? NT - 1 - step : step, b = step & 1;
     store(out + int64_t(n) * ss);
-    LoadTile<kStateThreads>(sm.x, K::kLdK, DK, xs, p.qk_st, t0, p.T, p.Dk);
-    LoadTile<kStateThreads>(sm.y, K::kLdV, BV, ys, p.v_st, t0, p.T, p.Dv - j0);
-    float gl[kC];
-    if (i < DK) {
-#pragma unroll
-      for (int t = 0; t < kC; ++t)
-        gl[t] = (i < p.Dk && t0 + t < p.T) ? ToF(gs[int64_t(t0 + t) * p.qk_st + i]) : 0.f;
+    if (step + 1 < NT) {
+      issue(step + 1);
+      CpAsyncWait<1>();
+    } else {
+      CpAsyncWait<0>();
     }
     __syncthreads();
     if (i < DK) {  // channel i's operand column: k e^(gates t+1 .. C-1), or scale q e^(gates 0 .. t)
+      E* x = sm.x[b];
+      const G* gc = sm.g[b] + i;
       float run = 0.f;
-#pragma unroll
+#pragma unroll 8
       for (int tt = 0; tt < kC; ++tt) {
         const int t = kRev ? tt : kC - 1 - tt;
-        if (kRev) run += gl[t];
-        const float x = float(sm.x[t * K::kLdK + i]) * (kRev ? p.scale : 1.f) * __expf(run);
-        if (!kRev) run += gl[t];
-        const E h = ToE<E>(x);
-        sm.x[t * K::kLdK + i] = h;
-        sm.xl[t * K::kLdK + i] = ToE<E>(x - float(h));
+        const float gt = ToF(gc[t * DK]);
+        if (kRev) run += gt;
+        const float v = float(x[t * K::kLdK + i]) * (kRev ? p.scale : 1.f) * __expf(run);
+        if (!kRev) run += gt;
+        const E h = ToE<E>(v);
+        x[t * K::kLdK + i] = h;
+        sm.xl[t * K::kLdK + i] = ToE<E>(v - float(h));
       }
       sm.dec[i] = __expf(run);
     }
     __syncthreads();
     ForEach(S, m0, 0, [&](int r, int, float& x) { x *= sm.dec[r]; });
-    const ColK<E> fb{sm.y, K::kLdV};
-    WarpMma<E>(S, m0, 0, kC, ColK<E>{sm.x, K::kLdK}, fb);
+    const ColK<E> fb{sm.y[b], K::kLdV};
+    WarpMma<E>(S, m0, 0, kC, ColK<E>{sm.x[b], K::kLdK}, fb);
     WarpMma<E>(S, m0, 0, kC, ColK<E>{sm.xl, K::kLdK}, fb);
     __syncthreads();
   }
@@ -446,7 +470,7 @@ struct BwdKernel {
   static constexpr int kSmemBytes = int(sizeof(Smem));
 };
 
-// The gate pass of one chunk: thread i < Dk owns key channel i, whose C gates LoadChunk put in
+// The gate pass of one chunk: thread i < Dk owns key channel i, whose C gates PrepareChunk put in
 // column i of sm.pc; writes the factors e^alpha (Qd) and e^beta (Kd), in the element-wise mode the
 // clamped cumulative gates over the raw ones, the states' row scalings (vsf of H_c, vsr of dh_c)
 // and e^P_last; returns whether the chunk takes the factored mode (the same in every thread).
@@ -552,83 +576,108 @@ __device__ __forceinline__ void ComputeDA(typename K::Smem& sm) {
   __syncthreads();  // part is scratch of the next step
 }
 
-// Slab `sl` of a state [Dk, Dv] of the work space (src) into sm.shi / sm.slo, row i scaled by
-// vs[i], as hi/lo pairs (zeros past Dk and Dv). With `other` (a second state), rowdot[i] += sum
-// over the slab's columns of src * other (unscaled), in a fixed order.
+// The state slabs of the chunk kernel: slab `sl` (SV columns) of a state [Dk, Dv] of the work
+// space (src) into sm.shi / sm.slo, row i scaled by vs[i], as hi/lo pairs (zeros past Dk and Dv).
+// Issue() loads the first kPre of each thread's 16-byte pieces into registers (the next slab,
+// while the current one's products run), Store() converts them and loads the rest. With `other`
+// (a second state), rowdot[i] += sum over the slab's columns of src * other (unscaled), in a
+// fixed order.
 template <class K>
-__device__ __forceinline__ void StateSlab(typename K::Smem& sm, const typename K::ST* src, int sl, const float* vs,
-                                          int Dk, int Dv, const typename K::ST* other, float* rowdot) {
+struct SlabPipe {
   using E = typename K::E;
-  constexpr int V = 16 / int(sizeof(typename K::ST));  // elements per 16-byte load
-  constexpr int R = K::SV / V;  // loads per slab row (a power of 2, <= 32: one warp's lanes)
-  constexpr int kIter = K::DK * R / kThreads, kBatch = kIter < 4 ? kIter : 4;
-  static_assert(kIter % kBatch == 0, "whole batches");
-#pragma unroll 1
-  for (int it0 = 0; it0 < kIter; it0 += kBatch) {
-    uint4 x[kBatch], y[kBatch];
+  using ST = typename K::ST;
+  static constexpr int V = 16 / int(sizeof(ST));  // elements per 16-byte load
+  static constexpr int R = K::SV / V;  // loads per slab row (a power of 2, <= 32: one warp's lanes)
+  static constexpr int kIter = K::DK * R / kThreads, kPre = kIter < 8 ? kIter : 8;
+  static_assert(kIter % kPre == 0, "whole batches");
+  uint4 x[kPre], y[kPre];
+
+  __device__ __forceinline__ void Load(int it0, const ST* src, const ST* other, int sl, int Dk, int Dv) {
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
+    for (int b = 0; b < kPre; ++b) {
       const int e = (it0 + b) * kThreads + threadIdx.x, i = e / R, j = sl * K::SV + (e % R) * V;
       const bool in = i < Dk && j < Dv;
       x[b] = in ? *reinterpret_cast<const uint4*>(src + int64_t(i) * Dv + j) : make_uint4(0, 0, 0, 0);
       if (other != nullptr) y[b] = in ? *reinterpret_cast<const uint4*>(other + int64_t(i) * Dv + j) : make_uint4(0, 0, 0, 0);
     }
+  }
+  __device__ __forceinline__ void Issue(const ST* src, const ST* other, int sl, int Dk, int Dv) {
+    Load(0, src, other, sl, Dk, Dv);
+  }
+  __device__ __forceinline__ void Store(typename K::Smem& sm, const ST* src, const ST* other, int sl, const float* vs,
+                                        int Dk, int Dv, float* rowdot) {
+#pragma unroll 1
+    for (int it0 = 0; it0 < kIter; it0 += kPre) {
+      if (it0 > 0) Load(it0, src, other, sl, Dk, Dv);
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
-      const int e = (it0 + b) * kThreads + threadIdx.x, i = e / R, jj = (e % R) * V;
-      const float s = vs[i];
-      float xf[V];
-      Unpack16(x[b], xf);
-      uint32_t h[V / 2], l[V / 2];
+      for (int b = 0; b < kPre; ++b) {
+        const int e = (it0 + b) * kThreads + threadIdx.x, i = e / R, jj = (e % R) * V;
+        const float s = vs[i];
+        float xf[V];
+        Unpack16(x[b], xf);
+        uint32_t h[V / 2], l[V / 2];
 #pragma unroll
-      for (int c = 0; c < V; c += 2) {
-        const float v0 = xf[c] * s, v1 = xf[c + 1] * s;
-        const E h0 = ToE<E>(v0), h1 = ToE<E>(v1);
-        h[c / 2] = Pack<E>(h0, h1);
-        l[c / 2] = Pack<E>(ToE<E>(v0 - float(h0)), ToE<E>(v1 - float(h1)));
-      }
-      if constexpr (V == 4) {
-        *reinterpret_cast<uint2*>(sm.shi + i * K::kLdS + jj) = make_uint2(h[0], h[1]);
-        *reinterpret_cast<uint2*>(sm.slo + i * K::kLdS + jj) = make_uint2(l[0], l[1]);
-      } else {
-        *reinterpret_cast<uint4*>(sm.shi + i * K::kLdS + jj) = make_uint4(h[0], h[1], h[2], h[3]);
-        *reinterpret_cast<uint4*>(sm.slo + i * K::kLdS + jj) = make_uint4(l[0], l[1], l[2], l[3]);
-      }
-      if (other != nullptr) {
-        float yf[V];
-        Unpack16(y[b], yf);
-        float d = 0.f;
+        for (int c = 0; c < V; c += 2) {
+          const float v0 = xf[c] * s, v1 = xf[c + 1] * s;
+          const E h0 = ToE<E>(v0), h1 = ToE<E>(v1);
+          h[c / 2] = Pack<E>(h0, h1);
+          l[c / 2] = Pack<E>(ToE<E>(v0 - float(h0)), ToE<E>(v1 - float(h1)));
+        }
+        if constexpr (V == 4) {
+          *reinterpret_cast<uint2*>(sm.shi + i * K::kLdS + jj) = make_uint2(h[0], h[1]);
+          *reinterpret_cast<uint2*>(sm.slo + i * K::kLdS + jj) = make_uint2(l[0], l[1]);
+        } else {
+          *reinterpret_cast<uint4*>(sm.shi + i * K::kLdS + jj) = make_uint4(h[0], h[1], h[2], h[3]);
+          *reinterpret_cast<uint4*>(sm.slo + i * K::kLdS + jj) = make_uint4(l[0], l[1], l[2], l[3]);
+        }
+        if (other != nullptr) {
+          float yf[V];
+          Unpack16(y[b], yf);
+          float d = 0.f;
 #pragma unroll
-        for (int c = 0; c < V; ++c) d += xf[c] * yf[c];
+          for (int c = 0; c < V; ++c) d += xf[c] * yf[c];
 #pragma unroll
-        for (int o = R / 2; o >= 1; o /= 2) d += __shfl_xor_sync(0xffffffffu, d, o);
-        if (e % R == 0) rowdot[i] += d;
+          for (int o = R / 2; o >= 1; o /= 2) d += __shfl_xor_sync(0xffffffffu, d, o);
+          if (e % R == 0) rowdot[i] += d;
+        }
       }
     }
   }
-}
+};
 
-// Loads chunk t0's q, k, v, do tiles and (thread i < Dk) channel i's gates, runs the gate pass and
-// scales the operands; returns the mode, and in *zero (thread i < Dk) bit t set where channel i's
-// factor e^gk at step t0 + t is 0 (the reverse sum's restarts).
+// Starts the loads of chunk t0's q, k, v, do tiles and raw gates (into sm.term) (cp.async, one
+// group).
 template <class K>
-__device__ bool LoadChunk(typename K::Smem& sm, const BwdArgs& p, const HeadOffsets& ho, int t0, uint32_t* zero) {
+__device__ __forceinline__ void IssueChunk(typename K::Smem& sm, const BwdArgs& p, const HeadOffsets& ho, int t0) {
   using E = typename K::E;
   using G = typename K::G;
-  LoadTile<kThreads>(sm.q, K::kLdK, K::DK, static_cast<const E*>(p.q) + ho.qk, p.qk_st, t0, p.T, p.Dk);
-  LoadTile<kThreads>(sm.k, K::kLdK, K::DK, static_cast<const E*>(p.k) + ho.qk, p.qk_st, t0, p.T, p.Dk);
-  LoadTile<kThreads>(sm.v, K::kLdV, K::DV, static_cast<const E*>(p.v) + ho.v, p.v_st, t0, p.T, p.Dv);
-  LoadTile<kThreads>(sm.o, K::kLdV, K::DV, static_cast<const E*>(p.dout) + ho.v, p.v_st, t0, p.T, p.Dv);
+  LoadTileAsync<kThreads>(sm.q, K::kLdK, K::DK, static_cast<const E*>(p.q) + ho.qk, p.qk_st, t0, p.T, p.Dk);
+  LoadTileAsync<kThreads>(sm.k, K::kLdK, K::DK, static_cast<const E*>(p.k) + ho.qk, p.qk_st, t0, p.T, p.Dk);
+  LoadTileAsync<kThreads>(sm.v, K::kLdV, K::DV, static_cast<const E*>(p.v) + ho.v, p.v_st, t0, p.T, p.Dv);
+  LoadTileAsync<kThreads>(sm.o, K::kLdV, K::DV, static_cast<const E*>(p.dout) + ho.v, p.v_st, t0, p.T, p.Dv);
+  LoadTileAsync<kThreads>(reinterpret_cast<G*>(sm.term), K::DK, K::DK, static_cast<const G*>(p.g) + ho.qk, p.qk_st, t0,
+                          p.T, p.Dk);
+  CpAsyncCommit();
+}
+
+// After IssueChunk's loads (waited for): channel i's gates (thread i < DK) into column i of sm.pc,
+// the gate pass, the scaled operands; returns the mode, and in *zero (thread i < DK) bit t set
+// where channel i's factor e^gk at step t0 + t is 0 (the reverse sum's restarts).
+template <class K>
+__device__ bool PrepareChunk(typename K::Smem& sm, const BwdArgs& p, uint32_t* zero) {
+  using G = typename K::G;
   const int i = threadIdx.x;
   const bool own = i < K::DK;
   uint32_t z = 0;
   if (own) {
-#pragma unroll 8
+    const G* graw = reinterpret_cast<const G*>(sm.term) + i;
+    float gl[kC];
+#pragma unroll
+    for (int t = 0; t < kC; ++t) gl[t] = ToF(graw[t * K::DK]);  // zeros past T and Dk
+#pragma unroll
     for (int t = 0; t < kC; ++t) {
-      const float gt =
-          (i < p.Dk && t0 + t < p.T) ? ToF(static_cast<const G*>(p.g)[ho.qk + int64_t(t0 + t) * p.qk_st + i]) : 0.f;
-      z |= uint32_t(__expf(gt) == 0.f) << t;
-      sm.pc[t * K::DK + i] = gt;
+      z |= uint32_t(__expf(gl[t]) == 0.f) << t;
+      sm.pc[t * K::DK + i] = gl[t];
     }
   }
   *zero = z;
@@ -674,8 +723,13 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
   const ST* dHc = reinterpret_cast<const ST*>(p.work + BwdStateFloats(p)) + (int64_t(bh) * NT + n) * ss;
   const int ci = threadIdx.x;  // the reverse sum's channel (ci < Dk)
 
+  IssueChunk<K>(sm, p, ho, t0);
+  SlabPipe<K> pipe;
+  pipe.Issue(Hc, nullptr, 0, p.Dk, p.Dv);
+  CpAsyncWait<0>();
+  __syncthreads();
   uint32_t zero;
-  const bool safe = LoadChunk<K>(sm, p, ho, t0, &zero);
+  const bool safe = PrepareChunk<K>(sm, p, &zero);
   const bool first_dot = n == 0 && p.h0 != nullptr;
   if (ci < DK) {
     sm.rowdot[ci] = 0.f;
@@ -724,8 +778,10 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
     float X[1][K::kCkN][4];
     Zero(X);
     for (int sl = 0; sl < K::kSlabs; ++sl) {
-      StateSlab<K>(sm, Hc, sl, sm.vsf, p.Dk, p.Dv, nullptr, nullptr);
+      pipe.Store(sm, Hc, nullptr, sl, sm.vsf, p.Dk, p.Dv, nullptr);
       __syncthreads();
+      if (sl + 1 < K::kSlabs) pipe.Issue(Hc, nullptr, sl + 1, p.Dk, p.Dv);
+      else pipe.Issue(dHc, Hc, 0, p.Dk, p.Dv);
       const RowK<E> fa{sm.o + sl * SV, K::kLdV};
       WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.shi, K::kLdS});
       WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.slo, K::kLdS});
@@ -760,8 +816,9 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
   float Ys[1][K::kCkN][4], Yi[1][K::kCkN][4];
   Zero(Ys), Zero(Yi);
   for (int sl = 0; sl < K::kSlabs; ++sl) {
-    StateSlab<K>(sm, dHc, sl, sm.vsr, p.Dk, p.Dv, Hc, sm.rowdot);
+    pipe.Store(sm, dHc, Hc, sl, sm.vsr, p.Dk, p.Dv, sm.rowdot);
     __syncthreads();
+    if (sl + 1 < K::kSlabs) pipe.Issue(dHc, Hc, sl + 1, p.Dk, p.Dv);
     const RowK<E> fv{sm.v + sl * SV, K::kLdV};
     WarpMma<E>(Ys, xm0, xn0, SV, fv, RowK<E>{sm.shi, K::kLdS});
     WarpMma<E>(Ys, xm0, xn0, SV, fv, RowK<E>{sm.slo, K::kLdS});
@@ -848,7 +905,7 @@ inline bool BwdFits(const BwdArgs& a) {
   return a.T >= 1 && a.Dk >= 8 && a.Dk <= DK && a.Dv >= 8 && a.Dv <= DV && a.Dk % 8 == 0 && a.Dv % 8 == 0 &&
          a.qk_st % 8 == 0 && a.v_st % 8 == 0 && a.qk_sh % 8 == 0 && a.v_sh % 8 == 0 && a.qk_sb % 8 == 0 &&
          a.v_sb % 8 == 0 && heads >= 1 && heads * BwdChunks(a) <= (int64_t(1) << 31) - 1 &&
-         aligned(a.q) && aligned(a.k) && aligned(a.v) && aligned(a.dout) && a.work != nullptr &&
+         aligned(a.q) && aligned(a.k) && aligned(a.v) && aligned(a.dout) && aligned(a.g) && a.work != nullptr &&
          (reinterpret_cast<uintptr_t>(a.work) & 15) == 0 && (a.h0 == nullptr || a.dh0 != nullptr);
 }
 
@@ -861,6 +918,10 @@ cudaError_t LaunchBwd(const BwdArgs& a, cudaStream_t stream, int parts = 7) {
   using S = StateKernel<E, G, DK, kBV>;
   using S32 = StateKernel<E, G, DK, 32>;
   cudaError_t err = cudaFuncSetAttribute(BwdChunkKernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes);
+  for (auto f : {BwdStateKernel<S, false>, BwdStateKernel<S, true>})
+    if (err == cudaSuccess) err = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes);
+  for (auto f : {BwdStateKernel<S32, false>, BwdStateKernel<S32, true>})
+    if (err == cudaSuccess) err = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, S32::kSmemBytes);
   if (err != cudaSuccess) return err;
   const int64_t heads = int64_t(a.B) * a.H;
   int sms = 132;
