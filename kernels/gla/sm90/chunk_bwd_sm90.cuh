@@ -447,6 +447,13 @@ struct BwdKernel {
   using E = E_;
   using G = G_;
   using ST = StateT<E>;
+  // The raw path: states of the inputs' type (bfloat16) enter the products as they are, their row
+  // scalings applied to the products' outputs (and to Kd for dv); else scaled and split hi/lo.
+#ifdef GLA_BWD_SPLIT_STATES
+  static constexpr bool kRaw = false;
+#else
+  static constexpr bool kRaw = std::is_same<ST, E>::value;
+#endif
   static constexpr int DK = DK_, DV = DV_;
   static_assert(DK == 64 || DK == 128, "DK is 64 or 128");
   static_assert(DV == 64 || DV == 128 || DV == 256, "DV is 64, 128 or 256");
@@ -645,6 +652,38 @@ struct SlabPipe {
   }
 };
 
+// The raw path (the work space's states of the inputs' type): slab `sl` of a state by cp.async
+// into dst as it is (one commit group), and sum over the slab's columns of a raw slab in shared
+// memory times the same slab of another state in registers (SlabPipe's pieces).
+template <class K>
+__device__ __forceinline__ void IssueRawSlab(typename K::E* dst, const typename K::ST* src, int sl, int Dk, int Dv) {
+  constexpr int R = K::SV / 8;
+  for (int e = threadIdx.x; e < K::DK * R; e += kThreads) {
+    const int i = e / R, c = (e % R) * 8, j = sl * K::SV + c;
+    const bool ok = i < Dk && j < Dv;
+    CpAsync16(dst + i * K::kLdS + c, ok ? src + int64_t(i) * Dv + j : src, ok);
+  }
+  CpAsyncCommit();
+}
+template <class K>
+__device__ __forceinline__ void RawSlabDot(const typename K::E* slab, const SlabPipe<K>& pipe, float* rowdot) {
+  using P = SlabPipe<K>;
+  static_assert(P::kPre == P::kIter && P::V == 8, "the raw path: 16-bit states, one batch");
+#pragma unroll
+  for (int b = 0; b < P::kIter; ++b) {
+    const int e = b * kThreads + threadIdx.x, i = e / P::R, jj = (e % P::R) * 8;
+    float xf[8], yf[8];
+    Unpack16(*reinterpret_cast<const uint4*>(slab + i * K::kLdS + jj), xf);
+    Unpack16(pipe.x[b], yf);
+    float d = 0.f;
+#pragma unroll
+    for (int c = 0; c < 8; ++c) d += xf[c] * yf[c];
+#pragma unroll
+    for (int o = P::R / 2; o >= 1; o /= 2) d += __shfl_xor_sync(0xffffffffu, d, o);
+    if (e % P::R == 0) rowdot[i] += d;
+  }
+}
+
 // Starts the loads of chunk t0's q, k, v, do tiles and raw gates (into sm.term) (cp.async, one
 // group).
 template <class K>
@@ -723,10 +762,23 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
   const ST* dHc = reinterpret_cast<const ST*>(p.work + BwdStateFloats(p)) + (int64_t(bh) * NT + n) * ss;
   const int ci = threadIdx.x;  // the reverse sum's channel (ci < Dk)
 
+  constexpr int S2 = 2 * K::kSlabs;  // the slabs in order: H_c's, then dh_c's
+  E* const buf[2] = {sm.shi, sm.slo};  // the raw path's two slab buffers
+  auto raw_issue = [&](int s) {
+    if (s < K::kSlabs) IssueRawSlab<K>(buf[s & 1], Hc, s, p.Dk, p.Dv);
+    else IssueRawSlab<K>(buf[s & 1], dHc, s - K::kSlabs, p.Dk, p.Dv);
+  };
   IssueChunk<K>(sm, p, ho, t0);
   SlabPipe<K> pipe;
-  pipe.Issue(Hc, nullptr, 0, p.Dk, p.Dv);
-  CpAsyncWait<0>();
+  if constexpr (K::kRaw) {
+    raw_issue(0);
+    raw_issue(1);
+    pipe.Issue(dHc, nullptr, 0, p.Dk, p.Dv);  // for sum_j dh_c H_c, beside H_c's slab 0
+    CpAsyncWait<2>();
+  } else {
+    pipe.Issue(Hc, nullptr, 0, p.Dk, p.Dv);
+    CpAsyncWait<0>();
+  }
   __syncthreads();
   uint32_t zero;
   const bool safe = PrepareChunk<K>(sm, p, &zero);
@@ -772,27 +824,39 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
   }
   __syncthreads();
 
-  // X = dO (vsf H_c)^T [+ strict(dA) Kd]: warp tile 16 x (DK / 4); dq, and w = q dq'.
+  // X = dO (vsf H_c)^T [+ strict(dA) Kd]: warp tile 16 x (DK / 4); dq, and w = q dq'. The raw
+  // path: XH = dO H_c^T, XS = strict(dA) Kd, X = vsf XH + XS.
   const int xm0 = wm * 16, xn0 = wn * (DK / 4);
   {
-    float X[1][K::kCkN][4];
-    Zero(X);
+    float X[1][K::kCkN][4], XS[1][K::kCkN][4];
+    Zero(X), Zero(XS);
     for (int sl = 0; sl < K::kSlabs; ++sl) {
-      pipe.Store(sm, Hc, nullptr, sl, sm.vsf, p.Dk, p.Dv, nullptr);
-      __syncthreads();
-      if (sl + 1 < K::kSlabs) pipe.Issue(Hc, nullptr, sl + 1, p.Dk, p.Dv);
-      else pipe.Issue(dHc, Hc, 0, p.Dk, p.Dv);
       const RowK<E> fa{sm.o + sl * SV, K::kLdV};
-      WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.shi, K::kLdS});
-      WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.slo, K::kLdS});
-      __syncthreads();
+      if constexpr (K::kRaw) {
+        if (sl + 1 < S2) CpAsyncWait<1>();
+        else CpAsyncWait<0>();
+        __syncthreads();
+        RawSlabDot<K>(buf[sl & 1], pipe, sm.rowdot);
+        if (sl + 1 < K::kSlabs) pipe.Issue(dHc, nullptr, sl + 1, p.Dk, p.Dv);
+        WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{buf[sl & 1], K::kLdS});
+        __syncthreads();
+        if (sl + 2 < S2) raw_issue(sl + 2);
+      } else {
+        pipe.Store(sm, Hc, nullptr, sl, sm.vsf, p.Dk, p.Dv, nullptr);
+        __syncthreads();
+        if (sl + 1 < K::kSlabs) pipe.Issue(Hc, nullptr, sl + 1, p.Dk, p.Dv);
+        else pipe.Issue(dHc, Hc, 0, p.Dk, p.Dv);
+        WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.shi, K::kLdS});
+        WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.slo, K::kLdS});
+        __syncthreads();
+      }
     }
     if (safe) {
       auto fa = [&](int t, int s) { return s < t ? sm.dA[t * K::kLdC + s] : E(0.f); };
-      WarpMma<E>(X, xm0, xn0, kC, fa, ColK<E>{sm.k, K::kLdK});
-      WarpMma<E>(X, xm0, xn0, kC, fa, ColK<E>{sm.kl, K::kLdK});
+      WarpMma<E>(XS, xm0, xn0, kC, fa, ColK<E>{sm.k, K::kLdK});
+      WarpMma<E>(XS, xm0, xn0, kC, fa, ColK<E>{sm.kl, K::kLdK});
     }
-    ForEach(X, xm0, xn0, [&](int t, int i, float& x) {
+    ForEach2(X, XS, xm0, xn0, [&](int t, int i, float& x, float& xs) {
       float w = 0.f;
       if (t0 + t < p.T && i < p.Dk) {
         float intra = 0.f;
@@ -802,7 +866,8 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
             intra += float(sm.dA[t * K::kLdC + s]) * float(k[int64_t(t0 + s) * p.qk_st + i]) * __expf(pt - sm.pc[s * DK + i]);
         }
         const int64_t r = int64_t(t0 + t) * p.qk_st + i;
-        const float dqp = p.scale * (sm.ea[t * DK + i] * x + intra);
+        const float xx = (K::kRaw ? sm.vsf[i] * x : x) + xs;
+        const float dqp = p.scale * (sm.ea[t * DK + i] * xx + intra);
         w = float(q[r]) * dqp;
         static_cast<E*>(p.dq)[ho.qk + r] = ToE<E>(dqp + p.scale * sm.diag[t] * float(k[r]));
       }
@@ -810,26 +875,46 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
     });
   }
   __syncthreads();  // ea is u from here
+  if constexpr (K::kRaw) {  // Kd <- vsr Kd (hi/lo), dv's operand: k e^(P_last - P)
+    constexpr int ld = K::kLdK;
+    for (int e = threadIdx.x; e < kC * DK; e += kThreads) {
+      const int t = e / DK, i = e - t * DK;
+      const float kd = (float(sm.k[t * ld + i]) + float(sm.kl[t * ld + i])) * sm.vsr[i];
+      const E kh = ToE<E>(kd);
+      sm.k[t * ld + i] = kh, sm.kl[t * ld + i] = ToE<E>(kd - float(kh));
+    }
+    __syncthreads();
+  }
 
   // Ys = V (vsr dh_c)^T, Yi = strict(dA)^T Qd; per slab, dv = Kd (vsr dh_c) + incl(A)^T dO;
-  // rowdot = sum_j dh_c H_c.
+  // rowdot = sum_j dh_c H_c. The raw path: Ys = V dh_c^T (scaled by vsr below), dv from the
+  // rescaled Kd and dh_c as it is.
   float Ys[1][K::kCkN][4], Yi[1][K::kCkN][4];
   Zero(Ys), Zero(Yi);
   for (int sl = 0; sl < K::kSlabs; ++sl) {
-    pipe.Store(sm, dHc, Hc, sl, sm.vsr, p.Dk, p.Dv, sm.rowdot);
-    __syncthreads();
-    if (sl + 1 < K::kSlabs) pipe.Issue(dHc, Hc, sl + 1, p.Dk, p.Dv);
+    const E* shi = sm.shi;
+    if constexpr (K::kRaw) {
+      const int s = K::kSlabs + sl;
+      if (s + 1 < S2) CpAsyncWait<1>();
+      else CpAsyncWait<0>();
+      __syncthreads();
+      shi = buf[s & 1];
+    } else {
+      pipe.Store(sm, dHc, Hc, sl, sm.vsr, p.Dk, p.Dv, sm.rowdot);
+      __syncthreads();
+      if (sl + 1 < K::kSlabs) pipe.Issue(dHc, Hc, sl + 1, p.Dk, p.Dv);
+    }
     const RowK<E> fv{sm.v + sl * SV, K::kLdV};
-    WarpMma<E>(Ys, xm0, xn0, SV, fv, RowK<E>{sm.shi, K::kLdS});
-    WarpMma<E>(Ys, xm0, xn0, SV, fv, RowK<E>{sm.slo, K::kLdS});
+    WarpMma<E>(Ys, xm0, xn0, SV, fv, RowK<E>{shi, K::kLdS});
+    if constexpr (!K::kRaw) WarpMma<E>(Ys, xm0, xn0, SV, fv, RowK<E>{sm.slo, K::kLdS});
     for (int part = 0; part < K::kDvParts; ++part) {
       float DVa[1][K::kCvN][4];
       Zero(DVa);
       const int vn0 = part * (SV / K::kDvParts) + wn * (SV / K::kDvParts / 4);
       const RowK<E> fkh{sm.k, K::kLdK};
-      const ColK<E> fsh{sm.shi, K::kLdS};
+      const ColK<E> fsh{shi, K::kLdS};
       WarpMma<E>(DVa, xm0, vn0, DK, fkh, fsh);
-      WarpMma<E>(DVa, xm0, vn0, DK, fkh, ColK<E>{sm.slo, K::kLdS});
+      if constexpr (!K::kRaw) WarpMma<E>(DVa, xm0, vn0, DK, fkh, ColK<E>{sm.slo, K::kLdS});
       WarpMma<E>(DVa, xm0, vn0, DK, RowK<E>{sm.kl, K::kLdK}, fsh);
       WarpMma<E>(DVa, xm0, vn0, kC, ColK<E>{sm.A, K::kLdC}, ColK<E>{sm.o + sl * SV, K::kLdV});
       ForEach(DVa, xm0, vn0, [&](int t, int j, float& x) {
@@ -838,6 +923,9 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
       });
     }
     __syncthreads();
+    if constexpr (K::kRaw) {
+      if (K::kSlabs + sl + 2 < S2) raw_issue(K::kSlabs + sl + 2);
+    }
   }
   if (safe) {
     auto fa = [&](int t, int s) { return s > t ? sm.dA[s * K::kLdC + t] : E(0.f); };
@@ -845,7 +933,8 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
     WarpMma<E>(Yi, xm0, xn0, kC, fa, ColK<E>{sm.ql, K::kLdK});
   }
   float* u = sm.ea;
-  ForEach2(Ys, Yi, xm0, xn0, [&](int t, int i, float& ys, float& yi) {
+  ForEach2(Ys, Yi, xm0, xn0, [&](int t, int i, float& ys_acc, float& yi) {
+    const float ys = K::kRaw ? sm.vsr[i] * ys_acc : ys_acc;
     float uu = 0.f, w = 0.f;
     if (t0 + t < p.T && i < p.Dk) {
       float intra = 0.f;
