@@ -2,8 +2,9 @@
 // three kernels parallel over heads and Dv tiles or over heads and chunks (mma.sync m16n8k16 on
 // ldmatrix fragments, float32 accumulation):
 //
-//   BwdStateKernel<false>  grid (head, 64-column Dv tile), chunks in order: the state H_c [Dk, 64]
-//                          before each chunk c, stored (float32 work space), then
+//   BwdStateKernel<false>  grid (head, Dv tile of 64 columns, 32 where 64 leaves SMs idle),
+//                          chunks in order: the state H_c [Dk, tile] before each chunk c, stored
+//                          (work space), then
 //                          H <- e^P_last * H + (k e^(P_last - P))^T V;
 //   BwdStateKernel<true>   the same in reverse: dh_c, the gradient of the state at chunk c's end
 //                          from the steps after it, stored, then dh <- e^P_last * dh +
@@ -33,10 +34,18 @@
 // over more than one chunk); a zero factor e^gk = 0 at step t' >= t restarts the sum there as the
 // recurrent form does (gk_grad_t' = 0). gk_grad_0 = sum_j dh0 h0 (0 without h0).
 //
-// Accuracy (tools/dev/harness/gla/bwd_emulation.cc runs these kernels on the CPU): the states
-// are float32 in memory; Qd, Kd and the scaled states enter the products as hi/lo pairs of 16-bit
-// operands (x = hi + lo, the products take hi*y + lo*y); dA, A and the inputs are single.
-// Deterministic: no atomics; every sum has a fixed order.
+// Memory: the states are stored bfloat16 for bfloat16 inputs (StateT), float32 for float16 ones
+// (range); the tiles come by cp.async (the state passes load chunk n+1 while using chunk n). In
+// the chunk kernel's raw path (bfloat16 states) H_c and dh_c enter the products as stored (one
+// product each; their row scalings e^P_m, e^(P_last - P_m) on the outputs, and on Kd for dv),
+// otherwise scaled and split hi/lo as below. Seed shape (B32 T2048 H4 Dk128 Dv256), per pass:
+// state / dh pass 34 GFLOP (hi/lo) and >= 0.81 GB each, chunk kernel 88 GFLOP (10.7 M per
+// chunk) and >= 1.88 GB (docs/benchmarks.md has the H200 times and the fraction of roofline).
+//
+// Accuracy (tools/dev/harness/gla/bwd_emulation.cc runs these kernels on the CPU): Qd, Kd (and
+// the scaled float32 states) enter the products as hi/lo pairs of 16-bit operands (x = hi + lo,
+// the products take hi*y + lo*y); dA, A and the inputs are single. Deterministic: no atomics;
+// every sum has a fixed order.
 #pragma once
 
 #include <cuda_bf16.h>

@@ -1,13 +1,15 @@
 // Host-side check of the chunk algorithm of the sm_90a gla backward
-// (kernels/gla/sm90/chunk_bwd_sm90.cuh), without a GPU: the same per-chunk math as its two
-// kernels (the forward pass for dq and the reverse pass for dk, dv, dgk, dh0), written in plain
-// C++ over double, against a float64 recurrent backward (docs/spec.md §5, the recurrent form of
-// kernels/gla/recurrent.h). Each case runs twice: with exact operands (the algebra: ~1e-12),
-// and with the operands rounded as the kernels round them (an estimate of their error against
-// spec §5's 4e-3): dA = dO V^T and A = Qd Kd^T (from the hi parts) to one bfloat16, Qd, Kd and
-// the scaled states to a hi/lo pair of bfloat16 (with one bfloat16 each, gk_grad's reverse sum
-// of q dq - k dk, which cancels, was measured here at 0.9-7e-2 rel. RMS: 2.8e-2 strong gates,
-// 7e-2 at T192 Dk128 with logsigmoid*4 gates).
+// (kernels/gla/sm90/chunk_bwd_sm90.cuh), without a GPU: its per-chunk math (the states H_c
+// before and dh_c after each chunk, then per chunk dq, dk, dv and gk_grad anchored at the
+// chunk's end), written in plain C++ over double, against a float64 recurrent backward
+// (docs/spec.md §5, the recurrent form of kernels/gla/recurrent.h). Each case runs twice: with
+// exact operands (the algebra: ~1e-12), and with the operands rounded as the kernels' bfloat16
+// path rounds them (an estimate of their error against spec §5's 4e-3): dA = dO V^T and A =
+// Qd Kd^T (from the hi parts) to one bfloat16, Qd and Kd to a hi/lo pair, the stored states to
+// one bfloat16 (used as they are, their row scalings in double). The state recurrences are
+// written in the factored form of the older kernels (same algebra). The kernels themselves run
+// on the CPU in bwd_emulation.cc. (History: with one bfloat16 for Qd and Kd and gk_grad's
+// reverse sum carried across all chunks, gk_grad was measured here at 0.9-7e-2 rel. RMS.)
 //
 //   g++ -O2 -std=c++17 -I. -o build-harness/gla_bwd_host_check tools/dev/harness/gla/bwd_host_check.cc
 //   build-harness/gla_bwd_host_check
@@ -130,13 +132,16 @@ Grads Chunked(const Head& x, double scale, double range, bool force_other) {
   };
   // ---- kernel 1: the forward pass (state H in accumulators): dq and q.dq' ----
   std::vector<double> H(size_t(Dk) * Dv, 0), Hs(size_t(Dk) * Dv);
+  std::vector<std::vector<double>> stored(NT);  // H_c as the state pass stores it
   if (!x.h0.empty()) H = x.h0;
   for (int n = 0; n < NT; ++n) {
     const int t0 = n * kC;
     const Gates G = GatePass(x, t0, range, force_other);
     operands(t0, G);
+    stored[n].resize(H.size());
+    for (size_t e = 0; e < H.size(); ++e) stored[n][e] = R16(H[e]);
     for (int i = 0; i < Dk; ++i)
-      for (int j = 0; j < Dv; ++j) Hs[i * Dv + j] = Split(H[i * Dv + j] * (G.safe ? std::exp(G.ref[i]) : 1.0));
+      for (int j = 0; j < Dv; ++j) Hs[i * Dv + j] = stored[n][i * Dv + j] * (G.safe ? std::exp(G.ref[i]) : 1.0);
     for (int t = 0; t < kC && t0 + t < T; ++t)
       for (int i = 0; i < Dk; ++i) {
         double xi = 0, xintra = 0;  // dO Hs^T, the in-chunk part
@@ -156,18 +161,16 @@ Grads Chunked(const Head& x, double scale, double range, bool force_other) {
     state_step(H, Kd, V, t0, G.ref, G.post, G.safe);
   }
   // ---- kernel 2: the reverse pass (dh in accumulators) ----
-  std::vector<double> dh(size_t(Dk) * Dv, 0), dhs(size_t(Dk) * Dv), carry(Dk, 0), term(kC * Dk);
-  if (!x.dfinal.empty()) {
-    dh = x.dfinal;
-    for (int i = 0; i < Dk; ++i)
-      for (int j = 0; j < Dv; ++j) carry[i] += x.dfinal[i * Dv + j] * H[i * Dv + j];  // H: the final state
-  }
+  std::vector<double> dh(size_t(Dk) * Dv, 0), dhs(size_t(Dk) * Dv), dhst(size_t(Dk) * Dv);
+  std::vector<double> u(kC * Dk), w(kC * Dk);
+  if (!x.dfinal.empty()) dh = x.dfinal;
   for (int n = NT - 1; n >= 0; --n) {
     const int t0 = n * kC;
     const Gates G = GatePass(x, t0, range, force_other);
     operands(t0, G);
+    for (size_t e = 0; e < dh.size(); ++e) dhst[e] = R16(dh[e]);  // dh_c as the dh pass stores it
     for (int i = 0; i < Dk; ++i)
-      for (int j = 0; j < Dv; ++j) dhs[i * Dv + j] = Split(dh[i * Dv + j] * (G.safe ? std::exp(G.post[i]) : 1.0));
+      for (int j = 0; j < Dv; ++j) dhs[i * Dv + j] = dhst[i * Dv + j] * (G.safe ? std::exp(G.post[i]) : 1.0);
     for (int s = 0; s < kC; ++s)
       for (int t = 0; t < kC; ++t) {  // A[s, t], s >= t
         double acc = 0;
@@ -181,8 +184,8 @@ Grads Chunked(const Head& x, double scale, double range, bool force_other) {
       }
     for (int t = 0; t < kC; ++t)
       for (int i = 0; i < Dk; ++i) {
-        double y = 0, yintra = 0;  // V dhs^T, the in-chunk part
-        for (int j = 0; j < Dv; ++j) y += V(t0 + t, j) * dhs[i * Dv + j];
+        double ys = 0, y = 0, yintra = 0;  // V dhs^T; the in-chunk parts
+        for (int j = 0; j < Dv; ++j) ys += V(t0 + t, j) * dhs[i * Dv + j];
         for (int s = t + 1; s < kC; ++s) {
           if (G.safe) {
             y += R16(dA[s * kC + t]) * Qd[s * Dk + i];
@@ -190,24 +193,39 @@ Grads Chunked(const Head& x, double scale, double range, bool force_other) {
             yintra += R16(dA[s * kC + t]) * scale * Q(t0 + s, i) * std::exp(G.pc[s * Dk + i] - G.pc[t * Dk + i]);
           }
         }
-        const double dkp = std::exp(G.beta[t * Dk + i]) * y + yintra;
-        term[t * Dk + i] = t0 + t < T ? qdq[(t0 + t) * Dk + i] - K(t0 + t, i) * dkp : 0.0;
-        if (t0 + t < T) r.dk[(t0 + t) * Dk + i] = dkp + scale * dA[t * kC + t] * Q(t0 + t, i);
+        const double eb = std::exp(G.beta[t * Dk + i]), dki = eb * y + yintra;
+        // gk_grad's parts: u (k times dk's state part), w (q dq' - k times the rest of dk')
+        u[t * Dk + i] = t0 + t < T ? K(t0 + t, i) * eb * ys : 0.0;
+        w[t * Dk + i] = t0 + t < T ? qdq[(t0 + t) * Dk + i] - K(t0 + t, i) * dki : 0.0;
+        if (t0 + t < T) r.dk[(t0 + t) * Dk + i] = eb * ys + dki + scale * dA[t * kC + t] * Q(t0 + t, i);
       }
     for (int t = 0; t < kC && t0 + t < T; ++t)
       for (int j = 0; j < Dv; ++j) {
         double acc = 0;
-        for (int i = 0; i < Dk; ++i) acc += Kd[t * Dk + i] * dhs[i * Dv + j];
+        for (int i = 0; i < Dk; ++i) acc += Split(Kd[t * Dk + i] * (G.safe ? std::exp(G.post[i]) : 1.0)) * dhst[i * Dv + j];
         for (int s = t; s < kC; ++s) acc += A[s * kC + t] * DO(t0 + s, j);
         r.dv[(t0 + t) * Dv + j] = acc;
       }
-    for (int i = 0; i < Dk; ++i)  // the reverse sum, restarting at a zero factor
+    for (int i = 0; i < Dk; ++i) {  // F0 + sum_{s<t} u_s + sum_{s>=t} w_s, restarting at a zero factor
+      double f0 = 0, pre = 0, acc = 0, accz = 0;
+      for (int j = 0; j < Dv; ++j) f0 += dhst[i * Dv + j] * stored[n][i * Dv + j];
+      f0 *= std::exp(G.ref[i] + G.post[i]);
+      std::vector<double> prefix(kC);
+      for (int t = 0; t < kC; ++t) prefix[t] = pre, pre += u[t * Dk + i];
+      bool restarted = false;
       for (int t = kC - 1; t >= 0; --t) {
-        if (t0 + t >= T) continue;
-        carry[i] += term[t * Dk + i];
-        if (std::exp(float(x.g[(t0 + t) * Dk + i])) == 0.f) carry[i] = 0;
-        r.dg[(t0 + t) * Dk + i] = carry[i];
+        double val;
+        if (!restarted) {
+          acc += w[t * Dk + i];
+          val = f0 + prefix[t] + acc;
+        } else {
+          accz += w[t * Dk + i] - u[t * Dk + i];
+          val = accz;
+        }
+        if (t0 + t < T && std::exp(float(x.g[(t0 + t) * Dk + i])) == 0.f) restarted = true, accz = 0, val = 0;
+        if (t0 + t < T) r.dg[(t0 + t) * Dk + i] = val;
       }
+    }
     // dh <- post * (pre * dh + Qd^T dO)
     state_step(dh, Qd, DO, t0, G.post, G.ref, G.safe);
   }

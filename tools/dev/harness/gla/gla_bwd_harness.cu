@@ -7,7 +7,9 @@
 // Columns: bwd ms, fwd+bwd ms (median of 10 batches of 5 calls), floor (copy of the backward's
 // bytes: q, k, gk, v, do read, dq, dk, dgk, dv written), x floor, rel. RMS of each gradient on
 // the checked heads, NaN/unwritten elements, det (two runs bitwise equal), check (every rel. RMS
-// <= 4e-3, none unwritten, det).
+// <= 4e-3, none unwritten, det); under each timed case the three kernels timed alone (state
+// pass, dh pass, chunk kernel). Builds: -DGLA_BWD_F32_STATES (float32 states for bfloat16 too),
+// -DGLA_BWD_SPLIT_STATES (bfloat16 states scaled and split hi/lo in the chunk kernel).
 #include <cuda_runtime.h>
 
 #include <algorithm>
