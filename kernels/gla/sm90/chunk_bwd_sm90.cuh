@@ -80,14 +80,14 @@ struct BwdArgs {
   const float* dfinal = nullptr;  // [B, H, Dk, Dv] or null
   void *dq = nullptr, *dk = nullptr, *dv = nullptr, *dg = nullptr;
   float* dh0 = nullptr;           // [B, H, Dk, Dv] or null
-  float* work = nullptr;          // BwdWorkFloats(*this) floats: H_c and dh_c, [B*H, chunks, Dk, Dv] each
+  float* work = nullptr;          // BwdWorkBytes<E>(*this) bytes: H_c, then dh_c, [B*H, chunks, Dk, Dv] of StateT<E>
   float scale = 1.f;
   int force_other_mode = 0;       // testing: every chunk takes the element-wise mode
 };
 
 __host__ __device__ inline int64_t BwdChunks(const BwdArgs& a) { return (int64_t(a.T) + 31) / 32; }
-__host__ __device__ inline int64_t BwdStateFloats(const BwdArgs& a) { return int64_t(a.B) * a.H * BwdChunks(a) * a.Dk * a.Dv; }
-inline int64_t BwdWorkFloats(const BwdArgs& a) { return 2 * BwdStateFloats(a); }
+// The elements of one set of states (H_c or dh_c) in the work space.
+__host__ __device__ inline int64_t BwdStateElems(const BwdArgs& a) { return int64_t(a.B) * a.H * BwdChunks(a) * a.Dk * a.Dv; }
 
 // ---- 16-bit helpers and the warp product --------------------------------------------------------
 template <class E>
@@ -343,6 +343,12 @@ using StateT =
     std::conditional_t<std::is_same<E, __nv_bfloat16>::value, __nv_bfloat16, float>;
 #endif
 
+// The work space of a call with E inputs: both sets of states.
+template <class E>
+inline int64_t BwdWorkBytes(const BwdArgs& a) {
+  return 2 * BwdStateElems(a) * int64_t(sizeof(StateT<E>));
+}
+
 template <class E_, class G_, int DK_, int BV_ = kBV>
 struct StateKernel {
   using E = E_;
@@ -380,7 +386,7 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
   const HeadOffsets ho = Offsets(p, bh);
   const int NT = (p.T + kC - 1) / kC;
   const int64_t ss = int64_t(p.Dk) * p.Dv;
-  ST* out = reinterpret_cast<ST*>(p.work + (kRev ? BwdStateFloats(p) : 0)) + int64_t(bh) * NT * ss;
+  ST* out = reinterpret_cast<ST*>(p.work) + (kRev ? BwdStateElems(p) : 0) + int64_t(bh) * NT * ss;
   const E* xs = static_cast<const E*>(kRev ? p.q : p.k) + ho.qk;
   const E* ys = static_cast<const E*>(kRev ? p.dout : p.v) + ho.v + j0;
   const G* gs = static_cast<const G*>(p.g) + ho.qk;
@@ -768,7 +774,7 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
   const int64_t ss = int64_t(p.Dk) * p.Dv;
   using ST = typename K::ST;
   const ST* Hc = reinterpret_cast<const ST*>(p.work) + (int64_t(bh) * NT + n) * ss;
-  const ST* dHc = reinterpret_cast<const ST*>(p.work + BwdStateFloats(p)) + (int64_t(bh) * NT + n) * ss;
+  const ST* dHc = reinterpret_cast<const ST*>(p.work) + BwdStateElems(p) + (int64_t(bh) * NT + n) * ss;
   const int ci = threadIdx.x;  // the reverse sum's channel (ci < Dk)
 
   constexpr int S2 = 2 * K::kSlabs;  // the slabs in order: H_c's, then dh_c's

@@ -124,7 +124,7 @@ bool RunCase(const Case& c) {
   CK(cudaMalloc(&dk_, nqk * sizeof(E)));
   CK(cudaMalloc(&dv_, nv * sizeof(E)));
   CK(cudaMalloc(&dg_, nqk * sizeof(G)));
-  CK(cudaMalloc(&a.work, gla_sm90_bwd::BwdWorkFloats(a) * 4));
+  CK(cudaMalloc(&a.work, gla_sm90_bwd::BwdWorkBytes<E>(a)));
   a.dq = dq_, a.dk = dk_, a.dv = dv_, a.dg = dg_, a.dh0 = dh0_;
 
   auto poison = [&] {
