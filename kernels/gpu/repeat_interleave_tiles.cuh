@@ -32,7 +32,13 @@ namespace repeat {
 namespace tiles {
 
 constexpr int kThreads = 256;
-constexpr int kItems = 4;                       // slices a thread scans in a tile
+#ifndef PO_RINT_ITEMS
+#define PO_RINT_ITEMS 8
+#endif
+#ifndef PO_RINT_STAGE_BYTES
+#define PO_RINT_STAGE_BYTES 32768
+#endif
+constexpr int kItems = PO_RINT_ITEMS;           // slices a thread scans in a tile
 constexpr int64_t kTile = kThreads * kItems;    // slices per tile (one scan offset each)
 constexpr int kRowSlices = 32;                  // slices a rows block copies
 constexpr uint64_t kCap = uint64_t{1} << 63;    // a sum at or past it overflows int64
@@ -57,6 +63,25 @@ struct Counts {
     return static_cast<uint64_t>(v);
   }
 };
+
+// N consecutive elements from p into v: 16-byte loads when `vec` (p 16-byte aligned) and N
+// elements fill whole vectors.
+template <typename T, int N>
+__device__ void LoadItems(const T* p, T (&v)[N], bool vec) {
+  if constexpr (N * sizeof(T) % 16 == 0) {
+    if (vec) {
+#pragma unroll
+      for (int w = 0; w < static_cast<int>(N * sizeof(T) / 16); ++w) {
+        reinterpret_cast<uint4*>(v)[w] = reinterpret_cast<const uint4*>(p)[w];
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < N; ++i) v[i] = p[i];
+}
+
+__device__ inline bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 inline int64_t TileCount(int64_t n) { return (n + kTile - 1) / kTile; }
 
@@ -137,7 +162,7 @@ template <typename T, typename R>
 __global__ void __launch_bounds__(kThreads) ScatterLineKernel(Counts<R> cnt, const uint64_t* incl, const T* x, T* out,
                                                               int64_t M, int64_t tiles, int64_t outer) {
   constexpr int V = 16 / sizeof(T);
-  constexpr int kStage = 16384 / sizeof(T);
+  constexpr int kStage = PO_RINT_STAGE_BYTES / sizeof(T);
   using Scan = cub::BlockScan<uint64_t, kThreads>;
   __shared__ typename Scan::TempStorage scan_tmp;
   __shared__ __align__(16) T stage[kStage + V];
@@ -148,17 +173,26 @@ __global__ void __launch_bounds__(kThreads) ScatterLineKernel(Counts<R> cnt, con
     const int64_t j0 = t * kTile + threadIdx.x * kItems;
     bool neg = false;
     uint64_t c[kItems];
-    T v[kItems];
+    __align__(16) T v[kItems];
     uint64_t sum = 0;
+    if (j0 + kItems <= n && !cnt.broadcast) {  // whole: 16-byte loads where aligned
+      __align__(16) R raw[kItems];
+      LoadItems(cnt.c + j0, raw, Aligned16(cnt.c + j0));
+      LoadItems(x + o * n + j0, v, Aligned16(x + o * n + j0));
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      c[i] = 0;
-      if (j0 + i < n) {
-        c[i] = cnt.At(j0 + i, &neg);
-        v[i] = x[o * n + j0 + i];
+      for (int i = 0; i < kItems; ++i) c[i] = raw[i] < 0 ? 0 : static_cast<uint64_t>(raw[i]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        c[i] = 0;
+        if (j0 + i < n) {
+          c[i] = cnt.At(j0 + i, &neg);
+          v[i] = x[o * n + j0 + i];
+        }
       }
-      sum = SatAdd()(sum, c[i]);
     }
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) sum = SatAdd()(sum, c[i]);
     uint64_t start;
     __syncthreads();  // the previous tile's scan storage is free
     Scan(scan_tmp).ExclusiveScan(sum, start, uint64_t{0}, SatAdd());
@@ -228,7 +262,8 @@ __device__ void CopyRow(const T* src, T* dst, int64_t inner, int64_t copies, int
 // copies the rows of kRowSlices / 8 slices.
 template <typename T, typename R>
 __global__ void __launch_bounds__(kThreads) ScatterRowsKernel(Counts<R> cnt, const uint64_t* incl, const T* x, T* out,
-                                                              int64_t M, int64_t inner, int64_t tiles, int64_t outer) {
+                                                              int64_t M, int64_t inner, int64_t tiles, int64_t outer,
+                                                              bool short_rows) {
   constexpr int kSubs = static_cast<int>(kTile / kRowSlices);
   using Reduce = cub::BlockReduce<uint64_t, kThreads>;
   __shared__ typename Reduce::TempStorage red;
@@ -263,6 +298,29 @@ __global__ void __launch_bounds__(kThreads) ScatterRowsKernel(Counts<R> cnt, con
       runs.e[lane] = j == n - 1 ? M : static_cast<int64_t>(e < m ? e : m);
     }
     __syncthreads();
+    if (short_rows) {  // rows of at most 64 vectors: the warp's rows all loaded before any store
+      constexpr int kPer = kRowSlices / (kThreads / 32);
+      const int64_t nv = inner / (16 / static_cast<int>(sizeof(T)));
+      uint4 a[kPer][2];
+#pragma unroll
+      for (int i = 0; i < kPer; ++i) {
+        const int64_t j = j_first + warp + i * (kThreads / 32);
+        const uint4* s4 = reinterpret_cast<const uint4*>(x + (o * n + j) * inner);
+        if (j < n && lane < nv) a[i][0] = s4[lane];
+        if (j < n && lane + 32 < nv) a[i][1] = s4[lane + 32];
+      }
+#pragma unroll
+      for (int i = 0; i < kPer; ++i) {
+        const int q = warp + i * (kThreads / 32);
+        if (j_first + q >= n) break;
+        uint4* d4 = reinterpret_cast<uint4*>(out + o * M * inner);
+        for (int64_t row = runs.b[q]; row < runs.e[q]; ++row) {
+          if (lane < nv) d4[row * nv + lane] = a[i][0];
+          if (lane + 32 < nv) d4[row * nv + lane + 32] = a[i][1];
+        }
+      }
+      continue;
+    }
     for (int q = warp; q < kRowSlices; q += kThreads / 32) {
       const int64_t j = j_first + q;
       if (j >= n) break;
@@ -284,7 +342,10 @@ void Scatter(cudaStream_t stream, int sms, Counts<R> cnt, const uint64_t* incl, 
   } else {
     const int64_t blocks = outer * tiles * (kTile / kRowSlices);
     const int grid = static_cast<int>(blocks < int64_t{sms} * 64 ? blocks : int64_t{sms} * 64);
-    ScatterRowsKernel<T, R><<<grid, kThreads, 0, stream>>>(cnt, incl, x, out, M, inner, tiles, outer);
+    constexpr int V = 16 / sizeof(T);
+    const bool short_rows = inner % V == 0 && inner / V <= 64 && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
+                            reinterpret_cast<uintptr_t>(out) % 16 == 0;
+    ScatterRowsKernel<T, R><<<grid, kThreads, 0, stream>>>(cnt, incl, x, out, M, inner, tiles, outer, short_rows);
   }
 }
 

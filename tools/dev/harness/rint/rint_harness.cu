@@ -227,6 +227,11 @@ void TimeCounts(cudaStream_t st, const std::string& name, int64_t n, int64_t inn
   Print(name, "before o_size", harness::TimeMs(st, [&] { before(true); }), floor_ms, old_floor_ms, true);
   Print(name, "new", harness::TimeMs(st, [&] { after(false); }), floor_ms, old_floor_ms, ok);
   Print(name, "new o_size", harness::TimeMs(st, [&] { after(true); }), floor_ms, old_floor_ms, ok);
+  const uint64_t* incl = rt::TileOffsets(st, sc, cnt, scratch.p);
+  Print(name, "  its offsets", harness::TimeMs(st, [&] { rt::TileOffsets(st, sc, cnt, scratch.p); }), floor_ms,
+        old_floor_ms, ok);
+  Print(name, "  its scatter", harness::TimeMs(st, [&] { rt::Scatter(st, g_sms, cnt, incl, dx.p, dout.p, 1, total, inner); }),
+        floor_ms, old_floor_ms, ok);
   cudaFreeHost(pinned);
 }
 
@@ -281,7 +286,11 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop;
   HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
   g_sms = prop.multiProcessorCount;
-  std::printf("device: %s (%d SMs)\n", prop.name, g_sms);
+#ifndef HARNESS_VARIANT
+#define HARNESS_VARIANT "default"
+#endif
+  std::printf("device: %s (%d SMs); variant %s: %d slices a thread, %d-byte stage\n", prop.name, g_sms,
+              HARNESS_VARIANT, rt::kItems, PO_RINT_STAGE_BYTES);
   cudaStream_t st;
   HARNESS_CHECK(cudaStreamCreate(&st));
   bool ok = true;
