@@ -1,7 +1,7 @@
 // The GPU steps of repeat_interleave (declared in kernels/impl/repeat_interleave_kernel_impl.h),
 // on the kernels of repeat_interleave_tiles.cuh: the int-count form a vectorized copy (a thread
 // per 16 bytes of output); the tensor form written from the slices: the counts' sums per tile of
-// 1024 slices and their scan (the total, a negative-count flag and the overflow copied to the host
+// 2048 slices and their scan (the total, a negative-count flag and the overflow copied to the host
 // in one 16-byte copy unless output_size gives the length), then one pass that scans each tile's
 // counts in the block and writes each slice's copies to its run of outputs (no search, no
 // per-output or per-slice scratch). The gradient sums each slice's outputs from the starts of the
@@ -28,7 +28,7 @@ struct Pieces<GPUContext> {
   const DenseTensor* repeats = nullptr;
   int64_t n = 0;
   DenseTensor scratch;              // tiles::OffsetsScratch
-  const uint64_t* incl = nullptr;   // the tile offsets (inclusive), once computed
+  tiles::Offsets offsets{};         // once computed (offsets.incl set)
   DenseTensor starts;               // the gradient's
 };
 
@@ -38,18 +38,18 @@ tiles::Counts<R> CountsOf(const DenseTensor& repeats, int64_t n) {
 }
 
 // The tile offsets of the counts (once).
-inline const uint64_t* TileOffsets(const GPUContext& ctx, Pieces<GPUContext>* p) {
-  if (p->incl != nullptr) return p->incl;
+inline const tiles::Offsets& TileOffsets(const GPUContext& ctx, Pieces<GPUContext>* p) {
+  if (p->offsets.incl != nullptr) return p->offsets;
   const tiles::OffsetsScratch sc = tiles::OffsetsScratchFor(p->n);
   p->scratch = DenseTensor(DataType::INT64, DDim({sc.Int64s()}));
   int64_t* scratch = ctx.Alloc<int64_t>(&p->scratch);
   if (p->repeats->dtype() == DataType::INT32) {
-    p->incl = tiles::TileOffsets(ctx.stream(), sc, CountsOf<int32_t>(*p->repeats, p->n), scratch);
+    p->offsets = tiles::TileOffsets(ctx.stream(), sc, CountsOf<int32_t>(*p->repeats, p->n), scratch);
   } else {
-    p->incl = tiles::TileOffsets(ctx.stream(), sc, CountsOf<int64_t>(*p->repeats, p->n), scratch);
+    p->offsets = tiles::TileOffsets(ctx.stream(), sc, CountsOf<int64_t>(*p->repeats, p->n), scratch);
   }
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
-  return p->incl;
+  return p->offsets;
 }
 
 template <typename T>
@@ -95,7 +95,7 @@ inline int64_t Starts(const GPUContext& ctx, const DenseTensor& repeats, int64_t
   p->n = n;
   if (output_size >= 0) return output_size;
   if (n == 0) return 0;
-  const uint64_t* incl = TileOffsets(ctx, p);
+  const uint64_t* incl = TileOffsets(ctx, p).incl;
   uint64_t host[2];  // the total (2^63: overflowed) and the negative-count flag
   PADDLE_ENFORCE_GPU_SUCCESS(
       cudaMemcpyAsync(host, incl + tiles::TileCount(n) - 1, sizeof(host), cudaMemcpyDeviceToHost, ctx.stream()));
@@ -201,12 +201,12 @@ void Gather(const GPUContext& ctx, const funcs::ScanLayout& l, int64_t M, funcs:
     funcs::FillZero(ctx, op.out, l.outer * M * l.inner);
     return;
   }
-  const uint64_t* incl = TileOffsets(ctx, p);
+  const tiles::Offsets& off = TileOffsets(ctx, p);
   if (p->repeats->dtype() == DataType::INT32) {
-    tiles::Scatter(ctx.stream(), ctx.GetSMCount(), CountsOf<int32_t>(*p->repeats, p->n), incl, op.x, op.out, l.outer,
+    tiles::Scatter(ctx.stream(), ctx.GetSMCount(), CountsOf<int32_t>(*p->repeats, p->n), off, op.x, op.out, l.outer,
                    M, l.inner);
   } else {
-    tiles::Scatter(ctx.stream(), ctx.GetSMCount(), CountsOf<int64_t>(*p->repeats, p->n), incl, op.x, op.out, l.outer,
+    tiles::Scatter(ctx.stream(), ctx.GetSMCount(), CountsOf<int64_t>(*p->repeats, p->n), off, op.x, op.out, l.outer,
                    M, l.inner);
   }
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());

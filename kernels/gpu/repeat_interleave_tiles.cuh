@@ -2,18 +2,20 @@
 // tools/dev/harness/rint/ drives them as the library does, from repeat_interleave_steps.cuh).
 //
 // The tensor form writes from the input slices instead of searching from the outputs:
-//   1. TileSumsKernel: the clamped counts' sum of each tile of kTile slices (a negative count
-//      raises a flag and counts as 0), read once, coalesced;
-//   2. the inclusive scan of the tile sums (cub::DeviceScan, a few thousand values; its last
-//      value is the total, which the host copies when output_size does not give it);
+//   1. TileSumsKernel: per tile of kTile slices, the clamped counts' sum (a negative count
+//      raises the tile's flag and counts as 0), and each count as a byte (min(count, 255));
+//   2. ScanTilesKernel, one block: the inclusive scan of the tile sums (cub::BlockScan); its last
+//      value is the total, which the host copies with the negative flag when output_size does
+//      not give the length;
 //   3. one scatter pass: each tile scans its counts in the block (cub::BlockScan) from the tile's
 //      offset and writes each slice's copies to its run of outputs:
 //        - 1-D lines (inner == 1): the tile's outputs are staged in shared memory and stored
 //          with 16-byte vectors (ScatterLineKernel);
 //        - rows (inner > 1): a warp copies each slice's row to its run of output rows, 16-byte
 //          vectors where aligned (ScatterRowsKernel).
-//   No binary search, no per-output or per-slice scratch (the scratch is 2 int64 per tile),
-//   and the bytes moved are the counts twice, x once and out once.
+//   No binary search, no per-output scratch (the scratch is a byte per slice and 20 bytes per
+//   tile); the bytes moved are the counts once, their bytes twice, x once and out once (a tile
+//   with a count above 255 reads its counts again instead of the bytes).
 // The sums saturate at 2^63 (SatAdd): a total that reaches it has overflowed int64, and the
 // starts stay monotone whatever the counts, so every output is written by exactly one slice
 // (deterministic). The runs are cut to the output length M; the last slice's run ends at M,
@@ -22,7 +24,6 @@
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
-#include <cub/device/device_scan.cuh>
 #include <cstdint>
 
 #include "kernels/util/fast_divmod.h"
@@ -34,6 +35,9 @@ namespace tiles {
 constexpr int kThreads = 256;
 #ifndef PO_RINT_ITEMS
 #define PO_RINT_ITEMS 8
+#endif
+#ifndef PO_RINT_MIN_BLOCKS
+#define PO_RINT_MIN_BLOCKS 4
 #endif
 #ifndef PO_RINT_STAGE_BYTES
 #define PO_RINT_STAGE_BYTES 32768
@@ -76,6 +80,11 @@ __device__ void LoadItems(const T* p, T (&v)[N], bool vec) {
       }
       return;
     }
+  } else if constexpr (N * sizeof(T) == 8) {
+    if (reinterpret_cast<uintptr_t>(p) % 8 == 0) {
+      *reinterpret_cast<uint2*>(v) = *reinterpret_cast<const uint2*>(p);
+      return;
+    }
   }
 #pragma unroll
   for (int i = 0; i < N; ++i) v[i] = p[i];
@@ -85,53 +94,100 @@ __device__ inline bool Aligned16(const void* p) { return reinterpret_cast<uintpt
 
 inline int64_t TileCount(int64_t n) { return (n + kTile - 1) / kTile; }
 
+// Pass 1, a block per tile: the tile's clamped sum (saturating), its flags (bit 0: a negative
+// count, bit 1: a count above 255) and each count as a byte (min(count, 255)), so that the
+// scatter of a tile without big counts reads 1 byte a slice instead of the counts again.
 template <typename R>
-__global__ void __launch_bounds__(kThreads) TileSumsKernel(Counts<R> cnt, uint64_t* sums, int64_t* negative) {
+__global__ void __launch_bounds__(kThreads) TileSumsKernel(Counts<R> cnt, uint64_t* sums, uint32_t* flags,
+                                                           uint8_t* bytes) {
   using Reduce = cub::BlockReduce<uint64_t, kThreads>;
   __shared__ typename Reduce::TempStorage tmp;
   const int64_t t = blockIdx.x;
-  bool neg = false;
-  uint64_t s = 0;
+  bool neg = false, big = false;
+  uint64_t s = 0, c[kItems];
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {  // all loads before the stores (which may alias them)
+    const int64_t j = t * kTile + i * kThreads + threadIdx.x;  // striped: coalesced
+    c[i] = j < cnt.n ? cnt.At(j, &neg) : 0;
+  }
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    const int64_t j = t * kTile + i * kThreads + threadIdx.x;  // striped: coalesced
-    if (j < cnt.n) s = SatAdd()(s, cnt.At(j, &neg));
+    const int64_t j = t * kTile + i * kThreads + threadIdx.x;
+    big = big || c[i] > 255;
+    if (j < cnt.n) bytes[j] = static_cast<uint8_t>(c[i] > 255 ? 255 : c[i]);
+    s = SatAdd()(s, c[i]);
   }
   const uint64_t total = Reduce(tmp).Reduce(s, SatAdd());
-  if (threadIdx.x == 0) sums[t] = total;
-  if (neg) *negative = 1;  // every writer writes 1
+  const int any_neg = __syncthreads_or(neg), any_big = __syncthreads_or(big);
+  if (threadIdx.x == 0) {
+    sums[t] = total;
+    flags[t] = (any_neg ? 1u : 0u) | (any_big ? 2u : 0u);
+  }
 }
 
-// The scratch of the tile offsets: 2 * tiles + 1 int64 (sums, inclusive sums, the negative
-// flag right after the last inclusive sum, so one 16-byte copy brings the total and the flag)
-// plus CUB's temporary storage.
+// Pass 2, one block: the inclusive (saturating) scan of the tile sums, and the negative flag of
+// all tiles after the last (incl[tiles]), so one 16-byte copy brings the total and the flag.
+constexpr int kScanThreads = 1024;
+__global__ void __launch_bounds__(kScanThreads) ScanTilesKernel(const uint64_t* sums, const uint32_t* flags,
+                                                                uint64_t* incl, int64_t tiles) {
+  using Scan = cub::BlockScan<uint64_t, kScanThreads>;
+  __shared__ typename Scan::TempStorage tmp;
+  uint64_t carry = 0;
+  bool neg = false;
+  for (int64_t b0 = 0; b0 < tiles; b0 += kScanThreads * 4) {
+    uint64_t v[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int64_t t = b0 + threadIdx.x * 4 + i;
+      v[i] = t < tiles ? sums[t] : 0;
+      neg = neg || (t < tiles && (flags[t] & 1u));
+    }
+    uint64_t aggregate;
+    Scan(tmp).InclusiveScan(v, v, SatAdd(), aggregate);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int64_t t = b0 + threadIdx.x * 4 + i;
+      if (t < tiles) incl[t] = SatAdd()(carry, v[i]);
+    }
+    carry = SatAdd()(carry, aggregate);
+    __syncthreads();
+  }
+  const int any = __syncthreads_or(neg);
+  if (threadIdx.x == 0) incl[tiles] = any ? 1 : 0;
+}
+
+// What the scatter reads besides the counts: the tile offsets and the counts' bytes.
+struct Offsets {
+  const uint64_t* incl;   // incl[t]: the sum of tiles 0..t; incl[tiles]: the negative flag
+  const uint32_t* flags;  // per tile
+  const uint8_t* bytes;   // per slice, min(count, 255)
+};
+
+// The scratch of pass 1 and 2, in int64: sums and incl (2 tiles + 1), the flags, the bytes.
 struct OffsetsScratch {
-  int64_t tiles = 0;
-  size_t cub_bytes = 0;
-  int64_t Int64s() const { return 2 * tiles + 1 + static_cast<int64_t>((cub_bytes + 7) / 8); }
+  int64_t tiles = 0, n = 0;
+  int64_t FlagsAt() const { return (2 * tiles + 2) / 2 * 2; }
+  int64_t BytesAt() const { return FlagsAt() + (tiles + 3) / 4 * 2; }  // 16-byte aligned
+  int64_t Int64s() const { return BytesAt() + (n + 15) / 16 * 2; }
 };
 
 inline OffsetsScratch OffsetsScratchFor(int64_t n) {
   OffsetsScratch s;
   s.tiles = TileCount(n);
-  cub::DeviceScan::InclusiveScan(nullptr, s.cub_bytes, static_cast<const uint64_t*>(nullptr),
-                                 static_cast<uint64_t*>(nullptr), SatAdd(), static_cast<int>(s.tiles));
+  s.n = n;
   return s;
 }
 
-// The tile offsets of the counts into `scratch` (OffsetsScratch's size); returns the inclusive
-// sums (incl[t]: the sum of tiles 0..t, incl[tiles - 1] the total, incl[tiles] the flag).
+// Passes 1 and 2 into `scratch` (OffsetsScratch's size, 16-byte aligned); n > 0.
 template <typename R>
-uint64_t* TileOffsets(cudaStream_t stream, const OffsetsScratch& s, Counts<R> cnt, int64_t* scratch) {
+Offsets TileOffsets(cudaStream_t stream, const OffsetsScratch& s, Counts<R> cnt, int64_t* scratch) {
   uint64_t* sums = reinterpret_cast<uint64_t*>(scratch);
   uint64_t* incl = sums + s.tiles;
-  int64_t* negative = reinterpret_cast<int64_t*>(incl + s.tiles);
-  void* cub_tmp = negative + 1;
-  cudaMemsetAsync(negative, 0, sizeof(int64_t), stream);
-  TileSumsKernel<R><<<static_cast<unsigned>(s.tiles), kThreads, 0, stream>>>(cnt, sums, negative);
-  size_t bytes = s.cub_bytes;
-  cub::DeviceScan::InclusiveScan(cub_tmp, bytes, sums, incl, SatAdd(), static_cast<int>(s.tiles), stream);
-  return incl;
+  uint32_t* flags = reinterpret_cast<uint32_t*>(scratch + s.FlagsAt());
+  uint8_t* bytes = reinterpret_cast<uint8_t*>(scratch + s.BytesAt());
+  TileSumsKernel<R><<<static_cast<unsigned>(s.tiles), kThreads, 0, stream>>>(cnt, sums, flags, bytes);
+  ScanTilesKernel<<<1, kScanThreads, 0, stream>>>(sums, flags, incl, s.tiles);
+  return Offsets{incl, flags, bytes};
 }
 
 // Stores len staged elements to dst: stage[shift + k] holds dst[k], shift = dst's element
@@ -159,8 +215,10 @@ __device__ void StoreStaged(T* dst, const T* stage, int shift, int len) {
 // kItems consecutive slices, their counts and values in registers; the tile's outputs
 // [O0, O1) in chunks of kStage elements through shared memory.
 template <typename T, typename R>
-__global__ void __launch_bounds__(kThreads) ScatterLineKernel(Counts<R> cnt, const uint64_t* incl, const T* x, T* out,
-                                                              int64_t M, int64_t tiles, int64_t outer) {
+__global__ void __launch_bounds__(kThreads, PO_RINT_MIN_BLOCKS) ScatterLineKernel(Counts<R> cnt, Offsets off, const T* x, T* out,
+                                                              int64_t M, funcs::FastDivMod tiles_div, int64_t outer) {
+  const uint64_t* incl = off.incl;
+  const int64_t tiles = static_cast<int64_t>(tiles_div.divisor);
   constexpr int V = 16 / sizeof(T);
   constexpr int kStage = PO_RINT_STAGE_BYTES / sizeof(T);
   using Scan = cub::BlockScan<uint64_t, kThreads>;
@@ -169,13 +227,19 @@ __global__ void __launch_bounds__(kThreads) ScatterLineKernel(Counts<R> cnt, con
   const int64_t n = cnt.n;
   const uint64_t m = static_cast<uint64_t>(M);
   for (int64_t b = blockIdx.x; b < outer * tiles; b += gridDim.x) {
-    const int64_t o = b / tiles, t = b - o * tiles;
+    const int64_t o = tiles_div.Div(b), t = b - o * tiles;
     const int64_t j0 = t * kTile + threadIdx.x * kItems;
     bool neg = false;
     uint64_t c[kItems];
     __align__(16) T v[kItems];
     uint64_t sum = 0;
-    if (j0 + kItems <= n && !cnt.broadcast) {  // whole: 16-byte loads where aligned
+    if (j0 + kItems <= n && !(off.flags[t] & 2u)) {  // whole, counts below 256: their bytes
+      __align__(16) uint8_t raw[kItems];
+      LoadItems(off.bytes + j0, raw, Aligned16(off.bytes + j0));
+      LoadItems(x + o * n + j0, v, Aligned16(x + o * n + j0));
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) c[i] = raw[i];
+    } else if (j0 + kItems <= n && !cnt.broadcast) {  // whole: 16-byte loads where aligned
       __align__(16) R raw[kItems];
       LoadItems(cnt.c + j0, raw, Aligned16(cnt.c + j0));
       LoadItems(x + o * n + j0, v, Aligned16(x + o * n + j0));
@@ -261,9 +325,10 @@ __device__ void CopyRow(const T* src, T* dst, int64_t inner, int64_t copies, int
 // the tile is the block's sum of the tile's counts before them, then a warp scan; each warp
 // copies the rows of kRowSlices / 8 slices.
 template <typename T, typename R>
-__global__ void __launch_bounds__(kThreads) ScatterRowsKernel(Counts<R> cnt, const uint64_t* incl, const T* x, T* out,
+__global__ void __launch_bounds__(kThreads) ScatterRowsKernel(Counts<R> cnt, Offsets off, const T* x, T* out,
                                                               int64_t M, int64_t inner, int64_t tiles, int64_t outer,
-                                                              bool short_rows) {
+                                                              funcs::FastDivMod line_div, bool short_rows) {
+  const uint64_t* incl = off.incl;
   constexpr int kSubs = static_cast<int>(kTile / kRowSlices);
   using Reduce = cub::BlockReduce<uint64_t, kThreads>;
   __shared__ typename Reduce::TempStorage red;
@@ -273,7 +338,7 @@ __global__ void __launch_bounds__(kThreads) ScatterRowsKernel(Counts<R> cnt, con
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int64_t per_line = tiles * kSubs;
   for (int64_t b = blockIdx.x; b < outer * per_line; b += gridDim.x) {
-    const int64_t o = b / per_line, r = b - o * per_line;
+    const int64_t o = line_div.Div(b), r = b - o * per_line;
     const int64_t t = r / kSubs;
     const int64_t j_first = t * kTile + (r - t * kSubs) * kRowSlices;
     if (j_first >= n) continue;  // the same for the whole block
@@ -332,20 +397,21 @@ __global__ void __launch_bounds__(kThreads) ScatterRowsKernel(Counts<R> cnt, con
 
 // The scatter pass over x's [outer, n, inner] view into out's [outer, M, inner].
 template <typename T, typename R>
-void Scatter(cudaStream_t stream, int sms, Counts<R> cnt, const uint64_t* incl, const T* x, T* out, int64_t outer,
+void Scatter(cudaStream_t stream, int sms, Counts<R> cnt, Offsets off, const T* x, T* out, int64_t outer,
              int64_t M, int64_t inner) {
   const int64_t tiles = TileCount(cnt.n);
   if (inner == 1) {
     const int64_t blocks = outer * tiles;
     const int grid = static_cast<int>(blocks < int64_t{sms} * 64 ? blocks : int64_t{sms} * 64);
-    ScatterLineKernel<T, R><<<grid, kThreads, 0, stream>>>(cnt, incl, x, out, M, tiles, outer);
+    ScatterLineKernel<T, R><<<grid, kThreads, 0, stream>>>(cnt, off, x, out, M, funcs::FastDivMod(tiles), outer);
   } else {
     const int64_t blocks = outer * tiles * (kTile / kRowSlices);
     const int grid = static_cast<int>(blocks < int64_t{sms} * 64 ? blocks : int64_t{sms} * 64);
     constexpr int V = 16 / sizeof(T);
     const bool short_rows = inner % V == 0 && inner / V <= 64 && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
                             reinterpret_cast<uintptr_t>(out) % 16 == 0;
-    ScatterRowsKernel<T, R><<<grid, kThreads, 0, stream>>>(cnt, incl, x, out, M, inner, tiles, outer, short_rows);
+    ScatterRowsKernel<T, R><<<grid, kThreads, 0, stream>>>(cnt, off, x, out, M, inner, tiles, outer,
+                                                             funcs::FastDivMod(tiles * (kTile / kRowSlices)), short_rows);
   }
 }
 

@@ -83,16 +83,16 @@ std::vector<T> Reference(const std::vector<T>& x, const std::vector<int64_t>& c,
 template <typename T, typename R>
 int64_t RunNew(cudaStream_t st, const rt::OffsetsScratch& sc, rt::Counts<R> cnt, int64_t* scratch, const T* x, T* out,
                int64_t outer, int64_t inner, int64_t output_size, int64_t* pinned) {
-  const uint64_t* incl = rt::TileOffsets(st, sc, cnt, scratch);
+  const rt::Offsets off = rt::TileOffsets(st, sc, cnt, scratch);
   int64_t M = output_size;
   if (M < 0) {
-    HARNESS_CHECK(cudaMemcpyAsync(pinned, incl + sc.tiles - 1, 16, cudaMemcpyDeviceToHost, st));
+    HARNESS_CHECK(cudaMemcpyAsync(pinned, off.incl + sc.tiles - 1, 16, cudaMemcpyDeviceToHost, st));
     HARNESS_CHECK(cudaStreamSynchronize(st));
     if (pinned[1] != 0) return -1;
     if (static_cast<uint64_t>(pinned[0]) >= rt::kCap) return -2;
     M = pinned[0];
   }
-  if (M > 0) rt::Scatter(st, g_sms, cnt, incl, x, out, outer, M, inner);
+  if (M > 0) rt::Scatter(st, g_sms, cnt, off, x, out, outer, M, inner);
   return M;
 }
 
@@ -227,10 +227,10 @@ void TimeCounts(cudaStream_t st, const std::string& name, int64_t n, int64_t inn
   Print(name, "before o_size", harness::TimeMs(st, [&] { before(true); }), floor_ms, old_floor_ms, true);
   Print(name, "new", harness::TimeMs(st, [&] { after(false); }), floor_ms, old_floor_ms, ok);
   Print(name, "new o_size", harness::TimeMs(st, [&] { after(true); }), floor_ms, old_floor_ms, ok);
-  const uint64_t* incl = rt::TileOffsets(st, sc, cnt, scratch.p);
+  const rt::Offsets off = rt::TileOffsets(st, sc, cnt, scratch.p);
   Print(name, "  its offsets", harness::TimeMs(st, [&] { rt::TileOffsets(st, sc, cnt, scratch.p); }), floor_ms,
         old_floor_ms, ok);
-  Print(name, "  its scatter", harness::TimeMs(st, [&] { rt::Scatter(st, g_sms, cnt, incl, dx.p, dout.p, 1, total, inner); }),
+  Print(name, "  its scatter", harness::TimeMs(st, [&] { rt::Scatter(st, g_sms, cnt, off, dx.p, dout.p, 1, total, inner); }),
         floor_ms, old_floor_ms, ok);
   cudaFreeHost(pinned);
 }
@@ -301,6 +301,8 @@ int main(int argc, char** argv) {
       {"1-D 100003 {0..9} -5000", 1, 100003, 1, 9, -5000},
       {"[3, 5000, 1] {0..5} +1", 3, 5000, 1, 5, 1},
       {"1-D 7 {0..40000}", 1, 7, 1, 40000, 3},
+      {"1-D 50000 {0..300} +9", 1, 50000, 1, 300, 9},
+      {"[2, 40000, 1] {0..260} -99", 2, 40000, 1, 260, -99},
       {"1-D 5000 int32", 1, 5000, 1, 3, 0, true},
       {"1-D 3000 broadcast", 1, 3000, 1, 4, 11, false, true},
       {"[2, 3000, 3] {0..3} +5", 2, 3000, 3, 3, 5},
