@@ -268,8 +268,10 @@ def test_gla_varlen_grad_matches_own_api(place):
     args = [put(t, place) for t in (q, k, v, gk, h0)]
     grads = jax.grad(loss, argnums=(0, 1, 2, 3, 4))(*args)
     jitted = jax.jit(jax.grad(loss, argnums=(0, 1, 2, 3, 4)))(*args)
-    ts = [paddle.to_tensor(t, stop_gradient=False) for t in (q, k, v, gk, h0)]
-    o, s = paddle.gla(*ts[:4], initial_state=ts[4], head_first=False, cu_seqlens=paddle.to_tensor(cu),
+    ts = [ours(t, place) for t in (q, k, v, gk, h0)]  # the same place: the same kernels
+    for t in ts:
+        t.stop_gradient = False
+    o, s = paddle.gla(*ts[:4], initial_state=ts[4], head_first=False, cu_seqlens=ours(cu, place),
                       output_final_state=True)
     ((o * o).sum() + (s * s).sum()).backward()
     for a, b, t in zip(grads, jitted, ts):
