@@ -7,7 +7,7 @@
 // both and defined in kernels/cpu/repeat_interleave_steps.h and kernels/gpu/repeat_interleave_steps.cuh:
 // the plain copies and sums of the int-count form (loops / one thread per element), the starts
 // (on the CPU checked on the host; on the GPU the total copied to the host unless output_size
-// gives it), the gather (runs walked per tile / a binary search per element), and the sums (a
+// gives it), the gather (runs walked per tile / each slice written to its run, tile by tile), and the sums (a
 // loop per slice / a warp per slice for rows under 32 elements, else a thread per element).
 #pragma once
 
