@@ -24,6 +24,7 @@
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cstdint>
 
 #include "kernels/util/fast_divmod.h"
@@ -38,6 +39,9 @@ constexpr int kThreads = 256;
 #endif
 #ifndef PO_RINT_MIN_BLOCKS
 #define PO_RINT_MIN_BLOCKS 4
+#endif
+#ifndef PO_RINT_CUB_SCAN  // 1: the tile sums scanned by cub::DeviceScan (a harness variant)
+#define PO_RINT_CUB_SCAN 0
 #endif
 #ifndef PO_RINT_STAGE_BYTES
 #define PO_RINT_STAGE_BYTES 32768
@@ -99,7 +103,7 @@ inline int64_t TileCount(int64_t n) { return (n + kTile - 1) / kTile; }
 // scatter of a tile without big counts reads 1 byte a slice instead of the counts again.
 template <typename R>
 __global__ void __launch_bounds__(kThreads) TileSumsKernel(Counts<R> cnt, uint64_t* sums, uint32_t* flags,
-                                                           uint8_t* bytes) {
+                                                           uint8_t* bytes, uint64_t* negative) {
   using Reduce = cub::BlockReduce<uint64_t, kThreads>;
   __shared__ typename Reduce::TempStorage tmp;
   const int64_t t = blockIdx.x;
@@ -122,6 +126,7 @@ __global__ void __launch_bounds__(kThreads) TileSumsKernel(Counts<R> cnt, uint64
   if (threadIdx.x == 0) {
     sums[t] = total;
     flags[t] = (any_neg ? 1u : 0u) | (any_big ? 2u : 0u);
+    if (negative != nullptr && any_neg) *negative = 1;  // (zeroed first; every writer writes 1)
   }
 }
 
@@ -166,15 +171,21 @@ struct Offsets {
 // The scratch of pass 1 and 2, in int64: sums and incl (2 tiles + 1), the flags, the bytes.
 struct OffsetsScratch {
   int64_t tiles = 0, n = 0;
+  size_t cub_bytes = 0;  // PO_RINT_CUB_SCAN's temporary storage, after the bytes
   int64_t FlagsAt() const { return (2 * tiles + 2) / 2 * 2; }
   int64_t BytesAt() const { return FlagsAt() + (tiles + 3) / 4 * 2; }  // 16-byte aligned
-  int64_t Int64s() const { return BytesAt() + (n + 15) / 16 * 2; }
+  int64_t CubAt() const { return BytesAt() + (n + 15) / 16 * 2; }
+  int64_t Int64s() const { return CubAt() + static_cast<int64_t>((cub_bytes + 15) / 16 * 2); }
 };
 
 inline OffsetsScratch OffsetsScratchFor(int64_t n) {
   OffsetsScratch s;
   s.tiles = TileCount(n);
   s.n = n;
+#if PO_RINT_CUB_SCAN
+  cub::DeviceScan::InclusiveScan(nullptr, s.cub_bytes, static_cast<const uint64_t*>(nullptr),
+                                 static_cast<uint64_t*>(nullptr), SatAdd(), static_cast<int>(s.tiles));
+#endif
   return s;
 }
 
@@ -185,8 +196,16 @@ Offsets TileOffsets(cudaStream_t stream, const OffsetsScratch& s, Counts<R> cnt,
   uint64_t* incl = sums + s.tiles;
   uint32_t* flags = reinterpret_cast<uint32_t*>(scratch + s.FlagsAt());
   uint8_t* bytes = reinterpret_cast<uint8_t*>(scratch + s.BytesAt());
-  TileSumsKernel<R><<<static_cast<unsigned>(s.tiles), kThreads, 0, stream>>>(cnt, sums, flags, bytes);
+#if PO_RINT_CUB_SCAN
+  cudaMemsetAsync(incl + s.tiles, 0, sizeof(uint64_t), stream);
+  TileSumsKernel<R><<<static_cast<unsigned>(s.tiles), kThreads, 0, stream>>>(cnt, sums, flags, bytes, incl + s.tiles);
+  size_t cub_bytes = s.cub_bytes;
+  cub::DeviceScan::InclusiveScan(scratch + s.CubAt(), cub_bytes, sums, incl, SatAdd(), static_cast<int>(s.tiles),
+                                 stream);
+#else
+  TileSumsKernel<R><<<static_cast<unsigned>(s.tiles), kThreads, 0, stream>>>(cnt, sums, flags, bytes, nullptr);
   ScanTilesKernel<<<1, kScanThreads, 0, stream>>>(sums, flags, incl, s.tiles);
+#endif
   return Offsets{incl, flags, bytes};
 }
 
