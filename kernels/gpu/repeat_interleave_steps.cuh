@@ -1,15 +1,18 @@
-// The GPU steps of repeat_interleave (declared in kernels/impl/repeat_interleave_kernel_impl.h):
-// one thread per element for the int-count form; for the tensor form the starts on the scan
-// engine (the total, a negative-count and an overflow flag copied to the host in one copy unless
-// output_size gives the length), the gather by a binary search of the starts per element, and
-// the gradient's sums per slice from the starts: no per-output scratch in either direction (the
-// only scratch is the n starts).
+// The GPU steps of repeat_interleave (declared in kernels/impl/repeat_interleave_kernel_impl.h),
+// on the kernels of repeat_interleave_tiles.cuh: the int-count form a vectorized copy (a thread
+// per 16 bytes of output); the tensor form written from the slices: the counts' sums per tile of
+// 2048 slices and their scan (the total, a negative-count flag and the overflow copied to the host
+// in one 16-byte copy unless output_size gives the length), then one pass that scans each tile's
+// counts in the block and writes each slice's copies to its run of outputs (no search, no
+// per-output or per-slice scratch). The gradient sums each slice's outputs from the starts of the
+// scan engine (the only scratch is the n starts).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 
 #include "kernels/funcs/gpu/scan_dispatch.cuh"
+#include "kernels/gpu/repeat_interleave_tiles.cuh"
 #include "kernels/impl/repeat_interleave_kernel_impl.h"
 #include "kernels/util/fast_divmod.h"
 #include "kernels/util/gpu_launch.cuh"
@@ -18,22 +21,41 @@
 namespace phi {
 namespace repeat {
 
+// The counts (kept from Starts for the gather), the tile offsets (computed once: by Starts when
+// the total is wanted, else by the gather) and the gradient's starts.
 template <>
 struct Pieces<GPUContext> {
-  DenseTensor starts;
+  const DenseTensor* repeats = nullptr;
+  int64_t n = 0;
+  DenseTensor scratch;              // tiles::OffsetsScratch
+  tiles::Offsets offsets{};         // once computed (offsets.incl set)
+  DenseTensor starts;               // the gradient's
 };
+
+template <typename R>
+tiles::Counts<R> CountsOf(const DenseTensor& repeats, int64_t n) {
+  return tiles::Counts<R>{repeats.data<R>(), n, repeats.numel() == 1};
+}
+
+// The tile offsets of the counts (once).
+inline const tiles::Offsets& TileOffsets(const GPUContext& ctx, Pieces<GPUContext>* p) {
+  if (p->offsets.incl != nullptr) return p->offsets;
+  const tiles::OffsetsScratch sc = tiles::OffsetsScratchFor(p->n);
+  p->scratch = DenseTensor(DataType::INT64, DDim({sc.Int64s()}));
+  int64_t* scratch = ctx.Alloc<int64_t>(&p->scratch);
+  if (p->repeats->dtype() == DataType::INT32) {
+    p->offsets = tiles::TileOffsets(ctx.stream(), sc, CountsOf<int32_t>(*p->repeats, p->n), scratch);
+  } else {
+    p->offsets = tiles::TileOffsets(ctx.stream(), sc, CountsOf<int64_t>(*p->repeats, p->n), scratch);
+  }
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  return p->offsets;
+}
 
 template <typename T>
 void CopyRepeated(const GPUContext& ctx, const funcs::ScanLayout& l, int repeats, const T* x, T* out) {
-  const int64_t M = l.length * repeats;
-  const funcs::FastDivMod inner(l.inner), rows(M), rep(repeats);
-  const int64_t n = l.length;
-  funcs::ForEachIndex(ctx, l.outer * M * l.inner, [=] __device__(int64_t k) {
-    const int64_t line = inner.Div(k);  // o * M + i
-    const int64_t o = rows.Div(line);
-    const int64_t i = line - o * M;
-    out[k] = x[(o * n + rep.Div(i)) * static_cast<int64_t>(inner.divisor) + (k - line * static_cast<int64_t>(inner.divisor))];
-  });
+  tiles::RepeatInt(ctx.stream(), ctx.GetSMCount(), x, out, l.outer, l.length, l.inner, repeats);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
 template <typename T>
@@ -54,47 +76,47 @@ void SumRepeated(const GPUContext& ctx, const funcs::ScanLayout& l, int repeats,
 }
 
 template <typename R>
-funcs::RepeatStartsOp<R> MakeStartsOp(const DenseTensor& repeats, int64_t n, int64_t* starts, int64_t* summary) {
+funcs::RepeatStartsOp<R> MakeStartsOp(const DenseTensor& repeats, int64_t n, int64_t* starts) {
   funcs::RepeatStartsOp<R> op;
   op.repeats = repeats.data<R>();
   op.broadcast = repeats.numel() == 1;
   op.n = n;
   op.starts = starts;
-  op.summary = summary;
+  op.summary = nullptr;
   return op;
 }
 
-// starts = the exclusive cumsum of the counts (the scan engine); with `summary` (3 int64,
-// zeroed here) also the negative-count flag, the total and the overflow flag.
-template <typename R>
-void StartsOf(const GPUContext& ctx, const DenseTensor& repeats, int64_t n, int64_t* starts, int64_t* summary) {
-  if (summary) PADDLE_ENFORCE_GPU_SUCCESS(cudaMemsetAsync(summary, 0, 3 * sizeof(int64_t), ctx.stream()));
-  funcs::Scan(ctx, funcs::ScanLayout{1, n, 1}, true, false, MakeStartsOp<R>(repeats, n, starts, summary));
-}
-
-// The counts are not checked against a given output_size (that would need the copy it saves).
+// The length of the output axis: output_size when given (then the counts are trusted: not
+// checked, and a negative count counts as 0), else the total of the counts, copied to the host
+// with the negative-count flag (one 16-byte copy and a synchronization).
 inline int64_t Starts(const GPUContext& ctx, const DenseTensor& repeats, int64_t n, int64_t output_size,
                       Pieces<GPUContext>* p) {
-  p->starts = DenseTensor(DataType::INT64, DDim({n}));
+  p->repeats = &repeats;
+  p->n = n;
+  if (output_size >= 0) return output_size;
+  if (n == 0) return 0;
+  const uint64_t* incl = TileOffsets(ctx, p).incl;
+  uint64_t host[2];  // the total (2^63: overflowed) and the negative-count flag
+  PADDLE_ENFORCE_GPU_SUCCESS(
+      cudaMemcpyAsync(host, incl + tiles::TileCount(n) - 1, sizeof(host), cudaMemcpyDeviceToHost, ctx.stream()));
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaStreamSynchronize(ctx.stream()));
+  PADDLE_ENFORCE(host[1] == 0, errors::InvalidArgument("repeat_interleave: repeats must be non-negative, but it "
+                                                       "holds a negative count"));
+  if (host[0] >= tiles::kCap) ThrowRepeatTotalOverflow();
+  return static_cast<int64_t>(host[0]);
+}
+
+// The gradient's starts: the exclusive cumsum of the counts on the scan engine.
+inline const int64_t* GradStarts(const GPUContext& ctx, Pieces<GPUContext>* p) {
+  p->starts = DenseTensor(DataType::INT64, DDim({p->n}));
   int64_t* starts = ctx.Alloc<int64_t>(&p->starts);
-  int64_t M = output_size;
-  DenseTensor summary_t(DataType::INT64, DDim({3}));
-  int64_t* summary = M < 0 ? ctx.Alloc<int64_t>(&summary_t) : nullptr;
-  if (repeats.dtype() == DataType::INT32) {
-    StartsOf<int32_t>(ctx, repeats, n, starts, summary);
+  const funcs::ScanLayout l{1, p->n, 1};
+  if (p->repeats->dtype() == DataType::INT32) {
+    funcs::Scan(ctx, l, true, false, MakeStartsOp<int32_t>(*p->repeats, p->n, starts));
   } else {
-    StartsOf<int64_t>(ctx, repeats, n, starts, summary);
+    funcs::Scan(ctx, l, true, false, MakeStartsOp<int64_t>(*p->repeats, p->n, starts));
   }
-  if (M < 0) {
-    int64_t host[3];
-    PADDLE_ENFORCE_GPU_SUCCESS(cudaMemcpyAsync(host, summary, sizeof(host), cudaMemcpyDeviceToHost, ctx.stream()));
-    PADDLE_ENFORCE_GPU_SUCCESS(cudaStreamSynchronize(ctx.stream()));
-    PADDLE_ENFORCE(host[0] == 0, errors::InvalidArgument("repeat_interleave: repeats must be non-negative, but it "
-                                                         "holds a negative count"));
-    if (host[2] != 0) ThrowRepeatTotalOverflow();
-    M = host[1];
-  }
-  return M;
+  return starts;
 }
 
 // The output run [b, e) of slice j: from the starts, cut to [0, M) (an unchecked count, given
@@ -144,7 +166,7 @@ template <typename T>
 void SegmentSum(const GPUContext& ctx, const DenseTensor&, const funcs::ScanLayout& l, int64_t M, const T* out_grad,
                 T* x_grad, Pieces<GPUContext>* p) {
   using Acc = typename funcs::FloodGradAcc<T>::type;
-  const SliceRun run{p->starts.data<int64_t>(), l.length, M};
+  const SliceRun run{GradStarts(ctx, p), l.length, M};
   const int64_t lines = l.outer * l.length;
   if (l.inner < 32) {
     constexpr int kThreads = 256, kWarpsPerBlock = kThreads / 32;
@@ -170,34 +192,24 @@ void SegmentSum(const GPUContext& ctx, const DenseTensor&, const funcs::ScanLayo
   });
 }
 
-// No per-output scratch: each output element finds its source slice by a binary search of the
-// starts (the last j with starts[j] <= i: a count of 0 shares its start with the next slice);
-// consecutive threads write consecutive elements. An output_size past the true total repeats the
-// last slice; a negative count (undetected when output_size is given) still reads inside x.
+// Each slice's copies written to its run of outputs (tiles::Scatter), from the tile offsets; an
+// empty axis (only with an output_size past 0) writes zeros.
 template <typename T>
 void Gather(const GPUContext& ctx, const funcs::ScanLayout& l, int64_t M, funcs::RepeatGatherOp<T> op,
             Pieces<GPUContext>* p) {
-  const int64_t n = l.length;
-  const int64_t* starts = p->starts.data<int64_t>();
-  const T* px = op.x;
-  T* po = op.out;
-  const funcs::FastDivMod inner(l.inner), rows(M);
-  funcs::ForEachIndex(ctx, l.outer * M * l.inner, [=] __device__(int64_t k) {
-    const int64_t line = inner.Div(k);  // o * M + i
-    const int64_t o = rows.Div(line);
-    const int64_t i = line - o * M;
-    int64_t lo = 0, hi = n;  // starts[lo] <= i (starts[0] = 0) and the answer is below hi
-    while (hi - lo > 1) {
-      const int64_t mid = lo + (hi - lo) / 2;
-      if (starts[mid] <= i) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
-    const int64_t d = static_cast<int64_t>(inner.divisor);
-    po[k] = px[(o * n + lo) * d + (k - line * d)];
-  });
+  if (l.length == 0) {
+    funcs::FillZero(ctx, op.out, l.outer * M * l.inner);
+    return;
+  }
+  const tiles::Offsets& off = TileOffsets(ctx, p);
+  if (p->repeats->dtype() == DataType::INT32) {
+    tiles::Scatter(ctx.stream(), ctx.GetSMCount(), CountsOf<int32_t>(*p->repeats, p->n), off, op.x, op.out, l.outer,
+                   M, l.inner);
+  } else {
+    tiles::Scatter(ctx.stream(), ctx.GetSMCount(), CountsOf<int64_t>(*p->repeats, p->n), off, op.x, op.out, l.outer,
+                   M, l.inner);
+  }
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
 }  // namespace repeat

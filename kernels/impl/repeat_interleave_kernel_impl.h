@@ -5,10 +5,11 @@
 // outputs from the starts on both devices (no per-output scratch: x_grad plus O(input)).
 // Where the devices differ the body calls a step of namespace phi::repeat, declared below for
 // both and defined in kernels/cpu/repeat_interleave_steps.h and kernels/gpu/repeat_interleave_steps.cuh:
-// the plain copies and sums of the int-count form (loops / one thread per element), the starts
-// (on the CPU checked on the host; on the GPU the total copied to the host unless output_size
-// gives it), the gather (runs walked per tile / a binary search per element), and the sums (a
-// loop per slice / a warp per slice for rows under 32 elements, else a thread per element).
+// the plain copies and sums of the int-count form (loops / a thread per 16 bytes of output, a
+// thread per element), the starts (on the CPU checked on the host; on the GPU the total copied
+// to the host unless output_size gives it), the gather (runs walked per tile / each slice
+// written to its run, tile by tile), and the sums (a loop per slice / a warp per slice for rows
+// under 32 elements, else a thread per element).
 #pragma once
 
 #include <cstdint>

@@ -17,8 +17,8 @@ way, and the anchor of docs/benchmarks.md (204 ms for the vector on the H100).
 repeat_interleave, float32, counts drawn from {0, 1, 2, 3} (a quarter zeros) as an int64
 tensor: a 1-D x of 2^24 and x [2^16, 256] along axis 0 (rows of 1 KB); also one int count
 (x 2^24, repeats 2) and the tensor form with output_size (no device-to-host copy of the
-total). Bytes: x read once, out written once (the counts and the index pieces are not
-counted); torch.repeat_interleave with the same tensor of counts (and output_size).
+total). Bytes: the counts read once (8 bytes a slice), x read once, out written once (scratch
+not counted); torch.repeat_interleave with the same tensor of counts (and output_size).
 
 Timing: the median over --repeat batches of --batch back-to-back calls, timed on the host
 between device synchronizations (launches overlap the GPU work, as in a model); ours, torch
@@ -131,7 +131,7 @@ def main():
             reps = treps = kind
             total = shape[axis] * kind
         out_elems = a.size // shape[axis] * total
-        nbytes = 4 * (a.size + out_elems)
+        nbytes = 4 * (a.size + out_elems) + (8 * shape[axis] if kind == "counts" else 0)
         got = paddle.repeat_interleave(x, reps, axis=axis).numpy()
         assert np.array_equal(got, torch.repeat_interleave(t, treps, dim=axis).cpu().numpy()), label
         r = {"op": "repeat_interleave", "case": label, "floor_ms": floor(nbytes),

@@ -99,6 +99,42 @@ def test_wrong_output_size_is_checked_on_the_cpu():
 
 
 @pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('shape, axis', [((5000,), 0), ((3, 4500), 1), ((2300, 3), 0), ((2, 2100, 64), 1)])
+def test_many_tiles_and_counts_above_255(shape, axis, place):
+    """Several of the GPU's tiles of 2048 slices (a line's and rows'), one tile holding a count
+    above 255 (that tile reads its counts again instead of their byte copy), a last count of 0,
+    int32 and int64 counts, with and without output_size: np.repeat, bit for bit."""
+    rng = np.random.default_rng(29)
+    x = rng.standard_normal(shape).astype(np.float32)
+    n = shape[axis]
+    c = rng.integers(0, 4, size=n)
+    c[n // 3] = 300
+    c[-1] = 0
+    expected = np.repeat(x, c, axis=axis)
+    for cdt in ('int32', 'int64'):
+        xt, ct = make_tensor(x, 'float32', place), counts(c, place, cdt)
+        np.testing.assert_array_equal(paddle.repeat_interleave(xt, ct, axis=axis).numpy(), expected)
+        np.testing.assert_array_equal(
+            paddle.repeat_interleave(xt, ct, axis=axis, output_size=int(c.sum())).numpy(), expected)
+
+
+@pytest.mark.skipif('gpu' not in PLACES, reason='the GPU trusts output_size; the CPU checks it (test above)')
+def test_gpu_output_size_is_trusted():
+    """docs/spec.md §4: on the GPU outputs past the true total repeat the last slice, an
+    output_size below it cuts the output, and a negative count counts as 0 (undetected)."""
+    xv = np.arange(1.0, 6.0, dtype=np.float32)
+    x = make_tensor(xv, 'float32', 'gpu')
+    c = [2, 0, 1, 3, 0]
+    full = np.repeat(xv, c)
+    np.testing.assert_array_equal(paddle.repeat_interleave(x, counts(c, 'gpu'), output_size=8).numpy(),
+                                  np.concatenate([full, [xv[-1]] * 2]))
+    np.testing.assert_array_equal(paddle.repeat_interleave(x, counts(c, 'gpu'), output_size=4).numpy(), full[:4])
+    np.testing.assert_array_equal(
+        paddle.repeat_interleave(x, counts([2, -1, 1, 0, 1], 'gpu'), output_size=4).numpy(),
+        [xv[0], xv[0], xv[2], xv[4]])
+
+
+@pytest.mark.parametrize('place', PLACES)
 @pytest.mark.parametrize('dtype', FLOAT_DTYPES)
 def test_gradient_is_a_segment_sum(dtype, place):
     rng = np.random.default_rng(11)
@@ -190,8 +226,9 @@ def test_tensor_counts_peak_memory_is_output_plus_input_cpu(direction):
     """The forward's peak is the output plus O(input) (the starts, 8 bytes a count), with no
     per-output scratch: before, an int64 index per output slice made it 3x a float32 output.
     Measured in a fresh process (the peak resident size VmHWM, reset before the call), the CPU
-    allocator's cache off so nothing earlier is reused. (The GPU kernel allocates the same pieces: the starts and
-    the output; the GPU allocator exposes no peak statistic to assert on.) The gradient, given
+    allocator's cache off so nothing earlier is reused. (The GPU kernel allocates O(input) too: a byte
+    per count and 20 bytes per tile of 2048, and the output; the GPU allocator exposes no peak
+    statistic to assert on.) The gradient, given
     out_grad, likewise allocates x_grad and the starts alone on the CPU (the GPU's likewise: the starts, no marker)."""
     import os
     import subprocess

@@ -1,0 +1,340 @@
+// repeat_interleave's kernel harness: the library's kernels (kernels/gpu/repeat_interleave_tiles.cuh)
+// against the path they replace (the starts of all counts, then a binary search of the starts
+// per output element, as repeat_interleave_steps.cuh did before; written here on cub's scan),
+// on the shapes of tools/bench/bench_flood.py. Every case: random inputs, outputs poisoned,
+// a host reference (bit-exact copies), two runs compared bitwise, and the time against a
+// device-to-device copy of the bytes the op must move (the counts read, x read, out written).
+// Build: bash tools/dev/harness/build.sh rint; run: build-harness/rint_harness [--quick]
+#include "tools/dev/harness/harness.cuh"
+
+#include <cub/device/device_scan.cuh>
+
+#include "kernels/gpu/repeat_interleave_tiles.cuh"
+#include "paddle_ops/common/common.cc"  // FastDivMod's error type (one nvcc call, no library)
+
+namespace rt = phi::repeat::tiles;
+
+namespace {
+
+int g_sms = 132;
+
+// The path before: starts = exclusive scan of the counts (n int64 written), a summary copied to
+// the host, then per output element a binary search of the starts.
+__global__ void SummaryKernel(const int64_t* counts, const int64_t* starts, int64_t n, int64_t* summary) {
+  summary[0] = starts[n - 1] + counts[n - 1];
+}
+
+template <typename T>
+__global__ void SearchGatherKernel(const int64_t* starts, const T* x, T* out, int64_t n, int64_t outer, int64_t M,
+                                   phi::funcs::FastDivMod inner, phi::funcs::FastDivMod rows) {
+  const int64_t total = outer * M * static_cast<int64_t>(inner.divisor);
+  for (int64_t k = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; k < total;
+       k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t line = inner.Div(k), o = rows.Div(line), i = line - o * M;
+    int64_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (starts[mid] <= i) lo = mid; else hi = mid;
+    }
+    const int64_t d = static_cast<int64_t>(inner.divisor);
+    out[k] = x[(o * n + lo) * d + (k - line * d)];
+  }
+}
+
+template <typename T>
+__global__ void IntBeforeKernel(const T* x, T* out, int64_t total, int64_t n, int64_t M, phi::funcs::FastDivMod inner,
+                                phi::funcs::FastDivMod rows, phi::funcs::FastDivMod rep) {
+  for (int64_t k = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; k < total;
+       k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t line = inner.Div(k), o = rows.Div(line), i = line - o * M;
+    const int64_t d = static_cast<int64_t>(inner.divisor);
+    out[k] = x[(o * n + rep.Div(i)) * d + (k - line * d)];
+  }
+}
+
+struct Case {
+  std::string name;
+  int64_t outer, n, inner;
+  int max_count;        // counts uniform in [0, max_count]
+  int64_t size_delta;   // output_size = total + delta (given cases)
+  bool int32_counts = false, broadcast = false, negative = false, overflow = false;
+};
+
+template <typename T>
+std::vector<T> Reference(const std::vector<T>& x, const std::vector<int64_t>& c, const Case& cs, int64_t M) {
+  std::vector<T> out(cs.outer * M * cs.inner);
+  const int64_t n = cs.n;
+  // slice of each output position (counts clamped at 0; past the total: the last slice)
+  std::vector<int64_t> src(M, n - 1);
+  int64_t pos = 0;
+  for (int64_t j = 0; j < n && pos < M; ++j) {
+    const int64_t r = std::max<int64_t>(c[cs.broadcast ? 0 : j], 0);
+    for (int64_t k = 0; k < r && pos < M; ++k) src[pos++] = j;
+  }
+  for (int64_t o = 0; o < cs.outer; ++o)
+    for (int64_t i = 0; i < M; ++i)
+      std::memcpy(&out[(o * M + i) * cs.inner], &x[(o * n + src[i]) * cs.inner], cs.inner * sizeof(T));
+  return out;
+}
+
+// The new path: tile offsets; without output_size the total and the negative flag copied to the
+// host (one 16-byte copy) and the stream synchronized; then the scatter. Returns M (-1: a
+// negative count, -2: overflow).
+template <typename T, typename R>
+int64_t RunNew(cudaStream_t st, const rt::OffsetsScratch& sc, rt::Counts<R> cnt, int64_t* scratch, const T* x, T* out,
+               int64_t outer, int64_t inner, int64_t output_size, int64_t* pinned) {
+  const rt::Offsets off = rt::TileOffsets(st, sc, cnt, scratch);
+  int64_t M = output_size;
+  if (M < 0) {
+    HARNESS_CHECK(cudaMemcpyAsync(pinned, off.incl + sc.tiles - 1, 16, cudaMemcpyDeviceToHost, st));
+    HARNESS_CHECK(cudaStreamSynchronize(st));
+    if (pinned[1] != 0) return -1;
+    if (static_cast<uint64_t>(pinned[0]) >= rt::kCap) return -2;
+    M = pinned[0];
+  }
+  if (M > 0) rt::Scatter(st, g_sms, cnt, off, x, out, outer, M, inner);
+  return M;
+}
+
+template <typename T>
+bool BitsEqual(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+// One checked case (both count types' paths), with and without output_size.
+template <typename T>
+bool CheckCase(cudaStream_t st, const Case& cs) {
+  auto& g = harness::Rng();
+  const int64_t n = cs.n;
+  std::vector<T> hx(cs.outer * n * cs.inner);
+  for (auto& v : hx) v = static_cast<T>(g() % 100000);
+  std::vector<int64_t> hc(cs.broadcast ? 1 : n);
+  for (auto& v : hc) v = static_cast<int64_t>(g() % (cs.max_count + 1));
+  if (cs.negative) hc[hc.size() / 2] = -3;
+  if (cs.overflow) for (auto& v : hc) v = int64_t{1} << 62;
+  int64_t total = 0;
+  for (int64_t j = 0; j < n && !cs.overflow; ++j) total += std::max<int64_t>(hc[cs.broadcast ? 0 : j], 0);
+  harness::DeviceBuffer<T> dx(hx.size());
+  dx.Upload(hx);
+  harness::DeviceBuffer<int64_t> dc64(hc.size());
+  dc64.Upload(hc);
+  std::vector<int32_t> hc32(hc.begin(), hc.end());
+  harness::DeviceBuffer<int32_t> dc32(hc.size());
+  dc32.Upload(hc32);
+  const rt::OffsetsScratch sc = rt::OffsetsScratchFor(n);
+  harness::DeviceBuffer<int64_t> scratch(sc.Int64s());
+  int64_t* pinned;
+  HARNESS_CHECK(cudaMallocHost(&pinned, 16));
+  bool ok = true;
+  for (int given = 0; given < 2; ++given) {
+    const int64_t want_M = cs.overflow ? 10 : std::max<int64_t>(total + (given ? cs.size_delta : 0), 0);
+    if (!given && (cs.negative || cs.overflow)) {  // the host must see the flag
+      harness::DeviceBuffer<T> dout(1);
+      int64_t M = cs.int32_counts ? RunNew(st, sc, rt::Counts<int32_t>{dc32.p, n, cs.broadcast}, scratch.p, dx.p, dout.p,
+                                           cs.outer, cs.inner, -1, pinned)
+                                  : RunNew(st, sc, rt::Counts<int64_t>{dc64.p, n, cs.broadcast}, scratch.p, dx.p,
+                                           dout.p, cs.outer, cs.inner, -1, pinned);
+      const bool seen = cs.negative ? M == -1 : M == -2;
+      std::printf("  %-40s %s %s\n", cs.name.c_str(), cs.negative ? "negative count" : "overflow",
+                  seen ? "detected" : "MISSED");
+      ok = ok && seen;
+      continue;
+    }
+    harness::DeviceBuffer<T> dout(std::max<int64_t>(cs.outer * want_M * cs.inner, 1));
+    std::vector<T> runs[2];
+    int64_t M = -3;
+    for (int rep = 0; rep < 2; ++rep) {
+      dout.Poison();
+      const int64_t os = given ? want_M : -1;
+      M = cs.int32_counts ? RunNew(st, sc, rt::Counts<int32_t>{dc32.p, n, cs.broadcast}, scratch.p, dx.p, dout.p,
+                                   cs.outer, cs.inner, os, pinned)
+                          : RunNew(st, sc, rt::Counts<int64_t>{dc64.p, n, cs.broadcast}, scratch.p, dx.p, dout.p,
+                                   cs.outer, cs.inner, os, pinned);
+      HARNESS_CHECK(cudaStreamSynchronize(st));
+      HARNESS_CHECK(cudaGetLastError());
+      runs[rep] = dout.Download();
+      runs[rep].resize(cs.outer * want_M * cs.inner);
+    }
+    const bool good = M == want_M && BitsEqual(runs[0], Reference(hx, hc, cs, want_M));
+    const bool det = BitsEqual(runs[0], runs[1]);
+    std::printf("  %-40s %-12s M=%-9lld %s%s\n", cs.name.c_str(), given ? "output_size" : "counted",
+                static_cast<long long>(M), good ? "ok" : "WRONG", det ? "" : " NONDET");
+    ok = ok && good && det;
+  }
+  cudaFreeHost(pinned);
+  return ok;
+}
+
+void Print(const std::string& name, const std::string& variant, double ms, double floor_ms, double old_floor_ms,
+           bool ok) {
+  std::printf("| %-30s | %-16s | %8.4f | %8.4f | %6.2f | %6.2f | %-4s |\n", name.c_str(), variant.c_str(), ms,
+              floor_ms, ms / floor_ms, ms / old_floor_ms, ok ? "ok" : "FAIL");
+  std::fflush(stdout);
+}
+
+// A timed tensor-counts case: float32 x, int64 counts in {0..3}.
+void TimeCounts(cudaStream_t st, const std::string& name, int64_t n, int64_t inner) {
+  using T = float;
+  auto& g = harness::Rng();
+  std::vector<T> hx(n * inner);
+  for (auto& v : hx) v = static_cast<float>(g() % 1000) * 0.5f;
+  std::vector<int64_t> hc(n);
+  int64_t total = 0;
+  for (auto& v : hc) total += (v = static_cast<int64_t>(g() % 4));
+  harness::DeviceBuffer<T> dx(hx.size()), dout(total * inner), dref(total * inner);
+  harness::DeviceBuffer<int64_t> dc(n), starts(n), summary(1);
+  dx.Upload(hx);
+  dc.Upload(hc);
+  const int64_t out_bytes = total * inner * 4, x_bytes = n * inner * 4, c_bytes = n * 8;
+  const double floor_ms = harness::CopyMs(st, (out_bytes + x_bytes + c_bytes) / 2);
+  const double old_floor_ms = harness::CopyMs(st, (out_bytes + x_bytes) / 2);
+  int64_t* pinned;
+  HARNESS_CHECK(cudaMallocHost(&pinned, 16));
+  // before
+  size_t cub_bytes = 0;
+  cub::DeviceScan::ExclusiveSum(nullptr, cub_bytes, dc.p, starts.p, static_cast<int>(n));
+  harness::DeviceBuffer<char> cub_tmp(cub_bytes);
+  const phi::funcs::FastDivMod inner_div(inner);
+  auto before = [&](bool given) {
+    size_t b = cub_bytes;
+    cub::DeviceScan::ExclusiveSum(cub_tmp.p, b, dc.p, starts.p, static_cast<int>(n), st);
+    int64_t M = total;
+    if (!given) {
+      SummaryKernel<<<1, 1, 0, st>>>(dc.p, starts.p, n, summary.p);
+      HARNESS_CHECK(cudaMemcpyAsync(pinned, summary.p, 8, cudaMemcpyDeviceToHost, st));
+      HARNESS_CHECK(cudaStreamSynchronize(st));
+      M = pinned[0];
+    }
+    SearchGatherKernel<T><<<g_sms * 32, 256, 0, st>>>(starts.p, dx.p, dref.p, n, 1, M, inner_div,
+                                                     phi::funcs::FastDivMod(M));
+  };
+  const rt::OffsetsScratch sc = rt::OffsetsScratchFor(n);
+  harness::DeviceBuffer<int64_t> scratch(sc.Int64s());
+  const rt::Counts<int64_t> cnt{dc.p, n, false};
+  auto after = [&](bool given) { RunNew(st, sc, cnt, scratch.p, dx.p, dout.p, 1, inner, given ? total : -1, pinned); };
+  dref.Poison();
+  dout.Poison();
+  before(false);
+  after(false);
+  HARNESS_CHECK(cudaStreamSynchronize(st));
+  const auto ref = dref.Download();
+  const auto got = dout.Download();
+  dout.Poison();
+  after(true);
+  HARNESS_CHECK(cudaStreamSynchronize(st));
+  const bool ok = BitsEqual(ref, got) && BitsEqual(got, dout.Download());
+  Print(name, "before", harness::TimeMs(st, [&] { before(false); }), floor_ms, old_floor_ms, true);
+  Print(name, "before o_size", harness::TimeMs(st, [&] { before(true); }), floor_ms, old_floor_ms, true);
+  Print(name, "new", harness::TimeMs(st, [&] { after(false); }), floor_ms, old_floor_ms, ok);
+  Print(name, "new o_size", harness::TimeMs(st, [&] { after(true); }), floor_ms, old_floor_ms, ok);
+  const rt::Offsets off = rt::TileOffsets(st, sc, cnt, scratch.p);
+  Print(name, "  its offsets", harness::TimeMs(st, [&] { rt::TileOffsets(st, sc, cnt, scratch.p); }), floor_ms,
+        old_floor_ms, ok);
+  Print(name, "  its scatter", harness::TimeMs(st, [&] { rt::Scatter(st, g_sms, cnt, off, dx.p, dout.p, 1, total, inner); }),
+        floor_ms, old_floor_ms, ok);
+  cudaFreeHost(pinned);
+}
+
+void TimeInt(cudaStream_t st, const std::string& name, int64_t n, int64_t inner, int64_t r) {
+  using T = float;
+  std::vector<T> hx(n * inner);
+  auto& g = harness::Rng();
+  for (auto& v : hx) v = static_cast<float>(g() % 1000);
+  const int64_t total = n * r * inner;
+  harness::DeviceBuffer<T> dx(hx.size()), dout(total), dref(total);
+  dx.Upload(hx);
+  const double floor_ms = harness::CopyMs(st, (total + n * inner) * 4 / 2);
+  const phi::funcs::FastDivMod inner_div(inner), rows(n * r), rep(r);
+  auto before = [&] { IntBeforeKernel<T><<<g_sms * 32, 256, 0, st>>>(dx.p, dref.p, total, n, n * r, inner_div, rows, rep); };
+  auto after = [&] { rt::RepeatInt(st, g_sms, dx.p, dout.p, 1, n, inner, r); };
+  dref.Poison();
+  dout.Poison();
+  before();
+  after();
+  HARNESS_CHECK(cudaStreamSynchronize(st));
+  const bool ok = BitsEqual(dref.Download(), dout.Download());
+  Print(name, "before", harness::TimeMs(st, before), floor_ms, floor_ms, true);
+  Print(name, "new", harness::TimeMs(st, after), floor_ms, floor_ms, ok);
+}
+
+// Int-count check cases (host reference).
+template <typename T>
+bool CheckInt(cudaStream_t st, int64_t outer, int64_t n, int64_t inner, int64_t r) {
+  std::vector<T> hx(outer * n * inner);
+  auto& g = harness::Rng();
+  for (auto& v : hx) v = static_cast<T>(g() % 100000);
+  harness::DeviceBuffer<T> dx(hx.size()), dout(std::max<int64_t>(outer * n * r * inner, 1));
+  dx.Upload(hx);
+  dout.Poison();
+  rt::RepeatInt(st, g_sms, dx.p, dout.p, outer, n, inner, r);
+  HARNESS_CHECK(cudaStreamSynchronize(st));
+  auto got = dout.Download();
+  got.resize(outer * n * r * inner);
+  std::vector<int64_t> c(n, r);
+  Case cs{"int", outer, n, inner, 0, 0};
+  const bool ok = BitsEqual(got, Reference(hx, c, cs, n * r));
+  std::printf("  int repeats outer %lld n %lld inner %lld r %lld (%zu-byte T): %s\n", (long long)outer, (long long)n,
+              (long long)inner, (long long)r, sizeof(T), ok ? "ok" : "WRONG");
+  return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) quick = quick || std::string(argv[i]) == "--quick";
+  cudaDeviceProp prop;
+  HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
+  g_sms = prop.multiProcessorCount;
+#ifndef HARNESS_VARIANT
+#define HARNESS_VARIANT "default"
+#endif
+  std::printf("device: %s (%d SMs); variant %s: %d slices a thread, %d-byte stage\n", prop.name, g_sms,
+              HARNESS_VARIANT, rt::kItems, PO_RINT_STAGE_BYTES);
+  cudaStream_t st;
+  HARNESS_CHECK(cudaStreamCreate(&st));
+  bool ok = true;
+  std::printf("checks (bit-exact against the host; output_size = total + delta where given):\n");
+  const Case cases[] = {
+      {"1-D 1000 {0..3}", 1, 1000, 1, 3, 0},
+      {"1-D 100003 {0..3} +37", 1, 100003, 1, 3, 37},
+      {"1-D 100003 {0..9} -5000", 1, 100003, 1, 9, -5000},
+      {"[3, 5000, 1] {0..5} +1", 3, 5000, 1, 5, 1},
+      {"1-D 7 {0..40000}", 1, 7, 1, 40000, 3},
+      {"1-D 50000 {0..300} +9", 1, 50000, 1, 300, 9},
+      {"[2, 40000, 1] {0..260} -99", 2, 40000, 1, 260, -99},
+      {"1-D 5000 int32", 1, 5000, 1, 3, 0, true},
+      {"1-D 3000 broadcast", 1, 3000, 1, 4, 11, false, true},
+      {"[2, 3000, 3] {0..3} +5", 2, 3000, 3, 3, 5},
+      {"[1, 777, 64] {0..3}", 1, 777, 64, 3, 0},
+      {"[2, 300, 130] {0..4} -7", 2, 300, 130, 4, -7},
+      {"[1, 2500, 256] {0..3} +2", 1, 2500, 256, 3, 2, true},
+      {"[1, 5, 33] {0..2000}", 1, 5, 33, 2000, 0},
+      {"1-D 2000 negative", 1, 2000, 1, 3, 0, false, false, true},
+      {"[1, 2000, 8] negative", 1, 2000, 8, 3, 0, false, false, true},
+      {"1-D 3 overflow", 1, 3, 1, 3, 0, false, false, false, true},
+  };
+  for (const Case& cs : cases) {
+    ok = CheckCase<float>(st, cs) && ok;
+    if (!quick) {
+      ok = CheckCase<double>(st, cs) && ok;
+      ok = CheckCase<uint16_t>(st, cs) && ok;
+    }
+  }
+  ok = CheckInt<float>(st, 1, 1001, 1, 2) && ok;
+  ok = CheckInt<float>(st, 3, 77, 1, 5) && ok;
+  ok = CheckInt<double>(st, 2, 100, 3, 3) && ok;
+  ok = CheckInt<uint16_t>(st, 2, 100, 16, 2) && ok;
+  ok = CheckInt<float>(st, 2, 50, 12, 7) && ok;
+  std::printf("all checks %s\n\n", ok ? "ok" : "FAILED");
+  if (!quick) {
+    std::printf("| %-30s | %-16s | %8s | %8s | %6s | %6s | %-4s |\n", "case", "variant", "ms", "floor ms", "x floor",
+                "x old", "chk");
+    std::printf("|---|---|---|---|---|---|---|\n");
+    TimeCounts(st, "1-D 2^24 counts", int64_t{1} << 24, 1);
+    TimeCounts(st, "[2^16, 256] axis 0 counts", int64_t{1} << 16, 256);
+    TimeInt(st, "1-D 2^24 int 2", int64_t{1} << 24, 1, 2);
+  }
+  cudaStreamDestroy(st);
+  return ok ? 0 : 1;
+}
