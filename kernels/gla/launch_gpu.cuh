@@ -1,12 +1,14 @@
 // Host-side launches of the gla GPU kernels (chunk_gpu.cuh), shared by the forward
 // and gradient kernels: the state recurrence over chunks, the intra-chunk scores, the
 // per-chunk output products, and the recurrent form for the calls the chunked kernels do not
-// take; on sm_90a, the fused forward of sm90/chunk_fwd_sm90.cuh for 16-bit inputs. Temporaries
-// are DenseTensors on the context's allocator.
+// take; on sm_90a, the fused forward of sm90/chunk_fwd_sm90.cuh for 16-bit inputs, and (flag
+// PADDLE_OPS_GLA_GPU_BWD=sm90) the backward of sm90/chunk_bwd_sm90.cuh. Temporaries are
+// DenseTensors on the context's allocator.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <tuple>
@@ -15,6 +17,8 @@
 
 #include "kernels/gla/chunk_gpu.cuh"
 #ifdef PADDLE_OPS_GLA_SM90
+#define GLA_BWD_MIN_ARCH 900  // the backward's kernel bodies for sm_90a only (it runs nowhere else)
+#include "kernels/gla/sm90/chunk_bwd_sm90.cuh"
 #include "kernels/gla/sm90/chunk_fwd_sm90.cuh"
 #endif
 #include "paddle_ops/common/enforce.h"
@@ -346,6 +350,93 @@ bool RunSm90Forward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
     return true;
   }
 }
+
+// ---- the sm_90a backward (kernels/gla/sm90/chunk_bwd_sm90.cuh) -----------------------------------
+// The flag PADDLE_OPS_GLA_GPU_BWD = sm90 (not the default until the device has checked it).
+inline bool GlaGpuBwdSm90() {
+  return paddle_ops::flags::GlaGpuBwdPath() == paddle_ops::flags::GlaGpuBwd::kSm90;
+}
+
+// The work space of the call (both sets of per-chunk states, BwdWorkBytes<E>), from the context's
+// allocator: a MemoryError naming its size where it passes 2^63 bytes, or where the device has
+// not that much (the allocator's, as for every temporary).
+template <typename E>
+float* Sm90BwdWork(const GPUContext& ctx, const gla_sm90_bwd::BwdArgs& a, DenseTensor* work) {
+  using ST = gla_sm90_bwd::StateT<E>;
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const int64_t heads = int64_t(a.B) * a.H, chunks = gla_sm90_bwd::BwdChunks(a), state = int64_t(a.Dk) * a.Dv;
+  const int64_t per_set = 2 * static_cast<int64_t>(sizeof(ST));  // bytes of one state element in both sets
+  PADDLE_ENFORCE(heads <= kMax / chunks && heads * chunks <= kMax / state && heads * chunks * state <= kMax / per_set,
+                 errors::ResourceExhausted("gla_grad: the sm_90a backward's work space (B*H = %d heads x %d "
+                                           "chunks x Dk*Dv = %d states, twice) passes 2^63 bytes",
+                                           heads, chunks, state));
+  const int64_t bytes = gla_sm90_bwd::BwdWorkBytes<E>(a);
+  static_assert(sizeof(ST) % 2 == 0, "the work space is a whole number of floats");
+  return TempFloat(ctx, work, bytes / static_cast<int64_t>(sizeof(float)));
+}
+
+// One configuration of the backward (Dk <= DK, Dv <= DV): false where the call does not fit it
+// (BwdShapeFits) or the device does not run sm_90a code; else its work space, its kernels'
+// shared memory allowed (once per device), the three kernels on ctx's stream.
+template <typename E, int DK, int DV>
+bool LaunchSm90Backward(const GPUContext& ctx, gla_sm90_bwd::BwdArgs a) {
+  if (!gla_sm90_bwd::BwdShapeFits<DK, DV>(a)) return false;
+  using K = gla_sm90_bwd::BwdKernel<E, E, DK, DV>;
+  if (!DeviceRunsSm90a(reinterpret_cast<const void*>(&gla_sm90_bwd::BwdChunkKernel<K>))) return false;
+  gla_sm90_bwd::ForEachBwdKernel<E, E, DK, DV>([](auto kernel, int bytes) { AllowSmem(kernel, bytes); });
+  DenseTensor work;
+  a.work = Sm90BwdWork<E>(ctx, a, &work);
+  PADDLE_ENFORCE(gla_sm90_bwd::BwdFits<DK, DV>(a),
+                 errors::PreconditionNotMet("gla_grad: the sm_90a backward's work space is not 16-byte aligned"));
+  PADDLE_ENFORCE_GPU_SUCCESS((gla_sm90_bwd::LaunchBwdOnly<E, E, DK, DV>(
+      a, ctx.stream(), CachedDeviceAttribute<cudaDevAttrMultiProcessorCount>())));
+  return true;
+}
+
+// The backward of 16-bit q, k, v, gk (gk_grad in their type) on sm_90a, with
+// PADDLE_OPS_GLA_GPU=chunked and PADDLE_OPS_GLA_GPU_BWD=sm90: a pass for the states before each
+// chunk, one for the state gradients after each chunk (and dh0), then a kernel per (head, chunk)
+// for dq, dk, dv, gk_grad (sm90/chunk_bwd_sm90.cuh). Configurations as the harness's: Dk, Dv <= 64;
+// Dv <= 128 (Dk <= 128); Dv <= 256. Returns false where it does not take the call (another dtype,
+// path or device; Dk or Dv not a multiple of 8, Dk > 128, Dv > 256; rows not 16-byte aligned;
+// T = 0; more than 2^31 - 1 blocks): the chunked kernels of chunk_gpu.cuh take it then.
+template <typename T>
+bool RunSm90Backward(const GPUContext& ctx, const GlaGradData<T>& d, float scale) {
+  constexpr bool kBf16 = std::is_same<T, dtype::bfloat16>::value;
+  constexpr bool kFp16 = std::is_same<T, dtype::float16>::value;
+  if constexpr (!kBf16 && !kFp16) {
+    return false;
+  } else {
+    using E = std::conditional_t<kBf16, __nv_bfloat16, __half>;
+    const GlaShape& s = d.s;
+    constexpr int64_t kIntMax = 0x7fffffff;
+    if (GlaGpuPath() != 2 || !GlaGpuBwdSm90()) return false;
+    if (s.T < 1 || s.B > kIntMax || s.H > kIntMax || s.HeadRows() > kIntMax || s.Dk > 128 || s.Dv > 256 ||
+        s.heads() > kIntMax / ((s.T + 31) / 32)) {
+      return false;
+    }
+    gla_sm90_bwd::BwdArgs a;
+    a.B = static_cast<int>(s.B), a.H = static_cast<int>(s.H), a.T = static_cast<int>(s.T);
+    a.Dk = static_cast<int>(s.Dk), a.Dv = static_cast<int>(s.Dv);
+    const int rows = static_cast<int>(s.HeadRows());  // as the forward's (RunSm90Forward)
+    gla_sm90::RowStrides(s.head_first, rows, a.H, a.Dk, &a.qk_st, &a.qk_sh, &a.qk_sb);
+    gla_sm90::RowStrides(s.head_first, rows, a.H, a.Dv, &a.v_st, &a.v_sh, &a.v_sb);
+    a.q = d.q, a.k = d.k, a.v = d.v, a.g = d.g, a.dout = d.dout, a.h0 = d.h0, a.dfinal = d.dfinal;
+    a.dq = d.dq, a.dk = d.dk, a.dv = d.dv, a.dg = d.dg, a.dh0 = d.dh0;
+    a.scale = scale;
+    // The outputs' rows as the inputs' (16-byte aligned where theirs are); the states' (float2
+    // stores of dh0) likewise.
+    for (const void* p : {static_cast<const void*>(d.dq), static_cast<const void*>(d.dk),
+                          static_cast<const void*>(d.dv), static_cast<const void*>(d.dg),
+                          static_cast<const void*>(d.h0), static_cast<const void*>(d.dfinal),
+                          static_cast<const void*>(d.dh0)}) {
+      if ((reinterpret_cast<uintptr_t>(p) & 15) != 0) return false;
+    }
+    if (a.Dk <= 64 && a.Dv <= 64) return LaunchSm90Backward<E, 64, 64>(ctx, a);
+    if (a.Dv <= 128) return LaunchSm90Backward<E, 128, 128>(ctx, a);
+    return LaunchSm90Backward<E, 128, 256>(ctx, a);
+  }
+}
 #endif  // PADDLE_OPS_GLA_SM90
 
 }  // namespace gla
@@ -398,12 +489,17 @@ void Forward(const GPUContext& ctx, const GlaData<T>& d, double scale) {
       [&] { funcs::gla::LaunchRecurrentForward<T>(ctx, d, scale); });
 }
 
-// The chunked backward: the forward states again, the state gradients (reverse), the
-// intra-chunk scores, dv per chunk and Dv tile, dq/dk per chunk and Dk tile, then gk_grad by a
-// reverse cumulative sum. float64 and shapes with an empty dim take the recurrent form.
+// With PADDLE_OPS_GLA_GPU_BWD=sm90, 16-bit inputs on sm_90a take the backward of
+// sm90/chunk_bwd_sm90.cuh where it fits them (RunSm90Backward). Elsewhere the chunked backward: the
+// forward states again, the state gradients (reverse), the intra-chunk scores, dv per chunk and Dv
+// tile, dq/dk per chunk and Dk tile, then gk_grad by a reverse cumulative sum. float64 and shapes
+// with an empty dim take the recurrent form.
 template <typename T>
 void Backward(const GPUContext& ctx, const GlaGradData<T>& d, double scale) {
   const float fscale = static_cast<float>(scale);
+#ifdef PADDLE_OPS_GLA_SM90
+  if (funcs::gla::RunSm90Backward<T>(ctx, d, fscale)) return;  // PADDLE_OPS_GLA_GPU_BWD=sm90
+#endif
   RunForm<T, true>(
       d.s, [&](auto version) { funcs::gla::ChunkedBackward<T, decltype(version)::value>(ctx, d, fscale); },
       [&] { funcs::gla::LaunchRecurrentBackward<T>(ctx, d, scale); });

@@ -31,7 +31,7 @@ constexpr int64_t kCpuCacheDefaultMB = 2048;
 #endif
 
 // Rows of FlagTable(), in its order.
-enum Row { kGpuScanRow, kGlaGpuRow, kGlaCpuRow, kCpuCacheRow, kCpuIsaRow, kTorchOutputsRow, kQuietRow, kNumRows };
+enum Row { kGpuScanRow, kGlaGpuRow, kGlaGpuBwdRow, kGlaCpuRow, kCpuCacheRow, kCpuIsaRow, kTorchOutputsRow, kQuietRow, kNumRows };
 
 const char kSourceEnv[] = "the environment";
 
@@ -94,6 +94,10 @@ const std::vector<FlagInfo>& FlagTable() {
       {"PADDLE_OPS_GLA_GPU", FlagKind::kChoice, {"recurrent", "chunked_v1", "chunked"}, 2, 0, false,
        "GPU path of gla: chunked (version 2 of the chunked kernels), chunked_v1 (version 1), or "
        "recurrent (one thread per head, slow: the reference)"},
+      {"PADDLE_OPS_GLA_GPU_BWD", FlagKind::kChoice, {"chunked", "sm90"}, 0, 0, false,
+       "GPU backward of gla under PADDLE_OPS_GLA_GPU=chunked: chunked (the chunked kernels), or "
+       "sm90 (the sm_90a backward for 16-bit q, k, v, gk where the call fits it, the chunked "
+       "kernels elsewhere; not yet checked on a device, so off by default)"},
       {"PADDLE_OPS_GLA_CPU", FlagKind::kChoice, {"auto", "chunked", "recurrent"}, 0, 0, false,
        "CPU path of gla: auto (chunked for T >= 32 and Dk >= 128, else recurrent), or force "
        "chunked or recurrent (float64 always runs recurrent)"},
@@ -218,6 +222,7 @@ GlaGpu GlaGpuPath() {
   static_assert(static_cast<int>(GlaGpu::kChunked) == 2, "the enum follows the table's choices");
   return static_cast<GlaGpu>(Load(kGlaGpuRow));
 }
+GlaGpuBwd GlaGpuBwdPath() { return static_cast<GlaGpuBwd>(Load(kGlaGpuBwdRow)); }
 GlaCpu GlaCpuPath() { return static_cast<GlaCpu>(Load(kGlaCpuRow)); }
 const char* CpuIsaLimit() { return FlagTable()[kCpuIsaRow].choices.at(static_cast<size_t>(Load(kCpuIsaRow))); }
 int64_t CpuCacheMB() { return Load(kCpuCacheRow); }

@@ -23,6 +23,10 @@ enum class GpuScan { kEngine, kThrust };
 // PADDLE_OPS_GLA_GPU: the GPU path of gla (the value is the version of the chunked kernels;
 // 0 is the recurrent form).
 enum class GlaGpu { kRecurrent = 0, kChunkedV1 = 1, kChunked = 2 };
+// PADDLE_OPS_GLA_GPU_BWD: the GPU backward of gla under PADDLE_OPS_GLA_GPU=chunked: the chunked
+// kernels' (kChunked), or, for the 16-bit inputs it takes on sm_90a, the backward of
+// kernels/gla/sm90/chunk_bwd_sm90.cuh (kSm90).
+enum class GlaGpuBwd { kChunked = 0, kSm90 = 1 };
 // PADDLE_OPS_GLA_CPU: the CPU path of gla (kAuto: chosen by the sizes of the call).
 enum class GlaCpu { kAuto, kChunked, kRecurrent };
 // PADDLE_OPS_TORCH_OUTPUTS: who allocates the outputs of the torch integration's C++ kernels
@@ -31,6 +35,7 @@ enum class TorchOutputs { kAuto, kTorch, kOurs };
 
 GpuScan GpuScanBackend();
 GlaGpu GlaGpuPath();
+GlaGpuBwd GlaGpuBwdPath();
 GlaCpu GlaCpuPath();
 // PADDLE_OPS_CPU_ISA: the best Highway target the run-time dispatched CPU kernels may use, by
 // name ("auto": whatever the CPU has; kernels/funcs/simd/cpu_isa.cc reads the names).

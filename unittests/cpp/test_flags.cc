@@ -48,7 +48,7 @@ class FlagsTest : public ::testing::Test {
 
 TEST(FlagTableTest, EveryFlagIsNamedDocumentedAndHasAValidDefault) {
   const auto& table = fl::FlagTable();
-  ASSERT_EQ(table.size(), 7u);
+  ASSERT_EQ(table.size(), 8u);
   for (const auto& f : table) {
     EXPECT_EQ(std::string(f.name).rfind("PADDLE_OPS_", 0), 0u) << f.name;
     EXPECT_GT(std::string(f.doc).size(), 20u) << f.name;
@@ -65,6 +65,9 @@ TEST(FlagTableTest, EveryFlagIsNamedDocumentedAndHasAValidDefault) {
   }
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GPU_SCAN"), Row("PADDLE_OPS_GPU_SCAN").default_value), "engine");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GLA_GPU"), Row("PADDLE_OPS_GLA_GPU").default_value), "chunked");
+  // The sm_90a backward stays off until a device has checked it (issue 30).
+  EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GLA_GPU_BWD"), Row("PADDLE_OPS_GLA_GPU_BWD").default_value),
+            "chunked");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GLA_CPU"), Row("PADDLE_OPS_GLA_CPU").default_value), "auto");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_CPU_ISA"), Row("PADDLE_OPS_CPU_ISA").default_value), "auto");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_TORCH_OUTPUTS"), Row("PADDLE_OPS_TORCH_OUTPUTS").default_value),
@@ -83,6 +86,17 @@ TEST(FlagParserTest, ChoicesAreExact) {
     EXPECT_NE(msg.find("PADDLE_OPS_GLA_GPU='" + std::string(bad) + "'"), std::string::npos) << msg;
     EXPECT_NE(msg.find("from the environment"), std::string::npos) << msg;
     EXPECT_NE(msg.find("'recurrent', 'chunked_v1', 'chunked' (default)"), std::string::npos) << msg;
+  }
+}
+
+TEST(FlagParserTest, GlaGpuBackwardChoices) {
+  const auto& f = Row("PADDLE_OPS_GLA_GPU_BWD");
+  EXPECT_EQ(fl::ParseFlagValue(f, "chunked", "test"), static_cast<int64_t>(fl::GlaGpuBwd::kChunked));
+  EXPECT_EQ(fl::ParseFlagValue(f, "sm90", "test"), static_cast<int64_t>(fl::GlaGpuBwd::kSm90));
+  for (const char* bad : {"SM90", "sm90a", "sm_90a", "recurrent", "1"}) {
+    const std::string msg = InvalidArgumentOf([&] { fl::ParseFlagValue(f, bad, "set_flags"); });
+    EXPECT_NE(msg.find("PADDLE_OPS_GLA_GPU_BWD='" + std::string(bad) + "' (from set_flags)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'chunked' (default), 'sm90'"), std::string::npos) << msg;
   }
 }
 
@@ -115,10 +129,15 @@ TEST_F(FlagsTest, SetFlagChangesTheAccessorAndGetFlags) {
   EXPECT_EQ(fl::GlaCpuPath(), fl::GlaCpu::kRecurrent);
   fl::SetFlag("PADDLE_OPS_GLA_GPU", "chunked_v1");
   EXPECT_EQ(fl::GlaGpuPath(), fl::GlaGpu::kChunkedV1);
+  fl::SetFlag("PADDLE_OPS_GLA_GPU_BWD", "sm90");
+  EXPECT_EQ(fl::GlaGpuBwdPath(), fl::GlaGpuBwd::kSm90);
   const auto all = fl::GetFlags();
   ASSERT_EQ(all.size(), fl::FlagTable().size());
   EXPECT_EQ(all[1], std::make_pair(std::string("PADDLE_OPS_GLA_GPU"), std::string("chunked_v1")));
-  EXPECT_EQ(all[2], std::make_pair(std::string("PADDLE_OPS_GLA_CPU"), std::string("recurrent")));
+  EXPECT_EQ(all[2], std::make_pair(std::string("PADDLE_OPS_GLA_GPU_BWD"), std::string("sm90")));
+  EXPECT_EQ(all[3], std::make_pair(std::string("PADDLE_OPS_GLA_CPU"), std::string("recurrent")));
+  fl::SetFlag("PADDLE_OPS_GLA_GPU_BWD", "chunked");
+  EXPECT_EQ(fl::GlaGpuBwdPath(), fl::GlaGpuBwd::kChunked);
 }
 
 TEST_F(FlagsTest, SetFlagsValidatesEveryEntryBeforeSettingAny) {

@@ -55,6 +55,13 @@
 #include <cstdint>
 #include <type_traits>
 
+// The oldest architecture the kernels' bodies are compiled for: sm_80 (mma.sync, ldmatrix,
+// cp.async) in the harness; the library defines 900 (it runs them on sm_90a only, and its builds
+// for sm_80/86/89 then carry empty bodies).
+#ifndef GLA_BWD_MIN_ARCH
+#define GLA_BWD_MIN_ARCH 800
+#endif
+
 namespace gla_sm90_bwd {
 
 constexpr int kC = 32;                 // steps per chunk
@@ -372,7 +379,7 @@ struct StateKernel {
 // The next chunk's tiles load (cp.async) while this one's are used.
 template <class K, bool kRev>
 __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs p) {
-#if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || defined(GLA_BWD_HOST_EMULATION)
+#if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= GLA_BWD_MIN_ARCH) || defined(GLA_BWD_HOST_EMULATION)
   using E = typename K::E;
   using G = typename K::G;
   using ST = typename K::ST;
@@ -758,7 +765,7 @@ __device__ __forceinline__ void ForEach2(float (&a1)[MI][NI][4], float (&a2)[MI]
 // ---- the chunk kernel ------------------------------------------------------------------------------
 template <class K>
 __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
-#if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || defined(GLA_BWD_HOST_EMULATION)
+#if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= GLA_BWD_MIN_ARCH) || defined(GLA_BWD_HOST_EMULATION)
   using E = typename K::E;
   using G = typename K::G;
   constexpr int DK = K::DK, SV = K::SV;
@@ -1000,36 +1007,47 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
 
 #ifndef GLA_BWD_HOST_EMULATION
 // ---- launches ----------------------------------------------------------------------------------------
-// Whether the call fits: 16-bit q, k, v, do, 16-byte aligned rows (Dk, Dv multiples of 8),
-// Dk <= DK, Dv <= DV, the grids, the work space, dh0 wherever h0 is given.
+// Whether the call fits, the work space aside: 16-bit q, k, v, do, 16-byte aligned rows (Dk, Dv
+// multiples of 8), Dk <= DK, Dv <= DV, the grids, dh0 wherever h0 is given.
 template <int DK, int DV>
-inline bool BwdFits(const BwdArgs& a) {
+inline bool BwdShapeFits(const BwdArgs& a) {
   auto aligned = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; };
   const int64_t heads = int64_t(a.B) * a.H;
   return a.T >= 1 && a.Dk >= 8 && a.Dk <= DK && a.Dv >= 8 && a.Dv <= DV && a.Dk % 8 == 0 && a.Dv % 8 == 0 &&
          a.qk_st % 8 == 0 && a.v_st % 8 == 0 && a.qk_sh % 8 == 0 && a.v_sh % 8 == 0 && a.qk_sb % 8 == 0 &&
          a.v_sb % 8 == 0 && heads >= 1 && heads * BwdChunks(a) <= (int64_t(1) << 31) - 1 &&
-         aligned(a.q) && aligned(a.k) && aligned(a.v) && aligned(a.dout) && aligned(a.g) && a.work != nullptr &&
-         (reinterpret_cast<uintptr_t>(a.work) & 15) == 0 && (a.h0 == nullptr || a.dh0 != nullptr);
+         aligned(a.q) && aligned(a.k) && aligned(a.v) && aligned(a.dout) && aligned(a.g) &&
+         (a.h0 == nullptr || a.dh0 != nullptr);
+}
+// ... and its work space (BwdWorkBytes<E> bytes, 16-byte aligned).
+template <int DK, int DV>
+inline bool BwdFits(const BwdArgs& a) {
+  return BwdShapeFits<DK, DV>(a) && a.work != nullptr && (reinterpret_cast<uintptr_t>(a.work) & 15) == 0;
 }
 
-// The three kernels of one configuration (the shared-memory attributes set on each call);
-// returns the first launch error. E: __nv_bfloat16 or __half; G: E or float (gk and gk_grad).
-// parts (timing): bit 0 the state pass, bit 1 the dh pass, bit 2 the chunk kernel.
-template <class E, class G, int DK, int DV>
-cudaError_t LaunchBwd(const BwdArgs& a, cudaStream_t stream, int parts = 7) {
+// fn(kernel, dynamic shared memory bytes) for each kernel of one configuration (E: __nv_bfloat16
+// or __half; G: E or float, gk and gk_grad).
+template <class E, class G, int DK, int DV, class Fn>
+void ForEachBwdKernel(Fn&& fn) {
   using K = BwdKernel<E, G, DK, DV>;
   using S = StateKernel<E, G, DK, kBV>;
   using S32 = StateKernel<E, G, DK, 32>;
-  cudaError_t err = cudaFuncSetAttribute(BwdChunkKernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes);
-  for (auto f : {BwdStateKernel<S, false>, BwdStateKernel<S, true>})
-    if (err == cudaSuccess) err = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes);
-  for (auto f : {BwdStateKernel<S32, false>, BwdStateKernel<S32, true>})
-    if (err == cudaSuccess) err = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, S32::kSmemBytes);
-  if (err != cudaSuccess) return err;
+  fn(&BwdChunkKernel<K>, K::kSmemBytes);
+  fn(&BwdStateKernel<S, false>, S::kSmemBytes);
+  fn(&BwdStateKernel<S, true>, S::kSmemBytes);
+  fn(&BwdStateKernel<S32, false>, S32::kSmemBytes);
+  fn(&BwdStateKernel<S32, true>, S32::kSmemBytes);
+}
+
+// The three kernels of one configuration on a device with `sms` SMs, their shared memory allowed
+// (ForEachBwdKernel); returns the first launch error. parts (timing): bit 0 the state pass, bit 1
+// the dh pass, bit 2 the chunk kernel.
+template <class E, class G, int DK, int DV>
+cudaError_t LaunchBwdOnly(const BwdArgs& a, cudaStream_t stream, int sms, int parts = 7) {
+  using K = BwdKernel<E, G, DK, DV>;
+  using S = StateKernel<E, G, DK, kBV>;
+  using S32 = StateKernel<E, G, DK, 32>;
   const int64_t heads = int64_t(a.B) * a.H;
-  int sms = 132;
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
   const int64_t nv = (a.Dv + kBV - 1) / kBV, nv32 = (a.Dv + 31) / 32;
   if (heads * nv >= 2 * sms) {
     if (parts & 1) BwdStateKernel<S, false><<<unsigned(heads * nv), kStateThreads, S::kSmemBytes, stream>>>(a);
@@ -1038,10 +1056,25 @@ cudaError_t LaunchBwd(const BwdArgs& a, cudaStream_t stream, int parts = 7) {
     if (parts & 1) BwdStateKernel<S32, false><<<unsigned(heads * nv32), kStateThreads, S32::kSmemBytes, stream>>>(a);
     if (parts & 2) BwdStateKernel<S32, true><<<unsigned(heads * nv32), kStateThreads, S32::kSmemBytes, stream>>>(a);
   }
-  err = cudaGetLastError();
+  cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   if (parts & 4) BwdChunkKernel<K><<<unsigned(heads * BwdChunks(a)), kThreads, K::kSmemBytes, stream>>>(a);
   return cudaGetLastError();
+}
+
+// The same with the shared-memory attributes set on each call, on the current device (the
+// harness's entry point).
+template <class E, class G, int DK, int DV>
+cudaError_t LaunchBwd(const BwdArgs& a, cudaStream_t stream, int parts = 7) {
+  cudaError_t err = cudaSuccess;
+  ForEachBwdKernel<E, G, DK, DV>([&](auto kernel, int bytes) {
+    if (err == cudaSuccess) err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  });
+  int dev = 0, sms = 132;
+  if (err == cudaSuccess) err = cudaGetDevice(&dev);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  if (err != cudaSuccess) return err;
+  return LaunchBwdOnly<E, G, DK, DV>(a, stream, sms, parts);
 }
 
 #endif  // GLA_BWD_HOST_EMULATION
