@@ -386,7 +386,7 @@ bool LaunchSm90Backward(const GPUContext& ctx, gla_sm90_bwd::BwdArgs a) {
   gla_sm90_bwd::ForEachBwdKernel<E, E, DK, DV>([](auto kernel, int bytes) { AllowSmem(kernel, bytes); });
   DenseTensor work;
   a.work = Sm90BwdWork<E>(ctx, a, &work);
-  PADDLE_ENFORCE(gla_sm90_bwd::BwdFits<DK, DV>(a),
+  PADDLE_ENFORCE((gla_sm90_bwd::BwdFits<DK, DV>(a)),
                  errors::PreconditionNotMet("gla_grad: the sm_90a backward's work space is not 16-byte aligned"));
   PADDLE_ENFORCE_GPU_SUCCESS((gla_sm90_bwd::LaunchBwdOnly<E, E, DK, DV>(
       a, ctx.stream(), CachedDeviceAttribute<cudaDevAttrMultiProcessorCount>())));

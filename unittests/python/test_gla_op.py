@@ -8,6 +8,8 @@ for float32; float64 tighter). The shapes are awkward on purpose: T of 1, 15, 16
 (around and between the GPU's chunk sizes), D not a power of two, both layouts.
 """
 
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -37,6 +39,29 @@ def cpu_path(request, set_flag):
     if request.param == 'recurrent' and place != 'cpu':
         pytest.skip('PADDLE_OPS_GLA_CPU only selects the CPU path')
     set_flag('PADDLE_OPS_GLA_CPU', request.param)
+    return request.param
+
+
+# The GPU backwards to run the GPU tests on (flag PADDLE_OPS_GLA_GPU_BWD): the chunked kernels (the
+# default), and, where there is a GPU, the sm_90a backward (16-bit inputs on an sm_90a device; the
+# chunked kernels take every other call, so the tests of other dtypes run once).
+GPU_BWD = ['chunked'] + (['sm90'] if 'gpu' in PLACES else [])
+
+
+@pytest.fixture(autouse=True, params=GPU_BWD)
+def gpu_bwd(request, set_flag):
+    """The tests of the GPU place (and those named test_gpu_*) run on each GPU backward; with
+    'sm90' only those of a 16-bit dtype (the others would repeat the 'chunked' run)."""
+    if request.param == 'chunked':
+        return request.param
+    params = getattr(request.node, 'callspec', None)
+    params = params.params if params else {}
+    on_gpu = params.get('place') == 'gpu' or request.node.name.startswith('test_gpu_')
+    if not on_gpu:
+        pytest.skip('PADDLE_OPS_GLA_GPU_BWD only selects the GPU backward')
+    if params.get('dtype') not in ('float16', 'bfloat16'):
+        pytest.skip('PADDLE_OPS_GLA_GPU_BWD=sm90 changes only the backward of 16-bit inputs')
+    set_flag('PADDLE_OPS_GLA_GPU_BWD', request.param)
     return request.param
 
 
@@ -395,6 +420,66 @@ def test_gpu_chunked_matches_gpu_recurrent(dtype, set_flag):
                           results['recurrent']):
         err = rel_rms(a, b)
         assert err <= 2 * REL_RMS[dtype], f'{name}: chunked vs recurrent relative RMS {err:.3g}'
+
+
+def gpu_compute_capability():
+    """(major, minor) of the first GPU by nvidia-smi, or None where it cannot say."""
+    try:
+        r = subprocess.run(['nvidia-smi', '--query-gpu=compute_cap', '--format=csv,noheader'],
+                           capture_output=True, text=True, timeout=120)
+        major, minor = r.stdout.split()[0].split('.')
+        return int(major), int(minor)
+    except (OSError, ValueError, IndexError, subprocess.SubprocessError):
+        return None
+
+
+def gla_grads(q, k, v, g, h0, dtype, place, head_first):
+    """o, final_state and every gradient of sum(o * do) + sum(final_state * dfinal), as arrays,
+    and the float64 references of the gradients."""
+    o, fs, ts, h = run_gla(q, k, v, g, h0, dtype, place, head_first=head_first, requires_grad=True)
+    rng = np.random.default_rng(3)
+    do = cast_np(rng.standard_normal(o.shape), dtype).astype(np.float64)
+    dfinal = cast_np(rng.standard_normal(fs.shape), 'float32').astype(np.float64)
+    loss = (o * make_tensor(do, dtype, place)).sum() + (fs * make_tensor(dfinal, 'float32', place)).sum()
+    grads = paddle.grad([loss], ts + [h])
+    refs = gla_grad_ref(q, k, v, g, q.shape[-1] ** -0.5, do, dfinal, h0, head_first)
+    return [tensor_values(x) for x in [o, fs] + list(grads)], refs
+
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+def test_sm90_backward_flag(dtype, place, set_flag):
+    """PADDLE_OPS_GLA_GPU_BWD: a bad value is a ValueError naming the flag and leaves it as it was;
+    'sm90' changes nothing on the CPU, nor the forward anywhere (bitwise). On the GPU both
+    backwards are within §5's bound of the float64 reference (a shape the sm_90a backward takes:
+    Dk, Dv multiples of 8, [B, T, H, D], T not a multiple of its chunk); on a device of compute
+    capability 9.x the sm90 gradients differ from the chunked kernels' (so its kernels ran: a
+    build without them, or a call they refuse, would give the chunked kernels' bits), elsewhere
+    they are the chunked kernels' bit for bit."""
+    before = paddle.get_flags('PADDLE_OPS_GLA_GPU_BWD')
+    for bad in ('SM90', 'sm90a', 'recurrent'):
+        with pytest.raises(ValueError, match="PADDLE_OPS_GLA_GPU_BWD='%s'.*accepted values" % bad):
+            set_flag('PADDLE_OPS_GLA_GPU_BWD', bad)
+    assert paddle.get_flags('PADDLE_OPS_GLA_GPU_BWD') == before
+    q, k, v, g, h0 = make_inputs(2, 2, 150, 64, 120, head_first=False, seed=17)
+    q, k, v, g = rounded(dtype, q, k, v, g)
+    h0 = cast_np(h0, 'float32').astype(np.float64)
+    results = {}
+    for bwd in ('chunked', 'sm90'):
+        set_flag('PADDLE_OPS_GLA_GPU_BWD', bwd)
+        results[bwd], refs = gla_grads(q, k, v, g, h0, dtype, place, head_first=False)
+        for name, got, ref in zip(GRAD_NAMES[2:], results[bwd][2:], refs):
+            assert_rel_rms(got, ref, dtype, f'{name}_grad ({bwd})')
+    for name, a, b in zip(GRAD_NAMES[:2], results['chunked'], results['sm90']):
+        np.testing.assert_array_equal(a, b, err_msg=name)
+    same = [np.array_equal(a, b) for a, b in zip(results['chunked'][2:], results['sm90'][2:])]
+    cc = gpu_compute_capability() if place == 'gpu' else None
+    if place == 'cpu' or (cc is not None and cc[0] != 9):
+        assert all(same), dict(zip(GRAD_NAMES[2:], same))
+    elif cc is not None:
+        assert not all(same), ('PADDLE_OPS_GLA_GPU_BWD=sm90 gave the chunked kernels\' gradients on a cc %d.%d '
+                               'device: the sm_90a backward did not run (a build without CuTe/CUTLASS or '
+                               'without sm_90a code?)' % cc)
 
 
 def grads_both(q, k, v, g, h0, dtype, head_first=True, threads=None):

@@ -11,8 +11,8 @@ import pytest
 
 import paddle_ops as paddle
 from op_test import FLOAT_DTYPES, available_places, cast_np, make_tensor, tensor_values
-from test_gla_op import (assert_rel_rms, cpu_path, gla_grad_ref, gla_ref, make_inputs, rel_rms,  # noqa: F401
-                         rounded, set_flag)
+from test_gla_op import (assert_rel_rms, cpu_path, gla_grad_ref, gla_ref, gpu_bwd, make_inputs,  # noqa: F401
+                         rel_rms, rounded, set_flag)
 
 PLACES = available_places()
 
@@ -56,8 +56,25 @@ OFFSETS = [[0, 5, 70, 70, 71, 140], [0, 1, 2, 33], [0, 48]]
 @pytest.mark.parametrize('head_first', [True, False])
 @pytest.mark.parametrize('index_dtype', ['int32', 'int64'])
 def test_varlen_values_and_grads(offsets, head_first, index_dtype, dtype, place):
+    check_varlen(offsets, head_first, index_dtype, dtype, place, 24, 20)
+
+
+@pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16'])
+@pytest.mark.parametrize('offsets', OFFSETS, ids=lambda o: '-'.join(map(str, o)))
+@pytest.mark.parametrize('head_first', [True, False])
+def test_varlen_grads_aligned_heads(offsets, head_first, dtype, place):
+    """The same with Dk and Dv multiples of 8 (Dk != Dv), the head sizes the GPU's sm_90a backward
+    takes (PADDLE_OPS_GLA_GPU_BWD=sm90: one call per sequence, the empty one left to the chunked
+    kernels)."""
+    check_varlen(offsets, head_first, 'int32', dtype, place, 32, 24)
+
+
+def check_varlen(offsets, head_first, index_dtype, dtype, place, Dk, Dv):
+    """o, the final states and every gradient of a varlen call with initial states and final-state
+    gradients, against the float64 recurrence per sequence."""
     T, N = offsets[-1], len(offsets) - 1
-    H, Dk, Dv = 2, 24, 20
+    H = 2
     q, k, v, g, _ = make_inputs(1, H, T, Dk, Dv, head_first, seed=T + N, with_h0=False)
     q, k, v, g = rounded(dtype, q, k, v, g)
     rng = np.random.default_rng(N)
