@@ -358,8 +358,10 @@ inline bool GlaGpuBwdSm90() {
 }
 
 // The work space of the call (both sets of per-chunk states, BwdWorkBytes<E>), from the context's
-// allocator: a MemoryError naming its size where it passes 2^63 bytes, or where the device has
-// not that much (the allocator's, as for every temporary).
+// allocator, freed when the caller's `work` goes: a MemoryError naming its dimensions where its
+// size would pass 2^63 bytes (a guard: RunSm90Backward's bound on the blocks keeps it below
+// 2^49), or the allocator's, naming the bytes, where the device has not that much (as for every
+// temporary here).
 template <typename E>
 float* Sm90BwdWork(const GPUContext& ctx, const gla_sm90_bwd::BwdArgs& a, DenseTensor* work) {
   using ST = gla_sm90_bwd::StateT<E>;
