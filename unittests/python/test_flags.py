@@ -122,7 +122,8 @@ def test_environment_sets_flags_at_import():
                         PADDLE_OPS_EXTENSION_DIR='/tmp', PADDLE_OPS_REQUIRE_PADDLE='1')
     assert r.returncode == 0, r.stderr
     assert eval(r.stdout) == {'PADDLE_OPS_GPU_SCAN': 'thrust', 'PADDLE_OPS_GLA_GPU': 'recurrent',  # noqa: S307
-                              'PADDLE_OPS_GLA_GPU_BWD': 'sm90', 'PADDLE_OPS_GLA_CPU': 'chunked', 'PADDLE_OPS_CPU_CACHE_MB': 7,
+                              'PADDLE_OPS_GLA_GPU_BWD': 'sm90', 'PADDLE_OPS_GLA_CPU': 'chunked',
+                              'PADDLE_OPS_CPU_CACHE_MB': 7,
                               'PADDLE_OPS_CPU_ISA': 'avx2', 'PADDLE_OPS_TORCH_OUTPUTS': 'torch',
                               'PADDLE_OPS_QUIET': '1'}
     assert r.stderr == ''  # a tool's variable (PADDLE_OPS_SKIP_HUGE, ...) draws no warning
