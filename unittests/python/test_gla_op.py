@@ -48,7 +48,7 @@ def cpu_path(request, set_flag):
 GPU_BWD = ['chunked'] + (['sm90'] if 'gpu' in PLACES else [])
 
 
-@pytest.fixture(autouse=True, params=GPU_BWD)
+@pytest.fixture(autouse=True, params=GPU_BWD, ids=lambda p: f'bwd_{p}')
 def gpu_bwd(request, set_flag):
     """The tests of the GPU place (and those named test_gpu_*) run on each GPU backward; with
     'sm90' only those of a 16-bit dtype (the others would repeat the 'chunked' run)."""
