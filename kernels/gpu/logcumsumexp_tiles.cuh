@@ -31,10 +31,16 @@
 #include <type_traits>
 
 #include "kernels/funcs/gpu/scan_agent.cuh"
+#include "kernels/gpu/logcumsumexp_grad_rows.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 
 #ifndef PO_LSE_MIN_BLOCKS
 #define PO_LSE_MIN_BLOCKS 4
+#endif
+// float32 gradient rows on the tiles of logcumsumexp_grad_rows.cuh: 0 until they have run on a
+// GPU (the kernel harness builds them with -DPO_LSE_GRAD_ROWS=1).
+#ifndef PO_LSE_GRAD_ROWS
+#define PO_LSE_GRAD_ROWS 0
 #endif
 
 namespace phi {
@@ -817,6 +823,14 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
   template <int W, int kItems, bool kStore>
   __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                bool exclusive, int lane) {
+#if PO_LSE_GRAD_ROWS
+    if constexpr (W == 32 && std::is_same<T, float>::value) {
+      if (LseGradRows::Applies(op, line)) {
+        return line.g.reverse ? LseGradRows::WarpSteps<kStore, true>(op, line, s0, s1, carry, exclusive, lane)
+                              : LseGradRows::WarpSteps<kStore, false>(op, line, s0, s1, carry, exclusive, lane);
+      }
+    }
+#endif
     constexpr int V = LseVec<T>::kV;
     constexpr int64_t kSub = int64_t{W} * V;
     const unsigned mask = LogicalWarpMask<W>();

@@ -3,7 +3,7 @@
 // against a float64 (or exact integer) host reference, for determinism (two runs, same bits) and
 // for outputs left unwritten (poisoned first), and timed against a copy of the same bytes.
 // Build: bash tools/dev/harness/build.sh scan; run: build-harness/scan_harness [--quick] [--seg]
-// [--only <substring of the case name>]
+// [--types] [--grad] [--only <substring of the case name>]
 #include "tools/dev/harness/harness.cuh"
 
 #define PADDLE_ENFORCE_GPU_SUCCESS(expr) HARNESS_CHECK(expr)
@@ -153,8 +153,25 @@ bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
+// Runs launch() twice into the poisoned `out` (the scratch released after each): the first
+// run's result, and in *same whether the second gave the same bits.
+template <typename T, typename Launch>
+std::vector<T> TwoRuns(harness::DeviceBuffer<T>& out, harness::Scratch& scratch, cudaStream_t stream,
+                       Launch&& launch, bool* same) {
+  std::vector<T> first;
+  for (int run = 0; run < 2; ++run) {
+    out.Poison();
+    launch();
+    HARNESS_CHECK(cudaStreamSynchronize(stream));
+    scratch.Release();
+    if (run == 0) first = out.Download();
+  }
+  *same = SameBits(first, out.Download());
+  return first;
+}
+
 struct Options {
-  bool quick = false, seg = false, check = true, types = false;
+  bool quick = false, seg = false, check = true, types = false, grad = false;
   std::vector<std::string> only;  // run only the cases whose name holds one of these
   bool Selected(const std::string& name) const {
     if (only.empty()) return true;
@@ -178,7 +195,6 @@ void RunCase(const char* opname, const Shape& s, bool exclusive, bool reverse, i
   for (auto& v : hx) v = gen();
   harness::DeviceBuffer<T> x(s.numel()), out(s.numel());
   x.Upload(hx);
-  out.Poison();
   const ScanLayout l{s.outer, s.length, s.inner};
   harness::Scratch scratch;
   auto op = make_op(x.p, out.p);
@@ -186,15 +202,8 @@ void RunCase(const char* opname, const Shape& s, bool exclusive, bool reverse, i
     scratch.Begin();
     phi::funcs::ScanGpuLaunch(stream, scratch, l, exclusive, reverse, op, nullptr, seg);
   };
-  launch();
-  HARNESS_CHECK(cudaStreamSynchronize(stream));
-  scratch.Release();
-  const std::vector<T> first = out.Download();
-  out.Poison();
-  launch();
-  HARNESS_CHECK(cudaStreamSynchronize(stream));
-  scratch.Release();
-  const bool same = SameBits(first, out.Download());
+  bool same = false;
+  const std::vector<T> first = TwoRuns(out, scratch, stream, launch, &same);
   const double err = g_opt.check ? err_fn(s, hx, first, exclusive, reverse) : NAN;
   const double ms = harness::TimeMs(stream, [&] {
     launch();
@@ -203,6 +212,93 @@ void RunCase(const char* opname, const Shape& s, bool exclusive, bool reverse, i
   std::string variant = seg ? "seg " + std::to_string(seg) : "default";
   if (!same) variant += " NONDET";
   harness::Row(name, variant, ms, copy_ms, err, same && (!g_opt.check || err <= 1.0));
+}
+
+// logcumsumexp's gradient (float32, the float64 recurrence): x ~ N(0, 2), out its forward
+// logcumsumexp (long double, rounded to float), out_grad ~ N(0, 1); the gradient scans against the
+// forward's direction. Reference: the op's own recurrence in long double on those float outputs
+// (docs/spec.md §1, gradient); err = max |x_grad - ref| over the same sum taken of |out_grad|, in
+// units of 1e-6 (ok <= 10). "generic" is the op through the engine's generic tiles (a type that
+// GpuTileScan is not specialized for), "fast" the op's tiles (with -DPO_LSE_GRAD_ROWS=0 in
+// HARNESS_NVCC_FLAGS: without the float32 row tiles of logcumsumexp_grad_rows.cuh).
+struct GenericLseGradOp : phi::funcs::LogcumsumexpGradOp<float, double> {};
+
+template <typename Op>
+void GradCase(const char* variant, const Shape& s, bool exclusive, bool fwd_reverse, cudaStream_t stream,
+              double copy_ms) {
+  std::string name = std::string("lse grad f32 ") + s.name;
+  if (exclusive) name += " excl";
+  if (fwd_reverse) name += " rev";
+  if (!g_opt.Selected(name)) return;
+  std::normal_distribution<float> normal(0.f, 2.f), unit(0.f, 1.f);
+  const int64_t n = s.numel();
+  std::vector<float> hx(n), ho(n), hg(n);
+  for (auto& v : hx) v = normal(harness::Rng());
+  for (auto& v : hg) v = unit(harness::Rng());
+  ForEachLine(s, fwd_reverse, [&](auto at, double&) {  // the forward
+    long double m = -INFINITY, sum = 0;
+    for (int64_t k = 0; k < s.length; ++k) {
+      const int64_t off = at(k);
+      const long double before = m == -INFINITY ? -INFINITY : m + std::log(sum);
+      const long double v = hx[off];
+      if (v > m) {
+        sum = sum * std::exp(m - v) + 1.0L;
+        m = v;
+      } else {
+        sum += std::exp(v - m);
+      }
+      ho[off] = static_cast<float>(exclusive ? before : m + std::log(sum));
+    }
+  });
+  harness::DeviceBuffer<float> x(n), o(n), g(n), xg(n);
+  x.Upload(hx);
+  o.Upload(ho);
+  g.Upload(hg);
+  Op op;
+  op.x = x.p;
+  op.out = o.p;
+  op.out_grad = g.p;
+  op.x_grad = xg.p;
+  op.exclusive = exclusive;
+  const ScanLayout l{s.outer, s.length, s.inner};
+  harness::Scratch scratch;
+  auto launch = [&] {
+    scratch.Begin();
+    phi::funcs::ScanGpuLaunch(stream, scratch, l, exclusive, !fwd_reverse, op);
+  };
+  bool same = false;
+  const std::vector<float> first = TwoRuns(xg, scratch, stream, launch, &same);
+  double err = NAN;
+  if (g_opt.check) {
+    err = ForEachLine(s, !fwd_reverse, [&](auto at, double& worst) {
+      long double b = 0, mb = 0;
+      float prev = 0.f;
+      for (int64_t k = 0; k < s.length; ++k) {
+        const int64_t off = at(k);
+        const float ok = ho[off];
+        long double gate = 0;
+        if (k > 0 && ok != -INFINITY) gate = ok == prev ? 1.0L : std::exp(static_cast<long double>(ok) - prev);
+        long double ref, mag;
+        if (exclusive) {
+          const long double f = k == 0 ? 0.0L : std::exp(static_cast<long double>(hx[off]) - prev);
+          ref = b * f, mag = mb * f;
+          b = gate * b + hg[off], mb = gate * mb + std::fabs(hg[off]);
+        } else {
+          b = gate * b + hg[off], mb = gate * mb + std::fabs(hg[off]);
+          const long double f = std::exp(static_cast<long double>(hx[off]) - ok);
+          ref = b * f, mag = mb * f;
+        }
+        prev = ok;
+        const double e = static_cast<double>(std::fabs(first[off] - ref) / std::max(mag, 1e-30L)) / 1e-6;
+        if (!(e <= worst)) worst = e;
+      }
+    });
+  }
+  const double ms = harness::TimeMs(stream, [&] { launch(); });
+  scratch.Release();
+  std::string v = variant;
+  if (!same) v += " NONDET";
+  harness::Row(name, v, ms, copy_ms, err, same && (!g_opt.check || err <= 10.0));
 }
 
 // The carry-in per row (ScanGpuLaunch's init): 64 rows of 2^20 scanned from a carry c_r = r,
@@ -252,6 +348,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--only") && i + 1 < argc) opt.only.push_back(argv[++i]);
     if (!std::strcmp(argv[i], "--no-check")) opt.check = false;
     if (!std::strcmp(argv[i], "--types")) opt.types = true;
+    if (!std::strcmp(argv[i], "--grad")) opt.grad = true;
   }
   cudaDeviceProp prop;
   HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -288,6 +385,16 @@ int main(int argc, char** argv) {
       RunCase<F16>("cumsum f16", s, false, false, 0, csum16, [&] { return F16(uni(rng)); }, CumsumError<F16>, stream, copy2);
       RunCase<BF16>("cumsum bf16", s, false, false, 0, csumbf, [&] { return BF16(uni(rng)); }, CumsumError<BF16>, stream, copy2);
       RunCase<double>("cumsum f64", s, false, false, 0, csum64, [&] { return double(uni(rng)); }, CumsumError<double>, stream, copy8);
+    }
+    if (opt.grad) {  // --grad: logcumsumexp's gradient, generic and fast tiles
+      using FastOp = phi::funcs::LogcumsumexpGradOp<float, double>;
+      GradCase<GenericLseGradOp>("generic", s, false, false, stream, copy4);
+      GradCase<FastOp>("fast", s, false, false, stream, copy4);
+      if (s.inner == 1 && s.outer <= 4096) {
+        GradCase<GenericLseGradOp>("generic", s, true, true, stream, copy4);
+        GradCase<FastOp>("fast", s, true, true, stream, copy4);
+      }
+      continue;
     }
     std::vector<int64_t> segs{0};
     if (opt.seg && s.inner == 1 && s.outer < 4096) segs = {0, 2048, 8192, 16384};
