@@ -452,7 +452,7 @@ struct SumKernel {
           }
           Accumulate(&vth, &vtl, v);
           if (!kStore) continue;
-          hn::Vec<ColTag> r;
+          auto r = hn::Zero(d);
           if (q.exclusive) r = RoundOut<Out, kOdd>(d, vrh, vrl);
           Run(&vrh, &vrl, v);
           if (!q.exclusive) r = RoundOut<Out, kOdd>(d, vrh, vrl);
