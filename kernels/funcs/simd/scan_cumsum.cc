@@ -44,6 +44,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "kernels/funcs/cpu/scan_driver.h"
@@ -140,11 +141,8 @@ HWY_NOINLINE hn::Vec<D> RedoFloatTies(D d, hn::Vec<D> hi, hn::Vec<D> lo, hn::Vec
   return hn::Load(d, o);
 }
 
-// An output pair hi + lo rounded once, as a double vector: for Out = double the nearest double;
-// for Out = float the double whose conversion to float is the rounded value; kOdd (16-bit types)
-// the pair rounded to odd (rounded on to odd float and T by the caller).
 template <class Out, bool kOdd, class D, class V = hn::Vec<D>>
-HWY_INLINE V RoundOut(D d, V hi, V lo) {
+HWY_INLINE V RoundOutAnyNaN(D d, V hi, V lo) {
   if constexpr (kOdd) {
     return RoundToOdd(d, hi, lo);
   } else if constexpr (std::is_same<Out, float>::value) {
@@ -156,6 +154,17 @@ HWY_INLINE V RoundOut(D d, V hi, V lo) {
   } else {
     return hn::Add(hi, lo);
   }
+}
+
+// An output pair hi + lo rounded once, as a double vector: for Out = double the nearest double;
+// for Out = float the double whose conversion to float is the rounded value; kOdd (16-bit types)
+// the pair rounded to odd (rounded on to odd float and T by the caller). A NaN output is the
+// positive quiet NaN: which NaN an addition of two returns depends on the operand order the
+// compiler picked and on the lanes' grouping, so the bits would differ between targets.
+template <class Out, bool kOdd, class D, class V = hn::Vec<D>>
+HWY_INLINE V RoundOut(D d, V hi, V lo) {
+  const V r = RoundOutAnyNaN<Out, kOdd>(d, hi, lo);
+  return hn::IfThenElse(hn::IsNaN(r), hn::Set(d, std::numeric_limits<double>::quiet_NaN()), r);
 }
 
 // One step of N lanes between memory (In / Out: float or double) and double lanes; reversed,
