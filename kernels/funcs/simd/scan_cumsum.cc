@@ -141,8 +141,11 @@ HWY_NOINLINE hn::Vec<D> RedoFloatTies(D d, hn::Vec<D> hi, hn::Vec<D> lo, hn::Vec
   return hn::Load(d, o);
 }
 
+// An output pair hi + lo rounded once, as a double vector: for Out = double the nearest double;
+// for Out = float the double whose conversion to float is the rounded value; kOdd (16-bit types)
+// the pair rounded to odd (rounded on to odd float and T by the caller).
 template <class Out, bool kOdd, class D, class V = hn::Vec<D>>
-HWY_INLINE V RoundOutAnyNaN(D d, V hi, V lo) {
+HWY_INLINE V RoundOut(D d, V hi, V lo) {
   if constexpr (kOdd) {
     return RoundToOdd(d, hi, lo);
   } else if constexpr (std::is_same<Out, float>::value) {
@@ -156,15 +159,19 @@ HWY_INLINE V RoundOutAnyNaN(D d, V hi, V lo) {
   }
 }
 
-// An output pair hi + lo rounded once, as a double vector: for Out = double the nearest double;
-// for Out = float the double whose conversion to float is the rounded value; kOdd (16-bit types)
-// the pair rounded to odd (rounded on to odd float and T by the caller). A NaN output is the
-// positive quiet NaN: which NaN an addition of two returns depends on the operand order the
-// compiler picked and on the lanes' grouping, so the bits would differ between targets.
-template <class Out, bool kOdd, class D, class V = hn::Vec<D>>
-HWY_INLINE V RoundOut(D d, V hi, V lo) {
-  const V r = RoundOutAnyNaN<Out, kOdd>(d, hi, lo);
-  return hn::IfThenElse(hn::IsNaN(r), hn::Set(d, std::numeric_limits<double>::quiet_NaN()), r);
+// NaN outputs become the positive quiet NaN: which NaN an addition of two returns depends on the
+// operand order the compiler picked and on the lanes' grouping, so the bits would differ between
+// targets. Only where a running pair ended non-finite (a NaN stays; an inf may meet its opposite),
+// so the loops above pay one check per block.
+template <class D>
+HWY_INLINE bool AllFinite(D d, hn::Vec<D> v) {
+  return hn::AllTrue(d, hn::IsFinite(v));
+}
+template <class Out>
+HWY_NOINLINE void CanonicalNaNs(Out* p, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (p[i] != p[i]) p[i] = std::numeric_limits<Out>::quiet_NaN();
+  }
 }
 
 // One step of N lanes between memory (In / Out: float or double) and double lanes; reversed,
@@ -273,7 +280,7 @@ HWY_INLINE void ScatterStep(D d, Out* p, int64_t seg, int64_t j, hn::Vec<D> r) {
 #endif
 
 // Pass B: each lane's running pair (rh, rl) down its seg steps (a multiple of StepsPerMove), the
-// outputs rounded once (RoundOut) at o.
+// outputs rounded once (RoundOut) at o, NaNs made canonical.
 template <bool kRev, bool kOdd, class D, class In, class Out>
 HWY_INLINE void SegmentRuns(D d, const In* p, Out* o, int64_t seg, hn::Vec<D> rh, hn::Vec<D> rl, bool exclusive) {
 #if HWY_HAVE_SCALABLE
@@ -296,6 +303,10 @@ HWY_INLINE void SegmentRuns(D d, const In* p, Out* o, int64_t seg, hn::Vec<D> rh
     StoreSteps<kRev>(d, o, seg, j, r);
   }
 #endif
+  if (!AllFinite(d, rh)) {
+    const int64_t n = static_cast<int64_t>(hn::Lanes(d)) * seg;
+    CanonicalNaNs(kRev ? o - n + 1 : o, n);
+  }
 }
 
 // The pairs of v added in a fixed tree: ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + ...).
@@ -441,7 +452,14 @@ struct SumKernel {
     for (int64_t b0 = s0; b0 < s1; b0 += kColBlock) {
       const int64_t n = std::min<int64_t>(kColBlock, s1 - b0);
       if constexpr (kOdd) {
-        for (int64_t j = 0; j < n; ++j) Convert(x + q.Offset(b0 + j), xs[j], G);
+        for (int64_t j = 0; j < n; ++j) {
+          const T* p = x + q.Offset(b0 + j);
+          if constexpr (std::is_same<T, dtype::bfloat16>::value) {  // a shift: inline, cheaper than a call
+            for (int g = 0; g < G; ++g) xs[j][g] = dtype::bfloat16::BitsToFloat(p[g].x);
+          } else {
+            Convert(p, xs[j], G);
+          }
+        }
       }
       for (int c = 0; c < G; c += N) {
         const bool full = c + N <= G;
@@ -473,6 +491,16 @@ struct SumKernel {
             HWY_ALIGN T part[8];
             StoreLanes<false>(d, r, part);
             for (int g = 0; g < G - c; ++g) out[off + g] = part[g];
+          }
+        }
+        if (kStore && !AllFinite(d, vrh)) {
+          const int lanes = std::min(N, G - c);
+          for (int64_t j = 0; j < n; ++j) {
+            if constexpr (kOdd) {
+              CanonicalNaNs(os[j] + c, lanes);
+            } else {
+              CanonicalNaNs(out + q.Offset(b0 + j) + c, lanes);
+            }
           }
         }
         hn::Store(vth, d, th + c);
