@@ -96,12 +96,13 @@ HWY_INLINE void Accumulate(V* h, V* l, V v) {
   *h = TwoSum(*h, v, &e);
   *l = hn::Add(*l, e);
 }
-// The same for a running pair whose low part is an output's: NaN errors dropped at once.
+// The same for a running pair (the outputs'): its low part turns NaN once the high part is not
+// finite (and never finite again), and RoundOut drops it there, off this loop-carried chain.
 template <class V>
 HWY_INLINE void Run(V* h, V* l, V v) {
   V e;
   *h = TwoSum(*h, v, &e);
-  *l = DropNaN(hn::Add(*l, e));
+  *l = hn::Add(*l, e);
 }
 
 // funcs::RoundToOdd in lanes: hi + lo itself when it is a double, else its neighbour whose last
@@ -143,9 +144,10 @@ HWY_NOINLINE hn::Vec<D> RedoFloatTies(D d, hn::Vec<D> hi, hn::Vec<D> lo, hn::Vec
 
 // An output pair hi + lo rounded once, as a double vector: for Out = double the nearest double;
 // for Out = float the double whose conversion to float is the rounded value; kOdd (16-bit types)
-// the pair rounded to odd (rounded on to odd float and T by the caller).
+// the pair rounded to odd (rounded on to odd float and T by the caller). A NaN lo (Run) is 0.
 template <class Out, bool kOdd, class D, class V = hn::Vec<D>>
 HWY_INLINE V RoundOut(D d, V hi, V lo) {
+  lo = DropNaN(lo);
   if constexpr (kOdd) {
     return RoundToOdd(d, hi, lo);
   } else if constexpr (std::is_same<Out, float>::value) {
