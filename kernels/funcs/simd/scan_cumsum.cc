@@ -442,7 +442,8 @@ struct SumKernel {
     const hn::Rebind<float, ColTag> df;
     const int G = q.G;
     const int N = static_cast<int>(hn::Lanes(d));
-    HWY_ALIGN double th[8] = {}, tl[8] = {}, rh[8] = {}, rl[8] = {};
+    // 16: the second vector of a pair lies past 8 where N is 8 (never loaded, as G <= 8).
+    HWY_ALIGN double th[16] = {}, tl[16] = {}, rh[16] = {}, rl[16] = {};
     for (int g = 0; g < G && kStore; ++g) {
       rh[g] = carry[g].hi;
       rl[g] = carry[g].lo;
@@ -465,52 +466,76 @@ struct SumKernel {
           }
         }
       }
-      for (int c = 0; c < G; c += N) {
-        const bool full = c + N <= G;
-        auto vth = hn::Load(d, th + c), vtl = hn::Load(d, tl + c);
-        auto vrh = hn::Load(d, rh + c), vrl = hn::Load(d, rl + c);
-        for (int64_t j = 0; j < n; ++j) {
-          const int64_t off = q.Offset(b0 + j) + c;
-          hn::Vec<ColTag> v;
-          if constexpr (kOdd) {
-            v = hn::PromoteTo(d, hn::Load(df, xs[j] + c));
-          } else if (full) {
-            v = LoadLanes<false>(d, x + off);
-          } else {
-            HWY_ALIGN T part[8] = {};
-            for (int g = 0; g < G - c; ++g) part[g] = x[off + g];
-            v = LoadLanes<false>(d, part);
-          }
-          Accumulate(&vth, &vtl, v);
-          if (!kStore) continue;
-          auto r = hn::Zero(d);
-          if (q.exclusive) r = RoundOut<Out, kOdd>(d, vrh, vrl);
-          Run(&vrh, &vrl, v);
-          if (!q.exclusive) r = RoundOut<Out, kOdd>(d, vrh, vrl);
-          if constexpr (kOdd) {
-            hn::Store(r, d, os[j] + c);
-          } else if (full) {
-            StoreLanes<false>(d, r, out + off);
-          } else {
-            HWY_ALIGN T part[8];
-            StoreLanes<false>(d, r, part);
-            for (int g = 0; g < G - c; ++g) out[off + g] = part[g];
-          }
+      using V = hn::Vec<ColTag>;
+      // One step of the lanes from column cc (a vector, or the group's last part of one).
+      auto step = [&](int cc, int64_t j, V& vth, V& vtl, V& vrh, V& vrl) __attribute__((always_inline)) {
+        const bool full = cc + N <= G;
+        const int64_t off = q.Offset(b0 + j) + cc;
+        V v;
+        if constexpr (kOdd) {
+          v = hn::PromoteTo(d, hn::Load(df, xs[j] + cc));
+        } else if (full) {
+          v = LoadLanes<false>(d, x + off);
+        } else {
+          HWY_ALIGN T part[8] = {};
+          for (int g = 0; g < G - cc; ++g) part[g] = x[off + g];
+          v = LoadLanes<false>(d, part);
         }
+        Accumulate(&vth, &vtl, v);
+        if (!kStore) return;
+        V r = hn::Zero(d);
+        if (q.exclusive) r = RoundOut<Out, kOdd>(d, vrh, vrl);
+        Run(&vrh, &vrl, v);
+        if (!q.exclusive) r = RoundOut<Out, kOdd>(d, vrh, vrl);
+        if constexpr (kOdd) {
+          hn::Store(r, d, os[j] + cc);
+        } else if (full) {
+          StoreLanes<false>(d, r, out + off);
+        } else {
+          HWY_ALIGN T part[8];
+          StoreLanes<false>(d, r, part);
+          for (int g = 0; g < G - cc; ++g) out[off + g] = part[g];
+        }
+      };
+      // The state back to memory after the block (NaN outputs made canonical).
+      auto finish = [&](int cc, V vth, V vtl, V vrh, V vrl) {
         if (kStore && !AllFinite(d, vrh)) {
-          const int lanes = std::min(N, G - c);
+          const int lanes = std::min(N, G - cc);
           for (int64_t j = 0; j < n; ++j) {
             if constexpr (kOdd) {
-              CanonicalNaNs(os[j] + c, lanes);
+              CanonicalNaNs(os[j] + cc, lanes);
             } else {
-              CanonicalNaNs(out + q.Offset(b0 + j) + c, lanes);
+              CanonicalNaNs(out + q.Offset(b0 + j) + cc, lanes);
             }
           }
         }
-        hn::Store(vth, d, th + c);
-        hn::Store(vtl, d, tl + c);
-        hn::Store(vrh, d, rh + c);
-        hn::Store(vrl, d, rl + c);
+        hn::Store(vth, d, th + cc);
+        hn::Store(vtl, d, tl + cc);
+        hn::Store(vrh, d, rh + cc);
+        hn::Store(vrl, d, rl + cc);
+      };
+      // Two vectors at a time where the group has them: two independent chains per step.
+      for (int c = 0; c < G; c += 2 * N) {
+        const int c2 = c + N;
+        const bool has2 = c2 < G;
+        V th1 = hn::Load(d, th + c), tl1 = hn::Load(d, tl + c), rh1 = hn::Load(d, rh + c), rl1 = hn::Load(d, rl + c);
+        V th2 = hn::Zero(d), tl2 = th2, rh2 = th2, rl2 = th2;
+        if (has2) {
+          th2 = hn::Load(d, th + c2);
+          tl2 = hn::Load(d, tl + c2);
+          rh2 = hn::Load(d, rh + c2);
+          rl2 = hn::Load(d, rl + c2);
+        }
+        if (has2) {
+          for (int64_t j = 0; j < n; ++j) {
+            step(c, j, th1, tl1, rh1, rl1);
+            step(c2, j, th2, tl2, rh2, rl2);
+          }
+          finish(c2, th2, tl2, rh2, rl2);
+        } else {
+          for (int64_t j = 0; j < n; ++j) step(c, j, th1, tl1, rh1, rl1);
+        }
+        finish(c, th1, tl1, rh1, rl1);
       }
       if constexpr (kOdd) {
         if (kStore) {
