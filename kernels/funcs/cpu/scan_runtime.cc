@@ -25,6 +25,7 @@ bool CpuScanSimdEnabled() {
          simd::CpuIsaInUse() >= simd::CpuIsa::kAvx2;
 }
 void SetCpuScanSimdEnabled(bool on) { g_simd_off.store(!on, std::memory_order_relaxed); }
+bool CpuScanSimdSwitchedOn() { return !g_simd_off.load(std::memory_order_relaxed); }
 
 int64_t CpuScanChunk() {
   const int64_t c = g_chunk.load(std::memory_order_relaxed);

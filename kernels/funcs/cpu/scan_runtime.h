@@ -27,6 +27,9 @@ using ::phi::SetCpuNumThreads;
 bool CpuScanSimdSupported();  // compiled in and supported by this CPU (AVX2 at least)
 bool CpuScanSimdEnabled();    // supported, not disabled, and PADDLE_OPS_CPU_ISA allows AVX2
 void SetCpuScanSimdEnabled(bool on);
+// Not disabled by SetCpuScanSimdEnabled: the Highway kernels (cumsum, kernels/funcs/simd/
+// scan_cumsum.h) run on whichever vector target is in use, AVX2 or not.
+bool CpuScanSimdSwitchedOn();
 
 // Steps per chunk (a multiple of 1024). Tests shrink it to reach chunk boundaries on small
 // inputs; 0 restores the default.

@@ -39,22 +39,17 @@ struct ScanCall {
 //     docs/spec.md §1 in double lanes (float outputs: gates as 1 + expm1 and exp(x - o) in
 //     float lanes). c.reverse is the direction of the gradient's scan (the opposite of the
 //     forward's).
-//   CumsumScan: double-double sums in double lanes (float32 and 16-bit types, float64 rows and
-//     float64 columns in groups of 8; other float64 columns and integers stay generic).
-#define PADDLE_OPS_SIMD_SCAN_DECLARE()                                                                  \
-  template <typename T>                                                                                 \
-  bool LogcumsumexpScan(const T* x, T* out, const ScanCall& c);                                         \
-  template <typename T>                                                                                 \
-  bool LogcumsumexpGradScan(const T* x, const T* out, const T* out_grad, T* x_grad, const ScanCall& c); \
-  template <typename T>                                                                                 \
-  bool CumsumScan(const T* x, T* out, const ScanCall& c);
+#define PADDLE_OPS_SIMD_SCAN_DECLARE()                                          \
+  template <typename T>                                                         \
+  bool LogcumsumexpScan(const T* x, T* out, const ScanCall& c);                 \
+  template <typename T>                                                         \
+  bool LogcumsumexpGradScan(const T* x, const T* out, const T* out_grad, T* x_grad, const ScanCall& c);
 
 // Both sets are instantiated for the same types, T: float, double, float16, bfloat16 (the
 // file that expands this includes their headers).
 #define PADDLE_OPS_SIMD_SCAN_INSTANTIATE_TYPE(T)                                            \
   template bool LogcumsumexpScan<T>(const T*, T*, const ScanCall&);                         \
-  template bool LogcumsumexpGradScan<T>(const T*, const T*, const T*, T*, const ScanCall&); \
-  template bool CumsumScan<T>(const T*, T*, const ScanCall&);
+  template bool LogcumsumexpGradScan<T>(const T*, const T*, const T*, T*, const ScanCall&);
 #define PADDLE_OPS_SIMD_SCAN_INSTANTIATE()              \
   PADDLE_OPS_SIMD_SCAN_INSTANTIATE_TYPE(float)          \
   PADDLE_OPS_SIMD_SCAN_INSTANTIATE_TYPE(double)         \
@@ -62,6 +57,11 @@ struct ScanCall {
   PADDLE_OPS_SIMD_SCAN_INSTANTIATE_TYPE(dtype::bfloat16)
 
 PADDLE_OPS_SIMD_SCAN_DECLARE()
+// CumsumScan: double-double sums in double lanes (float32 and 16-bit types, float64 rows and
+// float64 columns in groups of 8; other float64 columns and integers stay generic), one Highway
+// source for every vector target (kernels/funcs/simd/scan_cumsum.h), the dispatcher's only.
+template <typename T>
+bool CumsumScan(const T* x, T* out, const ScanCall& c);
 
 namespace avx2 {
 PADDLE_OPS_SIMD_SCAN_DECLARE()

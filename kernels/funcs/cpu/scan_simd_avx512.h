@@ -26,15 +26,6 @@ namespace avx512 {
 template <bool kStore>
 LseFloatBlockResult LseFloatBlock16(const float* xb, float* ob, int n, float M, double s, double a, double b, double r);
 
-// cumsum of one block of a float32 or float64 row, 8 * seg steps at p in scan order (seg a
-// multiple of 4; reversed rows run down from p): the 8-double-lane form of scan_simd_avx2.cc's
-// SumRowBlock (8 segments, one per lane, each summed down its steps as a double-double; the
-// segment totals added in a fixed order; each output rounded once). Returns the block's total
-// and, when storing, writes the outputs at o from the running pair `base` before the block.
-template <bool kStore, bool kRev, typename T>
-CompensatedSum<double> SumRowBlock(const T* p, T* o, int64_t seg, const CompensatedSum<double>& base,
-                                   bool exclusive);
-
 }  // namespace avx512
 }  // namespace simd
 }  // namespace funcs

@@ -8,6 +8,7 @@
 
 #include "kernels/funcs/cpu/scan_runtime.h"
 #include "kernels/funcs/simd/cpu_isa.h"
+#include "kernels/funcs/simd/scan_cumsum.h"
 #include "paddle_ops/common/bfloat16.h"
 #include "paddle_ops/common/float16.h"
 
@@ -45,12 +46,19 @@ template <typename T>
 bool LogcumsumexpGradScan(const T* x, const T* out, const T* out_grad, T* x_grad, const ScanCall& c) {
   PADDLE_OPS_SIMD_CALL(LogcumsumexpGradScan<T>, x, out, out_grad, x_grad);
 }
+// cumsum is one Highway source for every target (kernels/funcs/simd/scan_cumsum.cc), chosen by
+// the target in use; it leaves the fallback target (PADDLE_OPS_CPU_ISA=baseline) to the generic
+// engine, as SetCpuScanSimdEnabled(false) does.
 template <typename T>
 bool CumsumScan(const T* x, T* out, const ScanCall& c) {
-  PADDLE_OPS_SIMD_CALL(CumsumScan<T>, x, out);
+  return CpuScanSimdSwitchedOn() && CumsumVector(x, out, c.layout, c.exclusive, c.reverse);
 }
 
 PADDLE_OPS_SIMD_SCAN_INSTANTIATE()
+template bool CumsumScan<float>(const float*, float*, const ScanCall&);
+template bool CumsumScan<double>(const double*, double*, const ScanCall&);
+template bool CumsumScan<dtype::float16>(const dtype::float16*, dtype::float16*, const ScanCall&);
+template bool CumsumScan<dtype::bfloat16>(const dtype::bfloat16*, dtype::bfloat16*, const ScanCall&);
 #undef PADDLE_OPS_SIMD_CALL
 
 }  // namespace simd
