@@ -1,0 +1,735 @@
+// gla (docs/spec.md §5): the chunked form on the CPU, forward and backward of one head, computing
+// in float (float32 and the 16-bit types; float64 stays on the recurrent form of recurrent.h), and
+// the whole-call entry points of chunk_cpu.h. One source, compiled by Highway for each of its
+// targets (hwy/foreach_target.h re-includes this file once per target) and chosen at run time by
+// the target in use (kernels/funcs/simd/cpu_isa.h), as convert.cc and scan_cumsum.cc are. The
+// small matrix products are our own fixed register tiles (Gemm below), the exps Highway's
+// contrib/math Exp (1 ulp) with inf and NaN kept as std::exp keeps them.
+//
+// Chunks of kGlaCpuChunk steps; B_r = sum_{s <= r} gk_s inside the chunk (summed in double, each
+// gate raised to kGlaCpuGateFloor first, which keeps -inf and huge gates exact: chunk_cpu.h),
+// Btot its last row, S the state at the chunk's start. With qs = scale q:
+//   o_r   = (qs_r * exp(B_r)) S + sum_{s <= r} A[r, s] v_s,  A[r, s] = sum_i qs_ri k_si exp(B_ri - B_si)
+//   S'    = exp(Btot)[:, None] * S + (k * exp(Btot - B))^T v
+// A's off-diagonal 16-step blocks are matrix products of q and k scaled against one reference
+// row per secondary chunk (the cumulative decay just before it), so every exponent is <= 0
+// when gk <= 0; the diagonal blocks take exp(B_ri - B_si) as the running product
+// exp(gk_{s+1}) ... exp(gk_r) (each factor <= 1 when gk <= 0).
+// Backward, with dS the gradient of the state after the chunk and dA = do v^T (causal):
+//   dq_r  = scale (exp(B_r) * (S do_r) + sum_{s <= r} dA[r, s] k_s exp(B_r - B_s))
+//   dk_s  = exp(Btot - B_s) * (dS v_s) + sum_{r >= s} dA[r, s] qs_r exp(B_r - B_s)
+//   dv    = A^T do + (k * exp(Btot - B)) dS,   dS_before = exp(Btot)[:, None] * dS + (qs * exp(B))^T do
+// and dgk as in the recurrent form (recurrent.h): the reverse sum of q dq - k dk without each
+// step's own term, plus the final state's share, restarting from 0 at a gate whose factor is 0;
+// dgk_0 = sum_j dh0 * h0. The backward keeps the states before the chunks transposed (S^T), so
+// that S do_r is a plain product too. The per-head computation is sequential in a fixed order,
+// so results do not depend on the thread count; they do depend on the target (vector widths and
+// tiles group the sums differently), each within the spec's bounds.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/gla/chunk_cpu.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// clang-format off: highway.h after foreach_target.h
+#include "hwy/highway.h"
+#include "hwy/contrib/math/math-inl.h"
+// clang-format on
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/funcs/simd/convert.h"
+#include "kernels/funcs/simd/cpu_isa.h"
+#include "kernels/gla/chunk_cpu.h"
+#include "kernels/gla/recurrent.h"
+#include "kernels/util/omp_exception.h"
+#include "paddle_ops/core/cpu_threads.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace phi {
+namespace funcs {
+namespace gla_cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+using DD = hn::ScalableTag<double>;
+
+// Vectors per register tile row: 4 where the target has 32 vector registers (AVX-512, Arm),
+// else 2 (16 registers); 4 rows per tile.
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3) || (HWY_ARCH_ARM_A64 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR)
+constexpr int kTileVectors = 4;
+#else
+constexpr int kTileVectors = 2;
+#endif
+
+inline int64_t RoundUpToLanes(int64_t n) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(DF()));
+  return (n + lanes - 1) / lanes * lanes;
+}
+
+// A row-major float matrix whose rows are padded to whole vectors (ld, a multiple of the lanes),
+// so that every row operation runs on whole vectors. The padding columns hold finite values (0
+// where loaded, and what the whole-vector operations make of them); they reach no real column.
+template <typename F>
+struct Matrix {
+  int64_t rows = 0, cols = 0, ld = 0;
+  std::vector<F> buf;
+  void Resize(int64_t r, int64_t c, int64_t ld_cols) {
+    rows = r, cols = c, ld = RoundUpToLanes(ld_cols);
+    if (static_cast<int64_t>(buf.size()) < r * ld) buf.resize(static_cast<size_t>(r * ld));
+  }
+  void Resize(int64_t r, int64_t c) { Resize(r, c, c); }
+  F* Row(int64_t r) { return buf.data() + r * ld; }
+  const F* Row(int64_t r) const { return buf.data() + r * ld; }
+  F& operator()(int64_t r, int64_t c) { return buf[static_cast<size_t>(r * ld + c)]; }
+  F operator()(int64_t r, int64_t c) const { return buf[static_cast<size_t>(r * ld + c)]; }
+  void SetZero() { std::fill(buf.begin(), buf.begin() + rows * ld, F(0)); }
+};
+using Mat = Matrix<float>;
+
+// ---- element-wise steps (whole vectors over a padded row) -----------------------------------
+// exp in lanes as std::exp: Highway's Exp (1 ulp; 0 below -104), +inf above float's range, a NaN
+// kept.
+HWY_INLINE VF ExpLanes(DF d, VF x) {
+  VF y = hn::Exp(d, x);
+  y = hn::IfThenElse(hn::Gt(x, hn::Set(d, 88.8f)), hn::Set(d, std::numeric_limits<float>::infinity()), y);
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
+}
+
+// f[i] = exp(float(a[i] - b[i])) for i < n (n a multiple of the lanes; b null: 0).
+inline void ExpDiff(const double* a, const double* b, int64_t n, float* f) {
+  const DD dd;
+  const hn::Rebind<float, DD> dh;
+  const int64_t nd = static_cast<int64_t>(hn::Lanes(dd));
+  for (int64_t i = 0; i < n; i += nd) {
+    auto x = hn::LoadU(dd, a + i);
+    if (b) x = hn::Sub(x, hn::LoadU(dd, b + i));
+    hn::StoreU(hn::DemoteTo(dh, x), dh, f + i);
+  }
+  const DF d;
+  const int64_t nf = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t i = 0; i < n; i += nf) hn::StoreU(ExpLanes(d, hn::LoadU(d, f + i)), d, f + i);
+}
+
+// y[i] = x[i] * m[i] (or y[i] += x[i] * m[i] when add) for i < n.
+inline void MulRow(const float* x, const float* m, int64_t n, float* y, bool add = false) {
+  const DF d;
+  const int64_t nf = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t i = 0; i < n; i += nf) {
+    const VF p = hn::Mul(hn::LoadU(d, x + i), hn::LoadU(d, m + i));
+    hn::StoreU(add ? hn::Add(hn::LoadU(d, y + i), p) : p, d, y + i);
+  }
+}
+
+// y[i] *= a for i < n.
+inline void ScaleRow(float a, int64_t n, float* y) {
+  const DF d;
+  const int64_t nf = static_cast<int64_t>(hn::Lanes(d));
+  const VF av = hn::Set(d, a);
+  for (int64_t i = 0; i < n; i += nf) hn::StoreU(hn::Mul(hn::LoadU(d, y + i), av), d, y + i);
+}
+
+// sum_i x[i] y[i] f[i] for i < n (one vector sum, then its lanes: a fixed order per target).
+inline float Dot3(const float* x, const float* y, const float* f, int64_t n) {
+  const DF d;
+  const int64_t nf = static_cast<int64_t>(hn::Lanes(d));
+  VF s = hn::Zero(d);
+  for (int64_t i = 0; i < n; i += nf) {
+    s = hn::MulAdd(hn::Mul(hn::LoadU(d, x + i), hn::LoadU(d, y + i)), hn::LoadU(d, f + i), s);
+  }
+  return hn::GetLane(hn::SumOfLanes(d, s));
+}
+
+// ---- the small matrix products --------------------------------------------------------------
+// An operand read by element: a(i, k) = p[i * rs + k * cs] (rs = ld, cs = 1 for a row-major
+// matrix; rs = 1, cs = ld for its transpose).
+struct Operand {
+  const float* p;
+  int64_t rs, cs;
+  const float* At(int64_t i, int64_t k) const { return p + i * rs + k * cs; }
+};
+
+template <int NV>
+HWY_INLINE void LoadTileRow(DF d, const float* c, bool acc, VF& c0, VF& c1, VF& c2, VF& c3) {
+  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+  c0 = acc ? hn::LoadU(d, c) : hn::Zero(d);
+  if constexpr (NV > 1) c1 = acc ? hn::LoadU(d, c + n) : hn::Zero(d);
+  if constexpr (NV > 2) c2 = acc ? hn::LoadU(d, c + 2 * n) : hn::Zero(d);
+  if constexpr (NV > 3) c3 = acc ? hn::LoadU(d, c + 3 * n) : hn::Zero(d);
+}
+template <int NV>
+HWY_INLINE void StoreTileRow(DF d, float* c, VF c0, VF c1, VF c2, VF c3) {
+  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+  hn::StoreU(c0, d, c);
+  if constexpr (NV > 1) hn::StoreU(c1, d, c + n);
+  if constexpr (NV > 2) hn::StoreU(c2, d, c + 2 * n);
+  if constexpr (NV > 3) hn::StoreU(c3, d, c + 3 * n);
+}
+template <int NV>
+HWY_INLINE void FmaTileRow(DF d, float a, VF b0, VF b1, VF b2, VF b3, VF& c0, VF& c1, VF& c2, VF& c3) {
+  const VF av = hn::Set(d, a);
+  c0 = hn::MulAdd(av, b0, c0);
+  if constexpr (NV > 1) c1 = hn::MulAdd(av, b1, c1);
+  if constexpr (NV > 2) c2 = hn::MulAdd(av, b2, c2);
+  if constexpr (NV > 3) c3 = hn::MulAdd(av, b3, c3);
+}
+
+// One register tile: C[i, j] (+)= sum_{k0 <= k < k1} a(i, k) b[k * ldb + j] for MR rows (1 or 4)
+// and NV vectors of columns; a, b and c at the tile's first row and column.
+template <int MR, int NV>
+HWY_NOINLINE void Tile(Operand a, int64_t k0, int64_t k1, const float* b, int64_t ldb, float* c, int64_t ldc,
+                       bool acc) {
+  static_assert(MR == 1 || MR == 4, "tiles of 1 or 4 rows");
+  const DF d;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+  VF c00 = hn::Zero(d), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
+  VF c20 = c00, c21 = c00, c22 = c00, c23 = c00, c30 = c00, c31 = c00, c32 = c00, c33 = c00;
+  LoadTileRow<NV>(d, c, acc, c00, c01, c02, c03);
+  if constexpr (MR > 1) {
+    LoadTileRow<NV>(d, c + ldc, acc, c10, c11, c12, c13);
+    LoadTileRow<NV>(d, c + 2 * ldc, acc, c20, c21, c22, c23);
+    LoadTileRow<NV>(d, c + 3 * ldc, acc, c30, c31, c32, c33);
+  }
+  for (int64_t k = k0; k < k1; ++k) {
+    const float* bk = b + k * ldb;
+    const VF b0 = hn::LoadU(d, bk);
+    const VF b1 = NV > 1 ? hn::LoadU(d, bk + n) : b0;
+    const VF b2 = NV > 2 ? hn::LoadU(d, bk + 2 * n) : b0;
+    const VF b3 = NV > 3 ? hn::LoadU(d, bk + 3 * n) : b0;
+    const float* ak = a.At(0, k);
+    FmaTileRow<NV>(d, ak[0], b0, b1, b2, b3, c00, c01, c02, c03);
+    if constexpr (MR > 1) {
+      FmaTileRow<NV>(d, ak[a.rs], b0, b1, b2, b3, c10, c11, c12, c13);
+      FmaTileRow<NV>(d, ak[2 * a.rs], b0, b1, b2, b3, c20, c21, c22, c23);
+      FmaTileRow<NV>(d, ak[3 * a.rs], b0, b1, b2, b3, c30, c31, c32, c33);
+    }
+  }
+  StoreTileRow<NV>(d, c, c00, c01, c02, c03);
+  if constexpr (MR > 1) {
+    StoreTileRow<NV>(d, c + ldc, c10, c11, c12, c13);
+    StoreTileRow<NV>(d, c + 2 * ldc, c20, c21, c22, c23);
+    StoreTileRow<NV>(d, c + 3 * ldc, c30, c31, c32, c33);
+  }
+}
+
+// The rows [i0, i0 + MR) of C over every column vector, k in [k0, k1).
+template <int MR>
+void TileRows(Operand a, int64_t i0, int64_t k0, int64_t k1, const float* b, int64_t ldb, Mat* c, bool acc) {
+  if (k1 <= k0 && acc) return;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(DF()));
+  const int64_t width = c->ld;
+  const Operand ai{a.At(i0, 0), a.rs, a.cs};
+  float* ci = c->Row(i0);
+  int64_t j = 0;
+  for (; j + kTileVectors * n <= width; j += kTileVectors * n) {
+    Tile<MR, kTileVectors>(ai, k0, k1, b + j, ldb, ci + j, c->ld, acc);
+  }
+  if constexpr (kTileVectors > 2) {
+    for (; j + 2 * n <= width; j += 2 * n) Tile<MR, 2>(ai, k0, k1, b + j, ldb, ci + j, c->ld, acc);
+  }
+  for (; j < width; j += n) Tile<MR, 1>(ai, k0, k1, b + j, ldb, ci + j, c->ld, acc);
+}
+
+// Which k each row i of a product takes: all of [0, K); k <= i (a lower triangular a, zero above
+// its diagonal: those terms are left out, not multiplied by 0); or k >= i (an upper triangular a).
+enum class Band { kFull, kLower, kUpper };
+
+// C = a B (acc: C += a B) for C's rows and every column of its padded width; B row-major with
+// ldb >= C's ld (its padding columns multiply into C's).
+void Gemm(Operand a, const float* b, int64_t ldb, int64_t K, Mat* c, bool acc, Band band = Band::kFull) {
+  const int64_t M = c->rows;
+  int64_t i = 0;
+  for (; i + 4 <= M; i += 4) {
+    // The k every row of the tile takes, by tiles; the rest row by row.
+    const int64_t k0 = band == Band::kUpper ? i + 3 : 0, k1 = band == Band::kLower ? i + 1 : K;
+    TileRows<4>(a, i, k0, k1, b, ldb, c, acc);
+    if (band == Band::kFull) continue;
+    for (int64_t r = i + 1; r < i + 4 && band == Band::kLower; ++r) TileRows<1>(a, r, i + 1, r + 1, b, ldb, c, true);
+    for (int64_t r = i; r < i + 3 && band == Band::kUpper; ++r) TileRows<1>(a, r, r, i + 3, b, ldb, c, true);
+  }
+  for (; i < M; ++i) {
+    const int64_t k0 = band == Band::kUpper ? i : 0, k1 = band == Band::kLower ? i + 1 : K;
+    TileRows<1>(a, i, k0, k1, b, ldb, c, acc);
+  }
+}
+
+Operand Rows(const Mat& m, int64_t r0 = 0) { return Operand{m.Row(r0), m.ld, 1}; }
+Operand Transposed(const Mat& m, int64_t r0 = 0, int64_t c0 = 0) { return Operand{m.Row(r0) + c0, 1, m.ld}; }
+
+// t = m^T for m's rows and columns, t's rows ld_cols wide (rounded up to whole vectors), its
+// padding columns 0.
+void Transpose(const Mat& m, int64_t ld_cols, Mat* t) {
+  t->Resize(m.cols, m.rows, ld_cols);
+  for (int64_t j = 0; j < m.cols; ++j) {
+    float* tj = t->Row(j);
+    for (int64_t i = 0; i < m.rows; ++i) tj[i] = m(i, j);
+    std::fill(tj + m.rows, tj + t->ld, 0.f);
+  }
+}
+
+// ---- loading --------------------------------------------------------------------------------
+// dst[0, n) = src[0, n) converted (a copy for float, else the run-time dispatched conversions
+// between float and the 16-bit types: bitwise the scalar ones, rounding to nearest even going
+// down).
+template <typename From, typename To>
+inline void CopyRow(const From* src, int64_t n, To* dst) {
+  if constexpr (std::is_same<From, To>::value) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(To));
+  } else {
+    simd::Convert(src, dst, n);
+  }
+}
+// A row of length n loaded as float into a padded row of width ld, the padding 0.
+template <typename T>
+inline void LoadRow(const T* src, int64_t n, int64_t ld, float* dst) {
+  CopyRow(src, n, dst);
+  std::fill(dst + n, dst + ld, 0.f);
+}
+
+// g[i] = max(g[i], kGlaCpuGateFloor) for i < n, a NaN kept (chunk_cpu.h says why).
+inline void RaiseToFloor(float* g, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (g[i] < kGlaCpuGateFloor) g[i] = kGlaCpuGateFloor;
+  }
+}
+
+// One chunk of one head, loaded as float, with its cumulative decays and scores.
+struct Chunk {
+  int64_t L = 0, Dk = 0, ldk = 0;
+  Mat q, k, v;            // q already multiplied by scale
+  Mat ed, ek, eg;         // exp(B), exp(Btot - B), exp(gk)
+  Mat qd, kd;             // qs * exp(B), k * exp(Btot - B)
+  Mat A;                  // causal scores (row r, column s <= r; zero above the diagonal)
+  Matrix<double> B;       // [L, Dk] cumulative decays
+  Mat eb;                 // exp(Btot), one row of Dk
+  Mat f;                  // one row of Dk: exp(B_r - B_s) on the diagonal blocks
+
+  // full = false loads only what the state's advance needs (k, v, kd, eb).
+  template <typename T>
+  void Load(const GlaShape& s, int64_t bh, int64_t t0, int64_t len, const T* Q, const T* K, const T* V,
+            const T* G, float scale, bool full = true) {
+    L = len, Dk = s.Dk;
+    const int64_t Dv = s.Dv;
+    q.Resize(L, Dk), k.Resize(L, Dk), v.Resize(L, Dv), eg.Resize(L, Dk), B.Resize(L, Dk);
+    ldk = q.ld;
+    const DD dd;
+    const hn::Rebind<float, DD> dh;
+    const int64_t nd = static_cast<int64_t>(hn::Lanes(dd));
+    for (int64_t r = 0; r < L; ++r) {
+      const int64_t rk = s.QkRow(bh, t0 + r), rv = s.VRow(bh, t0 + r);
+      if (full) {
+        LoadRow(Q + rk, Dk, ldk, q.Row(r));
+        ScaleRow(scale, ldk, q.Row(r));
+      }
+      LoadRow(K + rk, Dk, ldk, k.Row(r));
+      LoadRow(G + rk, Dk, ldk, eg.Row(r));
+      RaiseToFloor(eg.Row(r), Dk);
+      LoadRow(V + rv, Dv, v.ld, v.Row(r));
+      // B_r = B_{r-1} + gk_r, in double.
+      double* Br = B.Row(r);
+      const float* gr = eg.Row(r);
+      for (int64_t i = 0; i < ldk; i += nd) {
+        auto x = hn::PromoteTo(dd, hn::LoadU(dh, gr + i));
+        if (r > 0) x = hn::Add(x, hn::LoadU(dd, B.Row(r - 1) + i));
+        hn::StoreU(x, dd, Br + i);
+      }
+    }
+    ed.Resize(L, Dk), ek.Resize(L, Dk), kd.Resize(L, Dk), eb.Resize(1, Dk), f.Resize(1, Dk);
+    const double* Bt = B.Row(L - 1);
+    ExpDiff(Bt, nullptr, ldk, eb.Row(0));
+    for (int64_t r = 0; r < L; ++r) {
+      ExpDiff(Bt, B.Row(r), ldk, ek.Row(r));
+      MulRow(k.Row(r), ek.Row(r), ldk, kd.Row(r));
+    }
+    if (!full) return;
+    qd.Resize(L, Dk);
+    const DF d;
+    const int64_t nf = static_cast<int64_t>(hn::Lanes(d));
+    for (int64_t r = 0; r < L; ++r) {
+      ExpDiff(B.Row(r), nullptr, ldk, ed.Row(r));
+      MulRow(q.Row(r), ed.Row(r), ldk, qd.Row(r));
+      float* er = eg.Row(r);
+      for (int64_t i = 0; i < ldk; i += nf) hn::StoreU(ExpLanes(d, hn::LoadU(d, er + i)), d, er + i);
+    }
+  }
+
+  // fn(r, s, f) for every pair s <= r of the diagonal block [a0, a1), s by s, with
+  // f = exp(B_r - B_s) = exp(gk_{s+1}) ... exp(gk_r) (products of factors <= 1 when gk <= 0).
+  template <typename Fn>
+  void DiagonalPairs(int64_t a0, int64_t a1, Fn&& fn) {
+    float* fr = f.Row(0);
+    for (int64_t c = a0; c < a1; ++c) {
+      std::fill(fr, fr + ldk, 1.f);
+      fn(c, c, fr);
+      for (int64_t r = c + 1; r < a1; ++r) {
+        MulRow(fr, eg.Row(r), ldk, fr);
+        fn(r, c, fr);
+      }
+    }
+  }
+  // The reference of secondary chunk a (rows a0 to a1, a0 > 0): B at row a0 - 1. ea =
+  // exp(B_r - ref) for its rows, qa = qs * ea; e = exp(ref - B_s) for s < a0, ks = k * e.
+  void Referenced(int64_t a0, int64_t a1, Mat* ea, Mat* qa, Mat* e, Mat* ks) const {
+    const double* ref = B.Row(a0 - 1);
+    ea->Resize(a1 - a0, Dk), qa->Resize(a1 - a0, Dk);
+    for (int64_t r = a0; r < a1; ++r) {
+      ExpDiff(B.Row(r), ref, ldk, ea->Row(r - a0));
+      MulRow(q.Row(r), ea->Row(r - a0), ldk, qa->Row(r - a0));
+    }
+    e->Resize(a0, Dk), ks->Resize(a0, Dk);
+    for (int64_t s = 0; s < a0; ++s) {
+      ExpDiff(ref, B.Row(s), ldk, e->Row(s));
+      MulRow(k.Row(s), e->Row(s), ldk, ks->Row(s));
+    }
+  }
+
+  // The causal scores A (zero above the diagonal); the 16 x 16 blocks on the diagonal only
+  // when asked for (the backward fills them in its own pass over those pairs). The products
+  // write whole vectors: a block's padding columns land right of it, on the diagonal block
+  // filled after it.
+  void Scores(Mat* ea, Mat* qa, Mat* e, Mat* ks, Mat* ksT, Mat* blk, bool diagonal) {
+    A.Resize(L, L, kGlaCpuChunk);
+    A.SetZero();
+    for (int64_t a0 = 0; a0 < L; a0 += kGlaCpuSub) {
+      const int64_t a1 = std::min(L, a0 + kGlaCpuSub);
+      if (a0 > 0) {
+        Referenced(a0, a1, ea, qa, e, ks);
+        Transpose(*ks, ks->rows, ksT);
+        blk->Resize(a1 - a0, a0);
+        Gemm(Rows(*qa), ksT->Row(0), ksT->ld, Dk, blk, false);
+        for (int64_t r = a0; r < a1; ++r) std::copy(blk->Row(r - a0), blk->Row(r - a0) + a0, A.Row(r));
+      }
+      if (!diagonal) continue;
+      DiagonalPairs(a0, a1, [&](int64_t r, int64_t c, const float* fr) { A(r, c) = Dot3(q.Row(r), k.Row(c), fr, ldk); });
+    }
+  }
+};
+
+// Per-thread workspace of the chunked form.
+struct Work {
+  Chunk c;
+  Mat S, dS, o, ea, qa, e, ks, ksT, blk, dO, vT, dA, dq, dk, dv, t1;
+  std::vector<float> states;  // backward: S^T before every chunk, and after the last
+  Mat acc;
+};
+
+inline int64_t NumChunks(int64_t T) { return (T + kGlaCpuChunk - 1) / kGlaCpuChunk; }
+
+// S = h0 (or 0), [Dk, Dv]; transposed: S^T, [Dv, Dk].
+inline void InitState(const GlaShape& s, const float* h0, bool transposed, Mat* S) {
+  const int64_t Dk = s.Dk, Dv = s.Dv;
+  if (transposed) {
+    S->Resize(Dv, Dk);
+  } else {
+    S->Resize(Dk, Dv);
+  }
+  S->SetZero();
+  if (!h0) return;
+  for (int64_t i = 0; i < Dk; ++i) {
+    for (int64_t j = 0; j < Dv; ++j) {
+      if (transposed) {
+        (*S)(j, i) = h0[i * Dv + j];
+      } else {
+        (*S)(i, j) = h0[i * Dv + j];
+      }
+    }
+  }
+}
+
+// S <- exp(Btot)[:, None] * S + x^T y (x: [L, Dk], y: [L, Dv]); the state's advance is x = kd,
+// y = v, the backward's dS before a chunk x = qd, y = do.
+inline void DecayAndAdd(const float* eb, const Mat& x, const Mat& y, int64_t L, Mat* S) {
+  for (int64_t i = 0; i < S->rows; ++i) ScaleRow(eb[i], S->ld, S->Row(i));
+  Gemm(Transposed(x), y.Row(0), y.ld, L, S, true);
+}
+// The same for S^T: S^T <- S^T * exp(Btot)[None, :] + v^T kd.
+inline void AdvanceStateTransposed(const Chunk& c, Mat* ST) {
+  for (int64_t j = 0; j < ST->rows; ++j) MulRow(ST->Row(j), c.eb.Row(0), ST->ld, ST->Row(j));
+  Gemm(Transposed(c.v), c.kd.Row(0), c.kd.ld, c.L, ST, true);
+}
+
+template <typename T>
+void ChunkedForwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, const T* v, const T* g,
+                        const float* h0, float scale, T* o, float* final_state, Work* w) {
+  const int64_t Dk = s.Dk, Dv = s.Dv;
+  InitState(s, h0, false, &w->S);
+  Chunk& c = w->c;
+  for (int64_t t0 = 0; t0 < s.T; t0 += kGlaCpuChunk) {
+    c.Load(s, bh, t0, std::min(kGlaCpuChunk, s.T - t0), q, k, v, g, scale);
+    c.Scores(&w->ea, &w->qa, &w->e, &w->ks, &w->ksT, &w->blk, true);
+    w->o.Resize(c.L, Dv);
+    Gemm(Rows(c.qd), w->S.Row(0), w->S.ld, Dk, &w->o, false);
+    Gemm(Rows(c.A), c.v.Row(0), c.v.ld, c.L, &w->o, true, Band::kLower);
+    for (int64_t r = 0; r < c.L; ++r) CopyRow(w->o.Row(r), Dv, o + s.VRow(bh, t0 + r));
+    DecayAndAdd(c.eb.Row(0), c.kd, c.v, c.L, &w->S);
+  }
+  if (final_state) {
+    for (int64_t i = 0; i < Dk; ++i) std::copy(w->S.Row(i), w->S.Row(i) + Dv, final_state + i * Dv);
+  }
+}
+
+template <typename T>
+void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, const T* v, const T* g,
+                         const float* h0, const T* dout, const float* dfinal, float scale, T* dq, T* dk,
+                         T* dv, T* dg, float* dh0, Work* w) {
+  const int64_t Dk = s.Dk, Dv = s.Dv, NC = NumChunks(s.T);
+  Chunk& c = w->c;
+  // Forward: S^T before every chunk and after the last.
+  InitState(s, h0, true, &w->S);
+  const int64_t SS = Dv * w->S.ld;
+  w->states.resize(static_cast<size_t>((NC + 1) * SS));
+  for (int64_t n = 0; n < NC; ++n) {
+    const int64_t t0 = n * kGlaCpuChunk;
+    std::copy(w->S.Row(0), w->S.Row(0) + SS, &w->states[n * SS]);
+    c.Load(s, bh, t0, std::min(kGlaCpuChunk, s.T - t0), q, k, v, g, scale, false);
+    AdvanceStateTransposed(c, &w->S);
+  }
+  // The final state's share of every gk gradient.
+  w->acc.Resize(1, Dk);
+  float* acc = w->acc.Row(0);
+  std::fill(acc, acc + w->acc.ld, 0.f);
+  if (dfinal) {
+    for (int64_t i = 0; i < Dk; ++i) {
+      float sum = 0;
+      for (int64_t j = 0; j < Dv; ++j) sum += dfinal[i * Dv + j] * w->S(j, i);
+      acc[i] = sum;
+    }
+  }
+  InitState(s, dfinal, false, &w->dS);
+  for (int64_t n = NC - 1; n >= 0; --n) {
+    const int64_t t0 = n * kGlaCpuChunk, L = std::min(kGlaCpuChunk, s.T - t0);
+    c.Load(s, bh, t0, L, q, k, v, g, scale);
+    c.Scores(&w->ea, &w->qa, &w->e, &w->ks, &w->ksT, &w->blk, false);
+    const int64_t ldk = c.ldk;
+    w->dO.Resize(L, Dv);
+    for (int64_t r = 0; r < L; ++r) LoadRow(dout + s.VRow(bh, t0 + r), Dv, w->dO.ld, w->dO.Row(r));
+    Transpose(c.v, kGlaCpuChunk, &w->vT);  // as wide as dA's rows
+    // dA = do v^T.
+    w->dA.Resize(L, L, kGlaCpuChunk);
+    Gemm(Rows(w->dO), w->vT.Row(0), w->vT.ld, Dv, &w->dA, false);
+    // dq / scale and dk without each step's own term: first from the state before the chunk
+    // (do S^T, S^T kept) and after it (v dS^T, as (dS v^T)^T).
+    const float* ST = &w->states[n * SS];
+    w->dq.Resize(L, Dk);
+    Gemm(Rows(w->dO), ST, ldk, Dv, &w->dq, false);
+    for (int64_t r = 0; r < L; ++r) MulRow(w->dq.Row(r), c.ed.Row(r), ldk, w->dq.Row(r));
+    w->t1.Resize(Dk, L, kGlaCpuChunk);
+    Gemm(Rows(w->dS), w->vT.Row(0), w->vT.ld, Dv, &w->t1, false);
+    w->dk.Resize(L, Dk);
+    for (int64_t r = 0; r < L; ++r) {
+      float* dkr = w->dk.Row(r);
+      const float* ekr = c.ek.Row(r);
+      for (int64_t i = 0; i < Dk; ++i) dkr[i] = w->t1(i, r) * ekr[i];
+      std::fill(dkr + Dk, dkr + ldk, 0.f);
+    }
+    // Then from the other steps of the chunk: blocks below the diagonal through each secondary
+    // chunk's reference, the diagonal blocks pair by pair (which also fills A there).
+    for (int64_t a0 = 0; a0 < L; a0 += kGlaCpuSub) {
+      const int64_t a1 = std::min(L, a0 + kGlaCpuSub);
+      if (a0 > 0) {
+        c.Referenced(a0, a1, &w->ea, &w->qa, &w->e, &w->ks);
+        // dq rows of a: exp(B_r - ref) * (dA ks); dk rows s < a0: exp(ref - B_s) * (dA^T qa).
+        w->t1.Resize(a1 - a0, Dk);
+        Gemm(Rows(w->dA, a0), w->ks.Row(0), w->ks.ld, a0, &w->t1, false);
+        for (int64_t r = a0; r < a1; ++r) MulRow(w->t1.Row(r - a0), w->ea.Row(r - a0), ldk, w->dq.Row(r), true);
+        w->t1.Resize(a0, Dk);
+        Gemm(Transposed(w->dA, a0), w->qa.Row(0), w->qa.ld, a1 - a0, &w->t1, false);
+        for (int64_t r = 0; r < a0; ++r) MulRow(w->t1.Row(r), w->e.Row(r), ldk, w->dk.Row(r), true);
+      }
+      const DF d;
+      const int64_t nf = static_cast<int64_t>(hn::Lanes(d));
+      c.DiagonalPairs(a0, a1, [&](int64_t r, int64_t cc, const float* f) {
+        const float* qr = c.q.Row(r);
+        const float* kc = c.k.Row(cc);
+        c.A(r, cc) = Dot3(qr, kc, f, ldk);
+        if (cc == r) return;
+        const VF da = hn::Set(d, w->dA(r, cc));
+        float* dqr = w->dq.Row(r);
+        float* dkc = w->dk.Row(cc);
+        for (int64_t i = 0; i < ldk; i += nf) {
+          const VF fi = hn::Mul(da, hn::LoadU(d, f + i));
+          hn::StoreU(hn::MulAdd(fi, hn::LoadU(d, kc + i), hn::LoadU(d, dqr + i)), d, dqr + i);
+          hn::StoreU(hn::MulAdd(fi, hn::LoadU(d, qr + i), hn::LoadU(d, dkc + i)), d, dkc + i);
+        }
+      });
+    }
+    // dv = A^T do + kd dS.
+    w->dv.Resize(L, Dv);
+    Gemm(Transposed(c.A), w->dO.Row(0), w->dO.ld, L, &w->dv, false, Band::kUpper);
+    Gemm(Rows(c.kd), w->dS.Row(0), w->dS.ld, Dk, &w->dv, true);
+    // dgk: the reverse sum of q dq - k dk (own terms left out), then add the own terms to dq, dk.
+    const DF d;
+    const int64_t nf = static_cast<int64_t>(hn::Lanes(d));
+    for (int64_t r = L - 1; r >= 0; --r) {
+      const VF vdo = hn::Set(d, w->dA(r, r));
+      const VF vscale = hn::Set(d, scale);
+      const int64_t rk = s.QkRow(bh, t0 + r);
+      const float *qr = c.q.Row(r), *kr = c.k.Row(r), *er = c.eg.Row(r);
+      float *dqr = w->dq.Row(r), *dkr = w->dk.Row(r);
+      for (int64_t i = 0; i < ldk; i += nf) {
+        const VF qi = hn::LoadU(d, qr + i), ki = hn::LoadU(d, kr + i);
+        const VF dqi = hn::LoadU(d, dqr + i), dki = hn::LoadU(d, dkr + i);
+        VF a = hn::Add(hn::LoadU(d, acc + i), hn::Sub(hn::Mul(qi, dqi), hn::Mul(ki, dki)));
+        // A zero factor: dgk_r = 0, the sum restarts (recurrent.h).
+        a = hn::IfThenZeroElse(hn::Eq(hn::LoadU(d, er + i), hn::Zero(d)), a);
+        hn::StoreU(a, d, acc + i);
+        hn::StoreU(hn::Mul(hn::MulAdd(ki, vdo, dqi), vscale), d, dqr + i);
+        hn::StoreU(hn::MulAdd(qi, vdo, dki), d, dkr + i);
+      }
+      CopyRow(acc, Dk, dg + rk);
+      CopyRow(dqr, Dk, dq + rk);
+      CopyRow(dkr, Dk, dk + rk);
+      CopyRow(w->dv.Row(r), Dv, dv + s.VRow(bh, t0 + r));
+    }
+    // dS before the chunk.
+    DecayAndAdd(c.eb.Row(0), c.qd, w->dO, L, &w->dS);
+  }
+  if (dh0) {
+    for (int64_t i = 0; i < Dk; ++i) std::copy(w->dS.Row(i), w->dS.Row(i) + Dv, dh0 + i * Dv);
+  }
+  if (s.T > 0) {
+    const int64_t rk = s.QkRow(bh, 0);
+    for (int64_t i = 0; i < Dk; ++i) {
+      float sum = 0;
+      if (h0) {
+        for (int64_t j = 0; j < Dv; ++j) sum += w->dS(i, j) * h0[i * Dv + j];
+      }
+      acc[i] = sum;
+    }
+    CopyRow(acc, Dk, dg + rk);
+  }
+}
+
+// The recurrent form of one head (recurrent.h) compiled into this target's code: flatten inlines
+// it here, so it runs with this target's instructions (its out-of-line copy, built without them,
+// is the baseline code's).
+template <typename T, typename Acc>
+__attribute__((flatten)) void RecurrentForwardHead(const GlaData<T>& d, int64_t bh, int64_t off, Acc scale,
+                                                   Acc* work) {
+  GlaRecurrentForwardHead<T, Acc>(d.s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + off : nullptr, scale, d.o,
+                                  d.final_state ? d.final_state + off : nullptr, work);
+}
+template <typename T, typename Acc>
+__attribute__((flatten)) void RecurrentBackwardHead(const GlaGradData<T>& d, int64_t bh, int64_t off, Acc scale,
+                                                    Acc* work) {
+  GlaRecurrentBackwardHead<T, Acc>(d.s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + off : nullptr, d.dout,
+                                   d.dfinal ? d.dfinal + off : nullptr, scale, d.dq, d.dk, d.dv, d.dg,
+                                   d.dh0 ? d.dh0 + off : nullptr, work);
+}
+
+// body(bh, off, work) for every head of d (GlaData or GlaGradData), one head per OpenMP task
+// with a workspace per thread: off = bh * the state size (where the head's [Dk, Dv] state
+// blocks start). Results do not depend on the thread count (each head is one sequential
+// computation). An exception must not leave the parallel region (std::terminate): the first
+// one (a workspace the machine cannot hold: std::bad_alloc) is kept, the other heads are
+// skipped, and it is thrown again after the region (MemoryError in Python).
+template <typename Workspace, typename Data, typename Body>
+void ForEachHead(const Data& d, Body body) {
+  const int64_t heads = d.s.heads(), state = d.s.StateSize();
+  OmpExceptionKeeper keep;
+#pragma omp parallel num_threads(CpuNumThreads())
+  {
+    Workspace w;
+#pragma omp for schedule(static)
+    for (int64_t bh = 0; bh < heads; ++bh) keep.Run([&] { body(bh, bh * state, &w); });
+  }
+  keep.Rethrow();
+}
+
+// The chunked form takes heads with Dk, Dv >= 1; a zero-size head dim has nothing to compute and
+// runs the recurrent form's loops, which give zeros.
+inline bool HasHeadDims(const GlaShape& s) { return s.Dk > 0 && s.Dv > 0; }
+
+// A whole call: the chunked form (not for float64) or the recurrent one.
+template <typename T>
+void ForwardCall(const GlaData<T>& d, double scale, bool chunked) {
+  using Acc = typename GlaAccType<T>::type;
+  if constexpr (!std::is_same<T, double>::value) {
+    if (chunked && HasHeadDims(d.s)) {
+      return ForEachHead<Work>(d, [&](int64_t bh, int64_t off, Work* w) {
+        ChunkedForwardHead<T>(d.s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + off : nullptr, static_cast<float>(scale),
+                              d.o, d.final_state ? d.final_state + off : nullptr, w);
+      });
+    }
+  }
+  using Vec = std::vector<Acc>;
+  ForEachHead<Vec>(d, [&](int64_t bh, int64_t off, Vec* w) {
+    if (w->empty()) w->resize(static_cast<size_t>(d.s.ForwardWork()));
+    RecurrentForwardHead<T, Acc>(d, bh, off, static_cast<Acc>(scale), w->data());
+  });
+}
+
+template <typename T>
+void BackwardCall(const GlaGradData<T>& d, double scale, bool chunked) {
+  using Acc = typename GlaAccType<T>::type;
+  if constexpr (!std::is_same<T, double>::value) {
+    if (chunked && HasHeadDims(d.s)) {
+      return ForEachHead<Work>(d, [&](int64_t bh, int64_t off, Work* w) {
+        ChunkedBackwardHead<T>(d.s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + off : nullptr, d.dout,
+                               d.dfinal ? d.dfinal + off : nullptr, static_cast<float>(scale), d.dq, d.dk, d.dv,
+                               d.dg, d.dh0 ? d.dh0 + off : nullptr, w);
+      });
+    }
+  }
+  using Vec = std::vector<Acc>;
+  ForEachHead<Vec>(d, [&](int64_t bh, int64_t off, Vec* w) {
+    if (w->empty()) w->resize(static_cast<size_t>(d.s.BackwardWork()));
+    RecurrentBackwardHead<T, Acc>(d, bh, off, static_cast<Acc>(scale), w->data());
+  });
+}
+
+// The dispatch tables' entries (HWY_EXPORT takes a plain function name), one per type.
+#define PADDLE_OPS_GLA_CPU_ENTRIES(T, Name)                                                         \
+  void Forward##Name(const GlaData<T>& d, double scale, bool chunked) { ForwardCall<T>(d, scale, chunked); } \
+  void Backward##Name(const GlaGradData<T>& d, double scale, bool chunked) { BackwardCall<T>(d, scale, chunked); }
+PADDLE_OPS_GLA_CPU_ENTRIES(float, F32)
+PADDLE_OPS_GLA_CPU_ENTRIES(double, F64)
+PADDLE_OPS_GLA_CPU_ENTRIES(dtype::float16, F16)
+PADDLE_OPS_GLA_CPU_ENTRIES(dtype::bfloat16, BF16)
+#undef PADDLE_OPS_GLA_CPU_ENTRIES
+
+}  // namespace HWY_NAMESPACE
+}  // namespace gla_cpu
+}  // namespace funcs
+}  // namespace phi
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace phi {
+namespace funcs {
+namespace gla_cpu {
+
+HWY_EXPORT(ForwardF32);
+HWY_EXPORT(ForwardF64);
+HWY_EXPORT(ForwardF16);
+HWY_EXPORT(ForwardBF16);
+HWY_EXPORT(BackwardF32);
+HWY_EXPORT(BackwardF64);
+HWY_EXPORT(BackwardF16);
+HWY_EXPORT(BackwardBF16);
+
+#define PADDLE_OPS_GLA_CPU_DISPATCH(T, Name)                                                   \
+  template <>                                                                                  \
+  void Forward<T>(const GlaData<T>& d, double scale, bool chunked) {                           \
+    PADDLE_OPS_HWY_DISPATCH(Forward##Name)(d, scale, chunked);                                 \
+  }                                                                                            \
+  template <>                                                                                  \
+  void Backward<T>(const GlaGradData<T>& d, double scale, bool chunked) {                      \
+    PADDLE_OPS_HWY_DISPATCH(Backward##Name)(d, scale, chunked);                                \
+  }
+PADDLE_OPS_GLA_CPU_DISPATCH(float, F32)
+PADDLE_OPS_GLA_CPU_DISPATCH(double, F64)
+PADDLE_OPS_GLA_CPU_DISPATCH(dtype::float16, F16)
+PADDLE_OPS_GLA_CPU_DISPATCH(dtype::bfloat16, BF16)
+#undef PADDLE_OPS_GLA_CPU_DISPATCH
+
+}  // namespace gla_cpu
+}  // namespace funcs
+}  // namespace phi
+#endif  // HWY_ONCE
