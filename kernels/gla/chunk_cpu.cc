@@ -56,22 +56,126 @@ namespace gla_cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// ---- the vector steps ------------------------------------------------------------------------
+// Highway's vectors on the SIMD targets. The fallback target (HWY_SCALAR with GCC before 12.3,
+// whose EMU128 Highway marks broken; EMU128 elsewhere) has one lane or emulated ones: there the
+// same steps run on the compiler's 4-float vectors (GCC / Clang vector extensions: SSE2 on any
+// x86-64, NEON on aarch64), with an exp of our own.
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+typedef float VF __attribute__((vector_size(16)));
+typedef int32_t VI __attribute__((vector_size(16)));
+constexpr int kTileVectors = 2;
+HWY_INLINE int64_t Lanes() { return 4; }
+HWY_INLINE VF VLoad(const float* p) {
+  VF v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+HWY_INLINE void VStore(VF v, float* p) { std::memcpy(p, &v, sizeof(v)); }
+HWY_INLINE VF VSet(float a) { return VF{a, a, a, a}; }
+HWY_INLINE VF VZero() { return VF{0.f, 0.f, 0.f, 0.f}; }
+HWY_INLINE VF VAdd(VF a, VF b) { return a + b; }
+HWY_INLINE VF VSub(VF a, VF b) { return a - b; }
+HWY_INLINE VF VMul(VF a, VF b) { return a * b; }
+HWY_INLINE VF VFma(VF a, VF b, VF c) { return a * b + c; }
+HWY_INLINE float VSum(VF v) { return (v[0] + v[2]) + (v[1] + v[3]); }
+// mask ? a : b, the mask a comparison's lanes (all ones or zero).
+HWY_INLINE VF VSelect(VI mask, VF a, VF b) { return (VF)((mask & (VI)a) | (~mask & (VI)b)); }
+HWY_INLINE VF VZeroWhereZero(VF m, VF a) { return VSelect(m == VZero(), VZero(), a); }
+HWY_INLINE VF Pow2(VI e) { return (VF)((e + 127) << 23); }  // 2^e for -126 <= e <= 127
+// exp in lanes as std::exp: x = n ln 2 + r (|r| <= ln 2 / 2, n to nearest, ln 2 in two parts),
+// exp(r) by a degree-7 polynomial (Cephes' expf coefficients), times 2^n in two factors (so
+// that n from -150 to 128 stays in range: subnormal results and overflow to inf come out of
+// the multiplies); 0 below -104, +inf above float's range, a NaN kept. Within 2 ulp.
+HWY_INLINE VF VExp(VF x) {
+  const VF xc = VSelect(x < VSet(-104.f), VSet(-104.f), VSelect(x > VSet(89.f), VSet(89.f), x));
+  const VF big = VSet(12582912.f);  // 1.5 * 2^23: adding it rounds to an integer
+  const VF n = (xc * VSet(1.44269504088896341f) + big) - big;
+  VF r = xc - n * VSet(0.693359375f);
+  r = r - n * VSet(-2.12194440e-4f);
+  VF p = VSet(1.9875691500e-4f);
+  p = p * r + VSet(1.3981999507e-3f);
+  p = p * r + VSet(8.3334519073e-3f);
+  p = p * r + VSet(4.1665795894e-2f);
+  p = p * r + VSet(1.6666665459e-1f);
+  p = p * r + VSet(5.0000001201e-1f);
+  p = p * (r * r) + r + VSet(1.f);
+  const VI ni = __builtin_convertvector(n, VI);
+  const VI n1 = ni >> 1;
+  VF y = p * Pow2(n1) * Pow2(ni - n1);
+  y = VSelect(x < VSet(-104.f), VZero(), y);
+  y = VSelect(x > VSet(89.f), VSet(std::numeric_limits<float>::infinity()), y);
+  return VSelect(x != x, x, y);
+}
+// f[i] = float(a[i] - b[i]) (b null: a[i]) for i < n, then exp.
+inline void ExpDiff(const double* a, const double* b, int64_t n, float* f) {
+  if (b) {
+    for (int64_t i = 0; i < n; ++i) f[i] = static_cast<float>(a[i] - b[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) f[i] = static_cast<float>(a[i]);
+  }
+  for (int64_t i = 0; i < n; i += 4) VStore(VExp(VLoad(f + i)), f + i);
+}
+// out[i] = prev[i] + g[i] in double (prev null: g[i]) for i < n.
+inline void AddInDouble(const double* prev, const float* g, int64_t n, double* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = (prev ? prev[i] : 0.0) + static_cast<double>(g[i]);
+}
+#else
 using DF = hn::ScalableTag<float>;
 using VF = hn::Vec<DF>;
 using DD = hn::ScalableTag<double>;
-
 // Vectors per register tile row: 4 where the target has 32 vector registers (AVX-512, Arm),
-// else 2 (16 registers); 4 rows per tile.
-#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3) || (HWY_ARCH_ARM_A64 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR)
+// else 2 (16 registers).
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3) || HWY_ARCH_ARM_A64
 constexpr int kTileVectors = 4;
 #else
 constexpr int kTileVectors = 2;
 #endif
-
-inline int64_t RoundUpToLanes(int64_t n) {
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(DF()));
-  return (n + lanes - 1) / lanes * lanes;
+HWY_INLINE int64_t Lanes() { return static_cast<int64_t>(hn::Lanes(DF())); }
+HWY_INLINE VF VLoad(const float* p) { return hn::LoadU(DF(), p); }
+HWY_INLINE void VStore(VF v, float* p) { hn::StoreU(v, DF(), p); }
+HWY_INLINE VF VSet(float a) { return hn::Set(DF(), a); }
+HWY_INLINE VF VZero() { return hn::Zero(DF()); }
+HWY_INLINE VF VAdd(VF a, VF b) { return hn::Add(a, b); }
+HWY_INLINE VF VSub(VF a, VF b) { return hn::Sub(a, b); }
+HWY_INLINE VF VMul(VF a, VF b) { return hn::Mul(a, b); }
+HWY_INLINE VF VFma(VF a, VF b, VF c) { return hn::MulAdd(a, b, c); }
+HWY_INLINE float VSum(VF v) { return hn::GetLane(hn::SumOfLanes(DF(), v)); }
+HWY_INLINE VF VZeroWhereZero(VF m, VF a) { return hn::IfThenZeroElse(hn::Eq(m, hn::Zero(DF())), a); }
+// exp in lanes as std::exp: Highway's Exp (1 ulp; 0 below -104), +inf above float's range, a
+// NaN kept.
+HWY_INLINE VF VExp(VF x) {
+  const DF d;
+  VF y = hn::Exp(d, x);
+  y = hn::IfThenElse(hn::Gt(x, hn::Set(d, 88.8f)), hn::Set(d, std::numeric_limits<float>::infinity()), y);
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
 }
+// f[i] = exp(float(a[i] - b[i])) (b null: a[i]) for i < n (n a multiple of the lanes).
+inline void ExpDiff(const double* a, const double* b, int64_t n, float* f) {
+  const DD dd;
+  const hn::Rebind<float, DD> dh;
+  const int64_t nd = static_cast<int64_t>(hn::Lanes(dd));
+  for (int64_t i = 0; i < n; i += nd) {
+    auto x = hn::LoadU(dd, a + i);
+    if (b) x = hn::Sub(x, hn::LoadU(dd, b + i));
+    hn::StoreU(hn::DemoteTo(dh, x), dh, f + i);
+  }
+  for (int64_t i = 0; i < n; i += Lanes()) VStore(VExp(VLoad(f + i)), f + i);
+}
+// out[i] = prev[i] + g[i] in double (prev null: g[i]) for i < n (a multiple of the lanes).
+inline void AddInDouble(const double* prev, const float* g, int64_t n, double* out) {
+  const DD dd;
+  const hn::Rebind<float, DD> dh;
+  const int64_t nd = static_cast<int64_t>(hn::Lanes(dd));
+  for (int64_t i = 0; i < n; i += nd) {
+    auto x = hn::PromoteTo(dd, hn::LoadU(dh, g + i));
+    if (prev) x = hn::Add(x, hn::LoadU(dd, prev + i));
+    hn::StoreU(x, dd, out + i);
+  }
+}
+#endif
+
+inline int64_t RoundUpToLanes(int64_t n) { return (n + Lanes() - 1) / Lanes() * Lanes(); }
 
 // A row-major float matrix whose rows are padded to whole vectors (ld, a multiple of the lanes),
 // so that every row operation runs on whole vectors. The padding columns hold finite values (0
@@ -94,56 +198,30 @@ struct Matrix {
 using Mat = Matrix<float>;
 
 // ---- element-wise steps (whole vectors over a padded row) -----------------------------------
-// exp in lanes as std::exp: Highway's Exp (1 ulp; 0 below -104), +inf above float's range, a NaN
-// kept.
-HWY_INLINE VF ExpLanes(DF d, VF x) {
-  VF y = hn::Exp(d, x);
-  y = hn::IfThenElse(hn::Gt(x, hn::Set(d, 88.8f)), hn::Set(d, std::numeric_limits<float>::infinity()), y);
-  return hn::IfThenElse(hn::IsNaN(x), x, y);
-}
-
-// f[i] = exp(float(a[i] - b[i])) for i < n (n a multiple of the lanes; b null: 0).
-inline void ExpDiff(const double* a, const double* b, int64_t n, float* f) {
-  const DD dd;
-  const hn::Rebind<float, DD> dh;
-  const int64_t nd = static_cast<int64_t>(hn::Lanes(dd));
-  for (int64_t i = 0; i < n; i += nd) {
-    auto x = hn::LoadU(dd, a + i);
-    if (b) x = hn::Sub(x, hn::LoadU(dd, b + i));
-    hn::StoreU(hn::DemoteTo(dh, x), dh, f + i);
-  }
-  const DF d;
-  const int64_t nf = static_cast<int64_t>(hn::Lanes(d));
-  for (int64_t i = 0; i < n; i += nf) hn::StoreU(ExpLanes(d, hn::LoadU(d, f + i)), d, f + i);
-}
-
 // y[i] = x[i] * m[i] (or y[i] += x[i] * m[i] when add) for i < n.
 inline void MulRow(const float* x, const float* m, int64_t n, float* y, bool add = false) {
-  const DF d;
-  const int64_t nf = static_cast<int64_t>(hn::Lanes(d));
-  for (int64_t i = 0; i < n; i += nf) {
-    const VF p = hn::Mul(hn::LoadU(d, x + i), hn::LoadU(d, m + i));
-    hn::StoreU(add ? hn::Add(hn::LoadU(d, y + i), p) : p, d, y + i);
+  for (int64_t i = 0; i < n; i += Lanes()) {
+    const VF p = VMul(VLoad(x + i), VLoad(m + i));
+    VStore(add ? VAdd(VLoad(y + i), p) : p, y + i);
   }
 }
 
 // y[i] *= a for i < n.
 inline void ScaleRow(float a, int64_t n, float* y) {
-  const DF d;
-  const int64_t nf = static_cast<int64_t>(hn::Lanes(d));
-  const VF av = hn::Set(d, a);
-  for (int64_t i = 0; i < n; i += nf) hn::StoreU(hn::Mul(hn::LoadU(d, y + i), av), d, y + i);
+  const VF av = VSet(a);
+  for (int64_t i = 0; i < n; i += Lanes()) VStore(VMul(VLoad(y + i), av), y + i);
+}
+
+// y[i] = exp(y[i]) for i < n.
+inline void ExpRow(int64_t n, float* y) {
+  for (int64_t i = 0; i < n; i += Lanes()) VStore(VExp(VLoad(y + i)), y + i);
 }
 
 // sum_i x[i] y[i] f[i] for i < n (one vector sum, then its lanes: a fixed order per target).
 inline float Dot3(const float* x, const float* y, const float* f, int64_t n) {
-  const DF d;
-  const int64_t nf = static_cast<int64_t>(hn::Lanes(d));
-  VF s = hn::Zero(d);
-  for (int64_t i = 0; i < n; i += nf) {
-    s = hn::MulAdd(hn::Mul(hn::LoadU(d, x + i), hn::LoadU(d, y + i)), hn::LoadU(d, f + i), s);
-  }
-  return hn::GetLane(hn::SumOfLanes(d, s));
+  VF s = VZero();
+  for (int64_t i = 0; i < n; i += Lanes()) s = VFma(VMul(VLoad(x + i), VLoad(y + i)), VLoad(f + i), s);
+  return VSum(s);
 }
 
 // ---- the small matrix products --------------------------------------------------------------
@@ -156,28 +234,28 @@ struct Operand {
 };
 
 template <int NV>
-HWY_INLINE void LoadTileRow(DF d, const float* c, bool acc, VF& c0, VF& c1, VF& c2, VF& c3) {
-  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
-  c0 = acc ? hn::LoadU(d, c) : hn::Zero(d);
-  if constexpr (NV > 1) c1 = acc ? hn::LoadU(d, c + n) : hn::Zero(d);
-  if constexpr (NV > 2) c2 = acc ? hn::LoadU(d, c + 2 * n) : hn::Zero(d);
-  if constexpr (NV > 3) c3 = acc ? hn::LoadU(d, c + 3 * n) : hn::Zero(d);
+HWY_INLINE void LoadTileRow(const float* c, bool acc, VF& c0, VF& c1, VF& c2, VF& c3) {
+  const int64_t n = Lanes();
+  c0 = acc ? VLoad(c) : VZero();
+  if constexpr (NV > 1) c1 = acc ? VLoad(c + n) : VZero();
+  if constexpr (NV > 2) c2 = acc ? VLoad(c + 2 * n) : VZero();
+  if constexpr (NV > 3) c3 = acc ? VLoad(c + 3 * n) : VZero();
 }
 template <int NV>
-HWY_INLINE void StoreTileRow(DF d, float* c, VF c0, VF c1, VF c2, VF c3) {
-  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
-  hn::StoreU(c0, d, c);
-  if constexpr (NV > 1) hn::StoreU(c1, d, c + n);
-  if constexpr (NV > 2) hn::StoreU(c2, d, c + 2 * n);
-  if constexpr (NV > 3) hn::StoreU(c3, d, c + 3 * n);
+HWY_INLINE void StoreTileRow(float* c, VF c0, VF c1, VF c2, VF c3) {
+  const int64_t n = Lanes();
+  VStore(c0, c);
+  if constexpr (NV > 1) VStore(c1, c + n);
+  if constexpr (NV > 2) VStore(c2, c + 2 * n);
+  if constexpr (NV > 3) VStore(c3, c + 3 * n);
 }
 template <int NV>
-HWY_INLINE void FmaTileRow(DF d, float a, VF b0, VF b1, VF b2, VF b3, VF& c0, VF& c1, VF& c2, VF& c3) {
-  const VF av = hn::Set(d, a);
-  c0 = hn::MulAdd(av, b0, c0);
-  if constexpr (NV > 1) c1 = hn::MulAdd(av, b1, c1);
-  if constexpr (NV > 2) c2 = hn::MulAdd(av, b2, c2);
-  if constexpr (NV > 3) c3 = hn::MulAdd(av, b3, c3);
+HWY_INLINE void FmaTileRow(float a, VF b0, VF b1, VF b2, VF b3, VF& c0, VF& c1, VF& c2, VF& c3) {
+  const VF av = VSet(a);
+  c0 = VFma(av, b0, c0);
+  if constexpr (NV > 1) c1 = VFma(av, b1, c1);
+  if constexpr (NV > 2) c2 = VFma(av, b2, c2);
+  if constexpr (NV > 3) c3 = VFma(av, b3, c3);
 }
 
 // One register tile: C[i, j] (+)= sum_{k0 <= k < k1} a(i, k) b[k * ldb + j] for MR rows (1 or 4)
@@ -186,35 +264,34 @@ template <int MR, int NV>
 HWY_NOINLINE void Tile(Operand a, int64_t k0, int64_t k1, const float* b, int64_t ldb, float* c, int64_t ldc,
                        bool acc) {
   static_assert(MR == 1 || MR == 4, "tiles of 1 or 4 rows");
-  const DF d;
-  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
-  VF c00 = hn::Zero(d), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
+  const int64_t n = Lanes();
+  VF c00 = VZero(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
   VF c20 = c00, c21 = c00, c22 = c00, c23 = c00, c30 = c00, c31 = c00, c32 = c00, c33 = c00;
-  LoadTileRow<NV>(d, c, acc, c00, c01, c02, c03);
+  LoadTileRow<NV>(c, acc, c00, c01, c02, c03);
   if constexpr (MR > 1) {
-    LoadTileRow<NV>(d, c + ldc, acc, c10, c11, c12, c13);
-    LoadTileRow<NV>(d, c + 2 * ldc, acc, c20, c21, c22, c23);
-    LoadTileRow<NV>(d, c + 3 * ldc, acc, c30, c31, c32, c33);
+    LoadTileRow<NV>(c + ldc, acc, c10, c11, c12, c13);
+    LoadTileRow<NV>(c + 2 * ldc, acc, c20, c21, c22, c23);
+    LoadTileRow<NV>(c + 3 * ldc, acc, c30, c31, c32, c33);
   }
   for (int64_t k = k0; k < k1; ++k) {
     const float* bk = b + k * ldb;
-    const VF b0 = hn::LoadU(d, bk);
-    const VF b1 = NV > 1 ? hn::LoadU(d, bk + n) : b0;
-    const VF b2 = NV > 2 ? hn::LoadU(d, bk + 2 * n) : b0;
-    const VF b3 = NV > 3 ? hn::LoadU(d, bk + 3 * n) : b0;
+    const VF b0 = VLoad(bk);
+    const VF b1 = NV > 1 ? VLoad(bk + n) : b0;
+    const VF b2 = NV > 2 ? VLoad(bk + 2 * n) : b0;
+    const VF b3 = NV > 3 ? VLoad(bk + 3 * n) : b0;
     const float* ak = a.At(0, k);
-    FmaTileRow<NV>(d, ak[0], b0, b1, b2, b3, c00, c01, c02, c03);
+    FmaTileRow<NV>(ak[0], b0, b1, b2, b3, c00, c01, c02, c03);
     if constexpr (MR > 1) {
-      FmaTileRow<NV>(d, ak[a.rs], b0, b1, b2, b3, c10, c11, c12, c13);
-      FmaTileRow<NV>(d, ak[2 * a.rs], b0, b1, b2, b3, c20, c21, c22, c23);
-      FmaTileRow<NV>(d, ak[3 * a.rs], b0, b1, b2, b3, c30, c31, c32, c33);
+      FmaTileRow<NV>(ak[a.rs], b0, b1, b2, b3, c10, c11, c12, c13);
+      FmaTileRow<NV>(ak[2 * a.rs], b0, b1, b2, b3, c20, c21, c22, c23);
+      FmaTileRow<NV>(ak[3 * a.rs], b0, b1, b2, b3, c30, c31, c32, c33);
     }
   }
-  StoreTileRow<NV>(d, c, c00, c01, c02, c03);
+  StoreTileRow<NV>(c, c00, c01, c02, c03);
   if constexpr (MR > 1) {
-    StoreTileRow<NV>(d, c + ldc, c10, c11, c12, c13);
-    StoreTileRow<NV>(d, c + 2 * ldc, c20, c21, c22, c23);
-    StoreTileRow<NV>(d, c + 3 * ldc, c30, c31, c32, c33);
+    StoreTileRow<NV>(c + ldc, c10, c11, c12, c13);
+    StoreTileRow<NV>(c + 2 * ldc, c20, c21, c22, c23);
+    StoreTileRow<NV>(c + 3 * ldc, c30, c31, c32, c33);
   }
 }
 
@@ -222,7 +299,7 @@ HWY_NOINLINE void Tile(Operand a, int64_t k0, int64_t k1, const float* b, int64_
 template <int MR>
 void TileRows(Operand a, int64_t i0, int64_t k0, int64_t k1, const float* b, int64_t ldb, Mat* c, bool acc) {
   if (k1 <= k0 && acc) return;
-  const int64_t n = static_cast<int64_t>(hn::Lanes(DF()));
+  const int64_t n = Lanes();
   const int64_t width = c->ld;
   const Operand ai{a.At(i0, 0), a.rs, a.cs};
   float* ci = c->Row(i0);
@@ -318,9 +395,6 @@ struct Chunk {
     const int64_t Dv = s.Dv;
     q.Resize(L, Dk), k.Resize(L, Dk), v.Resize(L, Dv), eg.Resize(L, Dk), B.Resize(L, Dk);
     ldk = q.ld;
-    const DD dd;
-    const hn::Rebind<float, DD> dh;
-    const int64_t nd = static_cast<int64_t>(hn::Lanes(dd));
     for (int64_t r = 0; r < L; ++r) {
       const int64_t rk = s.QkRow(bh, t0 + r), rv = s.VRow(bh, t0 + r);
       if (full) {
@@ -332,13 +406,7 @@ struct Chunk {
       RaiseToFloor(eg.Row(r), Dk);
       LoadRow(V + rv, Dv, v.ld, v.Row(r));
       // B_r = B_{r-1} + gk_r, in double.
-      double* Br = B.Row(r);
-      const float* gr = eg.Row(r);
-      for (int64_t i = 0; i < ldk; i += nd) {
-        auto x = hn::PromoteTo(dd, hn::LoadU(dh, gr + i));
-        if (r > 0) x = hn::Add(x, hn::LoadU(dd, B.Row(r - 1) + i));
-        hn::StoreU(x, dd, Br + i);
-      }
+      AddInDouble(r > 0 ? B.Row(r - 1) : nullptr, eg.Row(r), ldk, B.Row(r));
     }
     ed.Resize(L, Dk), ek.Resize(L, Dk), kd.Resize(L, Dk), eb.Resize(1, Dk), f.Resize(1, Dk);
     const double* Bt = B.Row(L - 1);
@@ -349,13 +417,10 @@ struct Chunk {
     }
     if (!full) return;
     qd.Resize(L, Dk);
-    const DF d;
-    const int64_t nf = static_cast<int64_t>(hn::Lanes(d));
     for (int64_t r = 0; r < L; ++r) {
       ExpDiff(B.Row(r), nullptr, ldk, ed.Row(r));
       MulRow(q.Row(r), ed.Row(r), ldk, qd.Row(r));
-      float* er = eg.Row(r);
-      for (int64_t i = 0; i < ldk; i += nf) hn::StoreU(ExpLanes(d, hn::LoadU(d, er + i)), d, er + i);
+      ExpRow(ldk, eg.Row(r));
     }
   }
 
@@ -542,20 +607,18 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
         Gemm(Transposed(w->dA, a0), w->qa.Row(0), w->qa.ld, a1 - a0, &w->t1, false);
         for (int64_t r = 0; r < a0; ++r) MulRow(w->t1.Row(r), w->e.Row(r), ldk, w->dk.Row(r), true);
       }
-      const DF d;
-      const int64_t nf = static_cast<int64_t>(hn::Lanes(d));
       c.DiagonalPairs(a0, a1, [&](int64_t r, int64_t cc, const float* f) {
         const float* qr = c.q.Row(r);
         const float* kc = c.k.Row(cc);
         c.A(r, cc) = Dot3(qr, kc, f, ldk);
         if (cc == r) return;
-        const VF da = hn::Set(d, w->dA(r, cc));
+        const VF da = VSet(w->dA(r, cc));
         float* dqr = w->dq.Row(r);
         float* dkc = w->dk.Row(cc);
-        for (int64_t i = 0; i < ldk; i += nf) {
-          const VF fi = hn::Mul(da, hn::LoadU(d, f + i));
-          hn::StoreU(hn::MulAdd(fi, hn::LoadU(d, kc + i), hn::LoadU(d, dqr + i)), d, dqr + i);
-          hn::StoreU(hn::MulAdd(fi, hn::LoadU(d, qr + i), hn::LoadU(d, dkc + i)), d, dkc + i);
+        for (int64_t i = 0; i < ldk; i += Lanes()) {
+          const VF fi = VMul(da, VLoad(f + i));
+          VStore(VFma(fi, VLoad(kc + i), VLoad(dqr + i)), dqr + i);
+          VStore(VFma(fi, VLoad(qr + i), VLoad(dkc + i)), dkc + i);
         }
       });
     }
@@ -564,23 +627,20 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
     Gemm(Transposed(c.A), w->dO.Row(0), w->dO.ld, L, &w->dv, false, Band::kUpper);
     Gemm(Rows(c.kd), w->dS.Row(0), w->dS.ld, Dk, &w->dv, true);
     // dgk: the reverse sum of q dq - k dk (own terms left out), then add the own terms to dq, dk.
-    const DF d;
-    const int64_t nf = static_cast<int64_t>(hn::Lanes(d));
     for (int64_t r = L - 1; r >= 0; --r) {
-      const VF vdo = hn::Set(d, w->dA(r, r));
-      const VF vscale = hn::Set(d, scale);
+      const VF vdo = VSet(w->dA(r, r));
+      const VF vscale = VSet(scale);
       const int64_t rk = s.QkRow(bh, t0 + r);
       const float *qr = c.q.Row(r), *kr = c.k.Row(r), *er = c.eg.Row(r);
       float *dqr = w->dq.Row(r), *dkr = w->dk.Row(r);
-      for (int64_t i = 0; i < ldk; i += nf) {
-        const VF qi = hn::LoadU(d, qr + i), ki = hn::LoadU(d, kr + i);
-        const VF dqi = hn::LoadU(d, dqr + i), dki = hn::LoadU(d, dkr + i);
-        VF a = hn::Add(hn::LoadU(d, acc + i), hn::Sub(hn::Mul(qi, dqi), hn::Mul(ki, dki)));
+      for (int64_t i = 0; i < ldk; i += Lanes()) {
+        const VF qi = VLoad(qr + i), ki = VLoad(kr + i);
+        const VF dqi = VLoad(dqr + i), dki = VLoad(dkr + i);
         // A zero factor: dgk_r = 0, the sum restarts (recurrent.h).
-        a = hn::IfThenZeroElse(hn::Eq(hn::LoadU(d, er + i), hn::Zero(d)), a);
-        hn::StoreU(a, d, acc + i);
-        hn::StoreU(hn::Mul(hn::MulAdd(ki, vdo, dqi), vscale), d, dqr + i);
-        hn::StoreU(hn::MulAdd(qi, vdo, dki), d, dkr + i);
+        const VF a = VAdd(VLoad(acc + i), VSub(VMul(qi, dqi), VMul(ki, dki)));
+        VStore(VZeroWhereZero(VLoad(er + i), a), acc + i);
+        VStore(VMul(VFma(ki, vdo, dqi), vscale), dqr + i);
+        VStore(VFma(qi, vdo, dki), dkr + i);
       }
       CopyRow(acc, Dk, dg + rk);
       CopyRow(dqr, Dk, dq + rk);
