@@ -217,11 +217,22 @@ inline void ExpRow(int64_t n, float* y) {
   for (int64_t i = 0; i < n; i += Lanes()) VStore(VExp(VLoad(y + i)), y + i);
 }
 
-// sum_i x[i] y[i] f[i] for i < n (one vector sum, then its lanes: a fixed order per target).
-inline float Dot3(const float* x, const float* y, const float* f, int64_t n) {
-  VF s = VZero();
-  for (int64_t i = 0; i < n; i += Lanes()) s = VFma(VMul(VLoad(x + i), VLoad(y + i)), VLoad(f + i), s);
-  return VSum(s);
+// out[j] = sum_i x[r0 + j, i] y[i] f[j, i] for j < g <= 4 (each one vector sum, then its lanes:
+// a fixed order per target), the four sums side by side.
+template <typename M>
+inline void Dot3Rows(const M& x, int64_t r0, int64_t g, const float* y, const M& f, int64_t n, float* out) {
+  const int64_t j1 = std::min<int64_t>(1, g - 1), j2 = std::min<int64_t>(2, g - 1), j3 = g - 1;
+  const float *x0 = x.Row(r0), *x1 = x.Row(r0 + j1), *x2 = x.Row(r0 + j2), *x3 = x.Row(r0 + j3);
+  const float *f0 = f.Row(0), *f1 = f.Row(j1), *f2 = f.Row(j2), *f3 = f.Row(j3);
+  VF s0 = VZero(), s1 = s0, s2 = s0, s3 = s0;
+  for (int64_t i = 0; i < n; i += Lanes()) {
+    const VF yi = VLoad(y + i);
+    s0 = VFma(VMul(VLoad(x0 + i), yi), VLoad(f0 + i), s0);
+    s1 = VFma(VMul(VLoad(x1 + i), yi), VLoad(f1 + i), s1);
+    s2 = VFma(VMul(VLoad(x2 + i), yi), VLoad(f2 + i), s2);
+    s3 = VFma(VMul(VLoad(x3 + i), yi), VLoad(f3 + i), s3);
+  }
+  out[0] = VSum(s0), out[1] = VSum(s1), out[2] = VSum(s2), out[3] = VSum(s3);
 }
 
 // ---- the small matrix products --------------------------------------------------------------
@@ -295,45 +306,48 @@ HWY_NOINLINE void Tile(Operand a, int64_t k0, int64_t k1, const float* b, int64_
   }
 }
 
-// The rows [i0, i0 + MR) of C over every column vector, k in [k0, k1).
-template <int MR>
-void TileRows(Operand a, int64_t i0, int64_t k0, int64_t k1, const float* b, int64_t ldb, Mat* c, bool acc) {
-  if (k1 <= k0 && acc) return;
-  const int64_t n = Lanes();
-  const int64_t width = c->ld;
-  const Operand ai{a.At(i0, 0), a.rs, a.cs};
-  float* ci = c->Row(i0);
-  int64_t j = 0;
-  for (; j + kTileVectors * n <= width; j += kTileVectors * n) {
-    Tile<MR, kTileVectors>(ai, k0, k1, b + j, ldb, ci + j, c->ld, acc);
-  }
-  if constexpr (kTileVectors > 2) {
-    for (; j + 2 * n <= width; j += 2 * n) Tile<MR, 2>(ai, k0, k1, b + j, ldb, ci + j, c->ld, acc);
-  }
-  for (; j < width; j += n) Tile<MR, 1>(ai, k0, k1, b + j, ldb, ci + j, c->ld, acc);
-}
-
 // Which k each row i of a product takes: all of [0, K); k <= i (a lower triangular a, zero above
 // its diagonal: those terms are left out, not multiplied by 0); or k >= i (an upper triangular a).
 enum class Band { kFull, kLower, kUpper };
 
-// C = a B (acc: C += a B) for C's rows and every column of its padded width; B row-major with
-// ldb >= C's ld (its padding columns multiply into C's).
-void Gemm(Operand a, const float* b, int64_t ldb, int64_t K, Mat* c, bool acc, Band band = Band::kFull) {
+// Rows [i, i + MR) of C, columns [j, j + NV vectors), k in [k0, k1) (none: C = 0 unless acc).
+template <int MR, int NV>
+HWY_INLINE void TileAt(Operand a, int64_t i, int64_t j, int64_t k0, int64_t k1, const float* b, int64_t ldb, Mat* c,
+                       bool acc) {
+  if (k1 <= k0 && acc) return;
+  Tile<MR, NV>(Operand{a.At(i, 0), a.rs, a.cs}, k0, k1, b + j, ldb, c->Row(i) + j, c->ld, acc);
+}
+
+// Every row of C in columns [j, j + NV vectors): tiles of 4 rows over the k all of them take,
+// then each row's own k of a band, then the last rows one by one. One column panel at a time,
+// so that B's panel stays in cache across the row tiles.
+template <int NV>
+void GemmPanel(Operand a, int64_t j, const float* b, int64_t ldb, int64_t K, Mat* c, bool acc, Band band) {
   const int64_t M = c->rows;
   int64_t i = 0;
   for (; i + 4 <= M; i += 4) {
-    // The k every row of the tile takes, by tiles; the rest row by row.
-    const int64_t k0 = band == Band::kUpper ? i + 3 : 0, k1 = band == Band::kLower ? i + 1 : K;
-    TileRows<4>(a, i, k0, k1, b, ldb, c, acc);
-    if (band == Band::kFull) continue;
-    for (int64_t r = i + 1; r < i + 4 && band == Band::kLower; ++r) TileRows<1>(a, r, i + 1, r + 1, b, ldb, c, true);
-    for (int64_t r = i; r < i + 3 && band == Band::kUpper; ++r) TileRows<1>(a, r, r, i + 3, b, ldb, c, true);
+    TileAt<4, NV>(a, i, j, band == Band::kUpper ? i + 3 : 0, band == Band::kLower ? i + 1 : K, b, ldb, c, acc);
+    if (band == Band::kLower) {
+      for (int64_t r = i + 1; r < i + 4; ++r) TileAt<1, NV>(a, r, j, i + 1, r + 1, b, ldb, c, true);
+    } else if (band == Band::kUpper) {
+      for (int64_t r = i; r < i + 3; ++r) TileAt<1, NV>(a, r, j, r, i + 3, b, ldb, c, true);
+    }
   }
   for (; i < M; ++i) {
-    const int64_t k0 = band == Band::kUpper ? i : 0, k1 = band == Band::kLower ? i + 1 : K;
-    TileRows<1>(a, i, k0, k1, b, ldb, c, acc);
+    TileAt<1, NV>(a, i, j, band == Band::kUpper ? i : 0, band == Band::kLower ? i + 1 : K, b, ldb, c, acc);
   }
+}
+
+// C = a B (acc: C += a B) for C's rows and every column of its padded width; B row-major with
+// ldb >= C's ld (its padding columns multiply into C's).
+void Gemm(Operand a, const float* b, int64_t ldb, int64_t K, Mat* c, bool acc, Band band = Band::kFull) {
+  const int64_t n = Lanes(), width = c->ld;
+  int64_t j = 0;
+  for (; j + kTileVectors * n <= width; j += kTileVectors * n) GemmPanel<kTileVectors>(a, j, b, ldb, K, c, acc, band);
+  if constexpr (kTileVectors > 2) {
+    for (; j + 2 * n <= width; j += 2 * n) GemmPanel<2>(a, j, b, ldb, K, c, acc, band);
+  }
+  for (; j < width; j += n) GemmPanel<1>(a, j, b, ldb, K, c, acc, band);
 }
 
 Operand Rows(const Mat& m, int64_t r0 = 0) { return Operand{m.Row(r0), m.ld, 1}; }
@@ -356,7 +370,11 @@ void Transpose(const Mat& m, int64_t ld_cols, Mat* t) {
 // down).
 template <typename From, typename To>
 inline void CopyRow(const From* src, int64_t n, To* dst) {
-  if constexpr (std::is_same<From, To>::value) {
+  if constexpr (std::is_same<From, float>::value && std::is_same<To, float>::value) {
+    int64_t i = 0;
+    for (; i + Lanes() <= n; i += Lanes()) VStore(VLoad(src + i), dst + i);
+    for (; i < n; ++i) dst[i] = src[i];
+  } else if constexpr (std::is_same<From, To>::value) {
     std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(To));
   } else {
     simd::Convert(src, dst, n);
@@ -366,7 +384,7 @@ inline void CopyRow(const From* src, int64_t n, To* dst) {
 template <typename T>
 inline void LoadRow(const T* src, int64_t n, int64_t ld, float* dst) {
   CopyRow(src, n, dst);
-  std::fill(dst + n, dst + ld, 0.f);
+  for (int64_t i = n; i < ld; ++i) dst[i] = 0.f;
 }
 
 // g[i] = max(g[i], kGlaCpuGateFloor) for i < n, a NaN kept (chunk_cpu.h says why).
@@ -385,7 +403,7 @@ struct Chunk {
   Mat A;                  // causal scores (row r, column s <= r; zero above the diagonal)
   Matrix<double> B;       // [L, Dk] cumulative decays
   Mat eb;                 // exp(Btot), one row of Dk
-  Mat f;                  // one row of Dk: exp(B_r - B_s) on the diagonal blocks
+  Mat f;                  // 4 rows of Dk: exp(B_r - B_s) on the diagonal blocks
 
   // full = false loads only what the state's advance needs (k, v, kd, eb).
   template <typename T>
@@ -408,7 +426,7 @@ struct Chunk {
       // B_r = B_{r-1} + gk_r, in double.
       AddInDouble(r > 0 ? B.Row(r - 1) : nullptr, eg.Row(r), ldk, B.Row(r));
     }
-    ed.Resize(L, Dk), ek.Resize(L, Dk), kd.Resize(L, Dk), eb.Resize(1, Dk), f.Resize(1, Dk);
+    ed.Resize(L, Dk), ek.Resize(L, Dk), kd.Resize(L, Dk), eb.Resize(1, Dk), f.Resize(4, Dk);
     const double* Bt = B.Row(L - 1);
     ExpDiff(Bt, nullptr, ldk, eb.Row(0));
     for (int64_t r = 0; r < L; ++r) {
@@ -424,17 +442,26 @@ struct Chunk {
     }
   }
 
-  // fn(r, s, f) for every pair s <= r of the diagonal block [a0, a1), s by s, with
-  // f = exp(B_r - B_s) = exp(gk_{s+1}) ... exp(gk_r) (products of factors <= 1 when gk <= 0).
+  // For every column c of the diagonal block [a0, a1), its rows r >= c in groups of up to 4
+  // from r0: f's rows j < g hold exp(B_r - B_c) = exp(gk_{c+1}) ... exp(gk_r) for r = r0 + j
+  // (running products of factors <= 1 when gk <= 0); A[r, c] = sum_i qs_ri k_ci f_ri; then
+  // fn(r0, g, c), f's rows still there.
   template <typename Fn>
   void DiagonalPairs(int64_t a0, int64_t a1, Fn&& fn) {
-    float* fr = f.Row(0);
+    float dots[4];
     for (int64_t c = a0; c < a1; ++c) {
-      std::fill(fr, fr + ldk, 1.f);
-      fn(c, c, fr);
-      for (int64_t r = c + 1; r < a1; ++r) {
-        MulRow(fr, eg.Row(r), ldk, fr);
-        fn(r, c, fr);
+      for (int64_t r0 = c; r0 < a1; r0 += 4) {
+        const int64_t g = std::min<int64_t>(4, a1 - r0);
+        for (int64_t j = 0; j < g; ++j) {
+          if (r0 + j == c) {
+            std::fill(f.Row(j), f.Row(j) + ldk, 1.f);
+          } else {
+            MulRow(f.Row(j > 0 ? j - 1 : 3), eg.Row(r0 + j), ldk, f.Row(j));
+          }
+        }
+        Dot3Rows(q, r0, g, k.Row(c), f, ldk, dots);
+        for (int64_t j = 0; j < g; ++j) A(r0 + j, c) = dots[j];
+        fn(r0, g, c);
       }
     }
   }
@@ -468,10 +495,10 @@ struct Chunk {
         Transpose(*ks, ks->rows, ksT);
         blk->Resize(a1 - a0, a0);
         Gemm(Rows(*qa), ksT->Row(0), ksT->ld, Dk, blk, false);
-        for (int64_t r = a0; r < a1; ++r) std::copy(blk->Row(r - a0), blk->Row(r - a0) + a0, A.Row(r));
+        for (int64_t r = a0; r < a1; ++r) CopyRow(blk->Row(r - a0), a0, A.Row(r));
       }
       if (!diagonal) continue;
-      DiagonalPairs(a0, a1, [&](int64_t r, int64_t c, const float* fr) { A(r, c) = Dot3(q.Row(r), k.Row(c), fr, ldk); });
+      DiagonalPairs(a0, a1, [](int64_t, int64_t, int64_t) {});
     }
   }
 };
@@ -535,7 +562,7 @@ void ChunkedForwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, c
     DecayAndAdd(c.eb.Row(0), c.kd, c.v, c.L, &w->S);
   }
   if (final_state) {
-    for (int64_t i = 0; i < Dk; ++i) std::copy(w->S.Row(i), w->S.Row(i) + Dv, final_state + i * Dv);
+    for (int64_t i = 0; i < Dk; ++i) CopyRow(w->S.Row(i), Dv, final_state + i * Dv);
   }
 }
 
@@ -607,18 +634,19 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
         Gemm(Transposed(w->dA, a0), w->qa.Row(0), w->qa.ld, a1 - a0, &w->t1, false);
         for (int64_t r = 0; r < a0; ++r) MulRow(w->t1.Row(r), w->e.Row(r), ldk, w->dk.Row(r), true);
       }
-      c.DiagonalPairs(a0, a1, [&](int64_t r, int64_t cc, const float* f) {
-        const float* qr = c.q.Row(r);
+      c.DiagonalPairs(a0, a1, [&](int64_t r0, int64_t g, int64_t cc) {
         const float* kc = c.k.Row(cc);
-        c.A(r, cc) = Dot3(qr, kc, f, ldk);
-        if (cc == r) return;
-        const VF da = VSet(w->dA(r, cc));
-        float* dqr = w->dq.Row(r);
         float* dkc = w->dk.Row(cc);
-        for (int64_t i = 0; i < ldk; i += Lanes()) {
-          const VF fi = VMul(da, VLoad(f + i));
-          VStore(VFma(fi, VLoad(kc + i), VLoad(dqr + i)), dqr + i);
-          VStore(VFma(fi, VLoad(qr + i), VLoad(dkc + i)), dkc + i);
+        for (int64_t r = std::max(r0, cc + 1); r < r0 + g; ++r) {
+          const float* qr = c.q.Row(r);
+          const float* f = c.f.Row(r - r0);
+          const VF da = VSet(w->dA(r, cc));
+          float* dqr = w->dq.Row(r);
+          for (int64_t i = 0; i < ldk; i += Lanes()) {
+            const VF fi = VMul(da, VLoad(f + i));
+            VStore(VFma(fi, VLoad(kc + i), VLoad(dqr + i)), dqr + i);
+            VStore(VFma(fi, VLoad(qr + i), VLoad(dkc + i)), dkc + i);
+          }
         }
       });
     }
@@ -651,7 +679,7 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
     DecayAndAdd(c.eb.Row(0), c.qd, w->dO, L, &w->dS);
   }
   if (dh0) {
-    for (int64_t i = 0; i < Dk; ++i) std::copy(w->dS.Row(i), w->dS.Row(i) + Dv, dh0 + i * Dv);
+    for (int64_t i = 0; i < Dk; ++i) CopyRow(w->dS.Row(i), Dv, dh0 + i * Dv);
   }
   if (s.T > 0) {
     const int64_t rk = s.QkRow(bh, 0);
