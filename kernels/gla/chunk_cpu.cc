@@ -64,7 +64,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 #if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
 typedef float VF __attribute__((vector_size(16)));
 typedef int32_t VI __attribute__((vector_size(16)));
-constexpr int kTileVectors = 2;
+constexpr int kTileVectors = 3;  // 16 registers (as on AVX2 below)
 HWY_INLINE int64_t Lanes() { return 4; }
 HWY_INLINE VF VLoad(const float* p) {
   VF v;
@@ -125,11 +125,11 @@ using DF = hn::ScalableTag<float>;
 using VF = hn::Vec<DF>;
 using DD = hn::ScalableTag<double>;
 // Vectors per register tile row: 4 where the target has 32 vector registers (AVX-512, Arm),
-// else 2 (16 registers).
+// else 3 (16 registers: 12 sums, 3 rows of B and a broadcast).
 #if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3) || HWY_ARCH_ARM_A64
 constexpr int kTileVectors = 4;
 #else
-constexpr int kTileVectors = 2;
+constexpr int kTileVectors = 3;
 #endif
 HWY_INLINE int64_t Lanes() { return static_cast<int64_t>(hn::Lanes(DF())); }
 HWY_INLINE VF VLoad(const float* p) { return hn::LoadU(DF(), p); }
