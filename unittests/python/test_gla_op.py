@@ -65,6 +65,21 @@ def gpu_bwd(request, set_flag):
     return request.param
 
 
+def not_applicable(item):
+    """The flag combinations the two fixtures above skip, known at collection (conftest.py
+    deselects them and counts them by reason)."""
+    params = item.callspec.params
+    place = params.get('place')
+    if params.get('cpu_path') == 'recurrent' and place != 'cpu':
+        return 'PADDLE_OPS_GLA_CPU only selects the CPU path'
+    if params.get('gpu_bwd') == 'sm90':
+        if not (place == 'gpu' or item.name.startswith('test_gpu_')):
+            return 'PADDLE_OPS_GLA_GPU_BWD only selects the GPU backward'
+        if params.get('dtype') not in ('float16', 'bfloat16'):
+            return 'PADDLE_OPS_GLA_GPU_BWD=sm90 changes only the backward of 16-bit inputs'
+    return None
+
+
 # ------------------------------------------------------------------------------------------
 # The float64 reference
 # ------------------------------------------------------------------------------------------
