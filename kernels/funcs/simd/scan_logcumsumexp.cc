@@ -553,12 +553,12 @@ constexpr int kTile = static_cast<int>(hn::MaxLanes(DT()));
 template <class D>
 HWY_INLINE void TransposeTile(D d, hn::Vec<D>* r) {
   constexpr size_t N = hn::MaxLanes(D());
-  if constexpr (N == 4) {
+  if constexpr (N == 4) {  // one 128-bit block: t0 = r0[0] r1[0] r0[1] r1[1], t1 = r0[2] r1[2] ...
     const auto t0 = hn::InterleaveLower(d, r[0], r[1]), t1 = hn::InterleaveUpper(d, r[0], r[1]);
     const auto t2 = hn::InterleaveLower(d, r[2], r[3]), t3 = hn::InterleaveUpper(d, r[2], r[3]);
     r[0] = hn::ConcatLowerLower(d, t2, t0);
-    r[1] = hn::ConcatLowerLower(d, t3, t1);
-    r[2] = hn::ConcatUpperUpper(d, t2, t0);
+    r[1] = hn::ConcatUpperUpper(d, t2, t0);
+    r[2] = hn::ConcatLowerLower(d, t3, t1);
     r[3] = hn::ConcatUpperUpper(d, t3, t1);
   } else {
     static_assert(N == 8, "float tiles of 4 or 8 lanes");
