@@ -203,11 +203,12 @@ HWY_INLINE V ExpReducedF(D d, V x, V* m, V* r) {
   for (int i = 1; i < 6; ++i) y = hn::MulAdd(y, *r, hn::Set(d, kPoly[i]));
   return y;
 }
-// 2^m for integral m in the normal range, from the exponent bits.
+// 2^m for integral m in the normal range, from the exponent bits: m + 127 is the integer in the
+// low mantissa bits of 2^23 + 127 + m (exact), shifted into the exponent field (no conversion).
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V Pow2F(D d, V m) {
   const hn::RebindToSigned<D> di;
-  return hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::ConvertTo(di, m), hn::Set(di, 127))));
+  return hn::BitCast(d, hn::ShiftLeft<23>(hn::BitCast(di, hn::Add(m, hn::Set(d, 8388608.0f + 127.0f)))));
 }
 // exp(d) for d <= 0 (d below -87 gives a value the callers mask to 0), about 1 ulp.
 template <class D, class V = hn::Vec<D>>
@@ -270,11 +271,13 @@ HWY_INLINE VD ExpDiffD(VD xv, VD vM) {
 // p >= 2^-1022 (smaller p are redone exactly by the callers' guard, p < 2^-64).
 HWY_INLINE void SplitExponent(VD p, VD* e, VD* f) {
   const DD dd;
-  const hn::RebindToSigned<DD> di;
-  const auto bits = hn::BitCast(di, p);
+  const hn::RebindToUnsigned<DD> du;
+  const auto bits = hn::BitCast(du, p);
   const VD m = hn::BitCast(
-      dd, hn::Or(hn::And(bits, hn::Set(di, 0x000FFFFFFFFFFFFFLL)), hn::Set(di, 0x3FF0000000000000LL)));
-  const VD e0 = hn::ConvertTo(dd, hn::Sub(hn::ShiftRight<52>(bits), hn::Set(di, 1023)));
+      dd, hn::Or(hn::And(bits, hn::Set(du, 0x000FFFFFFFFFFFFFull)), hn::Set(du, 0x3FF0000000000000ull)));
+  // 2^52 + the biased exponent, as a double, minus 2^52 + 1023 (no int64 conversion on AVX2).
+  const VD eb = hn::BitCast(dd, hn::Or(hn::ShiftRight<52>(bits), hn::Set(du, 0x4330000000000000ull)));
+  const VD e0 = hn::Sub(eb, hn::Set(dd, 4503599627370496.0 + 1023.0));
   const auto big = hn::Gt(m, hn::Set(dd, 1.4142135623730951));
   *f = hn::IfThenElse(big, hn::Mul(m, hn::Set(dd, 0.5)), m);
   *e = hn::IfThenElse(big, hn::Add(e0, hn::Set(dd, 1.0)), e0);
