@@ -42,8 +42,8 @@ def cpu_path(request, set_flag):
     return request.param
 
 
-# The GPU backwards to run the GPU tests on (flag PADDLE_OPS_GLA_GPU_BWD): the chunked kernels (the
-# default), and, where there is a GPU, the sm_90a backward (16-bit inputs on an sm_90a device; the
+# The GPU backwards to run the GPU tests on (flag PADDLE_OPS_GLA_GPU_BWD): the chunked kernels, and,
+# where there is a GPU, the sm_90a backward (the default: 16-bit inputs on an sm_90a device; the
 # chunked kernels take every other call, so the tests of other dtypes run once).
 GPU_BWD = ['chunked'] + (['sm90'] if 'gpu' in PLACES else [])
 
