@@ -18,6 +18,7 @@ SOURCES=(kernels/funcs/simd/convert.cc kernels/funcs/simd/cpu_isa.cc paddle_ops/
          paddle_ops/common/common.cc unittests/cpp/test_convert.cc
          kernels/funcs/simd/scan_cumsum.cc kernels/funcs/cpu/scan_runtime.cc kernels/funcs/cpu/scan_simd_dispatch.cc
          paddle_ops/core/cpu_threads.cc unittests/cpp/test_scan_cumsum.cc
+         kernels/funcs/simd/scan_logcumsumexp.cc unittests/cpp/test_scan_logcumsumexp.cc
          kernels/gla/chunk_cpu.cc unittests/cpp/test_gla_cpu_chunk.cc)
 export OUT
 printf '%s\n' "${SOURCES[@]}" | xargs -P "$(nproc)" -I{} sh -c \

@@ -23,6 +23,7 @@
 #include "kernels/funcs/simd/cpu_isa.h"
 #include "kernels/funcs/simd/scan_cumsum.h"
 #include "paddle_ops/common/flags.h"
+#include "unittests/cpp/hwy_test_targets.h"
 
 namespace {
 
@@ -30,19 +31,6 @@ namespace simd = phi::funcs::simd;
 using phi::dtype::bfloat16;
 using phi::dtype::float16;
 using phi::funcs::ScanLayout;
-
-// The targets PADDLE_OPS_CPU_ISA names on this architecture (the aliases left out).
-std::vector<std::string> Targets() {
-  std::vector<std::string> t;
-  for (const auto& f : paddle_ops::flags::FlagTable()) {
-    if (std::string(f.name) != "PADDLE_OPS_CPU_ISA") continue;
-    for (const char* c : f.choices) {
-      const std::string name = c;
-      if (name != "auto" && name != "avx512" && name != "baseline") t.push_back(name);
-    }
-  }
-  return t;
-}
 
 // Integer inputs of a few significant bits (exact in T), some scaled by 2^shift (cancelling
 // against the small ones).
@@ -128,19 +116,7 @@ void CheckTarget(const std::string& target) {
 
 template <typename T>
 void CheckAllTargets() {
-  phi::funcs::SetCpuScanChunkForTesting(1024);  // chunk boundaries and the three-phase split
-  const int threads = phi::funcs::CpuNumThreads();
-  for (const std::string& t : Targets()) {
-    paddle_ops::flags::SetFlag("PADDLE_OPS_CPU_ISA", t);
-    if (simd::CpuTargetName(simd::CpuTargetInUse()) != t) {
-      std::cout << "[  SKIPPED ] target " << t << ": this CPU lacks it\n";
-      continue;
-    }
-    CheckTarget<T>(t);
-  }
-  paddle_ops::flags::SetFlag("PADDLE_OPS_CPU_ISA", "auto");
-  phi::funcs::SetCpuScanChunkForTesting(0);
-  phi::funcs::SetCpuNumThreads(threads);
+  paddle_ops_test::ForEachHwyTarget([](const std::string& t) { CheckTarget<T>(t); });
 }
 
 TEST(ScanCumsumHwy, Float32ExactOnEveryTarget) { CheckAllTargets<float>(); }

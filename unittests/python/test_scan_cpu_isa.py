@@ -1,6 +1,7 @@
 """The CPU scan engine on every instruction set it runs (PADDLE_OPS_CPU_ISA forces each:
-baseline = the generic per-element engine, avx2 = the AVX2 kernels, avx512 = the same with their
-AVX-512 blocks, kernels/funcs/cpu/scan_simd_avx512.cc): the accuracy rules of docs/spec.md §1-§2
+baseline = the generic per-element engine; sse4, avx2, avx512 (AVX3) = the Highway kernels of
+kernels/funcs/simd/scan_*.cc in that target's lanes: 128-bit, 256-bit, and AVX3's 16 float lanes
+for logcumsumexp's float32 row blocks): the accuracy rules of docs/spec.md §1-§2
 (the tests of test_logcumsumexp_accuracy.py and test_cumsum_accuracy.py, run under each set),
 results bitwise independent of the thread count on rows long enough for the three-phase split,
 and each SIMD set against the generic engine within the float32 bound. A set this CPU lacks is
@@ -13,7 +14,7 @@ import test_cumsum_accuracy as C
 import test_logcumsumexp_accuracy as L
 from test_cast_convert import require
 
-ISAS = ['baseline', 'avx2', 'avx512']
+ISAS = ['baseline', 'sse4', 'avx2', 'avx512']
 MODES = [(False, False), (True, False), (False, True), (True, True)]
 
 
@@ -28,7 +29,7 @@ def _restore():
 
 def use_isa(isa):
     if isa != 'baseline':
-        require(isa)
+        require('avx2' if isa == 'sse4' else isa)  # sse4: asked only of CPUs with AVX2
     paddle.set_flags({'PADDLE_OPS_CPU_ISA': isa})
 
 
@@ -104,7 +105,7 @@ def test_thread_count_independent(isa, op, dtype):
         np.testing.assert_array_equal(outs[0], outs[1], err_msg=f'{isa} {op} {shape}')
 
 
-@pytest.mark.parametrize('isa', ['avx2', 'avx512'])
+@pytest.mark.parametrize('isa', ['sse4', 'avx2', 'avx512'])
 @pytest.mark.parametrize('exclusive,reverse', MODES)
 def test_simd_against_generic(isa, exclusive, reverse):
     """float32 logcumsumexp rows and columns through `isa` and through the generic engine: within

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "hwy/targets.h"
 #include "kernels/funcs/simd/cpu_isa.h"
 
 namespace phi {
@@ -21,8 +22,9 @@ bool CpuScanSimdSupported() {
   return supported;
 }
 bool CpuScanSimdEnabled() {
+  const int64_t fallback = HWY_EMU128 | HWY_SCALAR;
   return CpuScanSimdSupported() && !g_simd_off.load(std::memory_order_relaxed) &&
-         simd::CpuIsaInUse() >= simd::CpuIsa::kAvx2;
+         (simd::CpuTargetInUse() & fallback) == 0;
 }
 void SetCpuScanSimdEnabled(bool on) { g_simd_off.store(!on, std::memory_order_relaxed); }
 bool CpuScanSimdSwitchedOn() { return !g_simd_off.load(std::memory_order_relaxed); }

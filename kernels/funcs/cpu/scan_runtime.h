@@ -20,15 +20,14 @@ namespace funcs {
 using ::phi::CpuNumThreads;
 using ::phi::SetCpuNumThreads;
 
-// The SIMD fast paths (AVX2 + FMA, and AVX-512 blocks, chosen at run time by
+// The SIMD fast paths (Highway kernels compiled for every target, chosen at run time by
 // kernels/funcs/simd/cpu_isa.h; the flag PADDLE_OPS_CPU_ISA caps the choice). Disabling them
 // (C++ tests do, to compare paths; Python tests set PADDLE_OPS_CPU_ISA=baseline) makes every scan
 // take the generic per-element path.
-bool CpuScanSimdSupported();  // compiled in and supported by this CPU (AVX2 at least)
-bool CpuScanSimdEnabled();    // supported, not disabled, and PADDLE_OPS_CPU_ISA allows AVX2
+bool CpuScanSimdSupported();  // this CPU has a vector target (anything but Highway's fallback)
+bool CpuScanSimdEnabled();    // supported, not disabled, and PADDLE_OPS_CPU_ISA allows a vector target
 void SetCpuScanSimdEnabled(bool on);
-// Not disabled by SetCpuScanSimdEnabled: the Highway kernels (cumsum, kernels/funcs/simd/
-// scan_cumsum.h) run on whichever vector target is in use, AVX2 or not.
+// Not disabled by SetCpuScanSimdEnabled (the kernels then run on whichever vector target is in use).
 bool CpuScanSimdSwitchedOn();
 
 // Steps per chunk (a multiple of 1024). Tests shrink it to reach chunk boundaries on small
