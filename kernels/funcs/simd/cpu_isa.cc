@@ -1,5 +1,4 @@
 // Run-time choice of the CPU's vector code (cpu_isa.h) on Highway's CPU detection.
-// PADDLE_OPS_CPU_ISA_AVX2 is defined by CMake when the per-ISA x86 kernels are built.
 #include "kernels/funcs/simd/cpu_isa.h"
 
 #include <cstring>
@@ -69,7 +68,7 @@ const char* CpuTargetName(int64_t target) {
 
 namespace {
 CpuIsa LevelOf(int64_t targets) {
-#if defined(PADDLE_OPS_CPU_ISA_AVX2) && HWY_ARCH_X86_64
+#if HWY_ARCH_X86_64
   if (targets & HWY_AVX3) return CpuIsa::kAvx512;
   if (targets & HWY_AVX2) return CpuIsa::kAvx2;
 #else

@@ -29,10 +29,10 @@ int64_t CpuTargetInUse();
 // Highway's name of a target, lower case ("avx3", "avx2", "sse4", "neon", "sve", "emu128", ...).
 const char* CpuTargetName(int64_t target);
 
-// The levels of the per-ISA x86 kernels. Ordered: each includes the one before it.
+// The x86 levels of the Highway targets (AVX3 and better: kAvx512; AVX2: kAvx2; anything else,
+// and every target on other architectures: kBaseline). Ordered: each includes the one before it.
 enum class CpuIsa { kBaseline = 0, kAvx2 = 1, kAvx512 = 2 };
-// The level of the best supported target (and compiled in: PADDLE_OPS_CPU_SIMD=OFF leaves the
-// per-ISA kernels out), and of the best target in use.
+// The level of the best supported target, and of the best target in use.
 CpuIsa CpuIsaSupported();
 CpuIsa CpuIsaInUse();
 const char* CpuIsaName(CpuIsa isa);  // "baseline", "avx2", "avx512"
