@@ -114,6 +114,15 @@ inline double CopyMs(cudaStream_t stream, int64_t bytes) {
   return ms;
 }
 
+// Whether a case runs under --only filters: no filter, or its name holds one of them.
+inline bool Selected(const std::vector<std::string>& only, const std::string& name) {
+  if (only.empty()) return true;
+  for (const auto& o : only) {
+    if (name.find(o) != std::string::npos) return true;
+  }
+  return false;
+}
+
 inline std::mt19937_64& Rng() {
   static std::mt19937_64 g(20261128);
   return g;
