@@ -1,16 +1,22 @@
 // The GPU engine's fast tiles for right_flood (GpuTileScan specialized for RightFloodOp, every
-// dtype) and repeat_interleave's index floods. The engine's decomposition, carries and segment
-// totals are unchanged (the state is still the source's flat offset, -1 for none), so the
-// results are the generic path's, bit for bit; what changes is the work per element:
-//   * a segment's total (phase 1 of a long row or column) is its last non-hole, found by
-//     searching back from the segment's end and stopping at the first tile that holds one:
-//     with holes at any density below ~100% that reads a tile or two instead of the segment,
-//     so a long row costs one pass over x, not two;
+// dtype, and for its gradient RightFloodGradOp, every floating dtype) and repeat_interleave's
+// index floods. The forward's state is still the source's flat offset (-1 for none), so its
+// results are the generic path's, bit for bit; what changes is the work per element and the
+// passes over memory:
+//   * a segment's total (phase 1 of a long row or column) is its last non-hole, searched back
+//     from the segment's end, stopping at the first tile that holds one: with holes at any
+//     density below ~100% that reads a tile or two instead of the segment;
 //   * a tile's outputs take the value of their source from registers (the carry's value is
 //     read once per segment), not by a gather per element: a lane loads V consecutive
 //     elements with one 16-byte load, one ballot tells each lane the nearest lane before it
 //     that holds a non-hole, one shuffle brings that lane's last value; stores are 16-byte
-//     vectors too (values, and int64 indices when asked for).
+//     vectors too (values, and int64 indices when asked for); rows are compiled per direction
+//     and with and without the index;
+//   * few long rows (1-D) are split instead of scanned with the engine's look-back: each
+//     segment is stored at once, and a second small kernel stores the carry over the leading
+//     holes of each segment (FloodSplitKernel, FloodFixKernel), one pass over memory;
+//   * the gradient (below) has its own tiles: its segment totals searched back the same way,
+//     16-byte rows with a ballot-segmented warp scan in float64, column threads.
 // right_flood's scans are inclusive: the `exclusive` argument is always false here.
 // repeat_interleave's index floods take the generic steps with the segment totals searched
 // back the same way (FloodSearchBackTiles, at the end).
@@ -19,20 +25,35 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/funcs/gpu/scan_agent.cuh"
+#include "kernels/funcs/gpu/scan_kernel.cuh"  // PADDLE_ENFORCE_GPU_SUCCESS: defined by the includer
 #include "kernels/impl/flood_ops.h"
 
-// Compile-time variants (the kernel harness builds one binary per variant): the blocks per SM
-// the forward's and the gradient's kernels are compiled for (__launch_bounds__; 4: at most 64
-// registers, 32 warps an SM), and the forward rows' sub-tiles loaded ahead.
+// Compile-time variants (the kernel harness builds one binary per variant; defaults measured on
+// the H200, docs/benchmarks.md 2026-11-29): the blocks per SM the forward's and the gradient's
+// kernels are compiled for (__launch_bounds__; 4: at most 64 registers, 32 warps an SM, so
+// bench_flood's 4096 rows and 4096 segments fit in one wave), the forward rows' sub-tiles loaded
+// ahead, the row segment of few long rows, the threads the column segments aim at (one wave of
+// 4 blocks an SM), the forward's split of few long rows, and the forward columns' loads in flight.
 #ifndef PO_FLOOD_MIN_BLOCKS
-#define PO_FLOOD_MIN_BLOCKS 1
+#define PO_FLOOD_MIN_BLOCKS 4
 #endif
 #ifndef PO_FLOOD_GRAD_MIN_BLOCKS
-#define PO_FLOOD_GRAD_MIN_BLOCKS 1
+#define PO_FLOOD_GRAD_MIN_BLOCKS 4
 #endif
 #ifndef PO_FLOOD_U
 #define PO_FLOOD_U 4
+#endif
+#ifndef PO_FLOOD_ROW_SEGMENT  // steps per segment of the single pass (1-D, few long rows)
+#define PO_FLOOD_ROW_SEGMENT 16384
+#endif
+#ifndef PO_FLOOD_COL_THREADS  // the threads the column segments aim at
+#define PO_FLOOD_COL_THREADS 131072
+#endif
+#ifndef PO_FLOOD_SPLIT_ROWS  // the forward's few long rows: split (1) or the engine's look-back (0)
+#define PO_FLOOD_SPLIT_ROWS 1
+#endif
+#ifndef PO_FLOOD_COL_ITEMS  // the forward columns' loads in flight per thread
+#define PO_FLOOD_COL_ITEMS 8
 #endif
 
 namespace phi {
@@ -78,6 +99,61 @@ __device__ inline unsigned LogicalBallot(unsigned mask, bool pred) {
   }
 }
 
+// The forward's few long rows, split (GpuTileScan<RightFloodOp<T>>::SplitRows): a warp per
+// (row, segment) stores its segment as if nothing came before it (leading holes keep their own
+// value) and writes the segment's last source (flat offset, -1: none) to last[tile]; then a warp
+// per segment after a row's first finds the last source before it (the nearest earlier segment
+// with one, 32 at a time) and stores it over the segment's leading holes. One pass over x and
+// the outputs (the fix-up reads the few steps up to the segment's first non-hole); exact, so
+// the order of the warps changes nothing.
+template <int kItems, typename Op>
+__global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileScan<Op>>::value)
+    FloodSplitKernel(Op op, LineGeometry g, int64_t rows, int64_t nseg, int64_t seg_len, int64_t* last) {
+  const int64_t tile = (blockIdx.x * int64_t{blockDim.x} + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  if (tile >= rows * nseg) return;  // a whole warp leaves together
+  const int64_t row = tile / nseg, s0 = (tile - row * nseg) * seg_len;
+  const int64_t s1 = s0 + seg_len < g.length ? s0 + seg_len : g.length;
+  const OpLine<Op> line{op, g, g.Base(row)};
+  const int64_t src = GpuTileScan<Op>::template Warp<32, kItems, true>(op, line, s0, s1, -1, false, lane);
+  if (lane == 0) last[tile] = src;
+}
+
+template <typename Op>
+__global__ void __launch_bounds__(ScanPolicy::kThreads)
+    FloodFixKernel(Op op, LineGeometry g, int64_t rows, int64_t nseg, int64_t seg_len, const int64_t* last) {
+  const int64_t tile = (blockIdx.x * int64_t{blockDim.x} + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  if (tile >= rows * nseg) return;
+  const int64_t row = tile / nseg, seg = tile - row * nseg;
+  if (seg == 0) return;  // a row's leading holes keep their own value
+  int64_t carry = -1;
+  for (int64_t k = seg - 1; k >= 0; k -= 32) {  // lane l looks at segment k - l
+    const int64_t v = k - lane >= 0 ? last[row * nseg + k - lane] : -1;
+    const unsigned b = __ballot_sync(0xffffffffu, v >= 0);
+    if (b) {
+      carry = __shfl_sync(0xffffffffu, v, __ffs(b) - 1);
+      break;
+    }
+  }
+  if (carry < 0) return;
+  const auto val = op.x[carry];
+  const int64_t axis = op.index != nullptr ? op.axis(carry) : -1;
+  const int64_t base = g.Base(row), s0 = seg * seg_len;
+  const int64_t s1 = s0 + seg_len < g.length ? s0 + seg_len : g.length;
+  for (int64_t t = s0; t < s1; t += 32) {  // up to the segment's first non-hole
+    const int64_t s = t + lane;
+    const int64_t off = s < s1 ? g.At(base, s).offset : 0;
+    const bool filled = s < s1 && !IsFloodHole(op.x[off], op.hole);
+    const unsigned b = __ballot_sync(0xffffffffu, filled);
+    if (s < s1 && lane < (b ? __ffs(b) - 1 : 32)) {
+      op.out[off] = val;
+      if (op.index != nullptr) op.index[off] = axis;
+    }
+    if (b) break;
+  }
+}
+
 template <typename T>
 struct GpuTileScan<RightFloodOp<T>> {
   using Op = RightFloodOp<T>;
@@ -86,6 +162,22 @@ struct GpuTileScan<RightFloodOp<T>> {
   static constexpr int V = 16 / static_cast<int>(sizeof(T));  // elements per 16-byte load
   static constexpr int U = PO_FLOOD_U;             // sub-tiles loaded ahead: 64 bytes a lane
   static constexpr int kMinBlocks = PO_FLOOD_MIN_BLOCKS;
+  static constexpr int64_t kRowSegment = PO_FLOOD_ROW_SEGMENT;
+  static constexpr int64_t kColumnThreads = PO_FLOOD_COL_THREADS;
+  static constexpr bool kSplitRows = PO_FLOOD_SPLIT_ROWS;
+
+  // Few long rows cut into nseg segments of seg_len steps: FloodSplitKernel, FloodFixKernel.
+  template <int kItems, typename Scratch>
+  static void SplitRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t rows, int64_t nseg,
+                        int64_t seg_len, const Op& op) {
+    int64_t* last = static_cast<int64_t*>(scratch(rows * nseg * int64_t{sizeof(int64_t)}));
+    constexpr int kWarps = ScanPolicy::kThreads / 32;
+    const unsigned blocks = static_cast<unsigned>((rows * nseg + kWarps - 1) / kWarps);
+    FloodSplitKernel<kItems><<<blocks, ScanPolicy::kThreads, 0, stream>>>(op, g, rows, nseg, seg_len, last);
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+    FloodFixKernel<<<blocks, ScanPolicy::kThreads, 0, stream>>>(op, g, rows, nseg, seg_len, last);
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  }
 
   // Rows: a logical warp takes sub-tiles of W * V steps, V consecutive ones per lane.
   template <int W, int kItems, bool kStore>
@@ -262,14 +354,15 @@ struct GpuTileScan<RightFloodOp<T>> {
       op.out[off] = src >= 0 ? src_val : v;
       if (op.index != nullptr) op.index[off] = src_axis;
     };
+    constexpr int kN = PO_FLOOD_COL_ITEMS;
     int64_t t0 = s0;
-    for (; t0 + kItems <= s1; t0 += kItems) {  // kItems steps, their loads in flight together
+    for (; t0 + kN <= s1; t0 += kN) {  // kN steps, their loads in flight together
       const int64_t off0 = line.g.At(line.base, t0).offset;
-      T x[kItems];
+      T x[kN];
 #pragma unroll
-      for (int k = 0; k < kItems; ++k) x[k] = op.x[off0 + k * step];
+      for (int k = 0; k < kN; ++k) x[k] = op.x[off0 + k * step];
 #pragma unroll
-      for (int k = 0; k < kItems; ++k) step_at(off0 + k * step, t0 + k, x[k]);
+      for (int k = 0; k < kN; ++k) step_at(off0 + k * step, t0 + k, x[k]);
     }
     for (; t0 < s1; ++t0) {
       const int64_t off = line.g.At(line.base, t0).offset;
@@ -301,6 +394,8 @@ struct GpuTileScan<RightFloodGradOp<T, double>> {
   static constexpr int V = 16 / static_cast<int>(sizeof(T));
   static constexpr int U = 2;  // sub-tiles loaded ahead: 2 x 16 bytes of x and of out_grad a lane
   static constexpr int kMinBlocks = PO_FLOOD_GRAD_MIN_BLOCKS;
+  static constexpr int64_t kRowSegment = PO_FLOOD_ROW_SEGMENT;
+  static constexpr int64_t kColumnThreads = PO_FLOOD_COL_THREADS;
 
   __device__ static double Empty() { return -0.0; }
   __device__ static double Acc(const T& v) { return static_cast<double>(v); }

@@ -13,7 +13,7 @@ build() {  # name, flags
   cp build-harness/flood_harness "$out/flood_$1"
   echo "built $out/flood_$1"
 }
-build lib ""
+[ -n "${HARNESS_NO_LIB:-}" ] || build lib ""
 for v in ${HARNESS_VARIANTS:-}; do  # name:flags, e.g. mb4:-DPO_FLOOD_MIN_BLOCKS=4
   build "${v%%:*}" "$(echo "${v#*:}" | tr ',' ' ')"
 done
