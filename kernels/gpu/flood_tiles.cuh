@@ -52,6 +52,9 @@
 #ifndef PO_FLOOD_SPLIT_ROWS  // the forward's few long rows: split (1) or the engine's look-back (0)
 #define PO_FLOOD_SPLIT_ROWS 1
 #endif
+#ifndef PO_FLOOD_IDX_SMEM  // full-warp rows store the index through a per-warp shared buffer
+#define PO_FLOOD_IDX_SMEM 1
+#endif
 #ifndef PO_FLOOD_COL_ITEMS  // the forward columns' loads in flight per thread
 #define PO_FLOOD_COL_ITEMS 8
 #endif
@@ -307,7 +310,11 @@ struct GpuTileScan<RightFloodOp<T>> {
         if (filled[j]) src = first + j;
         idx[j] = src < 0 ? -1 : (kRev ? L - 1 - src : src);
       }
-      StoreRowRaw<int64_t, V>(op.index, base, L, kRev, first, s1, kFull, idx);
+      if constexpr (kFull && W == 32 && PO_FLOOD_IDX_SMEM) {  // coalesced through shared memory
+        BlockedGroup<int64_t, V>::template Store<kRev>(op.index, base, L, t0, idx, lane);
+      } else {
+        StoreRowRaw<int64_t, V>(op.index, base, L, kRev, first, s1, kFull, idx);
+      }
     }
     if (ballot) {
       const int top = 31 - __clz(ballot);
