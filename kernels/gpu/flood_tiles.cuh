@@ -30,10 +30,11 @@
 
 // Compile-time variants (the kernel harness builds one binary per variant; defaults measured on
 // the H200, docs/benchmarks.md 2026-11-29): the blocks per SM the forward's and the gradient's
-// kernels are compiled for (__launch_bounds__; 4: at most 64 registers, 32 warps an SM, so
-// bench_flood's 4096 rows and 4096 segments fit in one wave), the forward rows' sub-tiles loaded
-// ahead, the row segment of few long rows, the threads the column segments aim at (one wave of
-// 4 blocks an SM), the forward's split of few long rows, and the forward columns' loads in flight.
+// kernels are compiled for with 4-byte elements (__launch_bounds__; 4: at most 64 registers,
+// 32 warps an SM, so bench_flood's 4096 rows and 4096 segments fit in one wave), the forward
+// rows' sub-tiles loaded ahead, the row segment of few long rows, the threads the column
+// segments aim at (one wave of 4 blocks an SM), the forward's split of few long rows, the
+// index stored through shared memory, and the forward columns' loads in flight.
 #ifndef PO_FLOOD_MIN_BLOCKS
 #define PO_FLOOD_MIN_BLOCKS 4
 #endif
@@ -164,7 +165,8 @@ struct GpuTileScan<RightFloodOp<T>> {
   static constexpr bool kFast = true;
   static constexpr int V = 16 / static_cast<int>(sizeof(T));  // elements per 16-byte load
   static constexpr int U = PO_FLOOD_U;             // sub-tiles loaded ahead: 64 bytes a lane
-  static constexpr int kMinBlocks = PO_FLOOD_MIN_BLOCKS;
+  // 4-byte elements only (measured); the 16-bit rows (V = 8) and 8-byte columns would spill.
+  static constexpr int kMinBlocks = sizeof(T) == 4 ? PO_FLOOD_MIN_BLOCKS : 1;
   static constexpr int64_t kRowSegment = PO_FLOOD_ROW_SEGMENT;
   static constexpr int64_t kColumnThreads = PO_FLOOD_COL_THREADS;
   static constexpr bool kSplitRows = PO_FLOOD_SPLIT_ROWS;
@@ -400,7 +402,7 @@ struct GpuTileScan<RightFloodGradOp<T, double>> {
   static constexpr bool kFast = true;
   static constexpr int V = 16 / static_cast<int>(sizeof(T));
   static constexpr int U = 2;  // sub-tiles loaded ahead: 2 x 16 bytes of x and of out_grad a lane
-  static constexpr int kMinBlocks = PO_FLOOD_GRAD_MIN_BLOCKS;
+  static constexpr int kMinBlocks = sizeof(T) == 4 ? PO_FLOOD_GRAD_MIN_BLOCKS : 1;  // as the forward's
   static constexpr int64_t kRowSegment = PO_FLOOD_ROW_SEGMENT;
   static constexpr int64_t kColumnThreads = PO_FLOOD_COL_THREADS;
 
@@ -558,13 +560,7 @@ struct GpuTileScan<RightFloodGradOp<T, double>> {
         const int64_t t0 = t1 - kItems > s0 ? t1 - kItems : s0;
         const int64_t off0 = line.g.At(line.base, t0).offset;
         T x[kItems], g[kItems];
-#pragma unroll
-        for (int k = 0; k < kItems; ++k) {
-          if (t0 + k < t1) {
-            x[k] = op.x[off0 + k * step];
-            g[k] = op.out_grad[off0 + k * step];
-          }
-        }
+        LoadStepPairs(op.x, off0, step, op.out_grad, off0, step, t1 - t0, x, g);
         bool any;
         const double part = TailSum(op, x, g, t1 - t0, &any);
         if (any) return State{part + later, true};
@@ -589,11 +585,7 @@ struct GpuTileScan<RightFloodGradOp<T, double>> {
     for (; t0 + kItems <= s1; t0 += kItems) {  // kItems steps, their loads in flight together
       const int64_t off0 = line.g.At(line.base, t0).offset;
       T x[kItems], g[kItems];
-#pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        x[k] = op.x[off0 + k * step];
-        g[k] = op.out_grad[off0 + k * step];
-      }
+      LoadStepPairs(op.x, off0, step, op.out_grad, off0, step, kItems, x, g);
 #pragma unroll
       for (int k = 0; k < kItems; ++k) {
         const double gk = Acc(g[k]);

@@ -285,14 +285,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--seg")) opt.seg = true;
     if (!std::strcmp(argv[i], "--only") && i + 1 < argc) opt.only.push_back(argv[++i]);
   }
-  cudaDeviceProp prop;
-  HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
-#ifdef HARNESS_VARIANT
-  std::printf("variant: %s\n", HARNESS_VARIANT);
-#endif
-  cudaStream_t stream;
-  HARNESS_CHECK(cudaStreamCreate(&stream));
+  cudaStream_t stream = harness::Start();
   using F16 = phi::dtype::float16;
   harness::Header();
   // Awkward cases first (checked; their times are small launches).
