@@ -1,5 +1,5 @@
 // gla and gla_grad on the CPU: the bodies of impl/gla_kernel_impl.h with the CPU step of
-// kernels/gla/chunk_cpu.h (the chunked form itself is in kernels/gla/chunk_cpu_<isa>.cc).
+// kernels/gla/chunk_cpu.h (both CPU forms themselves are in kernels/gla/chunk_cpu.cc).
 #include "kernels/gla/chunk_cpu.h"
 #include "kernels/impl/gla_kernel_impl.h"
 #include "paddle_ops/core/kernel_registry.h"

@@ -1,7 +1,6 @@
-// gla (docs/spec.md §5) on the CPU: the choice between the chunked form (chunk_cpu_impl.h, built
-// once per instruction set: chunk_cpu_baseline.cc, chunk_cpu_avx2.cc, chunk_cpu_avx512.cc, chosen
-// at run time by kernels/funcs/simd/cpu_isa.h) and the recurrent form (recurrent.h), and the CPU
-// device step of the gla kernels. No Eigen here: only the per-ISA files include it.
+// gla (docs/spec.md §5) on the CPU: the choice between the chunked form and the recurrent form
+// (recurrent.h), and the CPU device step of the gla kernels. Both forms run from chunk_cpu.cc, one
+// Highway source compiled for every target and chosen at run time (kernels/funcs/simd/cpu_isa.h).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +8,6 @@
 
 #include <vector>
 
-#include "kernels/funcs/simd/cpu_isa.h"
 #include "kernels/gla/recurrent.h"
 #include "kernels/util/cast_value.h"
 #include "paddle_ops/common/flags.h"
@@ -47,54 +45,30 @@ inline bool UseGlaChunkedOnCpu(int64_t T, int64_t Dk) {
 }
 
 
-// A whole call (every head), per instruction set: the chunked form when `chunked` (never for
-// float64), the recurrent one otherwise, both compiled in chunk_cpu_<isa>.cc.
-#define PADDLE_OPS_GLA_CPU_DECLARE()                                       \
-  template <typename T>                                                    \
-  void Forward(const GlaData<T>& d, double scale, bool chunked);           \
-  template <typename T>                                                    \
-  void Backward(const GlaGradData<T>& d, double scale, bool chunked);
-namespace baseline {
-PADDLE_OPS_GLA_CPU_DECLARE()
-}  // namespace baseline
-namespace avx2 {
-PADDLE_OPS_GLA_CPU_DECLARE()
-}  // namespace avx2
-namespace avx512 {
-PADDLE_OPS_GLA_CPU_DECLARE()
-}  // namespace avx512
+// A whole call (every head) on the target in use: the chunked form when `chunked` (never for
+// float64), the recurrent one otherwise (chunk_cpu.cc, for float, double, float16, bfloat16).
+template <typename T>
+void Forward(const GlaData<T>& d, double scale, bool chunked);
+template <typename T>
+void Backward(const GlaGradData<T>& d, double scale, bool chunked);
+#define PADDLE_OPS_GLA_CPU_DECLARE(T)                                           \
+  template <>                                                                   \
+  void Forward<T>(const GlaData<T>& d, double scale, bool chunked);             \
+  template <>                                                                   \
+  void Backward<T>(const GlaGradData<T>& d, double scale, bool chunked);
+PADDLE_OPS_GLA_CPU_DECLARE(float)
+PADDLE_OPS_GLA_CPU_DECLARE(double)
+PADDLE_OPS_GLA_CPU_DECLARE(dtype::float16)
+PADDLE_OPS_GLA_CPU_DECLARE(dtype::bfloat16)
 #undef PADDLE_OPS_GLA_CPU_DECLARE
-
-// isa::fn<T>(args...) for the instruction set in use (kernels/funcs/simd/cpu_isa.h).
-#if defined(PADDLE_OPS_CPU_ISA_AVX512)
-#define PADDLE_OPS_GLA_CPU_AVX512_CASE(fn, ...) \
-  case ::phi::funcs::simd::CpuIsa::kAvx512:     \
-    return ::phi::funcs::gla_cpu::avx512::fn(__VA_ARGS__);
-#else
-#define PADDLE_OPS_GLA_CPU_AVX512_CASE(fn, ...)
-#endif
-#if defined(PADDLE_OPS_CPU_ISA_AVX2)
-#define PADDLE_OPS_GLA_CPU_AVX2_CASE(fn, ...) \
-  case ::phi::funcs::simd::CpuIsa::kAvx2:     \
-    return ::phi::funcs::gla_cpu::avx2::fn(__VA_ARGS__);
-#else
-#define PADDLE_OPS_GLA_CPU_AVX2_CASE(fn, ...)
-#endif
-#define PADDLE_OPS_GLA_CPU_DISPATCH(fn, ...)       \
-  switch (::phi::funcs::simd::CpuIsaInUse()) {    \
-    PADDLE_OPS_GLA_CPU_AVX512_CASE(fn, __VA_ARGS__) \
-    PADDLE_OPS_GLA_CPU_AVX2_CASE(fn, __VA_ARGS__)   \
-    default:                                       \
-      return ::phi::funcs::gla_cpu::baseline::fn(__VA_ARGS__); \
-  }
 
 }  // namespace gla_cpu
 }  // namespace funcs
 
 // ---- the CPU device step of the gla kernels (kernels/impl/gla_kernel_impl.h) -----------------
 // The chunked form (float32 and the 16-bit types, computing in float) when UseGlaChunkedOnCpu
-// says so, else the recurrent one (float64 always); both directions take the same path, built
-// for the instruction set in use. One head per task; each head's result is independent of the
+// says so, else the recurrent one (float64 always); both directions take the same path, on the
+// target in use. One head per task; each head's result is independent of the
 // thread count (one sequential computation per head).
 namespace gla {
 
@@ -105,12 +79,12 @@ bool RunsChunked(const GlaShape& s) {
 
 template <typename T>
 void Forward(const CPUContext&, const GlaData<T>& d, double scale) {
-  PADDLE_OPS_GLA_CPU_DISPATCH(Forward<T>, d, scale, RunsChunked<T>(d.s))
+  funcs::gla_cpu::Forward<T>(d, scale, RunsChunked<T>(d.s));
 }
 
 template <typename T>
 void Backward(const CPUContext&, const GlaGradData<T>& d, double scale) {
-  PADDLE_OPS_GLA_CPU_DISPATCH(Backward<T>, d, scale, RunsChunked<T>(d.s))
+  funcs::gla_cpu::Backward<T>(d, scale, RunsChunked<T>(d.s));
 }
 
 template <typename From, typename To>
@@ -125,6 +99,3 @@ inline std::vector<int64_t> ReadOffsets(const CPUContext&, const DenseTensor& cu
 }  // namespace gla
 }  // namespace phi
 
-#undef PADDLE_OPS_GLA_CPU_DISPATCH
-#undef PADDLE_OPS_GLA_CPU_AVX2_CASE
-#undef PADDLE_OPS_GLA_CPU_AVX512_CASE

@@ -352,7 +352,7 @@ bool RunSm90Forward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
 }
 
 // ---- the sm_90a backward (kernels/gla/sm90/chunk_bwd_sm90.cuh) -----------------------------------
-// The flag PADDLE_OPS_GLA_GPU_BWD = sm90 (not the default until the device has checked it).
+// The flag PADDLE_OPS_GLA_GPU_BWD = sm90 (the default; chunked keeps the chunked kernels' backward).
 inline bool GlaGpuBwdSm90() {
   return paddle_ops::flags::GlaGpuBwdPath() == paddle_ops::flags::GlaGpuBwd::kSm90;
 }

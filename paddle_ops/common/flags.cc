@@ -94,10 +94,10 @@ const std::vector<FlagInfo>& FlagTable() {
       {"PADDLE_OPS_GLA_GPU", FlagKind::kChoice, {"recurrent", "chunked_v1", "chunked"}, 2, 0, false,
        "GPU path of gla: chunked (version 2 of the chunked kernels), chunked_v1 (version 1), or "
        "recurrent (one thread per head, slow: the reference)"},
-      {"PADDLE_OPS_GLA_GPU_BWD", FlagKind::kChoice, {"chunked", "sm90"}, 0, 0, false,
+      {"PADDLE_OPS_GLA_GPU_BWD", FlagKind::kChoice, {"chunked", "sm90"}, 1, 0, false,
        "GPU backward of gla under PADDLE_OPS_GLA_GPU=chunked: chunked (the chunked kernels), or "
        "sm90 (the sm_90a backward for 16-bit q, k, v, gk where the call fits it, the chunked "
-       "kernels elsewhere; not yet checked on a device, so off by default)"},
+       "kernels elsewhere; the default)"},
       {"PADDLE_OPS_GLA_CPU", FlagKind::kChoice, {"auto", "chunked", "recurrent"}, 0, 0, false,
        "CPU path of gla: auto (chunked for T >= 32 and Dk >= 128, else recurrent), or force "
        "chunked or recurrent (float64 always runs recurrent)"},

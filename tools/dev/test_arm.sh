@@ -17,7 +17,8 @@ if command -v ccache >/dev/null; then CXX=(ccache aarch64-linux-gnu-g++); fi
 SOURCES=(kernels/funcs/simd/convert.cc kernels/funcs/simd/cpu_isa.cc paddle_ops/common/flags.cc
          paddle_ops/common/common.cc unittests/cpp/test_convert.cc
          kernels/funcs/simd/scan_cumsum.cc kernels/funcs/cpu/scan_runtime.cc kernels/funcs/cpu/scan_simd_dispatch.cc
-         paddle_ops/core/cpu_threads.cc unittests/cpp/test_scan_cumsum.cc)
+         paddle_ops/core/cpu_threads.cc unittests/cpp/test_scan_cumsum.cc
+         kernels/gla/chunk_cpu.cc unittests/cpp/test_gla_cpu_chunk.cc)
 export OUT
 printf '%s\n' "${SOURCES[@]}" | xargs -P "$(nproc)" -I{} sh -c \
   'o="$OUT/$(echo {} | tr / _).o"; exec "$@" -std=c++17 -O2 -Wall -fopenmp -ffp-contract=off -I. -c {} -o "$o"' _ "${CXX[@]}"

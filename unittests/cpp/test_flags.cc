@@ -65,9 +65,9 @@ TEST(FlagTableTest, EveryFlagIsNamedDocumentedAndHasAValidDefault) {
   }
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GPU_SCAN"), Row("PADDLE_OPS_GPU_SCAN").default_value), "engine");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GLA_GPU"), Row("PADDLE_OPS_GLA_GPU").default_value), "chunked");
-  // The sm_90a backward stays off until a device has checked it (issue 30).
+  // The sm_90a backward is the default since the H200 ran the GPU suite on it (issue 30).
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GLA_GPU_BWD"), Row("PADDLE_OPS_GLA_GPU_BWD").default_value),
-            "chunked");
+            "sm90");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GLA_CPU"), Row("PADDLE_OPS_GLA_CPU").default_value), "auto");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_CPU_ISA"), Row("PADDLE_OPS_CPU_ISA").default_value), "auto");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_TORCH_OUTPUTS"), Row("PADDLE_OPS_TORCH_OUTPUTS").default_value),
@@ -96,7 +96,7 @@ TEST(FlagParserTest, GlaGpuBackwardChoices) {
   for (const char* bad : {"SM90", "sm90a", "sm_90a", "recurrent", "1"}) {
     const std::string msg = InvalidArgumentOf([&] { fl::ParseFlagValue(f, bad, "set_flags"); });
     EXPECT_NE(msg.find("PADDLE_OPS_GLA_GPU_BWD='" + std::string(bad) + "' (from set_flags)"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("'chunked' (default), 'sm90'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'chunked', 'sm90' (default)"), std::string::npos) << msg;
   }
 }
 
@@ -129,15 +129,15 @@ TEST_F(FlagsTest, SetFlagChangesTheAccessorAndGetFlags) {
   EXPECT_EQ(fl::GlaCpuPath(), fl::GlaCpu::kRecurrent);
   fl::SetFlag("PADDLE_OPS_GLA_GPU", "chunked_v1");
   EXPECT_EQ(fl::GlaGpuPath(), fl::GlaGpu::kChunkedV1);
-  fl::SetFlag("PADDLE_OPS_GLA_GPU_BWD", "sm90");
-  EXPECT_EQ(fl::GlaGpuBwdPath(), fl::GlaGpuBwd::kSm90);
+  fl::SetFlag("PADDLE_OPS_GLA_GPU_BWD", "chunked");
+  EXPECT_EQ(fl::GlaGpuBwdPath(), fl::GlaGpuBwd::kChunked);
   const auto all = fl::GetFlags();
   ASSERT_EQ(all.size(), fl::FlagTable().size());
   EXPECT_EQ(all[1], std::make_pair(std::string("PADDLE_OPS_GLA_GPU"), std::string("chunked_v1")));
-  EXPECT_EQ(all[2], std::make_pair(std::string("PADDLE_OPS_GLA_GPU_BWD"), std::string("sm90")));
+  EXPECT_EQ(all[2], std::make_pair(std::string("PADDLE_OPS_GLA_GPU_BWD"), std::string("chunked")));
   EXPECT_EQ(all[3], std::make_pair(std::string("PADDLE_OPS_GLA_CPU"), std::string("recurrent")));
-  fl::SetFlag("PADDLE_OPS_GLA_GPU_BWD", "chunked");
-  EXPECT_EQ(fl::GlaGpuBwdPath(), fl::GlaGpuBwd::kChunked);
+  fl::SetFlag("PADDLE_OPS_GLA_GPU_BWD", "sm90");
+  EXPECT_EQ(fl::GlaGpuBwdPath(), fl::GlaGpuBwd::kSm90);
 }
 
 TEST_F(FlagsTest, SetFlagsValidatesEveryEntryBeforeSettingAny) {

@@ -18,6 +18,35 @@ if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
 
+def pytest_collection_modifyitems(config, items):
+    """A test module may define not_applicable(item): the reason a collected combination of its
+    parameters does not apply (a flag that does not reach that place or dtype), or None. Those
+    combinations are deselected at collection, counted by reason in the summary, instead of
+    each being reported as a skip (the module's fixtures still skip them when run directly)."""
+    keep, drop, reasons = [], [], {}
+    for item in items:
+        judge = getattr(getattr(item, 'module', None), 'not_applicable', None)
+        why = judge(item) if judge and hasattr(item, 'callspec') else None
+        if why:
+            drop.append(item)
+            key = (item.module.__name__, why)
+            reasons[key] = reasons.get(key, 0) + 1
+        else:
+            keep.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+        config._paddle_ops_not_applicable = reasons
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    reasons = getattr(config, '_paddle_ops_not_applicable', None)
+    if reasons:
+        terminalreporter.section('deselected: parameter combinations that do not apply')
+        for (module, why), n in sorted(reasons.items()):
+            terminalreporter.write_line('%d %s: %s' % (n, module, why))
+
+
 def pytest_report_header(config):
     try:
         import paddle_ops

@@ -1,8 +1,8 @@
-"""gla's chunked CPU form on every instruction set it is built for (kernels/gla/chunk_cpu_<isa>.cc,
-chosen at run time; the flag PADDLE_OPS_CPU_ISA caps the choice): values and every gradient
+"""gla's chunked CPU form on every instruction set (kernels/gla/chunk_cpu.cc, one Highway source
+for every target, chosen at run time; the flag PADDLE_OPS_CPU_ISA caps the choice): values and every gradient
 against the float64 recurrent reference of test_gla_op.py within docs/spec.md §5's bounds, on
 shapes with several chunks, partial chunks and secondary chunks, both layouts; and each ISA's
-result against the baseline build's on the same inputs. A set this CPU lacks is skipped,
+result against the fallback target's on the same inputs. A set this CPU lacks is skipped,
 saying so (the flag would run a narrower path and the test would prove nothing)."""
 import numpy as np
 import pytest
@@ -45,7 +45,7 @@ def test_chunked_against_reference(shape, head_first, dtype, isa, set_flag):
 
 @pytest.mark.parametrize('isa', ['avx2', 'avx512'])
 def test_isa_matches_baseline(isa, set_flag):
-    """The same inputs through the baseline build and through `isa`: every output within the
+    """The same inputs through the fallback target (baseline) and through `isa`: every output within the
     float32 bound of each other (the products round in another order, so not bitwise), and
     not bitwise equal (the switch really changes the code that runs)."""
     q, k, v, g, h0 = G.make_inputs(2, 2, 150, 128, 64, head_first=False, seed=3)

@@ -42,8 +42,8 @@ def cpu_path(request, set_flag):
     return request.param
 
 
-# The GPU backwards to run the GPU tests on (flag PADDLE_OPS_GLA_GPU_BWD): the chunked kernels (the
-# default), and, where there is a GPU, the sm_90a backward (16-bit inputs on an sm_90a device; the
+# The GPU backwards to run the GPU tests on (flag PADDLE_OPS_GLA_GPU_BWD): the chunked kernels, and,
+# where there is a GPU, the sm_90a backward (the default: 16-bit inputs on an sm_90a device; the
 # chunked kernels take every other call, so the tests of other dtypes run once).
 GPU_BWD = ['chunked'] + (['sm90'] if 'gpu' in PLACES else [])
 
@@ -63,6 +63,21 @@ def gpu_bwd(request, set_flag):
         pytest.skip('PADDLE_OPS_GLA_GPU_BWD=sm90 changes only the backward of 16-bit inputs')
     set_flag('PADDLE_OPS_GLA_GPU_BWD', request.param)
     return request.param
+
+
+def not_applicable(item):
+    """The flag combinations the two fixtures above skip, known at collection (conftest.py
+    deselects them and counts them by reason)."""
+    params = item.callspec.params
+    place = params.get('place')
+    if params.get('cpu_path') == 'recurrent' and place != 'cpu':
+        return 'PADDLE_OPS_GLA_CPU only selects the CPU path'
+    if params.get('gpu_bwd') == 'sm90':
+        if not (place == 'gpu' or item.name.startswith('test_gpu_')):
+            return 'PADDLE_OPS_GLA_GPU_BWD only selects the GPU backward'
+        if params.get('dtype') not in ('float16', 'bfloat16'):
+            return 'PADDLE_OPS_GLA_GPU_BWD=sm90 changes only the backward of 16-bit inputs'
+    return None
 
 
 # ------------------------------------------------------------------------------------------

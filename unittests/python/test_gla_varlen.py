@@ -12,7 +12,7 @@ import pytest
 import paddle_ops as paddle
 from op_test import FLOAT_DTYPES, available_places, cast_np, make_tensor, tensor_values
 from test_gla_op import (assert_rel_rms, cpu_path, gla_grad_ref, gla_ref, gpu_bwd, make_inputs,  # noqa: F401
-                         rel_rms, rounded, set_flag)
+                         not_applicable, rel_rms, rounded, set_flag)
 
 PLACES = available_places()
 

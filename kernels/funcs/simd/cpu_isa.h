@@ -4,7 +4,7 @@
 //   - Highway kernels (one source compiled for every target with hwy/foreach_target.h: the fp16 /
 //     bf16 conversions of convert.h) call the best target in use through PADDLE_OPS_HWY_DISPATCH.
 //   - The x86 kernels still written per instruction set (the scan engine's kernels/funcs/cpu/
-//     scan_simd_<isa>.cc and gla's kernels/gla/chunk_cpu_<isa>.cc, built with their own -m flags)
+//     scan_simd_<isa>.cc, built with their own -m flags)
 //     read the same choice as a CpuIsa level: AVX3 in use is kAvx512, AVX2 kAvx2, anything else
 //     kBaseline.
 #pragma once
