@@ -17,6 +17,19 @@
 #include "kernels/funcs/gpu/scan_agent.cuh"
 #include "kernels/impl/pscan_ops.h"
 
+// Compile-time variants (tools/dev/harness/pscan; defaults measured on the H200,
+// docs/benchmarks.md 2026-11-29): the columns' own thread steps (1) or the generic ones (0), the
+// blocks per SM the float32 kernels are compiled for, and the threads the column segments aim at.
+#ifndef PO_PSCAN_COL_FAST
+#define PO_PSCAN_COL_FAST 1
+#endif
+#ifndef PO_PSCAN_MIN_BLOCKS
+#define PO_PSCAN_MIN_BLOCKS 4
+#endif
+#ifndef PO_PSCAN_COL_THREADS
+#define PO_PSCAN_COL_THREADS 131072
+#endif
+
 namespace phi {
 namespace funcs {
 namespace scan_gpu {
@@ -27,6 +40,44 @@ struct GpuTileScan<PscanOp<T, float>> : GenericTileScan<PscanOp<T, float>> {
   using State = typename Op::State;
   static constexpr bool kFast = true;
   static constexpr int V = 16 / static_cast<int>(sizeof(T));  // elements per 16-byte load
+  // float32 only (measured); the 16-bit columns would spill at 64 registers.
+  static constexpr int kMinBlocks = sizeof(T) == 4 ? PO_PSCAN_MIN_BLOCKS : 1;
+  static constexpr int64_t kColumnThreads = PO_PSCAN_COL_THREADS;
+
+  // Columns: the generic thread steps' combinations in the same order (the same bits), with
+  // the gate's offset kept per line instead of a division per element (a [N, T] gate: step l
+  // of line (n, d) reads a[n * T + l]).
+  template <int kItems, bool kStore>
+  __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                 bool exclusive) {
+    if (!PO_PSCAN_COL_FAST || exclusive) return ThreadScanSteps<kItems, kStore>(op, line, s0, s1, carry, exclusive);
+    const LineGeometry& g = line.g;
+    const int64_t step = g.reverse ? -g.inner : g.inner;
+    const bool per_row = op.index.gate_per_row;
+    const int64_t gate0 = per_row ? op.index.GateIndex(line.base) : 0;  // n * T
+    const int64_t gstep = g.reverse ? -1 : 1;
+    int64_t t0 = s0;
+    if (t0 == 0 && t0 < s1) {  // the line's first step: gate 0, the initial state folded in
+      carry = op.Combine(carry, op.Load(g.At(line.base, 0)));
+      if (kStore) op.out[g.At(line.base, 0).offset] = static_cast<T>(carry.b);
+      ++t0;
+    }
+    for (; t0 < s1; t0 += kItems) {
+      const int64_t off0 = g.At(line.base, t0).offset;
+      const int64_t ga0 = per_row ? gate0 + (g.reverse ? g.length - 1 - t0 : t0) : off0;
+      const int64_t gs = per_row ? gstep : step;
+      T av[kItems], xv[kItems];
+      LoadStepPairs(op.a, ga0, gs, op.x, off0, step, s1 - t0, av, xv);
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        if (t0 + k < s1) {
+          carry = op.Combine(carry, State{static_cast<float>(av[k]), static_cast<float>(xv[k])});
+          if (kStore) op.out[off0 + k * step] = static_cast<T>(carry.b);
+        }
+      }
+    }
+    return carry;
+  }
 
   template <int W, int kItems, bool kStore>
   __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,

@@ -1,5 +1,6 @@
 // right_flood and its gradient on the GPU: the bodies of impl/right_flood_kernel_impl.h on the
-// GPU scan engine, with the op's fast tiles (flood_tiles.cuh).
+// GPU scan engine, with the op's fast tiles (flood_tiles.cuh: the forward's and the gradient's,
+// measured with tools/dev/harness/flood).
 #include "kernels/funcs/gpu/scan_dispatch.cuh"
 #include "kernels/gpu/flood_tiles.cuh"
 #include "kernels/impl/right_flood_kernel_impl.h"

@@ -1,8 +1,8 @@
 // right_flood and its gradient, written once for both devices: one fill-forward scan of
 // source offsets, and one segmented-sum scan against the forward direction (flood_ops.h). On
-// the GPU the forward's rows take the fast tiles of kernels/gpu/flood_tiles.cuh (values carried
-// in registers, vector loads and stores, a segment's total found by searching back from its
-// end); the CPU runs the engine's generic path.
+// the GPU both take the op's tiles of kernels/gpu/flood_tiles.cuh (values carried in registers,
+// vector loads and stores, a segment's total found by searching back from its end, few long
+// rows split instead of looked back); the CPU runs the engine's generic path.
 #pragma once
 
 #include <string>

@@ -118,6 +118,20 @@ __device__ inline void StoreRowRaw(U* out, int64_t base, int64_t L, bool reverse
   }
 }
 
+// The first n (<= N) of N steps of two tensors, a[a0 + k * as] and b[b0 + k * bs] (a column
+// line's elements, or its gates), all loads issued before any is used; the rest left as they are.
+template <int N, typename A, typename B>
+__device__ inline void LoadStepPairs(const A* a, int64_t a0, int64_t as, const B* b, int64_t b0, int64_t bs, int64_t n,
+                                     A (&va)[N], B (&vb)[N]) {
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    if (k < n) {
+      va[k] = a[a0 + k * as];
+      vb[k] = b[b0 + k * bs];
+    }
+  }
+}
+
 // A full warp's group of 32 * N steps held blocked (lane l: steps g0 + l * N .. + N - 1 in scan
 // order, a row with inner == 1 at `base`, all before the line's end, 16-byte aligned), moved
 // between registers and memory through a per-warp shared buffer so that every global access

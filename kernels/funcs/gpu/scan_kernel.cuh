@@ -28,6 +28,40 @@ struct TileMinBlocks<Tiles, std::void_t<decltype(Tiles::kMinBlocks)>> {
   static constexpr int value = Tiles::kMinBlocks;
 };
 
+// The single pass's steps per row segment and the threads the column segments aim at:
+// GpuTileScan<Op>::kRowSegment / kColumnThreads where a tile scanner sets them, else
+// ScanPolicy's kRowSegment / kTargetColumnThreads (an op whose kernels hold fewer threads an SM
+// fills the GPU with fewer).
+template <typename Tiles, typename = void>
+struct TileRowSegment {
+  static constexpr int64_t value = ScanPolicy::kRowSegment;
+};
+template <typename Tiles>
+struct TileRowSegment<Tiles, std::void_t<decltype(Tiles::kRowSegment)>> {
+  static constexpr int64_t value = Tiles::kRowSegment;
+};
+template <typename Tiles, typename = void>
+struct TileColumnThreads {
+  static constexpr int64_t value = ScanPolicy::kTargetColumnThreads;
+};
+template <typename Tiles>
+struct TileColumnThreads<Tiles, std::void_t<decltype(Tiles::kColumnThreads)>> {
+  static constexpr int64_t value = Tiles::kColumnThreads;
+};
+
+// Whether the op's tiles scan rows cut into segments themselves (GpuTileScan<Op>::kSplitRows
+// and SplitRows<kItems>(stream, scratch, g, rows, nseg, seg_len, op), inclusive scans without a
+// carry-in): an op whose carry reaches only the first steps of a segment (a flood's leading
+// holes) stores each segment at once and fixes those steps after, instead of the look-back.
+template <typename Tiles, typename = void>
+struct TileSplitRows {
+  static constexpr bool value = false;
+};
+template <typename Tiles>
+struct TileSplitRows<Tiles, std::void_t<decltype(Tiles::kSplitRows)>> {
+  static constexpr bool value = Tiles::kSplitRows;
+};
+
 // ---- inner == 1: whole rows, a logical warp of W lanes per row (segments: scan_onepass.cuh) ---
 template <int W, int kItems, typename Op>
 __global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileScan<Op>>::value)

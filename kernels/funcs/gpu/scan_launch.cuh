@@ -31,8 +31,8 @@ TileStatus<State> MakeTileStatus(cudaStream_t stream, Scratch& scratch, int64_t 
 }
 
 // Rows (inner == 1). A logical warp of W lanes per row; with W == 32, rows too few to fill the
-// GPU (or a carry-in given) are cut into segments of ScanPolicy::kRowSegment steps scanned in
-// one pass with a look-back.
+// GPU (or a carry-in given) are cut into segments of TileRowSegment steps (ScanPolicy::kRowSegment
+// unless the op's tiles say) scanned in one pass with a look-back.
 template <int W, int kItems, typename Op, typename Scratch>
 void ScanRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t rows, bool exclusive,
               const Op& op, const typename Op::State* init = nullptr, int64_t seg_len = 0) {
@@ -46,9 +46,15 @@ void ScanRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int6
     RowScanKernel<W, kItems><<<Blocks(rows * W), ScanPolicy::kThreads, 0, stream>>>(op, g, rows, exclusive);
     PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
   } else {
-    if (seg_len <= 0) seg_len = ScanPolicy::kRowSegment;
+    if (seg_len <= 0) seg_len = TileRowSegment<GpuTileScan<Op>>::value;
     seg_len = std::max<int64_t>((seg_len + kTile - 1) / kTile * kTile, kTile);  // on tile boundaries
     const int64_t nseg = std::max<int64_t>((g.length + seg_len - 1) / seg_len, 1);
+    if constexpr (TileSplitRows<GpuTileScan<Op>>::value) {  // the op's own split (no look-back)
+      if (init == nullptr && !exclusive) {
+        GpuTileScan<Op>::template SplitRows<kItems>(stream, scratch, g, rows, nseg, seg_len, op);
+        return;
+      }
+    }
     const auto st = MakeTileStatus<State>(stream, scratch, rows, nseg);
     constexpr int kWarps = ScanPolicy::kThreads / 32;
     const unsigned blocks = static_cast<unsigned>((rows * nseg + kWarps - 1) / kWarps);
@@ -79,9 +85,10 @@ template <typename Op, typename Scratch>
 void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t lines, bool exclusive,
                  const Op& op) {
   using State = typename Op::State;
+  constexpr int64_t kTarget = TileColumnThreads<GpuTileScan<Op>>::value;
   int64_t nseg = 1;
-  if (lines < ScanPolicy::kTargetColumnThreads) {
-    nseg = std::min({(ScanPolicy::kTargetColumnThreads + lines - 1) / lines, ScanPolicy::kMaxColumnSegments,
+  if (lines < kTarget) {
+    nseg = std::min({(kTarget + lines - 1) / lines, ScanPolicy::kMaxColumnSegments,
                      (g.length + 63) / 64});
     nseg = std::max<int64_t>(nseg, 1);
   }
@@ -113,7 +120,7 @@ inline GpuScanStrategy ChooseGpuScanStrategy(const ScanLayout& l) {
 
 // The engine over a layout: `init`, when given, is a carry-in per row ([outer] states; rows only,
 // inner == 1) that every row's scan starts from (internal: for the sequence-parallel scans).
-// `row_segment` overrides ScanPolicy::kRowSegment (the harness sweeps it).
+// `row_segment` overrides the row segment (TileRowSegment; the harness sweeps it).
 template <typename Op, typename Scratch>
 void ScanGpuLaunch(cudaStream_t stream, Scratch& scratch, const ScanLayout& l, bool exclusive, bool reverse,
                    const Op& op, const typename Op::State* init = nullptr, int64_t row_segment = 0) {

@@ -114,6 +114,29 @@ inline double CopyMs(cudaStream_t stream, int64_t bytes) {
   return ms;
 }
 
+// The run's header (the device, and the compile-time variant where -DHARNESS_VARIANT names one)
+// and a stream for its launches.
+inline cudaStream_t Start() {
+  cudaDeviceProp prop;
+  HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+#ifdef HARNESS_VARIANT
+  std::printf("variant: %s\n", HARNESS_VARIANT);
+#endif
+  cudaStream_t stream;
+  HARNESS_CHECK(cudaStreamCreate(&stream));
+  return stream;
+}
+
+// Whether a case runs under --only filters: no filter, or its name holds one of them.
+inline bool Selected(const std::vector<std::string>& only, const std::string& name) {
+  if (only.empty()) return true;
+  for (const auto& o : only) {
+    if (name.find(o) != std::string::npos) return true;
+  }
+  return false;
+}
+
 inline std::mt19937_64& Rng() {
   static std::mt19937_64 g(20261128);
   return g;
