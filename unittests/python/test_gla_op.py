@@ -33,11 +33,7 @@ def set_flag():
 def cpu_path(request, set_flag):
     """Every test runs on both CPU paths (the flag PADDLE_OPS_GLA_CPU; float64 always takes the
     recurrent one). Tests of the GPU place, and those without a place, run once (the switch is
-    CPU-only)."""
-    params = getattr(request.node, 'callspec', None)
-    place = params.params.get('place') if params else None
-    if request.param == 'recurrent' and place != 'cpu':
-        pytest.skip('PADDLE_OPS_GLA_CPU only selects the CPU path')
+    CPU-only: not_applicable below deselects the rest)."""
     set_flag('PADDLE_OPS_GLA_CPU', request.param)
     return request.param
 
@@ -51,23 +47,15 @@ GPU_BWD = ['chunked'] + (['sm90'] if 'gpu' in PLACES else [])
 @pytest.fixture(autouse=True, params=GPU_BWD, ids=lambda p: f'bwd_{p}')
 def gpu_bwd(request, set_flag):
     """The tests of the GPU place (and those named test_gpu_*) run on each GPU backward; with
-    'sm90' only those of a 16-bit dtype (the others would repeat the 'chunked' run)."""
-    if request.param == 'chunked':
-        return request.param
-    params = getattr(request.node, 'callspec', None)
-    params = params.params if params else {}
-    on_gpu = params.get('place') == 'gpu' or request.node.name.startswith('test_gpu_')
-    if not on_gpu:
-        pytest.skip('PADDLE_OPS_GLA_GPU_BWD only selects the GPU backward')
-    if params.get('dtype') not in ('float16', 'bfloat16'):
-        pytest.skip('PADDLE_OPS_GLA_GPU_BWD=sm90 changes only the backward of 16-bit inputs')
+    'sm90' only those of a 16-bit dtype (the others would repeat the 'chunked' run):
+    not_applicable below deselects the rest."""
     set_flag('PADDLE_OPS_GLA_GPU_BWD', request.param)
     return request.param
 
 
 def not_applicable(item):
-    """The flag combinations the two fixtures above skip, known at collection (conftest.py
-    deselects them and counts them by reason)."""
+    """The flag combinations the two fixtures above do not apply to: conftest.py deselects them
+    at collection and counts them by reason."""
     params = item.callspec.params
     place = params.get('place')
     if params.get('cpu_path') == 'recurrent' and place != 'cpu':
