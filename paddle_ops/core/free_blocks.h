@@ -1,7 +1,7 @@
 // FreeBlocks: the freed blocks the CPU caching allocator (core.cc) keeps for reuse, by their
 // rounded size: a later allocation of exactly that size takes one back. (The GPU allocator
-// cuts blocks from segments instead: gpu/block_pool.h.) Not locked: the allocator calls it
-// under its own mutex, and counts the bytes held itself.
+// uses CUDA's stream-ordered memory pools instead: gpu/gpu_context.cu.) Not locked: the
+// allocator calls it under its own mutex, and counts the bytes held itself.
 #pragma once
 
 #include <cstddef>

@@ -395,14 +395,14 @@ PYBIND11_MODULE(_C, m) {
     if (phi::gpu::DeviceCount() > 0) phi::gpu::EmptyCache();
 #endif
   });
-  // The GPU caching allocator's statistics of one device: (reserved, allocated,
-  // peak_reserved, peak_allocated) bytes, then the counts (segments asked of the device, free
-  // segments moved from one stream to another); zeros without a GPU.
+  // The GPU allocator's statistics of one device: (reserved, allocated, peak_reserved,
+  // peak_allocated) bytes of its memory pool, then the counts (allocations, out-of-memory
+  // retries); zeros without a GPU.
   m.def("gpu_memory_stats", [](int device) {
 #ifdef PADDLE_OPS_WITH_GPU
     const auto s = phi::gpu::GetMemoryStats(device);
-    return std::make_tuple(s.reserved, s.allocated, s.peak_reserved, s.peak_allocated, s.segment_allocs,
-                           s.stream_moves);
+    return std::make_tuple(s.reserved, s.allocated, s.peak_reserved, s.peak_allocated, s.allocations,
+                           s.oom_retries);
 #else
     (void)device;
     return std::make_tuple(size_t{0}, size_t{0}, size_t{0}, size_t{0}, size_t{0}, size_t{0});

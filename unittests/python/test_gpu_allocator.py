@@ -1,9 +1,8 @@
-"""The GPU caching allocator (issue 17 item 11; paddle_ops/core/gpu/block_pool.h): blocks cut
-from segments with size classes, splitting and merging, free segments given back before a new
-one is asked for; its statistics as paddle.device.cuda.memory_reserved / memory_allocated /
-max_memory_reserved / max_memory_allocated. Each test runs in a child process (the counts
-start from a fresh allocator). They need a GPU and skip, saying so, without one; the
-bookkeeping itself is tested on the CPU in unittests/cpp/test_block_pool.cc.
+"""The GPU allocator (issue 33 item 3; paddle_ops/core/gpu/gpu_context.cu): a private CUDA
+memory pool per device, allocated from and freed to stream-ordered, that keeps freed memory for
+reuse; its statistics (the pool's attributes) as paddle.device.cuda.memory_reserved /
+memory_allocated / max_memory_reserved / max_memory_allocated. Each test runs in a child
+process (the counts start from a fresh pool). They need a GPU and skip, saying so, without one.
 """
 import subprocess
 import sys
@@ -25,29 +24,36 @@ def _child(code):
 
 
 def test_statistics_follow_tensors():
+    """Bytes in use follow the tensors; freed memory stays reserved (the pool keeps it) until
+    empty_cache; the high-water marks and their reset."""
     out = _child("""
         import paddle_ops as paddle
         cuda = paddle.device.cuda
         assert cuda.memory_reserved() == 0 and cuda.memory_allocated() == 0
-        a = paddle.empty([1000], 'float32', place='gpu')          # 4000 B -> 4096, small pool
-        assert cuda.memory_allocated() == 4096, cuda.memory_allocated()
-        assert cuda.memory_reserved() == 2 << 20, cuda.memory_reserved()
-        b = paddle.empty([3 << 20], 'float32', place='gpu')       # 12 MiB: a 12 MiB segment
-        assert cuda.memory_allocated() == 4096 + (12 << 20)
-        assert cuda.memory_reserved() == (2 << 20) + (12 << 20)
+        a = paddle.empty([1000], 'float32', place='gpu')
+        small = cuda.memory_allocated()
+        assert 4000 <= small <= 2 << 20, small
+        assert cuda.memory_reserved() >= small
+        b = paddle.empty([3 << 20], 'float32', place='gpu')       # 12 MiB
+        assert cuda.memory_allocated() >= small + (12 << 20), cuda.memory_allocated()
+        with_b = cuda.memory_reserved()
+        assert with_b >= cuda.memory_allocated()
+        peak = cuda.memory_allocated()
         del b
-        assert cuda.memory_allocated() == 4096
-        assert cuda.memory_reserved() == (14 << 20)               # cached
-        assert cuda.max_memory_allocated() == 4096 + (12 << 20)
-        c = paddle.empty([1 << 20], 'float32', place='gpu')       # 4 MiB, cut from the cached segment
-        assert cuda.memory_reserved() == (14 << 20)
+        paddle.device.synchronize()
+        assert cuda.memory_allocated() == small, cuda.memory_allocated()
+        assert cuda.memory_reserved() == with_b                   # kept for reuse
+        assert cuda.max_memory_allocated() == peak
+        c = paddle.empty([1 << 20], 'float32', place='gpu')       # 4 MiB, from the kept memory
+        assert cuda.memory_reserved() == with_b
         cuda.reset_max_memory_allocated()
-        assert cuda.max_memory_allocated() == cuda.memory_allocated() == 4096 + (4 << 20)
+        assert cuda.max_memory_allocated() == cuda.memory_allocated() >= small + (4 << 20)
         del c
-        cuda.empty_cache()                                        # the free 12 MiB segment goes back
-        assert cuda.memory_reserved() == 2 << 20, cuda.memory_reserved()
-        assert cuda.max_memory_reserved() == 14 << 20
-        assert cuda.memory_allocated(0) == cuda.memory_allocated('gpu:0') == 4096
+        cuda.empty_cache()                                        # the unused memory goes back
+        assert cuda.memory_reserved() <= with_b - (12 << 20), (cuda.memory_reserved(), with_b)
+        assert cuda.memory_reserved() >= cuda.memory_allocated() == small
+        assert cuda.max_memory_reserved() >= with_b
+        assert cuda.memory_allocated(0) == cuda.memory_allocated('gpu:0') == small
         print("ok")
         """)
     assert "ok" in out
@@ -55,9 +61,9 @@ def test_statistics_follow_tensors():
 
 def test_varying_sizes_keep_reserved_within_twice_peak_in_use():
     """1,000 tensors of sizes uniform in log from 1 KiB to 256 MiB (fixed seed), at most 8
-    alive: the memory reserved never exceeds twice the most bytes in use at any moment. The
-    exact-size cache this replaced kept a block of every size seen (734 distinct sizes here,
-    18.7 GiB in all)."""
+    alive: the pool keeps what is freed, yet the memory it reserves never exceeds twice the
+    most bytes in use at any moment (it reuses and remaps its memory for new sizes instead of
+    holding a block of every size seen: 734 distinct sizes here, 18.7 GiB in all)."""
     out = _child("""
         import numpy as np
         import paddle_ops as paddle
@@ -75,7 +81,7 @@ def test_varying_sizes_keep_reserved_within_twice_peak_in_use():
             in_use += int(nbytes)
             peak_in_use = max(peak_in_use, in_use)
             peak_reserved = max(peak_reserved, cuda.memory_reserved())
-        assert cuda.max_memory_reserved() == peak_reserved
+        assert cuda.max_memory_reserved() >= peak_reserved
         print("peak in use %.1f MiB, peak reserved %.1f MiB, ratio %.3f" % (
             peak_in_use / 2**20, peak_reserved / 2**20, peak_reserved / peak_in_use))
         assert peak_reserved <= 2 * peak_in_use, (peak_reserved, peak_in_use)
@@ -85,8 +91,8 @@ def test_varying_sizes_keep_reserved_within_twice_peak_in_use():
 
 
 def test_cached_memory_is_reused_and_results_stay_right():
-    """Blocks cut from shared segments hold their own data: tensors made, freed and made again
-    in varying sizes keep their values (a block handed out twice would mix them)."""
+    """Memory freed and handed out again holds its new tensor's data: tensors made, freed and
+    made again in varying sizes keep their values (memory handed out twice would mix them)."""
     _child("""
         import numpy as np
         import paddle_ops as paddle
@@ -107,51 +113,94 @@ def test_cached_memory_is_reused_and_results_stay_right():
 
 
 def test_out_of_memory_is_memory_error_and_allocator_recovers():
+    """An allocation the device cannot hold: synchronize, trim, one more try, then MemoryError
+    naming the size; later allocations work."""
     out = _child("""
         import paddle_ops as paddle
+        from paddle_ops import _C
         cuda = paddle.device.cuda
         keep = paddle.empty([64 << 20], 'float32', place='gpu')
+        retries = _C.gpu_memory_stats(0)[5]
         try:
             paddle.empty([1 << 48], 'uint8', place='gpu')
             print("no error")
         except MemoryError as e:
             msg = str(e)
-            assert "out of GPU memory" in msg and "GiB" in msg, msg
+            assert "out of GPU memory" in msg and "GiB" in msg and str(1 << 48) in msg, msg
             print("MemoryError")
+        assert _C.gpu_memory_stats(0)[5] == retries + 1
         del keep
         x = paddle.empty([1 << 20], 'float32', place='gpu')
-        assert cuda.memory_allocated() == 4 << 20
+        assert cuda.memory_allocated() >= 4 << 20
         """)
     assert "MemoryError" in out
 
 
-def test_calls_alternating_streams_move_free_segments_instead_of_asking_again():
+def test_calls_alternating_streams_reuse_the_kept_memory():
     """Calls that alternate between our stream and the legacy default stream (torch's, which
-    the torch ops push) with a 64 MiB output each: past the 1.5x bound the free segment of the
-    other stream moves over behind an event (block_pool.h), where it was given back and asked
-    for again (a cudaFree, which waits for the device, and a cudaMalloc) at each switch; the
-    outputs stay right."""
+    the torch ops push) with a 64 MiB output each: each output is freed on its own stream and
+    the pool hands that memory to the other stream once the free has completed, so the memory
+    reserved stays at what two outputs need, and the outputs stay right."""
     out = _child("""
         import numpy as np
         import paddle_ops as paddle
         from paddle_ops import _C
+        cuda = paddle.device.cuda
         x = paddle.to_tensor(np.arange(1024, dtype=np.float32), place='gpu')
         want = np.repeat(np.arange(1024, dtype=np.float32), 16384)
-        before = _C.gpu_memory_stats(0)
         for i in range(8):
             if i % 2:
                 _C._gpu_push_stream(0, 0)  # the legacy default stream
             try:
-                y = paddle.repeat_interleave(x, 16384)  # 64 MiB, its block from this stream's pool
+                y = paddle.repeat_interleave(x, 16384)  # 64 MiB, allocated and freed on this stream
                 got = y.numpy()  # read on the same stream
                 del y
             finally:
                 if i % 2:
                     _C._gpu_pop_stream()
             assert np.array_equal(got, want), i
-        after = _C.gpu_memory_stats(0)
-        print("allocs", after[4] - before[4], "moves", after[5] - before[5])
+        print("reserved", cuda.max_memory_reserved())
         """)
-    allocs, moves = (int(v) for v in out.split()[1::2])
-    assert moves >= 6, out
-    assert allocs <= 2, out
+    reserved = int(out.split()[1])
+    assert reserved <= 2 * (64 << 20) + (32 << 20), out
+
+
+def test_allocation_inside_a_cuda_graph_capture():
+    """Our scratch and outputs allocated while torch captures its stream into a CUDA graph:
+    the pool's allocations become the graph's memory nodes; a replay on new inputs gives the
+    eager result."""
+    out = _child("""
+        import sys
+        try:
+            import torch
+        except ImportError:
+            print("no torch"); sys.exit(0)
+        import paddle_ops as paddle
+        from paddle_ops.integrations import torch as pt  # registers torch.ops.paddle_ops
+        if not (pt.BACKEND == "cpp" and pt.CPP_CUDA):
+            print("no cpp:", pt.CPP_UNAVAILABLE); sys.exit(0)
+        paddle.set_flags({'PADDLE_OPS_TORCH_OUTPUTS': 'ours'})
+        ops = torch.ops.paddle_ops
+        x = torch.randn(1 << 22, device='cuda')
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(2):
+                ops.logcumsumexp(x, 0)  # warm up outside the capture
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            y = ops.logcumsumexp(x, 0)
+        x.copy_(torch.randn(1 << 22, device='cuda'))
+        g.replay()
+        torch.cuda.synchronize()
+        want = ops.logcumsumexp(x, 0)
+        assert torch.equal(y, want), (y - want).abs().max()
+        print("graph ok")
+        """)
+    if "no torch" in out:
+        pytest.skip("torch is not installed here: the graph capture needs torch.cuda.graph")
+    if "no cpp:" in out:
+        pytest.skip("the torch integration's C++ CUDA kernels did not build here (" + out.strip() + "): the "
+                    "Python kernels exchange tensors through DLPack, which a capture does not take")
+    assert "graph ok" in out

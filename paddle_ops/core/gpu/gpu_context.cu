@@ -1,15 +1,15 @@
-// The CUDA runtime pieces: GPUContext, the caching device allocator, device copies, and
+// The CUDA runtime pieces: GPUContext, the device allocator (stream-ordered memory pools), device copies, and
 // their registration with the core (allocator, memcpy, memset and context factory for
 // AllocationType::GPU) at load time.
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
 
-#include "paddle_ops/core/gpu/block_pool.h"
 #include "paddle_ops/core/gpu/gpu_context.h"
 #include "paddle_ops/core/gpu/gpu_info.h"
 
@@ -49,26 +49,25 @@ const GPUContext& ContextOf(const Place& place) {
   return static_cast<const GPUContext&>(*DeviceContextPool::Instance().Get(place));
 }
 
-// The caching allocator: per device, a BlockPool (block_pool.h) cuts tensors' blocks out of
-// segments from cudaMalloc, with size classes, best fit, splitting and merging, and gives
-// wholly free segments back before it asks for a new one when holding them would pass 1.5x
-// the most ever in use, so the memory held stays near
-// what is in use even when every shape differs. When cudaMalloc fails, the queued work is
-// waited for, every free segment given back and the segment asked for once more before
-// MemoryError.
+// The device allocator: per device, a private CUDA memory pool (cudaMemPoolCreate; not the
+// device's default pool, which torch's cudaMallocAsync backend uses, so thresholds, trims and
+// statistics do not mix), allocated from and freed to stream-ordered (cudaMallocFromPoolAsync /
+// cudaFreeAsync). Its release threshold is the largest value, so freed memory stays in the pool
+// for reuse (empty_cache trims it). When an allocation fails, the device is synchronized, the
+// pool trimmed and the allocation tried once more before MemoryError.
 //
-// Streams. A block is allocated for the stream current on the calling thread: our own stream
-// (tag 0), or the stream pushed in its place (PushStream; the torch integration runs on
-// torch's current stream). Its segment belongs to that stream and, once freed, it is reused
-// only by a later allocation for the same stream, so the reuse is ordered after every earlier
-// use on that stream without an event (PyTorch's allocator does the same). A torch op's
-// outputs and scratch are therefore safe to free and reuse on torch's stream, and our own
-// stream never picks up a block torch's stream may still be reading. A block also used on
-// another stream is recorded (RecordStream: a DLPack export to a consumer stream); when it is
-// freed, its own stream waits for an event recorded then on each such stream before the block
-// goes back to the pool. (Allocating a torch op's outputs from torch's allocator instead
-// would need torch in this library, or a Python callback for every output and scratch buffer.)
-class CachingGPUAllocator : public Allocator {
+// Streams. A block is allocated on the stream current on the calling thread: our own stream,
+// or the stream pushed in its place (PushStream; the torch integration runs on torch's current
+// stream), and freed on that same stream, so the pool reuses it for later work of that stream
+// in stream order without an event. The pool's internal dependencies are off
+// (cudaMemPoolReuseAllowInternalDependencies = 0): an allocation on one stream never makes it
+// wait for another stream's frees, so our stream and torch's do not wait on each other; memory
+// freed on another stream is reused once that free has completed (opportunistic reuse) or
+// after an event dependency. A block also used on another stream is recorded (RecordStream:
+// a DLPack export to a consumer stream); when it is freed, its own stream first waits for an
+// event recorded then on each such stream. Inside a CUDA graph capture of the stream, the
+// allocation and the free become the graph's memory nodes (owned by the graph).
+class PoolGPUAllocator : public Allocator {
  public:
   std::shared_ptr<Allocation> Allocate(size_t bytes, const Place& place) override {
     gpu::CheckGpuUsableAfterFork();
@@ -82,29 +81,42 @@ class CachingGPUAllocator : public Allocator {
     }
     PADDLE_ENFORCE(dev >= 0 && dev < n,
                    errors::InvalidArgument("%s does not exist: %d GPU(s) visible", place.DebugString(), n));
-    const uintptr_t tag = reinterpret_cast<uintptr_t>(gpu::StreamOverride(dev));  // 0: our stream
-    NoteOwnStream(dev);
+    cudaStream_t stream = gpu::StreamOverride(dev);
+    if (stream == nullptr) stream = ContextOf(place).own_stream();
+    const cudaMemPool_t pool = PoolOf(dev);
+    const size_t asked = bytes ? bytes : 1;  // a zero-size tensor still gets a distinct pointer
     void* p = nullptr;
     {
-      std::lock_guard<std::mutex> lock(mu_);
-      p = PoolOf(dev).Allocate(bytes, tag);
-    }
-    if (!p) {  // wait for every stream of the device (free blocks may be in use there), then retry
-      {
-        DeviceGuard guard(dev);
-        cudaDeviceSynchronize();
+      DeviceGuard guard(dev);
+      cudaError_t e = cudaMallocFromPoolAsync(&p, asked, pool, stream);
+      if (e != cudaSuccess) {
         (void)cudaGetLastError();
+        p = nullptr;
+        // Memory the pool keeps may be free only once queued frees complete: wait for the
+        // device, give the pool's unused memory back, and try once more. Not while the stream
+        // is captured into a graph (a synchronization would end the capture).
+        cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+        if (cudaStreamIsCapturing(stream, &capture) == cudaSuccess && capture == cudaStreamCaptureStatusNone) {
+          cudaDeviceSynchronize();
+          cudaMemPoolTrimTo(pool, 0);
+          (void)cudaGetLastError();
+          retries_.fetch_add(1, std::memory_order_relaxed);
+          e = cudaMallocFromPoolAsync(&p, asked, pool, stream);
+          if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            p = nullptr;
+          }
+        } else {
+          (void)cudaGetLastError();
+        }
       }
-      std::lock_guard<std::mutex> lock(mu_);
-      BlockPool& pool = PoolOf(dev);
-      pool.ReleaseFreeSegments();
-      p = pool.Allocate(bytes, tag);
     }
     if (!p) {
       size_t free_b = 0, total_b = 0;
       {
         DeviceGuard guard(dev);
         cudaMemGetInfo(&free_b, &total_b);
+        (void)cudaGetLastError();
       }
       PADDLE_THROW(errors::ResourceExhausted(
           "out of GPU memory on %s: tried to allocate %d bytes (%.2f GiB); %.2f GiB free of %.2f GiB, %.2f GiB "
@@ -112,122 +124,133 @@ class CachingGPUAllocator : public Allocator {
           place.DebugString(), bytes, bytes / 1073741824.0, free_b / 1073741824.0, total_b / 1073741824.0,
           Stats(dev).reserved / 1073741824.0));
     }
+    allocations_.fetch_add(1, std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      live_[p] = stream;
+    }
     return std::make_shared<Allocation>(p, bytes, place, [this, dev](void* q) { Free(dev, q); });
   }
 
   // `stream`: a cudaStream_t (never null; cudaStreamLegacy for the legacy default stream).
-  void RecordStream(int dev, const void* ptr, cudaStream_t stream, cudaStream_t own) {
+  void RecordStream(const void* ptr, cudaStream_t stream) {
     void* p = const_cast<void*>(ptr);
     std::lock_guard<std::mutex> lock(mu_);
-    auto pool = pools_.find(dev);
-    uintptr_t tag = 0;
-    if (pool == pools_.end() || !pool->second->StreamOf(p, &tag)) return;  // not our block
-    const cudaStream_t home = tag ? reinterpret_cast<cudaStream_t>(tag) : own;
-    if (stream == home) return;
+    auto it = live_.find(p);
+    if (it == live_.end() || it->second == stream) return;  // not our block, or its own stream
     std::vector<cudaStream_t>& uses = uses_[p];
     if (std::find(uses.begin(), uses.end(), stream) == uses.end()) uses.push_back(stream);
   }
 
+  // Waits for every device with a pool, then gives the pools' unused memory back.
   void EmptyCache() {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (auto& [dev, pool] : pools_) pool->ReleaseFreeSegments();
+    for (const auto& [dev, pool] : Pools()) {
+      DeviceGuard guard(dev);
+      cudaDeviceSynchronize();
+      cudaMemPoolTrimTo(pool, 0);
+      (void)cudaGetLastError();
+    }
   }
   size_t cached() {
-    std::lock_guard<std::mutex> lock(mu_);
     size_t c = 0;
-    for (auto& [dev, pool] : pools_) c += pool->stats().reserved - pool->stats().allocated;
+    for (const auto& [dev, pool] : Pools()) {
+      const gpu::MemoryStats s = Stats(dev);
+      c += s.reserved - std::min(s.reserved, s.allocated);
+    }
     return c;
   }
-  BlockPoolStats Stats(int dev) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = pools_.find(dev);
-    return it == pools_.end() ? BlockPoolStats{} : it->second->stats();
+  gpu::MemoryStats Stats(int dev) {
+    gpu::MemoryStats s{};
+    const cudaMemPool_t pool = FindPool(dev);
+    if (pool == nullptr) return s;
+    s.reserved = Attribute(pool, cudaMemPoolAttrReservedMemCurrent);
+    s.allocated = Attribute(pool, cudaMemPoolAttrUsedMemCurrent);
+    s.peak_reserved = Attribute(pool, cudaMemPoolAttrReservedMemHigh);
+    s.peak_allocated = Attribute(pool, cudaMemPoolAttrUsedMemHigh);
+    s.allocations = allocations_.load(std::memory_order_relaxed);
+    s.oom_retries = retries_.load(std::memory_order_relaxed);
+    return s;
   }
+  // The high-water marks start again from the current values (the pool's own rule for a 0).
   void ResetPeaks(int dev) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = pools_.find(dev);
-    if (it != pools_.end()) it->second->ResetPeaks();
+    const cudaMemPool_t pool = FindPool(dev);
+    if (pool == nullptr) return;
+    uint64_t zero = 0;
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &zero);
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero);
+    (void)cudaGetLastError();
   }
 
  private:
-  // Our own stream of `dev`, kept for the pool's SegmentMove (which runs under mu_, where the
-  // context pool is not to be called). Read before the lock, once per device.
-  static constexpr int kMaxDevices = 64;
-  std::atomic<cudaStream_t> own_[kMaxDevices] = {};
-  void NoteOwnStream(int dev) {
-    if (dev < kMaxDevices && own_[dev].load(std::memory_order_acquire) == nullptr)
-      own_[dev].store(ContextOf(GPUPlace(dev)).own_stream(), std::memory_order_release);
-  }
-
-  // A free segment moves from stream `from` to `to` (block_pool.h): later work on `to` waits
-  // for an event recorded now on `from`, so it cannot overwrite what `from` still reads. Only
-  // from streams that live as long as the process (ours, the legacy and the per-thread default
-  // streams): a stream another library created may have been destroyed since.
-  bool MoveSegment(int dev, uintptr_t from, uintptr_t to) {
-    if (dev >= kMaxDevices) return false;
-    const cudaStream_t own = own_[dev].load(std::memory_order_acquire);
-    const cudaStream_t f = from ? reinterpret_cast<cudaStream_t>(from) : own;
-    const cudaStream_t t = to ? reinterpret_cast<cudaStream_t>(to) : own;
-    if (own == nullptr || !(f == own || f == cudaStreamLegacy || f == cudaStreamPerThread)) return false;
-    DeviceGuard guard(dev);
-    cudaEvent_t ev = nullptr;
-    cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
-    if (e == cudaSuccess) e = cudaEventRecord(ev, f);
-    if (e == cudaSuccess) e = cudaStreamWaitEvent(t, ev, 0);
-    if (ev) cudaEventDestroy(ev);  // released by the driver once it has completed
-    if (e != cudaSuccess) (void)cudaGetLastError();
-    return e == cudaSuccess;
-  }
-
-  // Called under mu_.
-  BlockPool& PoolOf(int dev) {
-    auto& pool = pools_[dev];
-    if (!pool) {
-      pool = std::make_unique<BlockPool>(
-          [dev](size_t n) -> void* {
-            DeviceGuard guard(dev);
-            void* p = nullptr;
-            if (cudaMalloc(&p, n) != cudaSuccess) {
-              (void)cudaGetLastError();
-              return nullptr;
-            }
-            return p;
-          },
-          [dev](void* p) {
-            DeviceGuard guard(dev);
-            cudaFree(p);
-          },
-          [this, dev](uintptr_t from, uintptr_t to) { return MoveSegment(dev, from, to); });
+  static size_t Attribute(cudaMemPool_t pool, cudaMemPoolAttr attr) {
+    uint64_t v = 0;
+    if (cudaMemPoolGetAttribute(pool, attr, &v) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
     }
-    return *pool;
+    return static_cast<size_t>(v);
   }
 
-  // The deleter of every block: the block's stream first waits for the other streams it was
-  // recorded on (RecordStream), then the block goes back to the pool.
+  std::vector<std::pair<int, cudaMemPool_t>> Pools() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return {pools_.begin(), pools_.end()};
+  }
+  cudaMemPool_t FindPool(int dev) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = pools_.find(dev);
+    return it == pools_.end() ? nullptr : it->second;
+  }
+
+  // The pool of `dev`, made on first use: device memory of `dev`, kept (release threshold the
+  // largest value), no internal dependencies between streams.
+  cudaMemPool_t PoolOf(int dev) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = pools_.find(dev);
+    if (it != pools_.end()) return it->second;
+    DeviceGuard guard(dev);
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.handleTypes = cudaMemHandleTypeNone;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    cudaMemPool_t pool = nullptr;
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaMemPoolCreate(&pool, &props));
+    uint64_t keep = ~uint64_t{0};
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    int off = 0, on = 1;
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaMemPoolSetAttribute(pool, cudaMemPoolReuseAllowInternalDependencies, &off));
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaMemPoolSetAttribute(pool, cudaMemPoolReuseAllowOpportunistic, &on));
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaMemPoolSetAttribute(pool, cudaMemPoolReuseFollowEventDependencies, &on));
+    pools_.emplace(dev, pool);
+    return pool;
+  }
+
+  // The deleter of every block: its stream first waits for the other streams it was recorded
+  // on (RecordStream), then the block is freed on its stream. Cannot throw (it runs in a
+  // deleter).
   void Free(int dev, void* q) {
     std::vector<cudaStream_t> uses;
-    uintptr_t tag = 0;
+    cudaStream_t home = nullptr;
     {
       std::lock_guard<std::mutex> lock(mu_);
+      auto live = live_.find(q);
+      if (live == live_.end()) return;
+      home = live->second;
+      live_.erase(live);
       auto it = uses_.empty() ? uses_.end() : uses_.find(q);
-      if (it == uses_.end()) {
-        PoolOf(dev).Free(q);
-        return;
+      if (it != uses_.end()) {
+        uses = std::move(it->second);
+        uses_.erase(it);
       }
-      uses = std::move(it->second);
-      uses_.erase(it);
-      PoolOf(dev).StreamOf(q, &tag);
     }
-    OrderAfter(dev, tag, uses);
-    std::lock_guard<std::mutex> lock(mu_);
-    PoolOf(dev).Free(q);
+    DeviceGuard guard(dev);
+    if (!uses.empty()) OrderAfter(home, uses);
+    if (cudaFreeAsync(q, home) != cudaSuccess) (void)cudaGetLastError();
   }
 
-  // Later work on the stream of `tag` waits for the work queued on `uses` so far. Cannot throw
-  // (it runs in a deleter): a failed event falls back to waiting for the whole device.
-  static void OrderAfter(int dev, uintptr_t tag, const std::vector<cudaStream_t>& uses) {
-    DeviceGuard guard(dev);
-    const cudaStream_t home = tag ? reinterpret_cast<cudaStream_t>(tag) : ContextOf(GPUPlace(dev)).own_stream();
+  // Later work on `home` waits for the work queued on `uses` so far; a failed event falls
+  // back to waiting for the whole device.
+  static void OrderAfter(cudaStream_t home, const std::vector<cudaStream_t>& uses) {
     for (cudaStream_t s : uses) {
       cudaEvent_t ev = nullptr;
       cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
@@ -244,12 +267,15 @@ class CachingGPUAllocator : public Allocator {
   }
 
   std::mutex mu_;
-  std::map<int, std::unique_ptr<BlockPool>> pools_;  // by device
+  std::map<int, cudaMemPool_t> pools_;                          // by device
+  std::unordered_map<void*, cudaStream_t> live_;                // every block handed out: its stream
   std::unordered_map<void*, std::vector<cudaStream_t>> uses_;  // RecordStream's, by block
+  std::atomic<size_t> allocations_{0};
+  std::atomic<size_t> retries_{0};
 };
 
-CachingGPUAllocator& TheAllocator() {
-  static CachingGPUAllocator* a = new CachingGPUAllocator;  // never destroyed: blocks may outlive exit
+PoolGPUAllocator& TheAllocator() {
+  static PoolGPUAllocator* a = new PoolGPUAllocator;  // never destroyed: blocks may outlive exit
   return *a;
 }
 
@@ -355,10 +381,7 @@ void Synchronize() {
 
 size_t CachedBytes() { return TheAllocator().cached(); }
 void EmptyCache() { TheAllocator().EmptyCache(); }
-MemoryStats GetMemoryStats(int device) {
-  const BlockPoolStats s = TheAllocator().Stats(device);
-  return MemoryStats{s.reserved, s.allocated, s.peak_reserved, s.peak_allocated, s.device_allocs, s.stream_moves};
-}
+MemoryStats GetMemoryStats(int device) { return TheAllocator().Stats(device); }
 void ResetPeakMemoryStats(int device) { TheAllocator().ResetPeaks(device); }
 
 uintptr_t StreamHandle(int device) { return reinterpret_cast<uintptr_t>(ContextOf(GPUPlace(device)).stream()); }
@@ -401,8 +424,8 @@ void PopStream() {
 uintptr_t PushedStream(int device) { return reinterpret_cast<uintptr_t>(StreamOverride(device)); }
 
 void RecordStream(int device, const void* ptr, uintptr_t stream) {
-  const cudaStream_t own = ContextOf(GPUPlace(device)).own_stream();  // before the allocator's lock
-  TheAllocator().RecordStream(device, ptr, StreamOfHandle(stream), own);
+  (void)device;  // a block's pointer is unique across devices
+  TheAllocator().RecordStream(ptr, StreamOfHandle(stream));
 }
 
 }  // namespace gpu

@@ -10,14 +10,16 @@ namespace gpu {
 
 int DeviceCount();  // 0 when no GPU (or no driver) is present
 void Synchronize();  // waits for every GPU context's stream
-size_t CachedBytes();  // held by the caching allocator, free for reuse
-void EmptyCache();  // returns the wholly free segments to the driver
+size_t CachedBytes();  // held by the allocator's pools, free for reuse
+void EmptyCache();  // waits for the devices, then gives the pools' unused memory back
 
-// The caching allocator's bytes on one device (block_pool.h): held from the driver, in
-// tensors' blocks, and the most of each since start or ResetPeakMemoryStats.
+// The allocator's memory pool of one device (gpu_context.cu), from the pool's attributes: bytes
+// reserved from the driver, in use by blocks, and the most of each since start or
+// ResetPeakMemoryStats; then the counts of allocations and of out-of-memory retries (a
+// synchronize and trim before trying once more), over all devices.
 struct MemoryStats {
   size_t reserved, allocated, peak_reserved, peak_allocated;
-  size_t segment_allocs, stream_moves;  // segments asked of the device; free segments moved between streams
+  size_t allocations, oom_retries;
 };
 MemoryStats GetMemoryStats(int device);
 void ResetPeakMemoryStats(int device);
