@@ -1,0 +1,235 @@
+// pscan's one-pass column scan for a gate broadcast over D (a [N, T], x [N, T, D], the seed's
+// shape): every element of x is read from memory once and every output written once. A block
+// of kCols threads takes one tile, kCols columns of one n by kSteps steps of T (a thread per
+// column, the chunk's values and gates in shared memory), folds the
+// chunk's aggregate, publishes the block of the deterministic tree that it completes, reads
+// the blocks before it and scans its registers from that carry-in (the decomposition and why
+// it is deterministic: pscan_onepass_plan.h). The engine's three column phases read x twice
+// (a segment's total, then its outputs), the second time from DRAM (docs/benchmarks.md).
+//
+// Not the library's default: taken by the column launches only when built with
+// -DPO_PSCAN_ONEPASS=1 (pscan_tiles.cuh); the pscan harness times it beside the current tiles.
+// Status publication: each thread writes its column's B (thread 0 the block's A), fences,
+// the block synchronizes, thread 0 sets the flag (release); readers poll flags relaxed, then
+// one acquire fence, then read the aggregates from L2.
+#pragma once
+
+#include <cuda/atomic>
+
+#include <climits>
+#include <cstdint>
+
+#include "kernels/gpu/pscan_onepass_plan.h"
+#include "kernels/impl/pscan_ops.h"
+
+#ifndef PO_ONEPASS_BATCH
+#define PO_ONEPASS_BATCH 4
+#endif
+
+namespace phi {
+namespace funcs {
+namespace pscan_onepass {
+
+// Published blocks of every group: A[slot], B[slot * cols + column], flag[slot], and the
+// tickets; the launcher zeroes the flags and the ticket.
+struct Status {
+  float* A;
+  float* B;
+  int* flag;
+  unsigned long long* ticket;
+};
+
+struct StatusLayout {
+  Plan plan;
+  static int64_t Align(int64_t b) { return (b + 255) / 256 * 256; }
+  int64_t Slots() const { return plan.Groups() * plan.SlotsPerGroup(); }
+  int64_t ZeroBytes() const { return Align(8 + Slots() * int64_t{sizeof(int)}); }
+  int64_t ABytes() const { return Align(Slots() * int64_t{sizeof(float)}); }
+  int64_t Bytes() const { return ZeroBytes() + ABytes() + Align(Slots() * plan.cols * int64_t{sizeof(float)}); }
+  Status In(void* p) const {
+    char* b = static_cast<char*>(p);
+    Status s;
+    s.ticket = reinterpret_cast<unsigned long long*>(b);
+    s.flag = reinterpret_cast<int*>(b + 8);
+    s.A = reinterpret_cast<float*>(b + ZeroBytes());
+    s.B = reinterpret_cast<float*>(b + ZeroBytes() + ABytes());
+    return s;
+  }
+};
+
+// Polls the flags of chunk i's blocks for the bits of `mask` until all are set (relaxed loads,
+// four in flight), then one acquire fence.
+__device__ inline void WaitBlocks(const Plan& plan, const Status& st, int64_t group, int64_t i, uint64_t mask) {
+  unsigned ns = 32;
+  while (mask != 0) {
+    uint64_t pending = 0, m = mask;
+    while (m != 0) {
+      int f[4], b[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        b[q] = -1;
+        f[q] = 1;
+        if (m != 0) {
+          b[q] = TopBit(m);
+          m &= ~(uint64_t{1} << b[q]);
+          cuda::atomic_ref<int, cuda::thread_scope_device> flag(st.flag[plan.Slot(group, b[q], (i >> b[q]) - 1)]);
+          f[q] = flag.load(cuda::memory_order_relaxed);
+        }
+      }
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        if (f[q] == 0) pending |= uint64_t{1} << b[q];
+      }
+    }
+    mask = pending;
+    if (mask != 0) {
+      __nanosleep(ns);
+      ns = ns < 256 ? 2 * ns : ns;
+    }
+  }
+  cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+}
+
+// The chunk's values in shared memory, [kSteps][kCols] of T (column fastest: no bank
+// conflicts): 4-byte elements through cp.async (every load in flight at once, none staged in
+// registers), others through registers. Held in registers instead, the chunk's values and the
+// gates that the compiler hoists beside them needed 104 registers (spills at 64).
+template <typename T>
+__device__ inline void CopyToShared(T* dst, const T* src) {
+  if constexpr (sizeof(T) == 4) {
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(src) : "memory");
+  } else {
+    *dst = *src;
+  }
+}
+
+template <int kSteps, int kCols, typename T>
+constexpr int SharedBytes() {
+  return kSteps * kCols * static_cast<int>(sizeof(T));
+}
+
+template <int kSteps, int kCols, int kMinBlocks, typename T>
+__global__ void __launch_bounds__(kCols, kMinBlocks)
+    PscanOnePassColumnKernel(PscanOp<T, float> op, Plan plan, bool reverse, Status st) {
+  using Op = PscanOp<T, float>;
+  using State = typename Op::State;
+  static_assert(kCols >= kSteps, "a thread loads each gate");
+  extern __shared__ uint4 smem_raw[];
+  T* xs = reinterpret_cast<T*>(smem_raw);  // [kSteps][kCols]
+  __shared__ float gates[kSteps];
+  __shared__ unsigned long long ticket;
+  if (threadIdx.x == 0) ticket = atomicAdd(st.ticket, 1ull);
+  __syncthreads();
+  int64_t chunk, group;
+  plan.TileOf(static_cast<int64_t>(ticket), &chunk, &group);
+  const int64_t T_ = plan.length, D = plan.inner, cb = plan.ColBlocks();
+  const int64_t n = group / cb;
+  const int64_t d = (group - n * cb) * kCols + threadIdx.x;
+  const bool active = d < D;
+  const int64_t s0 = chunk * kSteps;
+  const int ns = static_cast<int>(T_ - s0 < kSteps ? T_ - s0 : kSteps);
+  const int64_t t0 = reverse ? T_ - 1 - s0 : s0;  // the memory step of the chunk's first step
+  const int stride = static_cast<int>(reverse ? -D : D);  // kSteps * D < 2^31 (Launch)
+  const int64_t off0 = (n * T_ + t0) * D + d;               // its element in this thread's column
+
+  // The chunk's values and its gates.
+  // (Steps past the chunk's end and inactive columns are left unset: never stored, and
+  // an inactive column's aggregate is never read.)
+  if (active) {
+    const T* px = op.x + off0;
+    T* dst = xs + threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < kSteps; ++k) {
+      if (k < ns) CopyToShared(dst, px);
+      px += stride;
+      dst += kCols;
+    }
+  }
+  if (static_cast<int>(threadIdx.x) < ns) {
+    const int64_t t = reverse ? t0 - threadIdx.x : t0 + threadIdx.x;
+    gates[threadIdx.x] = static_cast<float>(op.a[n * T_ + t]);
+  }
+  // The line's first step: gate 0, the initial state folded in (op.Load); every thread gets
+  // gate 0, so that the chunk's A is the same in every column.
+  State first{0.f, 0.f};
+  if (chunk == 0 && active) first = op.Load(ScanPos{off0, off0 - stride, true});
+  if constexpr (sizeof(T) == 4) asm volatile("cp.async.wait_all;\n" ::: "memory");
+  __syncthreads();
+  const auto item = [&](int k) {
+    return chunk == 0 && k == 0 ? first : State{gates[k], static_cast<float>(xs[k * kCols + threadIdx.x])};
+  };
+  const State agg = FoldChunk<kSteps>(op, ns, item);
+
+  const auto get = [&](int level, int64_t k) {
+    const int64_t slot = plan.Slot(group, level, k);
+    return State{__ldcg(st.A + slot), __ldcg(st.B + slot * kCols + threadIdx.x)};
+  };
+  State s_low = op.Identity();
+  if (LowBits(chunk) != 0) {
+    WaitBlocks(plan, st, group, chunk, LowBits(chunk));
+    s_low = FoldLow<PO_ONEPASS_BATCH>(op, chunk, get);
+  }
+  if (chunk + 1 < plan.Chunks()) {  // chunk + 1 reads this block
+    const State v = BlockValue(op, chunk, s_low, agg);
+    const int64_t slot = plan.Slot(group, TrailingOnes(chunk), chunk >> TrailingOnes(chunk));
+    st.B[slot * kCols + threadIdx.x] = v.b;
+    if (threadIdx.x == 0) st.A[slot] = v.a;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      cuda::atomic_ref<int, cuda::thread_scope_device> flag(st.flag[slot]);
+      flag.store(1, cuda::memory_order_release);
+    }
+  }
+  State p_high = op.Identity();
+  if (HighBits(chunk) != 0) {
+    WaitBlocks(plan, st, group, chunk, HighBits(chunk));
+    p_high = FoldHigh<PO_ONEPASS_BATCH>(op, chunk, get);
+  }
+  State carry = CarryIn(op, chunk, p_high, s_low);
+
+  if (!active) return;
+  T* po = op.out + off0;
+#pragma unroll
+  for (int k = 0; k < kSteps; ++k) {
+    if (k < ns) {
+      carry = op.Combine(carry, item(k));
+      po[k * stride] = static_cast<T>(carry.b);
+    }
+  }
+}
+
+// Whether the one pass applies: an inclusive scan with the gate broadcast over D. (The chunk's
+// single A needs the broadcast; exclusive pscans do not exist.)
+template <typename T>
+inline bool Applies(const PscanOp<T, float>& op, bool exclusive) {
+  return op.index.gate_per_row && !exclusive;
+}
+
+// Launches the one pass over x [outer, length, inner]; false (nothing launched) where it does
+// not apply or the grid would not fit.
+template <int kSteps, int kCols, int kMinBlocks, typename T, typename Scratch>
+bool Launch(cudaStream_t stream, Scratch& scratch, int64_t outer, int64_t length, int64_t inner, bool reverse,
+            bool exclusive, const PscanOp<T, float>& op) {
+  if (!Applies(op, exclusive)) return false;
+  const Plan plan{outer, length, inner, kSteps, kCols};
+  if (plan.Tiles() == 0) return true;
+  if (plan.Tiles() > INT_MAX || int64_t{kSteps} * inner >= INT_MAX) return false;
+  const StatusLayout layout{plan};
+  void* p = scratch(layout.Bytes());
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaMemsetAsync(p, 0, layout.ZeroBytes(), stream));
+  constexpr int kShared = SharedBytes<kSteps, kCols, T>();
+  const auto kernel = PscanOnePassColumnKernel<kSteps, kCols, kMinBlocks, T>;
+  if (kShared > 48 * 1024) {
+    static const cudaError_t set = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared);
+    PADDLE_ENFORCE_GPU_SUCCESS(set);
+  }
+  kernel<<<static_cast<unsigned>(plan.Tiles()), kCols, kShared, stream>>>(op, plan, reverse, layout.In(p));
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  return true;
+}
+
+}  // namespace pscan_onepass
+}  // namespace funcs
+}  // namespace phi
