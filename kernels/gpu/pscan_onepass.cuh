@@ -118,14 +118,16 @@ __global__ void __launch_bounds__(kCols, kMinBlocks)
   extern __shared__ uint4 smem_raw[];
   T* xs = reinterpret_cast<T*>(smem_raw);  // [kSteps][kCols]
   __shared__ float gates[kSteps];
-  __shared__ unsigned long long ticket;
-  if (threadIdx.x == 0) ticket = atomicAdd(st.ticket, 1ull);
+  __shared__ int64_t tile[3];  // chunk, group, n: thread 0's divisions, for every thread
+  if (threadIdx.x == 0) {
+    const int64_t ticket = static_cast<int64_t>(atomicAdd(st.ticket, 1ull));
+    plan.TileOf(ticket, &tile[0], &tile[1]);
+    tile[2] = tile[1] / plan.ColBlocks();
+  }
   __syncthreads();
-  int64_t chunk, group;
-  plan.TileOf(static_cast<int64_t>(ticket), &chunk, &group);
-  const int64_t T_ = plan.length, D = plan.inner, cb = plan.ColBlocks();
-  const int64_t n = group / cb;
-  const int64_t d = (group - n * cb) * kCols + threadIdx.x;
+  const int64_t chunk = tile[0], group = tile[1], n = tile[2];
+  const int64_t T_ = plan.length, D = plan.inner;
+  const int64_t d = (group - n * plan.ColBlocks()) * kCols + threadIdx.x;
   const bool active = d < D;
   const int64_t s0 = chunk * kSteps;
   const int ns = static_cast<int>(T_ - s0 < kSteps ? T_ - s0 : kSteps);
@@ -213,7 +215,7 @@ template <int kSteps, int kCols, int kMinBlocks, typename T, typename Scratch>
 bool Launch(cudaStream_t stream, Scratch& scratch, int64_t outer, int64_t length, int64_t inner, bool reverse,
             bool exclusive, const PscanOp<T, float>& op) {
   if (!Applies(op, exclusive)) return false;
-  const Plan plan{outer, length, inner, kSteps, kCols};
+  const Plan plan(outer, length, inner, kSteps, kCols);
   if (plan.Tiles() == 0) return true;
   if (plan.Tiles() > INT_MAX || int64_t{kSteps} * inner >= INT_MAX) return false;
   const StatusLayout layout{plan};
@@ -221,9 +223,8 @@ bool Launch(cudaStream_t stream, Scratch& scratch, int64_t outer, int64_t length
   PADDLE_ENFORCE_GPU_SUCCESS(cudaMemsetAsync(p, 0, layout.ZeroBytes(), stream));
   constexpr int kShared = SharedBytes<kSteps, kCols, T>();
   const auto kernel = PscanOnePassColumnKernel<kSteps, kCols, kMinBlocks, T>;
-  if (kShared > 48 * 1024) {
-    static const cudaError_t set = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared);
-    PADDLE_ENFORCE_GPU_SUCCESS(set);
+  if (kShared > 48 * 1024) {  // per launch: the attribute is the current device's
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
   }
   kernel<<<static_cast<unsigned>(plan.Tiles()), kCols, kShared, stream>>>(op, plan, reverse, layout.In(p));
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());

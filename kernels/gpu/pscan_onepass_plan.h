@@ -46,27 +46,34 @@ struct Plan {
   int64_t outer, length, inner;  // N, T, D of x's [N, T, D] view
   int64_t steps;                 // steps per chunk (kSteps)
   int64_t cols;                  // columns per tile (kCols, the block's threads)
+  // Derived once on the host (the kernel asks for them per status slot: no division there).
+  int64_t col_blocks, groups, chunks, slots_per_group;
 
-  HOSTDEVICE int64_t ColBlocks() const { return (inner + cols - 1) / cols; }
-  HOSTDEVICE int64_t Groups() const { return outer * ColBlocks(); }
-  HOSTDEVICE int64_t Chunks() const { return (length + steps - 1) / steps; }
-  HOSTDEVICE int64_t Tiles() const { return Groups() * Chunks(); }
+  Plan() = default;
+  HOSTDEVICE Plan(int64_t n, int64_t t, int64_t d, int64_t l, int64_t c)
+      : outer(n), length(t), inner(d), steps(l), cols(c) {
+    col_blocks = (inner + cols - 1) / cols;
+    groups = outer * col_blocks;
+    chunks = (length + steps - 1) / steps;
+    slots_per_group = 0;
+    for (int64_t m = chunks; m > 0; m >>= 1) slots_per_group += m;
+  }
+  HOSTDEVICE int64_t ColBlocks() const { return col_blocks; }
+  HOSTDEVICE int64_t Groups() const { return groups; }
+  HOSTDEVICE int64_t Chunks() const { return chunks; }
+  HOSTDEVICE int64_t Tiles() const { return groups * chunks; }
   // Tickets chunk-major (every group's chunk c before any group's chunk c + 1): a tile waits
   // only on tiles of smaller tickets, which already run.
   HOSTDEVICE void TileOf(int64_t ticket, int64_t* chunk, int64_t* group) const {
-    *chunk = ticket / Groups();
-    *group = ticket - *chunk * Groups();
+    *chunk = ticket / groups;
+    *group = ticket - *chunk * groups;
   }
-  // Status slots of a group: the engine's layout (level b holds Chunks() >> b blocks).
-  HOSTDEVICE int64_t SlotsPerGroup() const {
-    int64_t total = 0;
-    for (int64_t m = Chunks(); m > 0; m >>= 1) total += m;
-    return total;
-  }
+  // Status slots of a group: the engine's layout (level b holds chunks >> b blocks).
+  HOSTDEVICE int64_t SlotsPerGroup() const { return slots_per_group; }
   HOSTDEVICE int64_t Slot(int64_t group, int level, int64_t k) const {
     int64_t off = 0;
-    for (int l = 0; l < level; ++l) off += Chunks() >> l;
-    return group * SlotsPerGroup() + off + k;
+    for (int l = 0; l < level; ++l) off += chunks >> l;
+    return group * slots_per_group + off + k;
   }
 };
 

@@ -48,7 +48,7 @@ struct Emulation {
   bool bad = false;
 
   Emulation(const Shape& s, const std::vector<float>& a_, const std::vector<float>& x_, const std::vector<float>& h_)
-      : sh(s), plan{s.N, s.T, s.D, s.L, s.C}, a(a_), x(x_), h(h_) {
+      : sh(s), plan(s.N, s.T, s.D, s.L, s.C), a(a_), x(x_), h(h_) {
     const int64_t slots = plan.Groups() * plan.SlotsPerGroup();
     A.assign(slots, NAN);
     B.assign(slots * s.C, NAN);
@@ -227,7 +227,7 @@ int main() {
         err_loop = std::max(err_loop, std::fabs(f - r) / scale);
       }
     }
-    const po::Plan plan{s.N, s.T, s.D, s.L, s.C};
+    const po::Plan plan(s.N, s.T, s.D, s.L, s.C);
     const bool ok = !bad && same && err <= 1;
     all_ok &= ok;
     std::printf("| %s | %lld | %lld | %.3g | %.3g | %s | %s |\n", s.name, static_cast<long long>(plan.Chunks()),
