@@ -1,11 +1,12 @@
 // pscan's one-pass column scan for a gate broadcast over D (a [N, T], x [N, T, D], the seed's
 // shape): every element of x is read from memory once and every output written once. A block
-// of kCols threads takes one tile, kCols columns of one n by kSteps steps of T (a thread per
-// column, the chunk's values and gates in shared memory), folds the
-// chunk's aggregate, publishes the block of the deterministic tree that it completes, reads
-// the blocks before it and scans its registers from that carry-in (the decomposition and why
-// it is deterministic: pscan_onepass_plan.h). The engine's three column phases read x twice
-// (a segment's total, then its outputs), the second time from DRAM (docs/benchmarks.md).
+// of kCols threads takes a tile, kCols columns of one n by kSteps steps of T (a thread per
+// column, the chunk's values and gates in shared memory), folds the chunk's aggregate,
+// publishes the block of the deterministic tree that it completes, reads the blocks before it
+// and scans its shared-memory values from that carry-in (the decomposition and why it is
+// deterministic: pscan_onepass_plan.h). The engine's three column phases read x twice (a
+// segment's total, then its outputs), the second time from DRAM (docs/benchmarks.md). Two
+// kernels: a block per tile, and persistent blocks with two tiles in flight each.
 //
 // Not the library's default: taken by the column launches only when built with
 // -DPO_PSCAN_ONEPASS=1 (pscan_tiles.cuh); the pscan harness times it beside the current tiles.
@@ -16,6 +17,7 @@
 
 #include <cuda/atomic>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 
@@ -109,96 +111,174 @@ constexpr int SharedBytes() {
   return kSteps * kCols * static_cast<int>(sizeof(T));
 }
 
-template <int kSteps, int kCols, int kMinBlocks, typename T>
-__global__ void __launch_bounds__(kCols, kMinBlocks)
-    PscanOnePassColumnKernel(PscanOp<T, float> op, Plan plan, bool reverse, Status st) {
+// One tile's work: Issue() starts copying its values and gates to shared memory, Finish()
+// (after the copies are complete and a barrier) folds, publishes, looks back and stores. Every
+// thread of the block calls both with the same tile.
+template <int kSteps, int kCols, typename T>
+struct Tile {
   using Op = PscanOp<T, float>;
   using State = typename Op::State;
   static_assert(kCols >= kSteps, "a thread loads each gate");
+  const Op& op;
+  const Plan& plan;
+  const Status& st;
+  int64_t chunk, group, n, off0;
+  int ns, stride;
+  bool active, reverse;
+
+  // tile: chunk, group and n (thread 0's divisions, shared).
+  __device__ Tile(const Op& o, const Plan& p, const Status& s, bool rev, const int64_t* tile)
+      : op(o), plan(p), st(s), chunk(tile[0]), group(tile[1]), n(tile[2]), reverse(rev) {
+    const int64_t T_ = plan.length, D = plan.inner;
+    const int64_t d = (group - n * plan.ColBlocks()) * kCols + threadIdx.x;
+    active = d < D;
+    const int64_t s0 = chunk * kSteps;
+    ns = static_cast<int>(T_ - s0 < kSteps ? T_ - s0 : kSteps);
+    stride = static_cast<int>(reverse ? -D : D);  // kSteps * D < 2^31 (Launch)
+    off0 = (n * T_ + T0()) * D + d;               // the chunk's first element in this thread's column
+  }
+  __device__ int64_t T0() const { return reverse ? plan.length - 1 - chunk * kSteps : chunk * kSteps; }
+
+  // The chunk's values to xs [kSteps][kCols] and its gates. (Steps past the chunk's end and
+  // inactive columns are left unset: never stored, and an inactive column's aggregate is
+  // never read.)
+  __device__ void Issue(T* xs, float* gates) const {
+    if (active) {
+      const T* px = op.x + off0;
+      T* dst = xs + threadIdx.x;
+#pragma unroll
+      for (int k = 0; k < kSteps; ++k) {
+        if (k < ns) CopyToShared(dst, px);
+        px += stride;
+        dst += kCols;
+      }
+    }
+    if (static_cast<int>(threadIdx.x) < ns) {
+      const int64_t t = reverse ? T0() - threadIdx.x : T0() + threadIdx.x;
+      gates[threadIdx.x] = static_cast<float>(op.a[n * plan.length + t]);
+    }
+  }
+
+  __device__ void Finish(const T* xs, const float* gates) const {
+    // The line's first step: gate 0, the initial state folded in (op.Load); every thread gets
+    // gate 0, so that the chunk's A is the same in every column.
+    State first{0.f, 0.f};
+    if (chunk == 0 && active) first = op.Load(ScanPos{off0, off0 - stride, true});
+    const auto item = [&](int k) {
+      return chunk == 0 && k == 0 ? first : State{gates[k], static_cast<float>(xs[k * kCols + threadIdx.x])};
+    };
+    const State agg = FoldChunk<kSteps>(op, ns, item);
+
+    const auto get = [&](int level, int64_t k) {
+      const int64_t slot = plan.Slot(group, level, k);
+      return State{__ldcg(st.A + slot), __ldcg(st.B + slot * kCols + threadIdx.x)};
+    };
+    State s_low = op.Identity();
+    if (LowBits(chunk) != 0) {
+      WaitBlocks(plan, st, group, chunk, LowBits(chunk));
+      s_low = FoldLow<PO_ONEPASS_BATCH>(op, chunk, get);
+    }
+    if (chunk + 1 < plan.Chunks()) {  // chunk + 1 reads this block
+      const State v = BlockValue(op, chunk, s_low, agg);
+      const int64_t slot = plan.Slot(group, TrailingOnes(chunk), chunk >> TrailingOnes(chunk));
+      st.B[slot * kCols + threadIdx.x] = v.b;
+      if (threadIdx.x == 0) st.A[slot] = v.a;
+      __threadfence();
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        cuda::atomic_ref<int, cuda::thread_scope_device> flag(st.flag[slot]);
+        flag.store(1, cuda::memory_order_release);
+      }
+    }
+    State p_high = op.Identity();
+    if (HighBits(chunk) != 0) {
+      WaitBlocks(plan, st, group, chunk, HighBits(chunk));
+      p_high = FoldHigh<PO_ONEPASS_BATCH>(op, chunk, get);
+    }
+    State carry = CarryIn(op, chunk, p_high, s_low);
+    if (!active) return;
+    T* po = op.out + off0;
+#pragma unroll
+    for (int k = 0; k < kSteps; ++k) {
+      if (k < ns) {
+        carry = op.Combine(carry, item(k));
+        po[k * stride] = static_cast<T>(carry.b);
+      }
+    }
+  }
+};
+
+// Thread 0: a ticket's chunk, group and n into tile[0..2].
+__device__ inline void TileInfo(const Plan& plan, int64_t ticket, int64_t* tile) {
+  plan.TileOf(ticket, &tile[0], &tile[1]);
+  tile[2] = tile[1] / plan.ColBlocks();
+}
+
+__device__ inline void CommitCopies() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int kPending>
+__device__ inline void WaitCopies() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+// A block per tile (the grid: every tile).
+template <int kSteps, int kCols, int kMinBlocks, typename T>
+__global__ void __launch_bounds__(kCols, kMinBlocks)
+    PscanOnePassColumnKernel(PscanOp<T, float> op, Plan plan, bool reverse, Status st) {
   extern __shared__ uint4 smem_raw[];
   T* xs = reinterpret_cast<T*>(smem_raw);  // [kSteps][kCols]
   __shared__ float gates[kSteps];
-  __shared__ int64_t tile[3];  // chunk, group, n: thread 0's divisions, for every thread
+  __shared__ int64_t tile[3];
+  if (threadIdx.x == 0) TileInfo(plan, static_cast<int64_t>(atomicAdd(st.ticket, 1ull)), tile);
+  __syncthreads();
+  const Tile<kSteps, kCols, T> w(op, plan, st, reverse, tile);
+  w.Issue(xs, gates);
+  CommitCopies();
+  WaitCopies<0>();
+  __syncthreads();
+  w.Finish(xs, gates);
+}
+
+// Persistent blocks (the grid: the blocks the GPU holds at once), two tiles in flight a block:
+// the next tile's copies are issued before this tile's look-back, so the block's loads keep
+// going while it waits; its ticket is taken one tile ahead. Progress: a block holds at most
+// two tickets, t < t', and finishes t (which waits only on smaller tickets) before t'; the
+// smallest unfinished ticket is always some block's current tile.
+template <int kSteps, int kCols, int kMinBlocks, typename T>
+__global__ void __launch_bounds__(kCols, kMinBlocks)
+    PscanOnePassPersistentKernel(PscanOp<T, float> op, Plan plan, bool reverse, Status st) {
+  extern __shared__ uint4 smem_raw[];
+  T* xs = reinterpret_cast<T*>(smem_raw);  // [2][kSteps][kCols]
+  __shared__ float gates[2][kSteps];
+  __shared__ int64_t tile[2][3];
+  __shared__ int64_t ticket_first, ticket_next;
+  const int64_t tiles = plan.Tiles();
   if (threadIdx.x == 0) {
-    const int64_t ticket = static_cast<int64_t>(atomicAdd(st.ticket, 1ull));
-    plan.TileOf(ticket, &tile[0], &tile[1]);
-    tile[2] = tile[1] / plan.ColBlocks();
+    ticket_first = static_cast<int64_t>(atomicAdd(st.ticket, 1ull));
+    ticket_next = static_cast<int64_t>(atomicAdd(st.ticket, 1ull));
+    if (ticket_first < tiles) TileInfo(plan, ticket_first, tile[0]);
   }
   __syncthreads();
-  const int64_t chunk = tile[0], group = tile[1], n = tile[2];
-  const int64_t T_ = plan.length, D = plan.inner;
-  const int64_t d = (group - n * plan.ColBlocks()) * kCols + threadIdx.x;
-  const bool active = d < D;
-  const int64_t s0 = chunk * kSteps;
-  const int ns = static_cast<int>(T_ - s0 < kSteps ? T_ - s0 : kSteps);
-  const int64_t t0 = reverse ? T_ - 1 - s0 : s0;  // the memory step of the chunk's first step
-  const int stride = static_cast<int>(reverse ? -D : D);  // kSteps * D < 2^31 (Launch)
-  const int64_t off0 = (n * T_ + t0) * D + d;               // its element in this thread's column
-
-  // The chunk's values and its gates.
-  // (Steps past the chunk's end and inactive columns are left unset: never stored, and
-  // an inactive column's aggregate is never read.)
-  if (active) {
-    const T* px = op.x + off0;
-    T* dst = xs + threadIdx.x;
-#pragma unroll
-    for (int k = 0; k < kSteps; ++k) {
-      if (k < ns) CopyToShared(dst, px);
-      px += stride;
-      dst += kCols;
-    }
-  }
-  if (static_cast<int>(threadIdx.x) < ns) {
-    const int64_t t = reverse ? t0 - threadIdx.x : t0 + threadIdx.x;
-    gates[threadIdx.x] = static_cast<float>(op.a[n * T_ + t]);
-  }
-  // The line's first step: gate 0, the initial state folded in (op.Load); every thread gets
-  // gate 0, so that the chunk's A is the same in every column.
-  State first{0.f, 0.f};
-  if (chunk == 0 && active) first = op.Load(ScanPos{off0, off0 - stride, true});
-  if constexpr (sizeof(T) == 4) asm volatile("cp.async.wait_all;\n" ::: "memory");
-  __syncthreads();
-  const auto item = [&](int k) {
-    return chunk == 0 && k == 0 ? first : State{gates[k], static_cast<float>(xs[k * kCols + threadIdx.x])};
-  };
-  const State agg = FoldChunk<kSteps>(op, ns, item);
-
-  const auto get = [&](int level, int64_t k) {
-    const int64_t slot = plan.Slot(group, level, k);
-    return State{__ldcg(st.A + slot), __ldcg(st.B + slot * kCols + threadIdx.x)};
-  };
-  State s_low = op.Identity();
-  if (LowBits(chunk) != 0) {
-    WaitBlocks(plan, st, group, chunk, LowBits(chunk));
-    s_low = FoldLow<PO_ONEPASS_BATCH>(op, chunk, get);
-  }
-  if (chunk + 1 < plan.Chunks()) {  // chunk + 1 reads this block
-    const State v = BlockValue(op, chunk, s_low, agg);
-    const int64_t slot = plan.Slot(group, TrailingOnes(chunk), chunk >> TrailingOnes(chunk));
-    st.B[slot * kCols + threadIdx.x] = v.b;
-    if (threadIdx.x == 0) st.A[slot] = v.a;
-    __threadfence();
+  if (ticket_first >= tiles) return;
+  int64_t next = ticket_next;
+  Tile<kSteps, kCols, T>(op, plan, st, reverse, tile[0]).Issue(xs, gates[0]);
+  CommitCopies();
+  for (int b = 0;; b ^= 1) {
+    // The next tile's geometry and copies, then this tile's copies complete.
+    if (threadIdx.x == 0 && next < tiles) TileInfo(plan, next, tile[b ^ 1]);
     __syncthreads();
-    if (threadIdx.x == 0) {
-      cuda::atomic_ref<int, cuda::thread_scope_device> flag(st.flag[slot]);
-      flag.store(1, cuda::memory_order_release);
+    if (next < tiles) {
+      Tile<kSteps, kCols, T>(op, plan, st, reverse, tile[b ^ 1]).Issue(xs + (b ^ 1) * kSteps * kCols, gates[b ^ 1]);
     }
-  }
-  State p_high = op.Identity();
-  if (HighBits(chunk) != 0) {
-    WaitBlocks(plan, st, group, chunk, HighBits(chunk));
-    p_high = FoldHigh<PO_ONEPASS_BATCH>(op, chunk, get);
-  }
-  State carry = CarryIn(op, chunk, p_high, s_low);
-
-  if (!active) return;
-  T* po = op.out + off0;
-#pragma unroll
-  for (int k = 0; k < kSteps; ++k) {
-    if (k < ns) {
-      carry = op.Combine(carry, item(k));
-      po[k * stride] = static_cast<T>(carry.b);
-    }
+    CommitCopies();
+    WaitCopies<1>();
+    unsigned long long after = 0;
+    if (threadIdx.x == 0 && next < tiles) after = atomicAdd(st.ticket, 1ull);
+    __syncthreads();
+    Tile<kSteps, kCols, T>(op, plan, st, reverse, tile[b]).Finish(xs + b * kSteps * kCols, gates[b]);
+    if (threadIdx.x == 0) ticket_next = static_cast<int64_t>(after);
+    __syncthreads();  // every thread is done with buffer b before it is refilled
+    if (next >= tiles) return;
+    next = ticket_next;
   }
 }
 
@@ -210,8 +290,8 @@ inline bool Applies(const PscanOp<T, float>& op, bool exclusive) {
 }
 
 // Launches the one pass over x [outer, length, inner]; false (nothing launched) where it does
-// not apply or the grid would not fit.
-template <int kSteps, int kCols, int kMinBlocks, typename T, typename Scratch>
+// not apply or the grid would not fit. kPersistent: PscanOnePassPersistentKernel.
+template <int kSteps, int kCols, int kMinBlocks, bool kPersistent = false, typename T, typename Scratch>
 bool Launch(cudaStream_t stream, Scratch& scratch, int64_t outer, int64_t length, int64_t inner, bool reverse,
             bool exclusive, const PscanOp<T, float>& op) {
   if (!Applies(op, exclusive)) return false;
@@ -221,12 +301,21 @@ bool Launch(cudaStream_t stream, Scratch& scratch, int64_t outer, int64_t length
   const StatusLayout layout{plan};
   void* p = scratch(layout.Bytes());
   PADDLE_ENFORCE_GPU_SUCCESS(cudaMemsetAsync(p, 0, layout.ZeroBytes(), stream));
-  constexpr int kShared = SharedBytes<kSteps, kCols, T>();
-  const auto kernel = PscanOnePassColumnKernel<kSteps, kCols, kMinBlocks, T>;
+  constexpr int kShared = SharedBytes<kSteps, kCols, T>() * (kPersistent ? 2 : 1);
+  const auto kernel = kPersistent ? PscanOnePassPersistentKernel<kSteps, kCols, kMinBlocks, T>
+                                  : PscanOnePassColumnKernel<kSteps, kCols, kMinBlocks, T>;
   if (kShared > 48 * 1024) {  // per launch: the attribute is the current device's
     PADDLE_ENFORCE_GPU_SUCCESS(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
   }
-  kernel<<<static_cast<unsigned>(plan.Tiles()), kCols, kShared, stream>>>(op, plan, reverse, layout.In(p));
+  int64_t blocks = plan.Tiles();
+  if (kPersistent) {  // the blocks the GPU holds at once (fewer: still correct, tickets order the work)
+    int device = 0, sms = 0, per_sm = 0;
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaGetDevice(&device));
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kCols, kShared));
+    blocks = std::min<int64_t>(blocks, int64_t{std::max(per_sm, 1)} * sms);
+  }
+  kernel<<<static_cast<unsigned>(blocks), kCols, kShared, stream>>>(op, plan, reverse, layout.In(p));
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
   return true;
 }

@@ -31,7 +31,8 @@
 #define PO_PSCAN_COL_THREADS 131072
 #endif
 // The one-pass columns of a broadcast gate (pscan_onepass.cuh): off by default (not yet run
-// in the library); its steps per chunk, columns per tile and blocks per SM.
+// in the library), 1 a block per tile, 2 the persistent blocks; its steps per chunk, columns
+// per tile and blocks per SM.
 #ifndef PO_PSCAN_ONEPASS
 #define PO_PSCAN_ONEPASS 0
 #endif
@@ -66,7 +67,8 @@ struct GpuTileScan<PscanOp<T, float>> : GenericTileScan<PscanOp<T, float>> {
   static bool Columns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t lines, bool exclusive,
                       const Op& op) {
     if (lines >= kColumnThreads || g.inner < 32) return false;
-    return pscan_onepass::Launch<PO_PSCAN_ONEPASS_STEPS, PO_PSCAN_ONEPASS_COLS, PO_PSCAN_ONEPASS_MIN_BLOCKS>(
+    return pscan_onepass::Launch<PO_PSCAN_ONEPASS_STEPS, PO_PSCAN_ONEPASS_COLS, PO_PSCAN_ONEPASS_MIN_BLOCKS,
+                                 PO_PSCAN_ONEPASS == 2>(
         stream, scratch, lines / g.inner, g.length, g.inner, g.reverse, exclusive, op);
   }
 

@@ -8,11 +8,14 @@
 // - every block a tile reads was published by a tile of a smaller ticket (the kernel's
 //   progress argument), and no tile reads a block before it is published, when tiles run one
 //   after the other in ticket order;
-// - the outputs of two schedules are equal bit for bit: each tile whole in ticket order, and
+// - the outputs of three schedules are equal bit for bit: each tile whole in ticket order,
 //   every tile's first half (aggregate, publication) in ticket order then every second half
-//   (carry-in, outputs) in reverse order;
+//   (carry-in, outputs) in reverse order, and the persistent kernel's (7 blocks, two tickets
+//   each, one more per tile, stepped in a random order; a step that would wait retried later;
+//   a round where no block can move is reported as a deadlock);
 // - a chunk's A is the same in every column (one A per published block).
 // No GPU: g++ -O2 -std=c++17 -I. -o build-harness/pscan_onepass_emu tools/dev/harness/pscan/onepass_emu.cc
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -139,6 +142,61 @@ struct Emulation {
       }
     }
   }
+  // Whether every block of chunk's `mask` bits is published (the kernel's WaitBlocks would return).
+  bool Published(int64_t ticket, uint64_t mask) const {
+    const Tile t = TileOf(ticket);
+    for (int b = 0; b < 64; ++b) {
+      if (((mask >> b) & 1) && writer[plan.Slot(t.group, b, (t.chunk >> b) - 1)] == 0) return false;
+    }
+    return true;
+  }
+  // PscanOnePassPersistentKernel's schedule: `blocks` persistent blocks, each taking two tickets
+  // and then one more per tile (before the tile's look-back), stepped in a random order; a
+  // step that would wait is retried later. False: no block could move (a deadlock).
+  template <int kSteps>
+  bool RunPersistent(int blocks, uint64_t seed) {
+    struct Block {
+      int64_t cur = -1, next = -1;
+      int phase = 0;  // 0: tickets to take, 1: first half due, 2: second half due, 3: done
+    };
+    std::vector<Block> bl(blocks);
+    int64_t counter = 0;
+    const int64_t tiles = plan.Tiles();
+    std::mt19937_64 rng(seed);
+    for (;;) {
+      bool moved = false, all_done = true;
+      std::vector<int> order(blocks);
+      for (int i = 0; i < blocks; ++i) order[i] = i;
+      std::shuffle(order.begin(), order.end(), rng);
+      for (int i : order) {
+        Block& b = bl[i];
+        if (b.phase == 3) continue;
+        all_done = false;
+        if (b.phase == 0) {
+          b.cur = counter++;
+          b.next = counter++;
+          b.phase = b.cur < tiles ? 1 : 3;
+          moved = true;
+        } else if (b.phase == 1 && Published(b.cur, po::LowBits(TileOf(b.cur).chunk))) {
+          FirstHalf<kSteps>(b.cur);
+          b.phase = 2;
+          moved = true;
+        } else if (b.phase == 2 && Published(b.cur, po::HighBits(TileOf(b.cur).chunk))) {
+          SecondHalf(b.cur);
+          if (b.next >= tiles) {
+            b.phase = 3;
+          } else {
+            b.cur = b.next;
+            b.next = counter++;
+            b.phase = 1;
+          }
+          moved = true;
+        }
+      }
+      if (all_done) return true;
+      if (!moved) return false;
+    }
+  }
   template <int kSteps>
   void Run(bool split) {
     const int64_t tiles = plan.Tiles();
@@ -154,21 +212,27 @@ struct Emulation {
   }
 };
 
+// mode 0: tiles whole in ticket order; 1: first halves, then second halves in reverse; 2: the
+// persistent blocks (7 of them, random steps).
 template <int kSteps>
 std::vector<float> Emulate(const Shape& s, const std::vector<float>& a, const std::vector<float>& x,
-                           const std::vector<float>& h, bool split, bool* bad) {
+                           const std::vector<float>& h, int mode, bool* bad) {
   Emulation e(s, a, x, h);
-  e.Run<kSteps>(split);
+  if (mode == 2) {
+    if (!e.RunPersistent<kSteps>(7, 99)) e.Fail("persistent blocks deadlocked", -1);
+  } else {
+    e.Run<kSteps>(mode == 1);
+  }
   *bad |= e.bad;
   return e.out;
 }
 
 std::vector<float> EmulateAny(const Shape& s, const std::vector<float>& a, const std::vector<float>& x,
-                              const std::vector<float>& h, bool split, bool* bad) {
+                              const std::vector<float>& h, int mode, bool* bad) {
   switch (s.L) {
-    case 16: return Emulate<16>(s, a, x, h, split, bad);
-    case 32: return Emulate<32>(s, a, x, h, split, bad);
-    case 64: return Emulate<64>(s, a, x, h, split, bad);
+    case 16: return Emulate<16>(s, a, x, h, mode, bad);
+    case 32: return Emulate<32>(s, a, x, h, mode, bad);
+    case 64: return Emulate<64>(s, a, x, h, mode, bad);
   }
   std::printf("unsupported L %d\n", s.L);
   *bad = true;
@@ -199,9 +263,11 @@ int main() {
     for (auto& v : x) v = val(rng);
     for (auto& v : h) v = val(rng);
     bool bad = false;
-    const std::vector<float> seq = EmulateAny(s, a, x, h, false, &bad);
-    const std::vector<float> split = EmulateAny(s, a, x, h, true, &bad);
-    const bool same = seq.size() == split.size() && std::memcmp(seq.data(), split.data(), seq.size() * 4) == 0;
+    const std::vector<float> seq = EmulateAny(s, a, x, h, 0, &bad);
+    const std::vector<float> split = EmulateAny(s, a, x, h, 1, &bad);
+    const std::vector<float> pers = EmulateAny(s, a, x, h, 2, &bad);
+    const bool same = seq.size() == split.size() && std::memcmp(seq.data(), split.data(), seq.size() * 4) == 0 &&
+                      seq.size() == pers.size() && std::memcmp(seq.data(), pers.data(), seq.size() * 4) == 0;
     double err = 0, err_loop = 0;
     for (int64_t line = 0; line < s.N * s.D; ++line) {
       const int64_t o = line / s.D, d = line % s.D;

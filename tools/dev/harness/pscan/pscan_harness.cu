@@ -14,7 +14,7 @@
 // the same way, "!= fast" counts the outputs whose bits differ from the op's tiles' (their
 // combination order differs; informative only).
 // Build: HARNESS_NVCC_FLAGS='-DPO_PSCAN_...' bash tools/dev/harness/build.sh pscan;
-// run: build-harness/pscan_harness [--quick] [--no-check] [--no-onepass] [--only S]
+// run: build-harness/pscan_harness [--quick] [--no-check] [--no-onepass] [--no-persistent] [--persistent-only] [--only S]
 #include "tools/dev/harness/harness.cuh"
 
 #define PADDLE_ENFORCE_GPU_SUCCESS(expr) HARNESS_CHECK(expr)
@@ -37,25 +37,30 @@ struct Case {
 };
 
 // The one-pass configurations timed: steps per chunk, columns per tile, blocks per SM.
-template <int kSteps, int kCols, int kMinBlocks>
+// "1pp": the persistent blocks, two tiles in flight each.
+template <int kSteps, int kCols, int kMinBlocks, bool kPersistent = false>
 struct OnePassConfig {
+  static constexpr bool persistent = kPersistent;
   static std::string Name() {
-    return "1p " + std::to_string(kSteps) + "x" + std::to_string(kCols) + "/" + std::to_string(kMinBlocks);
+    return std::string(kPersistent ? "1pp " : "1p ") + std::to_string(kSteps) + "x" + std::to_string(kCols) + "/" +
+           std::to_string(kMinBlocks);
   }
   template <typename Scratch>
   static bool Launch(cudaStream_t stream, Scratch& scratch, const ScanLayout& l, bool reverse, const Op& op) {
-    return phi::funcs::pscan_onepass::Launch<kSteps, kCols, kMinBlocks>(stream, scratch, l.outer, l.length, l.inner,
-                                                                        reverse, false, op);
+    return phi::funcs::pscan_onepass::Launch<kSteps, kCols, kMinBlocks, kPersistent>(
+        stream, scratch, l.outer, l.length, l.inner, reverse, false, op);
   }
 };
 
 int main(int argc, char** argv) {
-  bool quick = false, check = true, onepass = true;
+  bool quick = false, check = true, onepass = true, persistent = true, others = true;
   std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     if (!std::strcmp(argv[i], "--no-check")) check = false;
     if (!std::strcmp(argv[i], "--no-onepass")) onepass = false;
+    if (!std::strcmp(argv[i], "--no-persistent")) persistent = false;
+    if (!std::strcmp(argv[i], "--persistent-only")) others = false;  // only the "1pp" rows
     if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only.push_back(argv[++i]);
   }
   cudaStream_t stream = harness::Start();
@@ -146,21 +151,24 @@ int main(int argc, char** argv) {
     run_gen();
     HARNESS_CHECK(cudaStreamSynchronize(stream));
     const std::vector<float> hg = gen.Download();
-    const double err = error(first);
+    const double err = others ? error(first) : NAN;
     const double copy = harness::CopyMs(stream, (2 * n + na) * 4 / 2);
     std::string v = std::string("fast != gen ") + std::to_string(differ(first, hg));
     if (!same) v += " NONDET";
     // The row tiles' own order, and with PO_PSCAN_ONEPASS the one pass's: not held to the generic tiles' bits.
     const bool exact = c.D != 1 && !PO_PSCAN_ONEPASS;
-    harness::Row(c.name, v, harness::TimeMs(stream, run_fast), copy, err,
-                 same && (!exact || differ(first, hg) == 0) && (!check || err <= 1));
-    harness::Row(c.name, "generic", harness::TimeMs(stream, run_gen), copy, NAN, true);
+    if (others) {
+      harness::Row(c.name, v, harness::TimeMs(stream, run_fast), copy, err,
+                   same && (!exact || differ(first, hg) == 0) && (!check || err <= 1));
+      harness::Row(c.name, "generic", harness::TimeMs(stream, run_gen), copy, NAN, true);
+    }
     // The one-pass configurations, where they apply (a gate broadcast over D).
     auto one = [&](auto config) {
       using Config = decltype(config);
       auto run = [&] { scratch.Begin(); return Config::Launch(stream, scratch, l, c.reverse, fast); };
       scratch.Begin();
-      if (!onepass || !c.per_row || !Config::Launch(stream, scratch, l, c.reverse, fast)) return;
+      if (!onepass || !c.per_row || (Config::persistent ? !persistent : !others)) return;
+      if (!Config::Launch(stream, scratch, l, c.reverse, fast)) return;
       bool det = true;
       const std::vector<float> got = twice(run, out, &det);
       const double e = error(got);
@@ -173,6 +181,9 @@ int main(int argc, char** argv) {
     one(OnePassConfig<16, 256, 4>{});
     one(OnePassConfig<32, 128, 8>{});
     one(OnePassConfig<64, 128, 6>{});
+    one(OnePassConfig<32, 256, 3, true>{});
+    one(OnePassConfig<32, 128, 6, true>{});
+    one(OnePassConfig<64, 128, 3, true>{});
     scratch.Release();
   }
   return 0;
