@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "kernels/funcs/gpu/scan_agent.cuh"
+#include "kernels/gpu/pscan_onepass.cuh"
 #include "kernels/impl/pscan_ops.h"
 
 // Compile-time variants (tools/dev/harness/pscan; defaults measured on the H200,
@@ -28,6 +29,21 @@
 #endif
 #ifndef PO_PSCAN_COL_THREADS
 #define PO_PSCAN_COL_THREADS 131072
+#endif
+// The one-pass columns of a broadcast gate (pscan_onepass.cuh): off by default (not yet run
+// in the library), 1 a block per tile, 2 the persistent blocks; its steps per chunk, columns
+// per tile and blocks per SM.
+#ifndef PO_PSCAN_ONEPASS
+#define PO_PSCAN_ONEPASS 0
+#endif
+#ifndef PO_PSCAN_ONEPASS_STEPS
+#define PO_PSCAN_ONEPASS_STEPS 32
+#endif
+#ifndef PO_PSCAN_ONEPASS_COLS
+#define PO_PSCAN_ONEPASS_COLS 256
+#endif
+#ifndef PO_PSCAN_ONEPASS_MIN_BLOCKS
+#define PO_PSCAN_ONEPASS_MIN_BLOCKS 4
 #endif
 
 namespace phi {
@@ -43,6 +59,18 @@ struct GpuTileScan<PscanOp<T, float>> : GenericTileScan<PscanOp<T, float>> {
   // float32 only (measured); the 16-bit columns would spill at 64 registers.
   static constexpr int kMinBlocks = sizeof(T) == 4 ? PO_PSCAN_MIN_BLOCKS : 1;
   static constexpr int64_t kColumnThreads = PO_PSCAN_COL_THREADS;
+  static constexpr bool kOwnColumns = PO_PSCAN_ONEPASS != 0;
+
+  // Columns cut into segments (fewer lines than kColumnThreads) with a gate broadcast over D
+  // of at least 32 columns: the one pass (engine hook TileOwnColumns); false: the three phases.
+  template <typename Scratch>
+  static bool Columns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t lines, bool exclusive,
+                      const Op& op) {
+    if (lines >= kColumnThreads || g.inner < 32) return false;
+    return pscan_onepass::Launch<PO_PSCAN_ONEPASS_STEPS, PO_PSCAN_ONEPASS_COLS, PO_PSCAN_ONEPASS_MIN_BLOCKS,
+                                 PO_PSCAN_ONEPASS == 2>(
+        stream, scratch, lines / g.inner, g.length, g.inner, g.reverse, exclusive, op);
+  }
 
   // Columns: the generic thread steps' combinations in the same order (the same bits), with
   // the gate's offset kept per line instead of a division per element (a [N, T] gate: step l

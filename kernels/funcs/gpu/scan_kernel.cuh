@@ -62,6 +62,19 @@ struct TileSplitRows<Tiles, std::void_t<decltype(Tiles::kSplitRows)>> {
   static constexpr bool value = Tiles::kSplitRows;
 };
 
+// Whether the op's tiles scan columns cut into segments themselves
+// (GpuTileScan<Op>::kOwnColumns and Columns(stream, scratch, g, lines, exclusive, op), which
+// returns false where it declines and the engine's three phases run): pscan's one pass over
+// a broadcast gate (kernels/gpu/pscan_onepass.cuh, a compile-time variant).
+template <typename Tiles, typename = void>
+struct TileOwnColumns {
+  static constexpr bool value = false;
+};
+template <typename Tiles>
+struct TileOwnColumns<Tiles, std::void_t<decltype(Tiles::kOwnColumns)>> {
+  static constexpr bool value = Tiles::kOwnColumns;
+};
+
 // ---- inner == 1: whole rows, a logical warp of W lanes per row (segments: scan_onepass.cuh) ---
 template <int W, int kItems, typename Op>
 __global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileScan<Op>>::value)

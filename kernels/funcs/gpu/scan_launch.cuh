@@ -87,6 +87,9 @@ void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, i
   using State = typename Op::State;
   constexpr int64_t kTarget = TileColumnThreads<GpuTileScan<Op>>::value;
   int64_t nseg = 1;
+  if constexpr (TileOwnColumns<GpuTileScan<Op>>::value) {
+    if (GpuTileScan<Op>::Columns(stream, scratch, g, lines, exclusive, op)) return;
+  }
   if (lines < kTarget) {
     nseg = std::min({(kTarget + lines - 1) / lines, ScanPolicy::kMaxColumnSegments,
                      (g.length + 63) / 64});
