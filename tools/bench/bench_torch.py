@@ -117,8 +117,8 @@ def overhead_rows(device, calls, rounds, sync):
          lambda: paddle.cumsum(px, 0), lambda o: lambda: o.cumsum(x, 0)),
         ("pscan", lambda: _C.ops.pscan(pa, pa, None, False),
          lambda: paddle.pscan(pa, pa), lambda o: lambda: o.pscan(a, a)),
-        ("gla", lambda: _C.ops.gla(pq, pk, pv, pg, None, 0.25, False, True),
-         lambda: paddle.gla(pq, pk, pv, pg, scale=0.25), lambda o: lambda: o.gla(q, k, v, gk, None, 0.25)),
+        ("gla", lambda: _C.ops.gla(pq, pk, pv, pg, None, None, 0.25, False, True),
+         lambda: paddle.gla(pq, pk, pv, pg, scale=0.25), lambda o: lambda: o.gla(q, k, v, gk, None, None, 0.25)),
     ]
     rows = []
     print(f"\n1. per-call overhead, {device}, µs per call (median of {rounds} rounds of {calls} calls); "
@@ -207,7 +207,7 @@ def fla_rows(device, rounds, sync, quick):
         scale = Dk ** -0.5
 
         def ours():
-            return ops.gla(q, k, v, gk, None, scale, False)  # head_first=False: fla's [B, T, H, D]
+            return ops.gla(q, k, v, gk, None, None, scale, False)  # head_first=False: fla's [B, T, H, D]
 
         def theirs():
             try:

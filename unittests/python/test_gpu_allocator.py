@@ -19,7 +19,9 @@ pytestmark = pytest.mark.skipif(not gpu_available(),
 
 def _child(code):
     r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=500)
-    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    # the error's message is at the top of a C++ exception's trace: keep the head and the tail
+    err = r.stderr if len(r.stderr) <= 4000 else r.stderr[:2500] + "\n...\n" + r.stderr[-1500:]
+    assert r.returncode == 0, r.stdout[-2000:] + err
     return r.stdout
 
 
@@ -34,8 +36,8 @@ def test_statistics_follow_tensors():
         small = cuda.memory_allocated()
         assert 4000 <= small <= 2 << 20, small
         assert cuda.memory_reserved() >= small
-        b = paddle.empty([3 << 20], 'float32', place='gpu')       # 12 MiB
-        assert cuda.memory_allocated() >= small + (12 << 20), cuda.memory_allocated()
+        b = paddle.empty([64 << 20], 'float32', place='gpu')      # 256 MiB
+        assert cuda.memory_allocated() >= small + (256 << 20), cuda.memory_allocated()
         with_b = cuda.memory_reserved()
         assert with_b >= cuda.memory_allocated()
         peak = cuda.memory_allocated()
@@ -50,7 +52,9 @@ def test_statistics_follow_tensors():
         assert cuda.max_memory_allocated() == cuda.memory_allocated() >= small + (4 << 20)
         del c
         cuda.empty_cache()                                        # the unused memory goes back
-        assert cuda.memory_reserved() <= with_b - (12 << 20), (cuda.memory_reserved(), with_b)
+        # (the pool maps memory in chunks of a few MiB that `a` may share with `b`, so a bound
+        # and not the exact 256 MiB: 32 MiB of `a`'s chunk were seen kept with a 12 MiB `b`)
+        assert cuda.memory_reserved() <= with_b - (192 << 20), (cuda.memory_reserved(), with_b)
         assert cuda.memory_reserved() >= cuda.memory_allocated() == small
         assert cuda.max_memory_reserved() >= with_b
         assert cuda.memory_allocated(0) == cuda.memory_allocated('gpu:0') == small

@@ -162,8 +162,12 @@ class Call {
       po_runtime_release(owner);
       return;
     }
+    // The device is given (target_device), not read from the pointer: inside a CUDA graph
+    // capture the pool's block is a graph allocation that the driver does not map before the
+    // graph is launched, and torch's lookup would take it for host memory.
+    const at::TensorOptions options = c->Options(dtype);
     c->outs_[index] = at::from_blob(data, at::IntArrayRef(dims, ndim), [owner](void*) { po_runtime_release(owner); },
-                                    c->Options(dtype));
+                                    options, options.device());
   }
 
   int32_t op_;
