@@ -338,14 +338,22 @@ def _overload(e, v, adapter, op, first):
     return e["op"]
 
 
+def _pick(outs, chosen):
+    """The outputs chosen, one alone or a tuple (a signature that returns "first")."""
+    picked = [o for o, c in zip(outs, chosen) if c]
+    return picked[0] if len(picked) == 1 else tuple(picked)
+
+
+def _keep(outs, chosen):
+    """Every output, None where not chosen (a signature that returns "tuple")."""
+    return tuple(o if c else None for o, c in zip(outs, chosen))
+
+
 def _result(e, spec, vals, outs):
     names, choosers = spec["outputs"], spec["choosers"]
     args = {a[0]: x for a, x in zip(spec["args"], vals)}
     chosen = [name not in choosers or args[choosers[name]] for name in names]
-    if e["returns"] == "tuple":
-        return tuple(o if c else None for o, c in zip(outs, chosen))
-    picked = [o for o, c in zip(outs, chosen) if c]
-    return picked[0] if len(picked) == 1 else tuple(picked)
+    return _keep(outs, chosen) if e["returns"] == "tuple" else _pick(outs, chosen)
 
 
 def call(adapter, op, arguments):
@@ -428,21 +436,203 @@ def autocast_args(yaml_op):
     return ()
 
 
-def define(adapter, namespace, reference=None):
-    """Defines in `namespace` (a front module's globals()) every public op of FRONT as a function
-    with the op's signature (parameters and defaults from the table) whose body is the one call
-    of the layer on `adapter`; its docstring names the front and carries the summary of
-    `reference`'s function of that name (paddle_ops' own). Returns the names defined."""
+# ---- the fast path ----------------------------------------------------------------------------
+#
+# `functions` writes, per op and front, one Python function with the op's signature (from the
+# table, read once) whose body tests for the common case: each tensor an instance of the front's
+# tensor_types of a dtype the op admits as it is, bools that are bools, ints that are ints in
+# range, strs, floats, no dtype=, none of Paddle's other orders. Each test is one that call()'s
+# step passes leaving the value as it is, so where all hold the function runs the YAML op on the
+# arguments call() would give it, without reading the table; anything else (a NumPy scalar, a list
+# of counts, dtype=, a promotion, a bad value) goes to call() with the arguments as they were given,
+# so every conversion and every error is call()'s. No test has a side effect, and the one step run
+# before the last test (a computed default, which only reads a shape) is pure and is where call()
+# runs it, so its error is call()'s too.
+
+_INT_BITS = {"int": 32, "Scalar": 32, "int64_t": 64}
+
+
+def _as_is(type_, name, finite):
+    """A Python expression, true where _attr(type_, <name>) returns <name> itself ("True" for a
+    type _attr passes on; None for a type the fast path does not take)."""
+    if type_ == "bool":
+        return f"{name}.__class__ is bool"
+    if type_ in _INT_BITS:
+        b = _INT_BITS[type_]
+        return f"({name}.__class__ is int and {-2 ** (b - 1)} <= {name} < {2 ** (b - 1)})"
+    if type_ == "str":
+        return f"{name}.__class__ is str"
+    if type_ in ("float", "double"):
+        return f"({name}.__class__ is float and _isfinite({name}))" if finite else f"{name}.__class__ is float"
+    return None if type_ == "Tensor" else "True"
+
+
+def _run_source(e, spec, yaml_op, value, indent):
+    """The lines that run `yaml_op` on the values (`value`: YAML argument -> expression) and return
+    its result as _result would."""
+    vals = ", ".join(value[a[0]] for a in spec["args"])
+    chosen = [value[spec["choosers"][o]] if o in spec["choosers"] else "True" for o in spec["outputs"]]
+    n = len(chosen)
+    if e["returns"] == "tuple":
+        inline = "(" + "".join((f"_o[{i}]" if c == "True" else f"_o[{i}] if {c} else None") + ", "
+                               for i, c in enumerate(chosen)) + ")"
+        whole = f"_keep(_o, ({', '.join(chosen)},))"
+    elif all(c == "True" for c in chosen):
+        inline = "_o[0]" if n == 1 else "(" + "".join(f"_o[{i}], " for i in range(n)) + ")"
+        whole = f"_pick(_o, ({', '.join(chosen)},))"
+    else:
+        inline = whole = f"_pick(_o, ({', '.join(chosen)},))"
+    pad = " " * indent
+    ret = whole if inline == whole else f"{inline} if len(_o) == {n} else {whole}"
+    return [f"{pad}_o = _adapter.run({yaml_op!r}, [{vals}])", f"{pad}return {ret}"]
+
+
+def _signature(e):
+    """The parameters of a def line with the op's signature."""
+    sig = []
+    for p in e["params"]:
+        if p in e["keyword_only"] and "*" not in sig:
+            sig.append("*")
+        sig.append(f"{p}={e['defaults'][p]!r}" if p in e["defaults"] else p)
+    return ", ".join(sig)
+
+
+def _fast_source(op, e):
+    """The source of front function `op` (the names it uses beyond the constants: _adapter, _T,
+    _call), with its constants; None where the op has a rule the fast path does not take (its
+    function is then call() alone)."""
+    params, defaults = e["params"], e["defaults"]
+    main = e["calls"][e["op"]]
+    tensors = [a[0] for a in main["args"] if a[1] == "Tensor"]
+    if not tensors or any(t not in params for t in tensors) or "flatten" in params:
+        return None
+    first = tensors[0]
+    consts, tests = {}, []  # tests in the order of call()'s steps
+    # 1. other orders: the argument where an order differs holds no dtype (None or a bool)
+    orders = {}  # its test -> the test of a bool attribute, which implies it
+    for order in e["orders"]:
+        k = next((i for i, (a, b) in enumerate(zip(params, order)) if a != b), None)
+        if k is not None and order[k] == "dtype":
+            test = f"({params[k]} is None or {params[k]}.__class__ is bool)"
+            orders[test] = f"{params[k]}.__class__ is bool"
+            tests.append(test)
+    # 2., 3. tensors of the front, of dtypes the op admits as they are (no cast, no promotion)
+    for name, _, optional, _ in (a for a in main["args"] if a[1] == "Tensor"):
+        consts[f"_D_{name}"] = frozenset(d for d in (e["dtypes"].get(name) or DTYPES) if d in DTYPES)
+        test = f"isinstance({name}, _T) and _adapter.dtype({name}) in _D_{name}"
+        tests.append(f"({name} is None or {test})" if optional else test)
+    if "dtype" in params:
+        tests.append("dtype is None")
+    # 5., 6. axis: None (flatten) or a 32-bit int (not a tensor, not a NumPy integer)
+    value = {}  # YAML argument -> its expression, for the arguments every call of the op sets alike
+    flatten_by = None
+    if "axis" in params:
+        tests.append(f"(axis is None or {_as_is('int', 'axis', False)})")
+        flatten_by = "flag" if any(a[0] == "flatten" for a in main["args"]) else "reshape"
+        value["axis"] = "_axis"
+        if flatten_by == "flag":
+            value["flatten"] = "_flatten"
+        else:
+            value[first] = "_first"
+    if e["computed"] and flatten_by == "reshape":
+        return None  # a computed default of a tensor that may be reshaped: not taken
+    # 6. the overload: (YAML op, its test), the plain op last
+    overload = e["overload"]
+    branches = [(e["op"], [])]
+    if overload is not None:
+        arg, other = overload
+        if arg not in params or "output_size" not in params:
+            return None
+        branches = [(e["op"], [f"{arg}.__class__ is int", "output_size is None"]),
+                    (other, [f"isinstance({arg}, _T)", f"not isinstance({arg}, _SEQUENCES)"])]
+    computed = {name: f"_c_{name}" for name in e["computed"]}
+    if overload is not None:
+        value[overload[0]] = overload[0]
+    after = []  # tests of computed values
+    for yaml_op, branch in branches:
+        for name, type_, _, default in e["calls"][yaml_op]["args"]:
+            if name in value:
+                if name == "axis" and type_ not in _INT_BITS:
+                    return None  # _attr would change the int
+                continue
+            if type_ == "Tensor":
+                if name in tensors or (overload is not None and name == overload[0]):
+                    continue
+                return None
+            if name in ("axis", "flatten"):
+                return None
+            test = _as_is(type_, computed.get(name, name), name in e["finite"])
+            if test is None:
+                return None
+            if name in computed:
+                after.append(test)
+            elif name not in params:
+                value.setdefault(name, repr(default))  # call() gives the YAML default
+            elif name not in defaults or defaults[name] is None:
+                branch.append(f"({name} is None or {test})")  # None: the YAML default
+            else:
+                branch.append(test)
+    for name, type_, _, default in (a for spec in e["calls"].values() for a in spec["args"]):
+        if name in params and name not in value and name not in computed and type_ != "Tensor":
+            value[name] = name if name in defaults and defaults[name] is not None else \
+                f"({default!r} if {name} is None else {name})"
+    for name in tensors:
+        value.setdefault(name, name)
+    value.update(computed)
+
+    slow = f"return _call(_adapter, {op!r}, {{{', '.join(f'{p!r}: {p}' for p in params)}}})"
+    lines = [f"def {op}({_signature(e)}):"]
+    tests += [t for t in branches[0][1] if overload is None]
+    tests = [t for t in tests if t not in orders or orders[t] not in tests]  # a bool is no dtype
+    lines += [f"    if not ({' and '.join(tests) or 'True'}):", f"        {slow}"]
+    if overload is not None:
+        lines += [f"    if {' and '.join(branches[0][1])}:", "        _b = 0",
+                  f"    elif {' and '.join(branches[1][1])}:", "        _b = 1", "    else:", f"        {slow}"]
+    for name, (rule, of) in e["computed"].items():
+        consts[f"_rule_{name}"] = _COMPUTED[rule]
+        lines += [f"    _c_{name} = {name} if {name} is not None else _rule_{name}(_adapter, {of}, {op!r}, {of!r})"]
+    if after:
+        lines += [f"    if not ({' and '.join(after)}):", f"        {slow}"]
+    if flatten_by == "flag":
+        lines += ["    _flatten, _axis = (True, -1) if axis is None else (False, axis)"]
+    elif flatten_by == "reshape":
+        lines += [f"    _first, _axis = (_adapter.flatten({first}), 0) if axis is None else ({first}, axis)"]
+    if overload is None:
+        lines += _run_source(e, main, e["op"], value, 4)
+    else:
+        lines += ["    if _b == 0:"] + _run_source(e, main, e["op"], value, 8)
+        lines += _run_source(e, e["calls"][overload[1]], overload[1], value, 4)
+    return "\n".join(lines) + "\n", consts
+
+
+_SEQUENCES = (list, tuple, np.ndarray)
+
+
+def functions(adapter):
+    """{public op: its function on the front of `adapter`}: each has the op's signature (the
+    table's parameters, defaults and keyword-only ones) and gives what call(adapter, op, its
+    arguments) gives, the common case without reading the table (the fast path above).
+    `adapter.as_tensor(v)` must be `v` for every instance of `adapter.tensor_types`."""
+    out = {}
     for op, e in FRONT.items():
-        params, star = [], False
-        for p in e["params"]:
-            if p in e["keyword_only"] and not star:
-                params.append("*")
-                star = True
-            params.append(f"{p}={e['defaults'][p]!r}" if p in e["defaults"] else p)
-        scope = {"_call": call, "_adapter": adapter}
-        exec(f"def {op}({', '.join(params)}):\n    return _call(_adapter, {op!r}, locals())\n", scope)  # noqa: S102
+        made = _fast_source(op, e)
+        if made is None:
+            made = (f"def {op}({_signature(e)}):\n    return _call(_adapter, {op!r}, locals())\n", {})
+        source, consts = made
+        scope = {"_call": call, "_adapter": adapter, "_T": adapter.tensor_types, "_isfinite": math.isfinite,
+                 "_pick": _pick, "_keep": _keep, "_SEQUENCES": _SEQUENCES, **consts}
+        exec(compile(source, f"<paddle_ops front {op}>", "exec"), scope)  # noqa: S102
         fn = scope[op]
+        fn.__source__ = source
+        out[op] = fn
+    return out
+
+
+def define(adapter, namespace, reference=None):
+    """Defines in `namespace` (a front module's globals()) every public op of FRONT as its function
+    of functions(adapter); its docstring names the front and carries the summary of
+    `reference`'s function of that name (paddle_ops' own). Returns the names defined."""
+    for op, fn in functions(adapter).items():
         fn.__module__ = namespace["__name__"]
         fn.__qualname__ = op
         summary = (getattr(getattr(reference, op, None), "__doc__", None) or "").strip().split("\n\n")[0]

@@ -1,6 +1,9 @@
 """paddle_ops' own front: the signature layer's adapter for paddle_ops.Tensor (and the static
 graph's Variables, which are Tensors). The public functions of paddle_ops.tensor and the Tensor
-methods call ``call(op, locals())``."""
+methods are each one call of ``front.<op>`` with their parameters in order (the layer's function
+for the op: the common case at once, anything else through ``_front.call``)."""
+import types
+
 from . import _C, _C_ops
 from . import _front
 from ._C import DataType, Tensor
@@ -12,7 +15,9 @@ class NativeAdapter(_front.Adapter):
     tensor_types = (Tensor,)
 
     def dtype(self, t):
-        return _NAMES.get(t.dtype, str(t.dtype))
+        d = t.dtype
+        name = _NAMES.get(d)
+        return name if name is not None else str(d)
 
     def dtype_name(self, v):
         return _NAMES.get(v) if isinstance(v, DataType) else None
@@ -33,8 +38,12 @@ class NativeAdapter(_front.Adapter):
 
 
 NATIVE = NativeAdapter()
+# paddle_ops.<op>'s body: front.<op>(its parameters), the layer's function of the op
+front = types.SimpleNamespace(**_front.functions(NATIVE))
 
 
 def call(op, arguments):
-    """paddle_ops.<op> (the signature layer, paddle_ops/_front.py) with the front's locals()."""
+    """paddle_ops.<op> by the signature layer's rules read from the table for every call
+    (_front.call, what front.<op> does for anything but the common case), with the parameters by
+    name."""
     return _front.call(NATIVE, op, arguments)

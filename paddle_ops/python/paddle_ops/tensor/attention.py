@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .._C import Tensor
-from .._front_native import call
+from .._front_native import front
 from .._typing import Literal, overload
 
 __all__ = ["gla"]
@@ -74,4 +74,4 @@ def gla(q, k, v, gk, scale=None, initial_state=None, output_final_state=False, h
         >>> o.shape, h.shape
         ([1, 2, 5, 4], [1, 2, 4, 4])
     """
-    return call("gla", locals())
+    return front.gla(q, k, v, gk, scale, initial_state, output_final_state, head_first, cu_seqlens, name)

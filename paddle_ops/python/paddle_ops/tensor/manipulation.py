@@ -8,7 +8,7 @@ import numpy as np
 from .. import _C_ops
 from .._C import Tensor
 from .._front import not_a_tensor
-from .._front_native import NATIVE, call
+from .._front_native import NATIVE, front
 from ..framework import convert_dtype
 
 __all__ = ["reshape", "cast", "repeat_interleave"]
@@ -87,4 +87,4 @@ def repeat_interleave(x: Tensor, repeats: int | Tensor | Sequence[int] | np.ndar
         array([[2, 2, 2],
                [4, 4, 4]])
     """
-    return call("repeat_interleave", locals())
+    return front.repeat_interleave(x, repeats, axis, name, output_size=output_size)

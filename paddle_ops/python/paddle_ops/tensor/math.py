@@ -13,7 +13,7 @@ from .. import _C_ops
 from .._C import Tensor
 from ..framework import (FLOATING, INTEGER, UNDEFINED, DataType, bfloat16, bool as _bool, convert_dtype, float16,
                          float32, float64, int32, int64)
-from .._front_native import call
+from .._front_native import front
 from .._typing import DTypeLike, Literal, overload
 from .manipulation import _check_tensor, cast
 
@@ -59,7 +59,7 @@ def logcumsumexp(x, axis=None, exclusive=False, reverse=False, dtype=None, name=
         array([[1.       , 2.3132617],
                [3.       , 4.3132615]], dtype=float32)
     """
-    return call("logcumsumexp", locals())
+    return front.logcumsumexp(x, axis, exclusive, reverse, dtype, name)
 
 
 @overload
@@ -88,7 +88,7 @@ def cumsum(x, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
         >>> paddle_ops.cumsum(paddle_ops.to_tensor([1, 2, 3])).numpy()
         array([1, 3, 6])
     """
-    return call("cumsum", locals())
+    return front.cumsum(x, axis, exclusive, reverse, dtype, name)
 
 
 def pscan(a: Tensor, x: Tensor, initial_state: Tensor | None = None, reverse: bool = False,
@@ -140,7 +140,7 @@ def pscan(a: Tensor, x: Tensor, initial_state: Tensor | None = None, reverse: bo
         >>> paddle_ops.pscan(a, x).numpy()[0, :, 0]
         array([1.  , 1.5 , 1.75], dtype=float32)
     """
-    return call("pscan", locals())
+    return front.pscan(a, x, initial_state, reverse, name)
 
 
 @overload
@@ -188,7 +188,7 @@ def right_flood(x, axis=-1, reverse=False, hole='zero', return_index=False, name
         >>> paddle_ops.right_flood(paddle_ops.to_tensor([0, 0, 3, 0, 3]), return_index=True)[1].numpy()
         array([-1, -1,  2,  2,  4])
     """
-    return call("right_flood", locals())
+    return front.right_flood(x, axis, reverse, hole, return_index, name)
 
 
 def _promote(x, y, op):

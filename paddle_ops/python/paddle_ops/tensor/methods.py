@@ -4,6 +4,7 @@ import numpy as np
 
 from .. import autograd
 from .._C import Tensor
+from .._front_native import front
 from ..framework import FLOATING, bfloat16, convert_place, float32, int32, int64
 from . import creation, manipulation, math
 
@@ -240,7 +241,7 @@ def logcumsumexp(self, axis=None, exclusive=False, reverse=False, dtype=None, na
         >>> np.exp(paddle_ops.to_tensor([0., 0., 0., 0.]).logcumsumexp().numpy())
         array([1., 2., 3., 4.], dtype=float32)
     """
-    return math.logcumsumexp(self, axis, exclusive, reverse, dtype)
+    return front.logcumsumexp(self, axis, exclusive, reverse, dtype, name)
 
 
 def cumsum(self, axis=None, exclusive=False, reverse=False, dtype=None, name=None):
@@ -252,7 +253,7 @@ def cumsum(self, axis=None, exclusive=False, reverse=False, dtype=None, name=Non
         array([[3, 2],
                [7, 4]])
     """
-    return math.cumsum(self, axis, exclusive, reverse, dtype)
+    return front.cumsum(self, axis, exclusive, reverse, dtype, name)
 
 
 def right_flood(self, axis=-1, reverse=False, hole='zero', return_index=False, name=None):
@@ -263,7 +264,7 @@ def right_flood(self, axis=-1, reverse=False, hole='zero', return_index=False, n
         >>> paddle_ops.to_tensor([0, 5, 0, 7, 0]).right_flood().numpy()
         array([0, 5, 5, 7, 7])
     """
-    return math.right_flood(self, axis, reverse, hole, return_index)
+    return front.right_flood(self, axis, reverse, hole, return_index, name)
 
 
 def repeat_interleave(self, repeats, axis=None, name=None, *, output_size=None):
@@ -274,7 +275,7 @@ def repeat_interleave(self, repeats, axis=None, name=None, *, output_size=None):
         >>> paddle_ops.to_tensor([1, 2]).repeat_interleave(paddle_ops.to_tensor([2, 3])).numpy()
         array([1, 1, 2, 2, 2])
     """
-    return manipulation.repeat_interleave(self, repeats, axis, output_size=output_size)
+    return front.repeat_interleave(self, repeats, axis, name, output_size=output_size)
 
 
 def __add__(self, other):
