@@ -543,11 +543,9 @@ def _fast_source(op, e):
         arg, other = overload
         if arg not in params or "output_size" not in params:
             return None
-        branches = [(e["op"], [f"{arg}.__class__ is int", "output_size is None"]),
+        branches = [(e["op"], ["output_size is None"]),
                     (other, [f"isinstance({arg}, _T)", f"not isinstance({arg}, _SEQUENCES)"])]
     computed = {name: f"_c_{name}" for name in e["computed"]}
-    if overload is not None:
-        value[overload[0]] = overload[0]
     after = []  # tests of computed values
     for yaml_op, branch in branches:
         for name, type_, _, default in e["calls"][yaml_op]["args"]:
@@ -559,6 +557,11 @@ def _fast_source(op, e):
                 if name in tensors or (overload is not None and name == overload[0]):
                     continue
                 return None
+            if overload is not None and name == overload[0]:
+                if type_ not in _INT_BITS:
+                    return None
+                branch.append(_as_is(type_, name, False))  # the plain op's int, as _attr takes it
+                continue
             if name in ("axis", "flatten"):
                 return None
             test = _as_is(type_, computed.get(name, name), name in e["finite"])
@@ -572,12 +575,12 @@ def _fast_source(op, e):
                 branch.append(f"({name} is None or {test})")  # None: the YAML default
             else:
                 branch.append(test)
+    for name in tensors + ([overload[0]] if overload is not None else []):
+        value.setdefault(name, name)
     for name, type_, _, default in (a for spec in e["calls"].values() for a in spec["args"]):
         if name in params and name not in value and name not in computed and type_ != "Tensor":
             value[name] = name if name in defaults and defaults[name] is not None else \
                 f"({default!r} if {name} is None else {name})"
-    for name in tensors:
-        value.setdefault(name, name)
     value.update(computed)
 
     slow = f"return _call(_adapter, {op!r}, {{{', '.join(f'{p!r}: {p}' for p in params)}}})"
