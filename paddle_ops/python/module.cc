@@ -246,6 +246,9 @@ PYBIND11_MODULE(_C, m) {
   py::class_<Tensor> tensor(m, "Tensor");
   tensor.def_property_readonly("shape", [](const Tensor& t) { return phi::vectorize(t.dims()); })
       .def_property_readonly("dtype", &Tensor::dtype)
+      // the dtype as a plain int (int(DataType)): the front door's fast path tests it in a set of
+      // ints, cheaper than making and hashing a DataType object (paddle_ops/_front.py)
+      .def_property_readonly("_dtype_code", [](const Tensor& t) { return static_cast<int>(t.dtype()); })
       .def_property_readonly("place", &Tensor::place)
       .def_property_readonly("ndim", [](const Tensor& t) { return t.dims().size(); })
       .def_property_readonly("size", &Tensor::numel)

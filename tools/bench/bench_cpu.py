@@ -2,6 +2,14 @@
 torch and real PaddlePaddle's logcumsumexp when importable), all measured in one run.
 
     PYTHONPATH=build/python python3 tools/bench/bench_cpu.py [--quick] [--json out.json]
+    PYTHONPATH=build/python python3 tools/bench/bench_cpu.py --overhead [--calls N] [--rounds R]
+
+--overhead prints only the per-call overhead of the public functions instead: µs per call on
+small tensors (16 elements; gla [1, 1, 16, 16]) of the direct call (_C.ops, every argument
+given), of the public function (paddle.logcumsumexp(x, 0): the front door's fast path), of the
+front door's full path (_front_native.call, the table read for the call: what every call cost
+before the fast path) and public - direct, the median of --rounds rounds, the variants
+interleaved in each round.
 
 Threads: the main figures use the engine's current thread count (OMP_NUM_THREADS, or
 --threads); with --scaling each case's logcumsumexp and cumsum are also timed with 1 and 2
@@ -136,6 +144,51 @@ def print_table(rows, out=sys.stdout):
         ]) + " |", file=out)
 
 
+def overhead_rows(calls, rounds):
+    """µs per call of the direct call, the public function and the front door's full path."""
+    import inspect
+
+    from paddle_ops import _C
+    from paddle_ops._front_native import call
+    rng = np.random.default_rng(0)
+    x = paddle.to_tensor(rng.random(16).astype("float32"))
+    a = paddle.to_tensor(rng.random((1, 16, 1)).astype("float32"))
+    q, k, v = (paddle.to_tensor(rng.standard_normal((1, 1, 16, 16)).astype("float32")) for _ in range(3))
+    gk = paddle.to_tensor(-rng.random((1, 1, 16, 16)).astype("float32"))
+    cases = [  # (op, direct call, public call's arguments)
+        ("logcumsumexp", lambda: _C.ops.logcumsumexp(x, 0, False, False, False), (x, 0), {}),
+        ("cumsum", lambda: _C.ops.cumsum(x, 0, False, False, False), (x, 0), {}),
+        ("pscan", lambda: _C.ops.pscan(a, a, None, False), (a, a), {}),
+        ("right_flood", lambda: _C.ops.right_flood(x, -1, False, "zero", False), (x,), {}),
+        ("repeat_interleave", lambda: _C.ops.repeat_interleave(x, 2, 0), (x, 2, 0), {}),
+        ("gla", lambda: _C.ops.gla(q, k, v, gk, None, None, 0.25, False, True), (q, k, v, gk), {"scale": 0.25}),
+    ]
+    print(f"per-call overhead, CPU, µs per call (median of {rounds} rounds of {calls} calls)")
+    print(f"{'op':<19}{'direct':>8}{'public':>8}{'full path':>11}{'public-direct':>15}")
+    rows = []
+    for op, direct, args, kwargs in cases:
+        fn = getattr(paddle, op)
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        fns = {"direct": direct, "public": lambda fn=fn, args=args, kwargs=kwargs: fn(*args, **kwargs),
+               "full": lambda op=op, arguments=arguments: call(op, arguments)}
+        for f in fns.values():
+            for _ in range(max(1, calls // 10)):
+                f()
+        times = {name: [] for name in fns}
+        for _ in range(rounds):
+            for name, f in fns.items():
+                t0 = time.perf_counter()
+                for _ in range(calls):
+                    f()
+                times[name].append((time.perf_counter() - t0) * 1e6 / calls)
+        t = {name: statistics.median(ts) for name, ts in times.items()}
+        rows.append({"op": op, **t, "public_minus_direct": t["public"] - t["direct"]})
+        print(f"{op:<19}{t['direct']:>8.2f}{t['public']:>8.2f}{t['full']:>11.2f}{t['public'] - t['direct']:>15.2f}")
+    return rows
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     p.add_argument("--quick", action="store_true", help="smaller shapes (about 1M elements)")
@@ -148,7 +201,13 @@ def main():
                    help="PADDLE_OPS_CPU_ISA for our figures (baseline: the generic engine)")
     p.add_argument("--no-paddle", action="store_true", help="skip real PaddlePaddle's logcumsumexp column")
     p.add_argument("--json", help="also write the figures here")
+    p.add_argument("--overhead", action="store_true", help="only the public functions' per-call overhead")
+    p.add_argument("--calls", type=int, default=5000, help="--overhead: calls per round")
+    p.add_argument("--rounds", type=int, default=7, help="--overhead: rounds")
     args = p.parse_args()
+    if args.overhead:
+        overhead_rows(args.calls, args.rounds)
+        return
     if args.threads:
         paddle.set_num_threads(args.threads)
     if args.isa:

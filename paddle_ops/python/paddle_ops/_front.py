@@ -66,6 +66,15 @@ class Adapter:
         """The name of t's dtype: one of DTYPES, or the framework's name of another one."""
         raise NotImplementedError
 
+    # A front whose tensors t tell their dtype by `getattr(t, dtype_attribute)` alone names that
+    # attribute and gives dtype_keys; its fast path tests the attribute in a set, not dtype(t).
+    dtype_attribute = None
+
+    def dtype_keys(self, names):
+        """The values of `getattr(t, dtype_attribute)` of this front's tensors t whose dtype(t) is
+        one of `names` (and of no other tensor)."""
+        raise NotImplementedError
+
     def dtype_name(self, v):
         """The name of `v` when it is one of the framework's dtype objects (a name of DTYPES or the
         framework's name of another dtype), else None. Strings, NumPy dtypes and NumPy scalar
@@ -497,10 +506,11 @@ def _signature(e):
     return ", ".join(sig)
 
 
-def _fast_source(op, e):
+def _fast_source(op, e, keyed=False):
     """The source of front function `op` (the names it uses beyond the constants: _adapter, _T,
-    _call), with its constants; None where the op has a rule the fast path does not take (its
-    function is then call() alone)."""
+    _call), with its constants (_D_<tensor>: the dtype names it takes as they are; with `keyed`,
+    an attribute name, the adapter's dtype_keys of them, tested on that attribute); None where the
+    op has a rule the fast path does not take (its function is then call() alone)."""
     params, defaults = e["params"], e["defaults"]
     main = e["calls"][e["op"]]
     tensors = [a[0] for a in main["args"] if a[1] == "Tensor"]
@@ -519,7 +529,8 @@ def _fast_source(op, e):
     # 2., 3. tensors of the front, of dtypes the op admits as they are (no cast, no promotion)
     for name, _, optional, _ in (a for a in main["args"] if a[1] == "Tensor"):
         consts[f"_D_{name}"] = frozenset(d for d in (e["dtypes"].get(name) or DTYPES) if d in DTYPES)
-        test = f"isinstance({name}, _T) and _adapter.dtype({name}) in _D_{name}"
+        dtype = f"{name}.{keyed}" if keyed else f"_adapter.dtype({name})"
+        test = f"isinstance({name}, _T) and {dtype} in _D_{name}"
         tests.append(f"({name} is None or {test})" if optional else test)
     if "dtype" in params:
         tests.append("dtype is None")
@@ -618,10 +629,14 @@ def functions(adapter):
     `adapter.as_tensor(v)` must be `v` for every instance of `adapter.tensor_types`."""
     out = {}
     for op, e in FRONT.items():
-        made = _fast_source(op, e)
+        keyed = adapter.dtype_attribute
+        made = _fast_source(op, e, keyed)
         if made is None:
             made = (f"def {op}({_signature(e)}):\n    return _call(_adapter, {op!r}, locals())\n", {})
         source, consts = made
+        if keyed:
+            consts = {k: frozenset(adapter.dtype_keys(tuple(v))) if k.startswith("_D_") else v
+                      for k, v in consts.items()}
         scope = {"_call": call, "_adapter": adapter, "_T": adapter.tensor_types, "_isfinite": math.isfinite,
                  "_pick": _pick, "_keep": _keep, "_SEQUENCES": _SEQUENCES, **consts}
         exec(compile(source, f"<paddle_ops front {op}>", "exec"), scope)  # noqa: S102

@@ -19,6 +19,11 @@ class NativeAdapter(_front.Adapter):
         name = _NAMES.get(d)
         return name if name is not None else str(d)
 
+    dtype_attribute = "_dtype_code"  # int(t.dtype), without making a DataType object
+
+    def dtype_keys(self, names):
+        return {int(d) for d, n in _NAMES.items() if n in names}
+
     def dtype_name(self, v):
         return _NAMES.get(v) if isinstance(v, DataType) else None
 
