@@ -66,13 +66,14 @@ class Adapter:
         """The name of t's dtype: one of DTYPES, or the framework's name of another one."""
         raise NotImplementedError
 
-    # A front whose tensors t tell their dtype by `getattr(t, dtype_attribute)` alone names that
-    # attribute and gives dtype_keys; its fast path tests the attribute in a set, not dtype(t).
+    # A front whose tensors t of class tensor_types[0] itself (not a subclass) tell their dtype by
+    # `getattr(t, dtype_attribute)` names that attribute and gives dtype_keys; its fast path tests
+    # the attribute in a set for them, in place of calling dtype(t).
     dtype_attribute = None
 
     def dtype_keys(self, names):
-        """The values of `getattr(t, dtype_attribute)` of this front's tensors t whose dtype(t) is
-        one of `names` (and of no other tensor)."""
+        """The values of `getattr(t, dtype_attribute)` of the tensors t of class tensor_types[0]
+        whose dtype(t) is one of `names` (and of no other such tensor)."""
         raise NotImplementedError
 
     def dtype_name(self, v):
@@ -509,8 +510,8 @@ def _signature(e):
 def _fast_source(op, e, keyed=False):
     """The source of front function `op` (the names it uses beyond the constants: _adapter, _T,
     _call), with its constants (_D_<tensor>: the dtype names it takes as they are; with `keyed`,
-    an attribute name, the adapter's dtype_keys of them, tested on that attribute); None where the
-    op has a rule the fast path does not take (its function is then call() alone)."""
+    the adapter's dtype_attribute, _K_<tensor>: the names to turn into its dtype_keys); None where
+    the op has a rule the fast path does not take (its function is then call() alone)."""
     params, defaults = e["params"], e["defaults"]
     main = e["calls"][e["op"]]
     tensors = [a[0] for a in main["args"] if a[1] == "Tensor"]
@@ -529,8 +530,11 @@ def _fast_source(op, e, keyed=False):
     # 2., 3. tensors of the front, of dtypes the op admits as they are (no cast, no promotion)
     for name, _, optional, _ in (a for a in main["args"] if a[1] == "Tensor"):
         consts[f"_D_{name}"] = frozenset(d for d in (e["dtypes"].get(name) or DTYPES) if d in DTYPES)
-        dtype = f"{name}.{keyed}" if keyed else f"_adapter.dtype({name})"
-        test = f"isinstance({name}, _T) and {dtype} in _D_{name}"
+        test = f"isinstance({name}, _T) and _adapter.dtype({name}) in _D_{name}"
+        if keyed:
+            consts[f"_K_{name}"] = consts[f"_D_{name}"]
+            test = (f"isinstance({name}, _T) and ({name}.{keyed} in _K_{name} if {name}.__class__ is _T0 "
+                    f"else _adapter.dtype({name}) in _D_{name})")
         tests.append(f"({name} is None or {test})" if optional else test)
     if "dtype" in params:
         tests.append("dtype is None")
@@ -634,10 +638,10 @@ def functions(adapter):
         if made is None:
             made = (f"def {op}({_signature(e)}):\n    return _call(_adapter, {op!r}, locals())\n", {})
         source, consts = made
-        if keyed:
-            consts = {k: frozenset(adapter.dtype_keys(tuple(v))) if k.startswith("_D_") else v
-                      for k, v in consts.items()}
-        scope = {"_call": call, "_adapter": adapter, "_T": adapter.tensor_types, "_isfinite": math.isfinite,
+        consts = {k: frozenset(adapter.dtype_keys(tuple(v))) if k.startswith("_K_") else v
+                  for k, v in consts.items()}
+        scope = {"_call": call, "_adapter": adapter, "_T": adapter.tensor_types, "_T0": adapter.tensor_types[0],
+                 "_isfinite": math.isfinite,
                  "_pick": _pick, "_keep": _keep, "_SEQUENCES": _SEQUENCES, **consts}
         exec(compile(source, f"<paddle_ops front {op}>", "exec"), scope)  # noqa: S102
         fn = scope[op]
