@@ -2,7 +2,8 @@
 
 paddle_ops' own functions (``paddle_ops.logcumsumexp``, the Tensor methods) and the integrations'
 (``paddle_ops.integrations.paddle``, ``.torch``, ``.jax``) are each a docstring and one call of
-``call(adapter, op, arguments)``. The rules come from api_yaml/ (each public op's ``python``
+the op's function of ``functions(adapter)`` (the fast path, end of this module), which is
+``call(adapter, op, arguments)`` for anything but the common case. The rules come from api_yaml/ (each public op's ``python``
 field, turned into ``_front_table.FRONT`` by tools/codegen/gen_front.py); this module applies them
 the same way for every framework and asks the framework's small adapter (``Adapter`` below) only
 what depends on the framework: is this a tensor, its dtype and shape, a cast, a reshape, a tensor
