@@ -528,15 +528,19 @@ def _fast_source(op, e, keyed=False):
             test = f"({params[k]} is None or {params[k]}.__class__ is bool)"
             orders[test] = f"{params[k]}.__class__ is bool"
             tests.append(test)
-    # 2., 3. tensors of the front, of dtypes the op admits as they are (no cast, no promotion)
-    for name, _, optional, _ in (a for a in main["args"] if a[1] == "Tensor"):
+    # 2., 3. tensors of the front (all of them first, as call() takes them before any dtype), of
+    # dtypes the op admits as they are (no cast, no promotion)
+    optional = {a[0]: a[2] for a in main["args"] if a[1] == "Tensor"}
+    dtype_tests = []
+    for name in tensors:
         consts[f"_D_{name}"] = frozenset(d for d in (e["dtypes"].get(name) or DTYPES) if d in DTYPES)
-        test = f"isinstance({name}, _T) and _adapter.dtype({name}) in _D_{name}"
+        test = f"_adapter.dtype({name}) in _D_{name}"
         if keyed:
             consts[f"_K_{name}"] = consts[f"_D_{name}"]
-            test = (f"isinstance({name}, _T) and ({name}.{keyed} in _K_{name} if {name}.__class__ is _T0 "
-                    f"else _adapter.dtype({name}) in _D_{name})")
-        tests.append(f"({name} is None or {test})" if optional else test)
+            test = f"({name}.{keyed} in _K_{name} if {name}.__class__ is _T0 else {test})"
+        tests.append(f"({name} is None or isinstance({name}, _T))" if optional[name] else f"isinstance({name}, _T)")
+        dtype_tests.append(f"({name} is None or {test})" if optional[name] else test)
+    tests += dtype_tests
     if "dtype" in params:
         tests.append("dtype is None")
     # 5., 6. axis: None (flatten) or a 32-bit int (not a tensor, not a NumPy integer)
