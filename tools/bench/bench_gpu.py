@@ -3,6 +3,7 @@ and jax.lax.cumlogsumexp when importable, and a device-to-device copy of the sam
 all in one run; prints ms and x copy (the shapes of docs/benchmarks.md, "Peers and targets").
 
     PYTHONPATH=build/python python3 tools/bench/bench_gpu.py [--json out.json] [--backends thrust]
+    PYTHONPATH=build/python python3 tools/bench/bench_gpu.py --per-call   (small tensors: µs per call)
 
 Ours is timed by wall clock over batches of --repeat calls issued back to back (the device
 synchronized before and after each batch, so the Python call overlaps the kernels of the
@@ -133,14 +134,43 @@ def peers(dtypes, repeat):
     return rows
 
 
+def per_call():
+    """µs per call on small tensors, where the allocator and the launch are the whole cost: the
+    direct binding and the public function on 16 elements, and an empty tensor of 4096 floats
+    (allocation and free alone). Median of 9 rounds of 5000 calls, each round synchronized."""
+    import paddle_ops as paddle
+    from paddle_ops import _C
+    x = paddle.to_tensor(np.random.default_rng(0).random(16, dtype=np.float32), place="gpu")
+    cases = [("logcumsumexp, direct, 16", lambda: _C.ops.logcumsumexp(x, 0, False, False, False)),
+             ("logcumsumexp, public, 16", lambda: paddle.logcumsumexp(x, 0)),
+             ("empty 4096 float32", lambda: paddle.empty([4096], "float32", place="gpu"))]
+    print("| call | µs per call | fastest round |\n|---|---|---|")
+    for name, fn in cases:
+        for _ in range(2000):
+            fn()
+        paddle.device.synchronize()
+        rounds = []
+        for _ in range(9):
+            t0 = time.perf_counter()
+            for _ in range(5000):
+                fn()
+            paddle.device.synchronize()
+            rounds.append((time.perf_counter() - t0) / 5000 * 1e6)
+        print(f"| {name} | {statistics.median(rounds):.2f} | {min(rounds):.2f} |", flush=True)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--dtypes", default="float32,float16,bfloat16,float64")
     p.add_argument("--backends", default="engine")
     p.add_argument("--repeat", type=int, default=20)
     p.add_argument("--json")
+    p.add_argument("--per-call", action="store_true", help="only µs per call on small tensors")
     p.add_argument("--_child", help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.per_call:
+        per_call()
+        return
     dtypes = args.dtypes.split(",")
     if args._child:  # one backend, in its own process (the backend is read from the environment)
         run_backend(args._child, dtypes, args.repeat, True, stream=True)

@@ -8,11 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 out=${HARNESS_OUT:-.dev/flood}
 mkdir -p "$out"
-build() {  # name, flags
-  HARNESS_NVCC_FLAGS="$2 -DHARNESS_VARIANT=\"$1\"" bash tools/dev/harness/build.sh flood >/dev/null
-  cp build-harness/flood_harness "$out/flood_$1"
-  echo "built $out/flood_$1"
-}
+build() { bash tools/dev/harness/build.sh flood "$1" "$out" "$2"; }  # name, flags
 [ -n "${HARNESS_NO_LIB:-}" ] || build lib ""
 for v in ${HARNESS_VARIANTS:-}; do  # name:flags, e.g. mb4:-DPO_FLOOD_MIN_BLOCKS=4
   build "${v%%:*}" "$(echo "${v#*:}" | tr ',' ' ')"

@@ -9,11 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 out=${HARNESS_OUT:-.dev/pscan}
 mkdir -p "$out"
-build() {  # name, flags
-  HARNESS_NVCC_FLAGS="$2 -DHARNESS_VARIANT=\"$1\"" bash tools/dev/harness/build.sh pscan >/dev/null
-  cp build-harness/pscan_harness "$out/pscan_$1"
-  echo "built $out/pscan_$1"
-}
+build() { bash tools/dev/harness/build.sh pscan "$1" "$out" "$2"; }  # name, flags
 build lib ""
 build lib1p "-DPO_PSCAN_ONEPASS=1"
 g++ -O2 -std=c++17 -I. -o "$out/pscan_onepass_emu" tools/dev/harness/pscan/onepass_emu.cc
