@@ -11,12 +11,13 @@
 //     lane), are scanned in float64 (as before), and each lane's exclusive prefix is moved to
 //     MP, the largest element before the lane (an exclusive max scan; the prefix's sum there is
 //     >= 1 for the same reason);
-//  3. each lane walks its steps from (MP, prefix) keeping a float32 running maximum m and a sum s
-//     scaled to it: s' = s * 2^(-(x - m) log2 e) + 1 when x > m, else s + 2^((x - m) log2 e);
-//     out = m + log2(s) ln 2. Per step: a subtraction, a multiply, ex2, a compare, a fused
-//     multiply-add or an add, two selects, lg2 and an fma. s >= 1 throughout, so every term's
-//     error (the rounded difference, ex2's ~2 ulp) counts relative to its own size, which
-//     exp(d) |d| bounds: at most 2.2e-8 of s from the difference's rounding.
+//  3. each lane walks its steps from (MP, prefix) keeping a float32 running maximum m and a sum
+//     scaled to it, in two parts (Take): s' = s * 2^(-(x - m) log2 e) + 1 when x > m, else
+//     s + 2^((x - m) log2 e); out = m + log2(p + s) ln 2. Per step: a subtraction, a multiply,
+//     ex2, a compare, a multiply, a fused multiply-add or an add, three selects, an add, lg2
+//     and an fma. The sum is >= 1 throughout, so every term's error (the rounded difference,
+//     ex2's ~2 ulp) counts relative to its own size, which exp(d) |d| bounds: at most 2.2e-8 of
+//     the sum from the difference's rounding.
 // No NaN, +inf or single-term prefix reaches this path (the tile's checks send those groups to
 // the float64 steps), and every output it writes is at least LseFast::kLean from 0.
 #pragma once
@@ -83,29 +84,35 @@ HOSTDEVICE inline float LaneSum(const float (&x)[N], float ml) {
   return s;
 }
 
-// Step 3, one step: the running (m, s) takes x in.
+// Step 3, one step: the running state takes x in. Its sum is kept in two parts against the
+// running maximum m, the prefix p (the lane's start, only ever rescaled) and the lane's own
+// terms s, and an output rounds p + s once: adding each small term into one large float sum
+// would round once per step (up to 16 half-ulps of the sum along a lane, ~1e-6 of an output
+// near kLean).
 template <typename M>
-HOSTDEVICE inline void Take(float x, float* m, float* s) {
+HOSTDEVICE inline void Take(float x, float* m, float* p, float* s) {
   const float d = M::Sub(x, *m);
   const float e = M::Ex2(M::Mul(-fabsf(d), kLog2e));  // x = -inf: d = -inf, e = 0
   const bool up = d > 0.f;
+  *p = up ? M::Mul(*p, e) : *p;
   *s = up ? fmaf(*s, e, 1.f) : *s + e;
   *m = up ? x : *m;
 }
 template <typename M>
-HOSTDEVICE inline float Out(float m, float s) {
-  return fmaf(M::Lg2(s), kLn2, m);
+HOSTDEVICE inline float Out(float m, float p, float s) {
+  return fmaf(M::Lg2(p + s), kLn2, m);
 }
 
-// Step 3 over the lane's N steps from the prefix state (m, s): the outputs, inclusive or
+// Step 3 over the lane's N steps from the prefix state (m, p): the outputs, inclusive or
 // exclusive.
 template <typename M, bool kExclusive, int N, typename T>
-HOSTDEVICE inline void LaneOutputs(const float (&x)[N], float m, float s, T (&o)[N]) {
+HOSTDEVICE inline void LaneOutputs(const float (&x)[N], float m, float p, T (&o)[N]) {
+  float s = 0.f;
 #pragma unroll
   for (int j = 0; j < N; ++j) {
-    if (kExclusive) o[j] = static_cast<T>(Out<M>(m, s));
-    Take<M>(x[j], &m, &s);
-    if (!kExclusive) o[j] = static_cast<T>(Out<M>(m, s));
+    if (kExclusive) o[j] = static_cast<T>(Out<M>(m, p, s));
+    Take<M>(x[j], &m, &p, &s);
+    if (!kExclusive) o[j] = static_cast<T>(Out<M>(m, p, s));
   }
 }
 
