@@ -392,7 +392,7 @@ int main(int argc, char** argv) {
     };
   };
   // adversarial rows
-  auto huge = [](std::mt19937_64& r, float* x, int64_t n) {  // |x| ~ 1e4..3e4, both signs, sorted runs
+  auto huge = [](std::mt19937_64& r, float* x, int64_t n) {  // abs(x) ~ 1e4..3e4, both signs, in runs of 700
     std::uniform_real_distribution<float> d(1e4f, 3e4f);
     for (int64_t i = 0; i < n; ++i) x[i] = (i / 700) % 2 ? d(r) : -d(r);
   };
@@ -447,7 +447,7 @@ int main(int argc, char** argv) {
       {"[4096, 16384] U(-4,0.5) near0", 64, 16384, false, false, false, uniform(-4.f, 0.5f)},
       {"[4096, 16384] U(-4,0.5) near0 excl", 64, 16384, true, false, false, uniform(-4.f, 0.5f)},
       {"[4096, 16384] N(0,2) excl", 64, 16384, true, false, false, normal(0.f, 2.f)},
-      {"rows huge |x|~1e4", 16, 16384, false, false, false, huge},
+      {"rows huge, abs(x) ~ 1e4", 16, 16384, false, false, false, huge},
       {"rows arange(10000)", 16, 16384, false, false, false, arange},
       {"rows descending", 16, 16384, false, false, false, descending},
       {"rows wide -1000..1000", 16, 16384, false, false, false, wide},
