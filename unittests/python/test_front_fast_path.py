@@ -23,7 +23,7 @@ from paddle_ops import _front
 from paddle_ops import _front_native
 from paddle_ops._front_native import front as native_front
 from test_bad_input_table import BAD_INPUTS
-from test_front_conformance import FRONTS, GOOD, PUBLIC, T, _gates, _jax_x64, _same  # noqa: F401 (fixture)
+from test_front_conformance import FRONTS, GOOD, PUBLIC, T, _bad_calls, _gates, _jax_x64, _same  # noqa: F401 (fixture)
 
 
 class MyInt(int):
@@ -127,16 +127,11 @@ EDGES = {
 
 
 def _forms():
+    for desc, op, _, _, make in _bad_calls():
+        yield f"bad {desc}", op, make
     for op in PUBLIC:
         spec = BAD_INPUTS[op]
         yield f"{op} valid", op, lambda spec=spec: ((), spec.valid("cpu"))
-        for arg, bads in spec.bad.items():
-            for i, bad in enumerate(bads):
-                def make(spec=spec, arg=arg, bad=bad):
-                    kwargs = spec.valid("cpu")
-                    kwargs[arg] = bad.make("cpu")
-                    return (), kwargs
-                yield f"{op} bad {arg} #{i}", op, make
         for i, (args, kwargs) in enumerate(EDGES[op]):
             yield f"{op} edge #{i}", op, lambda args=args, kwargs=kwargs: (args, dict(kwargs))
     for desc, (op, args, kwargs) in GOOD.items():
