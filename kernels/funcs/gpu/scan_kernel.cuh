@@ -16,64 +16,41 @@ namespace phi {
 namespace funcs {
 namespace scan_gpu {
 
+// Each optional member of an op's tile scanner (GpuTileScan<Op>) read through a trait:
+// Name<Tiles>::value is Tiles::member where the scanner declares it, else the default.
+#define PO_TILE_TRAIT(Name, member, Type, fallback)                      \
+  template <typename Tiles, typename = void>                             \
+  struct Name {                                                          \
+    static constexpr Type value = fallback;                              \
+  };                                                                     \
+  template <typename Tiles>                                              \
+  struct Name<Tiles, std::void_t<decltype(Tiles::member)>> {             \
+    static constexpr Type value = Tiles::member;                         \
+  };
+
 // The blocks per SM the row and column kernels of an op are compiled for (__launch_bounds__'s
 // second argument): GpuTileScan<Op>::kMinBlocks where a tile scanner sets it, else 1 (no cap
 // on registers below the 255 of 256 threads).
-template <typename Tiles, typename = void>
-struct TileMinBlocks {
-  static constexpr int value = 1;
-};
-template <typename Tiles>
-struct TileMinBlocks<Tiles, std::void_t<decltype(Tiles::kMinBlocks)>> {
-  static constexpr int value = Tiles::kMinBlocks;
-};
+PO_TILE_TRAIT(TileMinBlocks, kMinBlocks, int, 1)
 
 // The single pass's steps per row segment and the threads the column segments aim at:
 // GpuTileScan<Op>::kRowSegment / kColumnThreads where a tile scanner sets them, else
 // ScanPolicy's kRowSegment / kTargetColumnThreads (an op whose kernels hold fewer threads an SM
 // fills the GPU with fewer).
-template <typename Tiles, typename = void>
-struct TileRowSegment {
-  static constexpr int64_t value = ScanPolicy::kRowSegment;
-};
-template <typename Tiles>
-struct TileRowSegment<Tiles, std::void_t<decltype(Tiles::kRowSegment)>> {
-  static constexpr int64_t value = Tiles::kRowSegment;
-};
-template <typename Tiles, typename = void>
-struct TileColumnThreads {
-  static constexpr int64_t value = ScanPolicy::kTargetColumnThreads;
-};
-template <typename Tiles>
-struct TileColumnThreads<Tiles, std::void_t<decltype(Tiles::kColumnThreads)>> {
-  static constexpr int64_t value = Tiles::kColumnThreads;
-};
+PO_TILE_TRAIT(TileRowSegment, kRowSegment, int64_t, ScanPolicy::kRowSegment)
+PO_TILE_TRAIT(TileColumnThreads, kColumnThreads, int64_t, ScanPolicy::kTargetColumnThreads)
 
 // Whether the op's tiles scan rows cut into segments themselves (GpuTileScan<Op>::kSplitRows
 // and SplitRows<kItems>(stream, scratch, g, rows, nseg, seg_len, op), inclusive scans without a
 // carry-in): an op whose carry reaches only the first steps of a segment (a flood's leading
 // holes) stores each segment at once and fixes those steps after, instead of the look-back.
-template <typename Tiles, typename = void>
-struct TileSplitRows {
-  static constexpr bool value = false;
-};
-template <typename Tiles>
-struct TileSplitRows<Tiles, std::void_t<decltype(Tiles::kSplitRows)>> {
-  static constexpr bool value = Tiles::kSplitRows;
-};
+PO_TILE_TRAIT(TileSplitRows, kSplitRows, bool, false)
 
 // Whether the op's tiles scan columns cut into segments themselves
 // (GpuTileScan<Op>::kOwnColumns and Columns(stream, scratch, g, lines, exclusive, op), which
 // returns false where it declines and the engine's three phases run): pscan's one pass over
 // a broadcast gate (kernels/gpu/pscan_onepass.cuh, a compile-time variant).
-template <typename Tiles, typename = void>
-struct TileOwnColumns {
-  static constexpr bool value = false;
-};
-template <typename Tiles>
-struct TileOwnColumns<Tiles, std::void_t<decltype(Tiles::kOwnColumns)>> {
-  static constexpr bool value = Tiles::kOwnColumns;
-};
+PO_TILE_TRAIT(TileOwnColumns, kOwnColumns, bool, false)
 
 // ---- inner == 1: whole rows, a logical warp of W lanes per row (segments: scan_onepass.cuh) ---
 template <int W, int kItems, typename Op>
