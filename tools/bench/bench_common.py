@@ -19,6 +19,25 @@ def batch_ms(fn, sync, repeat, batch):
     return statistics.median(times)
 
 
+def interleaved(fns, calls, rounds, sync=lambda: None):
+    """Median µs per call of each of `fns` (name -> fn): a warm-up of calls // 10 each, then
+    `rounds` rounds of `calls` back-to-back calls of each, the fns interleaved in every round (so
+    a change of machine load hits all alike), `sync` closing each timed batch."""
+    for fn in fns.values():
+        for _ in range(max(1, calls // 10)):
+            fn()
+    sync()
+    times = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            sync()
+            times[name].append((time.perf_counter() - t0) * 1e6 / calls)
+    return {name: statistics.median(v) for name, v in times.items()}
+
+
 def _run(cmd):
     import subprocess
     try:

@@ -27,7 +27,7 @@ import time
 import numpy as np
 
 import paddle_ops as paddle
-from bench_common import write_json
+from bench_common import interleaved, write_json
 
 FULL_CASES = [("1-D 2^24", (1 << 24,), 0), ("[1024, 16384], last", (1024, 16384), 1),
               ("[16384, 1024], axis 0", (16384, 1024), 0), ("[262144, 64], last", (262144, 64), 1)]
@@ -173,17 +173,7 @@ def overhead_rows(calls, rounds):
         arguments = dict(bound.arguments)
         fns = {"direct": direct, "public": lambda fn=fn, args=args, kwargs=kwargs: fn(*args, **kwargs),
                "full": lambda op=op, arguments=arguments: call(op, arguments)}
-        for f in fns.values():
-            for _ in range(max(1, calls // 10)):
-                f()
-        times = {name: [] for name in fns}
-        for _ in range(rounds):
-            for name, f in fns.items():
-                t0 = time.perf_counter()
-                for _ in range(calls):
-                    f()
-                times[name].append((time.perf_counter() - t0) * 1e6 / calls)
-        t = {name: statistics.median(ts) for name, ts in times.items()}
+        t = interleaved(fns, calls, rounds)
         rows.append({"op": op, **t, "public_minus_direct": t["public"] - t["direct"]})
         print(f"{op:<19}{t['direct']:>8.2f}{t['public']:>8.2f}{t['full']:>11.2f}{t['public'] - t['direct']:>15.2f}")
     return rows

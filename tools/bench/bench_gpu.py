@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from bench_common import write_json
+from bench_common import interleaved, write_json
 
 SHAPES = [("1-D 2^26", (1 << 26,), 0), ("[4096, 16384], last", (4096, 16384), 1),
           ("[16384, 4096], axis 0", (16384, 4096), 0), ("[2^20, 64], last", (1 << 20, 64), 1),
@@ -134,29 +134,20 @@ def peers(dtypes, repeat):
     return rows
 
 
-def per_call():
+def per_call(calls=5000, rounds=9):
     """µs per call on small tensors, where the allocator and the launch are the whole cost: the
     direct binding and the public function on 16 elements, and an empty tensor of 4096 floats
-    (allocation and free alone). Median of 9 rounds of 5000 calls, each round synchronized."""
+    (allocation and free alone); bench_common.interleaved, each batch synchronized."""
     import paddle_ops as paddle
     from paddle_ops import _C
     x = paddle.to_tensor(np.random.default_rng(0).random(16, dtype=np.float32), place="gpu")
-    cases = [("logcumsumexp, direct, 16", lambda: _C.ops.logcumsumexp(x, 0, False, False, False)),
-             ("logcumsumexp, public, 16", lambda: paddle.logcumsumexp(x, 0)),
-             ("empty 4096 float32", lambda: paddle.empty([4096], "float32", place="gpu"))]
-    print("| call | µs per call | fastest round |\n|---|---|---|")
-    for name, fn in cases:
-        for _ in range(2000):
-            fn()
-        paddle.device.synchronize()
-        rounds = []
-        for _ in range(9):
-            t0 = time.perf_counter()
-            for _ in range(5000):
-                fn()
-            paddle.device.synchronize()
-            rounds.append((time.perf_counter() - t0) / 5000 * 1e6)
-        print(f"| {name} | {statistics.median(rounds):.2f} | {min(rounds):.2f} |", flush=True)
+    t = interleaved({"logcumsumexp, direct, 16": lambda: _C.ops.logcumsumexp(x, 0, False, False, False),
+                     "logcumsumexp, public, 16": lambda: paddle.logcumsumexp(x, 0),
+                     "empty 4096 float32": lambda: paddle.empty([4096], "float32", place="gpu")},
+                    calls, rounds, paddle.device.synchronize)
+    print(f"µs per call (median of {rounds} rounds of {calls} calls)\n| call | µs per call |\n|---|---|")
+    for name, us in t.items():
+        print(f"| {name} | {us:.2f} |")
 
 
 def main():

@@ -32,10 +32,8 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
-import time
 
 try:
     import torch
@@ -45,6 +43,7 @@ except ImportError:
 import paddle_ops as paddle
 from paddle_ops import _C
 from paddle_ops.integrations import torch as pt
+from bench_common import interleaved
 
 ops = torch.ops.paddle_ops
 # The torch ops run the path paddle_ops.integrations.torch chose (pt.BACKEND: "cpp", the C++
@@ -67,23 +66,6 @@ def _trivial(x: torch.Tensor, axis: int = -1) -> torch.Tensor:
 @_trivial.register_fake
 def _(x, axis=-1):
     return torch.empty_like(x)
-
-
-def interleaved(fns, calls, rounds, sync):
-    """Median µs per call of each of `fns` (name -> fn), rounds interleaved."""
-    for fn in fns.values():
-        for _ in range(max(1, calls // 10)):
-            fn()
-    sync()
-    times = {name: [] for name in fns}
-    for _ in range(rounds):
-        for name, fn in fns.items():
-            t0 = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            sync()
-            times[name].append((time.perf_counter() - t0) * 1e6 / calls)
-    return {name: statistics.median(v) for name, v in times.items()}
 
 
 def environment(device):
