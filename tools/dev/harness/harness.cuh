@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -112,6 +113,23 @@ inline double CopyMs(cudaStream_t stream, int64_t bytes) {
   cudaFree(src);
   cudaFree(dst);
   return ms;
+}
+
+// Host references, line by line in scan order, the lines in parallel (OpenMP): fn(at, worst) for
+// each line of an [outer, length, inner] tensor, with at(k) the flat offset of step k, updating
+// that line's own `worst` (from 0); returns the largest (NaN counts as infinite).
+template <typename Fn>
+double ForEachLine(int64_t outer, int64_t length, int64_t inner, bool reverse, Fn&& fn) {
+  double all = 0;
+  const int64_t lines = outer * inner;
+#pragma omp parallel for schedule(dynamic, 16) reduction(max : all)
+  for (int64_t ln = 0; ln < lines; ++ln) {
+    const int64_t base = ln / inner * length * inner + ln % inner;
+    double worst = 0;
+    fn([&](int64_t k) { return base + (reverse ? length - 1 - k : k) * inner; }, worst);
+    if (!(worst <= all)) all = worst != worst ? INFINITY : worst;
+  }
+  return all;
 }
 
 // The run's header (the device, and the compile-time variant where -DHARNESS_VARIANT names one)

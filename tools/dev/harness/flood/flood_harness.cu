@@ -46,22 +46,6 @@ struct Options {
 };
 static Options g_opt;
 
-// Host work line by line in scan order (lines in parallel): fn(at) with at(k) the offset of
-// step k; the largest of fn's results (NaN counts as infinite).
-template <typename Fn>
-double ForEachLine(const Case& c, bool reverse, Fn&& fn) {
-  double all = 0;
-  const int64_t lines = c.outer * c.inner;
-#pragma omp parallel for schedule(dynamic, 16) reduction(max : all)
-  for (int64_t ln = 0; ln < lines; ++ln) {
-    const int64_t o = ln / c.inner, i = ln % c.inner;
-    const int64_t base = o * c.length * c.inner + i;
-    const double r = fn([&](int64_t k) { return base + (reverse ? c.length - 1 - k : k) * c.inner; });
-    all = !(r <= all) ? (r != r ? INFINITY : r) : all;
-  }
-  return all;
-}
-
 template <typename T>
 bool IsHole(T v, FloodHole h) {
   return phi::funcs::IsFloodHole(v, h);
@@ -175,8 +159,7 @@ void ForwardCase(const char* variant, const Case& c, bool with_index, cudaStream
   }
   double err = NAN;
   if (g_opt.check) {
-    err = ForEachLine(c, c.reverse, [&](auto at) {
-      double bad = 0;
+    err = harness::ForEachLine(c.outer, c.length, c.inner, c.reverse, [&](auto at, double& bad) {
       int64_t src = -1, src_k = -1;
       for (int64_t k = 0; k < c.length; ++k) {
         const int64_t off = at(k);
@@ -185,7 +168,6 @@ void ForwardCase(const char* variant, const Case& c, bool with_index, cudaStream
         const int64_t want_i = src < 0 ? -1 : (c.reverse ? c.length - 1 - src_k : src_k);
         if (!SameBits(ho[off], want) || (with_index && hi[off] != want_i)) bad += 1;
       }
-      return bad;
     });
   }
   const double ms = harness::TimeMs(stream, launch);
@@ -228,8 +210,7 @@ void GradCase(const char* variant, const Case& c, cudaStream_t stream, int64_t s
   double err = NAN;
   if (g_opt.check) {
     const double rel = std::is_same<T, float>::value ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
-    err = ForEachLine(c, c.reverse, [&](auto at) {
-      double worst = 0;
+    err = harness::ForEachLine(c.outer, c.length, c.inner, c.reverse, [&](auto at, double& worst) {
       int64_t src = -1;
       long double sum = 0, mag = 0;
       auto flush = [&] {
@@ -251,7 +232,6 @@ void GradCase(const char* variant, const Case& c, cudaStream_t stream, int64_t s
         mag += std::fabs(static_cast<long double>(hg[off]));
       }
       flush();
-      return worst;
     });
   }
   const double ms = harness::TimeMs(stream, launch);

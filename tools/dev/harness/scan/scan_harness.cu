@@ -35,23 +35,6 @@ static const Shape kShapes[] = {
     {"[64, 2^20] last", 64, int64_t{1} << 20, 1},
 };
 
-// Host references, line by line in scan order (lines in parallel): the largest of fn's results,
-// fn(at, worst) for each line with at(k) the offset of step k, updating its own `worst`.
-template <typename Fn>
-double ForEachLine(const Shape& s, bool reverse, Fn&& fn) {
-  double all = 0;
-  const int64_t lines = s.outer * s.inner;
-#pragma omp parallel for schedule(dynamic, 64) reduction(max : all)
-  for (int64_t ln = 0; ln < lines; ++ln) {
-    const int64_t o = ln / s.inner, i = ln % s.inner;
-    const int64_t base = o * s.length * s.inner + i;
-    double worst = 0;
-    fn([&](int64_t k) { return base + (reverse ? s.length - 1 - k : k) * s.inner; }, worst);
-    if (!(worst <= all)) all = worst != worst ? INFINITY : worst;
-  }
-  return all;
-}
-
 // logcumsumexp: max relative error where |ref| >= 0.5 (bound 2.5e-7 for float32) and where
 // 1e-6 <= |ref| < 0.5 (bound 1e-6); both folded into one measure, err / bound (ok <= 1).
 // float16/bfloat16: one ulp of the output type (spec §1); float64: 1e-14 * max(1, |ref|), as the
@@ -69,7 +52,7 @@ double Ulp<phi::dtype::bfloat16>(double r) {
 
 template <typename T>
 double LseError(const Shape& s, const std::vector<T>& x, const std::vector<T>& out, bool exclusive, bool reverse) {
-  return ForEachLine(s, reverse, [&](auto at, double& worst) {
+  return harness::ForEachLine(s.outer, s.length, s.inner, reverse, [&](auto at, double& worst) {
     double m = -INFINITY;
     long double sum = 0;
     for (int64_t k = 0; k < s.length; ++k) {
@@ -114,7 +97,7 @@ template <typename T>
 double CumsumError(const Shape& s, const std::vector<T>& x, const std::vector<T>& out, bool exclusive, bool reverse) {
   constexpr bool k16 = !std::is_same<T, float>::value && !std::is_same<T, double>::value;
   const double unit = std::is_same<T, float>::value ? 4e-6 : 1e-14;
-  return ForEachLine(s, reverse, [&](auto at, double& worst) {
+  return harness::ForEachLine(s.outer, s.length, s.inner, reverse, [&](auto at, double& worst) {
     long double sum = 0, mag = 0;
     double loop = 0;
     for (int64_t k = 0; k < s.length; ++k) {
@@ -137,7 +120,7 @@ double CumsumError(const Shape& s, const std::vector<T>& x, const std::vector<T>
 
 double IntCumsumError(const Shape& s, const std::vector<int64_t>& x, const std::vector<int64_t>& out, bool exclusive,
                       bool reverse) {
-  return ForEachLine(s, reverse, [&](auto at, double& bad) {
+  return harness::ForEachLine(s.outer, s.length, s.inner, reverse, [&](auto at, double& bad) {
     int64_t sum = 0;
     for (int64_t k = 0; k < s.length; ++k) {
       const int64_t off = at(k);
@@ -235,7 +218,7 @@ void GradCase(const char* variant, const Shape& s, bool exclusive, bool fwd_reve
   std::vector<float> hx(n), ho(n), hg(n);
   for (auto& v : hx) v = normal(harness::Rng());
   for (auto& v : hg) v = unit(harness::Rng());
-  ForEachLine(s, fwd_reverse, [&](auto at, double&) {  // the forward
+  harness::ForEachLine(s.outer, s.length, s.inner, fwd_reverse, [&](auto at, double&) {  // the forward
     long double m = -INFINITY, sum = 0;
     for (int64_t k = 0; k < s.length; ++k) {
       const int64_t off = at(k);
@@ -270,7 +253,7 @@ void GradCase(const char* variant, const Shape& s, bool exclusive, bool fwd_reve
   const std::vector<float> first = TwoRuns(xg, scratch, stream, launch, &same);
   double err = NAN;
   if (g_opt.check) {
-    err = ForEachLine(s, !fwd_reverse, [&](auto at, double& worst) {
+    err = harness::ForEachLine(s.outer, s.length, s.inner, !fwd_reverse, [&](auto at, double& worst) {
       long double b = 0, mb = 0;
       float prev = 0.f;
       for (int64_t k = 0; k < s.length; ++k) {
@@ -326,7 +309,7 @@ void CarryInCase(cudaStream_t stream, double copy_ms) {
   launch();
   HARNESS_CHECK(cudaStreamSynchronize(stream));
   const std::vector<float> o = out.Download();
-  const double err = ForEachLine(s, false, [&](auto at, double& worst) {
+  const double err = harness::ForEachLine(s.outer, s.length, s.inner, false, [&](auto at, double& worst) {
     const int64_t row = at(0) / s.length;
     long double sum = row, mag = row;
     for (int64_t k = 0; k < s.length; ++k) {
