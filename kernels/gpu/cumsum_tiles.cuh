@@ -55,8 +55,11 @@ struct CumsumFast {
   // a + x as a double-double, with no inf/NaN handling (the caller checked).
   __device__ static Sum AddValue(Sum a, double x) { return TwoSumInto(&a.hi, &a.lo, x), a; }
   __device__ static Sum AddSum(Sum a, const Sum& b) { return TwoSumPairInto(&a.hi, &a.lo, b.hi, b.lo), a; }
+  // RoundCompensated out of line: the rare outputs of Round<float, true>, so that unrolled
+  // column steps do not carry its code and registers inline for every element.
+  __device__ static __noinline__ float RoundFloatSlow(double hi, double lo) { return RoundCompensated<float>(hi, lo); }
   // hi + lo rounded once to T.
-  template <typename T>
+  template <typename T, bool kOutOfLine = false>
   __device__ static T Round(const Sum& s) {
     if constexpr (std::is_same<T, float>::value) {
       const double r = s.hi + s.lo;
@@ -66,6 +69,7 @@ struct CumsumFast {
       // double exponents 897 .. 1150.
       if ((bits & 0x1fffffffull) != 0x10000000ull && exp >= 897u && exp <= 1150u) return static_cast<float>(r);
       if (r == 0.0) return static_cast<float>(r);
+      if constexpr (kOutOfLine) return RoundFloatSlow(s.hi, s.lo);
       return RoundCompensated<float>(s.hi, s.lo);
     } else {
       return RoundCompensated<T>(s.hi, s.lo);
@@ -260,6 +264,80 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
     }
     return carry;
   }
+
+  // Columns held in registers (the one-pass column tiles of scan_columns.cuh): x[k] is step k
+  // of one line in scan order, n of the K real.
+  static constexpr bool kColumnTile = true;
+  // Their total. A plain float64 sum is exact when every element is finite and the nonzero ones
+  // span at most 29 - log2(K) binades (exponent fields E >= e): every partial sum is a multiple
+  // of 2^(e - 150), the ulp of the smallest, and below K * 2^(E - 126), so it counts at most
+  // K * 2^(E - e + 24) <= 2^53 of those units. One float64 addition an element then instead of
+  // a two-sum's six; other totals take the two-sum (with Add's inf/NaN handling).
+  template <int K>
+  __device__ static State ColumnTotal(const Op&, const T (&x)[K], int n) {
+    constexpr unsigned kSpan = 29 - (K <= 1 ? 0 : K <= 2 ? 1 : K <= 4 ? 2 : K <= 8 ? 3 : K <= 16 ? 4 : 5);
+    static_assert(K <= 32, "column steps");
+    float f[K];
+    unsigned umax = 0, umin = 0xffffffffu;  // |x| bits; umin: of the nonzero ones, less 1 (0 wraps)
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      f[k] = k < n ? static_cast<float>(x[k]) : 0.f;
+      const unsigned u = __float_as_uint(f[k]) & 0x7fffffffu;
+      umax = umax > u ? umax : u;
+      umin = umin < u - 1u ? umin : u - 1u;
+    }
+    if (umax < 0x7f800000u && (umax >> 23) <= ((umin + 1u) >> 23) + kSpan) {
+      double s = 0.0;
+#pragma unroll
+      for (int k = 0; k < K; ++k) s += static_cast<double>(f[k]);
+      return Sum::Of(s);
+    }
+    ColumnSlow<K> slow(f);  // rare: a loop over a copy in local memory, not unrolled
+    Sum s = Sum::Zero();
+#pragma unroll 1
+    for (int k = 0; k < n; ++k) s = Add(s, Sum::Of(static_cast<double>(slow.f[k])));
+    return s;
+  }
+  // Their scan from carry, in place: the fast two-sums and rounding of the rows where the K
+  // elements and the carry are finite, else Add and RoundCompensated (the op's own Store).
+  template <int K>
+  __device__ static void ColumnScan(const Op&, T (&x)[K], int n, State carry, bool exclusive) {
+    float f[K];
+    float chk = 0.f;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      f[k] = k < n ? static_cast<float>(x[k]) : 0.f;
+      chk = fmaf(f[k], 0.f, chk);
+    }
+    if (chk == 0.f && carry.hi - carry.hi == 0.0) {
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (k >= n) break;
+        const double d = static_cast<double>(f[k]);
+        if (exclusive) {
+          x[k] = CumsumFast::Round<T, true>(carry);
+          carry = CumsumFast::AddValue(carry, d);
+        } else {
+          carry = CumsumFast::AddValue(carry, d);
+          x[k] = CumsumFast::Round<T, true>(carry);
+        }
+      }
+      return;
+    }
+    ColumnSlow<K, T> slow(f);
+#pragma unroll 1
+    for (int k = 0; k < n; ++k) {
+      const Sum d = Sum::Of(static_cast<double>(slow.f[k]));
+      if (exclusive) {
+        slow.out[k] = RoundCompensated<T>(carry.hi, carry.lo);
+        carry = Add(carry, d);
+      } else {
+        carry = Add(carry, d);
+        slow.out[k] = RoundCompensated<T>(carry.hi, carry.lo);
+      }
+    }
+    slow.Outputs(n, x);
+  }
 };
 
 // Integer cumsum rows (int32, int64): exact, so any order gives the same bits. A lane takes
@@ -345,6 +423,28 @@ struct GpuTileScan<CumsumIntOp<T>, std::enable_if_t<std::is_same<T, int32_t>::va
       c += part;
     }
     return static_cast<T>(c);
+  }
+
+  // Columns held in registers (scan_columns.cuh): x[k] is step k of one line, n of the K real.
+  static constexpr bool kColumnTile = true;
+  template <int K>
+  __device__ static State ColumnTotal(const Op&, const T (&x)[K], int n) {
+    U s = 0;
+#pragma unroll
+    for (int k = 0; k < K; ++k) s += k < n ? static_cast<U>(x[k]) : U{0};
+    return static_cast<T>(s);
+  }
+  template <int K>
+  __device__ static void ColumnScan(const Op&, T (&x)[K], int n, State carry, bool exclusive) {
+    U c = static_cast<U>(carry);
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (k >= n) break;
+      const U v = static_cast<U>(x[k]);
+      if (!exclusive) c += v;
+      x[k] = static_cast<T>(c);
+      if (exclusive) c += v;
+    }
   }
 };
 

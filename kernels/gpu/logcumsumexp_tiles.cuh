@@ -835,6 +835,147 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     }
     return carry;
   }
+
+  // Columns held in registers (the one-pass column tiles of scan_columns.cuh): x[k] is step k
+  // of one line in scan order, n of the K real.
+  static constexpr bool kColumnTile = true;
+  // x as floats (-inf past n), their max (NaN if one is NaN), the smallest other than -inf and
+  // whether a NaN or +inf is among them.
+  template <int K>
+  __device__ static void ColumnFloats(const T (&x)[K], int n, float (&f)[K], float* tmax, float* tmin, bool* bad) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    float hi = -kInf, lo = kInf;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      f[k] = k < n ? static_cast<float>(x[k]) : -kInf;
+      hi = LseFast::MaxNaN(hi, f[k]);
+      lo = f[k] == -kInf ? lo : fminf(lo, f[k]);
+    }
+    *tmax = hi;
+    *tmin = lo;
+    *bad = hi != hi || hi == kInf;
+  }
+  // A total far below 0 (value at most -kFarBelow): its float32 terms' relative error, ~2.4e-7 of
+  // a sum below exp(-16), moves no later output by more than 1e-13 absolute (any later output
+  // within 0.5 of 0 has a sum above exp(-0.5)) or 2.4e-7 / 16 relative (further from 0).
+  static constexpr float kFarBelow = 16.f;
+  // Their total (from nothing: no carry). float32 terms against the max R where the total's own
+  // value R + log(S) is past LseFast::kNearZero (every later output of the line is then too,
+  // as phase 1's rule of the three-phase columns) or far below 0; else the precise float64
+  // terms with the finite terms counted (a total of one term is that term, (x, 1)); NaN, +inf,
+  // nothing finite or a range wider than kSpan: the op's own combine.
+  template <int K>
+  __device__ static State ColumnTotal(const Op& op, const T (&x)[K], int n) {
+    float f[K];
+    float tmax, tmin, R;
+    bool bad;
+    ColumnFloats<K>(x, n, f, &tmax, &tmin, &bad);
+    if (!LseFast::Usable(op.Identity(), tmax, tmin, bad, &R)) {
+      ColumnSlow<K> slow(f);
+      State s = op.Identity();
+#pragma unroll 1
+      for (int k = 0; k < n; ++k) s = op.Combine(s, Op::Of(static_cast<double>(slow.f[k])));
+      return s;
+    }
+    FloatFloat acc{0.f, 0.f};
+#pragma unroll
+    for (int k = 0; k < K; ++k) acc = FloatFloat::Add(acc, LseFast::ExpDiff(f[k], R));  // 0 for -inf, padding
+    const float v = R + __logf(acc.hi);  // acc.hi in [1, K]: within 1e-6 of the value
+    if (v >= static_cast<float>(LseFast::kNearZero) + 0.01f || v <= -kFarBelow) {
+      return State{static_cast<double>(R), LseFast::Sum::Of(acc.ToDouble())};
+    }
+    ColumnSlow<K> slow(f);
+    const double Rd = static_cast<double>(R);
+    double S = 0.0;
+    TermCount tc{0, 0.f};
+#pragma unroll 1
+    for (int k = 0; k < n; ++k) {
+      const float xv = slow.f[k];
+      if (xv != -std::numeric_limits<float>::infinity()) S += exp(static_cast<double>(xv) - Rd);
+      tc = tc.Then(xv);
+    }
+    return tc.AsState(Rd, LseFast::Sum::Of(S));
+  }
+  // Their scan from carry, in place, as the thread steps above decide a chunk: the op's combine
+  // where the fast arithmetic does not apply, the precise float64 terms while the carry
+  // NeedsExact, else float32 terms against R = max(their max, the carry's) with a float-float
+  // running sum, its outputs through Out, or through the SFU's log2 (OutLog2) where LeanLevel
+  // says every output is at least kLean from 0 (a float running sum from kLean2 on, as the rows).
+  // The paths other than the lean ones run out of the unrolled code (ColumnSlow).
+  template <int K>
+  __device__ static void ColumnScan(const Op& op, T (&x)[K], int n, State carry, bool exclusive) {
+    float f[K];
+    float tmax, tmin, R;
+    bool bad;
+    ColumnFloats<K>(x, n, f, &tmax, &tmin, &bad);
+    if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
+      ColumnSlow<K, T> slow(f);
+#pragma unroll 1
+      for (int k = 0; k < n; ++k) {
+        const State e = Op::Of(static_cast<double>(slow.f[k]));
+        if (exclusive) {
+          slow.out[k] = static_cast<T>(Op::Value(carry));
+          carry = op.Combine(carry, e);
+        } else {
+          carry = op.Combine(carry, e);
+          slow.out[k] = static_cast<T>(Op::Value(carry));
+        }
+      }
+      slow.Outputs(n, x);
+      return;
+    }
+    const LseFast::Sum c = LseFast::Rebase(carry, R);
+    const int lean = LseFast::LeanLevel(carry, R, c, K);
+    if (lean == 0) {  // rare past a line's first outputs: loops over local copies, not unrolled
+      ColumnSlow<K, T> slow(f);
+      if (LseFast::NeedsExact(carry)) {
+        const double Rd = static_cast<double>(R);
+        TermCount tc = TermCount::Of(carry);
+        double S = c.hi + c.lo;
+#pragma unroll 1
+        for (int k = 0; k < n; ++k) {
+          const float xv = slow.f[k];
+          const double e = xv == -std::numeric_limits<float>::infinity() ? 0.0 : exp(static_cast<double>(xv) - Rd);
+          if (exclusive) slow.out[k] = LseFast::OutPrecise<T>(Rd, S, tc.n, tc.v);
+          S += e;
+          tc = tc.Then(xv);
+          if (!exclusive) slow.out[k] = LseFast::OutPrecise<T>(Rd, S, tc.n, tc.v);
+        }
+      } else {
+        FloatFloat S = FloatFloat::Of(c.hi + c.lo);
+#pragma unroll 1
+        for (int k = 0; k < n; ++k) {
+          const float e = LseFast::ExpDiff(slow.f[k], R);
+          if (!exclusive) S = FloatFloat::Add(S, e);
+          slow.out[k] = LseFast::Out<T>(R, S.hi, S.lo);
+          if (exclusive) S = FloatFloat::Add(S, e);
+        }
+      }
+      slow.Outputs(n, x);
+      return;
+    }
+    if (lean == 2) {
+      float s = static_cast<float>(c.hi + c.lo);
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (k >= n) break;
+        const float e = LseFast::ExpDiff(f[k], R);
+        if (!exclusive) s += e;
+        x[k] = static_cast<T>(LseFast::OutLog2(R, s));
+        if (exclusive) s += e;
+      }
+      return;
+    }
+    FloatFloat S = FloatFloat::Of(c.hi + c.lo);
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (k >= n) break;
+      const float e = LseFast::ExpDiff(f[k], R);
+      if (!exclusive) S = FloatFloat::Add(S, e);
+      x[k] = static_cast<T>(LseFast::OutLog2(R, S.hi + S.lo));
+      if (exclusive) S = FloatFloat::Add(S, e);
+    }
+  }
 };
 
 

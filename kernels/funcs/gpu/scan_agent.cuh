@@ -299,6 +299,26 @@ struct GenericTileScan {
 template <typename Op, typename Enable = void>
 struct GpuTileScan : GenericTileScan<Op> {};
 
+// The rare paths of a column tile's steps (ColumnTotal / ColumnScan): the K floats copied to
+// local memory and walked by a loop that is not unrolled, so that the unrolled fast path of
+// every element of every line of a thread does not also carry them inline (code and
+// registers); outputs likewise, copied back at the end.
+template <int K, typename T = float>
+struct ColumnSlow {
+  float f[K];
+  T out[K];
+  __device__ explicit ColumnSlow(const float (&v)[K]) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) f[k] = v[k];
+  }
+  __device__ void Outputs(int n, T (&x)[K]) const {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (k < n) x[k] = out[k];
+    }
+  }
+};
+
 }  // namespace scan_gpu
 }  // namespace funcs
 }  // namespace phi

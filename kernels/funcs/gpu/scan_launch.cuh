@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/funcs/gpu/scan_columns.cuh"
 #include "kernels/funcs/gpu/scan_kernel.cuh"
 #include "kernels/funcs/gpu/scan_onepass.cuh"
 #include "kernels/funcs/scan_layout.h"
@@ -19,15 +20,6 @@ namespace scan_gpu {
 
 inline unsigned Blocks(int64_t threads) {
   return static_cast<unsigned>((threads + ScanPolicy::kThreads - 1) / ScanPolicy::kThreads);
-}
-
-// Zeroed tile status for `tiles` tiles of the single pass (scan_onepass.cuh).
-template <typename State, typename Scratch>
-TileStatus<State> MakeTileStatus(cudaStream_t stream, Scratch& scratch, int64_t lines, int64_t nseg) {
-  const TileStatusLayout<State> layout{lines, nseg};
-  void* p = scratch(layout.Bytes());
-  PADDLE_ENFORCE_GPU_SUCCESS(cudaMemsetAsync(p, 0, layout.ZeroBytes(), stream));
-  return layout.In(p);
 }
 
 // Rows (inner == 1). A logical warp of W lanes per row; with W == 32, rows too few to fill the
@@ -76,20 +68,16 @@ void ScanSegmentTotals(cudaStream_t stream, int64_t lines, int64_t nseg, typenam
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
-// Columns (inner > 1): a thread per line; when the lines cannot fill the GPU, `length` is cut
-// into segments (at least 64 steps) scanned in three phases: each segment's total, a scan of
-// the totals per line, each segment again from its prefix. (Measured on the H200, a single pass
-// with the rows' look-back was slower here: its rescan comes from DRAM too, as the segments in
-// flight exceed L2, and the look-back's waits come on top; docs/benchmarks.md.)
+// Columns cut into segments in three phases: each segment's total, a scan of the totals per
+// line, each segment again from its prefix (so each element is read twice). The engine's
+// columns before the one pass (scan_columns.cuh); kept for ops whose tiles set
+// kColumnPhases = 3, and for the kernel harness to compare against.
 template <typename Op, typename Scratch>
-void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t lines, bool exclusive,
-                 const Op& op) {
+void ScanColumnsThreePhase(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t lines,
+                           bool exclusive, const Op& op) {
   using State = typename Op::State;
   constexpr int64_t kTarget = TileColumnThreads<GpuTileScan<Op>>::value;
   int64_t nseg = 1;
-  if constexpr (TileOwnColumns<GpuTileScan<Op>>::value) {
-    if (GpuTileScan<Op>::Columns(stream, scratch, g, lines, exclusive, op)) return;
-  }
   if (lines < kTarget) {
     nseg = std::min({(kTarget + lines - 1) / lines, ScanPolicy::kMaxColumnSegments,
                      (g.length + 63) / 64});
@@ -109,6 +97,23 @@ void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, i
   ScanSegmentTotals(stream, lines, nseg, totals, op);
   ColumnScanKernel<3><<<blocks, ScanPolicy::kThreads, 0, stream>>>(op, g, lines, nseg, seg_len, totals, exclusive);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+// Columns (inner > 1): a thread per line walking it whole where the lines fill the GPU
+// (TileColumnThreads of them); fewer lines are cut into tiles of adjacent lines by segments,
+// scanned in one pass over memory (scan_columns.cuh), or in three phases where the op's tiles
+// ask for them.
+template <typename Op, typename Scratch>
+void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t lines, bool exclusive,
+                 const Op& op) {
+  if constexpr (TileOwnColumns<GpuTileScan<Op>>::value) {
+    if (GpuTileScan<Op>::Columns(stream, scratch, g, lines, exclusive, op)) return;
+  }
+  if (lines >= TileColumnThreads<GpuTileScan<Op>>::value || TileColumnPhases<GpuTileScan<Op>>::value == 3) {
+    ScanColumnsThreePhase(stream, scratch, g, lines, exclusive, op);
+  } else {
+    OnePassColumns<typename DefaultColumnSteps<Op>::type>(stream, scratch, g, lines, exclusive, op);
+  }
 }
 
 }  // namespace scan_gpu

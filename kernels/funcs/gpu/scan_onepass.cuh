@@ -18,6 +18,11 @@
 // only ever waits on tiles whose blocks already run: no deadlock, whatever the scheduler does.
 // `init` is a carry-in per line (an initial state; null for none): the sequence-parallel scans
 // start a shard from the carry of the ranks before it.
+//
+// Columns (scan_columns.cuh) use the same tree with a block of threads per tile: a tile there
+// covers `width` adjacent lines, so each block aggregate is `width` states (one per line) under
+// one flag, published by the whole thread block (PublishUpBlock) and read back per line
+// (BlockLookback).
 #pragma once
 
 #include <cub/util_ptx.cuh>
@@ -35,11 +40,12 @@ namespace scan_gpu {
 // A line of n tiles has n >> b complete blocks at level b; they lie at Slot(line, b, k).
 template <typename State>
 struct TileStatus {
-  State* block;                // [lines * per_line] block aggregates
+  State* block;                // [lines * per_line * width] block aggregates
   int* flag;                   // [lines * per_line] 1 once the aggregate is published
   unsigned long long* ticket;  // the next block's ticket
   int64_t n;                   // tiles per line
   int64_t per_line;            // blocks per line, all levels
+  int64_t width;               // states per block aggregate: 1 for rows, a column tile's lines
 
   static HOSTDEVICE int64_t BlocksPerLine(int64_t n) {
     int64_t total = 0;
@@ -54,6 +60,10 @@ struct TileStatus {
   __device__ int Flag(int64_t slot) const {
     cuda::atomic_ref<int, cuda::thread_scope_device> f(flag[slot]);
     return f.load(cuda::memory_order_acquire);
+  }
+  __device__ int FlagRelaxed(int64_t slot) const {
+    cuda::atomic_ref<int, cuda::thread_scope_device> f(flag[slot]);
+    return f.load(cuda::memory_order_relaxed);
   }
   // Spins until published, then reads it; the spin backs off so that waiting warps leave the
   // issue slots and L2 to the warps that scan.
@@ -78,17 +88,47 @@ struct TileStatus {
       Publish(Slot(line, b, t >> b), a);
     }
   }
+
+  // ---- wide blocks (width > 1): every thread of the thread block calls these; thread c < width
+  // holds line c of the tile.
+  // Line c's state of a published block, once its flag is set.
+  __device__ State WaitAt(int64_t slot, int c) const {
+    for (unsigned ns = 32; Flag(slot) == 0; ns = ns < 256 ? 2 * ns : ns) __nanosleep(ns);
+    return block[slot * width + c];
+  }
+  // Threads c < width store their line's state, then thread 0 sets the flag once the whole
+  // thread block has stored (the barrier, then a device-scope fence: cooperative groups' grid
+  // barrier's order).
+  __device__ void PublishBlock(int64_t slot, int c, const State& v) const {
+    if (c < width) block[slot * width + c] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      cuda::atomic_ref<int, cuda::thread_scope_device> f(flag[slot]);
+      f.store(1, cuda::memory_order_release);
+    }
+  }
+  // PublishUp for a tile of `width` lines.
+  template <typename Op>
+  __device__ void PublishUpBlock(const Op& op, int64_t line, int64_t t, State a, int c) const {
+    PublishBlock(Slot(line, 0, t), c, a);
+    for (int b = 1; (t >> (b - 1)) & 1; ++b) {
+      const int64_t right = t >> (b - 1);
+      if (c < width) a = op.Combine(WaitAt(Slot(line, b - 1, right - 1), c), a);
+      PublishBlock(Slot(line, b, t >> b), c, a);
+    }
+  }
 };
 
 // Bytes of scratch for `lines` lines of n tiles, and the TileStatus laid out in it (flags and
 // ticket first, so that one memset of ZeroBytes clears them).
 template <typename State>
 struct TileStatusLayout {
-  int64_t lines, n;
+  int64_t lines, n, width = 1;
   static int64_t Align(int64_t b) { return (b + 255) / 256 * 256; }
   int64_t Slots() const { return lines * TileStatus<State>::BlocksPerLine(n); }
   int64_t ZeroBytes() const { return Align(8 + Slots() * int64_t{sizeof(int)}); }
-  int64_t Bytes() const { return ZeroBytes() + Align(Slots() * int64_t{sizeof(State)}); }
+  int64_t Bytes() const { return ZeroBytes() + Align(Slots() * width * int64_t{sizeof(State)}); }
   TileStatus<State> In(void* p) const {
     char* b = static_cast<char*>(p);
     TileStatus<State> s;
@@ -97,9 +137,20 @@ struct TileStatusLayout {
     s.block = reinterpret_cast<State*>(b + ZeroBytes());
     s.n = n;
     s.per_line = TileStatus<State>::BlocksPerLine(n);
+    s.width = width;
     return s;
   }
 };
+
+// Zeroed tile status for `lines` lines of nseg tiles (blocks of `width` states).
+template <typename State, typename Scratch>
+TileStatus<State> MakeTileStatus(cudaStream_t stream, Scratch& scratch, int64_t lines, int64_t nseg,
+                                 int64_t width = 1) {
+  const TileStatusLayout<State> layout{lines, nseg, width};
+  void* p = scratch(layout.Bytes());
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaMemsetAsync(p, 0, layout.ZeroBytes(), stream));
+  return layout.In(p);
+}
 
 // The carry of tile i of `line`: init folded with the blocks the binary digits of i cut [0, i)
 // into, largest first (bit b of i set: the block of 2^b tiles before the lower bits, index
@@ -121,6 +172,30 @@ __device__ typename Op::State WarpLookback(const Op& op, const TileStatus<typena
   }
   State acc = init;
   for (int l = 0; l < nbits; ++l) acc = op.Combine(acc, cub::ShuffleIndex<32>(mine, l, 0xffffffffu));
+  return acc;
+}
+
+// The same carry for line c of a wide tile (width > 1), from the thread of that line (no
+// barrier): the flags of all the blocks are polled together (relaxed loads, then one acquire
+// fence), then their states are folded in the same order, largest block first.
+template <typename Op>
+__device__ typename Op::State BlockLookback(const Op& op, const TileStatus<typename Op::State>& st, int64_t line,
+                                            int64_t i, int c) {
+  using State = typename Op::State;
+  const int top = 63 - __clzll(static_cast<long long>(i));
+  for (unsigned ns = 32;; ns = ns < 256 ? 2 * ns : ns) {
+    int all = 1;
+    for (int b = top; b >= 0; --b) {
+      if ((i >> b) & 1) all &= st.FlagRelaxed(st.Slot(line, b, (i >> b) - 1));
+    }
+    if (all) break;
+    __nanosleep(ns);
+  }
+  cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+  State acc = op.Identity();
+  for (int b = top; b >= 0; --b) {
+    if ((i >> b) & 1) acc = op.Combine(acc, st.block[st.Slot(line, b, (i >> b) - 1) * st.width + c]);
+  }
   return acc;
 }
 

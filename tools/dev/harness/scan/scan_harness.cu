@@ -3,7 +3,7 @@
 // against a float64 (or exact integer) host reference, for determinism (two runs, same bits) and
 // for outputs left unwritten (poisoned first), and timed against a copy of the same bytes.
 // Build: bash tools/dev/harness/build.sh scan; run: build-harness/scan_harness [--quick] [--seg]
-// [--types] [--grad] [--only <substring of the case name>]
+// [--types] [--grad] [--columns] [--no-compare] [--only <substring of the case name>]
 #include "tools/dev/harness/harness.cuh"
 
 #define PADDLE_ENFORCE_GPU_SUCCESS(expr) HARNESS_CHECK(expr)
@@ -33,6 +33,17 @@ static const Shape kShapes[] = {
     {"[2^20, 64] last", int64_t{1} << 20, 64, 1},
     {"[32, 4, 2048, 128] axis 2", 128, 2048, 128},
     {"[64, 2^20] last", 64, int64_t{1} << 20, 1},
+};
+
+// Awkward column shapes (--columns): lines off the tile width, lengths off the segment,
+// inner not a multiple of the vector width (no vector accesses for 4-byte elements), tiles
+// across an outer index, one tile of lines down 4096 segments (a deep look-back tree), and a
+// length shorter than one segment.
+static const Shape kColumnShapes[] = {
+    {"[37, 1000, 30] axis 1", 37, 1000, 30},
+    {"[3, 5000, 100] axis 1", 3, 5000, 100},
+    {"[2^19, 16] axis 0", 1, int64_t{1} << 19, 16},
+    {"[4096, 100, 7] axis 1", 4096, 100, 7},
 };
 
 // logcumsumexp: max relative error where |ref| >= 0.5 (bound 2.5e-7 for float32) and where
@@ -136,6 +147,58 @@ bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
+// Column launches to compare (cases with inner > 1; --columns picks the column shapes): the
+// library's ScanGpuLaunch ("default": the one pass of scan_columns.cuh with
+// DefaultColumnSteps), the three phases it replaced, and the one pass with other tile shapes
+// (register steps: kSteps x kGroups / blocks per SM; thread steps: kSteps x kGroups); the
+// 16-bit types take only the first two.
+enum class ColumnPath { kLibrary, kThreePhase, kAlt1, kAlt2, kAlt3 };
+static const char* ColumnPathName(ColumnPath c, bool reg) {
+  switch (c) {
+    case ColumnPath::kThreePhase:
+      return "3 phases";
+    case ColumnPath::kAlt1:
+      return reg ? "1p k8 g16/mb3" : "1p k8 g64";
+    case ColumnPath::kAlt2:
+      return reg ? "1p k4 g16/mb4" : "1p k32 g32";
+    case ColumnPath::kAlt3:
+      return reg ? "1p k4 g8/mb4" : "1p k16 g64";
+    default:
+      return "default";
+  }
+}
+
+template <typename Op>
+constexpr bool RegisterColumns() {
+  return phi::funcs::scan_gpu::TileColumnTile<phi::funcs::scan_gpu::GpuTileScan<Op>>::value;
+}
+
+template <typename Op, typename Scratch>
+void LaunchColumns(ColumnPath path, cudaStream_t stream, Scratch& scratch, const ScanLayout& l, bool exclusive,
+                   bool reverse, const Op& op) {
+  namespace sg = phi::funcs::scan_gpu;
+  const sg::LineGeometry g{l.length, l.inner, reverse};
+  const int64_t lines = l.outer * l.inner;
+  if (path == ColumnPath::kThreePhase) {
+    sg::ScanColumnsThreePhase(stream, scratch, g, lines, exclusive, op);
+    return;
+  }
+  if constexpr (RegisterColumns<Op>()) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(Op::x)>>;
+    if constexpr (sizeof(T) > 2) {
+      constexpr int V = sg::DefaultColumnSteps<Op>::kVec;
+      if (path == ColumnPath::kAlt1) sg::OnePassColumns<sg::RegisterColumnSteps<Op, V, 8, 16, 3>>(stream, scratch, g, lines, exclusive, op);
+      if (path == ColumnPath::kAlt2) sg::OnePassColumns<sg::RegisterColumnSteps<Op, V, 4, 16, 4>>(stream, scratch, g, lines, exclusive, op);
+      if (path == ColumnPath::kAlt3) sg::OnePassColumns<sg::RegisterColumnSteps<Op, V, 4, 8, 4>>(stream, scratch, g, lines, exclusive, op);
+    }
+  } else {
+    constexpr int mb = sg::TileMinBlocks<sg::GpuTileScan<Op>>::value;
+    if (path == ColumnPath::kAlt1) sg::OnePassColumns<sg::ThreadColumnSteps<Op, 8, 64, mb>>(stream, scratch, g, lines, exclusive, op);
+    if (path == ColumnPath::kAlt2) sg::OnePassColumns<sg::ThreadColumnSteps<Op, 32, 32, mb>>(stream, scratch, g, lines, exclusive, op);
+    if (path == ColumnPath::kAlt3) sg::OnePassColumns<sg::ThreadColumnSteps<Op, 16, 64, mb>>(stream, scratch, g, lines, exclusive, op);
+  }
+}
+
 // Runs launch() twice into the poisoned `out` (the scratch released after each): the first
 // run's result, and in *same whether the second gave the same bits.
 template <typename T, typename Launch>
@@ -154,7 +217,8 @@ std::vector<T> TwoRuns(harness::DeviceBuffer<T>& out, harness::Scratch& scratch,
 }
 
 struct Options {
-  bool quick = false, seg = false, check = true, types = false, grad = false;
+  bool quick = false, seg = false, check = true, types = false, grad = false, columns_only = false,
+       compare = true;
   std::vector<std::string> only;  // run only the cases whose name holds one of these
   bool Selected(const std::string& name) const {
     if (only.empty()) return true;
@@ -165,6 +229,14 @@ struct Options {
   }
 };
 static Options g_opt;
+
+template <typename Op>
+std::vector<ColumnPath> ColumnPaths(const Shape& s) {
+  using T = std::remove_const_t<std::remove_pointer_t<decltype(Op::x)>>;
+  if (s.inner == 1 || !g_opt.compare) return {ColumnPath::kLibrary};
+  if (RegisterColumns<Op>() && sizeof(T) == 2) return {ColumnPath::kThreePhase, ColumnPath::kLibrary};
+  return {ColumnPath::kThreePhase, ColumnPath::kLibrary, ColumnPath::kAlt1, ColumnPath::kAlt2, ColumnPath::kAlt3};
+}
 
 // One case: op built by make_op(x, out), checked by err_fn, timed against the copy.
 template <typename T, typename MakeOp, typename Gen, typename ErrFn>
@@ -179,22 +251,28 @@ void RunCase(const char* opname, const Shape& s, bool exclusive, bool reverse, i
   harness::DeviceBuffer<T> x(s.numel()), out(s.numel());
   x.Upload(hx);
   const ScanLayout l{s.outer, s.length, s.inner};
-  harness::Scratch scratch;
   auto op = make_op(x.p, out.p);
-  auto launch = [&] {
-    scratch.Begin();
-    phi::funcs::ScanGpuLaunch(stream, scratch, l, exclusive, reverse, op, nullptr, seg);
-  };
-  bool same = false;
-  const std::vector<T> first = TwoRuns(out, scratch, stream, launch, &same);
-  const double err = g_opt.check ? err_fn(s, hx, first, exclusive, reverse) : NAN;
-  const double ms = harness::TimeMs(stream, [&] {
-    launch();
-  });
-  scratch.Release();
-  std::string variant = seg ? "seg " + std::to_string(seg) : "default";
-  if (!same) variant += " NONDET";
-  harness::Row(name, variant, ms, copy_ms, err, same && (!g_opt.check || err <= 1.0));
+  for (ColumnPath path : ColumnPaths<decltype(op)>(s)) {
+    harness::Scratch scratch;
+    auto launch = [&] {
+      scratch.Begin();
+      if (path == ColumnPath::kLibrary) {
+        phi::funcs::ScanGpuLaunch(stream, scratch, l, exclusive, reverse, op, nullptr, seg);
+      } else {
+        LaunchColumns(path, stream, scratch, l, exclusive, reverse, op);
+      }
+    };
+    bool same = false;
+    const std::vector<T> first = TwoRuns(out, scratch, stream, launch, &same);
+    const double err = g_opt.check ? err_fn(s, hx, first, exclusive, reverse) : NAN;
+    const double ms = harness::TimeMs(stream, [&] {
+      launch();
+    });
+    scratch.Release();
+    std::string variant = seg ? "seg " + std::to_string(seg) : ColumnPathName(path, RegisterColumns<decltype(op)>());
+    if (!same) variant += " NONDET";
+    harness::Row(name, variant, ms, copy_ms, err, same && (!g_opt.check || err <= 1.0));
+  }
 }
 
 // logcumsumexp's gradient (float32, the float64 recurrence): x ~ N(0, 2), out its forward
@@ -244,44 +322,50 @@ void GradCase(const char* variant, const Shape& s, bool exclusive, bool fwd_reve
   op.x_grad = xg.p;
   op.exclusive = exclusive;
   const ScanLayout l{s.outer, s.length, s.inner};
-  harness::Scratch scratch;
-  auto launch = [&] {
-    scratch.Begin();
-    phi::funcs::ScanGpuLaunch(stream, scratch, l, exclusive, !fwd_reverse, op);
-  };
-  bool same = false;
-  const std::vector<float> first = TwoRuns(xg, scratch, stream, launch, &same);
-  double err = NAN;
-  if (g_opt.check) {
-    err = harness::ForEachLine(s.outer, s.length, s.inner, !fwd_reverse, [&](auto at, double& worst) {
-      long double b = 0, mb = 0;
-      float prev = 0.f;
-      for (int64_t k = 0; k < s.length; ++k) {
-        const int64_t off = at(k);
-        const float ok = ho[off];
-        long double gate = 0;
-        if (k > 0 && ok != -INFINITY) gate = ok == prev ? 1.0L : std::exp(static_cast<long double>(ok) - prev);
-        long double ref, mag;
-        if (exclusive) {
-          const long double f = k == 0 ? 0.0L : std::exp(static_cast<long double>(hx[off]) - prev);
-          ref = b * f, mag = mb * f;
-          b = gate * b + hg[off], mb = gate * mb + std::fabs(hg[off]);
-        } else {
-          b = gate * b + hg[off], mb = gate * mb + std::fabs(hg[off]);
-          const long double f = std::exp(static_cast<long double>(hx[off]) - ok);
-          ref = b * f, mag = mb * f;
-        }
-        prev = ok;
-        const double e = static_cast<double>(std::fabs(first[off] - ref) / std::max(mag, 1e-30L)) / 1e-6;
-        if (!(e <= worst)) worst = e;
+  for (ColumnPath path : ColumnPaths<decltype(op)>(s)) {
+    harness::Scratch scratch;
+    auto launch = [&] {
+      scratch.Begin();
+      if (path == ColumnPath::kLibrary) {
+        phi::funcs::ScanGpuLaunch(stream, scratch, l, exclusive, !fwd_reverse, op);
+      } else {
+        LaunchColumns(path, stream, scratch, l, exclusive, !fwd_reverse, op);
       }
-    });
+    };
+    bool same = false;
+    const std::vector<float> first = TwoRuns(xg, scratch, stream, launch, &same);
+    double err = NAN;
+    if (g_opt.check) {
+      err = harness::ForEachLine(s.outer, s.length, s.inner, !fwd_reverse, [&](auto at, double& worst) {
+        long double b = 0, mb = 0;
+        float prev = 0.f;
+        for (int64_t k = 0; k < s.length; ++k) {
+          const int64_t off = at(k);
+          const float ok = ho[off];
+          long double gate = 0;
+          if (k > 0 && ok != -INFINITY) gate = ok == prev ? 1.0L : std::exp(static_cast<long double>(ok) - prev);
+          long double ref, mag;
+          if (exclusive) {
+            const long double f = k == 0 ? 0.0L : std::exp(static_cast<long double>(hx[off]) - prev);
+            ref = b * f, mag = mb * f;
+            b = gate * b + hg[off], mb = gate * mb + std::fabs(hg[off]);
+          } else {
+            b = gate * b + hg[off], mb = gate * mb + std::fabs(hg[off]);
+            const long double f = std::exp(static_cast<long double>(hx[off]) - ok);
+            ref = b * f, mag = mb * f;
+          }
+          prev = ok;
+          const double e = static_cast<double>(std::fabs(first[off] - ref) / std::max(mag, 1e-30L)) / 1e-6;
+          if (!(e <= worst)) worst = e;
+        }
+      });
+    }
+    const double ms = harness::TimeMs(stream, [&] { launch(); });
+    scratch.Release();
+    std::string v = s.inner > 1 ? std::string(variant) + " " + ColumnPathName(path, false) : std::string(variant);
+    if (!same) v += " NONDET";
+    harness::Row(name, v, ms, copy_ms, err, same && (!g_opt.check || err <= 10.0));
   }
-  const double ms = harness::TimeMs(stream, [&] { launch(); });
-  scratch.Release();
-  std::string v = variant;
-  if (!same) v += " NONDET";
-  harness::Row(name, v, ms, copy_ms, err, same && (!g_opt.check || err <= 10.0));
 }
 
 // The carry-in per row (ScanGpuLaunch's init): 64 rows of 2^20 scanned from a carry c_r = r,
@@ -332,6 +416,8 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--no-check")) opt.check = false;
     if (!std::strcmp(argv[i], "--types")) opt.types = true;
     if (!std::strcmp(argv[i], "--grad")) opt.grad = true;
+    if (!std::strcmp(argv[i], "--columns")) opt.columns_only = true;
+    if (!std::strcmp(argv[i], "--no-compare")) opt.compare = false;
   }
   cudaDeviceProp prop;
   HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -357,7 +443,15 @@ int main(int argc, char** argv) {
   auto csumbf = [](const BF16* x, BF16* o) { return phi::funcs::CumsumFloatOp<BF16, double>{{}, x, o}; };
   auto csum64 = [](const double* x, double* o) { return phi::funcs::CumsumFloatOp<double, double>{{}, x, o}; };
   harness::Header();
-  for (const Shape& s : kShapes) {
+  std::vector<Shape> shapes(std::begin(kShapes), std::end(kShapes));
+  if (opt.columns_only) {  // the column shapes, and awkward ones for the column tiles
+    shapes.clear();
+    for (const Shape& s : kShapes) {
+      if (s.inner > 1) shapes.push_back(s);
+    }
+    for (const Shape& s : kColumnShapes) shapes.push_back(s);
+  }
+  for (const Shape& s : shapes) {
     if (opt.quick && s.numel() > (int64_t{1} << 24) && s.outer != 1) continue;
     const double copy4 = harness::CopyMs(stream, s.numel() * 4), copy8 = harness::CopyMs(stream, s.numel() * 8);
     if (opt.types && s.outer != 64) {  // --types: float16, bfloat16, float64 (x their own copy)
@@ -393,6 +487,12 @@ int main(int argc, char** argv) {
       RunCase<float>("lse f32 near0", s, true, true, 0, lse, [&] { return near0(rng); }, LseError<float>, stream, copy4);
     }
     RunCase<int64_t>("cumsum i64", s, false, false, 0, isum, [&] { return ints(rng); }, IntCumsumError, stream, copy8);
+    if (s.inner > 1) {  // columns: exclusive and reverse
+      RunCase<float>("lse f32", s, true, true, 0, lse, [&] { return normal(rng); }, LseError<float>, stream, copy4);
+      RunCase<float>("cumsum f32", s, true, true, 0, csum, [&] { return uni(rng); }, CumsumError<float>, stream, copy4);
+      RunCase<float>("cumsum f32", s, false, true, 0, csum, [&] { return uni(rng); }, CumsumError<float>, stream, copy4);
+      RunCase<int64_t>("cumsum i64", s, true, true, 0, isum, [&] { return ints(rng); }, IntCumsumError, stream, copy8);
+    }
     if (s.outer == 1 && s.inner == 1) {
       RunCase<float>("lse f32", s, true, true, 0, lse, [&] { return normal(rng); }, LseError<float>, stream, copy4);
       RunCase<float>("cumsum f32", s, true, true, 0, csum, [&] { return uni(rng); }, CumsumError<float>, stream, copy4);

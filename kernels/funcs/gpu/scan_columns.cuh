@@ -1,0 +1,298 @@
+// The GPU scan engine's single pass over memory for columns cut into segments (inner > 1 with
+// too few lines to fill the GPU with a thread per line): each element is read once from memory.
+//
+// A tile is a block of kWidth adjacent lines by a segment of kLen steps; a thread block of
+// ScanPolicy::kThreads threads takes one, its threads laid out kGroups across (each kVec adjacent
+// lines, so a step of a group of threads is one coalesced access of kGroups * kVec lines) by
+// kRows down (each kSteps consecutive steps). A tile
+//   1. loads its elements (held in registers by the op's column steps, or read again from L1/L2
+//      by the op's thread steps; either way DRAM is read once) and each thread combines its
+//      kSteps steps of each of its lines;
+//   2. scans those thread totals down the kRows rows in shared memory, line by line: what lies
+//      before each thread inside the tile, and the tile's aggregate per line;
+//   3. publishes the aggregates and learns what lies before the tile from the tiles above it in
+//      the row single pass's deterministic tree of aligned blocks (scan_onepass.cuh, blocks of
+//      kWidth states: TileStatus::PublishUpBlock, BlockLookback);
+//   4. rescans its steps from (carry before the tile) (+) (what lies before the thread) and
+//      stores.
+// Every combination happens in an order fixed by the shape (the tree's, then the rows' left
+// fold, then the thread's steps in order), so the result does not depend on timing. Tickets are
+// taken segment-major (every tile of segment s before any of s + 1), so a tile's look-back
+// finds its blocks published by tiles that started kWidth-wide rows earlier. Replaces the three
+// phases (segment totals, their scan, a second read of everything) of scan_kernel.cuh, which
+// stay for ops whose tiles opt out (kColumnPhases = 3).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/funcs/gpu/scan_onepass.cuh"
+
+namespace phi {
+namespace funcs {
+namespace scan_gpu {
+
+// Whether the op's tiles scan columns held in registers (GpuTileScan<Op>::kColumnTile, with
+// ColumnTotal<K>(op, x, n) -> State, the combination of x[0 .. n), and
+// ColumnScan<K>(op, x, n, carry, exclusive), which replaces x[0 .. n) by the scan's outputs
+// from carry; x[k] is step k of one line in scan order, as stored (the op's element type)).
+PO_TILE_TRAIT(TileColumnTile, kColumnTile, bool, false)
+// 3 where an op's columns keep the three phases (scan_kernel.cuh's ColumnScanKernel), else 1.
+PO_TILE_TRAIT(TileColumnPhases, kColumnPhases, int, 1)
+
+// The lines and steps of one thread of a column tile: lines ln0 .. ln0 + kVec - 1 (those below
+// `lines`), steps s0 .. s0 + n - 1 in scan order. vec: the kVec lines are adjacent in memory
+// and aligned for one access of kVec elements a step.
+template <int kVec>
+struct ColumnPart {
+  LineGeometry g;
+  int64_t base[kVec];  // each line's first element (LineGeometry::Base)
+  bool has[kVec];      // the line exists
+  int64_t s0;
+  int n;
+  bool vec;
+
+  __device__ void Init(const LineGeometry& geo, int64_t lines, int64_t ln0, int64_t first, int steps, bool v) {
+    g = geo;
+    s0 = first;
+    const int64_t left = geo.length - first;
+    n = left <= 0 ? 0 : (left < steps ? static_cast<int>(left) : steps);
+    vec = v;
+    int64_t o = ln0 / geo.inner, i = ln0 - o * geo.inner;
+#pragma unroll
+    for (int v2 = 0; v2 < kVec; ++v2) {
+      has[v2] = ln0 + v2 < lines;
+      base[v2] = o * geo.length * geo.inner + i;
+      if (++i == geo.inner) i = 0, ++o;
+    }
+  }
+  // Offset of step k of line v (k < n).
+  __device__ int64_t At(int v, int k) const {
+    const int64_t s = s0 + k;
+    return base[v] + (g.reverse ? g.length - 1 - s : s) * g.inner;
+  }
+  // The same part, opaque to the compiler: the stores' offsets are computed again from it
+  // rather than kept in registers from the loads across the tile's look-back.
+  __device__ ColumnPart Opaque() const {
+    ColumnPart q = *this;
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) asm volatile("" : "+l"(q.base[v]));
+    asm volatile("" : "+l"(q.s0));
+    return q;
+  }
+};
+
+// kBytes of raw data as one load or store.
+template <int kBytes>
+struct RawWord;
+template <>
+struct RawWord<16> {
+  using type = uint4;
+};
+template <>
+struct RawWord<8> {
+  using type = uint2;
+};
+template <>
+struct RawWord<4> {
+  using type = unsigned;
+};
+template <>
+struct RawWord<2> {
+  using type = unsigned short;
+};
+
+// Column steps held in registers: the thread's kSteps x kVec elements as stored, combined and
+// scanned by the op's ColumnTotal / ColumnScan.
+template <typename Op, int kVec_, int kSteps_, int kGroups_, int kMinBlocks_>
+struct RegisterColumnSteps {
+  using State = typename Op::State;
+  using Tiles = GpuTileScan<Op>;
+  using T = std::remove_const_t<std::remove_pointer_t<decltype(Op::x)>>;
+  static constexpr int kVec = kVec_, kSteps = kSteps_, kGroups = kGroups_, kMinBlocks = kMinBlocks_;
+  using Word = typename RawWord<static_cast<int>(sizeof(T)) * kVec>::type;
+  struct Items {
+    T x[kVec][kSteps];
+  };
+
+  // One access of the kVec lines a step needs the lines adjacent (inner a multiple of kVec, so
+  // a thread's lines never cross an outer index) and both tensors aligned to it.
+  __host__ static bool Vectorizable(const Op& op, const LineGeometry& g) {
+    constexpr uintptr_t kAlign = sizeof(Word);
+    return kVec > 1 && g.inner % kVec == 0 && reinterpret_cast<uintptr_t>(op.x) % kAlign == 0 &&
+           reinterpret_cast<uintptr_t>(op.out) % kAlign == 0;
+  }
+
+  __device__ static void Total(const Op& op, const ColumnPart<kVec>& p, Items& it, State (&agg)[kVec], bool) {
+    if (p.vec) {  // the kVec lines all exist or none does
+#pragma unroll
+      for (int k = 0; k < kSteps; ++k) {
+        if (p.has[0] && k < p.n) {
+          alignas(sizeof(Word)) T w[kVec];
+          *reinterpret_cast<Word*>(w) = __ldg(reinterpret_cast<const Word*>(op.x + p.At(0, k)));
+#pragma unroll
+          for (int v = 0; v < kVec; ++v) it.x[v][k] = w[v];
+        }
+      }
+    } else {
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) {
+#pragma unroll
+        for (int k = 0; k < kSteps; ++k) {
+          if (p.has[v] && k < p.n) it.x[v][k] = op.x[p.At(v, k)];
+        }
+      }
+    }
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) {
+      agg[v] = p.has[v] && p.n > 0 ? Tiles::template ColumnTotal<kSteps>(op, it.x[v], p.n) : op.Identity();
+    }
+  }
+
+  template <typename Start>
+  __device__ static void Scan(const Op& op, const ColumnPart<kVec>& part, Items& it, const Start& start,
+                              bool exclusive) {
+    if (part.n <= 0) return;
+    const ColumnPart<kVec> p = part.Opaque();
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) {
+      if (p.has[v]) Tiles::template ColumnScan<kSteps>(op, it.x[v], p.n, start(v), exclusive);
+    }
+    if (p.vec) {
+#pragma unroll
+      for (int k = 0; k < kSteps; ++k) {
+        if (p.has[0] && k < p.n) {
+          alignas(sizeof(Word)) T w[kVec];
+#pragma unroll
+          for (int v = 0; v < kVec; ++v) w[v] = it.x[v][k];
+          *reinterpret_cast<Word*>(op.out + p.At(0, k)) = *reinterpret_cast<const Word*>(w);
+        }
+      }
+    } else {
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) {
+#pragma unroll
+        for (int k = 0; k < kSteps; ++k) {
+          if (p.has[v] && k < p.n) op.out[p.At(v, k)] = it.x[v][k];
+        }
+      }
+    }
+  }
+};
+
+// Column steps through the op's thread steps (GpuTileScan<Op>::Thread, any op): a thread per
+// line, its kSteps steps combined, then scanned from the carry and stored; the second pass
+// reads them again, from L1 or L2 (the tile was read moments before).
+template <typename Op, int kSteps_, int kGroups_, int kMinBlocks_>
+struct ThreadColumnSteps {
+  using State = typename Op::State;
+  using Tiles = GpuTileScan<Op>;
+  static constexpr int kVec = 1, kSteps = kSteps_, kGroups = kGroups_, kMinBlocks = kMinBlocks_;
+  struct Items {};
+  __host__ static bool Vectorizable(const Op&, const LineGeometry&) { return false; }
+
+  __device__ static void Total(const Op& op, const ColumnPart<1>& p, Items&, State (&agg)[1], bool exclusive) {
+    agg[0] = op.Identity();
+    if (p.has[0] && p.n > 0) {
+      agg[0] = Tiles::template Thread<ScanPolicy::kColumnItems, false>(op, OpLine<Op>{op, p.g, p.base[0]}, p.s0,
+                                                                       p.s0 + p.n, op.Identity(), exclusive);
+    }
+  }
+  template <typename Start>
+  __device__ static void Scan(const Op& op, const ColumnPart<1>& p, Items&, const Start& start, bool exclusive) {
+    if (p.has[0] && p.n > 0) {
+      Tiles::template Thread<ScanPolicy::kColumnItems, true>(op, OpLine<Op>{op, p.g, p.base[0]}, p.s0, p.s0 + p.n,
+                                                             start(0), exclusive);
+    }
+  }
+};
+
+// The column steps an op takes by default: its register steps where its tiles have them
+// (kVec elements of at most 16 bytes a step, up to 4; kSteps = 8; kGroups so that a row of the
+// tile is 256 bytes of 4-byte elements), else its thread steps (16 steps, a warp of lines).
+template <typename Op, typename Enable = void>
+struct DefaultColumnSteps {
+  using type = ThreadColumnSteps<Op, 16, 32, TileMinBlocks<GpuTileScan<Op>>::value>;
+};
+template <typename Op>
+struct DefaultColumnSteps<Op, std::enable_if_t<TileColumnTile<GpuTileScan<Op>>::value>> {
+  using T = std::remove_const_t<std::remove_pointer_t<decltype(Op::x)>>;
+  static constexpr int kVec = 16 / static_cast<int>(sizeof(T)) < 4 ? 16 / static_cast<int>(sizeof(T)) : 4;
+  using type = RegisterColumnSteps<Op, kVec, 8, 16, TileMinBlocks<GpuTileScan<Op>>::value>;
+};
+
+template <typename Steps, typename Op>
+__global__ void __launch_bounds__(ScanPolicy::kThreads, Steps::kMinBlocks)
+    OnePassColumnKernel(Op op, LineGeometry g, int64_t lines, int64_t across, int64_t nseg,
+                        TileStatus<typename Op::State> st, bool exclusive, bool vec) {
+  using State = typename Op::State;
+  constexpr int kVec = Steps::kVec, kGroups = Steps::kGroups;
+  constexpr int kRows = ScanPolicy::kThreads / kGroups;
+  constexpr int kWidth = kGroups * kVec;
+  constexpr int64_t kLen = int64_t{kRows} * Steps::kSteps;
+  static_assert(ScanPolicy::kThreads % kGroups == 0 && kWidth <= ScanPolicy::kThreads, "column tile shape");
+  __shared__ unsigned long long ticket;
+  __shared__ alignas(16) unsigned char rows_raw[kRows * kWidth * sizeof(State)];
+  __shared__ alignas(16) unsigned char carry_raw[kWidth * sizeof(State)];
+  auto rows = reinterpret_cast<State(*)[kWidth]>(rows_raw);
+  State* carry = reinterpret_cast<State*>(carry_raw);
+  if (threadIdx.x == 0) ticket = atomicAdd(st.ticket, 1ull);
+  __syncthreads();
+  const int64_t tile = static_cast<int64_t>(ticket);
+  const int64_t seg = tile / across, col = tile - seg * across;
+  const int grp = threadIdx.x % kGroups, row = threadIdx.x / kGroups;
+  ColumnPart<kVec> p;
+  p.Init(g, lines, col * kWidth + grp * kVec, seg * kLen + int64_t{row} * Steps::kSteps, Steps::kSteps, vec);
+  typename Steps::Items items;
+  State agg[kVec];
+  Steps::Total(op, p, items, agg, exclusive);
+#pragma unroll
+  for (int v = 0; v < kVec; ++v) rows[row][grp * kVec + v] = agg[v];
+  __syncthreads();
+  // Line c's thread totals down the rows, left to right: each row's prefix inside the tile.
+  const int c = threadIdx.x;
+  State total = op.Identity();
+  if (c < kWidth) {
+    for (int r = 0; r < kRows; ++r) {
+      const State a = rows[r][c];
+      rows[r][c] = total;
+      total = op.Combine(total, a);
+    }
+  }
+  State before = op.Identity();
+  if (nseg > 1) {
+    st.PublishUpBlock(op, col, seg, total, c);
+    if (seg > 0 && c < kWidth) before = BlockLookback(op, st, col, seg, c);
+  }
+  if (c < kWidth) carry[c] = before;
+  __syncthreads();
+  Steps::Scan(
+      op, p, items,
+      [&](int v) {
+        const int line = grp * kVec + v;
+        return op.Combine(carry[line], rows[row][line]);
+      },
+      exclusive);
+}
+
+// Columns in one pass with the column steps `Steps` (DefaultColumnSteps<Op>::type unless a
+// harness picks others).
+template <typename Steps, typename Op, typename Scratch>
+void OnePassColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t lines, bool exclusive,
+                    const Op& op) {
+  using State = typename Op::State;
+  constexpr int64_t kWidth = int64_t{Steps::kGroups} * Steps::kVec;
+  constexpr int64_t kLen = int64_t{ScanPolicy::kThreads / Steps::kGroups} * Steps::kSteps;
+  const int64_t across = (lines + kWidth - 1) / kWidth;
+  const int64_t nseg = (g.length + kLen - 1) / kLen;
+  const auto st = MakeTileStatus<State>(stream, scratch, across, nseg, kWidth);
+  const bool vec = Steps::Vectorizable(op, g);
+  OnePassColumnKernel<Steps><<<static_cast<unsigned>(across * nseg), ScanPolicy::kThreads, 0, stream>>>(
+      op, g, lines, across, nseg, st, exclusive, vec);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+}  // namespace scan_gpu
+}  // namespace funcs
+}  // namespace phi
