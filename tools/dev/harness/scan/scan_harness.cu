@@ -158,11 +158,11 @@ static const char* ColumnPathName(ColumnPath c, bool reg) {
     case ColumnPath::kThreePhase:
       return "3 phases";
     case ColumnPath::kAlt1:
-      return reg ? "1p k8 g16/mb3" : "1p k8 g64";
+      return reg ? "1p k8 g16/mb4" : "1p k8 g64";
     case ColumnPath::kAlt2:
-      return reg ? "1p k4 g16/mb4" : "1p k32 g32";
+      return reg ? "1p k8 g32/mb3" : "1p k32 g32";
     case ColumnPath::kAlt3:
-      return reg ? "1p k4 g8/mb4" : "1p k16 g64";
+      return reg ? "1p k8 g8/mb3" : "1p k16 g64";
     default:
       return "default";
   }
@@ -187,9 +187,9 @@ void LaunchColumns(ColumnPath path, cudaStream_t stream, Scratch& scratch, const
     using T = std::remove_const_t<std::remove_pointer_t<decltype(Op::x)>>;
     if constexpr (sizeof(T) > 2) {
       constexpr int V = sg::DefaultColumnSteps<Op>::kVec;
-      if (path == ColumnPath::kAlt1) sg::OnePassColumns<sg::RegisterColumnSteps<Op, V, 8, 16, 3>>(stream, scratch, g, lines, exclusive, op);
-      if (path == ColumnPath::kAlt2) sg::OnePassColumns<sg::RegisterColumnSteps<Op, V, 4, 16, 4>>(stream, scratch, g, lines, exclusive, op);
-      if (path == ColumnPath::kAlt3) sg::OnePassColumns<sg::RegisterColumnSteps<Op, V, 4, 8, 4>>(stream, scratch, g, lines, exclusive, op);
+      if (path == ColumnPath::kAlt1) sg::OnePassColumns<sg::RegisterColumnSteps<Op, V, 8, 16, 4>>(stream, scratch, g, lines, exclusive, op);
+      if (path == ColumnPath::kAlt2) sg::OnePassColumns<sg::RegisterColumnSteps<Op, V, 8, 32, 3>>(stream, scratch, g, lines, exclusive, op);
+      if (path == ColumnPath::kAlt3) sg::OnePassColumns<sg::RegisterColumnSteps<Op, V, 8, 8, 3>>(stream, scratch, g, lines, exclusive, op);
     }
   } else {
     constexpr int mb = sg::TileMinBlocks<sg::GpuTileScan<Op>>::value;
