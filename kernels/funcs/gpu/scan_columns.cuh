@@ -8,12 +8,11 @@
 //   1. loads its elements (held in registers by the op's column steps, or read again from L1/L2
 //      by the op's thread steps; either way DRAM is read once) and each thread combines its
 //      kSteps steps of each of its lines;
-//   2. scans those thread totals down the kRows rows in shared memory, line by line, in two
-//      levels (runs of rows, then the runs): what lies before each thread inside the tile, and
-//      the tile's aggregate per line;
+//   2. scans those thread totals down the kRows rows in shared memory, line by line: what lies
+//      before each thread inside the tile, and the tile's aggregate per line;
 //   3. publishes the aggregates and learns what lies before the tile from the tiles above it in
 //      the row single pass's deterministic tree of aligned blocks (scan_onepass.cuh, blocks of
-//      kWidth states: TileStatus::PublishBlock, Gather, PublishLevels);
+//      kWidth states: TileStatus::PublishUpBlock, BlockLookback);
 //   4. rescans its steps from (carry before the tile) (+) (what lies before the thread) and
 //      stores.
 // Every combination happens in an order fixed by the shape (the tree's, then the rows' left
@@ -41,9 +40,10 @@ namespace scan_gpu {
 PO_TILE_TRAIT(TileColumnTile, kColumnTile, bool, false)
 // 3 where an op's columns keep the three phases (scan_kernel.cuh's ColumnScanKernel), else 1.
 PO_TILE_TRAIT(TileColumnPhases, kColumnPhases, int, 1)
-// The blocks per SM the register column steps are compiled for (at most 80 registers at 3: the
-// thread's 32 elements and their arithmetic without spills; measured on the H200, 3 beat 4 and
-// 2 blocks, docs/benchmarks.md 2026-11-29).
+// The blocks per SM the register column steps are compiled for: 3 (at most 80 registers: the
+// thread's 32 elements and their arithmetic with few spills). Measured on the H200
+// (docs/benchmarks.md, 2026-11-29 third session): better than 4 (64 registers, spills) and than
+// 1-2 (int64's 88 registers) on most column cases.
 PO_TILE_TRAIT(TileColumnMinBlocks, kColumnMinBlocks, int, 3)
 
 // The lines and steps of one thread of a column tile: lines ln0 .. ln0 + kVec - 1 (those below
@@ -235,14 +235,13 @@ __global__ void __launch_bounds__(ScanPolicy::kThreads, Steps::kMinBlocks)
   constexpr int kVec = Steps::kVec, kGroups = Steps::kGroups;
   constexpr int kRows = ScanPolicy::kThreads / kGroups;
   constexpr int kWidth = kGroups * kVec;
-  constexpr int kParts = ScanPolicy::kThreads / kWidth;  // the rows' scan: kParts runs of kRows / kParts
   constexpr int64_t kLen = int64_t{kRows} * Steps::kSteps;
-  static_assert(ScanPolicy::kThreads % kWidth == 0 && kRows % kParts == 0, "column tile shape");
+  static_assert(ScanPolicy::kThreads % kGroups == 0 && kWidth <= ScanPolicy::kThreads, "column tile shape");
   __shared__ unsigned long long ticket;
   __shared__ alignas(16) unsigned char rows_raw[kRows * kWidth * sizeof(State)];
-  __shared__ alignas(16) unsigned char parts_raw[kParts * kWidth * sizeof(State)];
+  __shared__ alignas(16) unsigned char carry_raw[kWidth * sizeof(State)];
   auto rows = reinterpret_cast<State(*)[kWidth]>(rows_raw);
-  auto parts = reinterpret_cast<State(*)[kWidth]>(parts_raw);
+  State* carry = reinterpret_cast<State*>(carry_raw);
   if (threadIdx.x == 0) ticket = atomicAdd(st.ticket, 1ull);
   __syncthreads();
   const int64_t tile = static_cast<int64_t>(ticket);
@@ -256,50 +255,28 @@ __global__ void __launch_bounds__(ScanPolicy::kThreads, Steps::kMinBlocks)
 #pragma unroll
   for (int v = 0; v < kVec; ++v) rows[row][grp * kVec + v] = agg[v];
   __syncthreads();
-  // Line c's thread totals down the rows in two levels, each left to right: thread (c, q) folds
-  // the rows of part q (each row's prefix inside its part, in place), then thread c the parts
-  // (each part's prefix inside the tile, and the tile's aggregate).
-  const int c = threadIdx.x % kWidth, q = threadIdx.x / kWidth;
-  {
-    constexpr int kPer = kRows / kParts;
-    State run = op.Identity();
-#pragma unroll
-    for (int r = q * kPer; r < (q + 1) * kPer; ++r) {
-      const State a = rows[r][c];
-      rows[r][c] = run;
-      run = op.Combine(run, a);
-    }
-    parts[q][c] = run;
-  }
-  __syncthreads();
-  const bool lead = threadIdx.x < kWidth;  // thread c of the first part: line c's status work
+  // Line c's thread totals down the rows, left to right: each row's prefix inside the tile.
+  const int c = threadIdx.x;
   State total = op.Identity();
-  if (lead) {
-#pragma unroll
-    for (int k = 0; k < kParts; ++k) {
-      const State a = parts[k][c];
-      parts[k][c] = total;
+  if (c < kWidth) {
+    for (int r = 0; r < kRows; ++r) {
+      const State a = rows[r][c];
+      rows[r][c] = total;
       total = op.Combine(total, a);
     }
   }
-  int levels = 0;
+  State before = op.Identity();
   if (nseg > 1) {
-    st.PublishBlock(st.Slot(col, 0, seg), lead ? c : kWidth, total);
-    State before = op.Identity();
-    levels = st.Gather(op, col, seg, total, lead ? c : kWidth, &before);
-    if (lead) {
-#pragma unroll
-      for (int k = 0; k < kParts; ++k) parts[k][c] = op.Combine(before, parts[k][c]);
-    }
+    st.PublishUpBlock(op, col, seg, total, c);
+    if (seg > 0 && c < kWidth) before = BlockLookback(op, st, col, seg, c);
   }
+  if (c < kWidth) carry[c] = before;
   __syncthreads();
-  if (threadIdx.x == 0) st.PublishLevels(col, seg, levels);
-  constexpr int kPer = kRows / kParts;
   Steps::Scan(
       op, p, items,
       [&](int v) {
         const int line = grp * kVec + v;
-        return op.Combine(parts[row / kPer][line], rows[row][line]);
+        return op.Combine(carry[line], rows[row][line]);
       },
       exclusive);
 }

@@ -100,19 +100,24 @@ void ScanColumnsThreePhase(cudaStream_t stream, Scratch& scratch, const LineGeom
 }
 
 // Columns (inner > 1): a thread per line walking it whole where the lines fill the GPU
-// (TileColumnThreads of them); fewer lines are cut into tiles of adjacent lines by segments,
-// scanned in one pass over memory (scan_columns.cuh), or in three phases where the op's tiles
-// ask for them.
+// (TileColumnThreads of them), else segments. Lines so few that even kMaxColumnSegments
+// segments a line leave the three phases short of TileColumnThreads threads (under 1024 lines
+// by default) take the one pass of scan_columns.cuh instead (tiles of adjacent lines by
+// segments, unless the op's tiles keep three phases, kColumnPhases = 3). Measured on the H200
+// (docs/benchmarks.md, 2026-11-29 third session): the one pass is 3-5x faster on 16 lines of
+// 2^19 and 5-20 % on 300 lines of 5000; on the benchmark shapes ([16384, 4096] axis 0,
+// [32, 4, 2048, 128] axis 2) it does not beat the three phases yet.
 template <typename Op, typename Scratch>
 void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t lines, bool exclusive,
                  const Op& op) {
   if constexpr (TileOwnColumns<GpuTileScan<Op>>::value) {
     if (GpuTileScan<Op>::Columns(stream, scratch, g, lines, exclusive, op)) return;
   }
-  if (lines >= TileColumnThreads<GpuTileScan<Op>>::value || TileColumnPhases<GpuTileScan<Op>>::value == 3) {
-    ScanColumnsThreePhase(stream, scratch, g, lines, exclusive, op);
-  } else {
+  constexpr int64_t kTarget = TileColumnThreads<GpuTileScan<Op>>::value;
+  if (TileColumnPhases<GpuTileScan<Op>>::value != 3 && lines * ScanPolicy::kMaxColumnSegments < kTarget) {
     OnePassColumns<typename DefaultColumnSteps<Op>::type>(stream, scratch, g, lines, exclusive, op);
+  } else {
+    ScanColumnsThreePhase(stream, scratch, g, lines, exclusive, op);
   }
 }
 

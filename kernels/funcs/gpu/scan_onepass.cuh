@@ -21,8 +21,8 @@
 //
 // Columns (scan_columns.cuh) use the same tree with a block of threads per tile: a tile there
 // covers `width` adjacent lines, so each block aggregate is `width` states (one per line) under
-// one flag, published by the whole thread block (PublishBlock, PublishLevels), and the blocks
-// a tile completes and those before it are read together (Gather).
+// one flag, published by the whole thread block (PublishUpBlock) and read back per line
+// (BlockLookback).
 #pragma once
 
 #include <cub/util_ptx.cuh>
@@ -89,86 +89,33 @@ struct TileStatus {
     }
   }
 
-  // ---- wide blocks (width > 1, the column tiles of scan_columns.cuh): thread c < width of the
-  // thread block holds line c of the tile. A tile publishes its own aggregate first
-  // (PublishBlock: every thread of the block calls it), then TileStatus::Gather reads, with every
-  // flag polled at once and one acquire fence, the blocks it completes and those before it.
+  // ---- wide blocks (width > 1): every thread of the thread block calls these; thread c < width
+  // holds line c of the tile.
+  // Line c's state of a published block, once its flag is set.
+  __device__ State WaitAt(int64_t slot, int c) const {
+    for (unsigned ns = 32; Flag(slot) == 0; ns = ns < 256 ? 2 * ns : ns) __nanosleep(ns);
+    return block[slot * width + c];
+  }
+  // Threads c < width store their line's state, then thread 0 sets the flag once the whole
+  // thread block has stored (the barrier, then a device-scope fence: cooperative groups' grid
+  // barrier's order).
   __device__ void PublishBlock(int64_t slot, int c, const State& v) const {
     if (c < width) block[slot * width + c] = v;
     __syncthreads();
-    if (threadIdx.x == 0) {  // a device-scope fence, then the flag (cooperative groups' grid barrier's order)
+    if (threadIdx.x == 0) {
       __threadfence();
       cuda::atomic_ref<int, cuda::thread_scope_device> f(flag[slot]);
-      f.store(1, cuda::memory_order_relaxed);
+      f.store(1, cuda::memory_order_release);
     }
   }
-  // States of line c at the slots slot(0) .. slot(count - 1) folded left to right into acc,
-  // four loads in flight at a time (their flags already seen, after the acquire fence); with
-  // kStore, each partial fold acc (+) ... is also stored at up(k) (the blocks a tile completes).
-  template <bool kStore, typename Op, typename SlotFn, typename UpFn>
-  __device__ State FoldSlots(const Op& op, State acc, int count, int c, const SlotFn& slot, const UpFn& up) const {
-    for (int k0 = 0; k0 < count; k0 += 4) {
-      State v[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        if (k0 + j < count) v[j] = block[slot(k0 + j) * width + c];
-      }
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        if (k0 + j < count) {
-          acc = kStore ? op.Combine(v[j], acc) : op.Combine(acc, v[j]);
-          if (kStore) block[up(k0 + j) * width + c] = acc;
-        }
-      }
-    }
-    return acc;
-  }
-  // Tile t of `line`, aggregate a (thread c < width: line c's), after PublishBlock of level 0:
-  // stores the states of the blocks t completes (levels 1 .. L, L its trailing one bits: block
-  // (l, t >> l) = (l - 1, (t >> (l - 1)) - 1) (+) (l - 1, t >> (l - 1))) and returns L; *before is
-  // the carry before t (BlockLookback's blocks, largest first, folded from the identity).
-  // Every flag both need is polled in one pass until all are set, then one acquire fence and
-  // the loads. Thread 0 publishes levels 1 .. L (PublishLevels) after a barrier that follows
-  // these stores.
+  // PublishUp for a tile of `width` lines.
   template <typename Op>
-  __device__ int Gather(const Op& op, int64_t line, int64_t t, State a, int c, State* before) const {
-    int L = 0;
-    while ((t >> L) & 1) ++L;
-    if (c >= width) return L;
-    const int top = t > 0 ? 63 - __clzll(static_cast<long long>(t)) : -1;
-    for (unsigned ns = 32;; ns = ns < 256 ? 2 * ns : ns) {
-      int all = 1;
-      for (int l = 1; l <= L; ++l) all &= FlagRelaxed(Slot(line, l - 1, (t >> (l - 1)) - 1));
-      for (int b = top; b >= 0; --b) {
-        if ((t >> b) & 1) all &= FlagRelaxed(Slot(line, b, (t >> b) - 1));
-      }
-      if (all) break;
-      __nanosleep(ns);
-    }
-    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
-    FoldSlots<true>(
-        op, a, L, c, [&](int k) { return Slot(line, k, (t >> k) - 1); },
-        [&](int k) { return Slot(line, k + 1, t >> (k + 1)); });
-    // The set bits of t from the top: the k-th of them, as a slot.
-    const int nbits = __popcll(static_cast<unsigned long long>(t));
-    *before = FoldSlots<false>(
-        op, op.Identity(), nbits, c,
-        [&](int k) {
-          unsigned long long rem = static_cast<unsigned long long>(t);
-          for (int j = 0; j < k; ++j) rem ^= 1ull << (63 - __clzll(static_cast<long long>(rem)));
-          const int b = 63 - __clzll(static_cast<long long>(rem));
-          return Slot(line, b, (t >> b) - 1);
-        },
-        [](int) { return int64_t{0}; });
-    return L;
-  }
-  // Thread 0, after a barrier that follows Gather's stores: the flags of levels 1 .. L.
-  __device__ void PublishLevels(int64_t line, int64_t t, int L) const {
-    if (L == 0) return;
-    __threadfence();
-    for (int l = 1; l <= L; ++l) {
-      cuda::atomic_ref<int, cuda::thread_scope_device> f(flag[Slot(line, l, t >> l)]);
-      f.store(1, cuda::memory_order_relaxed);
+  __device__ void PublishUpBlock(const Op& op, int64_t line, int64_t t, State a, int c) const {
+    PublishBlock(Slot(line, 0, t), c, a);
+    for (int b = 1; (t >> (b - 1)) & 1; ++b) {
+      const int64_t right = t >> (b - 1);
+      if (c < width) a = op.Combine(WaitAt(Slot(line, b - 1, right - 1), c), a);
+      PublishBlock(Slot(line, b, t >> b), c, a);
     }
   }
 };
@@ -225,6 +172,30 @@ __device__ typename Op::State WarpLookback(const Op& op, const TileStatus<typena
   }
   State acc = init;
   for (int l = 0; l < nbits; ++l) acc = op.Combine(acc, cub::ShuffleIndex<32>(mine, l, 0xffffffffu));
+  return acc;
+}
+
+// The same carry for line c of a wide tile (width > 1), from the thread of that line (no
+// barrier): the flags of all the blocks are polled together (relaxed loads, then one acquire
+// fence), then their states are folded in the same order, largest block first.
+template <typename Op>
+__device__ typename Op::State BlockLookback(const Op& op, const TileStatus<typename Op::State>& st, int64_t line,
+                                            int64_t i, int c) {
+  using State = typename Op::State;
+  const int top = 63 - __clzll(static_cast<long long>(i));
+  for (unsigned ns = 32;; ns = ns < 256 ? 2 * ns : ns) {
+    int all = 1;
+    for (int b = top; b >= 0; --b) {
+      if ((i >> b) & 1) all &= st.FlagRelaxed(st.Slot(line, b, (i >> b) - 1));
+    }
+    if (all) break;
+    __nanosleep(ns);
+  }
+  cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+  State acc = op.Identity();
+  for (int b = top; b >= 0; --b) {
+    if ((i >> b) & 1) acc = op.Combine(acc, st.block[st.Slot(line, b, (i >> b) - 1) * st.width + c]);
+  }
   return acc;
 }
 

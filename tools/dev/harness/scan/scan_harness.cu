@@ -148,15 +148,17 @@ bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
 }
 
 // Column launches to compare (cases with inner > 1; --columns picks the column shapes): the
-// library's ScanGpuLaunch ("default": the one pass of scan_columns.cuh with
-// DefaultColumnSteps), the three phases it replaced, and the one pass with other tile shapes
-// (register steps: kSteps x kGroups / blocks per SM; thread steps: kSteps x kGroups); the
-// 16-bit types take only the first two.
-enum class ColumnPath { kLibrary, kThreePhase, kAlt1, kAlt2, kAlt3 };
+// library's ScanGpuLaunch ("default": the one pass of scan_columns.cuh below 1024 lines, else
+// the three phases), the three phases, the one pass with its default tiles (DefaultColumnSteps)
+// and with other tile shapes (register steps: kSteps x kGroups / blocks per SM; thread steps:
+// kSteps x kGroups); the 16-bit types take only the first three.
+enum class ColumnPath { kLibrary, kThreePhase, kOnePass, kAlt1, kAlt2, kAlt3 };
 static const char* ColumnPathName(ColumnPath c, bool reg) {
   switch (c) {
     case ColumnPath::kThreePhase:
       return "3 phases";
+    case ColumnPath::kOnePass:
+      return "1p default";
     case ColumnPath::kAlt1:
       return reg ? "1p k8 g16/mb4" : "1p k8 g64";
     case ColumnPath::kAlt2:
@@ -181,6 +183,10 @@ void LaunchColumns(ColumnPath path, cudaStream_t stream, Scratch& scratch, const
   const int64_t lines = l.outer * l.inner;
   if (path == ColumnPath::kThreePhase) {
     sg::ScanColumnsThreePhase(stream, scratch, g, lines, exclusive, op);
+    return;
+  }
+  if (path == ColumnPath::kOnePass) {
+    sg::OnePassColumns<typename sg::DefaultColumnSteps<Op>::type>(stream, scratch, g, lines, exclusive, op);
     return;
   }
   if constexpr (RegisterColumns<Op>()) {
@@ -234,8 +240,9 @@ template <typename Op>
 std::vector<ColumnPath> ColumnPaths(const Shape& s) {
   using T = std::remove_const_t<std::remove_pointer_t<decltype(Op::x)>>;
   if (s.inner == 1 || !g_opt.compare) return {ColumnPath::kLibrary};
-  if (RegisterColumns<Op>() && sizeof(T) == 2) return {ColumnPath::kThreePhase, ColumnPath::kLibrary};
-  return {ColumnPath::kThreePhase, ColumnPath::kLibrary, ColumnPath::kAlt1, ColumnPath::kAlt2, ColumnPath::kAlt3};
+  if (RegisterColumns<Op>() && sizeof(T) == 2) return {ColumnPath::kLibrary, ColumnPath::kThreePhase, ColumnPath::kOnePass};
+  return {ColumnPath::kLibrary, ColumnPath::kThreePhase, ColumnPath::kOnePass,
+          ColumnPath::kAlt1,    ColumnPath::kAlt2,       ColumnPath::kAlt3};
 }
 
 // One case: op built by make_op(x, out), checked by err_fn, timed against the copy.
