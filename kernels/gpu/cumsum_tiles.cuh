@@ -343,7 +343,8 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
 // Integer cumsum rows (int32, int64): exact, so any order gives the same bits. A lane takes
 // 4 16-byte loads (16 int32 or 8 int64 consecutive elements; one load for the logical warps of
 // short rows), sums them, and one warp scan of the lane sums (unsigned: wraps as two's
-// complement, as IntSumCombine) gives each lane its start. Columns keep the generic steps.
+// complement, as IntSumCombine) gives each lane its start. Columns: the generic thread steps,
+// and register column steps for the one pass (scan_columns.cuh).
 template <typename T>
 struct GpuTileScan<CumsumIntOp<T>, std::enable_if_t<std::is_same<T, int32_t>::value || std::is_same<T, int64_t>::value>>
     : WarpInDirection<GpuTileScan<CumsumIntOp<T>>, CumsumIntOp<T>> {

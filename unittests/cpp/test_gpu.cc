@@ -208,7 +208,8 @@ struct EngineCase {
 
 // One shape per engine strategy (kernels/funcs/gpu/scan_launch.cuh): short rows (4 and 16 lanes a row), whole rows
 // per warp, long rows split into segments (the single pass with its look-back, scan_onepass.cuh),
-// columns, and columns split along the length (three phases); odd lengths throughout. Each is run three times and compared bitwise, and
+// columns, columns split along the length in three phases, and few columns in one pass
+// (scan_columns.cuh, under 1024 lines); odd lengths throughout. Each is run three times and compared bitwise, and
 // against the CPU kernels, in all four exclusive/reverse modes, for logcumsumexp, its
 // gradient and cumsum.
 TEST(GpuTest, ScanEngineEveryStrategyDeterministicAndMatchesCpu) {
@@ -220,7 +221,9 @@ TEST(GpuTest, ScanEngineEveryStrategyDeterministicAndMatchesCpu) {
       {{2100, 301}, 1},     // rows, one warp a row
       {{3, 100003}, 1},     // long rows split into segments
       {{1, 300007}, 0},     // one long row
-      {{5, 1001, 7}, 1},    // columns split along the length
+      {{5, 1001, 7}, 1},    // few columns: the one pass (no vector accesses: inner 7)
+      {{2, 4099, 96}, 1},   // few columns: the one pass, 3 tiles across, 33 segments
+      {{8300, 1024}, 0},    // columns split along the length: three phases, 130 segments a line
       {{3, 77, 4099}, 0},   // columns, axis 0
       {{9, 33, 30011}, 1},  // columns, one thread a column
   };
@@ -257,8 +260,9 @@ TEST(GpuTest, ScanEngineEveryStrategyDeterministicAndMatchesCpu) {
 
 // The fast tiles of logcumsumexp and its gradient (float32 and float16; logcumsumexp_tiles.cuh)
 // on the engine's strategies: rows in one pass with 1 to 1024 segments ([3, 100003], [1, 300007],
-// [1, 2^22]), column phase 2 both ways (a warp per line up to ScanPolicy::kWarpTotals segments,
-// a block per line beyond: the [1, 20000, 3] case). Each call is repeated and compared bitwise; the forward is also held to
+// [1, 2^22]), few columns in one pass ([5, 1001, 7]; [1, 20000, 3]: 157 segments a line, a deep
+// look-back tree), column phase 2 of the three phases a block per line ([8300, 1024]: 130
+// segments, beyond ScanPolicy::kWarpTotals). Each call is repeated and compared bitwise; the forward is also held to
 // the CPU kernel (both within docs/spec.md §1 of the float64 truth, so within twice that of each other).
 // Inputs mix N(0, 3) with -inf, a NaN-free wide range (±150, ±400) in a few places so that
 // some tiles take the generic fallback.
@@ -267,7 +271,7 @@ void CheckFastTiles(double tol) {
   ScopedGpuScanBackend engine("engine");
   const std::vector<EngineCase> cases = {
       {{1001, 13}, 1}, {{517, 61}, 1},   {{2100, 301}, 1},    {{3, 100003}, 1},
-      {{1, 300007}, 0}, {{1, 1 << 22}, 0}, {{5, 1001, 7}, 1}, {{1, 20000, 3}, 1},
+      {{1, 300007}, 0}, {{1, 1 << 22}, 0}, {{5, 1001, 7}, 1}, {{1, 20000, 3}, 1}, {{8300, 1024}, 0},
   };
   std::mt19937 rng(17);
   std::normal_distribution<float> nd(0, 3);

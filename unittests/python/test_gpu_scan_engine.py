@@ -15,9 +15,11 @@ from test_logcumsumexp_accuracy import reference as lse_reference
 pytestmark = pytest.mark.skipif(not gpu_available(), reason='needs a GPU (the GPU scan engine)')
 
 # (shape, axis): 1-D and few long rows take the single pass (segments of 4096 steps), many rows a
-# warp each, short rows 4 or 16 lanes a row, then columns.
+# warp each, short rows 4 or 16 lanes a row, then columns: few lines in one pass (scan_columns.cuh:
+# inner 7 without vector accesses; inner 96 with them, 3 tiles across by 33 segments), more in
+# three phases (2048 lines by 10 segments).
 SHAPES = [((300007,), 0), ((3, 100003), 1), ((2100, 301), 1), ((517, 61), 1), ((1001, 13), 1),
-          ((5, 1001, 7), 1)]
+          ((5, 1001, 7), 1), ((2, 4099, 96), 1), ((600, 2048), 0)]
 
 
 def with_specials(shape, seed):

@@ -18,9 +18,12 @@
 // Every combination happens in an order fixed by the shape (the tree's, then the rows' left
 // fold, then the thread's steps in order), so the result does not depend on timing. Tickets are
 // taken segment-major (every tile of segment s before any of s + 1), so a tile's look-back
-// finds its blocks published by tiles that started kWidth-wide rows earlier. Replaces the three
-// phases (segment totals, their scan, a second read of everything) of scan_kernel.cuh, which
-// stay for ops whose tiles opt out (kColumnPhases = 3).
+// finds its blocks published by tiles a whole row of tiles earlier. The launch layer
+// (ScanColumns) takes it below 1024 lines, where the three phases of scan_kernel.cuh (segment
+// totals, their scan, a second read of everything) cannot fill the GPU; with more lines the
+// three phases stay, as they measured faster (docs/benchmarks.md, 2026-11-29 third session:
+// a tile's barriers and look-back round trips keep too few bytes in flight), and so do ops
+// whose tiles set kColumnPhases = 3.
 #pragma once
 
 #include <cstdint>

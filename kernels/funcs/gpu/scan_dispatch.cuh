@@ -17,7 +17,9 @@
 //                with a deterministic look-back (scan_onepass.cuh).
 //   inner > 1    columns are contiguous: one thread per (outer, inner) line, consecutive threads
 //                on consecutive columns (coalesced), walking `length` sequentially. When
-//                outer * inner cannot fill the GPU, `length` is cut into segments, one pass too.
+//                outer * inner cannot fill the GPU, `length` is cut into segments: three phases
+//                (totals, their scan, a rescan), or below 1024 lines one pass over memory in
+//                tiles of adjacent lines with the same look-back (scan_columns.cuh).
 // All offsets are 64-bit.
 //
 // This file is the engine's dispatch layer: the GPUContext's stream and scratch, and the switch
@@ -25,8 +27,8 @@
 // the flag PADDLE_OPS_GPU_SCAN (paddle_ops/common/flags.h: "engine", the default, or "thrust");
 // paddle_ops.device.gpu_scan_backend() reports the same choice. The layers below it:
 // scan_launch.cuh (strategy, grids, scratch; no framework types, shared with the kernel
-// harness), scan_policy.cuh (tuning numbers), scan_onepass.cuh and scan_kernel.cuh (the
-// __global__ kernels), scan_agent.cuh (a warp's or a thread's work).
+// harness), scan_policy.cuh (tuning numbers), scan_onepass.cuh, scan_columns.cuh and
+// scan_kernel.cuh (the __global__ kernels), scan_agent.cuh (a warp's or a thread's work).
 #pragma once
 
 #include <cstdint>

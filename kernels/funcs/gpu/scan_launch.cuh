@@ -104,9 +104,9 @@ void ScanColumnsThreePhase(cudaStream_t stream, Scratch& scratch, const LineGeom
 // segments a line leave the three phases short of TileColumnThreads threads (under 1024 lines
 // by default) take the one pass of scan_columns.cuh instead (tiles of adjacent lines by
 // segments, unless the op's tiles keep three phases, kColumnPhases = 3). Measured on the H200
-// (docs/benchmarks.md, 2026-11-29 third session): the one pass is 3-5x faster on 16 lines of
-// 2^19 and 5-20 % on 300 lines of 5000; on the benchmark shapes ([16384, 4096] axis 0,
-// [32, 4, 2048, 128] axis 2) it does not beat the three phases yet.
+// (docs/benchmarks.md, 2026-11-29 third session): the one pass is 2.8-4.2x faster on 16 lines
+// of 2^19 and 10-20 % for float on 300 lines of 5000; on the benchmark shapes
+// ([16384, 4096] axis 0, [32, 4, 2048, 128] axis 2) it does not beat the three phases yet.
 template <typename Op, typename Scratch>
 void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t lines, bool exclusive,
                  const Op& op) {
