@@ -80,6 +80,7 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
   using State = typename Op::State;
   using Sum = CompensatedSum<double>;
   static constexpr bool kFast = true;
+  static constexpr bool kStagedRows = true;  // Load/Store touch x and out only (scan_staged_rows.cuh)
   // 4 blocks of 256 threads per SM (at most 64 registers): 32 warps to hide the float64
   // latencies, and [4096, L] rows in one wave on 132 SMs (108 registers unbounded: 2 blocks).
   static constexpr int kMinBlocks = PO_CUMSUM_MIN_BLOCKS;
@@ -273,6 +274,7 @@ struct GpuTileScan<CumsumIntOp<T>, std::enable_if_t<std::is_same<T, int32_t>::va
   using State = T;
   using U = std::make_unsigned_t<T>;
   static constexpr bool kFast = true;
+  static constexpr bool kStagedRows = true;
   static constexpr int V = 16 / static_cast<int>(sizeof(T));
   template <int W>
   static constexpr int kLoads = W == 32 ? 4 : 1;

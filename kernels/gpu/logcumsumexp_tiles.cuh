@@ -38,6 +38,10 @@
 #ifndef PO_LSE_MIN_BLOCKS
 #define PO_LSE_MIN_BLOCKS 4
 #endif
+// Steps a chunk of the thread step over a staged short row (scan_staged_rows.cuh).
+#ifndef PO_LSE_STAGED_ITEMS
+#define PO_LSE_STAGED_ITEMS 8
+#endif
 // float32 gradient rows on the tiles of logcumsumexp_grad_rows.cuh: 0 until they have run on a
 // GPU (the kernel harness builds them with -DPO_LSE_GRAD_ROWS=1).
 #ifndef PO_LSE_GRAD_ROWS
@@ -311,6 +315,8 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   using Op = LogcumsumexpOp<T, double>;
   using State = typename Op::State;
   static constexpr bool kFast = true;
+  static constexpr bool kStagedRows = true;  // Load/Store touch x and out only (scan_staged_rows.cuh)
+  static constexpr int kStagedItems = PO_LSE_STAGED_ITEMS;
   // 4 blocks of 256 threads per SM (at most 64 registers): 32 warps to hide the latency of the
   // exp/log chains and the loads, and [4096, L] rows in one wave on 132 SMs (measured on the
   // H200: 3 blocks at 80 registers were 10 % slower on [4096, 16384]).

@@ -52,6 +52,12 @@ PO_TILE_TRAIT(TileSplitRows, kSplitRows, bool, false)
 // a broadcast gate (kernels/gpu/pscan_onepass.cuh, a compile-time variant).
 PO_TILE_TRAIT(TileOwnColumns, kOwnColumns, bool, false)
 
+// Whether short rows of the op may be staged in shared memory (GpuTileScan<Op>::kStagedRows:
+// its Load and Store touch only op.x and op.out at the position's offset; scan_staged_rows.cuh),
+// and the steps its thread step takes at a time there (kStagedItems).
+PO_TILE_TRAIT(TileStagedRows, kStagedRows, bool, false)
+PO_TILE_TRAIT(TileStagedItems, kStagedItems, int, ScanPolicy::kStagedItems)
+
 // ---- inner == 1: whole rows, a logical warp of W lanes per row (segments: scan_onepass.cuh) ---
 template <int W, int kItems, typename Op>
 __global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileScan<Op>>::value)
