@@ -237,6 +237,52 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
     return carry;
   }
 
+  // A staged short row (scan_staged_rows.cuh): one thread's whole row of L steps in shared
+  // memory. Where every element is finite and the nonzero ones lie within 29 - log2(L) binades
+  // of each other, every prefix is exactly a double (a multiple of the smallest element's ulp
+  // below L times the largest's binade, 2^53 such ulps at most), so the float64 loop is exact
+  // and its outputs, rounded once, are the correctly rounded exact prefixes: the double-double's
+  // bits at one float64 addition a step. Other rows take the thread step.
+  static constexpr bool kStagedRun = true;
+  template <int kItems>
+  __device__ static void StagedRun(const Op& op, const OpLine<Op>& line, int64_t L, bool exclusive) {
+    unsigned amax = 0u, amin = 0x7fffffffu;  // |x| as bits: the largest, the smallest nonzero
+#pragma unroll 8
+    for (int64_t s = 0; s < L; ++s) {
+      const unsigned u = __float_as_uint(static_cast<float>(op.x[line.g.At(line.base, s).offset])) & 0x7fffffffu;
+      amax = max(amax, u);
+      amin = min(amin, u == 0u ? 0x7fffffffu : u);
+    }
+    int log2L = 0;
+    while ((int64_t{1} << log2L) < L) ++log2L;
+    const int emax = static_cast<int>(amax >> 23), emin = max(static_cast<int>(amin >> 23), 1);  // subnormals: 1
+    if (amax >= 0x7f800000u || emax - emin > 29 - log2L) {  // inf, NaN, or too wide a range
+      Thread<kItems, true>(op, line, 0, L, Sum::Zero(), exclusive);
+      return;
+    }
+    if (exclusive) {
+      ExactLoop<true>(op, line, L);
+    } else {
+      ExactLoop<false>(op, line, L);
+    }
+  }
+  template <bool kExclusive>
+  __device__ static void ExactLoop(const Op& op, const OpLine<Op>& line, int64_t L) {
+    double sum = 0.0;
+#pragma unroll 8
+    for (int64_t s = 0; s < L; ++s) {
+      const int64_t off = line.g.At(line.base, s).offset;
+      const double x = static_cast<double>(static_cast<float>(op.x[off]));
+      if (!kExclusive) sum += x;
+      if constexpr (std::is_same<T, float>::value) {
+        op.out[off] = static_cast<float>(sum);  // sum is exact: rounded once
+      } else {
+        op.out[off] = static_cast<T>(RoundToOddFloat(sum));
+      }
+      if (kExclusive) sum += x;
+    }
+  }
+
   // Columns: one thread walks its line, kItems loads in flight; each addition is the fast one
   // unless the element or the running sum is not finite.
   template <int kItems, bool kStore>
@@ -261,6 +307,12 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
     }
     return carry;
   }
+};
+
+// float64 cumsum keeps the generic tiles; its short rows are staged (scan_staged_rows.cuh).
+template <>
+struct GpuTileScan<CumsumFloatOp<double, double>, void> : GenericTileScan<CumsumFloatOp<double, double>> {
+  static constexpr bool kStagedRows = true;
 };
 
 // Integer cumsum rows (int32, int64): exact, so any order gives the same bits. A lane takes

@@ -57,6 +57,11 @@ PO_TILE_TRAIT(TileOwnColumns, kOwnColumns, bool, false)
 // and the steps its thread step takes at a time there (kStagedItems).
 PO_TILE_TRAIT(TileStagedRows, kStagedRows, bool, false)
 PO_TILE_TRAIT(TileStagedItems, kStagedItems, int, ScanPolicy::kStagedItems)
+// Whether the op's tiles scan a whole staged row themselves (GpuTileScan<Op>::kStagedRun and
+// StagedRun<kItems>(op, line, L, exclusive), from the identity, storing every step): a row
+// that is one thread's run, where a sequential step can do what a carry passed between
+// threads cannot (cumsum's exact float64 loop).
+PO_TILE_TRAIT(TileStagedRun, kStagedRun, bool, false)
 
 // ---- inner == 1: whole rows, a logical warp of W lanes per row (segments: scan_onepass.cuh) ---
 template <int W, int kItems, typename Op>

@@ -32,13 +32,15 @@ struct ScanPolicy {
   // Staged short rows (scan_staged_rows.cuh): power-of-two row lengths in [kStagedMinLength,
   // kStagedMaxLength], K = kStagedRun steps a thread (kStagedRun8 for 8-byte elements: the same
   // 66 KB of shared memory a block), at most kStagedMaxRuns threads a row; the op's thread step
-  // takes kStagedItems steps at a time unless its tiles say (TileStagedItems).
+  // takes kStagedItems steps at a time unless its tiles say (TileStagedItems); the kernel is
+  // compiled for kStagedMinBlocks blocks an SM (at most 85 registers).
   static constexpr int64_t kStagedMinLength = 4;
   static constexpr int64_t kStagedMaxLength = 512;
   static constexpr int kStagedRun = 64;
   static constexpr int kStagedRun8 = 32;
   static constexpr int kStagedMaxRuns = 8;
   static constexpr int kStagedItems = 8;
+  static constexpr int kStagedMinBlocks = 3;  // a block's 66 KB of shared memory: 3 an SM
 };
 
 }  // namespace scan_gpu

@@ -89,7 +89,7 @@ __device__ __forceinline__ void StageCopyWait() {
 
 // A block per 256 / kP rows; thread t scans run t % kP (in scan order) of row t / kP.
 template <int kP, bool kRev, int kItems, typename Op>
-__global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileScan<Op>>::value)
+__global__ void __launch_bounds__(ScanPolicy::kThreads, ScanPolicy::kStagedMinBlocks)
     StagedRowKernel(Op op, int64_t rows, StagedRowsPlan plan, bool exclusive) {
   using T = StagedElem<Op>;
   using State = typename Op::State;
@@ -127,7 +127,9 @@ __global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileSca
     sop.out = tile;
     const OpLine<Op> line{sop, LineGeometry{L, 1, kRev}, base};
     using Tiles = GpuTileScan<Op>;
-    if constexpr (kP == 1) {
+    if constexpr (kP == 1 && TileStagedRun<Tiles>::value) {
+      Tiles::template StagedRun<kItems>(sop, line, L, exclusive);
+    } else if constexpr (kP == 1) {
       Tiles::template Thread<kItems, true>(sop, line, 0, L, op.Identity(), exclusive);
     } else {
       const State total = Tiles::template Thread<kItems, false>(sop, line, s0, s0 + K, op.Identity(), exclusive);
