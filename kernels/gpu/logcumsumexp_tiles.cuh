@@ -776,65 +776,6 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     return carry;
   }
 
-  // A staged short row (scan_staged_rows.cuh): one thread's whole row of L steps in shared
-  // memory, in chunks of kItems steps: a lean chunk (LseFast::LeanLevel, as WarpRows' groups, a
-  // lane of one) takes a float32 exp of the exact difference to its reference R and the SFU's
-  // log2 per step, from the carry rebased to R; any other chunk (the row's first, outputs near 0,
-  // NaN, +inf, a wide range) the thread step's precise and exact paths.
-  static constexpr bool kStagedRun = true;
-  template <int kItems>
-  __device__ static void StagedRun(const Op& op, const OpLine<Op>& line, int64_t L, bool exclusive) {
-    constexpr float kInf = std::numeric_limits<float>::infinity();
-    State carry = op.Identity();
-    for (int64_t t0 = 0; t0 < L; t0 += kItems) {
-      const int n = L - t0 < kItems ? static_cast<int>(L - t0) : kItems;
-      float x[kItems];
-      float hi = -kInf, lo = kInf;
-#pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        x[k] = k < n ? static_cast<float>(op.x[line.g.At(line.base, t0 + k).offset]) : -kInf;
-        hi = LseFast::MaxNaN(hi, x[k]);
-        lo = x[k] == -kInf ? lo : fminf(lo, x[k]);
-      }
-      const bool bad = hi != hi || hi == kInf;
-      float R;
-      int lean = 0;
-      LseFast::Sum c;
-      if (LseFast::Usable(carry, hi, lo, bad, &R)) {
-        c = LseFast::Rebase(carry, R);
-        lean = LseFast::LeanLevel(carry, R, c, kItems);
-      }
-      if (lean == 0) {
-        carry = Thread<kItems, true>(op, line, t0, t0 + n, carry, exclusive);
-        continue;
-      }
-      float e[kItems];
-      FloatFloat acc{0.f, 0.f};
-#pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        e[k] = LseFast::ExpDiff(x[k], R);  // 0 for padding
-        acc = FloatFloat::Add(acc, e[k]);
-      }
-      FloatFloat S = FloatFloat::Of(c.hi + c.lo);
-      float s = S.hi + S.lo;
-#pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        float o;
-        if (lean == 2) {  // every output at least kLean2 from 0: a float running sum suffices
-          if (!exclusive) s += e[k];
-          o = LseFast::OutLog2(R, s);
-          if (exclusive) s += e[k];
-        } else {
-          if (!exclusive) S = FloatFloat::Add(S, e[k]);
-          o = LseFast::OutLog2(R, S.hi + S.lo);
-          if (exclusive) S = FloatFloat::Add(S, e[k]);
-        }
-        if (k < n) op.out[line.g.At(line.base, t0 + k).offset] = static_cast<T>(o);
-      }
-      carry = State{static_cast<double>(R), Add(c, LseFast::Sum::Of(acc.ToDouble()))};
-    }
-  }
-
   // Columns: one thread walks its line in chunks of kItems steps.
   template <int kItems, bool kStore>
   __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,

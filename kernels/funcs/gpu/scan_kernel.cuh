@@ -57,11 +57,15 @@ PO_TILE_TRAIT(TileOwnColumns, kOwnColumns, bool, false)
 // and the steps its thread step takes at a time there (kStagedItems).
 PO_TILE_TRAIT(TileStagedRows, kStagedRows, bool, false)
 PO_TILE_TRAIT(TileStagedItems, kStagedItems, int, ScanPolicy::kStagedItems)
-// Whether the op's tiles scan a whole staged row themselves (GpuTileScan<Op>::kStagedRun and
-// StagedRun<kItems>(op, line, L, exclusive), from the identity, storing every step): a row
-// that is one thread's run, where a sequential step can do what a carry passed between
-// threads cannot (cumsum's exact float64 loop).
+// Whether the op's tiles scan staged runs themselves (GpuTileScan<Op>::kStagedRun and
+// StagedRun<kItems, kP>(op, line, s0, s1, exclusive): this lane's run of a row split among kP
+// lanes, from the identity, storing every step; false where it declines, the same on every
+// lane of the row: the generic steps then), where a sequential step can do what the op's
+// carries cannot (cumsum's exact float64 loop); the steps a thread and the blocks an SM they
+// are compiled for (kStagedSteps, kStagedMinBlocks; 0: the policy's).
 PO_TILE_TRAIT(TileStagedRun, kStagedRun, bool, false)
+PO_TILE_TRAIT(TileStagedSteps, kStagedSteps, int, 0)
+PO_TILE_TRAIT(TileStagedMinBlocks, kStagedMinBlocks, int, ScanPolicy::kStagedMinBlocks)
 
 // ---- inner == 1: whole rows, a logical warp of W lanes per row (segments: scan_onepass.cuh) ---
 template <int W, int kItems, typename Op>

@@ -39,6 +39,7 @@ struct ScanPolicy {
   static constexpr int kStagedRun = 64;
   static constexpr int kStagedRun8 = 32;
   static constexpr int kStagedMaxRuns = 8;
+  static constexpr int kStagedMaxRuns8 = 4;   // 8-byte elements: rows of at most 128 steps
   static constexpr int kStagedItems = 8;
   static constexpr int kStagedMinBlocks = 3;  // a block's 66 KB of shared memory: 3 an SM
 };

@@ -62,7 +62,7 @@ struct StagedRowsPlan {
     p.K = std::min<int>(p.L, run);
     if (p.K < 4) return p;
     p.P = p.L / p.K;
-    if (p.P > ScanPolicy::kStagedMaxRuns) return p;
+    if (p.P > (elem_bytes == 8 ? ScanPolicy::kStagedMaxRuns8 : ScanPolicy::kStagedMaxRuns)) return p;
     while ((1 << p.log2K) < p.K) ++p.log2K;
     p.pad = elem_bytes == 2 ? 2 : 1;  // one 4-byte word (one 8-byte element)
     p.ok = true;
@@ -89,7 +89,7 @@ __device__ __forceinline__ void StageCopyWait() {
 
 // A block per 256 / kP rows; thread t scans run t % kP (in scan order) of row t / kP.
 template <int kP, bool kRev, int kItems, typename Op>
-__global__ void __launch_bounds__(ScanPolicy::kThreads, ScanPolicy::kStagedMinBlocks)
+__global__ void __launch_bounds__(ScanPolicy::kThreads, TileStagedMinBlocks<GpuTileScan<Op>>::value)
     StagedRowKernel(Op op, int64_t rows, StagedRowsPlan plan, bool exclusive) {
   using T = StagedElem<Op>;
   using State = typename Op::State;
@@ -127,8 +127,11 @@ __global__ void __launch_bounds__(ScanPolicy::kThreads, ScanPolicy::kStagedMinBl
     sop.out = tile;
     const OpLine<Op> line{sop, LineGeometry{L, 1, kRev}, base};
     using Tiles = GpuTileScan<Op>;
-    if constexpr (kP == 1 && TileStagedRun<Tiles>::value) {
-      Tiles::template StagedRun<kItems>(sop, line, L, exclusive);
+    bool done = false;  // the op's own staged run (TileStagedRun), where it takes the row
+    if constexpr (TileStagedRun<Tiles>::value) {
+      done = Tiles::template StagedRun<kItems, kP>(sop, line, s0, s0 + K, exclusive);
+    }
+    if (done) {
     } else if constexpr (kP == 1) {
       Tiles::template Thread<kItems, true>(sop, line, 0, L, op.Identity(), exclusive);
     } else {
