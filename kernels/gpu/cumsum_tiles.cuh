@@ -30,12 +30,18 @@
 #ifndef PO_CUMSUM_SMEM_DOUBLES
 #define PO_CUMSUM_SMEM_DOUBLES 1
 #endif
-// Staged short rows of float cumsum: steps a thread, blocks an SM the kernel is compiled for.
+// Staged short rows of float cumsum: steps a thread (0: the policy's 64), blocks an SM the
+// kernel is compiled for, and whether rows split among several lanes take the exact loop too
+// (PO_CUMSUM_STAGED_SPLIT: off until it has run on a GPU; they take the engine's generic
+// steps). The harness builds variants of each.
 #ifndef PO_CUMSUM_STAGED_STEPS
-#define PO_CUMSUM_STAGED_STEPS 32
+#define PO_CUMSUM_STAGED_STEPS 0
 #endif
 #ifndef PO_CUMSUM_STAGED_MIN_BLOCKS
-#define PO_CUMSUM_STAGED_MIN_BLOCKS 4
+#define PO_CUMSUM_STAGED_MIN_BLOCKS 3
+#endif
+#ifndef PO_CUMSUM_STAGED_SPLIT
+#define PO_CUMSUM_STAGED_SPLIT 0
 #endif
 
 namespace phi {
@@ -256,8 +262,12 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
   static constexpr bool kStagedRun = true;
   static constexpr int kStagedSteps = PO_CUMSUM_STAGED_STEPS;
   static constexpr int kStagedMinBlocks = PO_CUMSUM_STAGED_MIN_BLOCKS;
+  // Rows of 512 steps (8 lanes a row at 64 steps a lane) were slower staged than on full warps
+  // (H200: 2.7 against 1.55 x copy; docs/benchmarks.md), 256 a little faster.
+  static constexpr int64_t kStagedMaxLength = 256;
   template <int kItems, int kP>
   __device__ static bool StagedRun(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, bool exclusive) {
+    if constexpr (kP > 1 && !PO_CUMSUM_STAGED_SPLIT) return false;
     unsigned amax = 0u, amin = 0x7fffffffu;  // |x| as bits: the largest, the smallest nonzero
     double run = 0.0;                        // the run's sum (exact where the row is)
 #pragma unroll 8

@@ -317,6 +317,7 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   static constexpr bool kFast = true;
   static constexpr bool kStagedRows = true;  // Load/Store touch x and out only (scan_staged_rows.cuh)
   static constexpr int kStagedItems = PO_LSE_STAGED_ITEMS;
+  static constexpr int kStagedMinBlocks = PO_LSE_MIN_BLOCKS;  // as its rows (at most 64 registers)
   // 4 blocks of 256 threads per SM (at most 64 registers): 32 warps to hide the latency of the
   // exp/log chains and the loads, and [4096, L] rows in one wave on 132 SMs (measured on the
   // H200: 3 blocks at 80 registers were 10 % slower on [4096, 16384]).

@@ -61,11 +61,13 @@ PO_TILE_TRAIT(TileStagedItems, kStagedItems, int, ScanPolicy::kStagedItems)
 // StagedRun<kItems, kP>(op, line, s0, s1, exclusive): this lane's run of a row split among kP
 // lanes, from the identity, storing every step; false where it declines, the same on every
 // lane of the row: the generic steps then), where a sequential step can do what the op's
-// carries cannot (cumsum's exact float64 loop); the steps a thread and the blocks an SM they
-// are compiled for (kStagedSteps, kStagedMinBlocks; 0: the policy's).
+// carries cannot (cumsum's exact float64 loop); the steps a thread (kStagedSteps, 0: the
+// policy's), the blocks an SM the kernel is compiled for (kStagedMinBlocks) and the longest row
+// staged (kStagedMaxLength), where an op's tiles set them.
 PO_TILE_TRAIT(TileStagedRun, kStagedRun, bool, false)
 PO_TILE_TRAIT(TileStagedSteps, kStagedSteps, int, 0)
 PO_TILE_TRAIT(TileStagedMinBlocks, kStagedMinBlocks, int, ScanPolicy::kStagedMinBlocks)
+PO_TILE_TRAIT(TileStagedMaxLength, kStagedMaxLength, int64_t, ScanPolicy::kStagedMaxLength)
 
 // ---- inner == 1: whole rows, a logical warp of W lanes per row (segments: scan_onepass.cuh) ---
 template <int W, int kItems, typename Op>

@@ -105,7 +105,7 @@ bool ScanStagedRows(cudaStream_t stream, const LineGeometry& g, int64_t rows, bo
     constexpr int kBytes = static_cast<int>(sizeof(StagedElem<Op>));
     const int run = PO_SCAN_STAGED_RUN != 0 ? PO_SCAN_STAGED_RUN : TileStagedSteps<GpuTileScan<Op>>::value;
     const StagedRowsPlan plan = StagedRowsPlan::For(g.length, kBytes, run);
-    if (!plan.ok) return false;
+    if (!plan.ok || g.length > TileStagedMaxLength<GpuTileScan<Op>>::value) return false;
     const uintptr_t a = reinterpret_cast<uintptr_t>(op.x) | reinterpret_cast<uintptr_t>(op.out);
     if (a % (kBytes == 8 ? 8 : 4) != 0) return false;
     switch (plan.P) {
