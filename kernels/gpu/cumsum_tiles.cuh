@@ -290,15 +290,8 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
     if (amax >= 0x7f800000u || emax - emin > 29 - log2L) return false;  // inf, NaN, or too wide a range
     double carry = 0.0;
     if constexpr (kP > 1) {  // the runs before this one, in lane order (exact: any order is)
-      const int lane = static_cast<int>(threadIdx.x) % kP;
-      double incl = run;
-#pragma unroll
-      for (int d = 1; d < kP; d <<= 1) {
-        const double y = __shfl_up_sync(mask, incl, d, kP);
-        if (lane >= d) incl += y;
-      }
-      const double before = __shfl_up_sync(mask, incl, 1, kP);
-      carry = lane == 0 ? 0.0 : before;
+      double all;
+      ScanLaneTotals<kP>(run, mask, static_cast<int>(threadIdx.x) % kP, &carry, &all);
     }
     if (exclusive) {
       ExactLoop<true>(op, line, s0, s1, carry);

@@ -282,21 +282,6 @@ struct LseVec {
   static constexpr int kV = 16 / static_cast<int>(sizeof(T));
 };
 
-// The lanes' totals of a logical warp of W lanes, scanned in float64 in a fixed order: what
-// lies before this lane (0 for lane 0) and the warp's total (every lane).
-template <int W>
-__device__ inline void ScanLaneTotals(double lane_total, unsigned mask, int lane, double* before, double* total) {
-  double incl = lane_total;
-#pragma unroll
-  for (int d = 1; d < W; d <<= 1) {
-    const double y = __shfl_up_sync(mask, incl, d, W);
-    if (lane >= d) incl += y;
-  }
-  const double b = __shfl_up_sync(mask, incl, 1, W);
-  *before = lane == 0 ? 0.0 : b;
-  *total = __shfl_sync(mask, incl, W - 1, W);
-}
-
 // Steps first .. first+V-1 of a row (inner == 1) at `base`, as floats; steps >= s1 read -inf.
 template <typename T, int V>
 __device__ inline void LoadRowItems(const T* x, int64_t base, int64_t L, bool reverse, int64_t first, int64_t s1,

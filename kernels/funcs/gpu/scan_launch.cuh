@@ -167,7 +167,9 @@ void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, i
 
 }  // namespace scan_gpu
 
-// Which strategy ScanGpu takes for a layout (tests use it to cover each one).
+// Which strategy ScanGpu takes for a layout (tests use it to cover each one). Short rows are
+// staged in shared memory first where the op allows it (ScanStagedRows), else taken by logical
+// warps.
 enum class GpuScanStrategy { kShortRows, kRows, kColumns };
 
 inline GpuScanStrategy ChooseGpuScanStrategy(const ScanLayout& l) {

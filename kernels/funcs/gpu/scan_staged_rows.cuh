@@ -12,7 +12,8 @@
 // The logical warps of RowScanKernel spend a warp scan of the lane totals (log2 W combines and
 // shuffles of the whole state) per W * kItems steps, which made short rows instruction bound
 // (105 instructions per element for float cumsum at L = 64, issue 29); here a step is the op's
-// sequential step plus a shared-memory load and store and the copies' share.
+// sequential step plus a shared-memory load and store and the copies' share (33 for float
+// cumsum, whose own staged run is an exact float64 loop; docs/benchmarks.md).
 //
 // Layout in shared memory: the tile in memory order, each run of K steps followed by `pad`
 // elements (one 4-byte word; one element for 8-byte types), so that a run's pitch is an odd
@@ -24,6 +25,8 @@
 // Store must read and write only op.x and op.out at the position's offset (the engine points
 // them at the shared tile; both are the same buffer, so Thread must load each chunk of kItems
 // steps before storing any of it, as every Thread here does). Other ops keep the logical warps.
+// Its tiles may also scan a run themselves (TileStagedRun: StagedRun, which may decline a row)
+// and set the run length, the blocks an SM and the longest row staged.
 #pragma once
 
 #include <cstdint>
