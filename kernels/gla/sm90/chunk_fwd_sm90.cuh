@@ -23,6 +23,8 @@
 // Dv are zero-filled by the TMA loads and dropped by the store.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -170,8 +172,8 @@ struct FwdKernel {
     alignas(1024) ArrayEngine<E, cosize_v<LayoutA>> a;
     alignas(1024) ArrayEngine<E, cosize_v<LayoutO>> o;
     float pc[kC * kLdP];            // clamped cumulative gates (other mode)
-    float tot[kGroups][DK];         // per row group: sums of the gates
-    float totc[kGroups][DK];        // and of the clamped gates
+    alignas(8) float tot[kGroups][DK];   // per row group: sums of the gates
+    alignas(8) float totc[kGroups][DK];  // and of the clamped gates
     float vec_s[DK], vec_pre[DK], vec_post[DK];  // row scalings of the state: sS, before, after the MMA
     int unsafe;
     uint64_t full[kStages];
@@ -193,16 +195,33 @@ struct FwdKernel {
   }
 };
 
-// Two adjacent 16-bit elements <-> float2.
+// Two adjacent 16-bit elements <-> float2, as one 32-bit shared-memory access and one packed
+// conversion (round to nearest even, as E(x)). The pairs are always 4-byte aligned: an even
+// column of a row whose 16-byte chunks the swizzle moves whole, or columns n, n + 1 of a GMMA
+// accumulator fragment (its elements 2k, 2k + 1) stored to a tile with that mode contiguous.
 template <class E>
 __device__ __forceinline__ float2 Load2(const E* p) {
-  const E* e = p;
-  return make_float2(float(e[0]), float(e[1]));
+  const uint32_t u = *reinterpret_cast<const uint32_t*>(p);
+  if constexpr (std::is_same<E, cutlass::half_t>::value) {
+    __half2 h;
+    static_assert(sizeof(h) == sizeof(u), "half2 is 32 bits");
+    memcpy(&h, &u, sizeof(u));
+    return __half22float2(h);
+  } else {
+    return make_float2(__uint_as_float(u << 16), __uint_as_float(u & 0xffff0000u));
+  }
 }
 template <class E>
 __device__ __forceinline__ void Store2(E* p, float x, float y) {
-  p[0] = E(x);
-  p[1] = E(y);
+  uint32_t u;
+  if constexpr (std::is_same<E, cutlass::half_t>::value) {
+    const __half2 h = __floats2half2_rn(x, y);
+    memcpy(&u, &h, sizeof(u));
+  } else {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(x, y);
+    memcpy(&u, &h, sizeof(u));
+  }
+  *reinterpret_cast<uint32_t*>(p) = u;
 }
 
 template <class K>
@@ -333,8 +352,8 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       s0 += gg.x, s1 += gg.y;
       c0 += fmaxf(gg.x, -kClampGate), c1 += fmaxf(gg.y, -kClampGate);
     }
-    sm.tot[grp][i0] = s0, sm.tot[grp][i0 + 1] = s1;
-    sm.totc[grp][i0] = c0, sm.totc[grp][i0 + 1] = c1;
+    *reinterpret_cast<float2*>(&sm.tot[grp][i0]) = make_float2(s0, s1);
+    *reinterpret_cast<float2*>(&sm.totc[grp][i0]) = make_float2(c0, c1);
     if (ct == 0) sm.unsafe = 0;  // read after barrier 2 of the previous chunk, written before barrier 2 of this one
     consumer_sync(1);
 
@@ -452,11 +471,18 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     consumer_sync(5);
 
     // sS = vec_s * S (o's operand), then S *= vec_pre, before the state MMA.
+    // (The scalings are read before any store, so that each distinct row is loaded once.)
+    float rs[size(accS) / 2], rp[size(accS) / 2];
     CUTE_UNROLL
-    for (int e = 0; e < size(accS); ++e) {
-      const int i = get<0>(tScS(e));
-      tSsS(e) = E(accS(e) * sm.vec_s[i]);
-      accS(e) *= sm.vec_pre[i];
+    for (int e = 0; e < size(accS); e += 2) {
+      rs[e / 2] = sm.vec_s[get<0>(tScS(e))];
+      rp[e / 2] = sm.vec_pre[get<0>(tScS(e))];
+    }
+    CUTE_UNROLL
+    for (int e = 0; e < size(accS); e += 2) {
+      Store2(&tSsS(e), accS(e) * rs[e / 2], accS(e + 1) * rs[e / 2]);
+      accS(e) *= rp[e / 2];
+      accS(e + 1) *= rp[e / 2];
     }
 
     // Phase 1: A = Qd Kd^T and S += Kd^T V.
@@ -483,9 +509,9 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
 
     if (safe) {
       CUTE_UNROLL
-      for (int e = 0; e < size(accA); ++e) {
+      for (int e = 0; e < size(accA); e += 2) {
         const int t = get<0>(tAcA(e)), s = get<1>(tAcA(e));
-        tAsA(e) = E(s <= t ? accA(e) : 0.f);
+        Store2(&tAsA(e), s <= t ? accA(e) : 0.f, s + 1 <= t ? accA(e + 1) : 0.f);
       }
       cutlass::arch::fence_view_async_shared();
     }
@@ -513,7 +539,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     cutlass::arch::ClusterBarrier::arrive(&sm.empty[st]);  // the stage is free
 
     CUTE_UNROLL
-    for (int e = 0; e < size(accO); ++e) tOsO(e) = E(accO(e));
+    for (int e = 0; e < size(accO); e += 2) Store2(&tOsO(e), accO(e), accO(e + 1));
     cutlass::arch::fence_view_async_shared();
     consumer_sync(7);
     if (ct == 0) {
