@@ -224,6 +224,15 @@ __device__ __forceinline__ void Store2(E* p, float x, float y) {
   *reinterpret_cast<uint32_t*>(p) = u;
 }
 
+// 2^x on the special-function unit, denormal results flushed: for the factored mode's factors,
+// whose exponents are bounded by SafeRange (e^32 = 2^46.2, far from float's denormals).
+__device__ __forceinline__ float Exp2Ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+constexpr float kLog2e = 1.4426950408889634f;
+
 template <class K>
 __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTANT typename K::Params const p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -345,9 +354,21 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     // Pass 1: each thread's sums of its rows of two gate columns (raw and clamped).
     float g0[kRows], g1[kRows];
     float s0 = 0.f, s1 = 0.f, c0 = 0.f, c1 = 0.f;
+    // A thread's rows r0 .. r0 + kRows - 1 (r0 a multiple of 8): the swizzle repeats every 8
+    // rows, so rows r and r + 8 lie kStep8 elements apart; 8 row addresses serve all kRows.
+    // q, k and gk share one layout, so one set of offsets serves the three.
+    static_assert(kRows % 8 == 0, "a thread's rows start on a swizzle period");
+    E* const q0 = &sQ(0, 0, 0);
+    E* const k0 = &sK(0, 0, 0);
+    const E* const g0p = &sG(0, 0, 0);
+    const int kStep8 = int(&sQ(8, 0, 0) - q0);
+    int roff[8];
+    CUTE_UNROLL
+    for (int r = 0; r < 8; ++r) roff[r] = int(&sQ(r0 + r, i0, st) - q0);
+    auto row = [&](int r) { return roff[r % 8] + (r / 8) * kStep8; };
     CUTE_UNROLL
     for (int r = 0; r < kRows; ++r) {
-      const float2 gg = Load2(&sG(r0 + r, i0, st));
+      const float2 gg = Load2(g0p + row(r));
       g0[r] = gg.x, g1[r] = gg.y;
       s0 += gg.x, s1 += gg.y;
       c0 += fmaxf(gg.x, -kClampGate), c1 += fmaxf(gg.y, -kClampGate);
@@ -430,11 +451,12 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     if (safe) {
       CUTE_UNROLL
       for (int r = 0; r < kRows; ++r) {
-        E* pq = &sQ(r0 + r, i0, st);
-        E* pk = &sK(r0 + r, i0, st);
+        E* pq = q0 + row(r);
+        E* pk = k0 + row(r);
         const float2 qq = Load2(pq), kk = Load2(pk);
-        Store2(pq, qq.x * __expf(a0[r]) * p.scale, qq.y * __expf(a1[r]) * p.scale);
-        Store2(pk, kk.x * __expf(-a0[r]), kk.y * __expf(-a1[r]));
+        const float y0 = a0[r] * kLog2e, y1 = a1[r] * kLog2e;
+        Store2(pq, qq.x * Exp2Ftz(y0) * p.scale, qq.y * Exp2Ftz(y1) * p.scale);
+        Store2(pk, kk.x * Exp2Ftz(-y0), kk.y * Exp2Ftz(-y1));
       }
       if (grp == 0) {
         sm.vec_s[i0] = sm.vec_pre[i0] = __expf(ref0);
@@ -454,8 +476,8 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       CUTE_UNROLL
       for (int r = 0; r < kRows; ++r) {
         pre0 += g0[r], pre1 += g1[r];
-        E* pq = &sQ(r0 + r, i0, st);
-        E* pk = &sK(r0 + r, i0, st);
+        E* pq = q0 + row(r);
+        E* pk = k0 + row(r);
         const float2 qq = Load2(pq), kk = Load2(pk);
         Store2(pq, qq.x * __expf(pre0) * p.scale, qq.y * __expf(pre1) * p.scale);
         Store2(pk, kk.x * __expf(kf0[r]), kk.y * __expf(kf1[r]));
