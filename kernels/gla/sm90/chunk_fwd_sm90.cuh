@@ -241,7 +241,10 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   using Smem = typename K::Smem;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   // The swizzled buffers assume 1024-byte alignment; kSmemBytes has room for the shift.
-  Smem& sm = *reinterpret_cast<Smem*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  // (An offset from smem_raw rather than an integer round trip: the compiler then knows every
+  // pointer below is shared memory and addresses it with 32-bit shared loads and stores.)
+  const uint32_t pad = (1024u - (static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw)) & 1023u)) & 1023u;
+  Smem& sm = *reinterpret_cast<Smem*>(smem_raw + pad);
 
   const int vt = blockIdx.x;          // Dv tile
   const int bh = blockIdx.y;          // head
@@ -347,6 +350,21 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   const int cp = ct % kPairs, grp = ct / kPairs;
   const int i0 = 2 * cp, r0 = grp * kRows;
 
+  // The element offsets of this thread's q/k/gk rows r0 .. r0 + kRows - 1 at column i0 (the three
+  // share one layout), computed once: r0 is a multiple of 8 and the swizzle repeats every 8 rows,
+  // so rows r and r + 8 lie step8 apart, and the stages (whole multiples of the swizzle's
+  // 1024 bytes) stage_step apart.
+  static_assert(kRows % 8 == 0, "a thread's rows start on a swizzle period");
+  // (The bases straight from the storage, so that they stay shared-memory pointers.)
+  E* const q0 = raw_pointer_cast(sm.q.begin());
+  E* const k0 = raw_pointer_cast(sm.k.begin());
+  const E* const g0p = raw_pointer_cast(sm.g.begin());
+  const int step8 = int(&sQ(8, 0, 0) - &sQ(0, 0, 0));
+  const int stage_step = kStages > 1 ? int(&sQ(0, 0, kStages - 1) - &sQ(0, 0, 0)) / (kStages - 1) : 0;
+  int roff[8];
+  CUTE_UNROLL
+  for (int r = 0; r < 8; ++r) roff[r] = int(&sQ(r0 + r, i0, 0) - &sQ(0, 0, 0));
+
   for (int n = 0; n < NT; ++n) {
     const int st = n % kStages;
     cutlass::arch::ClusterTransactionBarrier::wait(&sm.full[st], (n / kStages) & 1);
@@ -356,16 +374,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     float s0 = 0.f, s1 = 0.f, c0 = 0.f, c1 = 0.f;
     // A thread's rows r0 .. r0 + kRows - 1 (r0 a multiple of 8): the swizzle repeats every 8
     // rows, so rows r and r + 8 lie kStep8 elements apart; 8 row addresses serve all kRows.
-    // q, k and gk share one layout, so one set of offsets serves the three.
-    static_assert(kRows % 8 == 0, "a thread's rows start on a swizzle period");
-    E* const q0 = &sQ(0, 0, 0);
-    E* const k0 = &sK(0, 0, 0);
-    const E* const g0p = &sG(0, 0, 0);
-    const int kStep8 = int(&sQ(8, 0, 0) - q0);
-    int roff[8];
-    CUTE_UNROLL
-    for (int r = 0; r < 8; ++r) roff[r] = int(&sQ(r0 + r, i0, st) - q0);
-    auto row = [&](int r) { return roff[r % 8] + (r / 8) * kStep8; };
+    auto row = [&](int r) { return st * stage_step + roff[r % 8] + (r / 8) * step8; };
     CUTE_UNROLL
     for (int r = 0; r < kRows; ++r) {
       const float2 gg = Load2(g0p + row(r));
