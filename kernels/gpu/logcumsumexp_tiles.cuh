@@ -38,6 +38,10 @@
 #ifndef PO_LSE_MIN_BLOCKS
 #define PO_LSE_MIN_BLOCKS 4
 #endif
+// Steps a chunk of the thread step over a staged short row (scan_staged_rows.cuh).
+#ifndef PO_LSE_STAGED_ITEMS
+#define PO_LSE_STAGED_ITEMS 8
+#endif
 // float32 gradient rows on the tiles of logcumsumexp_grad_rows.cuh: 0 until they have run on a
 // GPU (the kernel harness builds them with -DPO_LSE_GRAD_ROWS=1).
 #ifndef PO_LSE_GRAD_ROWS
@@ -278,21 +282,6 @@ struct LseVec {
   static constexpr int kV = 16 / static_cast<int>(sizeof(T));
 };
 
-// The lanes' totals of a logical warp of W lanes, scanned in float64 in a fixed order: what
-// lies before this lane (0 for lane 0) and the warp's total (every lane).
-template <int W>
-__device__ inline void ScanLaneTotals(double lane_total, unsigned mask, int lane, double* before, double* total) {
-  double incl = lane_total;
-#pragma unroll
-  for (int d = 1; d < W; d <<= 1) {
-    const double y = __shfl_up_sync(mask, incl, d, W);
-    if (lane >= d) incl += y;
-  }
-  const double b = __shfl_up_sync(mask, incl, 1, W);
-  *before = lane == 0 ? 0.0 : b;
-  *total = __shfl_sync(mask, incl, W - 1, W);
-}
-
 // Steps first .. first+V-1 of a row (inner == 1) at `base`, as floats; steps >= s1 read -inf.
 template <typename T, int V>
 __device__ inline void LoadRowItems(const T* x, int64_t base, int64_t L, bool reverse, int64_t first, int64_t s1,
@@ -311,6 +300,9 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   using Op = LogcumsumexpOp<T, double>;
   using State = typename Op::State;
   static constexpr bool kFast = true;
+  static constexpr bool kStagedRows = true;  // Load/Store touch x and out only (scan_staged_rows.cuh)
+  static constexpr int kStagedItems = PO_LSE_STAGED_ITEMS;
+  static constexpr int kStagedMinBlocks = PO_LSE_MIN_BLOCKS;  // as its rows (at most 64 registers)
   // 4 blocks of 256 threads per SM (at most 64 registers): 32 warps to hide the latency of the
   // exp/log chains and the loads, and [4096, L] rows in one wave on 132 SMs (measured on the
   // H200: 3 blocks at 80 registers were 10 % slower on [4096, 16384]).
@@ -976,6 +968,12 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       if (exclusive) S = FloatFloat::Add(S, e);
     }
   }
+};
+
+// float64 logcumsumexp keeps the generic tiles; its short rows are staged (scan_staged_rows.cuh).
+template <>
+struct GpuTileScan<LogcumsumexpOp<double, double>, void> : GenericTileScan<LogcumsumexpOp<double, double>> {
+  static constexpr bool kStagedRows = true;
 };
 
 

@@ -206,10 +206,11 @@ struct EngineCase {
   }
 };
 
-// One shape per engine strategy (kernels/funcs/gpu/scan_launch.cuh): short rows (4 and 16 lanes a row), whole rows
+// One shape per engine strategy (kernels/funcs/gpu/scan_launch.cuh): short rows (4 and 16 lanes a row; power-of-two
+// rows staged in shared memory, scan_staged_rows.cuh), whole rows
 // per warp, long rows split into segments (the single pass with its look-back, scan_onepass.cuh),
 // columns, columns split along the length in three phases, and few columns in one pass
-// (scan_columns.cuh, under 1024 lines); odd lengths throughout. Each is run three times and compared bitwise, and
+// (scan_columns.cuh, under 1024 lines); odd lengths elsewhere. Each is run three times and compared bitwise, and
 // against the CPU kernels, in all four exclusive/reverse modes, for logcumsumexp, its
 // gradient and cumsum.
 TEST(GpuTest, ScanEngineEveryStrategyDeterministicAndMatchesCpu) {
@@ -218,6 +219,8 @@ TEST(GpuTest, ScanEngineEveryStrategyDeterministicAndMatchesCpu) {
   const std::vector<EngineCase> cases = {
       {{1001, 13}, 1},      // short rows, 4 lanes a row
       {{517, 61}, 1},       // short rows, 16 lanes a row
+      {{1001, 64}, 1},      // short rows staged in shared memory, two threads a row (8-byte)
+      {{333, 16}, 1},       // short rows staged, a thread a row
       {{2100, 301}, 1},     // rows, one warp a row
       {{3, 100003}, 1},     // long rows split into segments
       {{1, 300007}, 0},     // one long row
@@ -272,6 +275,7 @@ void CheckFastTiles(double tol) {
   const std::vector<EngineCase> cases = {
       {{1001, 13}, 1}, {{517, 61}, 1},   {{2100, 301}, 1},    {{3, 100003}, 1},
       {{1, 300007}, 0}, {{1, 1 << 22}, 0}, {{5, 1001, 7}, 1}, {{1, 20000, 3}, 1}, {{8300, 1024}, 0},
+      {{1001, 64}, 1}, {{300, 256}, 1},  // staged short rows: a thread a row, 4 threads a row
   };
   std::mt19937 rng(17);
   std::normal_distribution<float> nd(0, 3);
@@ -325,7 +329,7 @@ TEST(GpuTest, ScanEngineIntegerCumsumIsExact) {
   REQUIRE_GPU();
   ScopedGpuScanBackend engine("engine");
   std::mt19937_64 rng(2);
-  for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{{7, 100001}, {300, 31}, {40, 9, 513}}) {
+  for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{{7, 100001}, {300, 31}, {40, 9, 513}, {300, 32}, {1001, 128}}) {
     int64_t n = 1;
     for (int64_t d : dims) n *= d;
     std::vector<int64_t> v(n);

@@ -2,7 +2,7 @@
 look-back, the cumsum fast tiles (one inf/NaN check per tile, outputs rounded through the
 nearest double) and the lean logcumsumexp outputs (|out| >= 4), on shapes that take each
 strategy: 1-D and few long rows (the single pass), many rows (a warp each), short rows (4 and
-16 lanes a row), columns. Each result is held to the CPU kernels or a float64 reference and is
+16 lanes a row; power-of-two lengths staged in shared memory, a thread a run), columns. Each result is held to the CPU kernels or a float64 reference and is
 compared bitwise with a second run. Without a GPU every test skips, saying so."""
 
 import numpy as np
@@ -15,11 +15,13 @@ from test_logcumsumexp_accuracy import reference as lse_reference
 pytestmark = pytest.mark.skipif(not gpu_available(), reason='needs a GPU (the GPU scan engine)')
 
 # (shape, axis): 1-D and few long rows take the single pass (segments of 4096 steps), many rows a
-# warp each, short rows 4 or 16 lanes a row, then columns: few lines in one pass (scan_columns.cuh:
-# inner 7 without vector accesses; inner 96 with them, 3 tiles across by 33 segments), more in
-# three phases (2048 lines by 10 segments).
+# warp each, short rows 4 or 16 lanes a row; power-of-two rows of 4 to 512 steps are staged (a
+# thread a row of up to 64 steps, several threads a longer row; a last block of fewer rows); then
+# columns: few lines in one pass (scan_columns.cuh: inner 7 without vector accesses; inner 96
+# with them, 3 tiles across by 33 segments), more in three phases (2048 lines by 10 segments).
 SHAPES = [((300007,), 0), ((3, 100003), 1), ((2100, 301), 1), ((517, 61), 1), ((1001, 13), 1),
-          ((5, 1001, 7), 1), ((2, 4099, 96), 1), ((600, 2048), 0)]
+          ((5, 1001, 7), 1), ((1001, 64), 1), ((3, 111, 16), 2), ((300, 256), 1), ((70, 4), 1),
+          ((2, 4099, 96), 1), ((600, 2048), 0)]
 
 
 def with_specials(shape, seed):
@@ -80,3 +82,71 @@ def test_logcumsumexp_float32_within_spec(shape, axis, center, exclusive, revers
     bound = np.where(np.abs(ref[fin]) >= 0.5, 2.5e-7, 1e-6)
     worst = np.argmax(rel / bound)
     assert rel[worst] <= bound[worst], f'relative error {rel[worst]:.3g} at ref {ref[fin][worst]!r}'
+
+
+# Staged short rows of every element size: 2-byte (float16, bfloat16 above), 4-byte (int32),
+# 8-byte (int64, float64: 32 steps a thread, so 64 and 128 steps are two and four runs).
+STAGED = [((1001, 64), 1), ((3, 111, 16), 2), ((300, 128), 1), ((70, 4), 1)]
+DIRECTIONS = [(False, False), (True, False), (False, True), (True, True)]
+
+
+def scan_reference(x, axis, exclusive, reverse, step, empty, dtype):
+    """A left fold `step(acc, x_k)` along axis in `dtype` (exclusive: `empty` first)."""
+    a = np.moveaxis(np.asarray(x).astype(dtype), axis, -1)
+    if reverse:
+        a = a[..., ::-1]
+    r = np.empty_like(a)
+    acc = np.full(a.shape[:-1], empty, dtype)
+    for k in range(a.shape[-1]):
+        if not exclusive:
+            acc = step(acc, a[..., k])
+        r[..., k] = acc
+        if exclusive:
+            acc = step(acc, a[..., k])
+    if reverse:
+        r = r[..., ::-1]
+    return np.moveaxis(r, -1, axis)
+
+
+def cumsum_reference(x, axis, exclusive, reverse, dtype=None):
+    return scan_reference(x, axis, exclusive, reverse, np.add, 0, dtype or np.asarray(x).dtype)
+
+
+def lse_reference_long(x, axis, exclusive, reverse):
+    """logcumsumexp in long double (x86: 64-bit mantissa), a running log-add-exp."""
+    def step(acc, v):
+        m = np.maximum(acc, v)
+        with np.errstate(invalid='ignore'):
+            r = m + np.log(np.exp(acc - m) + np.exp(v - m))
+        return np.where(np.isneginf(m), m, r)
+    return scan_reference(x, axis, exclusive, reverse, step, -np.inf, np.longdouble).astype(np.float64)
+
+
+@pytest.mark.parametrize('shape,axis', STAGED)
+@pytest.mark.parametrize('dtype', ['int32', 'int64'])
+@pytest.mark.parametrize('exclusive,reverse', DIRECTIONS)
+def test_integer_cumsum_staged_rows_exact(shape, axis, dtype, exclusive, reverse):
+    rng = np.random.default_rng(4)
+    x = rng.integers(-(2 ** 30), 2 ** 30, shape).astype(dtype)  # int32 prefixes wrap, as they must
+    fn = lambda t: paddle.cumsum(t, axis=axis, exclusive=exclusive, reverse=reverse)
+    out = run_gpu_twice(fn, x, dtype)
+    np.testing.assert_array_equal(out, cumsum_reference(x, axis, exclusive, reverse).astype(np.int64))
+
+
+@pytest.mark.parametrize('shape,axis', STAGED)
+@pytest.mark.parametrize('exclusive,reverse', DIRECTIONS)
+def test_float64_staged_rows_within_spec(shape, axis, exclusive, reverse):
+    # docs/spec.md: cumsum within 1e-14 of the running sum of |x|; logcumsumexp within
+    # 1e-14 * max(1, |ref|).
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(shape) * 2
+    cs = run_gpu_twice(lambda t: paddle.cumsum(t, axis=axis, exclusive=exclusive, reverse=reverse), x, 'float64')
+    ref = cumsum_reference(x, axis, exclusive, reverse, np.longdouble)
+    mag = cumsum_reference(np.abs(x), axis, exclusive, reverse, np.longdouble)
+    assert np.all(np.abs(cs - ref) <= 1e-14 * np.maximum(mag, 1e-300))
+    lse = run_gpu_twice(lambda t: paddle.logcumsumexp(t, axis=axis, exclusive=exclusive, reverse=reverse), x,
+                        'float64')
+    lref = lse_reference_long(x, axis, exclusive, reverse)
+    assert np.array_equal(np.isneginf(lse), np.isneginf(lref))
+    fin = np.isfinite(lref)
+    assert np.all(np.abs(lse[fin] - lref[fin]) <= 1e-14 * np.maximum(1.0, np.abs(lref[fin])))

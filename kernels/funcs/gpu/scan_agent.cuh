@@ -213,6 +213,21 @@ __device__ __forceinline__ void WarpTileExclusiveScan(const Op& op, const typena
   WarpScanT(temp).ExclusiveScan(agg, *prefix, carry, CombineFn<Op>{op}, *warp_total);
 }
 
+// The lanes' totals of a logical warp of W lanes, scanned in float64 in a fixed order: what
+// lies before this lane (0 for lane 0) and the warp's total (every lane).
+template <int W>
+__device__ inline void ScanLaneTotals(double lane_total, unsigned mask, int lane, double* before, double* total) {
+  double incl = lane_total;
+#pragma unroll
+  for (int d = 1; d < W; d <<= 1) {
+    const double y = __shfl_up_sync(mask, incl, d, W);
+    if (lane >= d) incl += y;
+  }
+  const double b = __shfl_up_sync(mask, incl, 1, W);
+  *before = lane == 0 ? 0.0 : b;
+  *total = __shfl_sync(mask, incl, W - 1, W);
+}
+
 // Step s of a storing scan, whose item is `item`, with *prefix the combination of everything
 // before it: an exclusive scan stores *prefix and then takes the item in, an inclusive one
 // takes it in first and stores the result.

@@ -9,8 +9,12 @@
 // whatever it finds published), so a given input gives the same bits on every run.
 //
 // Strategies, chosen from the layout (scan_launch.cuh):
-//   inner == 1   rows are contiguous. A logical warp of W lanes (W = 4, 16 or 32; several rows per
-//                warp when rows are short) walks its row in tiles of W * kItems: each lane folds
+//   inner == 1   rows are contiguous. Short power-of-two rows (4 to 512 steps) of the ops that
+//                allow it are staged: a block copies a tile of rows into shared memory and each
+//                thread scans a run of one row with the op's sequential step
+//                (scan_staged_rows.cuh). Otherwise a logical warp of W lanes (W = 4, 16 or 32;
+//                several rows per warp when rows are short) walks its row in tiles of
+//                W * kItems: each lane folds
 //                kItems consecutive elements, a warp scan of the lane totals, and a carry passes
 //                from tile to tile. Rows too few to fill the GPU are cut into segments of
 //                ScanPolicy::kRowSegment steps, a warp each, scanned in one pass over memory
@@ -27,8 +31,9 @@
 // the flag PADDLE_OPS_GPU_SCAN (paddle_ops/common/flags.h: "engine", the default, or "thrust");
 // paddle_ops.device.gpu_scan_backend() reports the same choice. The layers below it:
 // scan_launch.cuh (strategy, grids, scratch; no framework types, shared with the kernel
-// harness), scan_policy.cuh (tuning numbers), scan_onepass.cuh, scan_columns.cuh and
-// scan_kernel.cuh (the __global__ kernels), scan_agent.cuh (a warp's or a thread's work).
+// harness), scan_policy.cuh (tuning numbers), scan_onepass.cuh, scan_columns.cuh,
+// scan_staged_rows.cuh and scan_kernel.cuh (the __global__ kernels), scan_agent.cuh (a warp's or
+// a thread's work).
 #pragma once
 
 #include <cstdint>

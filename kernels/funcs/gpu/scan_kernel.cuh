@@ -52,6 +52,23 @@ PO_TILE_TRAIT(TileSplitRows, kSplitRows, bool, false)
 // a broadcast gate (kernels/gpu/pscan_onepass.cuh, a compile-time variant).
 PO_TILE_TRAIT(TileOwnColumns, kOwnColumns, bool, false)
 
+// Whether short rows of the op may be staged in shared memory (GpuTileScan<Op>::kStagedRows:
+// its Load and Store touch only op.x and op.out at the position's offset; scan_staged_rows.cuh),
+// and the steps its thread step takes at a time there (kStagedItems).
+PO_TILE_TRAIT(TileStagedRows, kStagedRows, bool, false)
+PO_TILE_TRAIT(TileStagedItems, kStagedItems, int, ScanPolicy::kStagedItems)
+// Whether the op's tiles scan staged runs themselves (GpuTileScan<Op>::kStagedRun and
+// StagedRun<kItems, kP>(op, line, s0, s1, exclusive): this lane's run of a row split among kP
+// lanes, from the identity, storing every step; false where it declines, the same on every
+// lane of the row: the generic steps then), where a sequential step can do what the op's
+// carries cannot (cumsum's exact float64 loop); the steps a thread (kStagedSteps, 0: the
+// policy's), the blocks an SM the kernel is compiled for (kStagedMinBlocks) and the longest row
+// staged (kStagedMaxLength), where an op's tiles set them.
+PO_TILE_TRAIT(TileStagedRun, kStagedRun, bool, false)
+PO_TILE_TRAIT(TileStagedSteps, kStagedSteps, int, 0)
+PO_TILE_TRAIT(TileStagedMinBlocks, kStagedMinBlocks, int, ScanPolicy::kStagedMinBlocks)
+PO_TILE_TRAIT(TileStagedMaxLength, kStagedMaxLength, int64_t, ScanPolicy::kStagedMaxLength)
+
 // ---- inner == 1: whole rows, a logical warp of W lanes per row (segments: scan_onepass.cuh) ---
 template <int W, int kItems, typename Op>
 __global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileScan<Op>>::value)

@@ -12,6 +12,7 @@
 #include "kernels/funcs/gpu/scan_columns.cuh"
 #include "kernels/funcs/gpu/scan_kernel.cuh"
 #include "kernels/funcs/gpu/scan_onepass.cuh"
+#include "kernels/funcs/gpu/scan_staged_rows.cuh"
 #include "kernels/funcs/scan_layout.h"
 
 namespace phi {
@@ -53,6 +54,59 @@ void ScanRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int6
     OnePassRowKernel<kItems><<<blocks, ScanPolicy::kThreads, 0, stream>>>(op, g, rows, nseg, seg_len, st, init,
                                                                           exclusive);
     PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  }
+}
+
+// The kernel harness compares the staged short rows with the logical warps in one run
+// (-DPO_SCAN_STAGED_SWITCH: this flag chooses); the library always stages where it can.
+#ifdef PO_SCAN_STAGED_SWITCH
+inline bool g_staged_rows = true;
+inline int g_staged_run = 0;  // steps a thread (0: the policy's)
+#define PO_SCAN_STAGED_ON ::phi::funcs::scan_gpu::g_staged_rows
+#define PO_SCAN_STAGED_RUN ::phi::funcs::scan_gpu::g_staged_run
+#else
+#define PO_SCAN_STAGED_ON true
+#define PO_SCAN_STAGED_RUN 0
+#endif
+
+template <int kP, typename Op>
+void LaunchStagedRows(cudaStream_t stream, const StagedRowsPlan& plan, int64_t rows, bool reverse, bool exclusive,
+                      const Op& op) {
+  constexpr int kItems = TileStagedItems<GpuTileScan<Op>>::value;
+  const auto kernel = reverse ? StagedRowKernel<kP, true, kItems, Op> : StagedRowKernel<kP, false, kItems, Op>;
+  const int64_t bytes = plan.SharedBytes(static_cast<int>(sizeof(StagedElem<Op>)));
+  if (bytes > 48 * 1024) {  // per launch: the attribute is the current device's
+    PADDLE_ENFORCE_GPU_SUCCESS(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  }
+  const int64_t blocks = (rows + plan.Rows() - 1) / plan.Rows();
+  kernel<<<static_cast<unsigned>(blocks), ScanPolicy::kThreads, static_cast<size_t>(bytes), stream>>>(op, rows, plan,
+                                                                                                     exclusive);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+// Short rows staged in shared memory (scan_staged_rows.cuh), where the op's tiles allow it
+// (TileStagedRows), the length is a power of two in the policy's range and x and out are aligned
+// for the copies; returns false (nothing launched) otherwise.
+template <typename Op>
+bool ScanStagedRows(cudaStream_t stream, const LineGeometry& g, int64_t rows, bool exclusive, const Op& op) {
+  if constexpr (!TileStagedRows<GpuTileScan<Op>>::value) {
+    return false;
+  } else {
+    if (!PO_SCAN_STAGED_ON) return false;
+    constexpr int kBytes = static_cast<int>(sizeof(StagedElem<Op>));
+    const int run = PO_SCAN_STAGED_RUN != 0 ? PO_SCAN_STAGED_RUN : TileStagedSteps<GpuTileScan<Op>>::value;
+    const StagedRowsPlan plan = StagedRowsPlan::For(g.length, kBytes, run);
+    if (!plan.ok || g.length > TileStagedMaxLength<GpuTileScan<Op>>::value) return false;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(op.x) | reinterpret_cast<uintptr_t>(op.out);
+    if (a % (kBytes == 8 ? 8 : 4) != 0) return false;
+    switch (plan.P) {
+      case 1: LaunchStagedRows<1>(stream, plan, rows, g.reverse, exclusive, op); return true;
+      case 2: LaunchStagedRows<2>(stream, plan, rows, g.reverse, exclusive, op); return true;
+      case 4: LaunchStagedRows<4>(stream, plan, rows, g.reverse, exclusive, op); return true;
+      case 8: LaunchStagedRows<8>(stream, plan, rows, g.reverse, exclusive, op); return true;
+      default: return false;
+    }
   }
 }
 
@@ -123,7 +177,9 @@ void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, i
 
 }  // namespace scan_gpu
 
-// Which strategy ScanGpu takes for a layout (tests use it to cover each one).
+// Which strategy ScanGpu takes for a layout (tests use it to cover each one). Short rows are
+// staged in shared memory first where the op allows it (ScanStagedRows), else taken by logical
+// warps.
 enum class GpuScanStrategy { kShortRows, kRows, kColumns };
 
 inline GpuScanStrategy ChooseGpuScanStrategy(const ScanLayout& l) {
@@ -144,6 +200,7 @@ void ScanGpuLaunch(cudaStream_t stream, Scratch& scratch, const ScanLayout& l, b
     PADDLE_ENFORCE_GPU_SUCCESS(cudaErrorInvalidValue);
   }
   if (s == GpuScanStrategy::kShortRows && init != nullptr) s = GpuScanStrategy::kRows;
+  if (l.inner == 1 && init == nullptr && scan_gpu::ScanStagedRows(stream, g, l.outer, exclusive, op)) return;
   switch (s) {
     case GpuScanStrategy::kColumns:
       scan_gpu::ScanColumns(stream, scratch, g, l.outer * l.inner, exclusive, op);

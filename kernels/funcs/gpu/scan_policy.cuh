@@ -29,6 +29,19 @@ struct ScanPolicy {
   // (tools/dev/harness, 1-D 2^26 and [64, 2^20]): 8192 beats 2048, 4096 and 16384 for
   // logcumsumexp and is within 6 % of the best (16384) for cumsum.
   static constexpr int64_t kRowSegment = 8192;
+  // Staged short rows (scan_staged_rows.cuh): power-of-two row lengths in [kStagedMinLength,
+  // kStagedMaxLength], K = kStagedRun steps a thread (kStagedRun8 for 8-byte elements: the same
+  // 66 KB of shared memory a block), at most kStagedMaxRuns threads a row; the op's thread step
+  // takes kStagedItems steps at a time unless its tiles say (TileStagedItems); the kernel is
+  // compiled for kStagedMinBlocks blocks an SM (at most 85 registers).
+  static constexpr int64_t kStagedMinLength = 4;
+  static constexpr int64_t kStagedMaxLength = 512;
+  static constexpr int kStagedRun = 64;
+  static constexpr int kStagedRun8 = 32;
+  static constexpr int kStagedMaxRuns = 8;
+  static constexpr int kStagedMaxRuns8 = 4;   // 8-byte elements: rows of at most 128 steps
+  static constexpr int kStagedItems = 8;
+  static constexpr int kStagedMinBlocks = 3;  // a block's 66 KB of shared memory: 3 an SM
 };
 
 }  // namespace scan_gpu

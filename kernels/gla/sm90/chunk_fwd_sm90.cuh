@@ -23,6 +23,8 @@
 // Dv are zero-filled by the TMA loads and dropped by the store.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -170,8 +172,8 @@ struct FwdKernel {
     alignas(1024) ArrayEngine<E, cosize_v<LayoutA>> a;
     alignas(1024) ArrayEngine<E, cosize_v<LayoutO>> o;
     float pc[kC * kLdP];            // clamped cumulative gates (other mode)
-    float tot[kGroups][DK];         // per row group: sums of the gates
-    float totc[kGroups][DK];        // and of the clamped gates
+    alignas(8) float tot[kGroups][DK];   // per row group: sums of the gates
+    alignas(8) float totc[kGroups][DK];  // and of the clamped gates
     float vec_s[DK], vec_pre[DK], vec_post[DK];  // row scalings of the state: sS, before, after the MMA
     int unsafe;
     uint64_t full[kStages];
@@ -193,17 +195,43 @@ struct FwdKernel {
   }
 };
 
-// Two adjacent 16-bit elements <-> float2.
+// Two adjacent 16-bit elements <-> float2, as one 32-bit shared-memory access and one packed
+// conversion (round to nearest even, as E(x)). The pairs are always 4-byte aligned: an even
+// column of a row whose 16-byte chunks the swizzle moves whole, or columns n, n + 1 of a GMMA
+// accumulator fragment (its elements 2k, 2k + 1) stored to a tile with that mode contiguous.
 template <class E>
 __device__ __forceinline__ float2 Load2(const E* p) {
-  const E* e = p;
-  return make_float2(float(e[0]), float(e[1]));
+  const uint32_t u = *reinterpret_cast<const uint32_t*>(p);
+  if constexpr (std::is_same<E, cutlass::half_t>::value) {
+    __half2 h;
+    static_assert(sizeof(h) == sizeof(u), "half2 is 32 bits");
+    memcpy(&h, &u, sizeof(u));
+    return __half22float2(h);
+  } else {
+    return make_float2(__uint_as_float(u << 16), __uint_as_float(u & 0xffff0000u));
+  }
 }
 template <class E>
 __device__ __forceinline__ void Store2(E* p, float x, float y) {
-  p[0] = E(x);
-  p[1] = E(y);
+  uint32_t u;
+  if constexpr (std::is_same<E, cutlass::half_t>::value) {
+    const __half2 h = __floats2half2_rn(x, y);
+    memcpy(&u, &h, sizeof(u));
+  } else {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(x, y);
+    memcpy(&u, &h, sizeof(u));
+  }
+  *reinterpret_cast<uint32_t*>(p) = u;
 }
+
+// 2^x on the special-function unit, denormal results flushed: for the factored mode's factors,
+// whose exponents are bounded by SafeRange (e^32 = 2^46.2, far from float's denormals).
+__device__ __forceinline__ float Exp2Ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+constexpr float kLog2e = 1.4426950408889634f;
 
 template <class K>
 __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTANT typename K::Params const p) {
@@ -213,7 +241,10 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   using Smem = typename K::Smem;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   // The swizzled buffers assume 1024-byte alignment; kSmemBytes has room for the shift.
-  Smem& sm = *reinterpret_cast<Smem*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  // (An offset from smem_raw rather than an integer round trip: the compiler then knows every
+  // pointer below is shared memory and addresses it with 32-bit shared loads and stores.)
+  const uint32_t pad = (1024u - (static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw)) & 1023u)) & 1023u;
+  Smem& sm = *reinterpret_cast<Smem*>(smem_raw + pad);
 
   const int vt = blockIdx.x;          // Dv tile
   const int bh = blockIdx.y;          // head
@@ -319,6 +350,21 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   const int cp = ct % kPairs, grp = ct / kPairs;
   const int i0 = 2 * cp, r0 = grp * kRows;
 
+  // The element offsets of this thread's q/k/gk rows r0 .. r0 + kRows - 1 at column i0 (the three
+  // share one layout), computed once: r0 is a multiple of 8 and the swizzle repeats every 8 rows,
+  // so rows r and r + 8 lie step8 apart, and the stages (whole multiples of the swizzle's
+  // 1024 bytes) stage_step apart.
+  static_assert(kRows % 8 == 0, "a thread's rows start on a swizzle period");
+  // (The bases straight from the storage, so that they stay shared-memory pointers.)
+  E* const q0 = raw_pointer_cast(sm.q.begin());
+  E* const k0 = raw_pointer_cast(sm.k.begin());
+  const E* const g0p = raw_pointer_cast(sm.g.begin());
+  const int step8 = int(&sQ(8, 0, 0) - &sQ(0, 0, 0));
+  const int stage_step = kStages > 1 ? int(&sQ(0, 0, kStages - 1) - &sQ(0, 0, 0)) / (kStages - 1) : 0;
+  int roff[8];
+  CUTE_UNROLL
+  for (int r = 0; r < 8; ++r) roff[r] = int(&sQ(r0 + r, i0, 0) - &sQ(0, 0, 0));
+
   for (int n = 0; n < NT; ++n) {
     const int st = n % kStages;
     cutlass::arch::ClusterTransactionBarrier::wait(&sm.full[st], (n / kStages) & 1);
@@ -326,15 +372,18 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     // Pass 1: each thread's sums of its rows of two gate columns (raw and clamped).
     float g0[kRows], g1[kRows];
     float s0 = 0.f, s1 = 0.f, c0 = 0.f, c1 = 0.f;
+    // A thread's rows r0 .. r0 + kRows - 1 (r0 a multiple of 8): the swizzle repeats every 8
+    // rows, so rows r and r + 8 lie kStep8 elements apart; 8 row addresses serve all kRows.
+    auto row = [&](int r) { return st * stage_step + roff[r % 8] + (r / 8) * step8; };
     CUTE_UNROLL
     for (int r = 0; r < kRows; ++r) {
-      const float2 gg = Load2(&sG(r0 + r, i0, st));
+      const float2 gg = Load2(g0p + row(r));
       g0[r] = gg.x, g1[r] = gg.y;
       s0 += gg.x, s1 += gg.y;
       c0 += fmaxf(gg.x, -kClampGate), c1 += fmaxf(gg.y, -kClampGate);
     }
-    sm.tot[grp][i0] = s0, sm.tot[grp][i0 + 1] = s1;
-    sm.totc[grp][i0] = c0, sm.totc[grp][i0 + 1] = c1;
+    *reinterpret_cast<float2*>(&sm.tot[grp][i0]) = make_float2(s0, s1);
+    *reinterpret_cast<float2*>(&sm.totc[grp][i0]) = make_float2(c0, c1);
     if (ct == 0) sm.unsafe = 0;  // read after barrier 2 of the previous chunk, written before barrier 2 of this one
     consumer_sync(1);
 
@@ -411,11 +460,12 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     if (safe) {
       CUTE_UNROLL
       for (int r = 0; r < kRows; ++r) {
-        E* pq = &sQ(r0 + r, i0, st);
-        E* pk = &sK(r0 + r, i0, st);
+        E* pq = q0 + row(r);
+        E* pk = k0 + row(r);
         const float2 qq = Load2(pq), kk = Load2(pk);
-        Store2(pq, qq.x * __expf(a0[r]) * p.scale, qq.y * __expf(a1[r]) * p.scale);
-        Store2(pk, kk.x * __expf(-a0[r]), kk.y * __expf(-a1[r]));
+        const float y0 = a0[r] * kLog2e, y1 = a1[r] * kLog2e;
+        Store2(pq, qq.x * Exp2Ftz(y0) * p.scale, qq.y * Exp2Ftz(y1) * p.scale);
+        Store2(pk, kk.x * Exp2Ftz(-y0), kk.y * Exp2Ftz(-y1));
       }
       if (grp == 0) {
         sm.vec_s[i0] = sm.vec_pre[i0] = __expf(ref0);
@@ -435,8 +485,8 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       CUTE_UNROLL
       for (int r = 0; r < kRows; ++r) {
         pre0 += g0[r], pre1 += g1[r];
-        E* pq = &sQ(r0 + r, i0, st);
-        E* pk = &sK(r0 + r, i0, st);
+        E* pq = q0 + row(r);
+        E* pk = k0 + row(r);
         const float2 qq = Load2(pq), kk = Load2(pk);
         Store2(pq, qq.x * __expf(pre0) * p.scale, qq.y * __expf(pre1) * p.scale);
         Store2(pk, kk.x * __expf(kf0[r]), kk.y * __expf(kf1[r]));
@@ -452,11 +502,18 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     consumer_sync(5);
 
     // sS = vec_s * S (o's operand), then S *= vec_pre, before the state MMA.
+    // (The scalings are read before any store, so that each distinct row is loaded once.)
+    float rs[size(accS) / 2], rp[size(accS) / 2];
     CUTE_UNROLL
-    for (int e = 0; e < size(accS); ++e) {
-      const int i = get<0>(tScS(e));
-      tSsS(e) = E(accS(e) * sm.vec_s[i]);
-      accS(e) *= sm.vec_pre[i];
+    for (int e = 0; e < size(accS); e += 2) {
+      rs[e / 2] = sm.vec_s[get<0>(tScS(e))];
+      rp[e / 2] = sm.vec_pre[get<0>(tScS(e))];
+    }
+    CUTE_UNROLL
+    for (int e = 0; e < size(accS); e += 2) {
+      Store2(&tSsS(e), accS(e) * rs[e / 2], accS(e + 1) * rs[e / 2]);
+      accS(e) *= rp[e / 2];
+      accS(e + 1) *= rp[e / 2];
     }
 
     // Phase 1: A = Qd Kd^T and S += Kd^T V.
@@ -483,9 +540,9 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
 
     if (safe) {
       CUTE_UNROLL
-      for (int e = 0; e < size(accA); ++e) {
+      for (int e = 0; e < size(accA); e += 2) {
         const int t = get<0>(tAcA(e)), s = get<1>(tAcA(e));
-        tAsA(e) = E(s <= t ? accA(e) : 0.f);
+        Store2(&tAsA(e), s <= t ? accA(e) : 0.f, s + 1 <= t ? accA(e + 1) : 0.f);
       }
       cutlass::arch::fence_view_async_shared();
     }
@@ -513,7 +570,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     cutlass::arch::ClusterBarrier::arrive(&sm.empty[st]);  // the stage is free
 
     CUTE_UNROLL
-    for (int e = 0; e < size(accO); ++e) tOsO(e) = E(accO(e));
+    for (int e = 0; e < size(accO); e += 2) Store2(&tOsO(e), accO(e), accO(e + 1));
     cutlass::arch::fence_view_async_shared();
     consumer_sync(7);
     if (ct == 0) {

@@ -33,6 +33,12 @@ static const Shape kShapes[] = {
     {"[2^20, 64] last", int64_t{1} << 20, 64, 1},
     {"[32, 4, 2048, 128] axis 2", 128, 2048, 128},
     {"[64, 2^20] last", 64, int64_t{1} << 20, 1},
+    // short rows of other lengths (the staged rows, scan_staged_rows.cuh), 2^24 elements each
+    {"[2^20, 16] last", int64_t{1} << 20, 16, 1},
+    {"[2^19, 32] last", int64_t{1} << 19, 32, 1},
+    {"[2^17, 128] last", int64_t{1} << 17, 128, 1},
+    {"[2^16, 256] last", int64_t{1} << 16, 256, 1},
+    {"[2^15, 512] last", int64_t{1} << 15, 512, 1},
 };
 
 // Awkward column shapes (--columns): lines off the tile width, lengths off the segment,
@@ -45,6 +51,10 @@ static const Shape kColumnShapes[] = {
     {"[2^19, 16] axis 0", 1, int64_t{1} << 19, 16},
     {"[4096, 100, 7] axis 1", 4096, 100, 7},
 };
+
+// Rows short enough for the staged rows: with -DPO_SCAN_STAGED_SWITCH each case runs twice on the
+// same data, the logical warps ("warps") and the staged rows ("staged").
+static bool ShortRows(const Shape& s) { return s.inner == 1 && s.length <= 512 && s.outer > 64; }
 
 // logcumsumexp: max relative error where |ref| >= 0.5 (bound 2.5e-7 for float32) and where
 // 1e-6 <= |ref| < 0.5 (bound 1e-6); both folded into one measure, err / bound (ok <= 1).
@@ -226,6 +236,7 @@ struct Options {
   bool quick = false, seg = false, check = true, types = false, grad = false, columns_only = false,
        compare = true;
   std::vector<std::string> only;  // run only the cases whose name holds one of these
+  std::vector<int> runs{-1, 0};   // short rows: -1 the logical warps, 0 the staged rows, K staged with K steps a thread
   bool Selected(const std::string& name) const {
     if (only.empty()) return true;
     for (const auto& o : only) {
@@ -269,17 +280,34 @@ void RunCase(const char* opname, const Shape& s, bool exclusive, bool reverse, i
         LaunchColumns(path, stream, scratch, l, exclusive, reverse, op);
       }
     };
-    bool same = false;
-    const std::vector<T> first = TwoRuns(out, scratch, stream, launch, &same);
-    const double err = g_opt.check ? err_fn(s, hx, first, exclusive, reverse) : NAN;
-    const double ms = harness::TimeMs(stream, [&] {
-      launch();
-    });
-    scratch.Release();
-    std::string variant = seg ? "seg " + std::to_string(seg) : ColumnPathName(path, RegisterColumns<decltype(op)>());
-    if (!same) variant += " NONDET";
-    harness::Row(name, variant, ms, copy_ms, err, same && (!g_opt.check || err <= 1.0));
+    // with -DPO_SCAN_STAGED_SWITCH: the logical warps, then the staged rows at each run length of
+    // --runs (0: the policy's)
+    std::vector<int> variants{-1};
+#ifdef PO_SCAN_STAGED_SWITCH
+    if (ShortRows(s)) variants = g_opt.runs;
+#endif
+    for (int v : variants) {
+      std::string variant = seg ? "seg " + std::to_string(seg) : ColumnPathName(path, RegisterColumns<decltype(op)>());
+#ifdef PO_SCAN_STAGED_SWITCH
+      phi::funcs::scan_gpu::g_staged_rows = v >= 0;
+      phi::funcs::scan_gpu::g_staged_run = v;
+      if (ShortRows(s)) variant = v < 0 ? "warps" : v == 0 ? "staged" : "staged K" + std::to_string(v);
+#else
+      (void)v;
+#endif
+      bool same = false;
+      const std::vector<T> first = TwoRuns(out, scratch, stream, launch, &same);
+      const double err = g_opt.check ? err_fn(s, hx, first, exclusive, reverse) : NAN;
+      const double ms = harness::TimeMs(stream, [&] { launch(); });
+      scratch.Release();
+      if (!same) variant += " NONDET";
+      harness::Row(name, variant, ms, copy_ms, err, same && (!g_opt.check || err <= 1.0));
+    }
   }
+#ifdef PO_SCAN_STAGED_SWITCH
+  phi::funcs::scan_gpu::g_staged_rows = true;
+  phi::funcs::scan_gpu::g_staged_run = 0;
+#endif
 }
 
 // logcumsumexp's gradient (float32, the float64 recurrence): x ~ N(0, 2), out its forward
@@ -425,6 +453,15 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--grad")) opt.grad = true;
     if (!std::strcmp(argv[i], "--columns")) opt.columns_only = true;
     if (!std::strcmp(argv[i], "--no-compare")) opt.compare = false;
+    if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) {  // e.g. --runs -1,0,32
+      opt.runs.clear();
+      for (const char* p = argv[++i]; *p;) {
+        char* end = nullptr;
+        opt.runs.push_back(static_cast<int>(std::strtol(p, &end, 10)));
+        p = *end == ',' ? end + 1 : end;
+        if (end == p && *p) break;
+      }
+    }
   }
   cudaDeviceProp prop;
   HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -493,6 +530,14 @@ int main(int argc, char** argv) {
       RunCase<float>("lse f32 near0", s, false, false, 0, lse, [&] { return near0(rng); }, LseError<float>, stream, copy4);
       RunCase<float>("lse f32 near0", s, true, true, 0, lse, [&] { return near0(rng); }, LseError<float>, stream, copy4);
     }
+    if (ShortRows(s) && s.length == 64) {  // logcumsumexp's other paths on short rows; one direction at a time
+      std::normal_distribution<float> neg(-30.f, 3.f);
+      std::uniform_real_distribution<float> near0(-4.f, 0.5f);
+      RunCase<float>("lse f32 neg", s, false, false, 0, lse, [&] { return neg(rng); }, LseError<float>, stream, copy4);
+      RunCase<float>("lse f32 near0", s, true, true, 0, lse, [&] { return near0(rng); }, LseError<float>, stream, copy4);
+      RunCase<float>("lse f32", s, true, false, 0, lse, [&] { return normal(rng); }, LseError<float>, stream, copy4);
+      RunCase<float>("cumsum f32", s, false, true, 0, csum, [&] { return uni(rng); }, CumsumError<float>, stream, copy4);
+    }
     RunCase<int64_t>("cumsum i64", s, false, false, 0, isum, [&] { return ints(rng); }, IntCumsumError, stream, copy8);
     if (s.inner > 1) {  // columns: exclusive and reverse
       RunCase<float>("lse f32", s, true, true, 0, lse, [&] { return normal(rng); }, LseError<float>, stream, copy4);
@@ -500,7 +545,10 @@ int main(int argc, char** argv) {
       RunCase<float>("cumsum f32", s, false, true, 0, csum, [&] { return uni(rng); }, CumsumError<float>, stream, copy4);
       RunCase<int64_t>("cumsum i64", s, true, true, 0, isum, [&] { return ints(rng); }, IntCumsumError, stream, copy8);
     }
-    if (s.outer == 1 && s.inner == 1) {
+    if (ShortRows(s)) {
+      RunCase<int64_t>("cumsum i64", s, true, true, 0, isum, [&] { return ints(rng); }, IntCumsumError, stream, copy8);
+    }
+    if ((s.outer == 1 && s.inner == 1) || ShortRows(s)) {
       RunCase<float>("lse f32", s, true, true, 0, lse, [&] { return normal(rng); }, LseError<float>, stream, copy4);
       RunCase<float>("cumsum f32", s, true, true, 0, csum, [&] { return uni(rng); }, CumsumError<float>, stream, copy4);
     }
