@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <type_traits>
 
 #include <vector>
@@ -94,6 +95,10 @@ void Convert(const CPUContext&, const From* src, To* dst, int64_t n) {
 
 inline std::vector<int64_t> ReadOffsets(const CPUContext&, const DenseTensor& cu_seqlens) {
   return OffsetsFromHost(cu_seqlens, cu_seqlens.raw_data());
+}
+
+inline void ForEachSequence(const CPUContext&, int64_t count, const std::function<void(int64_t)>& step) {
+  for (int64_t n = 0; n < count; ++n) step(n);
 }
 
 }  // namespace gla

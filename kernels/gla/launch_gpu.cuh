@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -25,6 +26,7 @@
 #include "paddle_ops/common/flags.h"
 #include "paddle_ops/core/dense_tensor.h"
 #include "paddle_ops/core/gpu/gpu_context.h"
+#include "paddle_ops/core/gpu/gpu_info.h"
 #include "kernels/util/cast_value.h"
 #include "kernels/util/gpu_launch.cuh"
 
@@ -462,6 +464,73 @@ inline std::vector<int64_t> ReadOffsets(const GPUContext& ctx, const DenseTensor
       cudaMemcpyAsync(host.data(), cu_seqlens.raw_data(), bytes, cudaMemcpyDeviceToHost, ctx.stream()));
   PADDLE_ENFORCE_GPU_SUCCESS(cudaStreamSynchronize(ctx.stream()));
   return OffsetsFromHost(cu_seqlens, host.data());
+}
+
+// The side streams of varlen calls: kSequenceStreams non-blocking streams per device, made at
+// first use and kept for the life of the process.
+constexpr int kSequenceStreams = 8;
+inline cudaStream_t SequenceStream(int device, int i) {
+  static std::mutex mu;
+  static std::vector<std::vector<cudaStream_t>> streams;
+  std::lock_guard<std::mutex> lock(mu);
+  if (static_cast<int>(streams.size()) <= device) streams.resize(device + 1);
+  std::vector<cudaStream_t>& mine = streams[device];
+  while (static_cast<int>(mine.size()) <= i) {
+    cudaStream_t s = nullptr;
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    mine.push_back(s);
+  }
+  return mine[i];
+}
+
+// An event recorded on `from` that `to` waits for (released by the driver once it completes).
+inline void StreamWaitsFor(cudaStream_t to, cudaStream_t from) {
+  cudaEvent_t ev = nullptr;
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+  cudaError_t e = cudaEventRecord(ev, from);
+  if (e == cudaSuccess) e = cudaStreamWaitEvent(to, ev, 0);
+  cudaEventDestroy(ev);
+  PADDLE_ENFORCE_GPU_SUCCESS(e);
+}
+
+// The sequences of a varlen call, round-robin on up to kSequenceStreams side streams, each
+// pushed in place of the context's stream while its sequence's kernels are queued (PushStream:
+// their launches and work space go to it; the work space is freed on it). The side streams first
+// wait for the context's stream (the inputs, the outputs' allocation), and the context's stream
+// then waits for all of them, also when a sequence throws. One sequence runs on the context's
+// stream as it is. The kernels of one sequence fill only a few SMs (one CTA per head and Dv tile
+// walks the sequence's chunks in order), so sequences overlap on the GPU instead of queueing.
+inline void ForEachSequence(const GPUContext& ctx, int64_t count, const std::function<void(int64_t)>& step) {
+  if (count <= 1) {
+    for (int64_t n = 0; n < count; ++n) step(n);
+    return;
+  }
+  const int device = ctx.GetPlace().GetDeviceId();
+  const cudaStream_t home = ctx.stream();
+  const int used = static_cast<int>(std::min<int64_t>(count, kSequenceStreams));
+  std::vector<cudaStream_t> side(used);
+  for (int i = 0; i < used; ++i) {
+    side[i] = SequenceStream(device, i);
+    StreamWaitsFor(side[i], home);
+  }
+  struct Join {
+    cudaStream_t home;
+    const std::vector<cudaStream_t>& side;
+    ~Join() {
+      for (cudaStream_t s : side) {
+        cudaEvent_t ev = nullptr;
+        if (cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) == cudaSuccess) {
+          if (cudaEventRecord(ev, s) == cudaSuccess) cudaStreamWaitEvent(home, ev, 0);
+          cudaEventDestroy(ev);
+        }
+        (void)cudaGetLastError();
+      }
+    }
+  } join{home, side};
+  for (int64_t n = 0; n < count; ++n) {
+    const gpu::ScopedStream on(device, reinterpret_cast<uintptr_t>(side[n % used]));
+    step(n);
+  }
 }
 
 // chunked(std::integral_constant<int, version>()) where the chunked kernels take the call

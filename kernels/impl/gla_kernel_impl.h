@@ -5,13 +5,14 @@
 //
 // Two call forms are reduced to the plain one here, for both devices:
 // - varlen (cu_seqlens): one call of the device step per sequence, on the rows of that sequence
-//   (GlaSequence) and its states; the offsets are read on the host (a copy and a wait on the GPU)
-//   and checked first;
+//   (GlaSequence) and its states (on the GPU several sequences at once, on side streams); the
+//   offsets are read on the host (a copy and a wait on the GPU) and checked first;
 // - a float32 gk beside 16-bit q, k, v (as fla takes it): q, k, v (and o_grad) are widened to
 //   float32, the float32 kernels run, and o, q_grad, k_grad, v_grad round once into the 16-bit
 //   type (gk_grad stays float32, gk's dtype).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -42,6 +43,12 @@ template <typename From, typename To>
 void Convert(const CPUContext& ctx, const From* src, To* dst, int64_t n);
 template <typename From, typename To>
 void Convert(const GPUContext& ctx, const From* src, To* dst, int64_t n);
+
+// step(n) for each n in [0, count), the sequences of a varlen call: on the CPU in order; on the
+// GPU on a few side streams at once, forked from the context's stream and joined back to it (the
+// sequences write disjoint rows and states, so the results do not depend on the overlap).
+void ForEachSequence(const CPUContext& ctx, int64_t count, const std::function<void(int64_t)>& step);
+void ForEachSequence(const GPUContext& ctx, int64_t count, const std::function<void(int64_t)>& step);
 
 // The offsets of a cu_seqlens tensor (int32 or int64, on the host or the context's device) on the
 // host: a copy and a wait on the GPU.
@@ -78,10 +85,10 @@ void EachSequence(const Context& ctx, const GlaShape& s, const paddle::optional<
   }
   const std::vector<int64_t> off = ReadOffsets(ctx, *cu_seqlens);
   CheckOffsets(off, s.T, op);
-  for (size_t n = 0; n + 1 < off.size(); ++n) {
-    const GlaSequenceAt at(s, off[n], off[n + 1] - off[n], static_cast<int64_t>(n));
+  ForEachSequence(ctx, static_cast<int64_t>(off.size()) - 1, [&](int64_t n) {
+    const GlaSequenceAt at(s, off[n], off[n + 1] - off[n], n);
     run(&at);
-  }
+  });
 }
 
 // x widened to float32 on the device.

@@ -114,6 +114,48 @@ def test_varlen_without_states_equals_separate_calls(place):
 
 
 @pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('dtype', ['float32', 'bfloat16'])
+def test_many_sequences_equal_separate_calls(dtype, place):
+    """More sequences than the GPU's side streams (8; the sequences of a varlen call run on them
+    at once), of mixed lengths (chunks in flight on several streams together, a sequence of one
+    step, an empty one): o, the final states and every gradient equal separate calls on each
+    sequence, which run the same kernels on their own, one after another (float32's bound; a
+    sequence run before its inputs were written, or read back before it finished, is far off)."""
+    lengths = [300, 1, 77, 0, 150, 64, 65, 200, 3, 128, 250, 90, 31]
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    T, N, H, D = int(offsets[-1]), len(lengths), 2, 64
+    q, k, v, g, _ = make_inputs(1, H, T, D, D, False, seed=5, with_h0=False)
+    q, k, v, g = rounded(dtype, q, k, v, g)
+    rng = np.random.default_rng(6)
+    h0 = cast_np(rng.standard_normal((N, H, D, D)), 'float32').astype(np.float64)
+    do = cast_np(rng.standard_normal(v.shape), dtype).astype(np.float64)
+
+    def run(rows, h):
+        ts = [make_tensor(x[:, rows], dtype, place, stop_gradient=False) for x in (q, k, v, g)]
+        ht = make_tensor(h, 'float32', place, stop_gradient=False)
+        return ts, ht
+
+    ts, ht = run(slice(0, T), h0)
+    o, fs = paddle.gla(*ts, initial_state=ht, output_final_state=True, head_first=False,
+                       cu_seqlens=make_tensor(offsets, 'int32', place))
+    ((o * make_tensor(do, dtype, place)).sum() + fs.sum()).backward()
+    packed = [tensor_values(x) for x in [o, fs] + [t.grad for t in ts] + [ht.grad]]
+    for n in range(N):
+        bos, eos = int(offsets[n]), int(offsets[n + 1])
+        if eos == bos:
+            continue
+        ts_n, h_n = run(slice(bos, eos), h0[n:n + 1])
+        o_n, fs_n = paddle.gla(*ts_n, initial_state=h_n, output_final_state=True, head_first=False)
+        ((o_n * make_tensor(do[:, bos:eos], dtype, place)).sum() + fs_n.sum()).backward()
+        alone = [tensor_values(x) for x in [o_n, fs_n] + [t.grad for t in ts_n] + [h_n.grad]]
+        parts = [packed[0][:, bos:eos], packed[1][n:n + 1]] + [x[:, bos:eos] for x in packed[2:6]] + \
+                [packed[6][n:n + 1]]
+        for name, got, want in zip(('o', 'final_state', 'q_grad', 'k_grad', 'v_grad', 'gk_grad',
+                                    'initial_state_grad'), parts, alone):
+            assert rel_rms(got, want) < 1e-6, (n, name, rel_rms(got, want))
+
+
+@pytest.mark.parametrize('place', PLACES)
 def test_varlen_errors(place):
     x = make_tensor(np.zeros((1, 2, 10, 4)), 'float32', place)
 
