@@ -97,7 +97,7 @@ def run_fixup(op, args):
 
 def run_local(op, args):
     if op == "gla":
-        return ops.gla(*args, None, args[0].shape[-1] ** -0.5)
+        return ops.gla(*args, None, None, args[0].shape[-1] ** -0.5)
     if op == "cumsum":
         return ops.cumsum(args[0], 1)
     return ops.logcumsumexp(args[0], 1) if op == "logcumsumexp" else ops.pscan(args[0], args[1])
