@@ -26,5 +26,24 @@ void Scan(const CPUContext& ctx, const ScanLayout& l, bool exclusive, bool rever
 template <typename Op>
 void Scan(const GPUContext& ctx, const ScanLayout& l, bool exclusive, bool reverse, const Op& op);
 
+// Internal (the sequence-parallel scans, docs/seqpar.md): the same scan with a carry-in per line,
+// init[line] (line = outer index * inner + column; outer * inner states in the context's memory,
+// null for none), combined before the line's first step in scan order (its last element for
+// reverse; an exclusive scan stores it first). Every strategy takes it (kernels/funcs/gpu/
+// scan_launch.cuh: short and staged rows go to the single pass; the CPU to its generic path).
+template <typename Op>
+void ScanFrom(const CPUContext& ctx, const ScanLayout& l, bool exclusive, bool reverse, const Op& op,
+              const typename Op::State* init);
+template <typename Op>
+void ScanFrom(const GPUContext& ctx, const ScanLayout& l, bool exclusive, bool reverse, const Op& op,
+              const typename Op::State* init);
+
+// Internal: each line's total, the combination of all its steps in a fixed order (a reduction:
+// each element read once), into totals[line] (outer * inner states in the context's memory).
+template <typename Op>
+void ScanTotals(const CPUContext& ctx, const ScanLayout& l, bool reverse, const Op& op, typename Op::State* totals);
+template <typename Op>
+void ScanTotals(const GPUContext& ctx, const ScanLayout& l, bool reverse, const Op& op, typename Op::State* totals);
+
 }  // namespace funcs
 }  // namespace phi

@@ -12,9 +12,11 @@ left off (NCCL_NVLS_ENABLE=0). If torchrun's default port (29500) is taken, add 
 whole sequence run in one process, the largest error over the ranks printed by rank 0.
 --bench: per op, the median over --repeat runs of (a) the local scan of the shard alone (the
 op as one GPU runs it), (b) one all_gather of the carries alone, (c) the distributed forward and
-(d) forward + backward, and for pscan and gla (e) the point-to-point design pipelined over
---pipeline blocks of lines (``pipeline=`` of the functions), each run's time the slowest rank's,
-printed by rank 0 as a table (the measured points of docs/seqpar.md).
+(d) forward + backward, for logcumsumexp and cumsum (e) the same with the earlier fix-up design
+(distributed.py's PADDLE_OPS_SEQPAR_FIXUP, set per call here: local scan, exchange, fix-up pass;
+the default scans each shard once from the carry), and for pscan and gla (e) the point-to-point
+design pipelined over --pipeline blocks of lines (``pipeline=`` of the functions), each run's time
+the slowest rank's, printed by rank 0 as a table (the measured points of docs/seqpar.md).
 """
 import argparse
 import os
@@ -79,12 +81,25 @@ def inputs(op, B, T, D, dtype, device, seed=0):
 def run_dist(op, args, pipeline=None):
     if op == "gla":
         return sp.gla(*args, pipeline=pipeline)
+    if op == "cumsum":
+        return sp.cumsum(args[0], axis=1)
     return sp.logcumsumexp(args[0], axis=1) if op == "logcumsumexp" else sp.pscan(args[0], args[1], pipeline=pipeline)
+
+
+def run_fixup(op, args):
+    """logcumsumexp or cumsum with the fix-up design (distributed.py's PADDLE_OPS_SEQPAR_FIXUP)."""
+    sp._FIXUP = True
+    try:
+        return run_dist(op, args)
+    finally:
+        sp._FIXUP = False
 
 
 def run_local(op, args):
     if op == "gla":
-        return ops.gla(*args, None, args[0].shape[-1] ** -0.5)
+        return ops.gla(*args, None, None, args[0].shape[-1] ** -0.5)
+    if op == "cumsum":
+        return ops.cumsum(args[0], 1)
     return ops.logcumsumexp(args[0], 1) if op == "logcumsumexp" else ops.pscan(args[0], args[1])
 
 
@@ -121,12 +136,12 @@ def check(device, world, rank, B, T, D):
 
 def bench(device, world, rank, B, T, D, repeat, pipeline):
     rows = []
-    for op in ("logcumsumexp", "pscan", "gla"):
+    for op in ("logcumsumexp", "cumsum", "pscan", "gla"):
         if op == "gla":  # the seed's gla shape per rank: [B=1, H=4, T, 128], T = --shape's T / 4
             args = inputs(op, 1, max(T // 4, 1), 128, torch.float32, device)
             carry = torch.zeros(1, 4, 128, 129, dtype=torch.float64, device=device)  # decay + state
         else:
-            args = inputs(op, B, T, D, torch.float32, device)
+            args = inputs("logcumsumexp" if op == "cumsum" else op, B, T, D, torch.float32, device)
             carry = torch.zeros(2 if op == "pscan" else 1, B, D, dtype=torch.float64, device=device)
         parts = [torch.empty_like(carry) for _ in range(world)]
         t_local = timed(lambda: run_local(op, args), device, repeat)
@@ -136,7 +151,10 @@ def bench(device, world, rank, B, T, D, repeat, pipeline):
         t_fb = timed(lambda: run_dist(op, leaves).sum().backward(), device, repeat)
         t_fb_local = timed(lambda: run_local(op, leaves).sum().backward(), device, repeat)
         t_pf = t_pfb = None
-        if op != "logcumsumexp" and pipeline:  # the point-to-point design (logcumsumexp has no initial carry)
+        if op in ("logcumsumexp", "cumsum"):  # the fix-up design, in the same run
+            t_pf = timed(lambda: run_fixup(op, args), device, repeat)
+            t_pfb = timed(lambda: run_fixup(op, leaves).sum().backward(), device, repeat)
+        elif pipeline:  # the point-to-point design
             t_pf = timed(lambda: run_dist(op, args, pipeline), device, repeat)
             t_pfb = timed(lambda: run_dist(op, leaves, pipeline).sum().backward(), device, repeat)
         rows.append((op, t_local, t_gather, t_fwd, t_fb_local, t_fb, carry.numel() * 8, t_pf, t_pfb))
@@ -144,7 +162,8 @@ def bench(device, world, rank, B, T, D, repeat, pipeline):
         print(f"P={world} ({device.type}), shard [{B}, {T}, {D}] float32 per rank (gla: q, k, v, gk "
               f"[1, 4, {max(T // 4, 1)}, 128]), the slowest rank's time, median of {repeat}:")
         print("| op | local scan ms | all_gather ms | dist fwd ms | fwd ratio | local f+b ms | dist f+b ms | f+b ratio |"
-              f" carry bytes/rank | pipelined ({pipeline} blocks) fwd ms | ratio | pipelined f+b ms | ratio |")
+              f" carry bytes/rank | fix-up design (lse, cumsum) or pipelined ({pipeline} blocks) fwd ms | ratio |"
+              " same f+b ms | ratio |")
         print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for op, tl, tg, tf, tfbl, tfb, nb, tpf, tpfb in rows:
             pipe = (f"{tpf * 1e3:.3f} | {tpf / tl:.2f} | {tpfb * 1e3:.3f} | {tpfb / tfbl:.2f}" if tpf is not None

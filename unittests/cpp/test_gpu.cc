@@ -13,6 +13,8 @@
 #include "paddle_ops/common/flags.h"
 #include "paddle_ops/common/float16.h"
 #include "paddle_ops/core/kernel_factory.h"
+#include "kernels/funcs/scan_carry.h"
+#include "paddle_ops/common/bfloat16.h"
 
 #ifdef PADDLE_OPS_WITH_GPU
 #include "paddle_ops/core/gpu/gpu_info.h"
@@ -397,6 +399,112 @@ TEST(GpuTest, CachingAllocatorReusesFreedBlocks) {
   }
   auto b = GetAllocator(GPUPlace(0))->Allocate(1 << 20, GPUPlace(0));
   EXPECT_EQ(b->ptr(), first);
+}
+
+
+// The engine's carry-in per line and line totals (kernels/funcs/scan_carry.h, the sequence-parallel
+// scans' internal entries) on every GPU path the engine picks: 1-D single pass, long rows (single
+// pass), short and staged rows (which take the single pass with a carry), columns in one pass
+// (< 1024 lines) and in three phases, an inner axis; forward / reverse / exclusive, -inf
+// carries. Each call runs twice (bitwise the same) and matches the CPU engine's carry scan.
+#ifdef PADDLE_OPS_WITH_GPU
+template <typename T>
+void CheckCarryGpu(bool lse, double tol) {
+  constexpr bool kInt = std::is_integral<T>::value;
+  const std::vector<std::vector<int64_t>> shapes = {
+      {1, 1 << 20, 1},   // 1-D: the single pass with its look-back
+      {4, 100003, 1},    // long rows
+      {4096, 16, 1},     // short rows
+      {2048, 256, 1},    // staged rows
+      {4, 5000, 64},     // columns, one pass (256 lines)
+      {2, 700, 4096},    // columns, three phases (8192 lines)
+      {3, 2000, 5},      // an inner axis, few lines
+  };
+  const auto& cpu_ctx = *static_cast<const CPUContext*>(DeviceContextPool::Instance().Get(CPUPlace()));
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> u(-3, 3);
+  for (const auto& sh : shapes) {
+    for (int mode = 0; mode < 4; ++mode) {
+      const bool exclusive = mode & 1, reverse = mode & 2;
+      const int64_t n = sh[0] * sh[1] * sh[2], lines = sh[0] * sh[2];
+      std::vector<T> xv(n);
+      for (auto& e : xv) e = static_cast<T>(kInt ? std::floor(10 * u(rng)) : u(rng));
+      std::vector<double> cd(lines);
+      std::vector<int64_t> ci(lines);
+      for (int64_t i = 0; i < lines; ++i) {
+        cd[i] = lse && i % 4 == 1 ? -INFINITY : 10 * u(rng);
+        ci[i] = static_cast<int64_t>(std::floor(1000 * u(rng)));
+      }
+      const DenseTensor x = MakeCpu<T>(sh, xv);
+      const DenseTensor carry = kInt ? MakeCpu<int64_t>({lines}, ci) : MakeCpu<double>({lines}, cd);
+      const DenseTensor xg = ToPlace(x, GPUPlace(0)), cg = ToPlace(carry, GPUPlace(0));
+      funcs::CarryScanCall call{lse ? funcs::CarryScanOp::kLogcumsumexp : funcs::CarryScanOp::kCumsum,
+                                x.dtype(), x.raw_data(), carry.raw_data(), nullptr, {sh[0], sh[1], sh[2]},
+                                exclusive, reverse};
+      DenseTensor ref = MakeCpu<T>(sh, xv);
+      call.out = const_cast<void*>(ref.raw_data());
+      funcs::ScanWithCarry(cpu_ctx, call);
+      const DeviceContext& gctx = *DeviceContextPool::Instance().Get(GPUPlace(0));
+      DenseTensor outs[2];
+      for (auto& o : outs) {
+        o = DenseTensor(x.dtype(), x.dims());
+        call.x = xg.raw_data();
+        call.carry = cg.raw_data();
+        call.out = gctx.Alloc(&o, x.dtype());
+        funcs::ScanWithCarryGpu(0, call);
+      }
+      gctx.Wait();
+      const DenseTensor a = ToPlace(outs[0], CPUPlace()), b = ToPlace(outs[1], CPUPlace());
+      const std::string what = std::string(lse ? "lse" : "cumsum") + " [" + std::to_string(sh[0]) + ", " +
+                               std::to_string(sh[1]) + ", " + std::to_string(sh[2]) + "] mode " + std::to_string(mode);
+      EXPECT_TRUE(SameBits(a, b)) << what << ": not deterministic";
+      int bad = 0;
+      for (int64_t i = 0; i < n && bad < 5; ++i) {
+        const double want = static_cast<double>(ref.data<T>()[i]), got = static_cast<double>(a.data<T>()[i]);
+        const bool ok = std::isinf(want) ? want == got : std::fabs(want - got) <= tol * std::max(1.0, std::fabs(want));
+        if (!ok) ++bad, ADD_FAILURE() << what << " element " << i << ": cpu " << want << " gpu " << got;
+      }
+      // Line totals, against the CPU's.
+      DenseTensor tc = kInt ? MakeCpu<int64_t>({lines}, ci) : MakeCpu<double>({lines}, cd);
+      call.x = x.raw_data();
+      call.out = const_cast<void*>(tc.raw_data());
+      funcs::ScanLineTotals(cpu_ctx, call);
+      DenseTensor tg(tc.dtype(), tc.dims());
+      call.x = xg.raw_data();
+      call.out = gctx.Alloc(&tg, tc.dtype());
+      funcs::ScanLineTotalsGpu(0, call);
+      gctx.Wait();
+      const DenseTensor th = ToPlace(tg, CPUPlace());
+      for (int64_t i = 0; i < lines; ++i) {
+        const double want = kInt ? static_cast<double>(tc.data<int64_t>()[i]) : tc.data<double>()[i];
+        const double got = kInt ? static_cast<double>(th.data<int64_t>()[i]) : th.data<double>()[i];
+        EXPECT_TRUE(std::isinf(want) ? want == got : std::fabs(want - got) <= 1e-12 * std::max(1.0, std::fabs(want)))
+            << what << " total " << i << ": cpu " << want << " gpu " << got;
+      }
+    }
+  }
+}
+#else
+template <typename T>
+void CheckCarryGpu(bool, double) {}
+#endif
+
+TEST(GpuTest, ScanCarryLogcumsumexp) {
+  REQUIRE_GPU();
+  CheckCarryGpu<float>(true, 3e-7);
+  CheckCarryGpu<double>(true, 1e-13);
+  CheckCarryGpu<dtype::float16>(true, 2e-3);
+  CheckCarryGpu<dtype::bfloat16>(true, 1.6e-2);
+}
+
+TEST(GpuTest, ScanCarryCumsum) {
+  REQUIRE_GPU();
+  CheckCarryGpu<float>(false, 1e-7);
+  CheckCarryGpu<double>(false, 1e-13);
+  CheckCarryGpu<dtype::float16>(false, 2e-3);
+  CheckCarryGpu<dtype::bfloat16>(false, 1.6e-2);
+  CheckCarryGpu<int32_t>(false, 0);
+  CheckCarryGpu<int64_t>(false, 0);
 }
 
 }  // namespace

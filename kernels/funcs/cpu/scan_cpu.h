@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/funcs/cpu/scan_driver.h"
 #include "kernels/funcs/scan.h"
@@ -35,8 +36,10 @@ struct GenericScanKernel {
   static constexpr int kMaxGroup = 64;
   static constexpr double kReduceCost = 0.5;
   const Op& op;
+  const State* init = nullptr;  // a carry-in per line (ScanFrom), or none
 
   Carry CarryIdentity() const { return op.Identity(); }
+  Carry CarryStart(const SeqGroup& q, int g) const { return init ? init[q.line + g] : op.Identity(); }
   Carry Fold(const Carry& c, const Local& l) const { return op.Combine(c, l); }
 
   template <bool kStore>
@@ -95,6 +98,84 @@ void ScanCpu(const ScanLayout& l, bool exclusive, bool reverse, const Op& op) {
 template <typename Op>
 void Scan(const CPUContext&, const ScanLayout& l, bool exclusive, bool reverse, const Op& op) {
   ScanCpu(l, exclusive, reverse, op);
+}
+
+// The scan with a carry-in per line (scan.h's ScanFrom): init[line] (line = outer index * inner +
+// column) is combined before the line's first step in scan order. Always the generic path (the
+// SIMD fast paths take no carry).
+template <typename Op>
+void ScanFromCpu(const ScanLayout& l, bool exclusive, bool reverse, const Op& op, const typename Op::State* init) {
+  if (l.numel() == 0) return;
+  if (init == nullptr) return ScanCpu(l, exclusive, reverse, op);
+  GenericScanKernel<Op> k{op};
+  k.init = init;
+  RunChunkedScan(k, l, exclusive, reverse);
+}
+
+template <typename Op>
+void ScanFrom(const CPUContext&, const ScanLayout& l, bool exclusive, bool reverse, const Op& op,
+              const typename Op::State* init) {
+  ScanFromCpu(l, exclusive, reverse, op, init);
+}
+
+// Each line's total (scan.h's ScanTotals): the line's steps in scan order folded chunk by chunk
+// (CpuScanChunk steps; each chunk's total from the identity, then the totals left to right), the
+// same order whatever the thread count. outer * inner states; a line of no steps gets the identity.
+template <typename Op>
+void ScanTotalsCpu(const ScanLayout& l, bool reverse, const Op& op, typename Op::State* totals) {
+  using State = typename Op::State;
+  const int64_t lines = l.outer * l.inner;
+  if (lines == 0) return;
+  if (l.length == 0) {
+    for (int64_t i = 0; i < lines; ++i) totals[i] = op.Identity();
+    return;
+  }
+  const GenericScanKernel<Op> k{op};
+  const int gmax = l.inner == 1 ? 1 : GenericScanKernel<Op>::kMaxGroup;
+  const int64_t tasks = l.outer * ((l.inner + gmax - 1) / gmax);
+  const int64_t chunk = CpuScanChunk();
+  const int64_t nchunks = (l.length + chunk - 1) / chunk;
+  const int threads = l.numel() >= std::min<int64_t>(int64_t{1} << 15, 2 * chunk) ? CpuNumThreads() : 1;
+  const bool by_chunk = threads > 1 && tasks < 2 * threads && nchunks > 1;  // few long lines
+  auto fold = [&](const SeqGroup& q, const std::vector<State>& tot) {
+    for (int g = 0; g < q.G; ++g) {
+      State acc = op.Identity();
+      for (int64_t c = 0; c < nchunks; ++c) acc = op.Combine(acc, tot[c * q.G + g]);
+      totals[q.line + g] = acc;
+    }
+  };
+  auto chunk_total = [&](const SeqGroup& q, int64_t c, State* out) {
+    k.template Chunk<false>(q, c * chunk, std::min(l.length, (c + 1) * chunk), nullptr, out);
+  };
+  if (by_chunk) {
+    std::vector<State> tot;
+    for (int64_t t = 0; t < tasks; ++t) {
+      const SeqGroup q = MakeSeqGroup(l, t, gmax, false, reverse);
+      tot.assign(static_cast<size_t>(nchunks * q.G), op.Identity());
+      OmpExceptionKeeper keep;
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (int64_t c = 0; c < nchunks; ++c) keep.Run([&] { chunk_total(q, c, &tot[c * q.G]); });
+      keep.Rethrow();
+      fold(q, tot);
+    }
+    return;
+  }
+  OmpExceptionKeeper keep;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t t = 0; t < tasks; ++t) {
+    keep.Run([&] {
+      const SeqGroup q = MakeSeqGroup(l, t, gmax, false, reverse);
+      std::vector<State> tot(static_cast<size_t>(nchunks * q.G), op.Identity());
+      for (int64_t c = 0; c < nchunks; ++c) chunk_total(q, c, &tot[c * q.G]);
+      fold(q, tot);
+    });
+  }
+  keep.Rethrow();
+}
+
+template <typename Op>
+void ScanTotals(const CPUContext&, const ScanLayout& l, bool reverse, const Op& op, typename Op::State* totals) {
+  ScanTotalsCpu(l, reverse, op, totals);
 }
 
 }  // namespace funcs

@@ -30,6 +30,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernels/funcs/cpu/scan_runtime.h"
@@ -48,10 +50,27 @@ struct SeqGroup {
   int64_t length;
   bool reverse;
   bool exclusive;
+  int64_t line;  // the line index (outer * inner + column) of sequence 0 of the group
   int64_t Offset(int64_t s) const { return base + (reverse ? length - 1 - s : s) * stride; }
 };
 
 namespace scan_detail {
+
+// The carry a sequence starts from: the kernel's CarryStart(q, g) where it has one (a carry-in
+// per line, ScanFrom), else its identity.
+template <typename K, typename = void>
+struct HasCarryStart : std::false_type {};
+template <typename K>
+struct HasCarryStart<K, std::void_t<decltype(std::declval<const K&>().CarryStart(std::declval<const SeqGroup&>(), 0))>>
+    : std::true_type {};
+template <typename K>
+typename K::Carry StartCarry(const K& k, const SeqGroup& q, int g) {
+  if constexpr (HasCarryStart<K>::value) {
+    return k.CarryStart(q, g);
+  } else {
+    return k.CarryIdentity();
+  }
+}
 
 // Elements below which a scan stays on the calling thread.
 constexpr int64_t kMinParallelElements = 1 << 15;
@@ -62,7 +81,7 @@ void StreamTask(const K& k, const SeqGroup& q, int64_t chunk) {
   using Local = typename K::Local;
   Carry carry[K::kMaxGroup];
   Local local[K::kMaxGroup];
-  for (int g = 0; g < q.G; ++g) carry[g] = k.CarryIdentity();
+  for (int g = 0; g < q.G; ++g) carry[g] = StartCarry(k, q, g);
   for (int64_t s0 = 0; s0 < q.length; s0 += chunk) {
     const int64_t s1 = std::min(q.length, s0 + chunk);
     const bool more = s1 < q.length;
@@ -101,7 +120,7 @@ void ThreePhaseTask(const K& k, const SeqGroup& q, int64_t chunk, int threads) {
                                : std::max<int64_t>(1, static_cast<int64_t>(nchunks * r / (nt - 1 + r)));
     keep.Run([&] {
       if (t == 0) {
-        for (int g = 0; g < G; ++g) carries[g] = k.CarryIdentity();
+        for (int g = 0; g < G; ++g) carries[g] = StartCarry(k, q, g);
         for (int64_t c = 0; c < k0; ++c) {
           Carry* cin = &carries[c * G];
           Local* tot = &totals[c * G];
@@ -138,6 +157,22 @@ void ThreePhaseTask(const K& k, const SeqGroup& q, int64_t chunk, int threads) {
 
 }  // namespace scan_detail
 
+// Task t of a layout: a group of up to gmax adjacent sequences (gmax = 1 for rows).
+inline SeqGroup MakeSeqGroup(const ScanLayout& l, int64_t t, int gmax, bool exclusive, bool reverse) {
+  const int64_t groups = (l.inner + gmax - 1) / gmax;
+  const int64_t o = t / groups;
+  const int64_t c0 = (t % groups) * gmax;
+  SeqGroup q;
+  q.base = o * l.length * l.inner + c0;
+  q.stride = l.inner;
+  q.G = static_cast<int>(std::min<int64_t>(gmax, l.inner - c0));
+  q.length = l.length;
+  q.reverse = reverse;
+  q.exclusive = exclusive;
+  q.line = o * l.inner + c0;
+  return q;
+}
+
 template <typename K>
 void RunChunkedScan(const K& k, const ScanLayout& l, bool exclusive, bool reverse) {
   if (l.numel() == 0) return;
@@ -148,18 +183,7 @@ void RunChunkedScan(const K& k, const ScanLayout& l, bool exclusive, bool revers
   // (A shrunk test chunk lowers the bar too, so that tests reach the threaded strategies.)
   const int64_t min_parallel = std::min(scan_detail::kMinParallelElements, 2 * chunk);
   const int threads = l.numel() >= min_parallel ? CpuNumThreads() : 1;
-  auto task = [&](int64_t t) {
-    const int64_t o = t / groups;
-    const int64_t c0 = (t % groups) * gmax;
-    SeqGroup q;
-    q.base = o * l.length * l.inner + c0;
-    q.stride = l.inner;
-    q.G = static_cast<int>(std::min<int64_t>(gmax, l.inner - c0));
-    q.length = l.length;
-    q.reverse = reverse;
-    q.exclusive = exclusive;
-    return q;
-  };
+  auto task = [&](int64_t t) { return MakeSeqGroup(l, t, gmax, exclusive, reverse); };
   if (threads > 1 && l.length > chunk && tasks < 2 * threads) {
     for (int64_t t = 0; t < tasks; ++t) scan_detail::ThreePhaseTask(k, task(t), chunk, threads);
     return;

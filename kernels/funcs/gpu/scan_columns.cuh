@@ -233,7 +233,8 @@ struct DefaultColumnSteps<Op, std::enable_if_t<TileColumnTile<GpuTileScan<Op>>::
 template <typename Steps, typename Op>
 __global__ void __launch_bounds__(ScanPolicy::kThreads, Steps::kMinBlocks)
     OnePassColumnKernel(Op op, LineGeometry g, int64_t lines, int64_t across, int64_t nseg,
-                        TileStatus<typename Op::State> st, bool exclusive, bool vec) {
+                        TileStatus<typename Op::State> st, bool exclusive, bool vec,
+                        const typename Op::State* init) {
   using State = typename Op::State;
   constexpr int kVec = Steps::kVec, kGroups = Steps::kGroups;
   constexpr int kRows = ScanPolicy::kThreads / kGroups;
@@ -268,10 +269,12 @@ __global__ void __launch_bounds__(ScanPolicy::kThreads, Steps::kMinBlocks)
       total = op.Combine(total, a);
     }
   }
-  State before = op.Identity();
+  // The line's carry-in (line col * kWidth + c), where one is given and the line exists.
+  const int64_t gline = col * kWidth + c;
+  State before = init != nullptr && c < kWidth && gline < lines ? init[gline] : op.Identity();
   if (nseg > 1) {
     st.PublishUpBlock(op, col, seg, total, c);
-    if (seg > 0 && c < kWidth) before = BlockLookback(op, st, col, seg, c);
+    if (seg > 0 && c < kWidth) before = BlockLookback(op, st, col, seg, c, before);
   }
   if (c < kWidth) carry[c] = before;
   __syncthreads();
@@ -288,7 +291,7 @@ __global__ void __launch_bounds__(ScanPolicy::kThreads, Steps::kMinBlocks)
 // harness picks others).
 template <typename Steps, typename Op, typename Scratch>
 void OnePassColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t lines, bool exclusive,
-                    const Op& op) {
+                    const Op& op, const typename Op::State* init = nullptr) {
   using State = typename Op::State;
   constexpr int64_t kWidth = int64_t{Steps::kGroups} * Steps::kVec;
   constexpr int64_t kLen = int64_t{ScanPolicy::kThreads / Steps::kGroups} * Steps::kSteps;
@@ -297,7 +300,7 @@ void OnePassColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g
   const auto st = MakeTileStatus<State>(stream, scratch, across, nseg, kWidth);
   const bool vec = Steps::Vectorizable(op, g);
   OnePassColumnKernel<Steps><<<static_cast<unsigned>(across * nseg), ScanPolicy::kThreads, 0, stream>>>(
-      op, g, lines, across, nseg, st, exclusive, vec);
+      op, g, lines, across, nseg, st, exclusive, vec, init);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 

@@ -79,5 +79,20 @@ void Scan(const GPUContext& ctx, const ScanLayout& l, bool exclusive, bool rever
   }
 }
 
+// The scan with a carry-in per line and the line totals (kernels/funcs/scan.h): always this
+// engine, whatever PADDLE_OPS_GPU_SCAN says (thrust's reference path takes no carry).
+template <typename Op>
+void ScanFrom(const GPUContext& ctx, const ScanLayout& l, bool exclusive, bool reverse, const Op& op,
+              const typename Op::State* init) {
+  ScanGpu(ctx, l, exclusive, reverse, op, init);
+}
+
+template <typename Op>
+void ScanTotals(const GPUContext& ctx, const ScanLayout& l, bool reverse, const Op& op, typename Op::State* totals) {
+  CtxScratch scratch{ctx, {}};
+  scratch.held.reserve(1);
+  scan_gpu::ScanTotalsLaunch(ctx.stream(), scratch, l, reverse, op, totals);
+}
+
 }  // namespace funcs
 }  // namespace phi

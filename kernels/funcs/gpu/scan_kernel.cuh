@@ -134,10 +134,11 @@ __global__ void __launch_bounds__(ScanPolicy::kTotalsThreads)
 }
 
 // ---- inner > 1: columns, a thread per (segment, line), line fastest --------------------------
+// init: a carry-in per line (null for none), combined before the line's first step.
 template <int kPhase, typename Op>
 __global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileScan<Op>>::value)
     ColumnScanKernel(Op op, LineGeometry g, int64_t lines, int64_t nseg, int64_t seg_len,
-                     typename Op::State* totals, bool exclusive) {
+                     typename Op::State* totals, bool exclusive, const typename Op::State* init = nullptr) {
   const int64_t t = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
   if (t >= lines * nseg) return;
   const int64_t seg = t / lines, ln = t - seg * lines;
@@ -148,9 +149,51 @@ __global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileSca
   if (kPhase == 1) {
     totals[ln * nseg + seg] = GpuTileScan<Op>::template Thread<kItems, false>(op, line, s0, s1, op.Identity(), exclusive);
   } else {
-    const auto carry = kPhase == 3 ? totals[ln * nseg + seg] : op.Identity();
+    auto carry = kPhase == 3 ? totals[ln * nseg + seg] : op.Identity();
+    if (init != nullptr) carry = op.Combine(init[ln], carry);
     GpuTileScan<Op>::template Thread<kItems, true>(op, line, s0, s1, carry, exclusive);
   }
+}
+
+// ---- line totals (ScanTotals): a reduction, each element read once ------------------------------
+// Totals of (line, segment) line-major with one more slot per line holding the identity
+// (totals[ln * (nseg + 1) + seg]), so that the exclusive scan of a line's nseg + 1 slots
+// (ScanSegmentTotals) leaves the line's total in its last slot.
+template <int kItems, typename Op>
+__global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileScan<Op>>::value)
+    RowTotalsKernel(Op op, LineGeometry g, int64_t rows, int64_t nseg, int64_t seg_len, typename Op::State* totals) {
+  const int64_t w = (blockIdx.x * int64_t{blockDim.x} + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  if (w >= rows * nseg) return;  // a whole warp leaves together
+  const int64_t row = w / nseg, seg = w - row * nseg;
+  const int64_t s0 = seg * seg_len, s1 = s0 + seg_len < g.length ? s0 + seg_len : g.length;
+  const OpLine<Op> line{op, g, g.Base(row)};
+  const auto a = GpuTileScan<Op>::template Warp<32, kItems, false>(op, line, s0, s1, op.Identity(), false, lane);
+  if (lane == 0) {
+    totals[row * (nseg + 1) + seg] = a;
+    if (seg == nseg - 1) totals[row * (nseg + 1) + nseg] = op.Identity();
+  }
+}
+
+template <typename Op>
+__global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileScan<Op>>::value)
+    ColumnTotalsKernel(Op op, LineGeometry g, int64_t lines, int64_t nseg, int64_t seg_len,
+                       typename Op::State* totals) {
+  const int64_t t = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (t >= lines * nseg) return;
+  const int64_t seg = t / lines, ln = t - seg * lines;
+  const int64_t s0 = seg * seg_len, s1 = s0 + seg_len < g.length ? s0 + seg_len : g.length;
+  const OpLine<Op> line{op, g, g.Base(ln)};
+  totals[ln * (nseg + 1) + seg] =
+      GpuTileScan<Op>::template Thread<ScanPolicy::kColumnItems, false>(op, line, s0, s1, op.Identity(), false);
+  if (seg == nseg - 1) totals[ln * (nseg + 1) + nseg] = op.Identity();
+}
+
+// out[ln] = totals[ln * stride + stride - 1].
+template <typename State>
+__global__ void LastSlotKernel(int64_t lines, int64_t stride, const State* totals, State* out) {
+  const int64_t ln = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (ln < lines) out[ln] = totals[ln * stride + stride - 1];
 }
 
 }  // namespace scan_gpu

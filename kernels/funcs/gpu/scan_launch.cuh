@@ -128,7 +128,7 @@ void ScanSegmentTotals(cudaStream_t stream, int64_t lines, int64_t nseg, typenam
 // kColumnPhases = 3, and for the kernel harness to compare against.
 template <typename Op, typename Scratch>
 void ScanColumnsThreePhase(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t lines,
-                           bool exclusive, const Op& op) {
+                           bool exclusive, const Op& op, const typename Op::State* init = nullptr) {
   using State = typename Op::State;
   constexpr int64_t kTarget = TileColumnThreads<GpuTileScan<Op>>::value;
   int64_t nseg = 1;
@@ -141,7 +141,8 @@ void ScanColumnsThreePhase(cudaStream_t stream, Scratch& scratch, const LineGeom
   nseg = (g.length + seg_len - 1) / seg_len;
   const unsigned blocks = Blocks(lines * nseg);
   if (nseg == 1) {
-    ColumnScanKernel<0><<<blocks, ScanPolicy::kThreads, 0, stream>>>(op, g, lines, 1, seg_len, nullptr, exclusive);
+    ColumnScanKernel<0><<<blocks, ScanPolicy::kThreads, 0, stream>>>(op, g, lines, 1, seg_len, nullptr, exclusive,
+                                                                       init);
     PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
     return;
   }
@@ -149,7 +150,8 @@ void ScanColumnsThreePhase(cudaStream_t stream, Scratch& scratch, const LineGeom
   ColumnScanKernel<1><<<blocks, ScanPolicy::kThreads, 0, stream>>>(op, g, lines, nseg, seg_len, totals, exclusive);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
   ScanSegmentTotals(stream, lines, nseg, totals, op);
-  ColumnScanKernel<3><<<blocks, ScanPolicy::kThreads, 0, stream>>>(op, g, lines, nseg, seg_len, totals, exclusive);
+  ColumnScanKernel<3><<<blocks, ScanPolicy::kThreads, 0, stream>>>(op, g, lines, nseg, seg_len, totals, exclusive,
+                                                                     init);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
@@ -161,18 +163,58 @@ void ScanColumnsThreePhase(cudaStream_t stream, Scratch& scratch, const LineGeom
 // (docs/benchmarks.md, 2026-11-29 third session): the one pass is 2.8-4.2x faster on 16 lines
 // of 2^19 and 10-20 % for float on 300 lines of 5000; on the benchmark shapes
 // ([16384, 4096] axis 0, [32, 4, 2048, 128] axis 2) it does not beat the three phases yet.
+// A carry-in per line (`init`) goes to the same two paths (not to an op's own columns).
 template <typename Op, typename Scratch>
 void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t lines, bool exclusive,
-                 const Op& op) {
+                 const Op& op, const typename Op::State* init = nullptr) {
   if constexpr (TileOwnColumns<GpuTileScan<Op>>::value) {
-    if (GpuTileScan<Op>::Columns(stream, scratch, g, lines, exclusive, op)) return;
+    if (init == nullptr && GpuTileScan<Op>::Columns(stream, scratch, g, lines, exclusive, op)) return;
   }
   constexpr int64_t kTarget = TileColumnThreads<GpuTileScan<Op>>::value;
   if (TileColumnPhases<GpuTileScan<Op>>::value != 3 && lines * ScanPolicy::kMaxColumnSegments < kTarget) {
-    OnePassColumns<typename DefaultColumnSteps<Op>::type>(stream, scratch, g, lines, exclusive, op);
+    OnePassColumns<typename DefaultColumnSteps<Op>::type>(stream, scratch, g, lines, exclusive, op, init);
   } else {
-    ScanColumnsThreePhase(stream, scratch, g, lines, exclusive, op);
+    ScanColumnsThreePhase(stream, scratch, g, lines, exclusive, op, init);
   }
+}
+
+// Each line's total (ScanTotals): rows a warp per (row, segment of TileRowSegment steps), columns
+// a thread per (segment, line) as the three phases' first; then the totals of each line folded
+// by ScanSegmentTotals (a fixed order) into `out` (outer * inner states).
+template <typename Op, typename Scratch>
+void ScanTotalsLaunch(cudaStream_t stream, Scratch& scratch, const ScanLayout& l, bool reverse, const Op& op,
+                      typename Op::State* out) {
+  using State = typename Op::State;
+  const int64_t lines = l.outer * l.inner;
+  if (lines == 0) return;
+  const LineGeometry g{l.length, l.inner, reverse};
+  int64_t nseg = 1, seg_len = std::max<int64_t>(l.length, 1);
+  constexpr int kItems = ScanPolicy::kRowItems;
+  if (l.inner == 1) {
+    constexpr int64_t kTile = int64_t{32} * kItems;
+    seg_len = TileRowSegment<GpuTileScan<Op>>::value;
+    seg_len = std::max<int64_t>((seg_len + kTile - 1) / kTile * kTile, kTile);
+  } else {
+    constexpr int64_t kTarget = TileColumnThreads<GpuTileScan<Op>>::value;
+    if (lines < kTarget) {
+      nseg = std::min({(kTarget + lines - 1) / lines, ScanPolicy::kMaxColumnSegments, (l.length + 63) / 64});
+      nseg = std::max<int64_t>(nseg, 1);
+    }
+    seg_len = std::max<int64_t>((l.length + nseg - 1) / nseg, 1);
+  }
+  nseg = std::max<int64_t>((l.length + seg_len - 1) / seg_len, 1);
+  State* totals = static_cast<State*>(scratch(lines * (nseg + 1) * int64_t{sizeof(State)}));
+  if (l.inner == 1) {
+    RowTotalsKernel<kItems><<<Blocks(lines * nseg * 32), ScanPolicy::kThreads, 0, stream>>>(op, g, lines, nseg,
+                                                                                           seg_len, totals);
+  } else {
+    ColumnTotalsKernel<<<Blocks(lines * nseg), ScanPolicy::kThreads, 0, stream>>>(op, g, lines, nseg, seg_len,
+                                                                                 totals);
+  }
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  ScanSegmentTotals(stream, lines, nseg + 1, totals, op);
+  LastSlotKernel<<<Blocks(lines), ScanPolicy::kThreads, 0, stream>>>(lines, nseg + 1, totals, out);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
 }  // namespace scan_gpu
@@ -187,8 +229,10 @@ inline GpuScanStrategy ChooseGpuScanStrategy(const ScanLayout& l) {
   return l.length <= 64 ? GpuScanStrategy::kShortRows : GpuScanStrategy::kRows;
 }
 
-// The engine over a layout: `init`, when given, is a carry-in per row ([outer] states; rows only,
-// inner == 1) that every row's scan starts from (internal: for the sequence-parallel scans).
+// The engine over a layout: `init`, when given, is a carry-in per line ([outer * inner] states,
+// line = outer index * inner + column) that every line's scan starts from (internal: for the
+// sequence-parallel scans; scan.h's ScanFrom). Rows with a carry-in take the single pass
+// (short and staged rows too, and never an op's own split rows); columns their usual path.
 // `row_segment` overrides the row segment (TileRowSegment; the harness sweeps it).
 template <typename Op, typename Scratch>
 void ScanGpuLaunch(cudaStream_t stream, Scratch& scratch, const ScanLayout& l, bool exclusive, bool reverse,
@@ -196,14 +240,11 @@ void ScanGpuLaunch(cudaStream_t stream, Scratch& scratch, const ScanLayout& l, b
   if (l.numel() == 0) return;
   const scan_gpu::LineGeometry g{l.length, l.inner, reverse};
   GpuScanStrategy s = ChooseGpuScanStrategy(l);
-  if (init != nullptr && l.inner != 1) {  // a caller's error: carry-ins are for rows only
-    PADDLE_ENFORCE_GPU_SUCCESS(cudaErrorInvalidValue);
-  }
   if (s == GpuScanStrategy::kShortRows && init != nullptr) s = GpuScanStrategy::kRows;
   if (l.inner == 1 && init == nullptr && scan_gpu::ScanStagedRows(stream, g, l.outer, exclusive, op)) return;
   switch (s) {
     case GpuScanStrategy::kColumns:
-      scan_gpu::ScanColumns(stream, scratch, g, l.outer * l.inner, exclusive, op);
+      scan_gpu::ScanColumns(stream, scratch, g, l.outer * l.inner, exclusive, op, init);
       break;
     case GpuScanStrategy::kShortRows:
       if (l.length <= 16) {

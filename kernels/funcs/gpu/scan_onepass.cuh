@@ -177,10 +177,11 @@ __device__ typename Op::State WarpLookback(const Op& op, const TileStatus<typena
 
 // The same carry for line c of a wide tile (width > 1), from the thread of that line (no
 // barrier): the flags of all the blocks are polled together (relaxed loads, then one acquire
-// fence), then their states are folded in the same order, largest block first.
+// fence), then their states are folded in the same order, largest block first, from `start`
+// (the line's carry-in, or the identity).
 template <typename Op>
 __device__ typename Op::State BlockLookback(const Op& op, const TileStatus<typename Op::State>& st, int64_t line,
-                                            int64_t i, int c) {
+                                            int64_t i, int c, const typename Op::State& start) {
   using State = typename Op::State;
   const int top = 63 - __clzll(static_cast<long long>(i));
   for (unsigned ns = 32;; ns = ns < 256 ? 2 * ns : ns) {
@@ -192,7 +193,7 @@ __device__ typename Op::State BlockLookback(const Op& op, const TileStatus<typen
     __nanosleep(ns);
   }
   cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
-  State acc = op.Identity();
+  State acc = start;
   for (int b = top; b >= 0; --b) {
     if ((i >> b) & 1) acc = op.Combine(acc, st.block[st.Slot(line, b, (i >> b) - 1) * st.width + c]);
   }

@@ -1,11 +1,14 @@
 """Sequence-parallel scans and gla over torch.distributed: a sequence split along its scan axis.
 
 Rank r of the process group holds steps [start_r, start_r + T_r) of one sequence (rank order is
-sequence order; the T_r may differ and be odd). Each function scans the local shard with the
-registered torch ops (torch.ops.paddle_ops.*), exchanges one small carry per line with ONE
-``all_gather`` (float64; a few values per line, for gla a Dk x Dv state per head: never the
-data), combines the carries of the ranks before it in rank order (so the result is bitwise the
-same for a fixed world size and split) and fixes its shard up. ``reverse=True`` takes the carries from the ranks after it.
+sequence order; the T_r may differ and be odd). Each function exchanges one small carry per line
+with ONE ``all_gather`` (float64; a few values per line, for gla a Dk x Dv state per head: never
+the data) and combines the carries of the ranks before it in rank order (so the result is bitwise
+the same for a fixed world size and split). logcumsumexp and cumsum send their shard's total (a
+reduction, each element read once) and then scan the shard once from the combined carry (the
+scan engine's carry-in per line: the runtime library's internal entries po_runtime_scan_totals
+and po_runtime_scan_carry, called by ctypes); pscan and gla scan, exchange and rerun with the
+carry as the op's initial state. ``reverse=True`` takes the carries from the ranks after it.
 The backward is the reverse scan with the same kind of exchange (one more all_gather), through
 ``torch.autograd.Function``: ``loss.backward()`` works across ranks; every rank of the group
 must call the function and its backward (they are collectives).
@@ -22,14 +25,95 @@ Not a doctest (CI has no torch)::
     y = sp.logcumsumexp(x_shard, axis=1)          # x_shard: this rank's steps
     y.sum().backward()
 """
+import contextlib
+import ctypes
+import math
+import os
+
 import torch
 import torch.distributed as dist
 
 from . import NAMESPACE
+from .. import _runtime
 
 __all__ = ["logcumsumexp", "cumsum", "pscan", "gla"]
 
 _ops = getattr(torch.ops, NAMESPACE)
+
+# PADDLE_OPS_SEQPAR_FIXUP=1 (or setting _FIXUP): logcumsumexp and cumsum take the earlier design
+# (local scan, all_gather, a fix-up pass over the shard) instead of one scan from the carry; kept
+# so that tools/examples/seqpar_scan.py --bench can time both in one run (docs/seqpar.md).
+_FIXUP = os.environ.get("PADDLE_OPS_SEQPAR_FIXUP", "") == "1"
+
+
+# ---------------------------------------------------------------- the engine's carry-in (internal)
+
+_PO_DTYPE = {torch.int32: 4, torch.int64: 5, torch.float16: 6, torch.bfloat16: 7, torch.float32: 8,
+             torch.float64: 9}
+_LSE, _SUM = 0, 1
+_carry_lib = None
+
+
+def _lib():
+    global _carry_lib
+    if _carry_lib is None:
+        lib = _runtime.load("torch")
+        common = [ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_uint64, ctypes.c_void_p]
+        lib.po_runtime_scan_carry.restype = ctypes.c_int32
+        lib.po_runtime_scan_carry.argtypes = common + [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * 3 + [
+            ctypes.c_int32, ctypes.c_int32, ctypes.c_char_p, ctypes.c_int32]
+        lib.po_runtime_scan_totals.restype = ctypes.c_int32
+        lib.po_runtime_scan_totals.argtypes = common + [ctypes.c_void_p] + [ctypes.c_int64] * 3 + [
+            ctypes.c_char_p, ctypes.c_int32]
+        _carry_lib = lib
+    return _carry_lib
+
+
+def _carry_ok(x):
+    """Whether the engine's carry entries take x (else the fix-up design runs)."""
+    return not _FIXUP and x.dtype in _PO_DTYPE and (x.is_cpu or x.is_cuda)
+
+
+def _view(x, axis):
+    """(outer, length, inner) of x scanned along axis."""
+    return math.prod(x.shape[:axis]), x.shape[axis], math.prod(x.shape[axis + 1:])
+
+
+def _engine_call(entry, what, x, axis, *ptrs_and_flags):
+    err = ctypes.create_string_buffer(1024)
+    cuda = x.is_cuda
+    dev = (x.device.index or 0) if cuda else 0
+    stream = torch.cuda.current_stream(x.device).cuda_stream if cuda else 0
+    with torch.cuda.device(x.device) if cuda else contextlib.nullcontext():
+        rc = entry(what, _PO_DTYPE[x.dtype], 1 if cuda else 0, dev, stream, x.data_ptr() or None, *ptrs_and_flags,
+                   err, len(err))
+    if rc:
+        raise RuntimeError(err.value.decode(errors="replace"))
+
+
+def _lines(x, axis):
+    return x.shape[:axis] + x.shape[axis + 1:]
+
+
+def _scan_totals(what, x, axis):
+    """Each line's total of x along axis (float64; int64 for an integer cumsum): one reduction."""
+    x = x.contiguous()
+    acc = torch.int64 if what == _SUM and not x.is_floating_point() else torch.float64
+    out = torch.empty(_lines(x, axis), dtype=acc, device=x.device)
+    if out.numel():
+        _engine_call(_lib().po_runtime_scan_totals, what, x, axis, out.data_ptr(), *_view(x, axis))
+    return out
+
+
+def _scan_from(what, x, carry, axis, exclusive, reverse):
+    """The scan of x along axis from carry (one per line, or None): one pass over the shard."""
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    if x.numel():
+        c = carry.contiguous() if carry is not None else None
+        _engine_call(_lib().po_runtime_scan_carry, what, x, axis, c.data_ptr() if c is not None else None,
+                     out.data_ptr(), *_view(x, axis), int(exclusive), int(reverse))
+    return out
 
 
 # ---------------------------------------------------------------- exchange and rank order
@@ -100,31 +184,42 @@ def _lse_carry(tot, ranks):
     return torch.logsumexp(tot[ranks], 0)
 
 
+def _lse_fwd_fixup(x, axis, exclusive, reverse, group, world, rank):
+    """The earlier design (PADDLE_OPS_SEQPAR_FIXUP=1): local scan, all_gather of its last step,
+    fix-up pass. Returns (out, gathered totals)."""
+    n = x.shape[axis]
+    inc = _ops.logcumsumexp(x, axis, False, False, reverse)
+    if n:
+        total = inc.select(axis, _last(reverse, n)).double()
+    else:
+        total = torch.full(_lines(x, axis), float("-inf"), dtype=torch.float64, device=x.device)
+    tot = _all_gather(total, group, world)
+    before = _before(world, rank, reverse)
+    if exclusive and n:  # shift by one step in scan order, -inf (the empty sum) at the head
+        head = torch.full_like(inc.narrow(axis, 0, 1), float("-inf"))
+        inc = (torch.cat([head, inc.narrow(axis, 0, n - 1)], axis) if not reverse
+               else torch.cat([inc.narrow(axis, 1, n - 1), head], axis))
+    out = inc
+    if before:  # the fix-up in float32 (float64 for float64): one more rounding
+        ct = torch.float64 if x.dtype == torch.float64 else torch.float32
+        carry = _lse_carry(tot, before).unsqueeze(axis).to(ct)
+        out = torch.logaddexp(carry, inc.to(ct)).to(x.dtype)
+    return out, tot
+
+
 class _LogCumSumExp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, axis, exclusive, reverse, group):
         world, rank = _group(group)
-        n = x.shape[axis]
-        inc = _ops.logcumsumexp(x, axis, False, False, reverse)
-        # The carry is the shard's log-total (one float64 per line): logaddexp(a, b) =
-        # max + log1p(exp(-|a - b|)) never overflows and loses nothing (a (max, sum) pair
-        # is the same number, split in two).
-        if n:
-            total = inc.select(axis, _last(reverse, n)).double()
+        if _carry_ok(x):
+            # The carry is the shard's log-total (one float64 per line, a reduction of the inputs:
+            # logaddexp(a, b) = max + log1p(exp(-|a - b|)) never overflows), then one scan of the
+            # shard from the log-total of the ranks before it.
+            tot = _all_gather(_scan_totals(_LSE, x, axis), group, world)
+            before = _before(world, rank, reverse)
+            out = _scan_from(_LSE, x, _lse_carry(tot, before) if before else None, axis, exclusive, reverse)
         else:
-            total = torch.full(x.shape[:axis] + x.shape[axis + 1:], float("-inf"), dtype=torch.float64,
-                               device=x.device)
-        tot = _all_gather(total, group, world)
-        before = _before(world, rank, reverse)
-        if exclusive and n:  # shift by one step in scan order, -inf (the empty sum) at the head
-            head = torch.full_like(inc.narrow(axis, 0, 1), float("-inf"))
-            inc = (torch.cat([head, inc.narrow(axis, 0, n - 1)], axis) if not reverse
-                   else torch.cat([inc.narrow(axis, 1, n - 1), head], axis))
-        out = inc
-        if before:  # the fix-up in float32 (float64 for float64): one more rounding, measured
-            ct = torch.float64 if x.dtype == torch.float64 else torch.float32  # in docs/seqpar.md
-            carry = _lse_carry(tot, before).unsqueeze(axis).to(ct)
-            out = torch.logaddexp(carry, inc.to(ct)).to(x.dtype)
+            out, tot = _lse_fwd_fixup(x, axis, exclusive, reverse, group, world, rank)
         ctx.save_for_backward(x, out)
         ctx.args = (axis, exclusive, reverse, group)
         total = _lse_carry(tot, range(world) if not reverse else range(world - 1, -1, -1)).to(x.dtype)
@@ -191,12 +286,17 @@ def logcumsumexp(x, axis=-1, exclusive=False, reverse=False, group=None, return_
 
 def _cumsum_fwd(x, axis, exclusive, reverse, group):
     world, rank = _group(group)
+    before = _before(world, rank, reverse)
+    if _carry_ok(x):
+        # The carry: the shard's sum in float64 (int64 for integers), a reduction of the inputs
+        # (compensated, rounded once); then one scan of the shard from the ranks before it.
+        tot = _all_gather(_scan_totals(_SUM, x, axis), group, world)
+        carry = tot[before].sum(0) if before else None
+        return _scan_from(_SUM, x, carry, axis, exclusive, reverse), tot.sum(0).to(x.dtype)
+    # The fix-up design (PADDLE_OPS_SEQPAR_FIXUP=1, or a dtype the carry entries do not take).
     local = _ops.cumsum(x, axis, False, exclusive, reverse)
     acc = torch.float64 if local.is_floating_point() else torch.int64
-    # The carry: the shard's sum in float64 (int64 for integers), summed by torch from the
-    # inputs, not read back from the rounded local scan.
     tot = _all_gather(x.sum(axis, dtype=acc), group, world)
-    before = _before(world, rank, reverse)
     carry = tot[before].sum(0) if before else torch.zeros_like(tot[0])
     total = tot.sum(0)
     if before:
