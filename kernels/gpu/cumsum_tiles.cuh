@@ -30,18 +30,13 @@
 #ifndef PO_CUMSUM_SMEM_DOUBLES
 #define PO_CUMSUM_SMEM_DOUBLES 1
 #endif
-// Staged short rows of float cumsum: steps a thread (0: the policy's 64), blocks an SM the
-// kernel is compiled for, and whether rows split among several lanes take the exact loop too
-// (PO_CUMSUM_STAGED_SPLIT: off until it has run on a GPU; they take the engine's generic
-// steps). The harness builds variants of each.
+// Staged short rows of float cumsum: steps a thread (0: the policy's 64) and blocks an SM the
+// kernel is compiled for. The harness builds variants of each.
 #ifndef PO_CUMSUM_STAGED_STEPS
 #define PO_CUMSUM_STAGED_STEPS 0
 #endif
 #ifndef PO_CUMSUM_STAGED_MIN_BLOCKS
 #define PO_CUMSUM_STAGED_MIN_BLOCKS 3
-#endif
-#ifndef PO_CUMSUM_STAGED_SPLIT
-#define PO_CUMSUM_STAGED_SPLIT 0
 #endif
 
 namespace phi {
@@ -254,15 +249,14 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
     return carry;
   }
 
-  // Staged short rows (scan_staged_rows.cuh): steps [s0, s1) of a row in shared memory, one run
-  // of kP (consecutive lanes, in scan order) that split the row. Where every element of the row
-  // is finite and its nonzero ones lie within 29 - log2(L) binades of each other, every prefix is
-  // exactly a double (a multiple of the smallest element's ulp, below L times the largest's
-  // binade: under 2^53 such ulps), so the float64 loop is exact, in any grouping: each run's sum,
-  // a scan of the runs' sums across the lanes, and the loop again from that carry; its outputs,
-  // rounded once, are the correctly rounded exact prefixes (the double-double's bits) at one
-  // float64 addition a step. Returns false, having stored nothing, for any other row (the
-  // engine's generic steps then); the same answer on every lane of the row.
+  // Staged short rows (scan_staged_rows.cuh): steps [s0, s1) of a row in shared memory that one
+  // lane holds whole (kP = 1). Where every element of the row is finite and its nonzero ones lie
+  // within 29 - log2(L) binades of each other, every prefix is exactly a double (a multiple of
+  // the smallest element's ulp, below L times the largest's binade: under 2^53 such ulps), so the
+  // float64 loop is exact: its outputs, rounded once, are the correctly rounded exact prefixes
+  // (the double-double's bits) at one float64 addition a step. Returns false, having stored
+  // nothing, for any other row, and for rows split among kP > 1 lanes (the engine's generic steps
+  // take them).
   static constexpr bool kStagedRun = true;
   static constexpr int kStagedSteps = PO_CUMSUM_STAGED_STEPS;
   static constexpr int kStagedMinBlocks = PO_CUMSUM_STAGED_MIN_BLOCKS;
@@ -271,38 +265,27 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
   static constexpr int64_t kStagedMaxLength = 256;
   template <int kItems, int kP>
   __device__ static bool StagedRun(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, bool exclusive) {
-    if constexpr (kP > 1 && !PO_CUMSUM_STAGED_SPLIT) return false;
-    unsigned amax = 0u, amin = 0x7fffffffu;  // |x| as bits: the largest, the smallest nonzero
-    double run = 0.0;                        // the run's sum (exact where the row is)
-#pragma unroll 8
-    for (int64_t s = s0; s < s1; ++s) {
-      const float x = static_cast<float>(op.x[line.g.At(line.base, s).offset]);
-      const unsigned u = __float_as_uint(x) & 0x7fffffffu;
-      amax = max(amax, u);
-      amin = min(amin, u == 0u ? 0x7fffffffu : u);
-      if (kP > 1) run += static_cast<double>(x);
-    }
-    const unsigned mask = LogicalWarpMask<kP>();
-#pragma unroll
-    for (int d = kP / 2; d > 0; d >>= 1) {
-      amax = max(amax, __shfl_xor_sync(mask, amax, d, kP));
-      amin = min(amin, __shfl_xor_sync(mask, amin, d, kP));
-    }
-    int log2L = 0;
-    while ((int64_t{1} << log2L) < line.g.length) ++log2L;
-    const int emax = static_cast<int>(amax >> 23), emin = max(static_cast<int>(amin >> 23), 1);  // subnormals: 1
-    if (amax >= 0x7f800000u || emax - emin > 29 - log2L) return false;  // inf, NaN, or too wide a range
-    double carry = 0.0;
-    if constexpr (kP > 1) {  // the runs before this one, in lane order (exact: any order is)
-      double all;
-      ScanLaneTotals<kP>(run, mask, static_cast<int>(threadIdx.x) % kP, &carry, &all);
-    }
-    if (exclusive) {
-      ExactLoop<true>(op, line, s0, s1, carry);
+    if constexpr (kP > 1) {
+      return false;
     } else {
-      ExactLoop<false>(op, line, s0, s1, carry);
+      unsigned amax = 0u, amin = 0x7fffffffu;  // |x| as bits: the largest, the smallest nonzero
+#pragma unroll 8
+      for (int64_t s = s0; s < s1; ++s) {
+        const unsigned u = __float_as_uint(static_cast<float>(op.x[line.g.At(line.base, s).offset])) & 0x7fffffffu;
+        amax = max(amax, u);
+        amin = min(amin, u == 0u ? 0x7fffffffu : u);
+      }
+      int log2L = 0;
+      while ((int64_t{1} << log2L) < line.g.length) ++log2L;
+      const int emax = static_cast<int>(amax >> 23), emin = max(static_cast<int>(amin >> 23), 1);  // subnormals: 1
+      if (amax >= 0x7f800000u || emax - emin > 29 - log2L) return false;  // inf, NaN, or too wide a range
+      if (exclusive) {
+        ExactLoop<true>(op, line, s0, s1, 0.0);
+      } else {
+        ExactLoop<false>(op, line, s0, s1, 0.0);
+      }
+      return true;
     }
-    return true;
   }
   template <bool kExclusive>
   __device__ static void ExactLoop(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, double sum) {

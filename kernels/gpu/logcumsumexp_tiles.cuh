@@ -32,7 +32,6 @@
 
 #include "kernels/funcs/gpu/scan_agent.cuh"
 #include "kernels/gpu/logcumsumexp_grad_rows.cuh"
-#include "kernels/gpu/lse_float_state.h"
 #include "kernels/impl/cum_scan_ops.h"
 
 #ifndef PO_LSE_MIN_BLOCKS
@@ -46,12 +45,6 @@
 // GPU (the kernel harness builds them with -DPO_LSE_GRAD_ROWS=1).
 #ifndef PO_LSE_GRAD_ROWS
 #define PO_LSE_GRAD_ROWS 0
-#endif
-// float32 rows on the float-state tiles of lse_float_state.h (full warps: whole rows, the single
-// pass's segments and totals): 0 until they have run on a GPU (the kernel harness builds them
-// with -DPO_LSE_FLOAT_STATE=1).
-#ifndef PO_LSE_FLOAT_STATE
-#define PO_LSE_FLOAT_STATE 0
 #endif
 
 namespace phi {
@@ -391,9 +384,6 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     double m = carry.m;
     LseFast::Sum part = lane == 0 ? carry.s : LseFast::Sum::Zero();
     bool settled = false;  // the local prefix is past LseFast::kNearZero (then it stays there)
-#if PO_LSE_FLOAT_STATE
-    bool lean_settled = false;  // ... and past LseFast::kLean
-#endif
     for (int64_t g0 = s0; g0 < s1; g0 += kGroupSteps) {
       float xs[U][V];
       float tmax, tmin;
@@ -401,15 +391,6 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       LoadGroup<W, U>(op, line, g0, s1, vec, mask, lane, xs, &tmax, &tmin, &bad);
       float R;
       if (!settled) settled = !LseFast::NeedsExact(LaneTotal<W>(m, part, mask));
-#if PO_LSE_FLOAT_STATE
-      // The float-state lane sums below (ex2's ~2 ulp) only once the local prefix is at least
-      // kLean: every output their error reaches (this segment's later ones, every later
-      // segment's) is then at least kLean from 0, as in the store path.
-      if (settled && !lean_settled) {
-        const State t = LaneTotal<W>(m, part, mask);
-        lean_settled = t.m + log(t.s.value()) >= LseFast::kLean;
-      }
-#endif
       if (!LseFast::Usable(State{m, LseFast::Sum::Zero()}, tmax, tmin, bad, &R)) {
         const int64_t g1 = g0 + kGroupSteps < s1 ? g0 + kGroupSteps : s1;
         carry = WarpScanSteps<W, kFallbackItems, false>(op, line, g0, g1, LaneTotal<W>(m, part, mask), false, lane);
@@ -450,16 +431,6 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
                                                               : Scale(part, exp(m - static_cast<double>(R)));
         m = static_cast<double>(R);
       }
-#if PO_LSE_FLOAT_STATE
-      if (std::is_same<T, float>::value && lean_settled) {  // the lane's sum against its own maximum, then to R
-        using M = lse_fs::DeviceMath;
-        const auto& flat = reinterpret_cast<const float(&)[U * V]>(xs);
-        const float ml = lse_fs::LaneMax<M>(flat);
-        const float sl = lse_fs::LaneSum<M>(flat, ml);
-        part = Add(part, LseFast::Sum::Of(static_cast<double>(M::Mul(sl, lse_fs::ExpDiff<M>(ml, R)))));
-        continue;
-      }
-#endif
       FloatFloat acc{0.f, 0.f};
 #pragma unroll
       for (int u = 0; u < U; ++u) {
@@ -585,41 +556,6 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       StoreRowRaw<T, V>(op.out, line.base, L, kRev, first + c * V, s1, vec, v);
     }
   }
-#if PO_LSE_FLOAT_STATE
-  // A lean group (every output at least LseFast::kLean from 0, no NaN or +inf, R usable) on the
-  // float-state steps of lse_float_state.h: float32 per element (one ex2 for the lane's sum, one
-  // ex2 and one lg2 for its outputs), float64 once per lane (the scan of the lane totals); c is
-  // the carry's sum rebased to R. Returns the carry after the group.
-  template <bool kRev, bool kExclusive>
-  __device__ static State FloatStateGroup(const Op& op, const OpLine<Op>& line, int64_t g0, int lane, int64_t s1,
-                                          bool vec, const float (&x)[kLaneItems], float R, const State& carry,
-                                          LseFast::Sum c) {
-    using M = lse_fs::DeviceMath;
-    const float ml = lse_fs::LaneMax<M>(x);
-    const float sl = lse_fs::LaneSum<M>(x, ml);
-    double before, total;
-    ScanLaneTotals<32>(static_cast<double>(M::Mul(sl, lse_fs::ExpDiff<M>(ml, R))), 0xffffffffu, lane, &before,
-                       &total);
-    // MP: the largest element before the lane (the carry's maximum included; finite, since a lean
-    // group's carry holds terms).
-    float incl = ml;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      const float y = __shfl_up_sync(0xffffffffu, incl, d);
-      if (lane >= d) incl = fmaxf(incl, y);
-    }
-    const float cm = static_cast<float>(carry.m);
-    const float up = __shfl_up_sync(0xffffffffu, incl, 1);
-    const float mp = lane == 0 ? cm : fmaxf(cm, up);
-    // The prefix's sum against MP: against R it is at least exp(MP - R) >= exp(-kSpan) (the
-    // element at MP is in it), a normal float; exp(R - MP) <= exp(kSpan) does not overflow.
-    const float sp = M::Mul(static_cast<float>(c.hi + (c.lo + before)), lse_fs::ExpDiff<M>(R, mp));
-    T o[kLaneItems];
-    lse_fs::LaneOutputs<M, kExclusive>(x, mp, sp, o);
-    LaneStore<kRev>(op, line, g0, lane, s1, vec, o);
-    return State{static_cast<double>(R), Add(c, LseFast::Sum::Of(total))};
-  }
-#endif
   template <bool kRev>
   __device__ static State WarpRows(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                    bool exclusive, int lane) {
@@ -642,13 +578,6 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
         carry = SlowGroup(op, line, g0, g0 + kGroupSteps < s1 ? g0 + kGroupSteps : s1, carry, exclusive, lane);
         continue;
       }
-#if PO_LSE_FLOAT_STATE
-      if constexpr (std::is_same<T, float>::value) {
-        carry = exclusive ? FloatStateGroup<kRev, true>(op, line, g0, lane, s1, vec, x, R, carry, c)
-                          : FloatStateGroup<kRev, false>(op, line, g0, lane, s1, vec, x, R, carry, c);
-        continue;
-      }
-#endif
       float e[kLaneItems];
       FloatFloat acc{0.f, 0.f};
 #pragma unroll

@@ -23,6 +23,7 @@
 
 #include "kernels/gpu/pscan_onepass_plan.h"
 #include "kernels/impl/pscan_ops.h"
+#include "kernels/util/gpu_smem_optin.cuh"
 
 #ifndef PO_ONEPASS_BATCH
 #define PO_ONEPASS_BATCH 4
@@ -304,9 +305,7 @@ bool Launch(cudaStream_t stream, Scratch& scratch, int64_t outer, int64_t length
   constexpr int kShared = SharedBytes<kSteps, kCols, T>() * (kPersistent ? 2 : 1);
   const auto kernel = kPersistent ? PscanOnePassPersistentKernel<kSteps, kCols, kMinBlocks, T>
                                   : PscanOnePassColumnKernel<kSteps, kCols, kMinBlocks, T>;
-  if (kShared > 48 * 1024) {  // per launch: the attribute is the current device's
-    PADDLE_ENFORCE_GPU_SUCCESS(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
-  }
+  AllowDynamicSmem(reinterpret_cast<const void*>(kernel), kShared);
   int64_t blocks = plan.Tiles();
   if (kPersistent) {  // the blocks the GPU holds at once (fewer: still correct, tickets order the work)
     int device = 0, sms = 0, per_sm = 0;

@@ -14,6 +14,7 @@
 #include "kernels/funcs/gpu/scan_onepass.cuh"
 #include "kernels/funcs/gpu/scan_staged_rows.cuh"
 #include "kernels/funcs/scan_layout.h"
+#include "kernels/util/gpu_smem_optin.cuh"
 
 namespace phi {
 namespace funcs {
@@ -75,10 +76,7 @@ void LaunchStagedRows(cudaStream_t stream, const StagedRowsPlan& plan, int64_t r
   constexpr int kItems = TileStagedItems<GpuTileScan<Op>>::value;
   const auto kernel = reverse ? StagedRowKernel<kP, true, kItems, Op> : StagedRowKernel<kP, false, kItems, Op>;
   const int64_t bytes = plan.SharedBytes(static_cast<int>(sizeof(StagedElem<Op>)));
-  if (bytes > 48 * 1024) {  // per launch: the attribute is the current device's
-    PADDLE_ENFORCE_GPU_SUCCESS(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  }
+  AllowDynamicSmem(reinterpret_cast<const void*>(kernel), bytes);
   const int64_t blocks = (rows + plan.Rows() - 1) / plan.Rows();
   kernel<<<static_cast<unsigned>(blocks), ScanPolicy::kThreads, static_cast<size_t>(bytes), stream>>>(op, rows, plan,
                                                                                                      exclusive);

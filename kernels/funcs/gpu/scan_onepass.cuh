@@ -65,12 +65,8 @@ struct TileStatus {
     cuda::atomic_ref<int, cuda::thread_scope_device> f(flag[slot]);
     return f.load(cuda::memory_order_relaxed);
   }
-  // Spins until published, then reads it; the spin backs off so that waiting warps leave the
-  // issue slots and L2 to the warps that scan.
-  __device__ State Wait(int64_t slot) const {
-    for (unsigned ns = 32; Flag(slot) == 0; ns = ns < 256 ? 2 * ns : ns) __nanosleep(ns);
-    return block[slot];
-  }
+  // Spins until published, then reads it (a block aggregate of one state).
+  __device__ State Wait(int64_t slot) const { return WaitAt(slot, 0); }
   __device__ void Publish(int64_t slot, const State& v) const {
     block[slot] = v;
     cuda::atomic_ref<int, cuda::thread_scope_device> f(flag[slot]);
@@ -81,17 +77,26 @@ struct TileStatus {
   // tile of a block of 2^b tiles for each of its trailing one bits).
   template <typename Op>
   __device__ void PublishUp(const Op& op, int64_t line, int64_t t, State a) const {
-    Publish(Slot(line, 0, t), a);
+    PublishTree(
+        line, t, a, [&](int64_t slot, const State& v) { Publish(slot, v); },
+        [&](int64_t slot, const State& x) { return op.Combine(Wait(slot), x); });
+  }
+  // The walk of PublishUp and PublishUpBlock: publish(slot, v) publishes a block aggregate,
+  // fold(slot, x) combines the published block `slot` (to the left) with x.
+  template <typename PublishF, typename FoldF>
+  __device__ void PublishTree(int64_t line, int64_t t, State a, PublishF publish, FoldF fold) const {
+    publish(Slot(line, 0, t), a);
     for (int b = 1; (t >> (b - 1)) & 1; ++b) {
       const int64_t right = t >> (b - 1);  // this tile's block at level b - 1
-      a = op.Combine(Wait(Slot(line, b - 1, right - 1)), a);
-      Publish(Slot(line, b, t >> b), a);
+      a = fold(Slot(line, b - 1, right - 1), a);
+      publish(Slot(line, b, t >> b), a);
     }
   }
 
   // ---- wide blocks (width > 1): every thread of the thread block calls these; thread c < width
   // holds line c of the tile.
-  // Line c's state of a published block, once its flag is set.
+  // Line c's state of a published block, once its flag is set; the spin backs off so that
+  // waiting warps leave the issue slots and L2 to the warps that scan.
   __device__ State WaitAt(int64_t slot, int c) const {
     for (unsigned ns = 32; Flag(slot) == 0; ns = ns < 256 ? 2 * ns : ns) __nanosleep(ns);
     return block[slot * width + c];
@@ -111,12 +116,9 @@ struct TileStatus {
   // PublishUp for a tile of `width` lines.
   template <typename Op>
   __device__ void PublishUpBlock(const Op& op, int64_t line, int64_t t, State a, int c) const {
-    PublishBlock(Slot(line, 0, t), c, a);
-    for (int b = 1; (t >> (b - 1)) & 1; ++b) {
-      const int64_t right = t >> (b - 1);
-      if (c < width) a = op.Combine(WaitAt(Slot(line, b - 1, right - 1), c), a);
-      PublishBlock(Slot(line, b, t >> b), c, a);
-    }
+    PublishTree(
+        line, t, a, [&](int64_t slot, const State& v) { PublishBlock(slot, c, v); },
+        [&](int64_t slot, const State& x) { return c < width ? op.Combine(WaitAt(slot, c), x) : x; });
   }
 };
 
