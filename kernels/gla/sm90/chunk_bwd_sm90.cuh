@@ -257,7 +257,7 @@ __device__ __forceinline__ void LoadB2(uint32_t (&b)[4], const F& f, int n0, int
 template <class E, int MI, int NI, class FA, class FB>
 __device__ __forceinline__ void WarpMma(float (&acc)[MI][NI][4], int m0, int n0, int K, const FA& fa, const FB& fb) {
   static_assert(NI % 2 == 0, "n blocks in pairs");
-#pragma unroll 1
+#pragma unroll 1  // (unrolled by 2: slower on the H200, 2026-11-29)
   for (int k0 = 0; k0 < K; k0 += 16) {
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
@@ -527,29 +527,28 @@ struct BwdKernel {
   static constexpr int kSmemBytes = int(sizeof(Smem));
 };
 
-// The gate pass of one chunk: thread i < Dk owns key channel i, whose C gates PrepareChunk put in
-// column i of sm.pc; writes the factors e^alpha (Qd) and e^beta (Kd), in the element-wise mode the
-// clamped cumulative gates over the raw ones, the states' row scalings (vsf of H_c, vsr of dh_c)
-// and e^P_last; returns whether the chunk takes the factored mode (the same in every thread).
+// The gate pass of one chunk: thread i < Dk owns key channel i, whose C gates are gl (registers);
+// writes the factors e^alpha (Qd) and e^beta (Kd), in the element-wise mode the clamped cumulative
+// gates (sm.pc) over the raw ones, the states' row scalings (vsf of H_c, vsr of dh_c) and
+// e^P_last; returns whether the chunk takes the factored mode (the same in every thread).
 template <class K>
-__device__ bool GatePass(typename K::Smem& sm, bool own, int force_other) {
+__device__ __forceinline__ bool GatePass(typename K::Smem& sm, bool own, int force_other, const float (&gl)[kC]) {
   constexpr int kLdF = K::kLdF;
   const int i = threadIdx.x;
-  float* gc = sm.pc + i;  // gc[t * kLdF]: gate t of channel i
   float ref = 0.f, post = 0.f;
   bool ok = true;
   if (own) {
     float run = 0.f;
-#pragma unroll 4
+#pragma unroll
     for (int t = kRefRow; t >= 0; --t) {  // a_t = -(gates t+1 .. m)
       ok = ok && fabsf(run) <= SafeRange<typename K::E>();
-      run += gc[t * kLdF];
+      run += gl[t];
     }
     ref = run;
     run = 0.f;
-#pragma unroll 4
+#pragma unroll
     for (int t = kRefRow + 1; t < kC; ++t) {  // a_t = gates m+1 .. t
-      run += gc[t * kLdF];
+      run += gl[t];
       ok = ok && fabsf(run) <= SafeRange<typename K::E>();
     }
     post = run;
@@ -559,16 +558,16 @@ __device__ bool GatePass(typename K::Smem& sm, bool own, int force_other) {
     sm.dec[i] = __expf(ref + post);
     if (safe) {
       float run = 0.f;
-#pragma unroll 4
+#pragma unroll
       for (int t = kRefRow; t >= 0; --t) {
         sm.ea[t * kLdF + i] = __expf(-run);
         sm.eb[t * kLdF + i] = __expf(run);
-        run += gc[t * kLdF];
+        run += gl[t];
       }
       run = 0.f;
-#pragma unroll 4
+#pragma unroll
       for (int t = kRefRow + 1; t < kC; ++t) {
-        run += gc[t * kLdF];
+        run += gl[t];
         sm.ea[t * kLdF + i] = __expf(run);
         sm.eb[t * kLdF + i] = __expf(-run);
       }
@@ -576,19 +575,19 @@ __device__ bool GatePass(typename K::Smem& sm, bool own, int force_other) {
       sm.vsr[i] = __expf(post);
     } else {
       float suf = 0.f;
-#pragma unroll 4
+#pragma unroll
       for (int t = kC - 1; t >= 0; --t) {
         sm.eb[t * kLdF + i] = __expf(suf);  // gates t+1 .. C-1
-        suf += gc[t * kLdF];
+        suf += gl[t];
       }
       float pre = 0.f, pcs = 0.f;
-#pragma unroll 4
+#pragma unroll
       for (int t = 0; t < kC; ++t) {
-        const float gt = gc[t * kLdF];
+        const float gt = gl[t];
         pre += gt;
         pcs += fmaxf(gt, -kClampGate);
         sm.ea[t * kLdF + i] = __expf(pre);  // gates 0 .. t
-        gc[t * kLdF] = pcs;
+        sm.pc[t * kLdF + i] = pcs;
       }
       sm.vsf[i] = sm.vsr[i] = 1.f;
     }
@@ -766,8 +765,8 @@ __device__ __forceinline__ void IssueChunk(typename K::Smem& sm, const BwdArgs& 
   CpAsyncCommit();
 }
 
-// After IssueChunk's loads (waited for): channel i's gates (thread i < DK) into column i of sm.pc,
-// the gate pass, the scaled operands; returns the mode, and in *zero (thread i < DK) bit t set
+// After IssueChunk's loads (waited for): channel i's gates (thread i < DK) into registers, the
+// gate pass, the scaled operands; returns the mode, and in *zero (thread i < DK) bit t set
 // where channel i's factor e^gk at step t0 + t is 0 (the reverse sum's restarts).
 template <class K>
 __device__ bool PrepareChunk(typename K::Smem& sm, const BwdArgs& p, uint32_t* zero) {
@@ -775,19 +774,16 @@ __device__ bool PrepareChunk(typename K::Smem& sm, const BwdArgs& p, uint32_t* z
   const int i = threadIdx.x;
   const bool own = i < K::DK;
   uint32_t z = 0;
+  float gl[kC];  // channel i's gates (thread i < DK)
   if (own) {
     const G* graw = reinterpret_cast<const G*>(sm.term) + i;
-    float gl[kC];
 #pragma unroll
     for (int t = 0; t < kC; ++t) gl[t] = ToF(graw[t * K::DK]);  // zeros past T and Dk
 #pragma unroll
-    for (int t = 0; t < kC; ++t) {
-      z |= uint32_t(__expf(gl[t]) == 0.f) << t;
-      sm.pc[t * K::kLdF + i] = gl[t];
-    }
+    for (int t = 0; t < kC; ++t) z |= uint32_t(__expf(gl[t]) == 0.f) << t;
   }
   *zero = z;
-  const bool safe = GatePass<K>(sm, own, p.force_other_mode);
+  const bool safe = GatePass<K>(sm, own, p.force_other_mode, gl);
   __syncthreads();
   ScaleOperands<K>(sm, p.scale);
   __syncthreads();
@@ -876,30 +872,51 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
   ComputeDA<K>(sm);
   {  // A (s, t) = Qd_s . Kd_t for s >= t (hi parts; element-wise in the other mode): 16 x 16 per
      // warp, warps 0-3 over Dk's first half, 4-7 over its second, summed in order.
-    const int wq = warp & 3, half = warp >> 2, am = (wq >> 1) * 16, an = (wq & 1) * 16;
-    float acc[1][2][4];
-    Zero(acc);
     if (safe) {
+      const int wq = warp & 3, half = warp >> 2, am = (wq >> 1) * 16, an = (wq & 1) * 16;
+      float acc[1][2][4];
+      Zero(acc);
       WarpMma<E>(acc, am, an, DK / 2, RowK<E>{sm.q + half * (DK / 2), K::kLdK}, RowK<E>{sm.k + half * (DK / 2), K::kLdK});
-    } else if (half == 0) {
-      ForEach(acc, am, an, [&](int s, int t, float& x) {
-        if (s < t || t0 + s >= p.T) return;
-        float sum = 0.f;
-        for (int i = 0; i < p.Dk; ++i)
-          sum += float(q[int64_t(t0 + s) * p.qk_st + i]) * float(k[int64_t(t0 + t) * p.qk_st + i]) *
-                 __expf(sm.pc[s * kLdF + i] - sm.pc[t * kLdF + i]);
-        x = sum * p.scale;
-      });
-    }
-    float* part = sm.term;  // [2][kC][kC] float scratch (free until w)
-    ForEach(acc, am, an, [&](int s, int t, float& x) { part[half * kC * kC + s * kC + t] = x; });
-    __syncthreads();
-    for (int e = threadIdx.x; e < kC * kC; e += kThreads) {
-      const int s = e / kC, t = e - s * kC;
-      sm.A[s * K::kLdC + t] = ToE<E>(s >= t ? part[e] + part[kC * kC + e] : 0.f);
+      float* part = sm.term;  // [2][kC][kC] float scratch (free until w)
+      ForEach(acc, am, an, [&](int s, int t, float& x) { part[half * kC * kC + s * kC + t] = x; });
+      __syncthreads();
+      for (int e = threadIdx.x; e < kC * kC; e += kThreads) {
+        const int s = e / kC, t = e - s * kC;
+        sm.A[s * K::kLdC + t] = ToE<E>(s >= t ? part[e] + part[kC * kC + e] : 0.f);
+      }
+    } else {  // element by element (a loop, not unrolled: cold code kept small)
+#pragma unroll 1
+      for (int e = threadIdx.x; e < kC * kC; e += kThreads) {
+        const int s = e / kC, t = e - s * kC;
+        float x = 0.f;
+        if (s >= t && t0 + s < p.T) {
+          float sum = 0.f;
+          for (int i = 0; i < p.Dk; ++i)
+            sum += float(q[int64_t(t0 + s) * p.qk_st + i]) * float(k[int64_t(t0 + t) * p.qk_st + i]) *
+                   __expf(sm.pc[s * kLdF + i] - sm.pc[t * kLdF + i]);
+          x = sum * p.scale;
+        }
+        sm.A[s * K::kLdC + t] = ToE<E>(s >= t ? x + 0.f : 0.f);
+      }
     }
   }
   __syncthreads();
+  // The element-wise mode's in-chunk terms, each element in a loop (cold code kept out of the
+  // epilogues): dq's sum_{s<t} dA_ts k_s e^(pc_t - pc_s) into term (read by the X epilogue before
+  // it writes w there; the slab loop's barriers lie between).
+  if (!safe) {
+#pragma unroll 1
+    for (int e = threadIdx.x; e < kC * DK; e += kThreads) {
+      const int t = e / DK, i = e - t * DK;
+      float intra = 0.f;
+      if (t0 + t < p.T && i < p.Dk) {
+        const float pt = sm.pc[t * kLdF + i];
+        for (int s = 0; s < t; ++s)
+          intra += float(sm.dA[t * K::kLdC + s]) * float(k[int64_t(t0 + s) * p.qk_st + i]) * __expf(pt - sm.pc[s * kLdF + i]);
+      }
+      sm.term[t * kLdF + i] = intra;
+    }
+  }
 
   // X = dO (vsf H_c)^T [+ strict(dA) Kd]: warp tile 16 x (DK / 4); dq, and w = q dq'. The raw
   // path: XH = dO H_c^T, XS = strict(dA) Kd, X = vsf XH + XS.
@@ -939,16 +956,12 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
         const float qv[2] = {qf.x, qf.y}, kv[2] = {kf.x, kf.y};
         const float2 ea = *reinterpret_cast<const float2*>(sm.ea + t * kLdF + i);
         const float eav[2] = {ea.x, ea.y};
+        const float2 in2 = safe ? make_float2(0.f, 0.f) : *reinterpret_cast<const float2*>(sm.term + t * kLdF + i);
+        const float inv[2] = {in2.x, in2.y};
         float dq[2];
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
-          float intra = 0.f;
-          if (!safe) {  // sum_{s<t} dA_ts k_s e^(pc_t - pc_s)
-            const float pt = sm.pc[t * kLdF + i + e];
-            for (int s = 0; s < t; ++s)
-              intra += float(sm.dA[t * K::kLdC + s]) * float(k[int64_t(t0 + s) * p.qk_st + i + e]) *
-                       __expf(pt - sm.pc[s * kLdF + i + e]);
-          }
+          const float intra = inv[e];
           const float x = X[0][ni][2 * h + e], xs = XS[0][ni][2 * h + e];
           const float xx = (K::kRaw ? sm.vsf[i + e] * x : x) + xs;
           const float dqp = p.scale * (eav[e] * xx + intra);
@@ -961,6 +974,21 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
     });
   }
   __syncthreads();  // ea is u from here
+  if (!safe) {  // the element-wise mode's dk' term sum_{s>t} dA_st scale q_s e^(pc_s - pc_t) into ea (u's
+                // place, read by the Y epilogue before it writes u; the slab loop's barriers lie between)
+#pragma unroll 1
+    for (int e = threadIdx.x; e < kC * DK; e += kThreads) {
+      const int t = e / DK, i = e - t * DK;
+      float intra = 0.f;
+      if (t0 + t < p.T && i < p.Dk) {
+        const float pt = sm.pc[t * kLdF + i];
+        for (int s = t + 1; s < kC && t0 + s < p.T; ++s)
+          intra += float(sm.dA[s * K::kLdC + t]) * float(q[int64_t(t0 + s) * p.qk_st + i]) * __expf(sm.pc[s * kLdF + i] - pt);
+        intra *= p.scale;
+      }
+      sm.ea[t * kLdF + i] = intra;
+    }
+  }
   if constexpr (K::kRaw) {  // Kd <- vsr Kd (hi/lo), dv's operand: k e^(P_last - P)
     constexpr int ld = K::kLdK, kP = DK / 2;
     for (int e = threadIdx.x; e < kC * kP; e += kThreads) {  // element pairs
@@ -1033,19 +1061,14 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
       const float2 eb2 = *reinterpret_cast<const float2*>(sm.eb + t * kLdF + i);
       const float2 w2 = *reinterpret_cast<const float2*>(sm.term + t * kLdF + i);
       const float ebv[2] = {eb2.x, eb2.y}, wv[2] = {w2.x, w2.y};
+      const float2 in2 = safe ? make_float2(0.f, 0.f) : *reinterpret_cast<const float2*>(u + t * kLdF + i);
+      const float inv[2] = {in2.x, in2.y};
       float dk[2];
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         const float ys_acc = Ys[0][ni][2 * h + e], yi = Yi[0][ni][2 * h + e];
         const float ys = K::kRaw ? sm.vsr[i + e] * ys_acc : ys_acc;
-        float intra = 0.f;
-        if (!safe) {  // sum_{s>t} dA_st scale q_s e^(pc_s - pc_t)
-          const float pt = sm.pc[t * kLdF + i + e];
-          for (int s = t + 1; s < kC && t0 + s < p.T; ++s)
-            intra += float(sm.dA[s * K::kLdC + t]) * float(q[int64_t(t0 + s) * p.qk_st + i + e]) *
-                     __expf(sm.pc[s * kLdF + i + e] - pt);
-          intra *= p.scale;
-        }
+        const float intra = inv[e];
         const float eb = ebv[e], kr = kv[e];
         const float dki = eb * yi + intra;
         dk[e] = eb * ys + dki + p.scale * sm.diag[t] * qv[e];
