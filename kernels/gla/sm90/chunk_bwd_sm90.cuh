@@ -524,6 +524,8 @@ struct BwdKernel {
     float ea[kC * kLdF], eb[kC * kLdF], pc[kC * kLdF], term[kC * kLdF];  // ea then u; term: w
     float diag[kC];                   // dA_tt
     float vsf[DK], vsr[DK], dec[DK], rowdot[DK], first[DK];
+    float post[DK];    // the gate pass's sum of gates m+1 .. C-1 (from threads 128 + i)
+    uint32_t zhi[DK];  // the zero-factor bits of steps 16 .. 31 (from threads 128 + i)
   };
   static constexpr int kSmemBytes = int(sizeof(Smem));
   // Blocks per SM the chunk kernel is compiled for: two where their shared memory allows (DK 64),
@@ -531,14 +533,17 @@ struct BwdKernel {
   static constexpr int kMinBlocks = 2 * (kSmemBytes + 1024) <= 228 * 1024 ? 2 : 1;
 };
 
-// The gate pass of one chunk: thread i < Dk owns key channel i, whose C gates are gl (registers);
-// writes the factors e^alpha (Qd) and e^beta (Kd), in the element-wise mode the clamped cumulative
-// gates (sm.pc) over the raw ones, the states' row scalings (vsf of H_c, vsr of dh_c) and
-// e^P_last; returns whether the chunk takes the factored mode (the same in every thread).
+// The gate pass of one chunk: key channel i < Dk is owned by thread i (own: steps 0 .. m = 15, and
+// the element-wise mode) and thread 128 + i (own_hi: steps m+1 .. C-1), its gates in registers
+// (gl; own_hi's from step 16); writes the factors e^alpha (Qd) and e^beta (Kd), in the
+// element-wise mode the clamped cumulative gates (sm.pc) over the raw ones, the states' row
+// scalings (vsf of H_c, vsr of dh_c) and e^P_last; returns whether the chunk takes the factored
+// mode (the same in every thread).
 template <class K>
-__device__ __forceinline__ bool GatePass(typename K::Smem& sm, bool own, int force_other, const float (&gl)[kC]) {
+__device__ __forceinline__ bool GatePass(typename K::Smem& sm, bool own, bool own_hi, int force_other,
+                                         const float (&gl)[kC]) {
   constexpr int kLdF = K::kLdF;
-  const int i = threadIdx.x;
+  const int i = threadIdx.x & 127;
   float ref = 0.f, post = 0.f;
   bool ok = true;
   if (own) {
@@ -549,17 +554,20 @@ __device__ __forceinline__ bool GatePass(typename K::Smem& sm, bool own, int for
       run += gl[t];
     }
     ref = run;
-    run = 0.f;
+  }
+  if (own_hi) {
+    float run = 0.f;
 #pragma unroll
     for (int t = kRefRow + 1; t < kC; ++t) {  // a_t = gates m+1 .. t
       run += gl[t];
       ok = ok && fabsf(run) <= SafeRange<typename K::E>();
     }
     post = run;
+    sm.post[i] = post;
   }
   const bool safe = __syncthreads_and(ok) && !force_other;
   if (own) {
-    sm.dec[i] = __expf(ref + post);
+    sm.dec[i] = __expf(ref + sm.post[i]);
     if (safe) {
       float run = 0.f;
 #pragma unroll
@@ -568,15 +576,7 @@ __device__ __forceinline__ bool GatePass(typename K::Smem& sm, bool own, int for
         sm.eb[t * kLdF + i] = __expf(run);
         run += gl[t];
       }
-      run = 0.f;
-#pragma unroll
-      for (int t = kRefRow + 1; t < kC; ++t) {
-        run += gl[t];
-        sm.ea[t * kLdF + i] = __expf(run);
-        sm.eb[t * kLdF + i] = __expf(-run);
-      }
       sm.vsf[i] = __expf(ref);
-      sm.vsr[i] = __expf(post);
     } else {
       float suf = 0.f;
 #pragma unroll
@@ -595,6 +595,16 @@ __device__ __forceinline__ bool GatePass(typename K::Smem& sm, bool own, int for
       }
       sm.vsf[i] = sm.vsr[i] = 1.f;
     }
+  }
+  if (own_hi && safe) {
+    float run = 0.f;
+#pragma unroll
+    for (int t = kRefRow + 1; t < kC; ++t) {
+      run += gl[t];
+      sm.ea[t * kLdF + i] = __expf(run);
+      sm.eb[t * kLdF + i] = __expf(-run);
+    }
+    sm.vsr[i] = __expf(post);
   }
   return safe;
 }
@@ -793,19 +803,29 @@ __device__ __forceinline__ void IssueChunkQG(typename K::Smem& sm, const BwdArgs
 template <class K>
 __device__ bool PrepareChunk(typename K::Smem& sm, const BwdArgs& p, uint32_t* zero) {
   using G = typename K::G;
-  const int i = threadIdx.x;
-  const bool own = i < K::DK;
+  static_assert(kThreads == 256 && K::DK <= 128 && kC == 32, "channel i: threads i and 128 + i");
+  const int i = threadIdx.x & 127;
+  const bool own = int(threadIdx.x) < K::DK, own_hi = threadIdx.x >= 128 && i < K::DK;
   uint32_t z = 0;
-  float gl[kC];  // channel i's gates (thread i < DK)
+  float gl[kC];  // channel i's gates: own all of them, own_hi steps 16 .. 31
+  const G* graw = reinterpret_cast<const G*>(sm.eb) + i;  // IssueChunkQG's raw gates
   if (own) {
-    const G* graw = reinterpret_cast<const G*>(sm.eb) + i;  // IssueChunkQG's raw gates
 #pragma unroll
     for (int t = 0; t < kC; ++t) gl[t] = ToF(graw[t * K::DK]);  // zeros past T and Dk
 #pragma unroll
-    for (int t = 0; t < kC; ++t) z |= uint32_t(__expf(gl[t]) == 0.f) << t;
+    for (int t = 0; t < kC / 2; ++t) z |= uint32_t(__expf(gl[t]) == 0.f) << t;
   }
+  if (own_hi) {
+#pragma unroll
+    for (int t = kC / 2; t < kC; ++t) {
+      gl[t] = ToF(graw[t * K::DK]);
+      z |= uint32_t(__expf(gl[t]) == 0.f) << t;
+    }
+    sm.zhi[i] = z;
+  }
+  const bool safe = GatePass<K>(sm, own, own_hi, p.force_other_mode, gl);  // (a barrier)
+  if (own) z |= sm.zhi[i];
   *zero = z;
-  const bool safe = GatePass<K>(sm, own, p.force_other_mode, gl);
   __syncthreads();
   ScaleOperands<K>(sm, p.scale);
   __syncthreads();
