@@ -52,7 +52,6 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -524,26 +523,18 @@ struct BwdKernel {
     float ea[kC * kLdF], eb[kC * kLdF], pc[kC * kLdF], term[kC * kLdF];  // ea then u; term: w
     float diag[kC];                   // dA_tt
     float vsf[DK], vsr[DK], dec[DK], rowdot[DK], first[DK];
-    float post[DK];    // the gate pass's sum of gates m+1 .. C-1 (from threads 128 + i)
-    uint32_t zhi[DK];  // the zero-factor bits of steps 16 .. 31 (from threads 128 + i)
   };
   static constexpr int kSmemBytes = int(sizeof(Smem));
-  // Blocks per SM the chunk kernel is compiled for: two where their shared memory allows (DK 64),
-  // at most 128 registers a thread then.
-  static constexpr int kMinBlocks = 2 * (kSmemBytes + 1024) <= 228 * 1024 ? 2 : 1;
 };
 
-// The gate pass of one chunk: key channel i < Dk is owned by thread i (own: steps 0 .. m = 15, and
-// the element-wise mode) and thread 128 + i (own_hi: steps m+1 .. C-1), its gates in registers
-// (gl; own_hi's from step 16); writes the factors e^alpha (Qd) and e^beta (Kd), in the
-// element-wise mode the clamped cumulative gates (sm.pc) over the raw ones, the states' row
-// scalings (vsf of H_c, vsr of dh_c) and e^P_last; returns whether the chunk takes the factored
-// mode (the same in every thread).
+// The gate pass of one chunk: thread i < Dk owns key channel i, whose C gates are gl (registers);
+// writes the factors e^alpha (Qd) and e^beta (Kd), in the element-wise mode the clamped cumulative
+// gates (sm.pc) over the raw ones, the states' row scalings (vsf of H_c, vsr of dh_c) and
+// e^P_last; returns whether the chunk takes the factored mode (the same in every thread).
 template <class K>
-__device__ __forceinline__ bool GatePass(typename K::Smem& sm, bool own, bool own_hi, int force_other,
-                                         const float (&gl)[kC]) {
+__device__ __forceinline__ bool GatePass(typename K::Smem& sm, bool own, int force_other, const float (&gl)[kC]) {
   constexpr int kLdF = K::kLdF;
-  const int i = threadIdx.x & 127;
+  const int i = threadIdx.x;
   float ref = 0.f, post = 0.f;
   bool ok = true;
   if (own) {
@@ -554,20 +545,17 @@ __device__ __forceinline__ bool GatePass(typename K::Smem& sm, bool own, bool ow
       run += gl[t];
     }
     ref = run;
-  }
-  if (own_hi) {
-    float run = 0.f;
+    run = 0.f;
 #pragma unroll
     for (int t = kRefRow + 1; t < kC; ++t) {  // a_t = gates m+1 .. t
       run += gl[t];
       ok = ok && fabsf(run) <= SafeRange<typename K::E>();
     }
     post = run;
-    sm.post[i] = post;
   }
   const bool safe = __syncthreads_and(ok) && !force_other;
   if (own) {
-    sm.dec[i] = __expf(ref + sm.post[i]);
+    sm.dec[i] = __expf(ref + post);
     if (safe) {
       float run = 0.f;
 #pragma unroll
@@ -576,7 +564,15 @@ __device__ __forceinline__ bool GatePass(typename K::Smem& sm, bool own, bool ow
         sm.eb[t * kLdF + i] = __expf(run);
         run += gl[t];
       }
+      run = 0.f;
+#pragma unroll
+      for (int t = kRefRow + 1; t < kC; ++t) {
+        run += gl[t];
+        sm.ea[t * kLdF + i] = __expf(run);
+        sm.eb[t * kLdF + i] = __expf(-run);
+      }
       sm.vsf[i] = __expf(ref);
+      sm.vsr[i] = __expf(post);
     } else {
       float suf = 0.f;
 #pragma unroll
@@ -595,16 +591,6 @@ __device__ __forceinline__ bool GatePass(typename K::Smem& sm, bool own, bool ow
       }
       sm.vsf[i] = sm.vsr[i] = 1.f;
     }
-  }
-  if (own_hi && safe) {
-    float run = 0.f;
-#pragma unroll
-    for (int t = kRefRow + 1; t < kC; ++t) {
-      run += gl[t];
-      sm.ea[t * kLdF + i] = __expf(run);
-      sm.eb[t * kLdF + i] = __expf(-run);
-    }
-    sm.vsr[i] = __expf(post);
   }
   return safe;
 }
@@ -630,15 +616,11 @@ __device__ __forceinline__ void ScaleOperands(typename K::Smem& sm, float scale)
   }
 }
 
-// dA = dO V^T (t, s) into shared memory (16-bit, strict lower) and its diagonal (float), and in the
-// factored mode A (s, t) = Qd_s . Kd_t for s >= t (hi parts): 16 x 16 per warp, warps 0-3 over
-// the inner dimension's first half, 4-7 over its second, summed in order (dA's halves in sm.term,
-// A's in sm.pc, free in that mode). One barrier between the products and the sums; the caller
-// syncs after.
+// dA = dO V^T (t, s) into shared memory (16-bit) and its diagonal (float).
 template <class K>
-__device__ __forceinline__ void ComputeDAandA(typename K::Smem& sm, bool safe) {
+__device__ __forceinline__ void ComputeDA(typename K::Smem& sm) {
   using E = typename K::E;
-  constexpr int DK = K::DK;
+  // 16 x 16 per warp: warps 0-3 over Dv's first half, 4-7 over its second, summed in order.
   const int warp = threadIdx.x / 32, wq = warp & 3, half = warp >> 2, wm = wq >> 1, wn = wq & 1;
   float acc[1][2][4];
   Zero(acc);
@@ -646,21 +628,14 @@ __device__ __forceinline__ void ComputeDAandA(typename K::Smem& sm, bool safe) {
              RowK<E>{sm.v + half * (K::DV / 2), K::kLdV});
   float* part = sm.term;  // [2][kC][kC] float scratch (free here)
   ForEach(acc, wm * 16, wn * 16, [&](int t, int s, float& x) { part[half * kC * kC + t * kC + s] = x; });
-  float* apart = sm.pc;   // the same for A
-  if (safe) {
-    Zero(acc);
-    WarpMma<E>(acc, wm * 16, wn * 16, DK / 2, RowK<E>{sm.q + half * (DK / 2), K::kLdK},
-               RowK<E>{sm.k + half * (DK / 2), K::kLdK});
-    ForEach(acc, wm * 16, wn * 16, [&](int s, int t, float& x) { apart[half * kC * kC + s * kC + t] = x; });
-  }
   __syncthreads();
   for (int e = threadIdx.x; e < kC * kC; e += kThreads) {
     const int t = e / kC, s = e - t * kC;
     const float x = part[e] + part[kC * kC + e];
     sm.dA[t * K::kLdC + s] = ToE<E>(s < t ? x : 0.f);  // strict lower: the products' operand as it is
     if (t == s) sm.diag[t] = x;
-    if (safe) sm.A[t * K::kLdC + s] = ToE<E>(t >= s ? apart[e] + apart[kC * kC + e] : 0.f);  // (row t = s of A)
   }
+  __syncthreads();  // part is scratch of the next step
 }
 
 // The state slabs of the chunk kernel: slab `sl` (SV columns) of a state [Dk, Dv] of the work
@@ -775,24 +750,17 @@ __device__ __forceinline__ void RawSlabDot(const typename K::E* slab, const Slab
   }
 }
 
-// Starts the loads of chunk t0's tiles (cp.async, one group each): k, v, do (free once the previous
-// chunk's Y loop is done), then q and the raw gates (into sm.eb; free once the previous chunk's Y
-// epilogue is done).
+// Starts the loads of chunk t0's q, k, v, do tiles and raw gates (into sm.term) (cp.async, one
+// group).
 template <class K>
-__device__ __forceinline__ void IssueChunkKVO(typename K::Smem& sm, const BwdArgs& p, const HeadOffsets& ho, int t0) {
+__device__ __forceinline__ void IssueChunk(typename K::Smem& sm, const BwdArgs& p, const HeadOffsets& ho, int t0) {
   using E = typename K::E;
+  using G = typename K::G;
+  LoadTileAsync<kThreads, K::DK>(sm.q, K::kLdK, static_cast<const E*>(p.q) + ho.qk, p.qk_st, t0, p.T, p.Dk);
   LoadTileAsync<kThreads, K::DK>(sm.k, K::kLdK, static_cast<const E*>(p.k) + ho.qk, p.qk_st, t0, p.T, p.Dk);
   LoadTileAsync<kThreads, K::DV>(sm.v, K::kLdV, static_cast<const E*>(p.v) + ho.v, p.v_st, t0, p.T, p.Dv);
   LoadTileAsync<kThreads, K::DV>(sm.o, K::kLdV, static_cast<const E*>(p.dout) + ho.v, p.v_st, t0, p.T, p.Dv);
-  CpAsyncCommit();
-}
-template <class K>
-__device__ __forceinline__ void IssueChunkQG(typename K::Smem& sm, const BwdArgs& p, const HeadOffsets& ho, int t0) {
-  using E = typename K::E;
-  using G = typename K::G;
-  static_assert(sizeof(G) * K::DK <= sizeof(float) * K::kLdF, "the raw gates fit in eb");
-  LoadTileAsync<kThreads, K::DK>(sm.q, K::kLdK, static_cast<const E*>(p.q) + ho.qk, p.qk_st, t0, p.T, p.Dk);
-  LoadTileAsync<kThreads, K::DK>(reinterpret_cast<G*>(sm.eb), K::DK, static_cast<const G*>(p.g) + ho.qk, p.qk_st,
+  LoadTileAsync<kThreads, K::DK>(reinterpret_cast<G*>(sm.term), K::DK, static_cast<const G*>(p.g) + ho.qk, p.qk_st,
                                  t0, p.T, p.Dk);
   CpAsyncCommit();
 }
@@ -803,29 +771,19 @@ __device__ __forceinline__ void IssueChunkQG(typename K::Smem& sm, const BwdArgs
 template <class K>
 __device__ bool PrepareChunk(typename K::Smem& sm, const BwdArgs& p, uint32_t* zero) {
   using G = typename K::G;
-  static_assert(kThreads == 256 && K::DK <= 128 && kC == 32, "channel i: threads i and 128 + i");
-  const int i = threadIdx.x & 127;
-  const bool own = int(threadIdx.x) < K::DK, own_hi = threadIdx.x >= 128 && i < K::DK;
+  const int i = threadIdx.x;
+  const bool own = i < K::DK;
   uint32_t z = 0;
-  float gl[kC];  // channel i's gates: own all of them, own_hi steps 16 .. 31
-  const G* graw = reinterpret_cast<const G*>(sm.eb) + i;  // IssueChunkQG's raw gates
+  float gl[kC];  // channel i's gates (thread i < DK)
   if (own) {
+    const G* graw = reinterpret_cast<const G*>(sm.term) + i;
 #pragma unroll
     for (int t = 0; t < kC; ++t) gl[t] = ToF(graw[t * K::DK]);  // zeros past T and Dk
 #pragma unroll
-    for (int t = 0; t < kC / 2; ++t) z |= uint32_t(__expf(gl[t]) == 0.f) << t;
+    for (int t = 0; t < kC; ++t) z |= uint32_t(__expf(gl[t]) == 0.f) << t;
   }
-  if (own_hi) {
-#pragma unroll
-    for (int t = kC / 2; t < kC; ++t) {
-      gl[t] = ToF(graw[t * K::DK]);
-      z |= uint32_t(__expf(gl[t]) == 0.f) << t;
-    }
-    sm.zhi[i] = z;
-  }
-  const bool safe = GatePass<K>(sm, own, own_hi, p.force_other_mode, gl);  // (a barrier)
-  if (own) z |= sm.zhi[i];
   *zero = z;
+  const bool safe = GatePass<K>(sm, own, p.force_other_mode, gl);
   __syncthreads();
   ScaleOperands<K>(sm, p.scale);
   __syncthreads();
@@ -846,7 +804,7 @@ __device__ __forceinline__ void ForPairs(int m0, int n0, Fn&& fn) {
 
 // ---- the chunk kernel ------------------------------------------------------------------------------
 template <class K>
-__global__ void __launch_bounds__(kThreads, K::kMinBlocks) BwdChunkKernel(const BwdArgs p) {
+__global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
 #if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= GLA_BWD_MIN_ARCH) || defined(GLA_BWD_HOST_EMULATION)
   using E = typename K::E;
   using G = typename K::G;
@@ -854,57 +812,42 @@ __global__ void __launch_bounds__(kThreads, K::kMinBlocks) BwdChunkKernel(const 
   extern __shared__ __align__(16) unsigned char smem_raw[];
   typename K::Smem& sm = *reinterpret_cast<typename K::Smem*>(smem_raw);
   const int NT = (p.T + kC - 1) / kC;
-  const int items = int(int64_t(p.B) * p.H * NT);  // (head, chunk) pairs, < 2^31 (BwdShapeFits)
+  const int bh = blockIdx.x / NT, n = blockIdx.x - bh * NT, t0 = n * kC;
   const int warp = threadIdx.x / 32, wm = warp / 4, wn = warp % 4, lane = threadIdx.x & 31;
+  const HeadOffsets ho = Offsets(p, bh);
+  const E* q = static_cast<const E*>(p.q) + ho.qk;
+  const E* k = static_cast<const E*>(p.k) + ho.qk;
+  G* dg = static_cast<G*>(p.dg) + ho.qk;
   const int64_t ss = int64_t(p.Dk) * p.Dv;
   using ST = typename K::ST;
+  const ST* Hc = reinterpret_cast<const ST*>(p.work) + (int64_t(bh) * NT + n) * ss;
+  const ST* dHc = reinterpret_cast<const ST*>(p.work) + BwdStateElems(p) + (int64_t(bh) * NT + n) * ss;
   const int ci = threadIdx.x;  // the reverse sum's channel (ci < Dk)
   constexpr int kLdF = K::kLdF;
   // dq, dk, dv stored two elements at a time where their bases allow (element offsets are even).
   const bool pair = ((reinterpret_cast<uintptr_t>(p.dq) | reinterpret_cast<uintptr_t>(p.dk) |
                       reinterpret_cast<uintptr_t>(p.dv)) & 3) == 0;
+
   constexpr int S2 = 2 * K::kSlabs;  // the slabs in order: H_c's, then dh_c's
-  auto states = [&](int it, int which) {  // H_c (0) or dh_c (1) of item it
-    return reinterpret_cast<const ST*>(p.work) + (which ? BwdStateElems(p) : 0) + int64_t(it) * ss;
+  auto raw_issue = [&](int s) {
+    if (s < K::kSlabs) IssueRawSlab<K>(sm.slab[s & 1], Hc, s, p.Dk, p.Dv);
+    else IssueRawSlab<K>(sm.slab[s & 1], dHc, s - K::kSlabs, p.Dk, p.Dv);
   };
-  auto raw_issue = [&](int it, int s) {  // the raw path's slab s of item it into buffer s % 2
-    if (s < K::kSlabs) IssueRawSlab<K>(sm.slab[s & 1], states(it, 0), s, p.Dk, p.Dv);
-    else IssueRawSlab<K>(sm.slab[s & 1], states(it, 1), s - K::kSlabs, p.Dk, p.Dv);
-  };
-  // Item it = bh * NT + n (head bh, chunk n). A block takes items blockIdx.x, + gridDim.x, ...;
-  // the next item's tiles and first two slabs load while this one ends (its Yi products, Y
-  // epilogue and gk_grad sums).
-  auto issue_kvo = [&](int it) {
-    const int ibh = it / NT;
-    IssueChunkKVO<K>(sm, p, Offsets(p, ibh), (it - ibh * NT) * kC);
-    if constexpr (K::kRaw) raw_issue(it, 0), raw_issue(it, 1);
-  };
-  auto issue_qg = [&](int it) {
-    const int ibh = it / NT;
-    IssueChunkQG<K>(sm, p, Offsets(p, ibh), (it - ibh * NT) * kC);
-  };
-  if (int(blockIdx.x) < items) issue_kvo(blockIdx.x), issue_qg(blockIdx.x);
-  const int xm0 = wm * 16, xn0 = wn * (DK / 4);
-#pragma unroll 1
-  for (int item = blockIdx.x; item < items; item += gridDim.x) {
-  const int bh = item / NT, n = item - bh * NT, t0 = n * kC;
-  const int next = item + int(gridDim.x);
-  const HeadOffsets ho = Offsets(p, bh);
-  const E* q = static_cast<const E*>(p.q) + ho.qk;
-  const E* k = static_cast<const E*>(p.k) + ho.qk;
-  G* dg = static_cast<G*>(p.dg) + ho.qk;
-  const ST* Hc = states(item, 0);
-  const ST* dHc = states(item, 1);
+  IssueChunk<K>(sm, p, ho, t0);
   SlabPipe<K> pipe;
   if constexpr (K::kRaw) {
+    raw_issue(0);
+    raw_issue(1);
     pipe.Issue(dHc, nullptr, 0, p.Dk, p.Dv);  // for sum_j dh_c H_c, beside H_c's slab 0
+    CpAsyncWait<2>();
   } else {
     pipe.Issue(Hc, nullptr, 0, p.Dk, p.Dv);
+    CpAsyncWait<0>();
   }
-  CpAsyncWait<0>();  // this item's tiles (and the raw path's first two slabs)
-  __syncthreads();   // ... and the previous item's last reads done
+  __syncthreads();
   // The warps' tile of X and Y (16 x DK / 4): raw q, k at its element pairs, before the scaling
   // overwrites them (the epilogues' q_t, k_t).
+  const int xm0 = wm * 16, xn0 = wn * (DK / 4);
   uint32_t qraw[K::kCkN][2], kraw[K::kCkN][2];
   ForPairs<K::kCkN>(xm0, xn0, [&](int t, int i, int ni, int h) {
     qraw[ni][h] = *reinterpret_cast<const uint32_t*>(sm.q + t * K::kLdK + i);
@@ -926,9 +869,22 @@ __global__ void __launch_bounds__(kThreads, K::kMinBlocks) BwdChunkKernel(const 
       if (lane == 0) sm.first[r] = d;
     }
   }
-  ComputeDAandA<K>(sm, safe);
-  {  // the other mode's A (s, t), s >= t: element by element (a loop, not unrolled: cold code kept small)
-    if (!safe) {
+  ComputeDA<K>(sm);
+  {  // A (s, t) = Qd_s . Kd_t for s >= t (hi parts; element-wise in the other mode): 16 x 16 per
+     // warp, warps 0-3 over Dk's first half, 4-7 over its second, summed in order.
+    if (safe) {
+      const int wq = warp & 3, half = warp >> 2, am = (wq >> 1) * 16, an = (wq & 1) * 16;
+      float acc[1][2][4];
+      Zero(acc);
+      WarpMma<E>(acc, am, an, DK / 2, RowK<E>{sm.q + half * (DK / 2), K::kLdK}, RowK<E>{sm.k + half * (DK / 2), K::kLdK});
+      float* part = sm.term;  // [2][kC][kC] float scratch (free until w)
+      ForEach(acc, am, an, [&](int s, int t, float& x) { part[half * kC * kC + s * kC + t] = x; });
+      __syncthreads();
+      for (int e = threadIdx.x; e < kC * kC; e += kThreads) {
+        const int s = e / kC, t = e - s * kC;
+        sm.A[s * K::kLdC + t] = ToE<E>(s >= t ? part[e] + part[kC * kC + e] : 0.f);
+      }
+    } else {  // element by element (a loop, not unrolled: cold code kept small)
 #pragma unroll 1
       for (int e = threadIdx.x; e < kC * kC; e += kThreads) {
         const int s = e / kC, t = e - s * kC;
@@ -977,7 +933,7 @@ __global__ void __launch_bounds__(kThreads, K::kMinBlocks) BwdChunkKernel(const 
         if (sl + 1 < K::kSlabs) pipe.Issue(dHc, nullptr, sl + 1, p.Dk, p.Dv);
         WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.slab[sl & 1], K::kLdS});
         __syncthreads();
-        if (sl + 2 < S2) raw_issue(item, sl + 2);
+        if (sl + 2 < S2) raw_issue(sl + 2);
       } else {
         pipe.Store(sm, Hc, nullptr, sl, sm.vsf, p.Dk, p.Dv, nullptr);
         __syncthreads();
@@ -1088,10 +1044,9 @@ __global__ void __launch_bounds__(kThreads, K::kMinBlocks) BwdChunkKernel(const 
     }
     __syncthreads();
     if constexpr (K::kRaw) {
-      if (K::kSlabs + sl + 2 < S2) raw_issue(item, K::kSlabs + sl + 2);
+      if (K::kSlabs + sl + 2 < S2) raw_issue(K::kSlabs + sl + 2);
     }
   }
-  if (next < items) issue_kvo(next);  // k, v, do and the slab buffers are free (barrier above)
   if (safe) {
     const ColK<E> fa{sm.dA, K::kLdC};  // strict(dA)^T (t, s) = dA (s, t)
     WarpMma<E>(Yi, xm0, xn0, kC, fa, ColK<E>{sm.q, K::kLdK});
@@ -1126,7 +1081,6 @@ __global__ void __launch_bounds__(kThreads, K::kMinBlocks) BwdChunkKernel(const 
     *reinterpret_cast<float2*>(sm.term + t * kLdF + i) = make_float2(w[0], w[1]);
   });
   __syncthreads();
-  if (next < items) issue_qg(next);  // q (Yi done) and eb (the Y epilogue done) are free
   if (ci < p.Dk) {  // gk_grad = F0 + sum_{s<t} u_s + sum_{s>=t} w_s, restarting at a zero factor
     float* pre = sm.pc;  // free now: the exclusive prefix sums of u
     float run = 0.f;
@@ -1152,7 +1106,6 @@ __global__ void __launch_bounds__(kThreads, K::kMinBlocks) BwdChunkKernel(const 
       if (t0 + t < p.T) dg[int64_t(t0 + t) * p.qk_st + ci] = ToOut<G>(val);
     }
   }
-  }  // items
 #endif
 }
 
@@ -1209,16 +1162,7 @@ cudaError_t LaunchBwdOnly(const BwdArgs& a, cudaStream_t stream, int sms, int pa
   }
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return err;
-  if (parts & 4) {  // persistent: as many blocks as the SMs hold, each over items blockIdx.x + j gridDim.x
-    static const int per_sm = [] {
-      int n = 0;
-      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, BwdChunkKernel<K>, kThreads, K::kSmemBytes) != cudaSuccess)
-        n = 1;
-      return n < 1 ? 1 : n;
-    }();
-    const int64_t items = heads * BwdChunks(a), grid = std::min<int64_t>(items, int64_t(per_sm) * sms);
-    BwdChunkKernel<K><<<unsigned(grid), kThreads, K::kSmemBytes, stream>>>(a);
-  }
+  if (parts & 4) BwdChunkKernel<K><<<unsigned(heads * BwdChunks(a)), kThreads, K::kSmemBytes, stream>>>(a);
   return cudaGetLastError();
 }
 

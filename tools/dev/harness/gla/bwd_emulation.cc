@@ -29,7 +29,7 @@
 
 namespace emu {
 constexpr int kThreads = 256;
-thread_local uint3 t_idx, b_idx, g_dim;
+thread_local uint3 t_idx, b_idx;
 std::unique_ptr<std::barrier<>> block_bar;
 std::unique_ptr<std::barrier<>> warp_bar[kThreads / 32];
 std::atomic<int> and_count{0};
@@ -123,7 +123,6 @@ inline void EmuLdmatrix(uint32_t (&r)[4], const void* row, bool trans) {
 #define __shared__
 #define threadIdx emu::t_idx
 #define blockIdx emu::b_idx
-#define gridDim emu::g_dim
 #define __syncthreads() emu::Sync()
 #define __syncthreads_and(x) emu::SyncAnd(x)
 #define __shfl_xor_sync(mask, x, o) emu::Shfl(x, o)
@@ -157,7 +156,6 @@ void RunGrid(Kern kern, const BwdArgs& a, int64_t blocks, int threads) {
       th.emplace_back([&, t] {
         emu::t_idx = make_uint3(t, 0, 0);
         emu::b_idx = make_uint3(unsigned(blk), 0, 0);
-        emu::g_dim = make_uint3(unsigned(blocks), 1, 1);
         kern(a);
       });
     for (auto& x : th) x.join();
@@ -179,9 +177,7 @@ void Launch(const BwdArgs& a) {
     RunGrid(BwdStateKernel<S32, false>, a, heads * nv32, kStateThreads);
     RunGrid(BwdStateKernel<S, true>, a, heads * nv, kStateThreads);
   }
-  // The chunk kernel is persistent (each block over items blockIdx.x + j gridDim.x): 3 blocks here,
-  // so every block runs several items and the next item's loads overlap the current one's end.
-  RunGrid(BwdChunkKernel<K>, a, std::min<int64_t>(heads * BwdChunks(a), 3), kThreads);
+  RunGrid(BwdChunkKernel<K>, a, heads * BwdChunks(a), kThreads);
 }
 
 template <class X>
