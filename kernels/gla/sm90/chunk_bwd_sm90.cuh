@@ -129,6 +129,26 @@ __device__ __forceinline__ uint32_t Pack(E lo, E hi) {
   return uint32_t(reinterpret_cast<const uint16_t&>(lo)) | (uint32_t(reinterpret_cast<const uint16_t&>(hi)) << 16);
 }
 
+// Two 16-bit values of a 32-bit word as floats (the low half first).
+template <class E>
+__device__ __forceinline__ float2 Unpair(uint32_t w) {
+  if constexpr (std::is_same<E, __nv_bfloat16>::value) {
+    return make_float2(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u));
+  } else {
+    const uint16_t lo = uint16_t(w & 0xffffu), hi = uint16_t(w >> 16);
+    return make_float2(float(reinterpret_cast<const E&>(lo)), float(reinterpret_cast<const E&>(hi)));
+  }
+}
+// d[0], d[1] = a, b rounded to E: one 32-bit store where d is 4-byte aligned (`pair`).
+template <class E>
+__device__ __forceinline__ void StorePair(E* d, float a, float b, bool pair) {
+  if (pair) {
+    *reinterpret_cast<uint32_t*>(d) = Pack<E>(ToE<E>(a), ToE<E>(b));
+  } else {
+    d[0] = ToE<E>(a), d[1] = ToE<E>(b);
+  }
+}
+
 template <class E>
 __device__ __forceinline__ void Mma16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
 #ifdef GLA_BWD_HOST_EMULATION  // tools/dev/harness/gla/bwd_emulation.cc: the warp's product on the host
@@ -237,7 +257,7 @@ __device__ __forceinline__ void LoadB2(uint32_t (&b)[4], const F& f, int n0, int
 template <class E, int MI, int NI, class FA, class FB>
 __device__ __forceinline__ void WarpMma(float (&acc)[MI][NI][4], int m0, int n0, int K, const FA& fa, const FB& fb) {
   static_assert(NI % 2 == 0, "n blocks in pairs");
-#pragma unroll 1
+#pragma unroll 1  // (unrolled by 2: slower on the H200, 2026-11-29)
   for (int k0 = 0; k0 < K; k0 += 16) {
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
@@ -301,15 +321,20 @@ __device__ __forceinline__ void CpAsyncWait() {
 
 // The rows [t0, t0 + C) of a [.., D] tensor of X (16-bit or float) into shared memory (row stride
 // ld elements), zeros past T and past D (D and the row stride multiples of 16 bytes); NTHR threads,
-// asynchronous (cp.async; the caller commits and waits).
-template <int NTHR, class X>
-__device__ __forceinline__ void LoadTileAsync(X* dst, int ld, int Dmax, const X* base, int64_t st, int t0, int T, int D) {
-  constexpr int kV = 16 / int(sizeof(X));
-  const int vecs = Dmax / kV;
-  for (int e = threadIdx.x; e < kC * vecs; e += NTHR) {
-    const int r = e / vecs, c = (e - r * vecs) * kV;
-    const bool ok = t0 + r < T && c < D;
-    CpAsync16(dst + r * ld + c, ok ? base + int64_t(t0 + r) * st + c : base, ok);
+// asynchronous (cp.async; the caller commits and waits). A thread keeps one column (NTHR a multiple
+// of the row's pieces) and steps its row and its source pointer.
+template <int NTHR, int DMAX, class X>
+__device__ __forceinline__ void LoadTileAsync(X* dst, int ld, const X* base, int64_t st, int t0, int T, int D) {
+  constexpr int kV = 16 / int(sizeof(X)), kVecs = DMAX / kV, kRows = NTHR / kVecs;
+  static_assert(NTHR % kVecs == 0, "a thread per column piece");
+  const int r0 = int(threadIdx.x) / kVecs, c = (int(threadIdx.x) % kVecs) * kV;
+  const bool cok = c < D;
+  const X* src = base + int64_t(t0 + r0) * st + c;
+  const int64_t step = int64_t(kRows) * st;
+#pragma unroll
+  for (int r = r0; r < kC; r += kRows, src += step) {
+    const bool ok = cok && t0 + r < T;
+    CpAsync16(dst + r * ld + c, ok ? src : base, ok);
   }
 }
 
@@ -400,9 +425,9 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
   const float* init = kRev ? p.dfinal : p.h0;
   auto issue = [&](int step) {  // chunk `step` (in this kernel's order) into buffer step % 2
     const int t0 = (kRev ? NT - 1 - step : step) * kC, b = step & 1;
-    LoadTileAsync<kStateThreads>(sm.x[b], K::kLdK, DK, xs, p.qk_st, t0, p.T, p.Dk);
-    LoadTileAsync<kStateThreads>(sm.y[b], K::kLdV, BV, ys, p.v_st, t0, p.T, p.Dv - j0);
-    LoadTileAsync<kStateThreads>(sm.g[b], DK, DK, gs, p.qk_st, t0, p.T, p.Dk);
+    LoadTileAsync<kStateThreads, DK>(sm.x[b], K::kLdK, xs, p.qk_st, t0, p.T, p.Dk);
+    LoadTileAsync<kStateThreads, BV>(sm.y[b], K::kLdV, ys, p.v_st, t0, p.T, p.Dv - j0);
+    LoadTileAsync<kStateThreads, DK>(sm.g[b], DK, gs, p.qk_st, t0, p.T, p.Dk);
     CpAsyncCommit();
   };
   issue(0);
@@ -482,6 +507,9 @@ struct BwdKernel {
   static constexpr int SV = DV < 128 ? DV : 128;  // columns of a state slab in shared memory
   static constexpr int kSlabs = DV / SV;
   static constexpr int kLdK = DK + 8, kLdV = DV + 8, kLdS = SV + 8, kLdC = kC + 8;
+  // The float [kC, DK] arrays' row stride: 8 past DK, so a fragment's rows (g = lane / 4) fall in
+  // distinct bank groups (a stride of DK put all 8 rows of a fragment access in one bank).
+  static constexpr int kLdF = DK + 8;
   // dv's [C, SV] slab in kDvParts column parts (fewer live accumulators).
   static constexpr int kDvParts = SV >= 128 ? 2 : 1;
   static constexpr int kCkN = DK / 4 / 8, kCvN = SV / kDvParts / 4 / 8;
@@ -490,38 +518,37 @@ struct BwdKernel {
     E q[kC * kLdK], ql[kC * kLdK];   // raw q, then Qd hi / lo
     E k[kC * kLdK], kl[kC * kLdK];   // raw k, then Kd hi / lo
     E v[kC * kLdV], o[kC * kLdV];    // v, do
-    E shi[DK * kLdS], slo[DK * kLdS];  // a slab of the scaled state H_c or dh_c (hi / lo)
-    E dA[kC * kLdC], A[kC * kLdC];
-    float ea[kC * DK], eb[kC * DK], pc[kC * DK], term[kC * DK];  // ea then u; term: w
+    E slab[2][DK * kLdS];  // a slab of the scaled state H_c or dh_c (hi / lo); the raw path's two slab buffers
+    E dA[kC * kLdC], A[kC * kLdC];  // dA strict lower (zeros on and above the diagonal)
+    float ea[kC * kLdF], eb[kC * kLdF], pc[kC * kLdF], term[kC * kLdF];  // ea then u; term: w
     float diag[kC];                   // dA_tt
     float vsf[DK], vsr[DK], dec[DK], rowdot[DK], first[DK];
   };
   static constexpr int kSmemBytes = int(sizeof(Smem));
 };
 
-// The gate pass of one chunk: thread i < Dk owns key channel i, whose C gates PrepareChunk put in
-// column i of sm.pc; writes the factors e^alpha (Qd) and e^beta (Kd), in the element-wise mode the
-// clamped cumulative gates over the raw ones, the states' row scalings (vsf of H_c, vsr of dh_c)
-// and e^P_last; returns whether the chunk takes the factored mode (the same in every thread).
+// The gate pass of one chunk: thread i < Dk owns key channel i, whose C gates are gl (registers);
+// writes the factors e^alpha (Qd) and e^beta (Kd), in the element-wise mode the clamped cumulative
+// gates (sm.pc) over the raw ones, the states' row scalings (vsf of H_c, vsr of dh_c) and
+// e^P_last; returns whether the chunk takes the factored mode (the same in every thread).
 template <class K>
-__device__ bool GatePass(typename K::Smem& sm, bool own, int force_other) {
-  constexpr int DK = K::DK;
+__device__ __forceinline__ bool GatePass(typename K::Smem& sm, bool own, int force_other, const float (&gl)[kC]) {
+  constexpr int kLdF = K::kLdF;
   const int i = threadIdx.x;
-  float* gc = sm.pc + i;  // gc[t * DK]: gate t of channel i
   float ref = 0.f, post = 0.f;
   bool ok = true;
   if (own) {
     float run = 0.f;
-#pragma unroll 4
+#pragma unroll
     for (int t = kRefRow; t >= 0; --t) {  // a_t = -(gates t+1 .. m)
       ok = ok && fabsf(run) <= SafeRange<typename K::E>();
-      run += gc[t * DK];
+      run += gl[t];
     }
     ref = run;
     run = 0.f;
-#pragma unroll 4
+#pragma unroll
     for (int t = kRefRow + 1; t < kC; ++t) {  // a_t = gates m+1 .. t
-      run += gc[t * DK];
+      run += gl[t];
       ok = ok && fabsf(run) <= SafeRange<typename K::E>();
     }
     post = run;
@@ -531,36 +558,36 @@ __device__ bool GatePass(typename K::Smem& sm, bool own, int force_other) {
     sm.dec[i] = __expf(ref + post);
     if (safe) {
       float run = 0.f;
-#pragma unroll 4
+#pragma unroll
       for (int t = kRefRow; t >= 0; --t) {
-        sm.ea[t * DK + i] = __expf(-run);
-        sm.eb[t * DK + i] = __expf(run);
-        run += gc[t * DK];
+        sm.ea[t * kLdF + i] = __expf(-run);
+        sm.eb[t * kLdF + i] = __expf(run);
+        run += gl[t];
       }
       run = 0.f;
-#pragma unroll 4
+#pragma unroll
       for (int t = kRefRow + 1; t < kC; ++t) {
-        run += gc[t * DK];
-        sm.ea[t * DK + i] = __expf(run);
-        sm.eb[t * DK + i] = __expf(-run);
+        run += gl[t];
+        sm.ea[t * kLdF + i] = __expf(run);
+        sm.eb[t * kLdF + i] = __expf(-run);
       }
       sm.vsf[i] = __expf(ref);
       sm.vsr[i] = __expf(post);
     } else {
       float suf = 0.f;
-#pragma unroll 4
+#pragma unroll
       for (int t = kC - 1; t >= 0; --t) {
-        sm.eb[t * DK + i] = __expf(suf);  // gates t+1 .. C-1
-        suf += gc[t * DK];
+        sm.eb[t * kLdF + i] = __expf(suf);  // gates t+1 .. C-1
+        suf += gl[t];
       }
       float pre = 0.f, pcs = 0.f;
-#pragma unroll 4
+#pragma unroll
       for (int t = 0; t < kC; ++t) {
-        const float gt = gc[t * DK];
+        const float gt = gl[t];
         pre += gt;
         pcs += fmaxf(gt, -kClampGate);
-        sm.ea[t * DK + i] = __expf(pre);  // gates 0 .. t
-        gc[t * DK] = pcs;
+        sm.ea[t * kLdF + i] = __expf(pre);  // gates 0 .. t
+        sm.pc[t * kLdF + i] = pcs;
       }
       sm.vsf[i] = sm.vsr[i] = 1.f;
     }
@@ -572,14 +599,20 @@ __device__ bool GatePass(typename K::Smem& sm, bool own, int force_other) {
 template <class K>
 __device__ __forceinline__ void ScaleOperands(typename K::Smem& sm, float scale) {
   using E = typename K::E;
-  constexpr int DK = K::DK, ld = K::kLdK;
-  for (int e = threadIdx.x; e < kC * DK; e += kThreads) {
-    const int t = e / DK, i = e - t * DK;
-    const float qd = float(sm.q[t * ld + i]) * scale * sm.ea[e];
-    const float kd = float(sm.k[t * ld + i]) * sm.eb[e];
-    const E qh = ToE<E>(qd), kh = ToE<E>(kd);
-    sm.q[t * ld + i] = qh, sm.ql[t * ld + i] = ToE<E>(qd - float(qh));
-    sm.k[t * ld + i] = kh, sm.kl[t * ld + i] = ToE<E>(kd - float(kh));
+  constexpr int DK = K::DK, ld = K::kLdK, kLdF = K::kLdF, kP = DK / 2;
+  for (int e = threadIdx.x; e < kC * kP; e += kThreads) {  // element pairs (t, i), (t, i + 1)
+    const int t = e / kP, i = 2 * (e - t * kP), o = t * ld + i;
+    const float2 q = Unpair<E>(*reinterpret_cast<const uint32_t*>(sm.q + o));
+    const float2 k = Unpair<E>(*reinterpret_cast<const uint32_t*>(sm.k + o));
+    const float2 ea = *reinterpret_cast<const float2*>(sm.ea + t * kLdF + i);
+    const float2 eb = *reinterpret_cast<const float2*>(sm.eb + t * kLdF + i);
+    const float qd0 = q.x * scale * ea.x, qd1 = q.y * scale * ea.y;
+    const float kd0 = k.x * eb.x, kd1 = k.y * eb.y;
+    const E qh0 = ToE<E>(qd0), qh1 = ToE<E>(qd1), kh0 = ToE<E>(kd0), kh1 = ToE<E>(kd1);
+    *reinterpret_cast<uint32_t*>(sm.q + o) = Pack<E>(qh0, qh1);
+    *reinterpret_cast<uint32_t*>(sm.ql + o) = Pack<E>(ToE<E>(qd0 - float(qh0)), ToE<E>(qd1 - float(qh1)));
+    *reinterpret_cast<uint32_t*>(sm.k + o) = Pack<E>(kh0, kh1);
+    *reinterpret_cast<uint32_t*>(sm.kl + o) = Pack<E>(ToE<E>(kd0 - float(kh0)), ToE<E>(kd1 - float(kh1)));
   }
 }
 
@@ -599,14 +632,14 @@ __device__ __forceinline__ void ComputeDA(typename K::Smem& sm) {
   for (int e = threadIdx.x; e < kC * kC; e += kThreads) {
     const int t = e / kC, s = e - t * kC;
     const float x = part[e] + part[kC * kC + e];
-    sm.dA[t * K::kLdC + s] = ToE<E>(x);
+    sm.dA[t * K::kLdC + s] = ToE<E>(s < t ? x : 0.f);  // strict lower: the products' operand as it is
     if (t == s) sm.diag[t] = x;
   }
   __syncthreads();  // part is scratch of the next step
 }
 
 // The state slabs of the chunk kernel: slab `sl` (SV columns) of a state [Dk, Dv] of the work
-// space (src) into sm.shi / sm.slo, row i scaled by vs[i], as hi/lo pairs (zeros past Dk and Dv).
+// space (src) into sm.slab[0] / sm.slab[1], row i scaled by vs[i], as hi/lo pairs (zeros past Dk and Dv).
 // Issue() loads the first kPre of each thread's 16-byte pieces into registers (the next slab,
 // while the current one's products run), Store() converts them and loads the rest. With `other`
 // (a second state), rowdot[i] += sum over the slab's columns of src * other (unscaled), in a
@@ -618,16 +651,22 @@ struct SlabPipe {
   static constexpr int V = 16 / int(sizeof(ST));  // elements per 16-byte load
   static constexpr int R = K::SV / V;  // loads per slab row (a power of 2, <= 32: one warp's lanes)
   static constexpr int kIter = K::DK * R / kThreads, kPre = kIter < 8 ? kIter : 8;
+  static constexpr int kRows = kThreads / R;  // rows per pass: piece b of a thread is row i0 + b kRows
   static_assert(kIter % kPre == 0, "whole batches");
   uint4 x[kPre], y[kPre];
+  // This thread's first row and its column in the slab.
+  __device__ __forceinline__ static int Row0() { return int(threadIdx.x) / R; }
+  __device__ __forceinline__ static int Col() { return (int(threadIdx.x) % R) * V; }
 
   __device__ __forceinline__ void Load(int it0, const ST* src, const ST* other, int sl, int Dk, int Dv) {
+    const int i0 = Row0() + it0 * kRows, j = sl * K::SV + Col();
+    const int64_t off = int64_t(i0) * Dv + j, step = int64_t(kRows) * Dv;
+    const bool jin = j < Dv;
 #pragma unroll
     for (int b = 0; b < kPre; ++b) {
-      const int e = (it0 + b) * kThreads + threadIdx.x, i = e / R, j = sl * K::SV + (e % R) * V;
-      const bool in = i < Dk && j < Dv;
-      x[b] = in ? *reinterpret_cast<const uint4*>(src + int64_t(i) * Dv + j) : make_uint4(0, 0, 0, 0);
-      if (other != nullptr) y[b] = in ? *reinterpret_cast<const uint4*>(other + int64_t(i) * Dv + j) : make_uint4(0, 0, 0, 0);
+      const bool in = jin && i0 + b * kRows < Dk;
+      x[b] = in ? *reinterpret_cast<const uint4*>(src + off + b * step) : make_uint4(0, 0, 0, 0);
+      if (other != nullptr) y[b] = in ? *reinterpret_cast<const uint4*>(other + off + b * step) : make_uint4(0, 0, 0, 0);
     }
   }
   __device__ __forceinline__ void Issue(const ST* src, const ST* other, int sl, int Dk, int Dv) {
@@ -640,7 +679,7 @@ struct SlabPipe {
       if (it0 > 0) Load(it0, src, other, sl, Dk, Dv);
 #pragma unroll
       for (int b = 0; b < kPre; ++b) {
-        const int e = (it0 + b) * kThreads + threadIdx.x, i = e / R, jj = (e % R) * V;
+        const int i = Row0() + (it0 + b) * kRows, jj = Col();
         const float s = vs[i];
         float xf[V];
         Unpack16(x[b], xf);
@@ -653,11 +692,11 @@ struct SlabPipe {
           l[c / 2] = Pack<E>(ToE<E>(v0 - float(h0)), ToE<E>(v1 - float(h1)));
         }
         if constexpr (V == 4) {
-          *reinterpret_cast<uint2*>(sm.shi + i * K::kLdS + jj) = make_uint2(h[0], h[1]);
-          *reinterpret_cast<uint2*>(sm.slo + i * K::kLdS + jj) = make_uint2(l[0], l[1]);
+          *reinterpret_cast<uint2*>(sm.slab[0] + i * K::kLdS + jj) = make_uint2(h[0], h[1]);
+          *reinterpret_cast<uint2*>(sm.slab[1] + i * K::kLdS + jj) = make_uint2(l[0], l[1]);
         } else {
-          *reinterpret_cast<uint4*>(sm.shi + i * K::kLdS + jj) = make_uint4(h[0], h[1], h[2], h[3]);
-          *reinterpret_cast<uint4*>(sm.slo + i * K::kLdS + jj) = make_uint4(l[0], l[1], l[2], l[3]);
+          *reinterpret_cast<uint4*>(sm.slab[0] + i * K::kLdS + jj) = make_uint4(h[0], h[1], h[2], h[3]);
+          *reinterpret_cast<uint4*>(sm.slab[1] + i * K::kLdS + jj) = make_uint4(l[0], l[1], l[2], l[3]);
         }
         if (other != nullptr) {
           float yf[V];
@@ -667,7 +706,7 @@ struct SlabPipe {
           for (int c = 0; c < V; ++c) d += xf[c] * yf[c];
 #pragma unroll
           for (int o = R / 2; o >= 1; o /= 2) d += __shfl_xor_sync(0xffffffffu, d, o);
-          if (e % R == 0) rowdot[i] += d;
+          if (threadIdx.x % R == 0) rowdot[i] += d;
         }
       }
     }
@@ -679,11 +718,16 @@ struct SlabPipe {
 // memory times the same slab of another state in registers (SlabPipe's pieces).
 template <class K>
 __device__ __forceinline__ void IssueRawSlab(typename K::E* dst, const typename K::ST* src, int sl, int Dk, int Dv) {
-  constexpr int R = K::SV / 8;
-  for (int e = threadIdx.x; e < K::DK * R; e += kThreads) {
-    const int i = e / R, c = (e % R) * 8, j = sl * K::SV + c;
-    const bool ok = i < Dk && j < Dv;
-    CpAsync16(dst + i * K::kLdS + c, ok ? src + int64_t(i) * Dv + j : src, ok);
+  constexpr int R = K::SV / 8, kRows = kThreads / R;  // a thread keeps one column, steps its row
+  static_assert(kThreads % R == 0 && K::DK % kRows == 0, "whole passes");
+  const int i0 = int(threadIdx.x) / R, c = (int(threadIdx.x) % R) * 8, j = sl * K::SV + c;
+  const bool jok = j < Dv;
+  const typename K::ST* s = src + int64_t(i0) * Dv + j;
+  const int64_t step = int64_t(kRows) * Dv;
+#pragma unroll
+  for (int it = 0; it < K::DK / kRows; ++it, s += step) {
+    const bool ok = jok && i0 + it * kRows < Dk;
+    CpAsync16(dst + (i0 + it * kRows) * K::kLdS + c, ok ? s : src, ok);
   }
   CpAsyncCommit();
 }
@@ -693,7 +737,7 @@ __device__ __forceinline__ void RawSlabDot(const typename K::E* slab, const Slab
   static_assert(P::kPre == P::kIter && P::V == 8, "the raw path: 16-bit states, one batch");
 #pragma unroll
   for (int b = 0; b < P::kIter; ++b) {
-    const int e = b * kThreads + threadIdx.x, i = e / P::R, jj = (e % P::R) * 8;
+    const int i = P::Row0() + b * P::kRows, jj = P::Col();
     float xf[8], yf[8];
     Unpack16(*reinterpret_cast<const uint4*>(slab + i * K::kLdS + jj), xf);
     Unpack16(pipe.x[b], yf);
@@ -702,7 +746,7 @@ __device__ __forceinline__ void RawSlabDot(const typename K::E* slab, const Slab
     for (int c = 0; c < 8; ++c) d += xf[c] * yf[c];
 #pragma unroll
     for (int o = P::R / 2; o >= 1; o /= 2) d += __shfl_xor_sync(0xffffffffu, d, o);
-    if (e % P::R == 0) rowdot[i] += d;
+    if (threadIdx.x % P::R == 0) rowdot[i] += d;
   }
 }
 
@@ -712,17 +756,17 @@ template <class K>
 __device__ __forceinline__ void IssueChunk(typename K::Smem& sm, const BwdArgs& p, const HeadOffsets& ho, int t0) {
   using E = typename K::E;
   using G = typename K::G;
-  LoadTileAsync<kThreads>(sm.q, K::kLdK, K::DK, static_cast<const E*>(p.q) + ho.qk, p.qk_st, t0, p.T, p.Dk);
-  LoadTileAsync<kThreads>(sm.k, K::kLdK, K::DK, static_cast<const E*>(p.k) + ho.qk, p.qk_st, t0, p.T, p.Dk);
-  LoadTileAsync<kThreads>(sm.v, K::kLdV, K::DV, static_cast<const E*>(p.v) + ho.v, p.v_st, t0, p.T, p.Dv);
-  LoadTileAsync<kThreads>(sm.o, K::kLdV, K::DV, static_cast<const E*>(p.dout) + ho.v, p.v_st, t0, p.T, p.Dv);
-  LoadTileAsync<kThreads>(reinterpret_cast<G*>(sm.term), K::DK, K::DK, static_cast<const G*>(p.g) + ho.qk, p.qk_st, t0,
-                          p.T, p.Dk);
+  LoadTileAsync<kThreads, K::DK>(sm.q, K::kLdK, static_cast<const E*>(p.q) + ho.qk, p.qk_st, t0, p.T, p.Dk);
+  LoadTileAsync<kThreads, K::DK>(sm.k, K::kLdK, static_cast<const E*>(p.k) + ho.qk, p.qk_st, t0, p.T, p.Dk);
+  LoadTileAsync<kThreads, K::DV>(sm.v, K::kLdV, static_cast<const E*>(p.v) + ho.v, p.v_st, t0, p.T, p.Dv);
+  LoadTileAsync<kThreads, K::DV>(sm.o, K::kLdV, static_cast<const E*>(p.dout) + ho.v, p.v_st, t0, p.T, p.Dv);
+  LoadTileAsync<kThreads, K::DK>(reinterpret_cast<G*>(sm.term), K::DK, static_cast<const G*>(p.g) + ho.qk, p.qk_st,
+                                 t0, p.T, p.Dk);
   CpAsyncCommit();
 }
 
-// After IssueChunk's loads (waited for): channel i's gates (thread i < DK) into column i of sm.pc,
-// the gate pass, the scaled operands; returns the mode, and in *zero (thread i < DK) bit t set
+// After IssueChunk's loads (waited for): channel i's gates (thread i < DK) into registers, the
+// gate pass, the scaled operands; returns the mode, and in *zero (thread i < DK) bit t set
 // where channel i's factor e^gk at step t0 + t is 0 (the reverse sum's restarts).
 template <class K>
 __device__ bool PrepareChunk(typename K::Smem& sm, const BwdArgs& p, uint32_t* zero) {
@@ -730,37 +774,33 @@ __device__ bool PrepareChunk(typename K::Smem& sm, const BwdArgs& p, uint32_t* z
   const int i = threadIdx.x;
   const bool own = i < K::DK;
   uint32_t z = 0;
+  float gl[kC];  // channel i's gates (thread i < DK)
   if (own) {
     const G* graw = reinterpret_cast<const G*>(sm.term) + i;
-    float gl[kC];
 #pragma unroll
     for (int t = 0; t < kC; ++t) gl[t] = ToF(graw[t * K::DK]);  // zeros past T and Dk
 #pragma unroll
-    for (int t = 0; t < kC; ++t) {
-      z |= uint32_t(__expf(gl[t]) == 0.f) << t;
-      sm.pc[t * K::DK + i] = gl[t];
-    }
+    for (int t = 0; t < kC; ++t) z |= uint32_t(__expf(gl[t]) == 0.f) << t;
   }
   *zero = z;
-  const bool safe = GatePass<K>(sm, own, p.force_other_mode);
+  const bool safe = GatePass<K>(sm, own, p.force_other_mode, gl);
   __syncthreads();
   ScaleOperands<K>(sm, p.scale);
   __syncthreads();
   return safe;
 }
 
-// fn(row, col, x1, x2) over the warp's fragment elements of two accumulators of one shape.
-template <int MI, int NI, class Fn>
-__device__ __forceinline__ void ForEach2(float (&a1)[MI][NI][4], float (&a2)[MI][NI][4], int m0, int n0, Fn&& fn) {
+// fn(row, col, ni, h) over the element pairs (row, col), (row, col + 1) of a warp tile 16 x 8 NI at
+// (m0, n0): acc[0][ni][2 h], acc[0][ni][2 h + 1] (col even).
+template <int NI, class Fn>
+__device__ __forceinline__ void ForPairs(int m0, int n0, Fn&& fn) {
   const int lane = threadIdx.x & 31, g = lane >> 2, c = lane & 3;
 #pragma unroll
-  for (int mi = 0; mi < MI; ++mi)
+  for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
-    for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-        fn(m0 + 16 * mi + g + 8 * (e >> 1), n0 + 8 * ni + 2 * c + (e & 1), a1[mi][ni][e], a2[mi][ni][e]);
+    for (int h = 0; h < 2; ++h) fn(m0 + g + 8 * h, n0 + 8 * ni + 2 * c, ni, h);
 }
+
 
 // ---- the chunk kernel ------------------------------------------------------------------------------
 template <class K>
@@ -783,12 +823,15 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
   const ST* Hc = reinterpret_cast<const ST*>(p.work) + (int64_t(bh) * NT + n) * ss;
   const ST* dHc = reinterpret_cast<const ST*>(p.work) + BwdStateElems(p) + (int64_t(bh) * NT + n) * ss;
   const int ci = threadIdx.x;  // the reverse sum's channel (ci < Dk)
+  constexpr int kLdF = K::kLdF;
+  // dq, dk, dv stored two elements at a time where their bases allow (element offsets are even).
+  const bool pair = ((reinterpret_cast<uintptr_t>(p.dq) | reinterpret_cast<uintptr_t>(p.dk) |
+                      reinterpret_cast<uintptr_t>(p.dv)) & 3) == 0;
 
   constexpr int S2 = 2 * K::kSlabs;  // the slabs in order: H_c's, then dh_c's
-  E* const buf[2] = {sm.shi, sm.slo};  // the raw path's two slab buffers
   auto raw_issue = [&](int s) {
-    if (s < K::kSlabs) IssueRawSlab<K>(buf[s & 1], Hc, s, p.Dk, p.Dv);
-    else IssueRawSlab<K>(buf[s & 1], dHc, s - K::kSlabs, p.Dk, p.Dv);
+    if (s < K::kSlabs) IssueRawSlab<K>(sm.slab[s & 1], Hc, s, p.Dk, p.Dv);
+    else IssueRawSlab<K>(sm.slab[s & 1], dHc, s - K::kSlabs, p.Dk, p.Dv);
   };
   IssueChunk<K>(sm, p, ho, t0);
   SlabPipe<K> pipe;
@@ -802,6 +845,14 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
     CpAsyncWait<0>();
   }
   __syncthreads();
+  // The warps' tile of X and Y (16 x DK / 4): raw q, k at its element pairs, before the scaling
+  // overwrites them (the epilogues' q_t, k_t).
+  const int xm0 = wm * 16, xn0 = wn * (DK / 4);
+  uint32_t qraw[K::kCkN][2], kraw[K::kCkN][2];
+  ForPairs<K::kCkN>(xm0, xn0, [&](int t, int i, int ni, int h) {
+    qraw[ni][h] = *reinterpret_cast<const uint32_t*>(sm.q + t * K::kLdK + i);
+    kraw[ni][h] = *reinterpret_cast<const uint32_t*>(sm.k + t * K::kLdK + i);
+  });
   uint32_t zero;
   const bool safe = PrepareChunk<K>(sm, p, &zero);
   const bool first_dot = n == 0 && p.h0 != nullptr;
@@ -821,34 +872,54 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
   ComputeDA<K>(sm);
   {  // A (s, t) = Qd_s . Kd_t for s >= t (hi parts; element-wise in the other mode): 16 x 16 per
      // warp, warps 0-3 over Dk's first half, 4-7 over its second, summed in order.
-    const int wq = warp & 3, half = warp >> 2, am = (wq >> 1) * 16, an = (wq & 1) * 16;
-    float acc[1][2][4];
-    Zero(acc);
     if (safe) {
+      const int wq = warp & 3, half = warp >> 2, am = (wq >> 1) * 16, an = (wq & 1) * 16;
+      float acc[1][2][4];
+      Zero(acc);
       WarpMma<E>(acc, am, an, DK / 2, RowK<E>{sm.q + half * (DK / 2), K::kLdK}, RowK<E>{sm.k + half * (DK / 2), K::kLdK});
-    } else if (half == 0) {
-      ForEach(acc, am, an, [&](int s, int t, float& x) {
-        if (s < t || t0 + s >= p.T) return;
-        float sum = 0.f;
-        for (int i = 0; i < p.Dk; ++i)
-          sum += float(q[int64_t(t0 + s) * p.qk_st + i]) * float(k[int64_t(t0 + t) * p.qk_st + i]) *
-                 __expf(sm.pc[s * DK + i] - sm.pc[t * DK + i]);
-        x = sum * p.scale;
-      });
-    }
-    float* part = sm.term;  // [2][kC][kC] float scratch (free until w)
-    ForEach(acc, am, an, [&](int s, int t, float& x) { part[half * kC * kC + s * kC + t] = x; });
-    __syncthreads();
-    for (int e = threadIdx.x; e < kC * kC; e += kThreads) {
-      const int s = e / kC, t = e - s * kC;
-      sm.A[s * K::kLdC + t] = ToE<E>(s >= t ? part[e] + part[kC * kC + e] : 0.f);
+      float* part = sm.term;  // [2][kC][kC] float scratch (free until w)
+      ForEach(acc, am, an, [&](int s, int t, float& x) { part[half * kC * kC + s * kC + t] = x; });
+      __syncthreads();
+      for (int e = threadIdx.x; e < kC * kC; e += kThreads) {
+        const int s = e / kC, t = e - s * kC;
+        sm.A[s * K::kLdC + t] = ToE<E>(s >= t ? part[e] + part[kC * kC + e] : 0.f);
+      }
+    } else {  // element by element (a loop, not unrolled: cold code kept small)
+#pragma unroll 1
+      for (int e = threadIdx.x; e < kC * kC; e += kThreads) {
+        const int s = e / kC, t = e - s * kC;
+        float x = 0.f;
+        if (s >= t && t0 + s < p.T) {
+          float sum = 0.f;
+          for (int i = 0; i < p.Dk; ++i)
+            sum += float(q[int64_t(t0 + s) * p.qk_st + i]) * float(k[int64_t(t0 + t) * p.qk_st + i]) *
+                   __expf(sm.pc[s * kLdF + i] - sm.pc[t * kLdF + i]);
+          x = sum * p.scale;
+        }
+        sm.A[s * K::kLdC + t] = ToE<E>(s >= t ? x + 0.f : 0.f);
+      }
     }
   }
   __syncthreads();
+  // The element-wise mode's in-chunk terms, each element in a loop (cold code kept out of the
+  // epilogues): dq's sum_{s<t} dA_ts k_s e^(pc_t - pc_s) into term (read by the X epilogue before
+  // it writes w there; the slab loop's barriers lie between).
+  if (!safe) {
+#pragma unroll 1
+    for (int e = threadIdx.x; e < kC * DK; e += kThreads) {
+      const int t = e / DK, i = e - t * DK;
+      float intra = 0.f;
+      if (t0 + t < p.T && i < p.Dk) {
+        const float pt = sm.pc[t * kLdF + i];
+        for (int s = 0; s < t; ++s)
+          intra += float(sm.dA[t * K::kLdC + s]) * float(k[int64_t(t0 + s) * p.qk_st + i]) * __expf(pt - sm.pc[s * kLdF + i]);
+      }
+      sm.term[t * kLdF + i] = intra;
+    }
+  }
 
   // X = dO (vsf H_c)^T [+ strict(dA) Kd]: warp tile 16 x (DK / 4); dq, and w = q dq'. The raw
   // path: XH = dO H_c^T, XS = strict(dA) Kd, X = vsf XH + XS.
-  const int xm0 = wm * 16, xn0 = wn * (DK / 4);
   {
     float X[1][K::kCkN][4], XS[1][K::kCkN][4];
     Zero(X), Zero(XS);
@@ -858,9 +929,9 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
         if (sl + 1 < S2) CpAsyncWait<1>();
         else CpAsyncWait<0>();
         __syncthreads();
-        RawSlabDot<K>(buf[sl & 1], pipe, sm.rowdot);
+        RawSlabDot<K>(sm.slab[sl & 1], pipe, sm.rowdot);
         if (sl + 1 < K::kSlabs) pipe.Issue(dHc, nullptr, sl + 1, p.Dk, p.Dv);
-        WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{buf[sl & 1], K::kLdS});
+        WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.slab[sl & 1], K::kLdS});
         __syncthreads();
         if (sl + 2 < S2) raw_issue(sl + 2);
       } else {
@@ -868,42 +939,67 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
         __syncthreads();
         if (sl + 1 < K::kSlabs) pipe.Issue(Hc, nullptr, sl + 1, p.Dk, p.Dv);
         else pipe.Issue(dHc, Hc, 0, p.Dk, p.Dv);
-        WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.shi, K::kLdS});
-        WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.slo, K::kLdS});
+        WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.slab[0], K::kLdS});
+        WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.slab[1], K::kLdS});
         __syncthreads();
       }
     }
     if (safe) {
-      auto fa = [&](int t, int s) { return s < t ? sm.dA[t * K::kLdC + s] : E(0.f); };
+      const RowK<E> fa{sm.dA, K::kLdC};  // strict(dA) (t, s)
       WarpMma<E>(XS, xm0, xn0, kC, fa, ColK<E>{sm.k, K::kLdK});
       WarpMma<E>(XS, xm0, xn0, kC, fa, ColK<E>{sm.kl, K::kLdK});
     }
-    ForEach2(X, XS, xm0, xn0, [&](int t, int i, float& x, float& xs) {
-      float w = 0.f;
-      if (t0 + t < p.T && i < p.Dk) {
-        float intra = 0.f;
-        if (!safe) {  // sum_{s<t} dA_ts k_s e^(pc_t - pc_s)
-          const float pt = sm.pc[t * DK + i];
-          for (int s = 0; s < t; ++s)
-            intra += float(sm.dA[t * K::kLdC + s]) * float(k[int64_t(t0 + s) * p.qk_st + i]) * __expf(pt - sm.pc[s * DK + i]);
+    ForPairs<K::kCkN>(xm0, xn0, [&](int t, int i, int ni, int h) {
+      float w[2] = {0.f, 0.f};
+      if (t0 + t < p.T && i < p.Dk) {  // i even, Dk a multiple of 8: i + 1 < Dk too
+        const float2 qf = Unpair<E>(qraw[ni][h]), kf = Unpair<E>(kraw[ni][h]);
+        const float qv[2] = {qf.x, qf.y}, kv[2] = {kf.x, kf.y};
+        const float2 ea = *reinterpret_cast<const float2*>(sm.ea + t * kLdF + i);
+        const float eav[2] = {ea.x, ea.y};
+        const float2 in2 = safe ? make_float2(0.f, 0.f) : *reinterpret_cast<const float2*>(sm.term + t * kLdF + i);
+        const float inv[2] = {in2.x, in2.y};
+        float dq[2];
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const float intra = inv[e];
+          const float x = X[0][ni][2 * h + e], xs = XS[0][ni][2 * h + e];
+          const float xx = (K::kRaw ? sm.vsf[i + e] * x : x) + xs;
+          const float dqp = p.scale * (eav[e] * xx + intra);
+          w[e] = qv[e] * dqp;
+          dq[e] = dqp + p.scale * sm.diag[t] * kv[e];
         }
-        const int64_t r = int64_t(t0 + t) * p.qk_st + i;
-        const float xx = (K::kRaw ? sm.vsf[i] * x : x) + xs;
-        const float dqp = p.scale * (sm.ea[t * DK + i] * xx + intra);
-        w = float(q[r]) * dqp;
-        static_cast<E*>(p.dq)[ho.qk + r] = ToE<E>(dqp + p.scale * sm.diag[t] * float(k[r]));
+        StorePair<E>(static_cast<E*>(p.dq) + ho.qk + int64_t(t0 + t) * p.qk_st + i, dq[0], dq[1], pair);
       }
-      sm.term[t * DK + i] = w;
+      *reinterpret_cast<float2*>(sm.term + t * kLdF + i) = make_float2(w[0], w[1]);
     });
   }
   __syncthreads();  // ea is u from here
-  if constexpr (K::kRaw) {  // Kd <- vsr Kd (hi/lo), dv's operand: k e^(P_last - P)
-    constexpr int ld = K::kLdK;
+  if (!safe) {  // the element-wise mode's dk' term sum_{s>t} dA_st scale q_s e^(pc_s - pc_t) into ea (u's
+                // place, read by the Y epilogue before it writes u; the slab loop's barriers lie between)
+#pragma unroll 1
     for (int e = threadIdx.x; e < kC * DK; e += kThreads) {
       const int t = e / DK, i = e - t * DK;
-      const float kd = (float(sm.k[t * ld + i]) + float(sm.kl[t * ld + i])) * sm.vsr[i];
-      const E kh = ToE<E>(kd);
-      sm.k[t * ld + i] = kh, sm.kl[t * ld + i] = ToE<E>(kd - float(kh));
+      float intra = 0.f;
+      if (t0 + t < p.T && i < p.Dk) {
+        const float pt = sm.pc[t * kLdF + i];
+        for (int s = t + 1; s < kC && t0 + s < p.T; ++s)
+          intra += float(sm.dA[s * K::kLdC + t]) * float(q[int64_t(t0 + s) * p.qk_st + i]) * __expf(sm.pc[s * kLdF + i] - pt);
+        intra *= p.scale;
+      }
+      sm.ea[t * kLdF + i] = intra;
+    }
+  }
+  if constexpr (K::kRaw) {  // Kd <- vsr Kd (hi/lo), dv's operand: k e^(P_last - P)
+    constexpr int ld = K::kLdK, kP = DK / 2;
+    for (int e = threadIdx.x; e < kC * kP; e += kThreads) {  // element pairs
+      const int t = e / kP, i = 2 * (e - t * kP), o = t * ld + i;
+      const float2 kh2 = Unpair<E>(*reinterpret_cast<const uint32_t*>(sm.k + o));
+      const float2 kl2 = Unpair<E>(*reinterpret_cast<const uint32_t*>(sm.kl + o));
+      const float2 vs = *reinterpret_cast<const float2*>(sm.vsr + i);
+      const float kd0 = (kh2.x + kl2.x) * vs.x, kd1 = (kh2.y + kl2.y) * vs.y;
+      const E h0 = ToE<E>(kd0), h1 = ToE<E>(kd1);
+      *reinterpret_cast<uint32_t*>(sm.k + o) = Pack<E>(h0, h1);
+      *reinterpret_cast<uint32_t*>(sm.kl + o) = Pack<E>(ToE<E>(kd0 - float(h0)), ToE<E>(kd1 - float(h1)));
     }
     __syncthreads();
   }
@@ -914,13 +1010,13 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
   float Ys[1][K::kCkN][4], Yi[1][K::kCkN][4];
   Zero(Ys), Zero(Yi);
   for (int sl = 0; sl < K::kSlabs; ++sl) {
-    const E* shi = sm.shi;
+    const E* shi = sm.slab[0];
     if constexpr (K::kRaw) {
       const int s = K::kSlabs + sl;
       if (s + 1 < S2) CpAsyncWait<1>();
       else CpAsyncWait<0>();
       __syncthreads();
-      shi = buf[s & 1];
+      shi = sm.slab[s & 1];
     } else {
       pipe.Store(sm, dHc, Hc, sl, sm.vsr, p.Dk, p.Dv, sm.rowdot);
       __syncthreads();
@@ -928,7 +1024,7 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
     }
     const RowK<E> fv{sm.v + sl * SV, K::kLdV};
     WarpMma<E>(Ys, xm0, xn0, SV, fv, RowK<E>{shi, K::kLdS});
-    if constexpr (!K::kRaw) WarpMma<E>(Ys, xm0, xn0, SV, fv, RowK<E>{sm.slo, K::kLdS});
+    if constexpr (!K::kRaw) WarpMma<E>(Ys, xm0, xn0, SV, fv, RowK<E>{sm.slab[1], K::kLdS});
     for (int part = 0; part < K::kDvParts; ++part) {
       float DVa[1][K::kCvN][4];
       Zero(DVa);
@@ -936,12 +1032,14 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
       const RowK<E> fkh{sm.k, K::kLdK};
       const ColK<E> fsh{shi, K::kLdS};
       WarpMma<E>(DVa, xm0, vn0, DK, fkh, fsh);
-      if constexpr (!K::kRaw) WarpMma<E>(DVa, xm0, vn0, DK, fkh, ColK<E>{sm.slo, K::kLdS});
+      if constexpr (!K::kRaw) WarpMma<E>(DVa, xm0, vn0, DK, fkh, ColK<E>{sm.slab[1], K::kLdS});
       WarpMma<E>(DVa, xm0, vn0, DK, RowK<E>{sm.kl, K::kLdK}, fsh);
       WarpMma<E>(DVa, xm0, vn0, kC, ColK<E>{sm.A, K::kLdC}, ColK<E>{sm.o + sl * SV, K::kLdV});
-      ForEach(DVa, xm0, vn0, [&](int t, int j, float& x) {
-        const int jj = sl * SV + j;
-        if (t0 + t < p.T && jj < p.Dv) static_cast<E*>(p.dv)[ho.v + int64_t(t0 + t) * p.v_st + jj] = ToE<E>(x);
+      ForPairs<K::kCvN>(xm0, vn0, [&](int t, int j, int ni, int h) {
+        const int jj = sl * SV + j;  // even, Dv a multiple of 8: jj + 1 < Dv too
+        if (t0 + t < p.T && jj < p.Dv)
+          StorePair<E>(static_cast<E*>(p.dv) + ho.v + int64_t(t0 + t) * p.v_st + jj, DVa[0][ni][2 * h],
+                       DVa[0][ni][2 * h + 1], pair);
       });
     }
     __syncthreads();
@@ -950,51 +1048,57 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
     }
   }
   if (safe) {
-    auto fa = [&](int t, int s) { return s > t ? sm.dA[s * K::kLdC + t] : E(0.f); };
+    const ColK<E> fa{sm.dA, K::kLdC};  // strict(dA)^T (t, s) = dA (s, t)
     WarpMma<E>(Yi, xm0, xn0, kC, fa, ColK<E>{sm.q, K::kLdK});
     WarpMma<E>(Yi, xm0, xn0, kC, fa, ColK<E>{sm.ql, K::kLdK});
   }
   float* u = sm.ea;
-  ForEach2(Ys, Yi, xm0, xn0, [&](int t, int i, float& ys_acc, float& yi) {
-    const float ys = K::kRaw ? sm.vsr[i] * ys_acc : ys_acc;
-    float uu = 0.f, w = 0.f;
+  ForPairs<K::kCkN>(xm0, xn0, [&](int t, int i, int ni, int h) {
+    float uu[2] = {0.f, 0.f}, w[2] = {0.f, 0.f};
     if (t0 + t < p.T && i < p.Dk) {
-      float intra = 0.f;
-      if (!safe) {  // sum_{s>t} dA_st scale q_s e^(pc_s - pc_t)
-        const float pt = sm.pc[t * DK + i];
-        for (int s = t + 1; s < kC && t0 + s < p.T; ++s)
-          intra += float(sm.dA[s * K::kLdC + t]) * float(q[int64_t(t0 + s) * p.qk_st + i]) * __expf(sm.pc[s * DK + i] - pt);
-        intra *= p.scale;
+      const float2 qf = Unpair<E>(qraw[ni][h]), kf = Unpair<E>(kraw[ni][h]);
+      const float qv[2] = {qf.x, qf.y}, kv[2] = {kf.x, kf.y};
+      const float2 eb2 = *reinterpret_cast<const float2*>(sm.eb + t * kLdF + i);
+      const float2 w2 = *reinterpret_cast<const float2*>(sm.term + t * kLdF + i);
+      const float ebv[2] = {eb2.x, eb2.y}, wv[2] = {w2.x, w2.y};
+      const float2 in2 = safe ? make_float2(0.f, 0.f) : *reinterpret_cast<const float2*>(u + t * kLdF + i);
+      const float inv[2] = {in2.x, in2.y};
+      float dk[2];
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const float ys_acc = Ys[0][ni][2 * h + e], yi = Yi[0][ni][2 * h + e];
+        const float ys = K::kRaw ? sm.vsr[i + e] * ys_acc : ys_acc;
+        const float intra = inv[e];
+        const float eb = ebv[e], kr = kv[e];
+        const float dki = eb * yi + intra;
+        dk[e] = eb * ys + dki + p.scale * sm.diag[t] * qv[e];
+        uu[e] = kr * (eb * ys);
+        w[e] = wv[e] - kr * dki;
       }
-      const int64_t r = int64_t(t0 + t) * p.qk_st + i;
-      const float eb = sm.eb[t * DK + i], kr = float(k[r]);
-      const float dki = eb * yi + intra;
-      static_cast<E*>(p.dk)[ho.qk + r] = ToE<E>(eb * ys + dki + p.scale * sm.diag[t] * float(q[r]));
-      uu = kr * (eb * ys);
-      w = sm.term[t * DK + i] - kr * dki;
+      StorePair<E>(static_cast<E*>(p.dk) + ho.qk + int64_t(t0 + t) * p.qk_st + i, dk[0], dk[1], pair);
     }
-    u[t * DK + i] = uu;
-    sm.term[t * DK + i] = w;
+    *reinterpret_cast<float2*>(u + t * kLdF + i) = make_float2(uu[0], uu[1]);
+    *reinterpret_cast<float2*>(sm.term + t * kLdF + i) = make_float2(w[0], w[1]);
   });
   __syncthreads();
   if (ci < p.Dk) {  // gk_grad = F0 + sum_{s<t} u_s + sum_{s>=t} w_s, restarting at a zero factor
     float* pre = sm.pc;  // free now: the exclusive prefix sums of u
     float run = 0.f;
     for (int t = 0; t < kC; ++t) {
-      pre[t * DK + ci] = run;
-      run += u[t * DK + ci];
+      pre[t * kLdF + ci] = run;
+      run += u[t * kLdF + ci];
     }
     const float f0 = sm.dec[ci] * sm.rowdot[ci];
     float acc = 0.f, accz = 0.f;
     bool restarted = false;
     for (int t = kC - 1; t >= 0; --t) {
-      const float w = sm.term[t * DK + ci];
+      const float w = sm.term[t * kLdF + ci];
       float val;
       if (!restarted) {
         acc += w;
-        val = (f0 + pre[t * DK + ci]) + acc;
+        val = (f0 + pre[t * kLdF + ci]) + acc;
       } else {
-        accz += w - u[t * DK + ci];
+        accz += w - u[t * kLdF + ci];
         val = accz;
       }
       if ((zero >> t) & 1u) restarted = true, accz = 0.f, val = 0.f;
