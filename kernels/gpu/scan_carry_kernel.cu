@@ -3,7 +3,7 @@
 #include "kernels/funcs/gpu/scan_dispatch.cuh"
 #include "kernels/gpu/cumsum_tiles.cuh"
 #include "kernels/gpu/logcumsumexp_tiles.cuh"
-#include "kernels/funcs/scan_carry_impl.h"
+#include "kernels/impl/scan_carry_impl.h"
 
 namespace phi {
 namespace funcs {

