@@ -14,7 +14,7 @@ whole sequence run in one process, the largest error over the ranks printed by r
 op as one GPU runs it), (b) one all_gather of the carries alone, (c) the distributed forward and
 (d) forward + backward, for logcumsumexp and cumsum (e) the same with the earlier fix-up design
 (distributed.py's PADDLE_OPS_SEQPAR_FIXUP, set per call here: local scan, exchange, fix-up pass;
-the default scans each shard once from the carry), and for pscan and gla (e) the point-to-point
+the other columns scan each shard once from the carry, on the CPU too), and for pscan and gla (e) the point-to-point
 design pipelined over --pipeline blocks of lines (``pipeline=`` of the functions), each run's time
 the slowest rank's, printed by rank 0 as a table (the measured points of docs/seqpar.md).
 """
@@ -88,11 +88,11 @@ def run_dist(op, args, pipeline=None):
 
 def run_fixup(op, args):
     """logcumsumexp or cumsum with the fix-up design (distributed.py's PADDLE_OPS_SEQPAR_FIXUP)."""
-    sp._FIXUP = True
+    before, sp._FIXUP = sp._FIXUP, True
     try:
         return run_dist(op, args)
     finally:
-        sp._FIXUP = False
+        sp._FIXUP = before
 
 
 def run_local(op, args):
@@ -135,6 +135,7 @@ def check(device, world, rank, B, T, D):
 
 
 def bench(device, world, rank, B, T, D, repeat, pipeline):
+    sp._FIXUP = False  # the distributed columns: one scan from the carry, on every device
     rows = []
     for op in ("logcumsumexp", "cumsum", "pscan", "gla"):
         if op == "gla":  # the seed's gla shape per rank: [B=1, H=4, T, 128], T = --shape's T / 4

@@ -234,15 +234,16 @@ def _backends():
 def groups(tmp_path_factory):
     cache = {}
 
-    def run(backend, layout):
+    def run(backend, layout, design):
         world = len(SHARDS[layout])
-        if (backend, layout) in cache:
-            return cache[backend, layout]
+        if (backend, layout, design) in cache:
+            return cache[backend, layout, design]
         if not torch.distributed.is_available():
             pytest.skip("this torch has no torch.distributed")
-        d = tmp_path_factory.mktemp(f"{backend}{layout}")
+        d = tmp_path_factory.mktemp(f"{backend}{layout}{design}")
         env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()), NCCL_NVLS_ENABLE="0",
-                   OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(sys.path))
+                   OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(sys.path),
+                   PADDLE_OPS_SEQPAR_FIXUP="1" if design == "fixup" else "0")
         procs = [subprocess.Popen([sys.executable, __file__, "worker", backend, str(r), layout, str(d / f"{r}.json")],
                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for r in range(world)]
         logs, failed = [], False
@@ -256,19 +257,20 @@ def groups(tmp_path_factory):
                 logs.append(p.communicate()[0].decode(errors="replace"))
             failed |= p.returncode != 0
         res = None if failed else [json.load(open(d / f"{r}.json")) for r in range(world)]
-        cache[backend, layout] = (res, "\n".join(logs)[-4000:])
-        return cache[backend, layout]
+        cache[backend, layout, design] = (res, "\n".join(logs)[-4000:])
+        return cache[backend, layout, design]
     return run
 
 
 @pytest.mark.parametrize("backend", _backends())
 @pytest.mark.parametrize("layout", list(SHARDS))
+@pytest.mark.parametrize("design", ["carry", "fixup"])  # logcumsumexp and cumsum's (distributed.py)
 @pytest.mark.parametrize("case", list(CASES))
-def test_shard_matches_single_process(groups, backend, layout, case):
+def test_shard_matches_single_process(groups, backend, layout, design, case):
     if backend == "nccl" and torch.cuda.device_count() < len(SHARDS[layout]):
         pytest.skip(f"NCCL with {len(SHARDS[layout])} ranks needs as many GPUs; this machine has "
                     f"{torch.cuda.device_count()}")
-    res, log = groups(backend, layout)
+    res, log = groups(backend, layout, design)
     assert res is not None, (f"the {backend} group with shards {SHARDS[layout]} failed or timed out "
                              f"({TIMEOUT_S} s):\n{log}")
     msgs = [f"rank {r}: {v[case]}" for r, v in enumerate(res) if v[case] is not None]
