@@ -1,8 +1,9 @@
 // Internal (the sequence-parallel scans, docs/seqpar.md): logcumsumexp and cumsum of a contiguous
 // [outer, length, inner] view with a carry-in per line, and each line's total, for
 // paddle_ops/integrations/torch/distributed.py. Not a public op: reached through the runtime
-// library's plain-C entries po_runtime_scan_carry / po_runtime_scan_totals (kernels/cpu/
-// scan_carry_kernel.cc), which the torch integration calls by ctypes.
+// library's plain-C entries po_runtime_scan_carry / po_runtime_scan_totals (paddle_ops/runtime/
+// scan_carry_entry.cc), which the torch integration calls by ctypes; the bodies are
+// kernels/impl/scan_carry_impl.h, the devices' files kernels/{cpu,gpu}/scan_carry_kernel.*.
 //
 // The carries and totals cross as one number per line (line = outer index * inner + column):
 //   logcumsumexp  float64 log-value c (the scan behaves as if a step of value c preceded the
