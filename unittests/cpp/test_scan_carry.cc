@@ -45,7 +45,9 @@ void CheckType(bool lse, double tol) {
     std::vector<long double> ref_tot;
     const auto ref = scan_carry_test::Reference(lse, c, xd, cd, &ref_tot);
     std::vector<int64_t> ci(cd.size());
-    for (size_t i = 0; i < cd.size(); ++i) ci[i] = static_cast<int64_t>(cd[i]);
+    if (kInt) {  // integer cumsum's carries (finite); logcumsumexp's may be -inf, not converted
+      for (size_t i = 0; i < cd.size(); ++i) ci[i] = static_cast<int64_t>(cd[i]);
+    }
     CarryScanCall call;
     call.op = lse ? CarryScanOp::kLogcumsumexp : CarryScanOp::kCumsum;
     call.dtype = phi::CppTypeToDataType<T>::Type();
