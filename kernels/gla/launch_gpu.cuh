@@ -483,14 +483,16 @@ inline cudaStream_t SequenceStream(int device, int i) {
   return mine[i];
 }
 
-// An event recorded on `from` that `to` waits for (released by the driver once it completes).
-inline void StreamWaitsFor(cudaStream_t to, cudaStream_t from) {
+// Later work on `to` waits for the work queued on `from` so far: an event recorded on `from`
+// (released by the driver once it completes). Does not throw; returns the first error.
+inline cudaError_t StreamWaitsFor(cudaStream_t to, cudaStream_t from) {
   cudaEvent_t ev = nullptr;
-  PADDLE_ENFORCE_GPU_SUCCESS(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
-  cudaError_t e = cudaEventRecord(ev, from);
+  cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+  if (e != cudaSuccess) return e;
+  e = cudaEventRecord(ev, from);
   if (e == cudaSuccess) e = cudaStreamWaitEvent(to, ev, 0);
   cudaEventDestroy(ev);
-  PADDLE_ENFORCE_GPU_SUCCESS(e);
+  return e;
 }
 
 // The sequences of a varlen call, round-robin on up to kSequenceStreams side streams, each
@@ -511,19 +513,14 @@ inline void ForEachSequence(const GPUContext& ctx, int64_t count, const std::fun
   std::vector<cudaStream_t> side(used);
   for (int i = 0; i < used; ++i) {
     side[i] = SequenceStream(device, i);
-    StreamWaitsFor(side[i], home);
+    PADDLE_ENFORCE_GPU_SUCCESS(StreamWaitsFor(side[i], home));
   }
   struct Join {
     cudaStream_t home;
     const std::vector<cudaStream_t>& side;
-    ~Join() {
+    ~Join() {  // cannot throw: an error is left to the next check of the stream
       for (cudaStream_t s : side) {
-        cudaEvent_t ev = nullptr;
-        if (cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) == cudaSuccess) {
-          if (cudaEventRecord(ev, s) == cudaSuccess) cudaStreamWaitEvent(home, ev, 0);
-          cudaEventDestroy(ev);
-        }
-        (void)cudaGetLastError();
+        if (StreamWaitsFor(home, s) != cudaSuccess) (void)cudaGetLastError();
       }
     }
   } join{home, side};
