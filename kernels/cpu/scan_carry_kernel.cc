@@ -1,6 +1,8 @@
 // The scans with a carry-in per line and the line totals (kernels/funcs/scan_carry.h) on the CPU
 // (internal: the sequence-parallel scans reach them through the runtime library's plain-C
-// entries, paddle_ops/runtime/scan_carry_entry.cc; not an op of api_yaml/).
+// entries, paddle_ops/runtime/scan_carry_entry.cc; not an op of api_yaml/). The cum ops' SIMD
+// fast paths (cum_scan_fast.h) serve them where they serve the plain scans.
+#include "kernels/cpu/cum_scan_fast.h"
 #include "kernels/funcs/cpu/scan_cpu.h"
 #include "kernels/impl/scan_carry_impl.h"
 #include "paddle_ops/core/device_context.h"

@@ -14,9 +14,9 @@
 // depend on the thread count.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
-#include <vector>
+#include <type_traits>
+#include <utility>
 
 #include "kernels/funcs/cpu/scan_driver.h"
 #include "kernels/funcs/scan.h"
@@ -82,11 +82,30 @@ void ScanCpuGeneric(const ScanLayout& l, bool exclusive, bool reverse, const Op&
 }
 
 // Fast paths, chosen by the op's type: a specialization's Run returns false when it cannot
-// serve the call (SIMD unsupported or disabled, a shape it leaves to the generic path).
+// serve the call (SIMD unsupported or disabled, a shape it leaves to the generic path). It may
+// also serve the scan with a carry-in per line and the line totals:
+//   static bool RunFrom(const ScanLayout&, bool exclusive, bool reverse, const Op&, const State* init);
+//   static bool Totals(const ScanLayout&, bool reverse, const Op&, State* totals);
+// (false: not taken); without them those run on the generic path.
 template <typename Op, typename Enable = void>
 struct CpuScanFastPath {
   static bool Run(const ScanLayout&, bool, bool, const Op&) { return false; }
 };
+
+namespace scan_detail {
+template <typename Op, typename = void>
+struct FastFrom : std::false_type {};
+template <typename Op>
+struct FastFrom<Op, std::void_t<decltype(CpuScanFastPath<Op>::RunFrom(
+                        std::declval<const ScanLayout&>(), false, false, std::declval<const Op&>(),
+                        std::declval<const typename Op::State*>()))>> : std::true_type {};
+template <typename Op, typename = void>
+struct FastTotals : std::false_type {};
+template <typename Op>
+struct FastTotals<Op, std::void_t<decltype(CpuScanFastPath<Op>::Totals(
+                          std::declval<const ScanLayout&>(), false, std::declval<const Op&>(),
+                          std::declval<typename Op::State*>()))>> : std::true_type {};
+}  // namespace scan_detail
 
 template <typename Op>
 void ScanCpu(const ScanLayout& l, bool exclusive, bool reverse, const Op& op) {
@@ -101,12 +120,15 @@ void Scan(const CPUContext&, const ScanLayout& l, bool exclusive, bool reverse, 
 }
 
 // The scan with a carry-in per line (scan.h's ScanFrom): init[line] (line = outer index * inner +
-// column) is combined before the line's first step in scan order. Always the generic path (the
-// SIMD fast paths take no carry).
+// column) is combined before the line's first step in scan order. The op's fast path where it takes
+// a carry (the SIMD logcumsumexp and cumsum), else the generic path.
 template <typename Op>
 void ScanFromCpu(const ScanLayout& l, bool exclusive, bool reverse, const Op& op, const typename Op::State* init) {
   if (l.numel() == 0) return;
   if (init == nullptr) return ScanCpu(l, exclusive, reverse, op);
+  if constexpr (scan_detail::FastFrom<Op>::value) {
+    if (CpuScanFastPath<Op>::RunFrom(l, exclusive, reverse, op, init)) return;
+  }
   GenericScanKernel<Op> k{op};
   k.init = init;
   RunChunkedScan(k, l, exclusive, reverse);
@@ -119,58 +141,17 @@ void ScanFrom(const CPUContext&, const ScanLayout& l, bool exclusive, bool rever
 }
 
 // Each line's total (scan.h's ScanTotals): the line's steps in scan order folded chunk by chunk
-// (CpuScanChunk steps; each chunk's total from the identity, then the totals left to right), the
-// same order whatever the thread count. outer * inner states; a line of no steps gets the identity.
+// (RunChunkedTotals: each chunk's total from the identity, then the totals left to right), the
+// same order whatever the thread count; the op's fast path where it has one. outer * inner
+// states; a line of no steps gets the identity.
 template <typename Op>
 void ScanTotalsCpu(const ScanLayout& l, bool reverse, const Op& op, typename Op::State* totals) {
-  using State = typename Op::State;
-  const int64_t lines = l.outer * l.inner;
-  if (lines == 0) return;
-  if (l.length == 0) {
-    for (int64_t i = 0; i < lines; ++i) totals[i] = op.Identity();
-    return;
+  if (l.outer * l.inner == 0) return;
+  if constexpr (scan_detail::FastTotals<Op>::value) {
+    if (l.length > 0 && CpuScanFastPath<Op>::Totals(l, reverse, op, totals)) return;
   }
-  const GenericScanKernel<Op> k{op};
-  const int gmax = l.inner == 1 ? 1 : GenericScanKernel<Op>::kMaxGroup;
-  const int64_t tasks = l.outer * ((l.inner + gmax - 1) / gmax);
-  const int64_t chunk = CpuScanChunk();
-  const int64_t nchunks = (l.length + chunk - 1) / chunk;
-  const int threads = l.numel() >= std::min<int64_t>(int64_t{1} << 15, 2 * chunk) ? CpuNumThreads() : 1;
-  const bool by_chunk = threads > 1 && tasks < 2 * threads && nchunks > 1;  // few long lines
-  auto fold = [&](const SeqGroup& q, const std::vector<State>& tot) {
-    for (int g = 0; g < q.G; ++g) {
-      State acc = op.Identity();
-      for (int64_t c = 0; c < nchunks; ++c) acc = op.Combine(acc, tot[c * q.G + g]);
-      totals[q.line + g] = acc;
-    }
-  };
-  auto chunk_total = [&](const SeqGroup& q, int64_t c, State* out) {
-    k.template Chunk<false>(q, c * chunk, std::min(l.length, (c + 1) * chunk), nullptr, out);
-  };
-  if (by_chunk) {
-    std::vector<State> tot;
-    for (int64_t t = 0; t < tasks; ++t) {
-      const SeqGroup q = MakeSeqGroup(l, t, gmax, false, reverse);
-      tot.assign(static_cast<size_t>(nchunks * q.G), op.Identity());
-      OmpExceptionKeeper keep;
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (int64_t c = 0; c < nchunks; ++c) keep.Run([&] { chunk_total(q, c, &tot[c * q.G]); });
-      keep.Rethrow();
-      fold(q, tot);
-    }
-    return;
-  }
-  OmpExceptionKeeper keep;
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int64_t t = 0; t < tasks; ++t) {
-    keep.Run([&] {
-      const SeqGroup q = MakeSeqGroup(l, t, gmax, false, reverse);
-      std::vector<State> tot(static_cast<size_t>(nchunks * q.G), op.Identity());
-      for (int64_t c = 0; c < nchunks; ++c) chunk_total(q, c, &tot[c * q.G]);
-      fold(q, tot);
-    });
-  }
-  keep.Rethrow();
+  RunChunkedTotals(GenericScanKernel<Op>{op}, l, reverse,
+                   [totals](int64_t i, const typename Op::State& t) { totals[i] = t; });
 }
 
 template <typename Op>

@@ -14,7 +14,13 @@
 //     // must compute bitwise the same totals.
 //     template <bool kStore>
 //     void Chunk(const SeqGroup& q, int64_t s0, int64_t s1, const Carry* carry, Local* local) const;
+//     // Optional: the carry sequence g of q starts from (a carry-in per line, ScanFrom); without
+//     // it, CarryIdentity().
+//     Carry CarryStart(const SeqGroup& q, int g) const;
 //   };
+//
+// RunChunkedScan(k, layout, exclusive, reverse) runs the scan; RunChunkedTotals(k, layout,
+// reverse, totals) each line's total from the same chunk totals (Chunk<false>).
 //
 // Strategies (ARCHITECTURE.md, "One scan engine"):
 //   * many independent sequences (rows, or groups of up to kMaxGroup adjacent columns when
@@ -196,6 +202,64 @@ void RunChunkedScan(const K& k, const ScanLayout& l, bool exclusive, bool revers
   } else {
     for (int64_t t = 0; t < tasks; ++t) scan_detail::StreamTask(k, task(t), chunk);
   }
+}
+
+// Each line's total, put(line, carry) for each of the outer * inner lines (a line of no steps gets
+// the identity): the line's steps in scan order cut into the same chunks as a scan, each chunk's
+// total from the identity (Chunk<false>), then the totals folded left to right, the same order
+// whatever the thread count. Few long lines split their chunks over the threads; many lines run
+// one task per thread.
+template <typename K, typename Put>
+void RunChunkedTotals(const K& k, const ScanLayout& l, bool reverse, const Put& put) {
+  using Carry = typename K::Carry;
+  using Local = typename K::Local;
+  const int64_t lines = l.outer * l.inner;
+  if (lines == 0) return;
+  if (l.length == 0) {
+    for (int64_t i = 0; i < lines; ++i) put(i, k.CarryIdentity());
+    return;
+  }
+  const int gmax = l.inner == 1 ? 1 : K::kMaxGroup;
+  const int64_t tasks = l.outer * ((l.inner + gmax - 1) / gmax);
+  const int64_t chunk = CpuScanChunk();
+  const int64_t nchunks = (l.length + chunk - 1) / chunk;
+  const int threads =
+      l.numel() >= std::min(scan_detail::kMinParallelElements, 2 * chunk) ? CpuNumThreads() : 1;
+  const bool by_chunk = threads > 1 && tasks < 2 * threads && nchunks > 1;  // few long lines
+  auto fold = [&](const SeqGroup& q, const std::vector<Local>& tot) {
+    for (int g = 0; g < q.G; ++g) {
+      Carry acc = k.CarryIdentity();
+      for (int64_t c = 0; c < nchunks; ++c) acc = k.Fold(acc, tot[c * q.G + g]);
+      put(q.line + g, acc);
+    }
+  };
+  auto chunk_total = [&](const SeqGroup& q, int64_t c, Local* out) {
+    k.template Chunk<false>(q, c * chunk, std::min(l.length, (c + 1) * chunk), nullptr, out);
+  };
+  if (by_chunk) {
+    std::vector<Local> tot;
+    for (int64_t t = 0; t < tasks; ++t) {
+      const SeqGroup q = MakeSeqGroup(l, t, gmax, false, reverse);
+      tot.resize(static_cast<size_t>(nchunks * q.G));
+      OmpExceptionKeeper keep;
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (int64_t c = 0; c < nchunks; ++c) keep.Run([&] { chunk_total(q, c, &tot[c * q.G]); });
+      keep.Rethrow();
+      fold(q, tot);
+    }
+    return;
+  }
+  OmpExceptionKeeper keep;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t t = 0; t < tasks; ++t) {
+    keep.Run([&] {
+      const SeqGroup q = MakeSeqGroup(l, t, gmax, false, reverse);
+      std::vector<Local> tot(static_cast<size_t>(nchunks * q.G));
+      for (int64_t c = 0; c < nchunks; ++c) chunk_total(q, c, &tot[c * q.G]);
+      fold(q, tot);
+    });
+  }
+  keep.Rethrow();
 }
 
 }  // namespace funcs

@@ -24,7 +24,11 @@ namespace simd {
 
 template <typename T>
 bool LogcumsumexpScan(const T* x, T* out, const ScanCall& c) {
-  return CpuScanSimdSwitchedOn() && LogcumsumexpVector(x, out, c.layout, c.exclusive, c.reverse);
+  return CpuScanSimdSwitchedOn() && LogcumsumexpVector(x, out, c.layout, c.exclusive, c.reverse, c.init);
+}
+template <typename T>
+bool LogcumsumexpTotals(const T* x, const ScanCall& c, LineState* totals) {
+  return CpuScanSimdSwitchedOn() && LogcumsumexpTotalsVector(x, c.layout, c.reverse, totals);
 }
 template <typename T>
 bool LogcumsumexpGradScan(const T* x, const T* out, const T* out_grad, T* x_grad, const ScanCall& c) {
@@ -32,13 +36,19 @@ bool LogcumsumexpGradScan(const T* x, const T* out, const T* out_grad, T* x_grad
 }
 template <typename T>
 bool CumsumScan(const T* x, T* out, const ScanCall& c) {
-  return CpuScanSimdSwitchedOn() && CumsumVector(x, out, c.layout, c.exclusive, c.reverse);
+  return CpuScanSimdSwitchedOn() && CumsumVector(x, out, c.layout, c.exclusive, c.reverse, c.init);
+}
+template <typename T>
+bool CumsumTotals(const T* x, const ScanCall& c, LineState* totals) {
+  return CpuScanSimdSwitchedOn() && CumsumTotalsVector(x, c.layout, c.reverse, totals);
 }
 
 #define PADDLE_OPS_SIMD_SCAN_INSTANTIATE(T)                                                 \
   template bool LogcumsumexpScan<T>(const T*, T*, const ScanCall&);                         \
   template bool LogcumsumexpGradScan<T>(const T*, const T*, const T*, T*, const ScanCall&); \
-  template bool CumsumScan<T>(const T*, T*, const ScanCall&);
+  template bool CumsumScan<T>(const T*, T*, const ScanCall&);                               \
+  template bool LogcumsumexpTotals<T>(const T*, const ScanCall&, LineState*);               \
+  template bool CumsumTotals<T>(const T*, const ScanCall&, LineState*);
 PADDLE_OPS_SIMD_SCAN_INSTANTIATE(float)
 PADDLE_OPS_SIMD_SCAN_INSTANTIATE(double)
 PADDLE_OPS_SIMD_SCAN_INSTANTIATE(dtype::float16)

@@ -429,8 +429,12 @@ struct SumKernel {
   static constexpr double kReduceCost = 0.6;
   const T* x;
   T* out;
+  const LineState* init = nullptr;  // a carry-in per line (ScanFrom), or none
 
   Carry CarryIdentity() const { return Carry::Zero(); }
+  Carry CarryStart(const SeqGroup& q, int g) const {
+    return init ? Carry{init[q.line + g].a, init[q.line + g].b} : Carry::Zero();
+  }
   Carry Fold(const Carry& c, const Local& l) const { return Add(c, l); }
 
   // Up to 8 columns (G = q.G): the running state of every lane in memory between blocks, each
@@ -601,23 +605,33 @@ struct SumKernel {
 };
 
 // float32 / float64 rows of at most one chunk, a multiple of 4 steps: K rows at a time (K lanes
-// of at most 4 doubles; 8 measured slower with AVX-512), one pass each from zero (no segments, no
-// carries), the groups spread over the threads; the last outer % K rows take the row path. Every
-// output depends on its own row alone, so the bits do not depend on the thread count. Returns
-// false for other layouts.
+// of at most 4 doubles; 8 measured slower with AVX-512), one pass each from zero or the rows'
+// carries-in (no segments, no chunk carries), the groups spread over the threads; the last
+// outer % K rows take the row path. Every output depends on its own row alone, so the bits do not
+// depend on the thread count. Returns false for other layouts.
 template <typename T>
-bool RowsAsLanes(const T* x, T* out, const ScanLayout& l, bool exclusive, bool reverse) {
+bool RowsAsLanes(const T* x, T* out, const ScanLayout& l, bool exclusive, bool reverse, const LineState* init) {
   const hn::CappedTag<double, 4> d;
   const int64_t K = static_cast<int64_t>(hn::Lanes(d));
   if (l.inner != 1 || l.length % 4 != 0 || l.length > CpuScanChunk() || l.outer < K) return false;
   const int64_t groups = l.outer / K;
-  const auto z = hn::Zero(d);
   auto group = [&](int64_t g) {
     const int64_t off = g * K * l.length + (reverse ? K * l.length - 1 : 0);
+    auto h = hn::Zero(d), lo = h;
+    if (init) {  // lane k is row g * K + k (reversed: row g * K + K - 1 - k, running down)
+      HWY_ALIGN double ih[4], il[4];
+      for (int64_t k = 0; k < K; ++k) {
+        const LineState& c = init[g * K + (reverse ? K - 1 - k : k)];
+        ih[k] = c.a;
+        il[k] = c.b;
+      }
+      h = hn::Load(d, ih);
+      lo = hn::Load(d, il);
+    }
     if (reverse) {
-      SegmentRuns<true, false>(d, x + off, out + off, l.length, z, z, exclusive);
+      SegmentRuns<true, false>(d, x + off, out + off, l.length, h, lo, exclusive);
     } else {
-      SegmentRuns<false, false>(d, x + off, out + off, l.length, z, z, exclusive);
+      SegmentRuns<false, false>(d, x + off, out + off, l.length, h, lo, exclusive);
     }
   };
   const int threads = l.numel() >= scan_detail::kMinParallelElements ? CpuNumThreads() : 1;
@@ -629,44 +643,64 @@ bool RowsAsLanes(const T* x, T* out, const ScanLayout& l, bool exclusive, bool r
   }
   const int64_t done = groups * K * l.length;
   if (groups * K < l.outer) {
-    RunChunkedScan(SumKernel<T>{x + done, out + done}, ScanLayout{l.outer - groups * K, l.length, 1}, exclusive,
-                   reverse);
+    SumKernel<T> k{x + done, out + done};
+    if (init) k.init = init + groups * K;
+    RunChunkedScan(k, ScanLayout{l.outer - groups * K, l.length, 1}, exclusive, reverse);
   }
   return true;
 }
 
+// float64 columns in groups of 8 lanes only (inner a multiple of 8; others keep the generic
+// compensated sum).
 template <typename T>
-bool Cumsum(const T* x, T* out, const ScanLayout& l, bool exclusive, bool reverse) {
+bool Served(const ScanLayout& l) {
+  return !(std::is_same<T, double>::value && l.inner != 1 && l.inner % 8 != 0);
+}
+
+template <typename T>
+bool Cumsum(const T* x, T* out, const ScanLayout& l, bool exclusive, bool reverse, const LineState* init) {
   if constexpr (std::is_same<T, double>::value || std::is_same<T, float>::value) {
-    if (RowsAsLanes(x, out, l, exclusive, reverse)) return true;
+    if (RowsAsLanes(x, out, l, exclusive, reverse, init)) return true;
   }
-  // float64 columns in groups of 8 lanes only (inner a multiple of 8; others keep the generic
-  // compensated sum).
-  if (std::is_same<T, double>::value && l.inner != 1 && l.inner % 8 != 0) return false;
-  RunChunkedScan(SumKernel<T>{x, out}, l, exclusive, reverse);
+  if (!Served<T>(l)) return false;
+  SumKernel<T> k{x, out};
+  k.init = init;
+  RunChunkedScan(k, l, exclusive, reverse);
+  return true;
+}
+
+// Each line's total: the kernel's chunk totals (Chunk<false>, which writes no output) folded by the
+// driver, as a scan's carries are.
+template <typename T>
+bool Totals(const T* x, const ScanLayout& l, bool reverse, LineState* totals) {
+  if (!Served<T>(l)) return false;
+  RunChunkedTotals(SumKernel<T>{x, const_cast<T*>(x)}, l, reverse,
+                   [totals](int64_t i, const Pair& t) { totals[i] = {t.hi, t.lo}; });
   return true;
 }
 
 }  // namespace cumsum
 #endif  // PADDLE_OPS_CUMSUM_VECTOR
 
-#define PADDLE_OPS_CUMSUM_TARGET(NAME, T)                                                \
-  bool NAME(const T* x, T* out, const ScanLayout& l, bool exclusive, bool reverse) {     \
-    PADDLE_OPS_CUMSUM_BODY(T)                                                            \
-  }
+// The dispatch table's entries (one per type; false on the fallback target: the generic engine).
 #if PADDLE_OPS_CUMSUM_VECTOR
-#define PADDLE_OPS_CUMSUM_BODY(T) return cumsum::Cumsum<T>(x, out, l, exclusive, reverse);
+#define PADDLE_OPS_CUMSUM_TARGET(NAME, T)                                                                  \
+  bool NAME(const T* x, T* out, const ScanLayout& l, bool exclusive, bool reverse, const LineState* init) { \
+    return cumsum::Cumsum<T>(x, out, l, exclusive, reverse, init);                                         \
+  }                                                                                                        \
+  bool NAME##Totals(const T* x, const ScanLayout& l, bool reverse, LineState* totals) {                    \
+    return cumsum::Totals<T>(x, l, reverse, totals);                                                       \
+  }
 #else
-#define PADDLE_OPS_CUMSUM_BODY(T)                     \
-  (void)x, (void)out, (void)l, (void)exclusive, (void)reverse; \
-  return false;  // the generic engine
+#define PADDLE_OPS_CUMSUM_TARGET(NAME, T)                                                         \
+  bool NAME(const T*, T*, const ScanLayout&, bool, bool, const LineState*) { return false; }      \
+  bool NAME##Totals(const T*, const ScanLayout&, bool, LineState*) { return false; }
 #endif
 PADDLE_OPS_CUMSUM_TARGET(CumsumFloat, float)
 PADDLE_OPS_CUMSUM_TARGET(CumsumDouble, double)
 PADDLE_OPS_CUMSUM_TARGET(CumsumFloat16, dtype::float16)
 PADDLE_OPS_CUMSUM_TARGET(CumsumBFloat16, dtype::bfloat16)
 #undef PADDLE_OPS_CUMSUM_TARGET
-#undef PADDLE_OPS_CUMSUM_BODY
 #undef PADDLE_OPS_CUMSUM_VECTOR
 
 }  // namespace HWY_NAMESPACE
@@ -680,23 +714,21 @@ namespace phi {
 namespace funcs {
 namespace simd {
 
-HWY_EXPORT(CumsumFloat);
-HWY_EXPORT(CumsumDouble);
-HWY_EXPORT(CumsumFloat16);
-HWY_EXPORT(CumsumBFloat16);
-
-bool CumsumVector(const float* x, float* out, const ScanLayout& l, bool exclusive, bool reverse) {
-  return PADDLE_OPS_HWY_DISPATCH(CumsumFloat)(x, out, l, exclusive, reverse);
-}
-bool CumsumVector(const double* x, double* out, const ScanLayout& l, bool exclusive, bool reverse) {
-  return PADDLE_OPS_HWY_DISPATCH(CumsumDouble)(x, out, l, exclusive, reverse);
-}
-bool CumsumVector(const dtype::float16* x, dtype::float16* out, const ScanLayout& l, bool exclusive, bool reverse) {
-  return PADDLE_OPS_HWY_DISPATCH(CumsumFloat16)(x, out, l, exclusive, reverse);
-}
-bool CumsumVector(const dtype::bfloat16* x, dtype::bfloat16* out, const ScanLayout& l, bool exclusive, bool reverse) {
-  return PADDLE_OPS_HWY_DISPATCH(CumsumBFloat16)(x, out, l, exclusive, reverse);
-}
+#define PADDLE_OPS_CUMSUM_CALLS(NAME, T)                                                                   \
+  HWY_EXPORT(NAME);                                                                                        \
+  HWY_EXPORT(NAME##Totals);                                                                                \
+  bool CumsumVector(const T* x, T* out, const ScanLayout& l, bool exclusive, bool reverse,                 \
+                    const LineState* init) {                                                               \
+    return PADDLE_OPS_HWY_DISPATCH(NAME)(x, out, l, exclusive, reverse, init);                              \
+  }                                                                                                        \
+  bool CumsumTotalsVector(const T* x, const ScanLayout& l, bool reverse, LineState* totals) {              \
+    return PADDLE_OPS_HWY_DISPATCH(NAME##Totals)(x, l, reverse, totals);                                    \
+  }
+PADDLE_OPS_CUMSUM_CALLS(CumsumFloat, float)
+PADDLE_OPS_CUMSUM_CALLS(CumsumDouble, double)
+PADDLE_OPS_CUMSUM_CALLS(CumsumFloat16, dtype::float16)
+PADDLE_OPS_CUMSUM_CALLS(CumsumBFloat16, dtype::bfloat16)
+#undef PADDLE_OPS_CUMSUM_CALLS
 
 }  // namespace simd
 }  // namespace funcs

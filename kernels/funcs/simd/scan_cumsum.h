@@ -3,8 +3,10 @@
 // whole scan of the layout on the chunked driver (kernels/funcs/cpu/scan_driver.h) and returns
 // true, or returns false where it leaves the call to the generic engine: the fallback target
 // (EMU128, PADDLE_OPS_CPU_ISA=baseline) and float64 columns whose inner size is not a multiple of 8.
+// CumsumTotalsVector: each line's total (the layout's length > 0), the same cases.
 #pragma once
 
+#include "kernels/funcs/cpu/scan_simd.h"
 #include "kernels/funcs/scan_layout.h"
 #include "paddle_ops/common/bfloat16.h"
 #include "paddle_ops/common/float16.h"
@@ -13,10 +15,16 @@ namespace phi {
 namespace funcs {
 namespace simd {
 
-bool CumsumVector(const float* x, float* out, const ScanLayout& l, bool exclusive, bool reverse);
-bool CumsumVector(const double* x, double* out, const ScanLayout& l, bool exclusive, bool reverse);
-bool CumsumVector(const dtype::float16* x, dtype::float16* out, const ScanLayout& l, bool exclusive, bool reverse);
-bool CumsumVector(const dtype::bfloat16* x, dtype::bfloat16* out, const ScanLayout& l, bool exclusive, bool reverse);
+// init: a carry-in per line (scan_simd.h's LineState: the double-double a + b), or null.
+#define PADDLE_OPS_CUMSUM_DECLARE(T)                                                                  \
+  bool CumsumVector(const T* x, T* out, const ScanLayout& l, bool exclusive, bool reverse,            \
+                    const LineState* init = nullptr);                                                 \
+  bool CumsumTotalsVector(const T* x, const ScanLayout& l, bool reverse, LineState* totals);
+PADDLE_OPS_CUMSUM_DECLARE(float)
+PADDLE_OPS_CUMSUM_DECLARE(double)
+PADDLE_OPS_CUMSUM_DECLARE(dtype::float16)
+PADDLE_OPS_CUMSUM_DECLARE(dtype::bfloat16)
+#undef PADDLE_OPS_CUMSUM_DECLARE
 
 }  // namespace simd
 }  // namespace funcs

@@ -1184,8 +1184,12 @@ struct LseKernel {
   static constexpr double kReduceCost = 0.35;
   const T* x;
   T* out;
+  const LineState* init = nullptr;  // a carry-in per line (ScanFrom), or none
 
   Carry CarryIdentity() const { return LseEmpty(); }
+  Carry CarryStart(const SeqGroup& q, int g) const {
+    return init ? LseState{init[q.line + g].a, init[q.line + g].b} : LseEmpty();
+  }
   Carry Fold(const Carry& c, const Local& l) const { return LseCombine(c, l); }
 
   template <bool kStore>
@@ -1569,11 +1573,24 @@ struct LseGradKernel {
   }
 };
 
+// Rows shorter than a vector gain nothing from SIMD; the generic path also keeps them exact.
+inline bool Served(const ScanLayout& l) { return !(l.inner == 1 && l.length < 8); }
+
 template <typename T>
-bool Forward(const T* x, T* out, const ScanLayout& l, bool exclusive, bool reverse) {
-  // Rows shorter than a vector gain nothing from SIMD; the generic path also keeps them exact.
-  if (l.inner == 1 && l.length < 8) return false;
-  RunChunkedScan(LseKernel<T>{x, out}, l, exclusive, reverse);
+bool Forward(const T* x, T* out, const ScanLayout& l, bool exclusive, bool reverse, const LineState* init) {
+  if (!Served(l)) return false;
+  LseKernel<T> k{x, out};
+  k.init = init;
+  RunChunkedScan(k, l, exclusive, reverse);
+  return true;
+}
+// Each line's total: the kernel's chunk totals (Chunk<false>, which writes no output) folded by the
+// driver, as a scan's carries are.
+template <typename T>
+bool Totals(const T* x, const ScanLayout& l, bool reverse, LineState* totals) {
+  if (!Served(l)) return false;
+  RunChunkedTotals(LseKernel<T>{x, const_cast<T*>(x)}, l, reverse,
+                   [totals](int64_t i, const LseState& t) { totals[i] = {t.m, t.s}; });
   return true;
 }
 template <typename T>
@@ -1589,8 +1606,12 @@ bool Backward(const T* x, const T* out, const T* out_grad, T* x_grad, const Scan
 // The dispatch table's entries (one per type and direction; false on the fallback target).
 #if PADDLE_OPS_LCSE_VECTOR
 #define PADDLE_OPS_LCSE_ENTRIES(Name, T)                                                                    \
-  bool LcseFwd##Name(const T* x, T* out, const ScanLayout& l, bool exclusive, bool reverse) {               \
-    return lcse::Forward(x, out, l, exclusive, reverse);                                                    \
+  bool LcseFwd##Name(const T* x, T* out, const ScanLayout& l, bool exclusive, bool reverse,                 \
+                     const LineState* init) {                                                               \
+    return lcse::Forward(x, out, l, exclusive, reverse, init);                                              \
+  }                                                                                                         \
+  bool LcseTot##Name(const T* x, const ScanLayout& l, bool reverse, LineState* totals) {                    \
+    return lcse::Totals(x, l, reverse, totals);                                                             \
   }                                                                                                         \
   bool LcseBwd##Name(const T* x, const T* out, const T* out_grad, T* x_grad, const ScanLayout& l,           \
                      bool exclusive, bool reverse) {                                                        \
@@ -1598,7 +1619,8 @@ bool Backward(const T* x, const T* out, const T* out_grad, T* x_grad, const Scan
   }
 #else
 #define PADDLE_OPS_LCSE_ENTRIES(Name, T)                                                                    \
-  bool LcseFwd##Name(const T*, T*, const ScanLayout&, bool, bool) { return false; }                         \
+  bool LcseFwd##Name(const T*, T*, const ScanLayout&, bool, bool, const LineState*) { return false; }       \
+  bool LcseTot##Name(const T*, const ScanLayout&, bool, LineState*) { return false; }                       \
   bool LcseBwd##Name(const T*, const T*, const T*, T*, const ScanLayout&, bool, bool) { return false; }
 #endif
 PADDLE_OPS_LCSE_ENTRIES(Float, float)
@@ -1622,6 +1644,10 @@ HWY_EXPORT(LcseFwdFloat);
 HWY_EXPORT(LcseFwdDouble);
 HWY_EXPORT(LcseFwdFloat16);
 HWY_EXPORT(LcseFwdBFloat16);
+HWY_EXPORT(LcseTotFloat);
+HWY_EXPORT(LcseTotDouble);
+HWY_EXPORT(LcseTotFloat16);
+HWY_EXPORT(LcseTotBFloat16);
 HWY_EXPORT(LcseBwdFloat);
 HWY_EXPORT(LcseBwdDouble);
 HWY_EXPORT(LcseBwdFloat16);
@@ -1648,8 +1674,12 @@ int64_t GradTargets() {
 #endif
 
 #define PADDLE_OPS_LCSE_CALLS(Name, T)                                                                      \
-  bool LogcumsumexpVector(const T* x, T* out, const ScanLayout& l, bool exclusive, bool reverse) {          \
-    return PADDLE_OPS_HWY_DISPATCH(LcseFwd##Name)(x, out, l, exclusive, reverse);                            \
+  bool LogcumsumexpVector(const T* x, T* out, const ScanLayout& l, bool exclusive, bool reverse,           \
+                          const LineState* init) {                                                          \
+    return PADDLE_OPS_HWY_DISPATCH(LcseFwd##Name)(x, out, l, exclusive, reverse, init);                      \
+  }                                                                                                         \
+  bool LogcumsumexpTotalsVector(const T* x, const ScanLayout& l, bool reverse, LineState* totals) {         \
+    return PADDLE_OPS_HWY_DISPATCH(LcseTot##Name)(x, l, reverse, totals);                                    \
   }                                                                                                         \
   bool LogcumsumexpGradVector(const T* x, const T* out, const T* out_grad, T* x_grad, const ScanLayout& l,  \
                               bool exclusive, bool reverse) {                                               \

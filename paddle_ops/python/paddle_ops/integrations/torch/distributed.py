@@ -41,11 +41,9 @@ __all__ = ["logcumsumexp", "cumsum", "pscan", "gla"]
 _ops = getattr(torch.ops, NAMESPACE)
 
 # Which design logcumsumexp and cumsum take (docs/seqpar.md): PADDLE_OPS_SEQPAR_FIXUP=1 (or _FIXUP =
-# True) the earlier one (local scan, all_gather, a fix-up pass over the shard), =0 (False) one scan
-# from the carry everywhere; unset (None): the carry design on CUDA tensors, the fix-up design on
-# CPU tensors, where the engine's carry-in runs its generic steps, not its SIMD ones (gloo, 2
-# ranks of [2, 4096, 64] float32 on the 2-core machine, 2026-11-29: logcumsumexp 16.4 ms against
-# 2.8, cumsum 4.2 against 2.8). seqpar_scan.py --bench times both designs in one run.
+# True) the earlier one (local scan, all_gather, a fix-up pass over the shard), =0 (False) or unset
+# (None) one scan from the carry, on CPU and CUDA tensors alike (the CPU engine's SIMD paths start
+# from a carry too). seqpar_scan.py --bench times both designs in one run.
 _FIXUP = {"1": True, "0": False}.get(os.environ.get("PADDLE_OPS_SEQPAR_FIXUP", ""))
 
 
@@ -73,9 +71,9 @@ def _lib():
 
 
 def _carry_ok(x):
-    """Whether the engine's carry entries take x (else the fix-up design runs)."""
-    fixup = (not x.is_cuda) if _FIXUP is None else _FIXUP
-    return not fixup and x.dtype in _PO_DTYPE and (x.is_cpu or x.is_cuda)
+    """Whether the engine's carry entries take x (else the fix-up design runs): any device they are
+    built for, unless PADDLE_OPS_SEQPAR_FIXUP=1."""
+    return not _FIXUP and x.dtype in _PO_DTYPE and (x.is_cpu or x.is_cuda)
 
 
 def _view(x, axis):
