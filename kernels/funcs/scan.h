@@ -30,7 +30,8 @@ void Scan(const GPUContext& ctx, const ScanLayout& l, bool exclusive, bool rever
 // init[line] (line = outer index * inner + column; outer * inner states in the context's memory,
 // null for none), combined before the line's first step in scan order (its last element for
 // reverse; an exclusive scan stores it first). Every strategy takes it (kernels/funcs/gpu/
-// scan_launch.cuh: short and staged rows go to the single pass; the CPU to its generic path).
+// scan_launch.cuh: short and staged rows go to the single pass; the CPU's SIMD kernels of
+// logcumsumexp and cumsum and its generic path alike).
 template <typename Op>
 void ScanFrom(const CPUContext& ctx, const ScanLayout& l, bool exclusive, bool reverse, const Op& op,
               const typename Op::State* init);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -143,7 +144,9 @@ void CheckSimdTarget(bool lse, double tol, const std::string& target) {
       std::vector<long double> ref_tot;
       const auto ref = scan_carry_test::Reference(lse, c, xd, cd, &ref_tot);
       std::vector<LineState> init(cd.size());
-      for (size_t i = 0; i < cd.size(); ++i) init[i] = lse && cd[i] == -INFINITY ? LineState{cd[i], 0.0} : LineState{cd[i], lse ? 1.0 : 0.0};
+      for (size_t i = 0; i < cd.size(); ++i) {  // the wire's carries as states (scan_carry.h's CarryWire)
+        init[i] = {cd[i], lse ? (cd[i] == -INFINITY ? 0.0 : 1.0) : 0.0};
+      }
       const phi::funcs::ScanLayout l{c.outer, c.length, c.inner};
       auto direct = [&](std::vector<T>* out) {
         return lse ? phi::funcs::simd::LogcumsumexpVector(x.data(), out->data(), l, c.exclusive, c.reverse, init.data())
@@ -220,6 +223,43 @@ TEST(ScanCarryCpuSimd, CumsumFloat64) { CheckSimd<double>(false, 1e-15); }
 TEST(ScanCarryCpuSimd, CumsumFloat32) { CheckSimd<float>(false, 1e-7); }
 TEST(ScanCarryCpuSimd, CumsumFloat16) { CheckSimd<phi::dtype::float16>(false, 1e-3); }
 TEST(ScanCarryCpuSimd, CumsumBfloat16) { CheckSimd<phi::dtype::bfloat16>(false, 8e-3); }
+
+// Non-finite carries (+inf, NaN; -inf for cumsum) on the SIMD paths give what the generic steps
+// give: +inf / NaN from the carry on (a NaN is any NaN), -inf carries of cumsum likewise, with
+// finite lines beside them.
+TEST(ScanCarryCpuSimd, NonFiniteCarries) {
+  const double kNaN = std::numeric_limits<double>::quiet_NaN();
+  for (const bool lse : {true, false}) {
+    for (const auto& sh : std::vector<std::vector<int64_t>>{{4, 64, 1}, {1, 300, 8}, {1, 2100, 1}}) {
+      for (int m = 0; m < 4; ++m) {
+        const CarryCase c{sh[0], sh[1], sh[2], (m & 1) != 0, (m & 2) != 0};
+        std::vector<double> xd, cd;
+        scan_carry_test::Inputs(lse, false, c, 5, &xd, &cd);
+        const double special[] = {INFINITY, kNaN, -INFINITY};
+        for (size_t i = 0; i < cd.size(); i += 2) cd[i] = special[(i / 2) % 3];
+        std::vector<float> x(xd.begin(), xd.end()), simd(x.size()), generic(x.size());
+        CarryScanCall call{lse ? CarryScanOp::kLogcumsumexp : CarryScanOp::kCumsum, phi::DataType::FLOAT32,
+                           x.data(), cd.data(), nullptr, {c.outer, c.length, c.inner}, c.exclusive, c.reverse};
+        phi::funcs::SetCpuScanChunkForTesting(1024);
+        call.out = simd.data();
+        phi::funcs::ScanWithCarry(Cpu(), call);
+        phi::funcs::SetCpuScanSimdEnabled(false);
+        call.out = generic.data();
+        phi::funcs::ScanWithCarry(Cpu(), call);
+        phi::funcs::SetCpuScanSimdEnabled(true);
+        phi::funcs::SetCpuScanChunkForTesting(0);
+        for (size_t i = 0; i < x.size(); ++i) {
+          const bool same = std::isnan(simd[i]) ? std::isnan(generic[i])
+                                                : (std::isinf(generic[i]) ? simd[i] == generic[i]
+                                                                          : std::fabs(simd[i] - generic[i]) <=
+                                                                                1e-6 * std::fmax(1.0f, std::fabs(generic[i])));
+          ASSERT_TRUE(same) << (lse ? "lse " : "cumsum ") << scan_carry_test::Name(c) << " at " << i << ": " << simd[i]
+                            << " generic " << generic[i];
+        }
+      }
+    }
+  }
+}
 
 TEST(ScanCarryCpu, LogcumsumexpOfIntegersIsRefused) {
   const std::vector<int32_t> x = {1, 2};

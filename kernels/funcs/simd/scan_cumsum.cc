@@ -27,7 +27,10 @@
 //   rows of 16-bit types: blocks converted to float in scan order, summed as above from the
 //     buffer, outputs rounded to odd into a double buffer and converted back.
 //   many short rows (a multiple of 4 steps, at most one chunk): 4 rows (2 on 128-bit targets) at
-//     a time as lanes, one pass each (no segments, no carries).
+//     a time as lanes, one pass each from zero or the rows' carries-in (no segments).
+// A carry-in per line (ScanFrom: init, a LineState per line) is the driver's starting carry of the
+// line's first chunk (SumKernel::CarryStart); the line totals (ScanTotals) are the chunk totals
+// folded by the driver (RunChunkedTotals).
 //   columns: lane g is column g of a group of up to 8; a group wider than a vector runs vector by
 //     vector over blocks of kColBlock steps, its state kept between blocks. Groups of up to 256
 //     columns run block by block, 8 columns at a time, so a block's rows stay in cache. float64

@@ -19,7 +19,9 @@
 // chunk's data and carry only, so the bits do not depend on the thread count; this file is
 // compiled with -ffp-contract=off so the two passes cannot be contracted differently. Vector
 // widths follow the target, so results may differ between targets in their last bits, each
-// within docs/spec.md §1.
+// within docs/spec.md §1. A carry-in per line (ScanFrom) is the starting carry of the line's first
+// chunk (LseKernel::CarryStart), taken as any later chunk's carry is; the line totals (ScanTotals)
+// are the chunk totals folded by the driver.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/funcs/simd/scan_logcumsumexp.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
