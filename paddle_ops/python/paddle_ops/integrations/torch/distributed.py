@@ -88,7 +88,8 @@ def _engine_call(entry, what, x, axis, *ptrs_and_flags):
     cuda = x.is_cuda
     dev = (x.device.index or 0) if cuda else 0
     stream = torch.cuda.current_stream(x.device).cuda_stream if cuda else 0
-    with torch.cuda.device(x.device) if cuda else contextlib.nullcontext():
+    # the entries run on the current device (switched only where x lies elsewhere)
+    with torch.cuda.device(x.device) if cuda and dev != torch.cuda.current_device() else contextlib.nullcontext():
         rc = entry(what, _PO_DTYPE[x.dtype], 1 if cuda else 0, dev, stream, x.data_ptr() or None, *ptrs_and_flags,
                    err, len(err))
     if rc:
@@ -140,11 +141,26 @@ def _after(world, rank, reverse):
 
 
 def _all_gather(t, group, world):
-    """[world, *t.shape]: every rank's `t` (the one collective of a call)."""
-    t = t.contiguous()
-    parts = [torch.empty_like(t) for _ in range(world)]
-    dist.all_gather(parts, t, group=group)
-    return torch.stack(parts)
+    """[world, *t.shape]: every rank's `t` (the one collective of a call), gathered flat into one
+    tensor (gloo takes only the concatenated form; NCCL then needs no copies out of a list)."""
+    flat = t.contiguous().reshape(-1)
+    out = torch.empty(world * flat.numel(), dtype=t.dtype, device=t.device)
+    dist.all_gather_into_tensor(out, flat, group=group)
+    return out.view(world, *t.shape)
+
+
+def _pick(tot, ranks):
+    """tot[ranks] for the rank lists of _before / _after / range(world): a run of consecutive
+    ranks, ascending or descending, is a slice (flipped for descending), not an index tensor
+    (which on a GPU is a host-to-device copy and a gather); the values and their order are the
+    same, so the reductions over them give the same bits."""
+    ranks = list(ranks)
+    lo, hi = min(ranks), max(ranks)
+    if ranks == list(range(lo, hi + 1)):
+        return tot[lo:hi + 1]
+    if ranks == list(range(hi, lo - 1, -1)):
+        return tot[lo:hi + 1].flip(0)
+    return tot[ranks]
 
 
 def _check(name, t, what="x"):
@@ -185,7 +201,7 @@ def _lse_carry(tot, ranks):
     ranks = list(ranks)
     if not ranks:
         return torch.full_like(tot[0], float("-inf"))
-    return torch.logsumexp(tot[ranks], 0)
+    return torch.logsumexp(_pick(tot, ranks), 0)
 
 
 def _lse_fwd_fixup(x, axis, exclusive, reverse, group, world, rank):
@@ -295,13 +311,13 @@ def _cumsum_fwd(x, axis, exclusive, reverse, group):
         # The carry: the shard's sum in float64 (int64 for integers), a reduction of the inputs
         # (compensated, rounded once); then one scan of the shard from the ranks before it.
         tot = _all_gather(_scan_totals(_SUM, x, axis), group, world)
-        carry = tot[before].sum(0) if before else None
+        carry = _pick(tot, before).sum(0) if before else None
         return _scan_from(_SUM, x, carry, axis, exclusive, reverse), tot.sum(0).to(x.dtype)
     # The fix-up design (PADDLE_OPS_SEQPAR_FIXUP=1, or a dtype the carry entries do not take).
     local = _ops.cumsum(x, axis, False, exclusive, reverse)
     acc = torch.float64 if local.is_floating_point() else torch.int64
     tot = _all_gather(x.sum(axis, dtype=acc), group, world)
-    carry = tot[before].sum(0) if before else torch.zeros_like(tot[0])
+    carry = _pick(tot, before).sum(0) if before else torch.zeros_like(tot[0])
     total = tot.sum(0)
     if before:
         local = (local.to(acc) + carry.unsqueeze(axis)).to(local.dtype)
