@@ -229,7 +229,7 @@ def _lse_fwd_fixup(x, axis, exclusive, reverse, group, world, rank):
 
 class _LogCumSumExp(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x, axis, exclusive, reverse, group):
+    def forward(ctx, x, axis, exclusive, reverse, group, want_total):
         world, rank = _group(group)
         if _carry_ok(x):
             # The carry is the shard's log-total (one float64 per line, a reduction of the inputs:
@@ -242,8 +242,10 @@ class _LogCumSumExp(torch.autograd.Function):
             out, tot = _lse_fwd_fixup(x, axis, exclusive, reverse, group, world, rank)
         ctx.save_for_backward(x, out)
         ctx.args = (axis, exclusive, reverse, group)
-        total = _lse_carry(tot, range(world) if not reverse else range(world - 1, -1, -1)).to(x.dtype)
-        ctx.mark_non_differentiable(total)
+        total = None  # only when asked for (two more kernels a call)
+        if want_total:
+            total = _lse_carry(tot, range(world) if not reverse else range(world - 1, -1, -1)).to(x.dtype)
+            ctx.mark_non_differentiable(total)
         return out, total
 
     @staticmethod
@@ -275,7 +277,7 @@ class _LogCumSumExp(torch.autograd.Function):
         pairs = _all_gather(torch.stack([ref, b, has]), group, world)
         after = _after(world, rank, reverse)
         if not after:
-            return xg, None, None, None, None
+            return xg, None, None, None, None, None
         r_ref = torch.full_like(ref, float("nan"))  # the first later shard's ref that exists
         for s in after:
             r_ref = torch.where(torch.isnan(r_ref) & (pairs[s, 2] > 0), pairs[s, 0], r_ref)
@@ -286,7 +288,7 @@ class _LogCumSumExp(torch.autograd.Function):
             acc = acc + torch.where(pairs[s, 2] > 0, pairs[s, 1] * torch.exp(r_ref - pairs[s, 0]), 0.0)
         acc = torch.where(found, acc, 0.0)
         cross = torch.exp(x.to(ct) - r_ref.unsqueeze(axis)) * acc.unsqueeze(axis)
-        return (xg.to(ct) + cross).to(xg.dtype), None, None, None, None
+        return (xg.to(ct) + cross).to(xg.dtype), None, None, None, None, None
 
 
 def logcumsumexp(x, axis=-1, exclusive=False, reverse=False, group=None, return_total=False):
@@ -298,13 +300,14 @@ def logcumsumexp(x, axis=-1, exclusive=False, reverse=False, group=None, return_
     axis = _axis("logcumsumexp", x, axis)
     if not x.is_floating_point():
         x = x.float()
-    out, total = _LogCumSumExp.apply(x, axis, bool(exclusive), bool(reverse), group)
+    out, total = _LogCumSumExp.apply(x, axis, bool(exclusive), bool(reverse), group, bool(return_total))
     return (out, total) if return_total else out
 
 
 # ---------------------------------------------------------------- cumsum
 
-def _cumsum_fwd(x, axis, exclusive, reverse, group):
+def _cumsum_fwd(x, axis, exclusive, reverse, group, want_total=False):
+    """(out, the whole sequence's sum per line if want_total else None)."""
     world, rank = _group(group)
     before = _before(world, rank, reverse)
     if _carry_ok(x):
@@ -312,30 +315,30 @@ def _cumsum_fwd(x, axis, exclusive, reverse, group):
         # (compensated, rounded once); then one scan of the shard from the ranks before it.
         tot = _all_gather(_scan_totals(_SUM, x, axis), group, world)
         carry = _pick(tot, before).sum(0) if before else None
-        return _scan_from(_SUM, x, carry, axis, exclusive, reverse), tot.sum(0).to(x.dtype)
+        return _scan_from(_SUM, x, carry, axis, exclusive, reverse), tot.sum(0).to(x.dtype) if want_total else None
     # The fix-up design (PADDLE_OPS_SEQPAR_FIXUP=1, or a dtype the carry entries do not take).
     local = _ops.cumsum(x, axis, False, exclusive, reverse)
     acc = torch.float64 if local.is_floating_point() else torch.int64
     tot = _all_gather(x.sum(axis, dtype=acc), group, world)
     carry = _pick(tot, before).sum(0) if before else torch.zeros_like(tot[0])
-    total = tot.sum(0)
     if before:
         local = (local.to(acc) + carry.unsqueeze(axis)).to(local.dtype)
-    return local, total.to(local.dtype)
+    return local, tot.sum(0).to(local.dtype) if want_total else None
 
 
 class _CumSum(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x, axis, exclusive, reverse, group):
+    def forward(ctx, x, axis, exclusive, reverse, group, want_total):
         ctx.args = (axis, exclusive, reverse, group)
-        out, total = _cumsum_fwd(x, axis, exclusive, reverse, group)
-        ctx.mark_non_differentiable(total)
+        out, total = _cumsum_fwd(x, axis, exclusive, reverse, group, want_total)
+        if total is not None:
+            ctx.mark_non_differentiable(total)
         return out, total
 
     @staticmethod
     def backward(ctx, grad, _grad_total):
         axis, exclusive, reverse, group = ctx.args
-        return _cumsum_fwd(grad.contiguous(), axis, exclusive, not reverse, group)[0], None, None, None, None
+        return _cumsum_fwd(grad.contiguous(), axis, exclusive, not reverse, group)[0], None, None, None, None, None
 
 
 def cumsum(x, axis=-1, exclusive=False, reverse=False, group=None, return_total=False):
@@ -344,7 +347,7 @@ def cumsum(x, axis=-1, exclusive=False, reverse=False, group=None, return_total=
     whole sequence's sum per line (the same on every rank; not differentiable)."""
     _check("cumsum", x)
     axis = _axis("cumsum", x, axis)
-    out, total = _CumSum.apply(x, axis, bool(exclusive), bool(reverse), group)
+    out, total = _CumSum.apply(x, axis, bool(exclusive), bool(reverse), group, bool(return_total))
     return (out, total) if return_total else out
 
 
