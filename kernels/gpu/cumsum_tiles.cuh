@@ -21,6 +21,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <cub/device/device_scan.cuh>
+#include <cuda/std/iterator>
+
 #include "kernels/funcs/gpu/scan_agent.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 
@@ -496,8 +499,51 @@ struct GpuTileScan<CumsumIntOp<T>, std::enable_if_t<std::is_same<T, int32_t>::va
     return static_cast<T>(c);
   }
 
+  // Long rows that the engine would cut into segments for its single pass (rows too few to fill
+  // the GPU, no carry-in): CUB's single-pass DeviceScan, a row at a time, on the unsigned type
+  // (two's-complement wrap, as IntSumCombine). Its tiles stay in registers across the look-back,
+  // where the engine's warp segments read their elements a second time. Taken for at most
+  // kOwnLongRowsMax rows (each row is a CUB call: two launches); more rows return false and take
+  // the engine's single pass.
+  static constexpr bool kOwnLongRows = true;
+  static constexpr int64_t kOwnLongRowsMax = 4;
+  template <typename In, typename Out>
+  static void DeviceScan(void* tmp, size_t& bytes, In x, Out out, int64_t n, bool exclusive, cudaStream_t stream) {
+    if (exclusive) {
+      PADDLE_ENFORCE_GPU_SUCCESS(cub::DeviceScan::ExclusiveSum(tmp, bytes, x, out, n, stream));
+    } else {
+      PADDLE_ENFORCE_GPU_SUCCESS(cub::DeviceScan::InclusiveSum(tmp, bytes, x, out, n, stream));
+    }
+  }
+  static void DeviceScanRow(void* tmp, size_t& bytes, const U* x, U* out, int64_t n, bool exclusive, bool reverse,
+                            cudaStream_t stream) {
+    if (reverse) {
+      DeviceScan(tmp, bytes, cuda::std::make_reverse_iterator(x + n), cuda::std::make_reverse_iterator(out + n), n,
+                 exclusive, stream);
+    } else {
+      DeviceScan(tmp, bytes, x, out, n, exclusive, stream);
+    }
+  }
+  template <typename Scratch>
+  static bool LongRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t rows, bool exclusive,
+                       const Op& op) {
+    if (rows > kOwnLongRowsMax || g.inner != 1) return false;
+    const U* x = reinterpret_cast<const U*>(op.x);
+    U* out = reinterpret_cast<U*>(op.out);
+    size_t bytes = 0;
+    DeviceScanRow(nullptr, bytes, x, out, g.length, exclusive, g.reverse, stream);
+    void* tmp = scratch(static_cast<int64_t>(bytes));
+    for (int64_t r = 0; r < rows; ++r) {
+      DeviceScanRow(tmp, bytes, x + r * g.length, out + r * g.length, g.length, exclusive, g.reverse, stream);
+    }
+    return true;
+  }
+
   // Columns held in registers (scan_columns.cuh): x[k] is step k of one line, n of the K real.
+  // The one pass also takes from 8192 lines up, where other ops keep the three phases
+  // (scan_launch.cuh's TileOnePassColumnLines).
   static constexpr bool kColumnTile = true;
+  static constexpr int64_t kOnePassColumnLines = 8192;
   template <int K>
   __device__ static State ColumnTotal(const Op&, const T (&x)[K], int n) {
     U s = 0;

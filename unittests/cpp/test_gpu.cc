@@ -346,6 +346,37 @@ TEST(GpuTest, ScanEngineIntegerCumsumIsExact) {
   }
 }
 
+// Integer cumsum's own paths (kernels/gpu/cumsum_tiles.cuh): 1-D tensors and up to 4 long rows
+// through CUB's DeviceScan (lengths off its tiles, more than one tile), 5 long rows through the
+// engine's single pass, and columns of 8192 and 16384 lines through the one-pass columns;
+// int64 and int32 (wrapping values), every exclusive/reverse mode, bit for bit against the CPU.
+template <typename T>
+void CheckIntegerCumsumPaths() {
+  std::mt19937_64 rng(5);
+  const std::vector<std::pair<std::vector<int64_t>, int>> cases{
+      {{300001}, 0}, {{1 << 20}, 0}, {{3, 200003}, 1}, {{5, 70001}, 1}, {{2, 700, 4096}, 1}, {{4, 300, 4096}, 1}};
+  for (const auto& [dims, axis] : cases) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    std::vector<T> v(n);
+    for (T& e : v) e = static_cast<T>(rng());  // wraps: two's complement, exact either way
+    const DenseTensor x = MakeCpu<T>(dims, v);
+    for (int mode = 0; mode < 4; ++mode) {
+      const DenseTensor a = RunCum("cumsum", x, axis, mode & 1, mode & 2);
+      const DenseTensor b = ToPlace(RunCum("cumsum", ToPlace(x, GPUPlace(0)), axis, mode & 1, mode & 2), CPUPlace());
+      EXPECT_TRUE(SameBits(a, b)) << sizeof(T) * 8 << "-bit cumsum numel " << n << " dims[0] " << dims[0]
+                                  << " mode " << mode;
+    }
+  }
+}
+
+TEST(GpuTest, ScanEngineIntegerCumsumLongRowsAndColumns) {
+  REQUIRE_GPU();
+  ScopedGpuScanBackend engine("engine");
+  CheckIntegerCumsumPaths<int64_t>();
+  CheckIntegerCumsumPaths<int32_t>();
+}
+
 // 64-bit indexing: one float16 row of 2^31 + 3 elements, zeros except a 12 at 2^31 + 1, so
 // out[k] = log(k + 1) before it (checked at sampled points and at the end, within one fp16 ulp).
 TEST(GpuTest, ScanEngineFloat16RowPast2To31) {

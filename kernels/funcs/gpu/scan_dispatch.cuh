@@ -6,7 +6,9 @@
 //
 // Deterministic by construction: every Combine happens in an order fixed by the shape alone
 // (no atomics on values; the look-back of the single pass always folds the same left fold,
-// whatever it finds published), so a given input gives the same bits on every run.
+// whatever it finds published), so a given input gives the same bits on every run. Integer
+// cumsum's few long rows go to CUB's DeviceScan (kernels/gpu/cumsum_tiles.cuh), whose look-back
+// folds whatever it finds: its integer sums are exact, so the bits are the same either way.
 //
 // Strategies, chosen from the layout (scan_launch.cuh):
 //   inner == 1   rows are contiguous. Short power-of-two rows (4 to 512 steps) of the ops that

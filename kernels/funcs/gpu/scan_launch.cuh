@@ -24,6 +24,12 @@ inline unsigned Blocks(int64_t threads) {
   return static_cast<unsigned>((threads + ScanPolicy::kThreads - 1) / ScanPolicy::kThreads);
 }
 
+// Whether the op's tiles scan few long rows themselves (GpuTileScan<Op>::kOwnLongRows and
+// LongRows(stream, scratch, g, rows, exclusive, op), which returns false where it declines):
+// the rows ScanRows would cut into segments for the single pass, without a carry-in and without
+// a segment length forced by the caller (integer cumsum: CUB's DeviceScan, kernels/gpu/cumsum_tiles.cuh).
+PO_TILE_TRAIT(TileOwnLongRows, kOwnLongRows, bool, false)
+
 // Rows (inner == 1). A logical warp of W lanes per row; with W == 32, rows too few to fill the
 // GPU (or a carry-in given) are cut into segments of TileRowSegment steps (ScanPolicy::kRowSegment
 // unless the op's tiles say) scanned in one pass with a look-back.
@@ -40,6 +46,9 @@ void ScanRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int6
     RowScanKernel<W, kItems><<<Blocks(rows * W), ScanPolicy::kThreads, 0, stream>>>(op, g, rows, exclusive);
     PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
   } else {
+    if constexpr (TileOwnLongRows<GpuTileScan<Op>>::value) {
+      if (init == nullptr && seg_len <= 0 && GpuTileScan<Op>::LongRows(stream, scratch, g, rows, exclusive, op)) return;
+    }
     if (seg_len <= 0) seg_len = TileRowSegment<GpuTileScan<Op>>::value;
     seg_len = std::max<int64_t>((seg_len + kTile - 1) / kTile * kTile, kTile);  // on tile boundaries
     const int64_t nseg = std::max<int64_t>((g.length + seg_len - 1) / seg_len, 1);
@@ -153,6 +162,13 @@ void ScanColumnsThreePhase(cudaStream_t stream, Scratch& scratch, const LineGeom
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
+// Where the op's tiles take the one pass of scan_columns.cuh also for lines that would take the
+// three phases: from GpuTileScan<Op>::kOnePassColumnLines lines up (0: never). Integer cumsum
+// sets 8192 (H200, tools/dev/harness/scan: [32, 4, 2048, 128] axis 2, 16384 lines, int64 1.60 x
+// copy against the three phases' 1.70, int32 1.75 against 2.07; on [16384, 4096] axis 0, 4096
+// lines, the three phases stay ahead for int64, 1.59 against 1.66).
+PO_TILE_TRAIT(TileOnePassColumnLines, kOnePassColumnLines, int64_t, 0)
+
 // Columns (inner > 1): a thread per line walking it whole where the lines fill the GPU
 // (TileColumnThreads of them), else segments. Lines so few that even kMaxColumnSegments
 // segments a line leave the three phases short of TileColumnThreads threads (under 1024 lines
@@ -169,7 +185,10 @@ void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, i
     if (init == nullptr && GpuTileScan<Op>::Columns(stream, scratch, g, lines, exclusive, op)) return;
   }
   constexpr int64_t kTarget = TileColumnThreads<GpuTileScan<Op>>::value;
-  if (TileColumnPhases<GpuTileScan<Op>>::value != 3 && lines * ScanPolicy::kMaxColumnSegments < kTarget) {
+  constexpr int64_t kOnePassFrom = TileOnePassColumnLines<GpuTileScan<Op>>::value;
+  const bool segmented = lines < kTarget;  // else a thread per line, each element read once
+  if (TileColumnPhases<GpuTileScan<Op>>::value != 3 &&
+      (lines * ScanPolicy::kMaxColumnSegments < kTarget || (kOnePassFrom > 0 && segmented && lines >= kOnePassFrom))) {
     OnePassColumns<typename DefaultColumnSteps<Op>::type>(stream, scratch, g, lines, exclusive, op, init);
   } else {
     ScanColumnsThreePhase(stream, scratch, g, lines, exclusive, op, init);
@@ -231,7 +250,8 @@ inline GpuScanStrategy ChooseGpuScanStrategy(const ScanLayout& l) {
 // line = outer index * inner + column) that every line's scan starts from (internal: for the
 // sequence-parallel scans; scan.h's ScanFrom). Rows with a carry-in take the single pass
 // (short and staged rows too, and never an op's own split rows); columns their usual path.
-// `row_segment` overrides the row segment (TileRowSegment; the harness sweeps it).
+// `row_segment` overrides the row segment (TileRowSegment; the harness sweeps it) and keeps such
+// rows on the engine's single pass (not an op's own long rows, TileOwnLongRows).
 template <typename Op, typename Scratch>
 void ScanGpuLaunch(cudaStream_t stream, Scratch& scratch, const ScanLayout& l, bool exclusive, bool reverse,
                    const Op& op, const typename Op::State* init = nullptr, int64_t row_segment = 0) {

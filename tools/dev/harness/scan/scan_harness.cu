@@ -139,15 +139,18 @@ double CumsumError(const Shape& s, const std::vector<T>& x, const std::vector<T>
   });
 }
 
-double IntCumsumError(const Shape& s, const std::vector<int64_t>& x, const std::vector<int64_t>& out, bool exclusive,
+// Integer cumsum: the outputs that differ from the exact sum (wrapping as two's complement).
+template <typename T>
+double IntCumsumError(const Shape& s, const std::vector<T>& x, const std::vector<T>& out, bool exclusive,
                       bool reverse) {
+  using U = std::make_unsigned_t<T>;
   return harness::ForEachLine(s.outer, s.length, s.inner, reverse, [&](auto at, double& bad) {
-    int64_t sum = 0;
+    U sum = 0;
     for (int64_t k = 0; k < s.length; ++k) {
       const int64_t off = at(k);
-      if (!exclusive) sum += x[off];
-      if (out[off] != sum) bad += 1;
-      if (exclusive) sum += x[off];
+      if (!exclusive) sum += static_cast<U>(x[off]);
+      if (out[off] != static_cast<T>(sum)) bad += 1;
+      if (exclusive) sum += static_cast<U>(x[off]);
     }
   });
 }
@@ -234,7 +237,7 @@ std::vector<T> TwoRuns(harness::DeviceBuffer<T>& out, harness::Scratch& scratch,
 
 struct Options {
   bool quick = false, seg = false, check = true, types = false, grad = false, columns_only = false,
-       compare = true;
+       compare = true, vs_three_phase = false;
   std::vector<std::string> only;  // run only the cases whose name holds one of these
   std::vector<int> runs{-1, 0};   // short rows: -1 the logical warps, 0 the staged rows, K staged with K steps a thread
   bool Selected(const std::string& name) const {
@@ -251,6 +254,7 @@ template <typename Op>
 std::vector<ColumnPath> ColumnPaths(const Shape& s) {
   using T = std::remove_const_t<std::remove_pointer_t<decltype(Op::x)>>;
   if (s.inner == 1 || !g_opt.compare) return {ColumnPath::kLibrary};
+  if (g_opt.vs_three_phase) return {ColumnPath::kLibrary, ColumnPath::kThreePhase};
   if (RegisterColumns<Op>() && sizeof(T) == 2) return {ColumnPath::kLibrary, ColumnPath::kThreePhase, ColumnPath::kOnePass};
   return {ColumnPath::kLibrary, ColumnPath::kThreePhase, ColumnPath::kOnePass,
           ColumnPath::kAlt1,    ColumnPath::kAlt2,       ColumnPath::kAlt3};
@@ -442,6 +446,46 @@ void CarryInCase(cudaStream_t stream, double copy_ms) {
   harness::Row("cumsum f32 [64, 2^20] carry-in", "init r", ms, copy_ms, err, err <= 1.0);
 }
 
+// Integer cumsum from a carry-in per row (the engine's single pass, never the op's long rows):
+// [4, 2^22] int64 from c_r = 1000 r - 1500, each form; err counts the outputs off the exact sum.
+void IntCarryInCase(cudaStream_t stream, double copy_ms) {
+  const Shape s{"[4, 2^22] carry-in", 4, int64_t{1} << 22, 1};
+  std::uniform_int_distribution<int64_t> ints(-1000, 1000);
+  std::vector<int64_t> hx(s.numel()), hinit(s.outer);
+  for (auto& v : hx) v = ints(harness::Rng());
+  for (int64_t r = 0; r < s.outer; ++r) hinit[r] = 1000 * r - 1500;
+  harness::DeviceBuffer<int64_t> x(s.numel()), out(s.numel()), init(s.outer);
+  x.Upload(hx);
+  init.Upload(hinit);
+  const phi::funcs::CumsumIntOp<int64_t> op{{}, x.p, out.p};
+  const bool forms[3][2] = {{false, false}, {true, true}, {false, true}};
+  for (const auto& f : forms) {
+    std::string name = "cumsum i64 [4, 2^22] carry-in";
+    if (f[0]) name += " excl";
+    if (f[1]) name += " rev";
+    if (!g_opt.Selected(name)) continue;
+    harness::Scratch scratch;
+    auto launch = [&] {
+      scratch.Begin();
+      phi::funcs::ScanGpuLaunch(stream, scratch, ScanLayout{s.outer, s.length, 1}, f[0], f[1], op, init.p);
+    };
+    bool same = false;
+    const std::vector<int64_t> o = TwoRuns(out, scratch, stream, launch, &same);
+    const double err = harness::ForEachLine(s.outer, s.length, s.inner, f[1], [&](auto at, double& bad) {
+      const int64_t row = at(0) / s.length;
+      int64_t sum = hinit[row];
+      for (int64_t k = 0; k < s.length; ++k) {
+        if (!f[0]) sum += hx[at(k)];
+        if (o[at(k)] != sum) bad += 1;
+        if (f[0]) sum += hx[at(k)];
+      }
+    });
+    const double ms = harness::TimeMs(stream, launch);
+    scratch.Release();
+    harness::Row(name, same ? "init" : "init NONDET", ms, copy_ms, err, same && err == 0);
+  }
+}
+
 int main(int argc, char** argv) {
   Options& opt = g_opt;
   for (int i = 1; i < argc; ++i) {
@@ -453,6 +497,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--grad")) opt.grad = true;
     if (!std::strcmp(argv[i], "--columns")) opt.columns_only = true;
     if (!std::strcmp(argv[i], "--no-compare")) opt.compare = false;
+    if (!std::strcmp(argv[i], "--vs-3p")) opt.vs_three_phase = true;
     if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) {  // e.g. --runs -1,0,32
       opt.runs.clear();
       for (const char* p = argv[++i]; *p;) {
@@ -478,6 +523,23 @@ int main(int argc, char** argv) {
   auto lse = [](const float* x, float* o) { return phi::funcs::LogcumsumexpOp<float, double>{{}, x, o}; };
   auto csum = [](const float* x, float* o) { return phi::funcs::CumsumFloatOp<float, double>{{}, x, o}; };
   auto isum = [](const int64_t* x, int64_t* o) { return phi::funcs::CumsumIntOp<int64_t>{{}, x, o}; };
+  auto isum32 = [](const int32_t* x, int32_t* o) { return phi::funcs::CumsumIntOp<int32_t>{{}, x, o}; };
+  std::uniform_int_distribution<int32_t> ints32(-1000, 1000);
+  // Integer cumsum, int64 and int32, each form on every shape; rows that the engine cuts into
+  // segments also once as "seg 8192" (the engine's own single pass, not the op's long rows).
+  auto int_cases = [&](const Shape& s, double copy4, double copy8) {
+    const bool few_rows = s.inner == 1 && s.outer < 2048 && s.length > 512;
+    const bool forms[3][2] = {{false, false}, {true, true}, {false, true}};  // {exclusive, reverse}
+    for (const auto& f : forms) {
+      if (f[1] && s.inner == 1 && !few_rows && !ShortRows(s)) continue;  // long rows filling the GPU: one form
+      for (int64_t seg : few_rows ? std::vector<int64_t>{0, 8192} : std::vector<int64_t>{0}) {
+        RunCase<int64_t>("cumsum i64", s, f[0], f[1], seg, isum, [&] { return ints(rng); }, IntCumsumError<int64_t>,
+                         stream, copy8);
+        RunCase<int32_t>("cumsum i32", s, f[0], f[1], seg, isum32, [&] { return ints32(rng); },
+                         IntCumsumError<int32_t>, stream, copy4);
+      }
+    }
+  };
   using F16 = phi::dtype::float16;
   using BF16 = phi::dtype::bfloat16;
   auto lse16 = [](const F16* x, F16* o) { return phi::funcs::LogcumsumexpOp<F16, double>{{}, x, o}; };
@@ -538,15 +600,11 @@ int main(int argc, char** argv) {
       RunCase<float>("lse f32", s, true, false, 0, lse, [&] { return normal(rng); }, LseError<float>, stream, copy4);
       RunCase<float>("cumsum f32", s, false, true, 0, csum, [&] { return uni(rng); }, CumsumError<float>, stream, copy4);
     }
-    RunCase<int64_t>("cumsum i64", s, false, false, 0, isum, [&] { return ints(rng); }, IntCumsumError, stream, copy8);
+    int_cases(s, copy4, copy8);
     if (s.inner > 1) {  // columns: exclusive and reverse
       RunCase<float>("lse f32", s, true, true, 0, lse, [&] { return normal(rng); }, LseError<float>, stream, copy4);
       RunCase<float>("cumsum f32", s, true, true, 0, csum, [&] { return uni(rng); }, CumsumError<float>, stream, copy4);
       RunCase<float>("cumsum f32", s, false, true, 0, csum, [&] { return uni(rng); }, CumsumError<float>, stream, copy4);
-      RunCase<int64_t>("cumsum i64", s, true, true, 0, isum, [&] { return ints(rng); }, IntCumsumError, stream, copy8);
-    }
-    if (ShortRows(s)) {
-      RunCase<int64_t>("cumsum i64", s, true, true, 0, isum, [&] { return ints(rng); }, IntCumsumError, stream, copy8);
     }
     if ((s.outer == 1 && s.inner == 1) || ShortRows(s)) {
       RunCase<float>("lse f32", s, true, true, 0, lse, [&] { return normal(rng); }, LseError<float>, stream, copy4);
@@ -554,5 +612,6 @@ int main(int argc, char** argv) {
     }
   }
   CarryInCase(stream, harness::CopyMs(stream, (int64_t{64} << 20) * 4));
+  IntCarryInCase(stream, harness::CopyMs(stream, (int64_t{4} << 22) * 8));
   return 0;
 }

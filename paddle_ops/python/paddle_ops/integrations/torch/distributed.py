@@ -86,7 +86,8 @@ def _engine_call(entry, what, x, axis, *ptrs_and_flags):
     cuda = x.is_cuda
     dev = (x.device.index or 0) if cuda else 0
     stream = torch.cuda.current_stream(x.device).cuda_stream if cuda else 0
-    with torch.cuda.device(x.device) if cuda else contextlib.nullcontext():
+    # the entries run on the current device (switched only where x lies elsewhere)
+    with torch.cuda.device(x.device) if cuda and dev != torch.cuda.current_device() else contextlib.nullcontext():
         rc = entry(what, _PO_DTYPE[x.dtype], 1 if cuda else 0, dev, stream, x.data_ptr() or None, *ptrs_and_flags,
                    err, len(err))
     if rc:
@@ -138,11 +139,26 @@ def _after(world, rank, reverse):
 
 
 def _all_gather(t, group, world):
-    """[world, *t.shape]: every rank's `t` (the one collective of a call)."""
-    t = t.contiguous()
-    parts = [torch.empty_like(t) for _ in range(world)]
-    dist.all_gather(parts, t, group=group)
-    return torch.stack(parts)
+    """[world, *t.shape]: every rank's `t` (the one collective of a call), gathered flat into one
+    tensor (gloo takes only the concatenated form; NCCL then needs no copies out of a list)."""
+    flat = t.contiguous().reshape(-1)
+    out = torch.empty(world * flat.numel(), dtype=t.dtype, device=t.device)
+    dist.all_gather_into_tensor(out, flat, group=group)
+    return out.view(world, *t.shape)
+
+
+def _pick(tot, ranks):
+    """tot[ranks] for the rank lists of _before / _after / range(world): a run of consecutive
+    ranks, ascending or descending, is a slice (flipped for descending), not an index tensor
+    (which on a GPU is a host-to-device copy and a gather); the values and their order are the
+    same, so the reductions over them give the same bits."""
+    ranks = list(ranks)
+    lo, hi = min(ranks), max(ranks)
+    if ranks == list(range(lo, hi + 1)):
+        return tot[lo:hi + 1]
+    if ranks == list(range(hi, lo - 1, -1)):
+        return tot[lo:hi + 1].flip(0)
+    return tot[ranks]
 
 
 def _check(name, t, what="x"):
@@ -183,7 +199,7 @@ def _lse_carry(tot, ranks):
     ranks = list(ranks)
     if not ranks:
         return torch.full_like(tot[0], float("-inf"))
-    return torch.logsumexp(tot[ranks], 0)
+    return torch.logsumexp(_pick(tot, ranks), 0)
 
 
 def _lse_fwd_fixup(x, axis, exclusive, reverse, group, world, rank):
@@ -211,7 +227,7 @@ def _lse_fwd_fixup(x, axis, exclusive, reverse, group, world, rank):
 
 class _LogCumSumExp(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x, axis, exclusive, reverse, group):
+    def forward(ctx, x, axis, exclusive, reverse, group, want_total):
         world, rank = _group(group)
         if _carry_ok(x):
             # The carry is the shard's log-total (one float64 per line, a reduction of the inputs:
@@ -224,8 +240,10 @@ class _LogCumSumExp(torch.autograd.Function):
             out, tot = _lse_fwd_fixup(x, axis, exclusive, reverse, group, world, rank)
         ctx.save_for_backward(x, out)
         ctx.args = (axis, exclusive, reverse, group)
-        total = _lse_carry(tot, range(world) if not reverse else range(world - 1, -1, -1)).to(x.dtype)
-        ctx.mark_non_differentiable(total)
+        total = None  # only when asked for (two more kernels a call)
+        if want_total:
+            total = _lse_carry(tot, range(world) if not reverse else range(world - 1, -1, -1)).to(x.dtype)
+            ctx.mark_non_differentiable(total)
         return out, total
 
     @staticmethod
@@ -257,7 +275,7 @@ class _LogCumSumExp(torch.autograd.Function):
         pairs = _all_gather(torch.stack([ref, b, has]), group, world)
         after = _after(world, rank, reverse)
         if not after:
-            return xg, None, None, None, None
+            return xg, None, None, None, None, None
         r_ref = torch.full_like(ref, float("nan"))  # the first later shard's ref that exists
         for s in after:
             r_ref = torch.where(torch.isnan(r_ref) & (pairs[s, 2] > 0), pairs[s, 0], r_ref)
@@ -268,7 +286,7 @@ class _LogCumSumExp(torch.autograd.Function):
             acc = acc + torch.where(pairs[s, 2] > 0, pairs[s, 1] * torch.exp(r_ref - pairs[s, 0]), 0.0)
         acc = torch.where(found, acc, 0.0)
         cross = torch.exp(x.to(ct) - r_ref.unsqueeze(axis)) * acc.unsqueeze(axis)
-        return (xg.to(ct) + cross).to(xg.dtype), None, None, None, None
+        return (xg.to(ct) + cross).to(xg.dtype), None, None, None, None, None
 
 
 def logcumsumexp(x, axis=-1, exclusive=False, reverse=False, group=None, return_total=False):
@@ -280,44 +298,45 @@ def logcumsumexp(x, axis=-1, exclusive=False, reverse=False, group=None, return_
     axis = _axis("logcumsumexp", x, axis)
     if not x.is_floating_point():
         x = x.float()
-    out, total = _LogCumSumExp.apply(x, axis, bool(exclusive), bool(reverse), group)
+    out, total = _LogCumSumExp.apply(x, axis, bool(exclusive), bool(reverse), group, bool(return_total))
     return (out, total) if return_total else out
 
 
 # ---------------------------------------------------------------- cumsum
 
-def _cumsum_fwd(x, axis, exclusive, reverse, group):
+def _cumsum_fwd(x, axis, exclusive, reverse, group, want_total=False):
+    """(out, the whole sequence's sum per line if want_total else None)."""
     world, rank = _group(group)
     before = _before(world, rank, reverse)
     if _carry_ok(x):
         # The carry: the shard's sum in float64 (int64 for integers), a reduction of the inputs
         # (compensated, rounded once); then one scan of the shard from the ranks before it.
         tot = _all_gather(_scan_totals(_SUM, x, axis), group, world)
-        carry = tot[before].sum(0) if before else None
-        return _scan_from(_SUM, x, carry, axis, exclusive, reverse), tot.sum(0).to(x.dtype)
+        carry = _pick(tot, before).sum(0) if before else None
+        return _scan_from(_SUM, x, carry, axis, exclusive, reverse), tot.sum(0).to(x.dtype) if want_total else None
     # The fix-up design (PADDLE_OPS_SEQPAR_FIXUP=1, or a dtype the carry entries do not take).
     local = _ops.cumsum(x, axis, False, exclusive, reverse)
     acc = torch.float64 if local.is_floating_point() else torch.int64
     tot = _all_gather(x.sum(axis, dtype=acc), group, world)
-    carry = tot[before].sum(0) if before else torch.zeros_like(tot[0])
-    total = tot.sum(0)
+    carry = _pick(tot, before).sum(0) if before else torch.zeros_like(tot[0])
     if before:
         local = (local.to(acc) + carry.unsqueeze(axis)).to(local.dtype)
-    return local, total.to(local.dtype)
+    return local, tot.sum(0).to(local.dtype) if want_total else None
 
 
 class _CumSum(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x, axis, exclusive, reverse, group):
+    def forward(ctx, x, axis, exclusive, reverse, group, want_total):
         ctx.args = (axis, exclusive, reverse, group)
-        out, total = _cumsum_fwd(x, axis, exclusive, reverse, group)
-        ctx.mark_non_differentiable(total)
+        out, total = _cumsum_fwd(x, axis, exclusive, reverse, group, want_total)
+        if total is not None:
+            ctx.mark_non_differentiable(total)
         return out, total
 
     @staticmethod
     def backward(ctx, grad, _grad_total):
         axis, exclusive, reverse, group = ctx.args
-        return _cumsum_fwd(grad.contiguous(), axis, exclusive, not reverse, group)[0], None, None, None, None
+        return _cumsum_fwd(grad.contiguous(), axis, exclusive, not reverse, group)[0], None, None, None, None, None
 
 
 def cumsum(x, axis=-1, exclusive=False, reverse=False, group=None, return_total=False):
@@ -326,7 +345,7 @@ def cumsum(x, axis=-1, exclusive=False, reverse=False, group=None, return_total=
     whole sequence's sum per line (the same on every rank; not differentiable)."""
     _check("cumsum", x)
     axis = _axis("cumsum", x, axis)
-    out, total = _CumSum.apply(x, axis, bool(exclusive), bool(reverse), group)
+    out, total = _CumSum.apply(x, axis, bool(exclusive), bool(reverse), group, bool(return_total))
     return (out, total) if return_total else out
 
 
