@@ -622,7 +622,7 @@ bool RowsAsLanes(const T* x, T* out, const ScanLayout& l, bool exclusive, bool r
     const int64_t off = g * K * l.length + (reverse ? K * l.length - 1 : 0);
     auto h = hn::Zero(d), lo = h;
     if (init) {  // lane k is row g * K + k (reversed: row g * K + K - 1 - k, running down)
-      HWY_ALIGN double ih[4], il[4];
+      HWY_ALIGN double ih[4] = {}, il[4] = {};  // lanes past K are never loaded
       for (int64_t k = 0; k < K; ++k) {
         const LineState& c = init[g * K + (reverse ? K - 1 - k : k)];
         ih[k] = c.a;
