@@ -381,12 +381,29 @@ inline int64_t BwdWorkBytes(const BwdArgs& a) {
   return 2 * BwdStateElems(a) * int64_t(sizeof(StateT<E>));
 }
 
-template <class E_, class G_, int DK_, int BV_ = kBV>
+// Harness variants of the state kernels (bits; tools/dev/harness/gla/gla_bwd_harness.cu --states):
+// 1 the states stored as 16-byte row pieces (a quad transpose of the fragments), 2 the gate pass
+// split over all threads (pairs of channels, segments of the chunk), 4 / 8 the operand single (no
+// lo part) in the state pass / the dh pass where the states are bfloat16.
+#ifndef GLA_BWD_STATE_VARIANT
+#define GLA_BWD_STATE_VARIANT 0
+#endif
+
+template <class E_, class G_, int DK_, int BV_ = kBV, int VAR_ = GLA_BWD_STATE_VARIANT>
 struct StateKernel {
   using E = E_;
   using G = G_;
   using ST = StateT<E>;
   static constexpr int DK = DK_, BV = BV_;
+  static constexpr bool kVecStore = (VAR_ & 1) && std::is_same<ST, __nv_bfloat16>::value;
+  static constexpr bool kSplitGates = (VAR_ & 2) != 0;
+  // The operand single in the state pass (H_c) / in the dh pass (dh_c, dh0).
+  static constexpr bool kHiOnlyH = (VAR_ & 4) && std::is_same<ST, __nv_bfloat16>::value;
+  static constexpr bool kHiOnlyDh = (VAR_ & 8) && std::is_same<ST, __nv_bfloat16>::value;
+  template <bool kRev>
+  static constexpr bool HiOnly() { return kRev ? kHiOnlyDh : kHiOnlyH; }
+  static constexpr bool kStreamStores = (VAR_ & 16) != 0;  // st.global.cs
+  static constexpr bool kTwoBarriers = (VAR_ & 32) != 0;   // the next chunk issued after the wait's barrier
   static constexpr int kLdK = DK + 8, kLdV = BV + 8;
   static constexpr int kMI = DK / 4 / 16;  // 4 warps over the rows of the [DK, BV] tile
   struct Smem {
@@ -398,6 +415,70 @@ struct StateKernel {
   };
   static constexpr int kSmemBytes = int(sizeof(Smem));
 };
+
+// The 4 x 4 transpose of 32-bit words across the four lanes of a quad (c = lane % 4): w[j] of
+// lane s becomes w[s] of lane j.
+__device__ __forceinline__ void QuadTranspose(uint32_t (&w)[4], int c) {
+  const bool b0 = c & 1, b1 = (c & 2) != 0;
+  // Lane pairs (c, c ^ 1) swap the words whose index differs from c in bit 0.
+  const uint32_t r0 = __shfl_xor_sync(0xffffffffu, b0 ? w[0] : w[1], 1);
+  const uint32_t r1 = __shfl_xor_sync(0xffffffffu, b0 ? w[2] : w[3], 1);
+  const uint32_t k0 = b0 ? w[1] : w[0], k1 = b0 ? w[3] : w[2];
+  // Now word j = (c & 1) and j = 2 + (c & 1) of sources (c & 2) + 0, + 1.
+  const uint32_t p0 = b0 ? r0 : k0, p1 = b0 ? k0 : r0, q0 = b0 ? r1 : k1, q1 = b0 ? k1 : r1;
+  // Pairs (c, c ^ 2) swap the words whose index differs from c in bit 1.
+  const uint32_t r2 = __shfl_xor_sync(0xffffffffu, b1 ? p0 : q0, 2);
+  const uint32_t r3 = __shfl_xor_sync(0xffffffffu, b1 ? p1 : q1, 2);
+  const uint32_t m0 = b1 ? q0 : p0, m1 = b1 ? q1 : p1;
+  w[0] = b1 ? r2 : m0, w[1] = b1 ? r3 : m1, w[2] = b1 ? m0 : r2, w[3] = b1 ? m1 : r3;
+}
+
+// Two gates (channels c, c + 1) of a row as floats.
+__device__ __forceinline__ float2 Gate2(const float* g) { return *reinterpret_cast<const float2*>(g); }
+template <class G>
+__device__ __forceinline__ float2 Gate2(const G* g) {
+  return Unpair<G>(*reinterpret_cast<const uint32_t*>(g));
+}
+
+// The state kernels' gate pass on every thread: thread i takes the channel pair 2 (i / S), + 1 and
+// the steps of segment i % S (S = threads / (DK / 2) segments of C / S steps, in adjacent lanes);
+// the segments' gate totals are exchanged by shuffles. Writes the operand (hi, and lo unless
+// kHiOnly) in place and e^P_last.
+template <class K, bool kRev>
+__device__ __forceinline__ void GateSplit(typename K::Smem& sm, int b, float scale) {
+  using E = typename K::E;
+  constexpr int DK = K::DK, kPairs = DK / 2, kSeg = kStateThreads / kPairs, kLen = kC / kSeg;
+  static_assert(kStateThreads % kPairs == 0 && kC % kSeg == 0 && (kSeg & (kSeg - 1)) == 0, "segments");
+  const int i = threadIdx.x, seg = i % kSeg, c0 = 2 * (i / kSeg), t0 = seg * kLen;
+  float2 gr[kLen];
+  float tot0 = 0.f, tot1 = 0.f;
+#pragma unroll
+  for (int j = 0; j < kLen; ++j) {
+    gr[j] = Gate2(sm.g[b] + (t0 + j) * DK + c0);
+    tot0 += gr[j].x, tot1 += gr[j].y;
+  }
+  float run0 = 0.f, run1 = 0.f;  // the other segments' gates: before this one (kRev) or after it
+#pragma unroll
+  for (int o = 1; o < kSeg; ++o) {
+    const float a0 = __shfl_xor_sync(0xffffffffu, tot0, o), a1 = __shfl_xor_sync(0xffffffffu, tot1, o);
+    if (kRev ? (seg ^ o) < seg : (seg ^ o) > seg) run0 += a0, run1 += a1;
+  }
+  E* x = sm.x[b];
+#pragma unroll
+  for (int jj = 0; jj < kLen; ++jj) {
+    const int j = kRev ? jj : kLen - 1 - jj, o = (t0 + j) * K::kLdK + c0;
+    if (kRev) run0 += gr[j].x, run1 += gr[j].y;
+    const float2 xv = Unpair<E>(*reinterpret_cast<const uint32_t*>(x + o));
+    const float s = kRev ? scale : 1.f;
+    const float v0 = xv.x * s * __expf(run0), v1 = xv.y * s * __expf(run1);
+    if (!kRev) run0 += gr[j].x, run1 += gr[j].y;
+    const E h0 = ToE<E>(v0), h1 = ToE<E>(v1);
+    *reinterpret_cast<uint32_t*>(x + o) = Pack<E>(h0, h1);
+    if constexpr (!K::template HiOnly<kRev>())
+      *reinterpret_cast<uint32_t*>(sm.xl + o) = Pack<E>(ToE<E>(v0 - float(h0)), ToE<E>(v1 - float(h1)));
+  }
+  if (seg == (kRev ? kSeg - 1 : 0)) sm.dec[c0] = __expf(run0), sm.dec[c0 + 1] = __expf(run1);
+}
 
 // rev = false: H_c before each chunk c (from h0), H <- e^P_last H + (k e^(P_last - P))^T V.
 // rev = true: dh_c after each chunk c (from dfinal), dh <- e^P_last dh + (scale q e^P)^T dO; dh0.
@@ -450,17 +531,57 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
         }
   };
 
+  // The same as 16-byte row pieces (bfloat16 states): the four lanes of a quad exchange their
+  // pairs so that lane c holds columns 8c .. 8c + 7 of each 32 (a warp store writes whole sectors).
+  auto store_vec = [&](auto* dst) {
+    using D = std::remove_pointer_t<decltype(dst)>;
+    const int g = lane >> 2, c = lane & 3;
+#pragma unroll
+    for (int mi = 0; mi < K::kMI; ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int q = 0; q < BV / 32; ++q) {
+          uint32_t w[4];
+#pragma unroll
+          for (int jn = 0; jn < 4; ++jn)
+            w[jn] = Pack<D>(ToE<D>(S[mi][4 * q + jn][2 * h]), ToE<D>(S[mi][4 * q + jn][2 * h + 1]));
+          QuadTranspose(w, c);
+          const int r = m0 + 16 * mi + g + 8 * h, col = j0 + 32 * q + 8 * c;
+          if (r < p.Dk && col < p.Dv) {
+            uint4* d = reinterpret_cast<uint4*>(dst + int64_t(r) * p.Dv + col);
+            if constexpr (K::kStreamStores) {
+              __stcs(d, make_uint4(w[0], w[1], w[2], w[3]));
+            } else {
+              *d = make_uint4(w[0], w[1], w[2], w[3]);
+            }
+          }
+        }
+  };
+
   for (int step = 0; step < NT; ++step) {
     const int n = kRev ? NT - 1 - step : step, b = step & 1;
-    store(out + int64_t(n) * ss);
-    if (step + 1 < NT) {
-      issue(step + 1);
-      CpAsyncWait<1>();
+    if constexpr (K::kVecStore) {
+      store_vec(out + int64_t(n) * ss);
     } else {
-      CpAsyncWait<0>();
+      store(out + int64_t(n) * ss);
     }
-    __syncthreads();
-    if (i < DK) {  // channel i's operand column: k e^(gates t+1 .. C-1), or scale q e^(gates 0 .. t)
+    if constexpr (K::kTwoBarriers) {
+      CpAsyncWait<0>();
+      __syncthreads();
+      if (step + 1 < NT) issue(step + 1);
+    } else {
+      if (step + 1 < NT) {
+        issue(step + 1);
+        CpAsyncWait<1>();
+      } else {
+        CpAsyncWait<0>();
+      }
+      __syncthreads();
+    }
+    if constexpr (K::kSplitGates) {
+      GateSplit<K, kRev>(sm, b, p.scale);
+    } else if (i < DK) {  // channel i's operand column: k e^(gates t+1 .. C-1), or scale q e^(gates 0 .. t)
       E* x = sm.x[b];
       const G* gc = sm.g[b] + i;
       float run = 0.f;
@@ -473,7 +594,7 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
         if (!kRev) run += gt;
         const E h = ToE<E>(v);
         x[t * K::kLdK + i] = h;
-        sm.xl[t * K::kLdK + i] = ToE<E>(v - float(h));
+        if constexpr (!K::template HiOnly<kRev>()) sm.xl[t * K::kLdK + i] = ToE<E>(v - float(h));
       }
       sm.dec[i] = __expf(run);
     }
@@ -481,8 +602,8 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
     ForEach(S, m0, 0, [&](int r, int, float& x) { x *= sm.dec[r]; });
     const ColK<E> fb{sm.y[b], K::kLdV};
     WarpMma<E>(S, m0, 0, kC, ColK<E>{sm.x[b], K::kLdK}, fb);
-    WarpMma<E>(S, m0, 0, kC, ColK<E>{sm.xl, K::kLdK}, fb);
-    __syncthreads();
+    if constexpr (!K::template HiOnly<kRev>()) WarpMma<E>(S, m0, 0, kC, ColK<E>{sm.xl, K::kLdK}, fb);
+    if constexpr (!K::kTwoBarriers) __syncthreads();
   }
   if (kRev && p.dh0 != nullptr) store(p.dh0 + int64_t(bh) * ss);
 #endif

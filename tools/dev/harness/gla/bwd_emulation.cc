@@ -48,11 +48,14 @@ inline int SyncAnd(int v) {
   block_bar->arrive_and_wait();
   return r;
 }
-inline float Shfl(float x, int o) {
+template <class T>  // a 32-bit value (float or a word)
+inline T Shfl(T x, int o) {
+  static_assert(sizeof(T) == 4, "32-bit shuffles");
   const int w = t_idx.x / 32, l = t_idx.x % 32;
-  xf[w][l] = x;
+  std::memcpy(&xf[w][l], &x, 4);
   warp_bar[w]->arrive_and_wait();
-  const float r = xf[w][l ^ o];
+  T r;
+  std::memcpy(&r, &xf[w][l ^ o], 4);
   warp_bar[w]->arrive_and_wait();
   return r;
 }
@@ -127,6 +130,7 @@ inline void EmuLdmatrix(uint32_t (&r)[4], const void* row, bool trans) {
 #define __syncthreads_and(x) emu::SyncAnd(x)
 #define __shfl_xor_sync(mask, x, o) emu::Shfl(x, o)
 #define __expf(x) expf(x)
+#define __stcs(p, v) (*(p) = (v))
 #define __threadfence_block() std::atomic_thread_fence(std::memory_order_seq_cst)
 inline float EmuUintAsFloat(uint32_t u) {
   float f;

@@ -109,9 +109,9 @@ struct HostCall {
   const float* dh0;
 };
 
-// Adds head bh's errors against the float64 recurrent backward: err = dq, dk, dv, dgk, dh0.
+// The float64 recurrent backward of head bh of a call.
 template <class E, class G>
-void AddHeadErrors(const HostCall<E, G>& c, int bh, Err (&err)[5]) {
+Grads HeadReference(const HostCall<E, G>& c, int bh) {
   const int b = bh / c.H, h = bh % c.H;
   const int64_t oqk = b * c.qk_sb + h * c.qk_sh, ov = b * c.v_sb + h * c.v_sh, os = int64_t(bh) * c.Dk * c.Dv;
   Head x;
@@ -125,7 +125,14 @@ void AddHeadErrors(const HostCall<E, G>& c, int bh, Err (&err)[5]) {
   rows(c.v, ov, c.v_st, c.Dv, x.v), rows(c.dout, ov, c.v_st, c.Dv, x.dout);
   if (c.h0) x.h0.assign(c.h0 + os, c.h0 + os + c.Dk * c.Dv);
   if (c.dfinal) x.dfinal.assign(c.dfinal + os, c.dfinal + os + c.Dk * c.Dv);
-  const Grads r = Recurrent(x, c.scale);
+  return Recurrent(x, c.scale);
+}
+
+// Adds head bh's errors against its reference r (HeadReference): err = dq, dk, dv, dgk, dh0.
+template <class E, class G>
+void AddHeadErrors(const HostCall<E, G>& c, int bh, const Grads& r, Err (&err)[5]) {
+  const int b = bh / c.H, h = bh % c.H;
+  const int64_t oqk = b * c.qk_sb + h * c.qk_sh, ov = b * c.v_sb + h * c.v_sh, os = int64_t(bh) * c.Dk * c.Dv;
   for (int t = 0; t < c.T; ++t) {
     for (int i = 0; i < c.Dk; ++i) {
       const int64_t idx = oqk + t * c.qk_st + i;
@@ -137,6 +144,10 @@ void AddHeadErrors(const HostCall<E, G>& c, int bh, Err (&err)[5]) {
   }
   if (c.h0)
     for (int s = 0; s < c.Dk * c.Dv; ++s) err[4].Add(c.dh0[os + s], r.dh0[s]);
+}
+template <class E, class G>
+void AddHeadErrors(const HostCall<E, G>& c, int bh, Err (&err)[5]) {
+  AddHeadErrors(c, bh, HeadReference(c, bh), err);
 }
 
 // Random inputs of a call: q, k, v, do normal, gk by `gates` (0: logsigmoid(z)/16, 1: strong,

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kernels/gla/sm90/chunk_bwd_sm90.cuh"
@@ -61,6 +62,8 @@ cudaError_t LaunchFor(const BwdArgs& a, cudaStream_t st, int parts = 7) {
   if (a.Dv <= 128) return LaunchBwd<E, G, 128, 128>(a, st, parts);
   return LaunchBwd<E, G, 128, 256>(a, st, parts);
 }
+
+inline int64_t BwdStateElemsOf(const BwdArgs& a) { return gla_sm90_bwd::BwdStateElems(a); }
 
 template <class T>
 T* Upload(const std::vector<T>& h) {
@@ -213,9 +216,141 @@ bool RunCase(const Case& c) {
   return ok;
 }
 
+// ---- --states: variants of the state kernels side by side (bfloat16, Dk 128) --------------------
+// Each variant (StateKernel's BV and variant bits, GLA_BWD_STATE_VARIANT) runs both state passes,
+// then the library's chunk kernel on its states: the gradients against the float64 reference of
+// the checked heads (computed once per case), unwritten elements (outputs poisoned), and on the
+// timed cases the ms of each pass and the GB/s of its minimal traffic (states written, x, gates,
+// y read once).
+struct StateVariant {
+  const char* name;
+  cudaError_t (*launch)(const BwdArgs&, int parts);
+};
+template <int BV, int V>
+cudaError_t LaunchStateVariant(const BwdArgs& a, int parts) {
+  using namespace gla_sm90_bwd;
+  using S = StateKernel<__nv_bfloat16, __nv_bfloat16, 128, BV, V>;
+  cudaError_t err = cudaFuncSetAttribute(BwdStateKernel<S, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes);
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute(BwdStateKernel<S, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes);
+  if (err != cudaSuccess) return err;
+  const unsigned grid = unsigned(int64_t(a.B) * a.H * ((a.Dv + BV - 1) / BV));
+  if (parts & 1) BwdStateKernel<S, false><<<grid, kStateThreads, S::kSmemBytes>>>(a);
+  if (parts & 2) BwdStateKernel<S, true><<<grid, kStateThreads, S::kSmemBytes>>>(a);
+  return cudaGetLastError();
+}
+
+bool StateVariants(const Case& c) {
+  using bf = __nv_bfloat16;
+  static const StateVariant kVariants[] = {
+      {"BV64 current", LaunchStateVariant<64, 0>},          {"BV64 vec stores", LaunchStateVariant<64, 1>},
+      {"BV64 split gates", LaunchStateVariant<64, 2>},      {"BV64 vec+split", LaunchStateVariant<64, 3>},
+      {"BV64 hi(H)", LaunchStateVariant<64, 4>},            {"BV64 hi(H,dh)", LaunchStateVariant<64, 12>},
+      {"BV64 vec+split+hi(H)", LaunchStateVariant<64, 7>},  {"BV64 v+s+hi(H,dh)", LaunchStateVariant<64, 15>},
+      {"BV64 vec+split+2bar", LaunchStateVariant<64, 35>},  {"BV64 vec+split+cs", LaunchStateVariant<64, 19>},
+      {"BV64 v+s+cs+2bar", LaunchStateVariant<64, 51>},     {"BV64 v+s+hi(H)+2bar", LaunchStateVariant<64, 39>},
+      {"BV64 v+s+hi(H)+cs", LaunchStateVariant<64, 23>},    {"BV64 v+s+hi(H)+cs+2b", LaunchStateVariant<64, 55>},
+  };
+  Rng rng{std::hash<std::string>()(c.name)};
+  const int BH = c.B * c.H;
+  const int64_t nqk = int64_t(BH) * c.T * c.Dk, nv = int64_t(BH) * c.T * c.Dv, ns = int64_t(BH) * c.Dk * c.Dv;
+  auto in = gla_ref::RandomInputs<bf, bf>(
+      nqk, nv, ns, c.gates, 0.01f, c.h0, c.dfinal, [&] { return rng.Normal(); }, [&] { return rng.Uniform(); },
+      [](float x) { return FromF<bf>(x); }, [](float x) { return FromF<bf>(x); });
+  BwdArgs a;
+  a.B = c.B, a.H = c.H, a.T = c.T, a.Dk = c.Dk, a.Dv = c.Dv;
+  gla_sm90::RowStrides(c.head_first, c.T, c.H, c.Dk, &a.qk_st, &a.qk_sh, &a.qk_sb);
+  gla_sm90::RowStrides(c.head_first, c.T, c.H, c.Dv, &a.v_st, &a.v_sh, &a.v_sb);
+  a.scale = 1.f / std::sqrt(float(c.Dk));
+  a.q = Upload(in.q), a.k = Upload(in.k), a.v = Upload(in.v), a.dout = Upload(in.dout), a.g = Upload(in.g);
+  if (c.h0) a.h0 = Upload(in.h0);
+  if (c.dfinal) a.dfinal = Upload(in.dfinal);
+  bf *dq_, *dk_, *dv_, *dg_;
+  float* dh0_ = nullptr;
+  if (c.h0) CK(cudaMalloc(&dh0_, ns * 4));
+  CK(cudaMalloc(&dq_, nqk * 2));
+  CK(cudaMalloc(&dk_, nqk * 2));
+  CK(cudaMalloc(&dv_, nv * 2));
+  CK(cudaMalloc(&dg_, nqk * 2));
+  CK(cudaMalloc(&a.work, gla_sm90_bwd::BwdWorkBytes<bf>(a)));
+  a.dq = dq_, a.dk = dk_, a.dv = dv_, a.dg = dg_, a.dh0 = dh0_;
+  std::vector<int> heads;
+  if (BH <= 4) {
+    for (int i = 0; i < BH; ++i) heads.push_back(i);
+  } else {
+    heads = {0, BH - 1};
+  }
+  std::vector<bf> gq(nqk), gk(nqk), gv(nv), gg(nqk);
+  std::vector<float> gh0(c.h0 ? ns : 0);
+  const gla_ref::HostCall<bf, bf> hc{c.H, c.T, c.Dk, c.Dv, a.qk_st, a.qk_sh, a.qk_sb, a.v_st, a.v_sh, a.v_sb,
+                                     in.q.data(), in.k.data(), in.v.data(), in.dout.data(), in.g.data(),
+                                     c.h0 ? in.h0.data() : nullptr, c.dfinal ? in.dfinal.data() : nullptr, a.scale,
+                                     gq.data(), gk.data(), gv.data(), gg.data(), c.h0 ? gh0.data() : nullptr};
+  std::vector<gla_ref::Grads> refs(heads.size());
+  {
+    std::vector<std::thread> th;
+    for (size_t x = 0; x < heads.size(); ++x) th.emplace_back([&, x] { refs[x] = gla_ref::HeadReference(hc, heads[x]); });
+    for (auto& t : th) t.join();
+  }
+  const int64_t pass_bytes = BwdStateElemsOf(a) * 2 + nqk * 2 * 2 + nv * 2;
+  std::printf("\n%s: state variants (the chunk kernel as built; pass bytes %.3f GB)\n", c.name.c_str(), pass_bytes * 1e-9);
+  std::printf("| %-20s | %8s | %7s | %8s | %7s | %8s | %8s | %8s | %8s | %8s | %4s | %-4s |\n", "variant", "state ms", "GB/s",
+              "dh ms", "GB/s", "dq", "dk", "dv", "dgk", "dh0", "nan", "chk");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  bool all = true;
+  for (const StateVariant& var : kVariants) {
+    CK(cudaMemset(a.work, 0xff, gla_sm90_bwd::BwdWorkBytes<bf>(a)));
+    CK(cudaMemset(dq_, 0xff, nqk * 2));
+    CK(cudaMemset(dk_, 0xff, nqk * 2));
+    CK(cudaMemset(dv_, 0xff, nv * 2));
+    CK(cudaMemset(dg_, 0xff, nqk * 2));
+    if (dh0_) CK(cudaMemset(dh0_, 0xff, ns * 4));
+    CK(var.launch(a, 3));
+    CK((LaunchFor<bf, bf>(a, 0, 4)));
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(gq.data(), dq_, nqk * 2, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(gk.data(), dk_, nqk * 2, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(gv.data(), dv_, nv * 2, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(gg.data(), dg_, nqk * 2, cudaMemcpyDeviceToHost));
+    if (dh0_) CK(cudaMemcpy(gh0.data(), dh0_, ns * 4, cudaMemcpyDeviceToHost));
+    gla_ref::Err e[5];
+    for (size_t x = 0; x < heads.size(); ++x) gla_ref::AddHeadErrors(hc, heads[x], refs[x], e);
+    long long bad = 0;
+    bool ok = true;
+    for (auto& x : e) bad += x.bad, ok = ok && x.Rel() <= 4e-3;
+    ok = ok && bad == 0;
+    all = all && ok;
+    double ms1 = 0, ms2 = 0;
+    if (c.time) {
+      ms1 = TimeMs([&] { CK(var.launch(a, 1)); });
+      ms2 = TimeMs([&] { CK(var.launch(a, 2)); });
+    }
+    std::printf("| %-20s | %8.4f | %7.0f | %8.4f | %7.0f | %8.3g | %8.3g | %8.3g | %8.3g | %8.3g | %4lld | %-4s |\n", var.name,
+                ms1, ms1 > 0 ? pass_bytes / ms1 * 1e-6 : 0.0, ms2, ms2 > 0 ? pass_bytes / ms2 * 1e-6 : 0.0, e[0].Rel(),
+                e[1].Rel(), e[2].Rel(), e[3].Rel(), e[4].Rel(), bad, ok ? "ok" : "FAIL");
+    std::fflush(stdout);
+  }
+  cudaFree(const_cast<void*>(a.q)), cudaFree(const_cast<void*>(a.k)), cudaFree(const_cast<void*>(a.v));
+  cudaFree(const_cast<void*>(a.dout)), cudaFree(const_cast<void*>(a.g));
+  if (a.h0) cudaFree(const_cast<float*>(a.h0));
+  if (a.dfinal) cudaFree(const_cast<float*>(a.dfinal));
+  cudaFree(dq_), cudaFree(dk_), cudaFree(dv_), cudaFree(dg_), cudaFree(a.work);
+  if (dh0_) cudaFree(dh0_);
+  return all;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--states") == 0) {
+    bool ok = true;
+    ok &= StateVariants({"strong gates T320 h0 dfinal", 1, 320, 2, 128, 128, true, true, true, 1, false, false, false});
+    ok &= StateVariants({"extreme gates T300 Dv136", 1, 300, 2, 128, 136, true, true, true, 2, false, false, false});
+    ok &= StateVariants({"bthd T200 Dv256 h0 dfinal", 2, 200, 3, 128, 256, false, true, true, 0, false, false, false});
+    ok &= StateVariants({"seed B32 T2048 H4 128/256", 32, 2048, 4, 128, 256, true, false, false, 0, false, false, true});
+    std::printf(ok ? "all ok\n" : "SOME FAILED\n");
+    return ok ? 0 : 1;
+  }
   // --quick: the awkward shapes alone; --seed: the seed shape in bfloat16 alone (for a profiler).
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const bool seed = argc > 1 && std::strcmp(argv[1], "--seed") == 0;
