@@ -68,7 +68,6 @@ constexpr int kC = 32;                 // steps per chunk
 constexpr int kRefRow = kC / 2 - 1;    // the factored mode's reference row
 constexpr int kThreads = 256;          // the chunk kernel's 8 warps
 constexpr int kStateThreads = 128;     // the state kernels' 4 warps
-constexpr int kBV = 64;                // the state kernels' Dv tile (32 where tiles of 64 leave SMs idle)
 constexpr float kClampGate = 100.f;    // the element-wise mode's gate clamp
 
 template <class E>
@@ -348,9 +347,6 @@ __device__ __forceinline__ HeadOffsets Offsets(const BwdArgs& p, int bh) {
 
 // ---- the state kernels ---------------------------------------------------------------------------
 __device__ __forceinline__ void Store2(float* d, float a, float b) { *reinterpret_cast<float2*>(d) = make_float2(a, b); }
-__device__ __forceinline__ void Store2(__nv_bfloat16* d, float a, float b) {
-  *reinterpret_cast<uint32_t*>(d) = Pack<__nv_bfloat16>(ToE<__nv_bfloat16>(a), ToE<__nv_bfloat16>(b));
-}
 // 16 bytes of a state row as floats.
 __device__ __forceinline__ void Unpack16(const uint4& x, float (&f)[4]) {
   f[0] = __uint_as_float(x.x), f[1] = __uint_as_float(x.y), f[2] = __uint_as_float(x.z), f[3] = __uint_as_float(x.w);
@@ -381,31 +377,18 @@ inline int64_t BwdWorkBytes(const BwdArgs& a) {
   return 2 * BwdStateElems(a) * int64_t(sizeof(StateT<E>));
 }
 
-// Harness variants of the state kernels (bits; tools/dev/harness/gla/gla_bwd_harness.cu --states):
-// 1 the states stored as 16-byte row pieces (a quad transpose of the fragments), 2 the gate pass
-// split over all threads (pairs of channels, segments of the chunk), 4 / 8 the operand single (no
-// lo part) in the state pass / the dh pass where the states are bfloat16.
-#ifndef GLA_BWD_STATE_VARIANT
-#define GLA_BWD_STATE_VARIANT 0
-#endif
-
-template <class E_, class G_, int DK_, int BV_ = kBV, int VAR_ = GLA_BWD_STATE_VARIANT>
+// A state kernel's configuration: blocks of 4 warps over a [DK, BV] tile of the state (rows i0 ..
+// i0 + DK - 1, columns j0 .. j0 + BV - 1), grid heads x Dk tiles x Dv tiles (rows are independent:
+// row i takes key channel i's gates and k or q column alone).
+template <class E_, class G_, int DK_, int BV_>
 struct StateKernel {
   using E = E_;
   using G = G_;
   using ST = StateT<E>;
   static constexpr int DK = DK_, BV = BV_;
-  static constexpr bool kVecStore = (VAR_ & 1) && std::is_same<ST, __nv_bfloat16>::value;
-  static constexpr bool kSplitGates = (VAR_ & 2) != 0;
-  // The operand single in the state pass (H_c) / in the dh pass (dh_c, dh0).
-  static constexpr bool kHiOnlyH = (VAR_ & 4) && std::is_same<ST, __nv_bfloat16>::value;
-  static constexpr bool kHiOnlyDh = (VAR_ & 8) && std::is_same<ST, __nv_bfloat16>::value;
-  template <bool kRev>
-  static constexpr bool HiOnly() { return kRev ? kHiOnlyDh : kHiOnlyH; }
-  static constexpr bool kStreamStores = (VAR_ & 16) != 0;  // st.global.cs
-  static constexpr bool kTwoBarriers = (VAR_ & 32) != 0;   // the next chunk issued after the wait's barrier
   static constexpr int kLdK = DK + 8, kLdV = BV + 8;
   static constexpr int kMI = DK / 4 / 16;  // 4 warps over the rows of the [DK, BV] tile
+  static_assert(BV % 32 == 0, "whole 32-column groups (the quad transpose of the stores)");
   struct Smem {
     E x[2][kC * kLdK];  // the chunk's k (q), raw, then its scaled operand's hi part (two chunks)
     E y[2][kC * kLdV];  // v (do), the tile's columns
@@ -414,19 +397,22 @@ struct StateKernel {
     float dec[DK];      // e^P_last per key channel
   };
   static constexpr int kSmemBytes = int(sizeof(Smem));
+  __host__ __device__ static int64_t Blocks(const BwdArgs& a) {
+    return int64_t(a.B) * a.H * ((a.Dk + DK - 1) / DK) * ((a.Dv + BV - 1) / BV);
+  }
 };
 
 // The 4 x 4 transpose of 32-bit words across the four lanes of a quad (c = lane % 4): w[j] of
-// lane s becomes w[s] of lane j.
+// lane s becomes w[s] of lane j (two exchanges of two words each).
 __device__ __forceinline__ void QuadTranspose(uint32_t (&w)[4], int c) {
   const bool b0 = c & 1, b1 = (c & 2) != 0;
-  // Lane pairs (c, c ^ 1) swap the words whose index differs from c in bit 0.
+  // Lanes c, c ^ 1 swap the words whose index differs from c in bit 0 ...
   const uint32_t r0 = __shfl_xor_sync(0xffffffffu, b0 ? w[0] : w[1], 1);
   const uint32_t r1 = __shfl_xor_sync(0xffffffffu, b0 ? w[2] : w[3], 1);
   const uint32_t k0 = b0 ? w[1] : w[0], k1 = b0 ? w[3] : w[2];
-  // Now word j = (c & 1) and j = 2 + (c & 1) of sources (c & 2) + 0, + 1.
+  // ... leaving words c & 1 (p: of the sources (c & 2) + 0, + 1) and 2 + (c & 1) (q); then lanes
+  // c, c ^ 2 swap the pair whose index differs from c in bit 1.
   const uint32_t p0 = b0 ? r0 : k0, p1 = b0 ? k0 : r0, q0 = b0 ? r1 : k1, q1 = b0 ? k1 : r1;
-  // Pairs (c, c ^ 2) swap the words whose index differs from c in bit 1.
   const uint32_t r2 = __shfl_xor_sync(0xffffffffu, b1 ? p0 : q0, 2);
   const uint32_t r3 = __shfl_xor_sync(0xffffffffu, b1 ? p1 : q1, 2);
   const uint32_t m0 = b1 ? q0 : p0, m1 = b1 ? q1 : p1;
@@ -440,12 +426,13 @@ __device__ __forceinline__ float2 Gate2(const G* g) {
   return Unpair<G>(*reinterpret_cast<const uint32_t*>(g));
 }
 
-// The state kernels' gate pass on every thread: thread i takes the channel pair 2 (i / S), + 1 and
-// the steps of segment i % S (S = threads / (DK / 2) segments of C / S steps, in adjacent lanes);
-// the segments' gate totals are exchanged by shuffles. Writes the operand (hi, and lo unless
-// kHiOnly) in place and e^P_last.
+// The state kernels' gate pass, on every thread: thread i takes the channel pair 2 (i / S), + 1
+// and the C / S steps of segment i % S (S = 2 kStateThreads / DK segments, in adjacent lanes),
+// its gates in registers; the segments' gate totals are exchanged by shuffles (each thread adds
+// the others' in a fixed order). Writes channel c's operand column in place as hi/lo, k e^(gates
+// t+1 .. C-1) or scale q e^(gates 0 .. t), and e^P_last.
 template <class K, bool kRev>
-__device__ __forceinline__ void GateSplit(typename K::Smem& sm, int b, float scale) {
+__device__ __forceinline__ void StateGatePass(typename K::Smem& sm, int b, float scale) {
   using E = typename K::E;
   constexpr int DK = K::DK, kPairs = DK / 2, kSeg = kStateThreads / kPairs, kLen = kC / kSeg;
   static_assert(kStateThreads % kPairs == 0 && kC % kSeg == 0 && (kSeg & (kSeg - 1)) == 0, "segments");
@@ -464,18 +451,17 @@ __device__ __forceinline__ void GateSplit(typename K::Smem& sm, int b, float sca
     if (kRev ? (seg ^ o) < seg : (seg ^ o) > seg) run0 += a0, run1 += a1;
   }
   E* x = sm.x[b];
+  const float s = kRev ? scale : 1.f;
 #pragma unroll
   for (int jj = 0; jj < kLen; ++jj) {
     const int j = kRev ? jj : kLen - 1 - jj, o = (t0 + j) * K::kLdK + c0;
     if (kRev) run0 += gr[j].x, run1 += gr[j].y;
     const float2 xv = Unpair<E>(*reinterpret_cast<const uint32_t*>(x + o));
-    const float s = kRev ? scale : 1.f;
     const float v0 = xv.x * s * __expf(run0), v1 = xv.y * s * __expf(run1);
     if (!kRev) run0 += gr[j].x, run1 += gr[j].y;
     const E h0 = ToE<E>(v0), h1 = ToE<E>(v1);
     *reinterpret_cast<uint32_t*>(x + o) = Pack<E>(h0, h1);
-    if constexpr (!K::template HiOnly<kRev>())
-      *reinterpret_cast<uint32_t*>(sm.xl + o) = Pack<E>(ToE<E>(v0 - float(h0)), ToE<E>(v1 - float(h1)));
+    *reinterpret_cast<uint32_t*>(sm.xl + o) = Pack<E>(ToE<E>(v0 - float(h0)), ToE<E>(v1 - float(h1)));
   }
   if (seg == (kRev ? kSeg - 1 : 0)) sm.dec[c0] = __expf(run0), sm.dec[c0 + 1] = __expf(run1);
 }
@@ -492,122 +478,91 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
   constexpr int DK = K::DK, BV = K::BV;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   typename K::Smem& sm = *reinterpret_cast<typename K::Smem*>(smem_raw);
-  const int nv = (p.Dv + BV - 1) / BV;
-  const int bh = blockIdx.x / nv, j0 = (blockIdx.x - bh * nv) * BV;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x & 31, i = threadIdx.x;
+  const int nv = (p.Dv + BV - 1) / BV, nk = (p.Dk + DK - 1) / DK;
+  const int bh = blockIdx.x / (nk * nv), tile = blockIdx.x - bh * (nk * nv), kt = tile / nv;
+  const int i0 = kt * DK, j0 = (tile - kt * nv) * BV, dk = p.Dk - i0;  // the tile's origin; rows left in Dk
+  const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
   const int m0 = warp * (DK / 4);
   const HeadOffsets ho = Offsets(p, bh);
   const int NT = (p.T + kC - 1) / kC;
-  const int64_t ss = int64_t(p.Dk) * p.Dv;
-  ST* out = reinterpret_cast<ST*>(p.work) + (kRev ? BwdStateElems(p) : 0) + int64_t(bh) * NT * ss;
-  const E* xs = static_cast<const E*>(kRev ? p.q : p.k) + ho.qk;
+  const int64_t ss = int64_t(p.Dk) * p.Dv, so = int64_t(bh) * ss + int64_t(i0) * p.Dv;  // so: the tile's row i0
+  ST* out = reinterpret_cast<ST*>(p.work) + (kRev ? BwdStateElems(p) : 0) + int64_t(bh) * NT * ss + int64_t(i0) * p.Dv;
+  const E* xs = static_cast<const E*>(kRev ? p.q : p.k) + ho.qk + i0;
   const E* ys = static_cast<const E*>(kRev ? p.dout : p.v) + ho.v + j0;
-  const G* gs = static_cast<const G*>(p.g) + ho.qk;
+  const G* gs = static_cast<const G*>(p.g) + ho.qk + i0;
   const float* init = kRev ? p.dfinal : p.h0;
   auto issue = [&](int step) {  // chunk `step` (in this kernel's order) into buffer step % 2
     const int t0 = (kRev ? NT - 1 - step : step) * kC, b = step & 1;
-    LoadTileAsync<kStateThreads, DK>(sm.x[b], K::kLdK, xs, p.qk_st, t0, p.T, p.Dk);
+    LoadTileAsync<kStateThreads, DK>(sm.x[b], K::kLdK, xs, p.qk_st, t0, p.T, dk);
     LoadTileAsync<kStateThreads, BV>(sm.y[b], K::kLdV, ys, p.v_st, t0, p.T, p.Dv - j0);
-    LoadTileAsync<kStateThreads, DK>(sm.g[b], DK, gs, p.qk_st, t0, p.T, p.Dk);
+    LoadTileAsync<kStateThreads, DK>(sm.g[b], DK, gs, p.qk_st, t0, p.T, dk);
     CpAsyncCommit();
   };
   issue(0);
 
   float S[K::kMI][BV / 8][4];
   ForEach(S, m0, 0, [&](int r, int c, float& x) {
-    x = (init != nullptr && r < p.Dk && j0 + c < p.Dv) ? init[int64_t(bh) * ss + int64_t(r) * p.Dv + j0 + c] : 0.f;
+    x = (init != nullptr && r < dk && j0 + c < p.Dv) ? init[so + int64_t(r) * p.Dv + j0 + c] : 0.f;
   });
-  // Stores the state (rows < Dk, columns < Dv), two values per lane.
+  // Stores the tile (rows < Dk, columns < Dv) at dst (its row i0). bfloat16: 16-byte row pieces,
+  // the four lanes of a quad exchanging their pairs (QuadTranspose) so that lane c holds columns 8c
+  // .. 8c + 7 of each 32 (a warp's store writes whole 32-byte sectors: pairs wrote half sectors);
+  // float: pairs (8 bytes a lane, whole sectors).
   auto store = [&](auto* dst) {
-    const int g = lane >> 2, c2 = 2 * (lane & 3);
-#pragma unroll
-    for (int mi = 0; mi < K::kMI; ++mi)
-#pragma unroll
-      for (int ni = 0; ni < BV / 8; ++ni)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int r = m0 + 16 * mi + g + 8 * h, c = j0 + 8 * ni + c2;
-          if (r < p.Dk && c < p.Dv) Store2(dst + int64_t(r) * p.Dv + c, S[mi][ni][2 * h], S[mi][ni][2 * h + 1]);
-        }
-  };
-
-  // The same as 16-byte row pieces (bfloat16 states): the four lanes of a quad exchange their
-  // pairs so that lane c holds columns 8c .. 8c + 7 of each 32 (a warp store writes whole sectors).
-  auto store_vec = [&](auto* dst) {
     using D = std::remove_pointer_t<decltype(dst)>;
     const int g = lane >> 2, c = lane & 3;
 #pragma unroll
     for (int mi = 0; mi < K::kMI; ++mi)
 #pragma unroll
-      for (int h = 0; h < 2; ++h)
+      for (int h = 0; h < 2; ++h) {
+        const int r = m0 + 16 * mi + g + 8 * h;
+        if constexpr (std::is_same<D, __nv_bfloat16>::value) {
 #pragma unroll
-        for (int q = 0; q < BV / 32; ++q) {
-          uint32_t w[4];
+          for (int q = 0; q < BV / 32; ++q) {
+            uint32_t w[4];
 #pragma unroll
-          for (int jn = 0; jn < 4; ++jn)
-            w[jn] = Pack<D>(ToE<D>(S[mi][4 * q + jn][2 * h]), ToE<D>(S[mi][4 * q + jn][2 * h + 1]));
-          QuadTranspose(w, c);
-          const int r = m0 + 16 * mi + g + 8 * h, col = j0 + 32 * q + 8 * c;
-          if (r < p.Dk && col < p.Dv) {
-            uint4* d = reinterpret_cast<uint4*>(dst + int64_t(r) * p.Dv + col);
-            if constexpr (K::kStreamStores) {
-              __stcs(d, make_uint4(w[0], w[1], w[2], w[3]));
-            } else {
-              *d = make_uint4(w[0], w[1], w[2], w[3]);
-            }
+            for (int jn = 0; jn < 4; ++jn) w[jn] = Pack<D>(ToE<D>(S[mi][4 * q + jn][2 * h]), ToE<D>(S[mi][4 * q + jn][2 * h + 1]));
+            QuadTranspose(w, c);
+            const int col = j0 + 32 * q + 8 * c;
+            if (r < dk && col < p.Dv) *reinterpret_cast<uint4*>(dst + int64_t(r) * p.Dv + col) = make_uint4(w[0], w[1], w[2], w[3]);
+          }
+        } else {
+#pragma unroll
+          for (int ni = 0; ni < BV / 8; ++ni) {
+            const int col = j0 + 8 * ni + 2 * c;
+            if (r < dk && col < p.Dv) Store2(dst + int64_t(r) * p.Dv + col, S[mi][ni][2 * h], S[mi][ni][2 * h + 1]);
           }
         }
+      }
   };
 
   for (int step = 0; step < NT; ++step) {
     const int n = kRev ? NT - 1 - step : step, b = step & 1;
-    if constexpr (K::kVecStore) {
-      store_vec(out + int64_t(n) * ss);
-    } else {
-      store(out + int64_t(n) * ss);
-    }
-    if constexpr (K::kTwoBarriers) {
-      CpAsyncWait<0>();
-      __syncthreads();
-      if (step + 1 < NT) issue(step + 1);
-    } else {
-      if (step + 1 < NT) {
-        issue(step + 1);
-        CpAsyncWait<1>();
-      } else {
-        CpAsyncWait<0>();
-      }
-      __syncthreads();
-    }
-    if constexpr (K::kSplitGates) {
-      GateSplit<K, kRev>(sm, b, p.scale);
-    } else if (i < DK) {  // channel i's operand column: k e^(gates t+1 .. C-1), or scale q e^(gates 0 .. t)
-      E* x = sm.x[b];
-      const G* gc = sm.g[b] + i;
-      float run = 0.f;
-#pragma unroll 8
-      for (int tt = 0; tt < kC; ++tt) {
-        const int t = kRev ? tt : kC - 1 - tt;
-        const float gt = ToF(gc[t * DK]);
-        if (kRev) run += gt;
-        const float v = float(x[t * K::kLdK + i]) * (kRev ? p.scale : 1.f) * __expf(run);
-        if (!kRev) run += gt;
-        const E h = ToE<E>(v);
-        x[t * K::kLdK + i] = h;
-        if constexpr (!K::template HiOnly<kRev>()) sm.xl[t * K::kLdK + i] = ToE<E>(v - float(h));
-      }
-      sm.dec[i] = __expf(run);
-    }
+    store(out + int64_t(n) * ss);
+    CpAsyncWait<0>();
+    __syncthreads();  // chunk `step` in buffer b; every thread past the last step's products (buffer b ^ 1, xl, dec free)
+    if (step + 1 < NT) issue(step + 1);
+    StateGatePass<K, kRev>(sm, b, p.scale);
     __syncthreads();
     ForEach(S, m0, 0, [&](int r, int, float& x) { x *= sm.dec[r]; });
     const ColK<E> fb{sm.y[b], K::kLdV};
     WarpMma<E>(S, m0, 0, kC, ColK<E>{sm.x[b], K::kLdK}, fb);
-    if constexpr (!K::template HiOnly<kRev>()) WarpMma<E>(S, m0, 0, kC, ColK<E>{sm.xl, K::kLdK}, fb);
-    if constexpr (!K::kTwoBarriers) __syncthreads();
+    WarpMma<E>(S, m0, 0, kC, ColK<E>{sm.xl, K::kLdK}, fb);
   }
-  if (kRev && p.dh0 != nullptr) store(p.dh0 + int64_t(bh) * ss);
+  if (kRev && p.dh0 != nullptr) store(p.dh0 + so);
 #endif
 }
+
+// The state kernels' tiles of a configuration: 64 rows (key channels) by W = 128 columns (64 where
+// DV is 64), 64 or 32, the first whose grid fills two blocks per SM (a narrower tile repeats the
+// gate pass and the k / q and gate loads for more column tiles; H200, seed shape: 64 x 128 0.28 ms
+// a pass, 128 x 64 0.31, docs/benchmarks.md 2026-11-29 sixth session).
+template <class E, class G, int DV>
+struct StateTiles {
+  using W = StateKernel<E, G, 64, (DV >= 128 ? 128 : 64)>;
+  using M = StateKernel<E, G, 64, 64>;
+  using N = StateKernel<E, G, 64, 32>;
+};
 
 // ---- the chunk kernel: configuration and shared memory -------------------------------------------
 template <class E_, class G_, int DK_, int DV_>
@@ -1241,6 +1196,7 @@ inline bool BwdShapeFits(const BwdArgs& a) {
   return a.T >= 1 && a.Dk >= 8 && a.Dk <= DK && a.Dv >= 8 && a.Dv <= DV && a.Dk % 8 == 0 && a.Dv % 8 == 0 &&
          a.qk_st % 8 == 0 && a.v_st % 8 == 0 && a.qk_sh % 8 == 0 && a.v_sh % 8 == 0 && a.qk_sb % 8 == 0 &&
          a.v_sb % 8 == 0 && heads >= 1 && heads * BwdChunks(a) <= (int64_t(1) << 31) - 1 &&
+         heads * ((a.Dk + 63) / 64) * ((a.Dv + 31) / 32) <= (int64_t(1) << 31) - 1 &&  // the state grids
          aligned(a.q) && aligned(a.k) && aligned(a.v) && aligned(a.dout) && aligned(a.g) &&
          (a.h0 == nullptr || a.dh0 != nullptr);
 }
@@ -1255,13 +1211,21 @@ inline bool BwdFits(const BwdArgs& a) {
 template <class E, class G, int DK, int DV, class Fn>
 void ForEachBwdKernel(Fn&& fn) {
   using K = BwdKernel<E, G, DK, DV>;
-  using S = StateKernel<E, G, DK, kBV>;
-  using S32 = StateKernel<E, G, DK, 32>;
+  using ST = StateTiles<E, G, DV>;
   fn(&BwdChunkKernel<K>, K::kSmemBytes);
-  fn(&BwdStateKernel<S, false>, S::kSmemBytes);
-  fn(&BwdStateKernel<S, true>, S::kSmemBytes);
-  fn(&BwdStateKernel<S32, false>, S32::kSmemBytes);
-  fn(&BwdStateKernel<S32, true>, S32::kSmemBytes);
+  fn(&BwdStateKernel<typename ST::W, false>, ST::W::kSmemBytes);
+  fn(&BwdStateKernel<typename ST::W, true>, ST::W::kSmemBytes);
+  fn(&BwdStateKernel<typename ST::M, false>, ST::M::kSmemBytes);
+  fn(&BwdStateKernel<typename ST::M, true>, ST::M::kSmemBytes);
+  fn(&BwdStateKernel<typename ST::N, false>, ST::N::kSmemBytes);
+  fn(&BwdStateKernel<typename ST::N, true>, ST::N::kSmemBytes);
+}
+
+// The two state passes with tiles S (parts: bit 0 the state pass, bit 1 the dh pass).
+template <class S>
+void LaunchStatePasses(const BwdArgs& a, cudaStream_t stream, int parts) {
+  if (parts & 1) BwdStateKernel<S, false><<<unsigned(S::Blocks(a)), kStateThreads, S::kSmemBytes, stream>>>(a);
+  if (parts & 2) BwdStateKernel<S, true><<<unsigned(S::Blocks(a)), kStateThreads, S::kSmemBytes, stream>>>(a);
 }
 
 // The three kernels of one configuration on a device with `sms` SMs, their shared memory allowed
@@ -1270,16 +1234,14 @@ void ForEachBwdKernel(Fn&& fn) {
 template <class E, class G, int DK, int DV>
 cudaError_t LaunchBwdOnly(const BwdArgs& a, cudaStream_t stream, int sms, int parts = 7) {
   using K = BwdKernel<E, G, DK, DV>;
-  using S = StateKernel<E, G, DK, kBV>;
-  using S32 = StateKernel<E, G, DK, 32>;
+  using ST = StateTiles<E, G, DV>;
   const int64_t heads = int64_t(a.B) * a.H;
-  const int64_t nv = (a.Dv + kBV - 1) / kBV, nv32 = (a.Dv + 31) / 32;
-  if (heads * nv >= 2 * sms) {
-    if (parts & 1) BwdStateKernel<S, false><<<unsigned(heads * nv), kStateThreads, S::kSmemBytes, stream>>>(a);
-    if (parts & 2) BwdStateKernel<S, true><<<unsigned(heads * nv), kStateThreads, S::kSmemBytes, stream>>>(a);
+  if (ST::W::Blocks(a) >= 2 * sms) {
+    LaunchStatePasses<typename ST::W>(a, stream, parts);
+  } else if (ST::M::Blocks(a) >= 2 * sms) {
+    LaunchStatePasses<typename ST::M>(a, stream, parts);
   } else {
-    if (parts & 1) BwdStateKernel<S32, false><<<unsigned(heads * nv32), kStateThreads, S32::kSmemBytes, stream>>>(a);
-    if (parts & 2) BwdStateKernel<S32, true><<<unsigned(heads * nv32), kStateThreads, S32::kSmemBytes, stream>>>(a);
+    LaunchStatePasses<typename ST::N>(a, stream, parts);
   }
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return err;

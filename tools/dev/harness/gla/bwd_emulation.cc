@@ -170,16 +170,21 @@ template <class E, class G, int DK, int DV>
 void Launch(const BwdArgs& a) {
   using namespace gla_sm90_bwd;
   using K = BwdKernel<E, G, DK, DV>;
-  using S = StateKernel<E, G, DK, kBV>;
-  using S32 = StateKernel<E, G, DK, 32>;
+  using ST = StateTiles<E, G, DV>;
+  using W = typename ST::W;
+  using M = typename ST::M;
+  using N = typename ST::N;
   emu::is_half = std::is_same<E, __half>::value;
-  const int64_t heads = int64_t(a.B) * a.H, nv = (a.Dv + kBV - 1) / kBV, nv32 = (a.Dv + 31) / 32;
-  if (a.H % 2 == 0) {  // both tile widths (the GPU picks by the grid's size)
-    RunGrid(BwdStateKernel<S, false>, a, heads * nv, kStateThreads);
-    RunGrid(BwdStateKernel<S32, true>, a, heads * nv32, kStateThreads);
+  const int64_t heads = int64_t(a.B) * a.H;
+  if (a.H % 2 == 0) {  // every tile shape (the GPU picks by the grid's size)
+    RunGrid(BwdStateKernel<W, false>, a, W::Blocks(a), kStateThreads);
+    RunGrid(BwdStateKernel<N, true>, a, N::Blocks(a), kStateThreads);
+  } else if (a.B % 2 == 0) {
+    RunGrid(BwdStateKernel<M, false>, a, M::Blocks(a), kStateThreads);
+    RunGrid(BwdStateKernel<M, true>, a, M::Blocks(a), kStateThreads);
   } else {
-    RunGrid(BwdStateKernel<S32, false>, a, heads * nv32, kStateThreads);
-    RunGrid(BwdStateKernel<S, true>, a, heads * nv, kStateThreads);
+    RunGrid(BwdStateKernel<N, false>, a, N::Blocks(a), kStateThreads);
+    RunGrid(BwdStateKernel<W, true>, a, W::Blocks(a), kStateThreads);
   }
   RunGrid(BwdChunkKernel<K>, a, heads * BwdChunks(a), kThreads);
 }
@@ -271,6 +276,8 @@ int main() {
   ok &= RunCase<bf, bf, 128, 256>({"128/256 extreme, dfinal only", 1, 75, 1, 128, 136, true, false, true, 2, false});
   ok &= RunCase<bf, float, 128, 128>({"128/128 gk f32 other, B2 H2 T20", 2, 20, 2, 64, 128, false, true, true, 3, true});
   ok &= RunCase<hf, hf, 128, 256>({"128/256 fp16 T45 h0", 1, 45, 1, 128, 256, true, true, false, 0, false});
+  ok &= RunCase<bf, bf, 128, 256>({"128/256 B2 Dk96 Dv136 extreme", 2, 70, 1, 96, 136, false, true, true, 2, false});
+  ok &= RunCase<hf, hf, 128, 256>({"128/256 fp16 B2 T40 h0 dfinal", 2, 40, 1, 128, 256, true, true, true, 0, false});
   std::printf(ok ? "all ok\n" : "SOME FAILED\n");
   return ok ? 0 : 1;
 }

@@ -226,30 +226,27 @@ struct StateVariant {
   const char* name;
   cudaError_t (*launch)(const BwdArgs&, int parts);
 };
-template <int BV, int V>
+template <int DK, int BV>
 cudaError_t LaunchStateVariant(const BwdArgs& a, int parts) {
   using namespace gla_sm90_bwd;
-  using S = StateKernel<__nv_bfloat16, __nv_bfloat16, 128, BV, V>;
+  using S = StateKernel<__nv_bfloat16, __nv_bfloat16, DK, BV>;
   cudaError_t err = cudaFuncSetAttribute(BwdStateKernel<S, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes);
   if (err == cudaSuccess)
     err = cudaFuncSetAttribute(BwdStateKernel<S, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes);
   if (err != cudaSuccess) return err;
-  const unsigned grid = unsigned(int64_t(a.B) * a.H * ((a.Dv + BV - 1) / BV));
-  if (parts & 1) BwdStateKernel<S, false><<<grid, kStateThreads, S::kSmemBytes>>>(a);
-  if (parts & 2) BwdStateKernel<S, true><<<grid, kStateThreads, S::kSmemBytes>>>(a);
+  if (parts & 1) BwdStateKernel<S, false><<<unsigned(S::Blocks(a)), kStateThreads, S::kSmemBytes>>>(a);
+  if (parts & 2) BwdStateKernel<S, true><<<unsigned(S::Blocks(a)), kStateThreads, S::kSmemBytes>>>(a);
   return cudaGetLastError();
 }
+
+cudaError_t LaunchStateLibrary(const BwdArgs& a, int parts) { return LaunchFor<__nv_bfloat16, __nv_bfloat16>(a, 0, parts); }
 
 bool StateVariants(const Case& c) {
   using bf = __nv_bfloat16;
   static const StateVariant kVariants[] = {
-      {"BV64 current", LaunchStateVariant<64, 0>},          {"BV64 vec stores", LaunchStateVariant<64, 1>},
-      {"BV64 split gates", LaunchStateVariant<64, 2>},      {"BV64 vec+split", LaunchStateVariant<64, 3>},
-      {"BV64 hi(H)", LaunchStateVariant<64, 4>},            {"BV64 hi(H,dh)", LaunchStateVariant<64, 12>},
-      {"BV64 vec+split+hi(H)", LaunchStateVariant<64, 7>},  {"BV64 v+s+hi(H,dh)", LaunchStateVariant<64, 15>},
-      {"BV64 vec+split+2bar", LaunchStateVariant<64, 35>},  {"BV64 vec+split+cs", LaunchStateVariant<64, 19>},
-      {"BV64 v+s+cs+2bar", LaunchStateVariant<64, 51>},     {"BV64 v+s+hi(H)+2bar", LaunchStateVariant<64, 39>},
-      {"BV64 v+s+hi(H)+cs", LaunchStateVariant<64, 23>},    {"BV64 v+s+hi(H)+cs+2b", LaunchStateVariant<64, 55>},
+      {"library", LaunchStateLibrary},                   {"DK128 BV64", LaunchStateVariant<128, 64>},
+      {"DK128 BV32", LaunchStateVariant<128, 32>},       {"DK64 BV128", LaunchStateVariant<64, 128>},
+      {"DK64 BV64", LaunchStateVariant<64, 64>},         {"DK64 BV32", LaunchStateVariant<64, 32>},
   };
   Rng rng{std::hash<std::string>()(c.name)};
   const int BH = c.B * c.H;
@@ -348,6 +345,8 @@ int main(int argc, char** argv) {
     ok &= StateVariants({"extreme gates T300 Dv136", 1, 300, 2, 128, 136, true, true, true, 2, false, false, false});
     ok &= StateVariants({"bthd T200 Dv256 h0 dfinal", 2, 200, 3, 128, 256, false, true, true, 0, false, false, false});
     ok &= StateVariants({"seed B32 T2048 H4 128/256", 32, 2048, 4, 128, 256, true, false, false, 0, false, false, true});
+    ok &= StateVariants({"B4 T2048 H16 D128", 4, 2048, 16, 128, 128, true, false, false, 0, false, false, true});
+    ok &= StateVariants({"B8 T1024 H8 D64", 8, 1024, 8, 64, 64, true, false, false, 0, false, false, true});
     std::printf(ok ? "all ok\n" : "SOME FAILED\n");
     return ok ? 0 : 1;
   }
