@@ -1,11 +1,11 @@
 // The gla backward (docs/spec.md §5) for 16-bit q, k, v, do (gk 16-bit or float32) on sm_90a, in
-// three kernels parallel over heads and Dv tiles or over heads and chunks (mma.sync m16n8k16 on
-// ldmatrix fragments, float32 accumulation):
+// three kernels parallel over heads and state tiles or over heads and chunks (mma.sync m16n8k16
+// on ldmatrix fragments, float32 accumulation):
 //
-//   BwdStateKernel<false>  grid (head, Dv tile of 64 columns, 32 where 64 leaves SMs idle),
-//                          chunks in order: the state H_c [Dk, tile] before each chunk c, stored
-//                          (work space), then
-//                          H <- e^P_last * H + (k e^(P_last - P))^T V;
+//   BwdStateKernel<false>  grid (head, Dk tile of 64 rows, Dv tile of 128 columns; 64 or 32
+//                          where wider tiles leave SMs idle: StateTiles), 4 warps, chunks in
+//                          order: the state tile of H_c before each chunk c, stored (work space),
+//                          then H <- e^P_last * H + (k e^(P_last - P))^T V;
 //   BwdStateKernel<true>   the same in reverse: dh_c, the gradient of the state at chunk c's end
 //                          from the steps after it, stored, then dh <- e^P_last * dh +
 //                          (scale q e^P)^T dO; at the end dh0;
@@ -35,7 +35,11 @@
 // recurrent form does (gk_grad_t' = 0). gk_grad_0 = sum_j dh0 h0 (0 without h0).
 //
 // Memory: the states are stored bfloat16 for bfloat16 inputs (StateT), float32 for float16 ones
-// (range); the tiles come by cp.async (the state passes load chunk n+1 while using chunk n). In
+// (range); the tiles come by cp.async (the state passes load chunk n+1 while using chunk n). The
+// state passes store whole 32-byte sectors (bfloat16: 16-byte row pieces after a quad transpose
+// of the mma fragments; 4-byte pairs wrote half sectors and held the passes at ~1.5 TB/s), run
+// their gate pass on every thread (a channel pair and a segment of the chunk each) and take two
+// barriers a chunk. In
 // the chunk kernel's raw path (bfloat16 states) H_c and dh_c enter the products as stored (one
 // product each; their row scalings e^P_m, e^(P_last - P_m) on the outputs, and on Kd for dv),
 // otherwise scaled and split hi/lo as below. Seed shape (B32 T2048 H4 Dk128 Dv256), per pass:

@@ -65,6 +65,14 @@ cudaError_t LaunchFor(const BwdArgs& a, cudaStream_t st, int parts = 7) {
 
 inline int64_t BwdStateElemsOf(const BwdArgs& a) { return gla_sm90_bwd::BwdStateElems(a); }
 
+// Frees a call's device buffers (inputs, outputs, work space).
+void FreeCall(const BwdArgs& a) {
+  for (const void* p : {a.q, a.k, a.v, a.dout, a.g, static_cast<const void*>(a.h0), static_cast<const void*>(a.dfinal)})
+    if (p) cudaFree(const_cast<void*>(p));
+  for (void* p : {a.dq, a.dk, a.dv, a.dg, static_cast<void*>(a.dh0), static_cast<void*>(a.work)})
+    if (p) cudaFree(p);
+}
+
 template <class T>
 T* Upload(const std::vector<T>& h) {
   T* d = nullptr;
@@ -207,21 +215,16 @@ bool RunCase(const Case& c) {
   if (c.time)
     std::printf("|   kernels: state %.4f ms, dh %.4f ms, chunk %.4f ms |\n", ms_part[0], ms_part[1], ms_part[2]);
   std::fflush(stdout);
-  cudaFree(const_cast<void*>(a.q)), cudaFree(const_cast<void*>(a.k)), cudaFree(const_cast<void*>(a.v));
-  cudaFree(const_cast<void*>(a.dout)), cudaFree(const_cast<void*>(a.g));
-  if (a.h0) cudaFree(const_cast<float*>(a.h0));
-  if (a.dfinal) cudaFree(const_cast<float*>(a.dfinal));
-  cudaFree(dq_), cudaFree(dk_), cudaFree(dv_), cudaFree(dg_), cudaFree(a.work);
-  if (dh0_) cudaFree(dh0_);
+  FreeCall(a);
   return ok;
 }
 
-// ---- --states: variants of the state kernels side by side (bfloat16, Dk 128) --------------------
-// Each variant (StateKernel's BV and variant bits, GLA_BWD_STATE_VARIANT) runs both state passes,
-// then the library's chunk kernel on its states: the gradients against the float64 reference of
-// the checked heads (computed once per case), unwritten elements (outputs poisoned), and on the
-// timed cases the ms of each pass and the GB/s of its minimal traffic (states written, x, gates,
-// y read once).
+// ---- --states: the state kernels' tile shapes side by side (bfloat16) ----------------------------
+// Each variant (the library's launch, or one StateKernel tile of DK rows and BV columns) runs both
+// state passes, then the library's chunk kernel on its states: the gradients against the float64
+// reference of the checked heads (computed once per case), unwritten elements (outputs
+// poisoned), and on the timed cases the ms of each pass and the GB/s of its minimal traffic
+// (states written, x, gates, y read once).
 struct StateVariant {
   const char* name;
   cudaError_t (*launch)(const BwdArgs&, int parts);
@@ -327,12 +330,7 @@ bool StateVariants(const Case& c) {
                 e[1].Rel(), e[2].Rel(), e[3].Rel(), e[4].Rel(), bad, ok ? "ok" : "FAIL");
     std::fflush(stdout);
   }
-  cudaFree(const_cast<void*>(a.q)), cudaFree(const_cast<void*>(a.k)), cudaFree(const_cast<void*>(a.v));
-  cudaFree(const_cast<void*>(a.dout)), cudaFree(const_cast<void*>(a.g));
-  if (a.h0) cudaFree(const_cast<float*>(a.h0));
-  if (a.dfinal) cudaFree(const_cast<float*>(a.dfinal));
-  cudaFree(dq_), cudaFree(dk_), cudaFree(dv_), cudaFree(dg_), cudaFree(a.work);
-  if (dh0_) cudaFree(dh0_);
+  FreeCall(a);
   return all;
 }
 
@@ -350,7 +348,8 @@ int main(int argc, char** argv) {
     std::printf(ok ? "all ok\n" : "SOME FAILED\n");
     return ok ? 0 : 1;
   }
-  // --quick: the awkward shapes alone; --seed: the seed shape in bfloat16 alone (for a profiler).
+  // --quick: the awkward shapes alone; --seed: the seed shape in bfloat16 alone (for a profiler);
+  // --states: the state kernels' tile shapes side by side (above).
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const bool seed = argc > 1 && std::strcmp(argv[1], "--seed") == 0;
   if (seed) {
