@@ -558,9 +558,11 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
 }
 
 // The state kernels' tiles of a configuration: 64 rows (key channels) by W = 128 columns (64 where
-// DV is 64), 64 or 32, the first whose grid fills two blocks per SM (a narrower tile repeats the
-// gate pass and the k / q and gate loads for more column tiles; H200, seed shape: 64 x 128 0.28 ms
-// a pass, 128 x 64 0.31, docs/benchmarks.md 2026-11-29 sixth session).
+// DV is 64), 64 or 32, the first whose grid has a block for every SM (a narrower tile repeats the
+// gate pass and the k / q and gate loads for more column tiles, a wider one leaves SMs idle). H200,
+// one pass (docs/benchmarks.md, 2026-11-29 sixth session): seed B32 H4 Dk128 Dv256 64 x 128 0.28
+// ms (128 x 64 0.31); B4 H16 D128 64 x 64 (256 blocks) 0.124 against 64 x 32 0.153 and 64 x 128
+// (128 blocks) 0.157; B8 H8 D64 64 x 32 (128 blocks) 0.052 against 64 x 64 (64 blocks) 0.057.
 template <class E, class G, int DV>
 struct StateTiles {
   using W = StateKernel<E, G, 64, (DV >= 128 ? 128 : 64)>;
@@ -1240,9 +1242,9 @@ cudaError_t LaunchBwdOnly(const BwdArgs& a, cudaStream_t stream, int sms, int pa
   using K = BwdKernel<E, G, DK, DV>;
   using ST = StateTiles<E, G, DV>;
   const int64_t heads = int64_t(a.B) * a.H;
-  if (ST::W::Blocks(a) >= 2 * sms) {
+  if (ST::W::Blocks(a) >= sms) {
     LaunchStatePasses<typename ST::W>(a, stream, parts);
-  } else if (ST::M::Blocks(a) >= 2 * sms) {
+  } else if (ST::M::Blocks(a) >= sms) {
     LaunchStatePasses<typename ST::M>(a, stream, parts);
   } else {
     LaunchStatePasses<typename ST::N>(a, stream, parts);
