@@ -562,7 +562,7 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
 // gate pass and the k / q and gate loads for more column tiles, a wider one leaves SMs idle). H200,
 // one pass (docs/benchmarks.md, 2026-11-29 sixth session): seed B32 H4 Dk128 Dv256 64 x 128 0.28
 // ms (128 x 64 0.31); B4 H16 D128 64 x 64 (256 blocks) 0.124 against 64 x 32 0.153 and 64 x 128
-// (128 blocks) 0.157; B8 H8 D64 64 x 32 (128 blocks) 0.052 against 64 x 64 (64 blocks) 0.057.
+// (128 blocks) 0.158; B8 H8 D64 64 x 32 (128 blocks) 0.052 against 64 x 64 (64 blocks) 0.057.
 template <class E, class G, int DV>
 struct StateTiles {
   using W = StateKernel<E, G, 64, (DV >= 128 ? 128 : 64)>;
