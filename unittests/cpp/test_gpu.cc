@@ -17,6 +17,7 @@
 #include "kernels/funcs/cpu/scan_runtime.h"
 #include "kernels/funcs/scan_carry.h"
 #include "paddle_ops/common/bfloat16.h"
+#include "unittests/cpp/exact_sum.h"
 
 #ifdef PADDLE_OPS_WITH_GPU
 #include "paddle_ops/core/gpu/gpu_info.h"
@@ -280,6 +281,8 @@ void CheckFastTiles(double tol) {
       {{1001, 13}, 1}, {{517, 61}, 1},   {{2100, 301}, 1},    {{3, 100003}, 1},
       {{1, 300007}, 0}, {{1, 1 << 22}, 0}, {{5, 1001, 7}, 1}, {{1, 20000, 3}, 1}, {{8300, 1024}, 0},
       {{1001, 64}, 1}, {{300, 256}, 1},  // staged short rows: a thread a row, 4 threads a row
+      {{2, 300, 4096}, 1},               // column strips (scan_columns.cuh): 8192 lines, 2 segments
+      {{300, 37, 20}, 1},                // strips across outer indices, the last one partial
   };
   std::mt19937 rng(17);
   std::normal_distribution<float> nd(0, 3);
@@ -327,6 +330,53 @@ TEST(GpuTest, ScanEngineFastTilesFloat32DeterministicAndMatchCpu) {
 TEST(GpuTest, ScanEngineFastTilesFloat16DeterministicAndMatchCpu) {
   REQUIRE_GPU();
   CheckFastTiles<dtype::float16>(std::ldexp(1.0, -9));  // two float16 ulps at |out| in [1, 2)
+}
+
+// float32 cumsum on the column strips (scan_columns.cuh: from 4096 lines with inner a multiple
+// of 4): docs/spec.md §2's rule itself, every output no further from the exact sum than the
+// float64 loop rounded once to float, in every exclusive/reverse mode, and two runs bitwise
+// equal. Shapes: 8192 lines of 300 steps (a segment and a partial one), 6000 lines of 37 steps
+// (strips across outer indices, the last strip partial), 4096 lines of 700 steps; N(0, 3) with a
+// +-1e20 pair down one line (the two-sum's slow steps) and a subnormal.
+TEST(GpuTest, ScanEngineColumnStripsCumsumFloat32) {
+  REQUIRE_GPU();
+  ScopedGpuScanBackend engine("engine");
+  const std::vector<EngineCase> cases = {{{2, 300, 4096}, 1}, {{300, 37, 20}, 1}, {{1, 700, 4096}, 1}};
+  std::mt19937 rng(23);
+  std::normal_distribution<float> nd(0, 3);
+  for (const EngineCase& c : cases) {
+    const int64_t n = c.numel(), L = c.dims[1], inner = c.dims[2], outer = c.dims[0];
+    std::vector<float> v(n);
+    for (float& e : v) e = nd(rng);
+    v[5 * inner + 3] = 1e20f;
+    v[9 * inner + 3] = -1e20f;
+    v[n / 2] = 1e-40f;
+    const DenseTensor xg = ToPlace(MakeCpu<float>(c.dims, v), GPUPlace(0));
+    for (int mode = 0; mode < 4; ++mode) {
+      const bool excl = mode & 1, rev = mode & 2;
+      const DenseTensor first = ToPlace(RunCum("cumsum", xg, 1, excl, rev), CPUPlace());
+      EXPECT_TRUE(SameBits(first, ToPlace(RunCum("cumsum", xg, 1, excl, rev), CPUPlace()))) << c.Describe(mode);
+      const float* out = first.data<float>();
+      int bad = 0;
+      for (int64_t line = 0; line < outer * inner && bad < 5; ++line) {
+        const int64_t base = line / inner * L * inner + line % inner;
+        paddle_ops_test::ExactSum exact;
+        double loop = 0;
+        for (int64_t k = 0; k < L && bad < 5; ++k) {
+          const int64_t off = base + (rev ? L - 1 - k : k) * inner;
+          if (!excl) exact.Add(v[off]), loop += v[off];
+          const long double got = exact.DistanceTo(out[off]);
+          const long double floor = exact.DistanceTo(static_cast<float>(loop));
+          if (got > floor) {
+            ++bad;
+            ADD_FAILURE() << "cumsum float32 " << c.Describe(mode) << " element " << off << ": gpu " << out[off]
+                          << " float64 loop " << static_cast<float>(loop);
+          }
+          if (excl) exact.Add(v[off]), loop += v[off];
+        }
+      }
+    }
+  }
 }
 
 TEST(GpuTest, ScanEngineIntegerCumsumIsExact) {
@@ -438,7 +488,7 @@ TEST(GpuTest, CachingAllocatorReusesFreedBlocks) {
 // The engine's carry-in per line and line totals (kernels/funcs/scan_carry.h, the sequence-parallel
 // scans' internal entries) on every GPU path the engine picks: 1-D single pass, long rows (single
 // pass), short and staged rows (which take the single pass with a carry), columns in one pass
-// (< 1024 lines) and in three phases, an inner axis; forward / reverse / exclusive, -inf
+// (< 1024 lines) and in strips (scan_columns.cuh; float64 in three phases), an inner axis; forward / reverse / exclusive, -inf
 // carries. Each call runs twice (bitwise the same) and matches the CPU engine's carry scan on its
 // generic steps (float64 terms: the reference these tolerances were set against; the CPU's SIMD
 // paths are checked on their own in test_scan_carry.cc).
@@ -452,7 +502,7 @@ void CheckCarryGpu(bool lse, double tol) {
       {4096, 16, 1},     // short rows
       {2048, 256, 1},    // staged rows
       {4, 5000, 64},     // columns, one pass (256 lines)
-      {2, 700, 4096},    // columns, three phases (8192 lines)
+      {2, 700, 4096},    // columns, the strips (8192 lines)
       {3, 2000, 5},      // an inner axis, few lines
   };
   const auto& cpu_ctx = *static_cast<const CPUContext*>(DeviceContextPool::Instance().Get(CPUPlace()));

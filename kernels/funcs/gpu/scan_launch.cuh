@@ -169,6 +169,15 @@ void ScanColumnsThreePhase(cudaStream_t stream, Scratch& scratch, const LineGeom
 // lines, the three phases stay ahead for int64, 1.59 against 1.66).
 PO_TILE_TRAIT(TileOnePassColumnLines, kOnePassColumnLines, int64_t, 0)
 
+// From how many lines the columns that would take segments go to the column strips of
+// scan_columns.cuh (a block per strip of adjacent lines walking the whole length, nothing shared
+// between blocks), for ops with register column steps (kColumnTile) that keep the one pass
+// (kColumnPhases != 3), when the lines allow vector accesses. 0: never.
+#ifndef PO_SCAN_STRIP_COLUMN_LINES
+#define PO_SCAN_STRIP_COLUMN_LINES 4096
+#endif
+PO_TILE_TRAIT(TileStripColumnLines, kStripColumnLines, int64_t, PO_SCAN_STRIP_COLUMN_LINES)
+
 // Columns (inner > 1): a thread per line walking it whole where the lines fill the GPU
 // (TileColumnThreads of them), else segments. Lines so few that even kMaxColumnSegments
 // segments a line leave the three phases short of TileColumnThreads threads (under 1024 lines
@@ -187,6 +196,13 @@ void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, i
   constexpr int64_t kTarget = TileColumnThreads<GpuTileScan<Op>>::value;
   constexpr int64_t kOnePassFrom = TileOnePassColumnLines<GpuTileScan<Op>>::value;
   const bool segmented = lines < kTarget;  // else a thread per line, each element read once
+  if constexpr (TileColumnTile<GpuTileScan<Op>>::value && TileColumnPhases<GpuTileScan<Op>>::value != 3) {
+    constexpr int64_t kStripFrom = TileStripColumnLines<GpuTileScan<Op>>::value;
+    if (kStripFrom > 0 && segmented && lines >= kStripFrom &&
+        StripColumns<typename DefaultStripShape<Op>::type>(stream, g, lines, exclusive, op, init)) {
+      return;
+    }
+  }
   if (TileColumnPhases<GpuTileScan<Op>>::value != 3 &&
       (lines * ScanPolicy::kMaxColumnSegments < kTarget || (kOnePassFrom > 0 && segmented && lines >= kOnePassFrom))) {
     OnePassColumns<typename DefaultColumnSteps<Op>::type>(stream, scratch, g, lines, exclusive, op, init);
