@@ -3,7 +3,7 @@
 // against a float64 (or exact integer) host reference, for determinism (two runs, same bits) and
 // for outputs left unwritten (poisoned first), and timed against a copy of the same bytes.
 // Build: bash tools/dev/harness/build.sh scan; run: build-harness/scan_harness [--quick] [--seg]
-// [--types] [--grad] [--columns] [--no-compare] [--only <substring of the case name>]
+// [--types] [--grad] [--columns] [--no-compare] [--strips] [--only <substring of the case name>]
 #include "tools/dev/harness/harness.cuh"
 
 #define PADDLE_ENFORCE_GPU_SUCCESS(expr) HARNESS_CHECK(expr)
