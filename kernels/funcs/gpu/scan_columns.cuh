@@ -338,9 +338,11 @@ struct StripColumnShape {
   static_assert(kRows <= 32 && 32 % kRows == 0 && ScanPolicy::kThreads % kGroups == 0, "strip shape");
   static_assert(kStages >= 2 && kStageBytes % 16 == 0, "strip stages");
 
+  // A step of a thread's kVec lines is one access (the lines adjacent and inside one outer
+  // index: inner a multiple of kVec; both tensors aligned to it) of 4, 8 or 16 bytes (cp.async).
   __host__ static bool Vectorizable(const Op& op, const LineGeometry& g) {
     constexpr uintptr_t kAlign = sizeof(Word);
-    return kVec > 1 && g.inner % kVec == 0 && reinterpret_cast<uintptr_t>(op.x) % kAlign == 0 &&
+    return sizeof(Word) >= 4 && g.inner % kVec == 0 && reinterpret_cast<uintptr_t>(op.x) % kAlign == 0 &&
            reinterpret_cast<uintptr_t>(op.out) % kAlign == 0;
   }
 };

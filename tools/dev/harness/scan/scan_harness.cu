@@ -3,7 +3,8 @@
 // against a float64 (or exact integer) host reference, for determinism (two runs, same bits) and
 // for outputs left unwritten (poisoned first), and timed against a copy of the same bytes.
 // Build: bash tools/dev/harness/build.sh scan; run: build-harness/scan_harness [--quick] [--seg]
-// [--types] [--grad] [--columns] [--no-compare] [--strips] [--only <substring of the case name>]
+// [--types] [--grad] [--columns] [--no-compare] [--strips] [--path <substring of a column path's name>]
+// [--only <substring of the case name>]
 #include "tools/dev/harness/harness.cuh"
 
 #define PADDLE_ENFORCE_GPU_SUCCESS(expr) HARNESS_CHECK(expr)
@@ -175,7 +176,8 @@ bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
 // kSteps x kGroups); the 16-bit types take only the first three.
 enum class ColumnPath {
   kLibrary, kThreePhase, kOnePass, kAlt1, kAlt2, kAlt3,
-  kStrip, kStrip1, kStrip2, kStrip3, kStrip4, kStrip5  // --strips: the column strips (scan_columns.cuh)
+  kStrip, kStrip1, kStrip2, kStrip3, kStrip4, kStrip5,  // --strips: the column strips (scan_columns.cuh)
+  kStrip6, kStrip7, kStrip8                             // float32 strips of 16 and 8 lines (not yet run)
 };
 static const char* ColumnPathName(ColumnPath c, bool reg) {
   switch (c) {
@@ -201,6 +203,12 @@ static const char* ColumnPathName(ColumnPath c, bool reg) {
       return "st k8 g32 s3/1";
     case ColumnPath::kStrip5:
       return "st k8 g8 s4/1";
+    case ColumnPath::kStrip6:
+      return "st v2 k8 g8 s3/2";
+    case ColumnPath::kStrip7:
+      return "st v2 k16 g8 s2/2";
+    case ColumnPath::kStrip8:
+      return "st v1 k8 g8 s3/2";
     default:
       return "default";
   }
@@ -239,6 +247,9 @@ void LaunchColumns(ColumnPath path, cudaStream_t stream, Scratch& scratch, const
       if (path == ColumnPath::kStrip3) launched = sg::StripColumns<sg::StripColumnShape<Op, V, 8, 16, 3, 2>>(stream, g, lines, exclusive, op);
       if (path == ColumnPath::kStrip4) launched = sg::StripColumns<sg::StripColumnShape<Op, V, 8, 32, 3, 1>>(stream, g, lines, exclusive, op);
       if (path == ColumnPath::kStrip5) launched = sg::StripColumns<sg::StripColumnShape<Op, V, 8, 8, 4, 1>>(stream, g, lines, exclusive, op);
+      if (path == ColumnPath::kStrip6) launched = sg::StripColumns<sg::StripColumnShape<Op, 2, 8, 8, 3, 2>>(stream, g, lines, exclusive, op);
+      if (path == ColumnPath::kStrip7) launched = sg::StripColumns<sg::StripColumnShape<Op, 2, 16, 8, 2, 2>>(stream, g, lines, exclusive, op);
+      if (path == ColumnPath::kStrip8) launched = sg::StripColumns<sg::StripColumnShape<Op, 1, 8, 8, 3, 2>>(stream, g, lines, exclusive, op);
       (void)launched;
     }
     if (path >= ColumnPath::kStrip) return;
@@ -280,6 +291,14 @@ struct Options {
   bool quick = false, seg = false, check = true, types = false, grad = false, columns_only = false,
        compare = true, vs_three_phase = false, strips = false;
   std::vector<std::string> only;  // run only the cases whose name holds one of these
+  std::vector<std::string> paths;  // --path: column paths whose name holds one of these ("default" always runs)
+  bool PathSelected(const std::string& name) const {
+    if (paths.empty() || name == "default") return true;
+    for (const auto& p : paths) {
+      if (name.find(p) != std::string::npos) return true;
+    }
+    return false;
+  }
   std::vector<int> runs{-1, 0};   // short rows: -1 the logical warps, 0 the staged rows, K staged with K steps a thread
   bool Selected(const std::string& name) const {
     if (only.empty()) return true;
@@ -301,7 +320,7 @@ std::vector<ColumnPath> ColumnPaths(const Shape& s) {
     if (!std::is_same<T, float>::value) return {ColumnPath::kLibrary, ColumnPath::kThreePhase, ColumnPath::kStrip};
     return {ColumnPath::kLibrary, ColumnPath::kThreePhase, ColumnPath::kOnePass, ColumnPath::kStrip,
             ColumnPath::kStrip1,  ColumnPath::kStrip2,     ColumnPath::kStrip3,  ColumnPath::kStrip4,
-            ColumnPath::kStrip5};
+            ColumnPath::kStrip5,  ColumnPath::kStrip6,     ColumnPath::kStrip7,  ColumnPath::kStrip8};
   }
   if (RegisterColumns<Op>() && sizeof(T) == 2) return {ColumnPath::kLibrary, ColumnPath::kThreePhase, ColumnPath::kOnePass};
   return {ColumnPath::kLibrary, ColumnPath::kThreePhase, ColumnPath::kOnePass,
@@ -323,6 +342,7 @@ void RunCase(const char* opname, const Shape& s, bool exclusive, bool reverse, i
   const ScanLayout l{s.outer, s.length, s.inner};
   auto op = make_op(x.p, out.p);
   for (ColumnPath path : ColumnPaths<decltype(op)>(s)) {
+    if (!g_opt.PathSelected(ColumnPathName(path, RegisterColumns<decltype(op)>()))) continue;
     harness::Scratch scratch;
     auto launch = [&] {
       scratch.Begin();
@@ -410,6 +430,7 @@ void GradCase(const char* variant, const Shape& s, bool exclusive, bool fwd_reve
   op.exclusive = exclusive;
   const ScanLayout l{s.outer, s.length, s.inner};
   for (ColumnPath path : ColumnPaths<decltype(op)>(s)) {
+    if (!g_opt.PathSelected(ColumnPathName(path, RegisterColumns<decltype(op)>()))) continue;
     harness::Scratch scratch;
     auto launch = [&] {
       scratch.Begin();
@@ -547,6 +568,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--no-compare")) opt.compare = false;
     if (!std::strcmp(argv[i], "--vs-3p")) opt.vs_three_phase = true;
     if (!std::strcmp(argv[i], "--strips")) opt.strips = true;
+    if (!std::strcmp(argv[i], "--path") && i + 1 < argc) opt.paths.push_back(argv[++i]);
     if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) {  // e.g. --runs -1,0,32
       opt.runs.clear();
       for (const char* p = argv[++i]; *p;) {
