@@ -17,6 +17,7 @@
 #include "kernels/funcs/cpu/scan_runtime.h"
 #include "kernels/funcs/scan_carry.h"
 #include "paddle_ops/common/bfloat16.h"
+#include "unittests/cpp/exact_sum.h"
 
 #ifdef PADDLE_OPS_WITH_GPU
 #include "paddle_ops/core/gpu/gpu_info.h"
@@ -329,6 +330,53 @@ TEST(GpuTest, ScanEngineFastTilesFloat16DeterministicAndMatchCpu) {
   CheckFastTiles<dtype::float16>(std::ldexp(1.0, -9));  // two float16 ulps at |out| in [1, 2)
 }
 
+// float32 cumsum on the column strips (scan_columns.cuh: from 16384 lines with inner a multiple
+// of 4, cumsum_tiles.cuh): docs/spec.md §2's rule itself, every output no further from the exact
+// sum than the float64 loop rounded once to float, in every exclusive/reverse mode, and two runs
+// bitwise equal. Shapes: 16384 lines of 300 steps (a segment of 256 and a partial one), 20020
+// lines of 37 steps (strips across outer indices, the last strip partial); N(0, 3) with a
+// +-1e20 pair down one line (the two-sum's slow steps) and a subnormal.
+TEST(GpuTest, ScanEngineColumnStripsCumsumFloat32) {
+  REQUIRE_GPU();
+  ScopedGpuScanBackend engine("engine");
+  const std::vector<EngineCase> cases = {{{2, 300, 8192}, 1}, {{1001, 37, 20}, 1}};
+  std::mt19937 rng(23);
+  std::normal_distribution<float> nd(0, 3);
+  for (const EngineCase& c : cases) {
+    const int64_t n = c.numel(), L = c.dims[1], inner = c.dims[2], outer = c.dims[0];
+    std::vector<float> v(n);
+    for (float& e : v) e = nd(rng);
+    v[5 * inner + 3] = 1e20f;
+    v[9 * inner + 3] = -1e20f;
+    v[n / 2] = 1e-40f;
+    const DenseTensor xg = ToPlace(MakeCpu<float>(c.dims, v), GPUPlace(0));
+    for (int mode = 0; mode < 4; ++mode) {
+      const bool excl = mode & 1, rev = mode & 2;
+      const DenseTensor first = ToPlace(RunCum("cumsum", xg, 1, excl, rev), CPUPlace());
+      EXPECT_TRUE(SameBits(first, ToPlace(RunCum("cumsum", xg, 1, excl, rev), CPUPlace()))) << c.Describe(mode);
+      const float* out = first.data<float>();
+      int bad = 0;
+      for (int64_t line = 0; line < outer * inner && bad < 5; ++line) {
+        const int64_t base = line / inner * L * inner + line % inner;
+        paddle_ops_test::ExactSum exact;
+        double loop = 0;
+        for (int64_t k = 0; k < L && bad < 5; ++k) {
+          const int64_t off = base + (rev ? L - 1 - k : k) * inner;
+          if (!excl) exact.Add(v[off]), loop += v[off];
+          const long double got = exact.DistanceTo(out[off]);
+          const long double floor = exact.DistanceTo(static_cast<float>(loop));
+          if (got > floor) {
+            ++bad;
+            ADD_FAILURE() << "cumsum float32 " << c.Describe(mode) << " element " << off << ": gpu " << out[off]
+                          << " float64 loop " << static_cast<float>(loop);
+          }
+          if (excl) exact.Add(v[off]), loop += v[off];
+        }
+      }
+    }
+  }
+}
+
 TEST(GpuTest, ScanEngineIntegerCumsumIsExact) {
   REQUIRE_GPU();
   ScopedGpuScanBackend engine("engine");
@@ -349,13 +397,16 @@ TEST(GpuTest, ScanEngineIntegerCumsumIsExact) {
 
 // Integer cumsum's own paths (kernels/gpu/cumsum_tiles.cuh): 1-D tensors and up to 4 long rows
 // through CUB's DeviceScan (lengths off its tiles, more than one tile), 5 long rows through the
-// engine's single pass, and columns of 8192 and 16384 lines through the one-pass columns;
-// int64 and int32 (wrapping values), every exclusive/reverse mode, bit for bit against the CPU.
+// engine's single pass, columns of 8192 and 16384 lines through the one-pass columns, and of
+// 4096 and 4500 lines through the column strips (scan_columns.cuh; 4500: strips across outer
+// indices, the last one partial); int64 and int32 (wrapping values), every exclusive/reverse
+// mode, bit for bit against the CPU.
 template <typename T>
 void CheckIntegerCumsumPaths() {
   std::mt19937_64 rng(5);
   const std::vector<std::pair<std::vector<int64_t>, int>> cases{
-      {{300001}, 0}, {{1 << 20}, 0}, {{3, 200003}, 1}, {{5, 70001}, 1}, {{2, 700, 4096}, 1}, {{4, 300, 4096}, 1}};
+      {{300001}, 0},          {{1 << 20}, 0},         {{3, 200003}, 1},     {{5, 70001}, 1},
+      {{2, 700, 4096}, 1},    {{4, 300, 4096}, 1},    {{1, 700, 4096}, 1},  {{3, 300, 1500}, 1}};
   for (const auto& [dims, axis] : cases) {
     int64_t n = 1;
     for (int64_t d : dims) n *= d;
@@ -438,7 +489,7 @@ TEST(GpuTest, CachingAllocatorReusesFreedBlocks) {
 // The engine's carry-in per line and line totals (kernels/funcs/scan_carry.h, the sequence-parallel
 // scans' internal entries) on every GPU path the engine picks: 1-D single pass, long rows (single
 // pass), short and staged rows (which take the single pass with a carry), columns in one pass
-// (< 1024 lines) and in three phases, an inner axis; forward / reverse / exclusive, -inf
+// (< 1024 lines), in three phases and in strips (scan_columns.cuh: cumsum's), an inner axis; forward / reverse / exclusive, -inf
 // carries. Each call runs twice (bitwise the same) and matches the CPU engine's carry scan on its
 // generic steps (float64 terms: the reference these tolerances were set against; the CPU's SIMD
 // paths are checked on their own in test_scan_carry.cc).
@@ -452,7 +503,9 @@ void CheckCarryGpu(bool lse, double tol) {
       {4096, 16, 1},     // short rows
       {2048, 256, 1},    // staged rows
       {4, 5000, 64},     // columns, one pass (256 lines)
-      {2, 700, 4096},    // columns, three phases (8192 lines)
+      {2, 700, 4096},    // columns, three phases (8192 lines; integers: the one pass)
+      {1, 100, 16384},   // columns, float32 cumsum's strips (16384 lines)
+      {1, 300, 4096},    // columns, integer cumsum's strips (4096 lines)
       {3, 2000, 5},      // an inner axis, few lines
   };
   const auto& cpu_ctx = *static_cast<const CPUContext*>(DeviceContextPool::Instance().Get(CPUPlace()));

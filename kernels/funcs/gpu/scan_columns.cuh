@@ -31,6 +31,7 @@
 #include <type_traits>
 
 #include "kernels/funcs/gpu/scan_onepass.cuh"
+#include "kernels/util/gpu_smem_optin.cuh"
 
 namespace phi {
 namespace funcs {
@@ -302,6 +303,207 @@ void OnePassColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g
   OnePassColumnKernel<Steps><<<static_cast<unsigned>(across * nseg), ScanPolicy::kThreads, 0, stream>>>(
       op, g, lines, across, nseg, st, exclusive, vec, init);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+// Column strips: a block per strip of kWidth adjacent lines that walks the whole length, one
+// segment of kLen steps after another, with nothing shared between blocks (no tickets, no
+// look-back). For columns with lines enough to fill the GPU with strips (scan_launch.cuh's
+// kStripColumnLines) but too few for a thread per line. The block's threads are laid out as the
+// one-pass tiles' (kGroups across, each kVec adjacent lines, by kRows down, each kSteps
+// consecutive steps). A segment
+//   1. arrives in shared memory by cp.async, issued kStages - 1 segments ahead (no registers
+//      held: a block keeps (kStages - 1) * kSteps * 4 KB of loads in flight); each thread reads
+//      back only the words it copied itself, so the copies need no barrier;
+//   2. each thread combines its kSteps steps of each of its lines (the op's ColumnTotal);
+//   3. the thread totals are scanned down the kRows rows, one logical warp of kRows lanes per
+//      line (a fixed shuffle tree, cub::WarpScan), seeded with the line's carry, which the
+//      scanning lanes keep in registers and advance by the segment's aggregate;
+//   4. each thread rescans its steps from what lies before them (the op's ColumnScan) and
+//      stores them.
+// Every combination happens in an order fixed by the shape, so the result does not depend on
+// timing. Needs vector accesses (Vectorizable: inner a multiple of kVec, x and out aligned).
+template <typename Op, int kVec_, int kSteps_, int kGroups_, int kStages_, int kMinBlocks_>
+struct StripColumnShape {
+  using State = typename Op::State;
+  using T = std::remove_const_t<std::remove_pointer_t<decltype(Op::x)>>;
+  static constexpr int kVec = kVec_, kSteps = kSteps_, kGroups = kGroups_, kStages = kStages_,
+                       kMinBlocks = kMinBlocks_;
+  static constexpr int kRows = ScanPolicy::kThreads / kGroups;
+  static constexpr int kWidth = kGroups * kVec;
+  static constexpr int kStride = kWidth + 1;  // a row of thread totals, padded (no bank conflicts down a line)
+  static constexpr int64_t kLen = int64_t{kRows} * kSteps;
+  using Word = typename RawWord<static_cast<int>(sizeof(T)) * kVec>::type;
+  static constexpr int64_t kStageBytes = int64_t{kSteps} * ScanPolicy::kThreads * sizeof(Word);
+  static constexpr int64_t kSharedBytes = kStages * kStageBytes + int64_t{kRows} * kStride * sizeof(State);
+  static_assert(kRows <= 32 && 32 % kRows == 0 && ScanPolicy::kThreads % kGroups == 0, "strip shape");
+  static_assert(kStages >= 2 && kStageBytes % 16 == 0, "strip stages");
+
+  // A step of a thread's kVec lines is one access (the lines adjacent and inside one outer
+  // index: inner a multiple of kVec; both tensors aligned to it) of 4, 8 or 16 bytes (cp.async).
+  __host__ static bool Vectorizable(const Op& op, const LineGeometry& g) {
+    constexpr uintptr_t kAlign = sizeof(Word);
+    return sizeof(Word) >= 4 && g.inner % kVec == 0 && reinterpret_cast<uintptr_t>(op.x) % kAlign == 0 &&
+           reinterpret_cast<uintptr_t>(op.out) % kAlign == 0;
+  }
+};
+
+// The strips' default shape for an op with register column steps: kVec as DefaultColumnSteps
+// (16-byte accesses for 4- and 8-byte elements), 8 steps a thread, 8 groups across (32 lines
+// of 4-byte elements: 128-byte rows), 3 stages, 2 blocks an SM (measured on the H200:
+// docs/benchmarks.md, 2026-11-29 sixth session).
+template <typename Op>
+struct DefaultStripShape {
+  using T = std::remove_const_t<std::remove_pointer_t<decltype(Op::x)>>;
+  static constexpr int kVec = 16 / static_cast<int>(sizeof(T)) < 4 ? 16 / static_cast<int>(sizeof(T)) : 4;
+  using type = StripColumnShape<Op, kVec, 8, 8, 3, 2>;
+};
+
+// A copy of kBytes (4, 8 or 16) from global to shared memory in flight without registers.
+template <int kBytes>
+__device__ __forceinline__ void StripCopy(void* smem, const void* gmem) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  if constexpr (kBytes == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(kBytes) : "memory");
+  }
+#else
+  *static_cast<typename RawWord<kBytes>::type*>(smem) = *static_cast<const typename RawWord<kBytes>::type*>(gmem);
+#endif
+}
+__device__ __forceinline__ void StripCommit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int kPending>
+__device__ __forceinline__ void StripWait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+#endif
+}
+
+template <typename Shape, typename Op>
+__global__ void __launch_bounds__(ScanPolicy::kThreads, Shape::kMinBlocks)
+    StripColumnKernel(Op op, LineGeometry g, int64_t lines, int64_t nseg, bool exclusive,
+                      const typename Op::State* init) {
+  using State = typename Op::State;
+  using Tiles = GpuTileScan<Op>;
+  using T = typename Shape::T;
+  using Word = typename Shape::Word;
+  constexpr int kThreads = ScanPolicy::kThreads;
+  constexpr int kVec = Shape::kVec, kSteps = Shape::kSteps, kGroups = Shape::kGroups, kStages = Shape::kStages;
+  constexpr int kRows = Shape::kRows, kWidth = Shape::kWidth, kStride = Shape::kStride;
+  constexpr int64_t kLen = Shape::kLen;
+  extern __shared__ uint4 strip_smem[];
+  Word* stage = reinterpret_cast<Word*>(strip_smem);
+  State* rows = reinterpret_cast<State*>(reinterpret_cast<unsigned char*>(strip_smem) + kStages * Shape::kStageBytes);
+  const int t = static_cast<int>(threadIdx.x), grp = t % kGroups, row = t / kGroups;
+  const int64_t strip0 = int64_t{blockIdx.x} * kWidth;
+  // This thread's kVec lines (adjacent, inside one outer index: Vectorizable) and its steps.
+  const int64_t ln0 = strip0 + grp * kVec;
+  const bool has = ln0 < lines;
+  const int64_t L = g.length, inner = g.inner;
+  const int64_t o = ln0 / inner;
+  const int64_t base = o * L * inner + (ln0 - o * inner);
+  auto at = [&](int64_t s) { return base + (g.reverse ? L - 1 - s : s) * inner; };
+  auto issue = [&](int64_t seg) {
+    if (seg < nseg && has) {
+      Word* dst = stage + static_cast<int>(seg % kStages) * (kSteps * kThreads) + t;
+      const int64_t s0 = seg * kLen + int64_t{row} * kSteps;
+#pragma unroll
+      for (int k = 0; k < kSteps; ++k) {
+        if (s0 + k < L) StripCopy<static_cast<int>(sizeof(Word))>(dst + k * kThreads, op.x + at(s0 + k));
+      }
+    }
+    StripCommit();  // every thread commits one group a segment (empty past the end)
+  };
+  // The lines this thread scans down the rows: slot v * kGroups + t / kRows (slot q holds line
+  // (q % kGroups) * kVec + q / kGroups of the strip), as lane t % kRows of a logical warp.
+  State carry[kVec];
+#pragma unroll
+  for (int v = 0; v < kVec; ++v) {
+    const int q = v * kGroups + t / kRows;
+    const int64_t line = strip0 + (q % kGroups) * kVec + q / kGroups;
+    carry[v] = init != nullptr && line < lines ? init[line] : op.Identity();
+  }
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) issue(s);
+  for (int64_t seg = 0; seg < nseg; ++seg) {
+    issue(seg + kStages - 1);
+    StripWait<kStages - 1>();  // this thread's copies of segment seg have landed
+    const int64_t s0 = seg * kLen + int64_t{row} * kSteps;
+    const int n = !has || s0 >= L ? 0 : (L - s0 < kSteps ? static_cast<int>(L - s0) : kSteps);
+    const Word* src = stage + static_cast<int>(seg % kStages) * (kSteps * kThreads) + t;
+    T x[kVec][kSteps];
+#pragma unroll
+    for (int k = 0; k < kSteps; ++k) {
+      if (k < n) {
+        alignas(sizeof(Word)) T w[kVec];
+        *reinterpret_cast<Word*>(w) = src[k * kThreads];
+#pragma unroll
+        for (int v = 0; v < kVec; ++v) x[v][k] = w[v];
+      }
+    }
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) {
+      rows[row * kStride + v * kGroups + grp] =
+          n > 0 ? Tiles::template ColumnTotal<kSteps>(op, x[v], n) : op.Identity();
+    }
+    __syncthreads();
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) {
+      using WarpScanT = cub::WarpScan<State, kRows>;
+      typename WarpScanT::TempStorage temp;  // empty for the shuffle-based warp scan
+      State* cell = &rows[(t % kRows) * kStride + v * kGroups + t / kRows];
+      State before, total;
+      WarpScanT(temp).ExclusiveScan(*cell, before, carry[v], CombineFn<Op>{op}, total);
+      *cell = before;
+      carry[v] = op.Combine(carry[v], total);
+    }
+    __syncthreads();
+    State start[kVec];
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) start[v] = rows[row * kStride + v * kGroups + grp];
+    __syncthreads();  // the rows are written again by the next segment
+    if (n > 0) {
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) Tiles::template ColumnScan<kSteps>(op, x[v], n, start[v], exclusive);
+#pragma unroll
+      for (int k = 0; k < kSteps; ++k) {
+        if (k < n) {
+          alignas(sizeof(Word)) T w[kVec];
+#pragma unroll
+          for (int v = 0; v < kVec; ++v) w[v] = x[v][k];
+          *reinterpret_cast<Word*>(op.out + at(s0 + k)) = *reinterpret_cast<const Word*>(w);
+        }
+      }
+    }
+  }
+}
+
+// Columns as strips of the shape `Shape` (DefaultStripShape<Op>::type unless a harness picks
+// another); returns false, having launched nothing, where the lines allow no vector accesses.
+template <typename Shape, typename Op>
+bool StripColumns(cudaStream_t stream, const LineGeometry& g, int64_t lines, bool exclusive, const Op& op,
+                  const typename Op::State* init = nullptr) {
+  if (!Shape::Vectorizable(op, g)) return false;
+  const int64_t strips = (lines + Shape::kWidth - 1) / Shape::kWidth;
+  const int64_t nseg = (g.length + Shape::kLen - 1) / Shape::kLen;
+  const auto kernel = StripColumnKernel<Shape, Op>;
+  AllowDynamicSmem(reinterpret_cast<const void*>(kernel), Shape::kSharedBytes);
+  static const bool carveout = [&] {  // as much shared memory as the SM has: blocks fit by it, not by L1
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                                    cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                    cudaSharedmemCarveoutMaxShared));
+    return true;
+  }();
+  (void)carveout;
+  kernel<<<static_cast<unsigned>(strips), ScanPolicy::kThreads, static_cast<size_t>(Shape::kSharedBytes), stream>>>(
+      op, g, lines, nseg, exclusive, init);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  return true;
 }
 
 }  // namespace scan_gpu

@@ -169,6 +169,18 @@ void ScanColumnsThreePhase(cudaStream_t stream, Scratch& scratch, const LineGeom
 // lines, the three phases stay ahead for int64, 1.59 against 1.66).
 PO_TILE_TRAIT(TileOnePassColumnLines, kOnePassColumnLines, int64_t, 0)
 
+// From how many lines the columns that would take segments go to the column strips of
+// scan_columns.cuh (a block per strip of adjacent lines walking the whole length, nothing shared
+// between blocks), for ops whose tiles set it (0, the default: never) and have register column
+// steps, when the lines allow vector accesses; an op's kOnePassColumnLines, where set, takes
+// precedence from its own count up. Measured on the H200 (docs/benchmarks.md, 2026-11-29 sixth
+// session): float32 cumsum from 16384 lines (2.73 x copy against the three phases' 3.61 on
+// [32, 4, 2048, 128] axis 2 reverse; on 4096 lines the strips lose, 4.17 against 2.70), integer
+// cumsum from 4096 lines below its one pass's 8192 ([16384, 4096] axis 0: int64 1.22 against
+// 1.58, int32 1.56 against 1.95). logcumsumexp keeps its paths (strips 14.1 against 4.2 on
+// 4096 lines: its log-sum-exp warp scans down the rows at 8 warps an SM).
+PO_TILE_TRAIT(TileStripColumnLines, kStripColumnLines, int64_t, 0)
+
 // Columns (inner > 1): a thread per line walking it whole where the lines fill the GPU
 // (TileColumnThreads of them), else segments. Lines so few that even kMaxColumnSegments
 // segments a line leave the three phases short of TileColumnThreads threads (under 1024 lines
@@ -176,8 +188,10 @@ PO_TILE_TRAIT(TileOnePassColumnLines, kOnePassColumnLines, int64_t, 0)
 // segments, unless the op's tiles keep three phases, kColumnPhases = 3). Measured on the H200
 // (docs/benchmarks.md, 2026-11-29 third session): the one pass is 2.8-4.2x faster on 16 lines
 // of 2^19 and 10-20 % for float on 300 lines of 5000; on the benchmark shapes
-// ([16384, 4096] axis 0, [32, 4, 2048, 128] axis 2) it does not beat the three phases yet.
-// A carry-in per line (`init`) goes to the same two paths (not to an op's own columns).
+// ([16384, 4096] axis 0, [32, 4, 2048, 128] axis 2) it does not beat the three phases. Ops may
+// send more lines to the one pass (TileOnePassColumnLines) or to the column strips
+// (TileStripColumnLines). A carry-in per line (`init`) goes to the same paths (not to an op's
+// own columns).
 template <typename Op, typename Scratch>
 void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t lines, bool exclusive,
                  const Op& op, const typename Op::State* init = nullptr) {
@@ -187,8 +201,16 @@ void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, i
   constexpr int64_t kTarget = TileColumnThreads<GpuTileScan<Op>>::value;
   constexpr int64_t kOnePassFrom = TileOnePassColumnLines<GpuTileScan<Op>>::value;
   const bool segmented = lines < kTarget;  // else a thread per line, each element read once
-  if (TileColumnPhases<GpuTileScan<Op>>::value != 3 &&
-      (lines * ScanPolicy::kMaxColumnSegments < kTarget || (kOnePassFrom > 0 && segmented && lines >= kOnePassFrom))) {
+  constexpr bool kOnePassOk = TileColumnPhases<GpuTileScan<Op>>::value != 3;
+  const bool one_pass_lines = kOnePassFrom > 0 && segmented && lines >= kOnePassFrom;
+  constexpr int64_t kStripFrom = TileStripColumnLines<GpuTileScan<Op>>::value;
+  if constexpr (TileColumnTile<GpuTileScan<Op>>::value && kOnePassOk && kStripFrom > 0) {
+    if (segmented && lines >= kStripFrom && !one_pass_lines &&
+        StripColumns<typename DefaultStripShape<Op>::type>(stream, g, lines, exclusive, op, init)) {
+      return;
+    }
+  }
+  if (kOnePassOk && (lines * ScanPolicy::kMaxColumnSegments < kTarget || one_pass_lines)) {
     OnePassColumns<typename DefaultColumnSteps<Op>::type>(stream, scratch, g, lines, exclusive, op, init);
   } else {
     ScanColumnsThreePhase(stream, scratch, g, lines, exclusive, op, init);
