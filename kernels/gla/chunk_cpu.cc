@@ -720,12 +720,23 @@ __attribute__((flatten)) void RecurrentForwardHead(const GlaData<T>& d, int64_t 
   GlaRecurrentForwardHead<T, Acc>(d.s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + off : nullptr, scale, d.o,
                                   d.final_state ? d.final_state + off : nullptr, work);
 }
+// The backward's Wide type (GlaRecurrentBackwardHeadWide): double for float32, whose gk gradient
+// is held to 1e-5 also in strongly decayed channels (docs/spec.md §5); Acc for the others (float64,
+// and the 16-bit types within their 4e-3).
+template <typename T, typename Acc>
+using RecurrentWide = typename std::conditional<std::is_same<T, float>::value, double, Acc>::type;
+template <typename T, typename Acc>
+struct RecurrentGradWork {
+  std::vector<RecurrentWide<T, Acc>> wide;
+  std::vector<Acc> acc;
+};
 template <typename T, typename Acc>
 __attribute__((flatten)) void RecurrentBackwardHead(const GlaGradData<T>& d, int64_t bh, int64_t off, Acc scale,
-                                                    Acc* work) {
-  GlaRecurrentBackwardHead<T, Acc>(d.s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + off : nullptr, d.dout,
-                                   d.dfinal ? d.dfinal + off : nullptr, scale, d.dq, d.dk, d.dv, d.dg,
-                                   d.dh0 ? d.dh0 + off : nullptr, work);
+                                                    RecurrentGradWork<T, Acc>* w) {
+  GlaRecurrentBackwardHeadWide<T, Acc, RecurrentWide<T, Acc>>(
+      d.s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + off : nullptr, d.dout, d.dfinal ? d.dfinal + off : nullptr, scale,
+      d.dq, d.dk, d.dv, d.dg, d.dh0 ? d.dh0 + off : nullptr, Aligned(&w->wide, d.s.BackwardWideWork()),
+      Aligned(&w->acc, d.s.BackwardAccWork()));
 }
 
 // body(bh, off, work) for every head of d (GlaData or GlaGradData), one head per OpenMP task
@@ -781,9 +792,9 @@ void BackwardCall(const GlaGradData<T>& d, double scale, bool chunked) {
       });
     }
   }
-  using Vec = std::vector<Acc>;
-  ForEachHead<Vec>(d, [&](int64_t bh, int64_t off, Vec* w) {
-    RecurrentBackwardHead<T, Acc>(d, bh, off, static_cast<Acc>(scale), Aligned(w, d.s.BackwardWork()));
+  using W = RecurrentGradWork<T, Acc>;
+  ForEachHead<W>(d, [&](int64_t bh, int64_t off, W* w) {
+    RecurrentBackwardHead<T, Acc>(d, bh, off, static_cast<Acc>(scale), w);
   });
 }
 
