@@ -720,12 +720,48 @@ __attribute__((flatten)) void RecurrentForwardHead(const GlaData<T>& d, int64_t 
   GlaRecurrentForwardHead<T, Acc>(d.s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + off : nullptr, scale, d.o,
                                   d.final_state ? d.final_state + off : nullptr, work);
 }
+// The recurrent backward's wide rows (GlaRecurrentBackwardHeadWide): in float32, a channel with a
+// gate below kGlaCpuStrongGate in this head keeps its state, dq's sum and dS v in double, which
+// holds its gk gradient to 1e-5 (docs/spec.md §5); the other channels, and the other dtypes
+// (float64; the 16-bit types within their 4e-3), run all in Acc. The reverse sums of gk's
+// gradient are double for float32 either way.
+template <typename T, typename Acc>
+using RecurrentWide = typename std::conditional<std::is_same<T, float>::value, double, Acc>::type;
+template <typename T, typename Acc>
+struct RecurrentGradWork {
+  std::vector<Acc> acc;
+  std::vector<RecurrentWide<T, Acc>> wide;
+  std::vector<unsigned char> strong;
+};
 template <typename T, typename Acc>
 __attribute__((flatten)) void RecurrentBackwardHead(const GlaGradData<T>& d, int64_t bh, int64_t off, Acc scale,
-                                                    Acc* work) {
-  GlaRecurrentBackwardHead<T, Acc>(d.s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + off : nullptr, d.dout,
-                                   d.dfinal ? d.dfinal + off : nullptr, scale, d.dq, d.dk, d.dv, d.dg,
-                                   d.dh0 ? d.dh0 + off : nullptr, work);
+                                                    RecurrentGradWork<T, Acc>* w) {
+  using Wide = RecurrentWide<T, Acc>;
+  const GlaShape& s = d.s;
+  const int64_t Dk = s.Dk, Dv = s.Dv;
+  GlaBackwardRows<Acc, Wide> r;
+  r.S = Aligned(&w->acc, 2 * Dk * Dv + 3 * Dv);
+  r.dS = r.S + Dk * Dv;
+  r.row = r.dS + Dk * Dv;
+  r.vr = r.row + Dv;
+  r.dr = r.vr + Dv;
+  Wide* wide = Aligned(&w->wide, Dk * Dv + s.T * Dk + Dk);
+  r.Sw = nullptr;
+  r.strong = nullptr;
+  if (std::is_same<T, float>::value) {
+    w->strong.assign(static_cast<size_t>(Dk), 0);
+    for (int64_t t = 0; t < s.T; ++t) {
+      const T* gt = d.g + s.QkRow(bh, t);
+      for (int64_t i = 0; i < Dk; ++i) w->strong[i] |= static_cast<float>(gt[i]) < kGlaCpuStrongGate;
+    }
+    r.Sw = wide;
+    r.strong = w->strong.data();
+  }
+  r.qdq = wide + Dk * Dv;
+  r.acc = r.qdq + s.T * Dk;
+  GlaRecurrentBackwardHeadWide<T, Acc, Wide>(s, bh, d.q, d.k, d.v, d.g, d.h0 ? d.h0 + off : nullptr, d.dout,
+                                             d.dfinal ? d.dfinal + off : nullptr, scale, d.dq, d.dk, d.dv, d.dg,
+                                             d.dh0 ? d.dh0 + off : nullptr, r);
 }
 
 // body(bh, off, work) for every head of d (GlaData or GlaGradData), one head per OpenMP task
@@ -781,9 +817,9 @@ void BackwardCall(const GlaGradData<T>& d, double scale, bool chunked) {
       });
     }
   }
-  using Vec = std::vector<Acc>;
-  ForEachHead<Vec>(d, [&](int64_t bh, int64_t off, Vec* w) {
-    RecurrentBackwardHead<T, Acc>(d, bh, off, static_cast<Acc>(scale), Aligned(w, d.s.BackwardWork()));
+  using W = RecurrentGradWork<T, Acc>;
+  ForEachHead<W>(d, [&](int64_t bh, int64_t off, W* w) {
+    RecurrentBackwardHead<T, Acc>(d, bh, off, static_cast<Acc>(scale), w);
   });
 }
 

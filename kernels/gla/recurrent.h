@@ -227,24 +227,48 @@ HOSTDEVICE void GlaRecurrentForwardHead(const GlaShape& s, int64_t bh, const T* 
   }
 }
 
+// Where the recurrent backward of one head keeps its rows and sums (GlaRecurrentBackwardHeadWide).
+// S (the state), dS, row, vr, dr in Acc; qdq (the products q dq of the first pass, without step
+// t's own term, kept unrounded) and acc (the reverse sums of gk's gradient) in Wide; with Sw and
+// strong (both or neither null), the state rows of the channels marked strong in Wide instead.
+template <typename Acc, typename Wide>
+struct GlaBackwardRows {
+  Acc *S, *dS, *row, *vr, *dr;
+  Wide *qdq, *acc;
+  Wide* Sw;
+  const unsigned char* strong;
+};
+
 // The recurrent backward of head bh (see the top of the file). h0, dfinal and dh0 (each may be
-// null) point at this head's [Dk, Dv] block; work holds BackwardWork() Acc elements (the
-// products q dq of the first pass, without step t's own term, are kept there unrounded).
-template <typename T, typename Acc>
-HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k,
-                                         const T* v, const T* g, const float* h0, const T* dout,
-                                         const float* dfinal, Acc scale, T* dq, T* dk, T* dv,
-                                         T* dg, float* dh0, Acc* work) {
+// null) point at this head's [Dk, Dv] block.
+//
+// The reverse sum of q dq - k dk telescopes to the state-gradient identity
+// dgk_t = exp(gk_t) sum_j dS_t h_{t-1} only as far as the state h satisfies its recurrence: each
+// rounding of h (and of the sum dS v in dk) stays in every earlier step's sum at the size of the
+// terms, which in a strongly decayed channel are far larger than the result. A channel marked
+// strong runs its state, dq's sum and dS v in Wide (double for float32 on the CPU:
+// docs/spec.md §5), which takes that rounding far below the result's; the others run in Acc.
+template <typename T, typename Acc, typename Wide>
+HOSTDEVICE void GlaRecurrentBackwardHeadWide(const GlaShape& s, int64_t bh, const T* q, const T* k,
+                                             const T* v, const T* g, const float* h0, const T* dout,
+                                             const float* dfinal, Acc scale, T* dq, T* dk, T* dv,
+                                             T* dg, float* dh0, const GlaBackwardRows<Acc, Wide>& w) {
   const int64_t Dk = s.Dk, Dv = s.Dv;
-  Acc* S = work;
-  Acc* dS = work + Dk * Dv;
-  Acc* acc = dS + Dk * Dv;
-  Acc* row = acc + Dk;
-  Acc* vr = row + Dv;
-  Acc* dr = vr + Dv;
-  Acc* qdq = dr + Dv;
+  Acc *S = w.S, *dS = w.dS, *row = w.row, *vr = w.vr, *dr = w.dr;
+  Wide *qdq = w.qdq, *acc = w.acc, *Sw = w.Sw;
+  auto strong = [&](int64_t i) { return w.strong != nullptr && w.strong[i]; };
+  const Wide wscale = static_cast<Wide>(scale);
   // Forward: h_t and dq_t = scale h_t do_t.
-  for (int64_t e = 0; e < Dk * Dv; ++e) S[e] = h0 ? static_cast<Acc>(h0[e]) : Acc(0);
+  for (int64_t i = 0; i < Dk; ++i) {
+    for (int64_t j = 0; j < Dv; ++j) {
+      const int64_t e = i * Dv + j;
+      if (strong(i)) {
+        Sw[e] = h0 ? static_cast<Wide>(h0[e]) : Wide(0);
+      } else {
+        S[e] = h0 ? static_cast<Acc>(h0[e]) : Acc(0);
+      }
+    }
+  }
   for (int64_t t = 0; t < s.T; ++t) {
     const int64_t rk = s.QkRow(bh, t), rv = s.VRow(bh, t);
     ToAccRow(v + rv, Dv, vr);
@@ -253,6 +277,20 @@ HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T*
     for (int64_t i = 0; i < Dk; ++i) {
       const Acc a = GlaExp(static_cast<Acc>(g[rk + i]));
       const Acc ki = static_cast<Acc>(k[rk + i]);
+      if (strong(i)) {
+        const Wide aw = static_cast<Wide>(a), kw = static_cast<Wide>(ki);
+        Wide* Si = Sw + i * Dv;
+        Wide before = 0;  // (exp(gk_t) h_{t-1}) do_t: dq without step t's own term
+        GLA_SIMD_SUM(before)
+        for (int64_t j = 0; j < Dv; ++j) {
+          const Wide decayed = Si[j] * aw;
+          before += decayed * static_cast<Wide>(dr[j]);
+          Si[j] = decayed + kw * static_cast<Wide>(vr[j]);
+        }
+        dq[rk + i] = static_cast<T>((before + kw * static_cast<Wide>(vdo)) * wscale);
+        qdq[t * Dk + i] = static_cast<Wide>(q[rk + i]) * before * wscale;
+        continue;
+      }
       Acc* Si = S + i * Dv;
       Acc before = 0;  // (exp(gk_t) h_{t-1}) do_t: dq without step t's own term
       GLA_SIMD_SUM(before)
@@ -262,14 +300,17 @@ HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T*
         Si[j] = decayed + ki * vr[j];
       }
       dq[rk + i] = static_cast<T>((before + ki * vdo) * scale);
-      qdq[t * Dk + i] = static_cast<Acc>(q[rk + i]) * before * scale;
+      qdq[t * Dk + i] = static_cast<Wide>(static_cast<Acc>(q[rk + i]) * before * scale);
     }
   }
   // The final state's share of every gk gradient.
   for (int64_t i = 0; i < Dk; ++i) {
-    Acc sum = 0;
+    Wide sum = 0;
     if (dfinal) {
-      for (int64_t j = 0; j < Dv; ++j) sum += static_cast<Acc>(dfinal[i * Dv + j]) * S[i * Dv + j];
+      for (int64_t j = 0; j < Dv; ++j) {
+        const int64_t e = i * Dv + j;
+        sum += static_cast<Wide>(dfinal[e]) * (strong(i) ? Sw[e] : static_cast<Wide>(S[e]));
+      }
     }
     acc[i] = sum;
   }
@@ -287,23 +328,38 @@ HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T*
       const Acc qs = qi * scale;
       Acc* dSi = dS + i * Dv;
       const Acc a = GlaExp(static_cast<Acc>(g[rk + i]));
-      Acc later = 0;  // exp(gk_{t+1}) dS_{t+1} v_t: dk without step t's own term
-      GLA_SIMD_SUM(later)
-      for (int64_t j = 0; j < Dv; ++j) {
-        later += dSi[j] * vr[j];
-        const Acc d = dSi[j] + qs * dr[j];  // dS_t
-        row[j] += d * ki;
-        dSi[j] = d * a;  // exp(gk_t) dS_t, for step t - 1
+      Wide kdk;  // k_t times dk_t without step t's own term
+      if (strong(i)) {
+        Wide later = 0;  // exp(gk_{t+1}) dS_{t+1} v_t: dk without step t's own term
+        GLA_SIMD_SUM(later)
+        for (int64_t j = 0; j < Dv; ++j) {
+          later += static_cast<Wide>(dSi[j]) * static_cast<Wide>(vr[j]);
+          const Acc d = dSi[j] + qs * dr[j];  // dS_t
+          row[j] += d * ki;
+          dSi[j] = d * a;  // exp(gk_t) dS_t, for step t - 1
+        }
+        dk[rk + i] = static_cast<T>(later + static_cast<Wide>(qs * vdo));
+        kdk = static_cast<Wide>(ki) * later;
+      } else {
+        Acc later = 0;
+        GLA_SIMD_SUM(later)
+        for (int64_t j = 0; j < Dv; ++j) {
+          later += dSi[j] * vr[j];
+          const Acc d = dSi[j] + qs * dr[j];
+          row[j] += d * ki;
+          dSi[j] = d * a;
+        }
+        dk[rk + i] = static_cast<T>(later + qs * vdo);
+        kdk = static_cast<Wide>(ki * later);
       }
-      dk[rk + i] = static_cast<T>(later + qs * vdo);
       // Step t's own terms of q dq and k dk (scale q k (v do)) cancel exactly: leave them out,
       // which keeps strongly decayed channels free of that cancellation.
-      acc[i] += qdq[t * Dk + i] - ki * later;
+      acc[i] += qdq[t * Dk + i] - kdk;
       // A gate whose factor is 0 (gk_t = -inf, or so negative that exp underflows): dgk_t =
       // exp(gk_t) sum_j dS_t h_{t-1} = 0 exactly, and the reverse sum starts again from it. The
       // sum of the later terms would reach 0 only through cancellation, leaving its rounding in
       // every earlier step's gradient.
-      if (a == Acc(0)) acc[i] = Acc(0);
+      if (a == Acc(0)) acc[i] = Wide(0);
       dg[rk + i] = static_cast<T>(acc[i]);
     }
     for (int64_t j = 0; j < Dv; ++j) dv[rv + j] = static_cast<T>(row[j]);
@@ -323,6 +379,26 @@ HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T*
       dg[rk + i] = static_cast<T>(sum);
     }
   }
+}
+
+// The recurrent backward of head bh all in Acc; work holds BackwardWork() Acc elements.
+template <typename T, typename Acc>
+HOSTDEVICE void GlaRecurrentBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k,
+                                         const T* v, const T* g, const float* h0, const T* dout,
+                                         const float* dfinal, Acc scale, T* dq, T* dk, T* dv,
+                                         T* dg, float* dh0, Acc* work) {
+  const int64_t Dk = s.Dk, Dv = s.Dv;
+  GlaBackwardRows<Acc, Acc> w;
+  w.S = work;
+  w.dS = w.S + Dk * Dv;
+  w.acc = w.dS + Dk * Dv;
+  w.row = w.acc + Dk;
+  w.vr = w.row + Dv;
+  w.dr = w.vr + Dv;
+  w.qdq = w.dr + Dv;
+  w.Sw = nullptr;
+  w.strong = nullptr;
+  GlaRecurrentBackwardHeadWide<T, Acc, Acc>(s, bh, q, k, v, g, h0, dout, dfinal, scale, dq, dk, dv, dg, dh0, w);
 }
 
 }  // namespace phi

@@ -112,6 +112,10 @@ void FuzzGla(Fdp& f, bool grad) {
   };
   // The recurrent form and its backward in long double; with `mag`, on the magnitudes of the
   // inputs (the size of the terms: what the kernel's rounding scales with where they cancel).
+  // float32 on the CPU's recurrent form (auto takes it at these sizes: Dk < 128) keeps its state and
+  // the reverse sum of gk's gradient in float64, so gk_grad is held to the spec's bound like every
+  // other output; the chunked form and the other dtypes round that sum in their accumulation type.
+  const bool reverse_sum_rounding = t != DataType::FLOAT32 || std::string(path) == "chunked";
   auto reference = [&](bool mag) {
     auto val = [mag](const Arr& a) {
       std::vector<LD> r = a.v;
@@ -185,9 +189,10 @@ void FuzzGla(Fdp& f, bool grad) {
       }
       for (int64_t e = 0; e < S; ++e) dh0[bh * S + e] = dS[e];
     }
-    if (mag) {
+    if (mag && reverse_sum_rounding) {
       // gk_grad is computed (docs/spec.md §5) as the reverse cumulative sum of q * q_grad - k * k_grad:
-      // those terms' sizes are its rounding's scale (they cancel in strongly decayed channels).
+      // those terms' sizes are its rounding's scale (they cancel in strongly decayed channels), except
+      // on the CPU's recurrent form in float32, which takes that sum in float64 (below).
       for (int64_t bh = 0; bh < B * H; ++bh) {
         for (int64_t i = 0; i < Dk; ++i) {
           LD acc = 0;
