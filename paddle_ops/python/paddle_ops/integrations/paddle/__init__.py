@@ -22,8 +22,14 @@ The extension is compiled at first import (about a minute) into a cache director
 ``_build.py``.
 """
 import re
+import warnings
 
-import paddle
+# Paddle's own import warns where ccache is not installed (cpp_extension looks for it at import):
+# build talk, which this front's build keeps quiet (_build._paddle_quiet). Only that warning is
+# filtered, and only where this import is Paddle's first.
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="No ccache found", category=UserWarning)
+    import paddle
 
 from . import _build
 from .. import _runtime
