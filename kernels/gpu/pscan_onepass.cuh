@@ -23,6 +23,7 @@
 
 #include "kernels/gpu/pscan_onepass_plan.h"
 #include "kernels/impl/pscan_ops.h"
+#include "kernels/util/gpu_cp_async.cuh"
 #include "kernels/util/gpu_smem_optin.cuh"
 
 #ifndef PO_ONEPASS_BATCH
@@ -100,8 +101,7 @@ __device__ inline void WaitBlocks(const Plan& plan, const Status& st, int64_t gr
 template <typename T>
 __device__ inline void CopyToShared(T* dst, const T* src) {
   if constexpr (sizeof(T) == 4) {
-    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(src) : "memory");
+    CpAsync<4>(dst, src);
   } else {
     *dst = *src;
   }
@@ -215,12 +215,6 @@ __device__ inline void TileInfo(const Plan& plan, int64_t ticket, int64_t* tile)
   tile[2] = tile[1] / plan.ColBlocks();
 }
 
-__device__ inline void CommitCopies() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int kPending>
-__device__ inline void WaitCopies() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
-
 // A block per tile (the grid: every tile).
 template <int kSteps, int kCols, int kMinBlocks, typename T>
 __global__ void __launch_bounds__(kCols, kMinBlocks)
@@ -233,8 +227,8 @@ __global__ void __launch_bounds__(kCols, kMinBlocks)
   __syncthreads();
   const Tile<kSteps, kCols, T> w(op, plan, st, reverse, tile);
   w.Issue(xs, gates);
-  CommitCopies();
-  WaitCopies<0>();
+  CpAsyncCommit();
+  CpAsyncWait<0>();
   __syncthreads();
   w.Finish(xs, gates);
 }
@@ -262,7 +256,7 @@ __global__ void __launch_bounds__(kCols, kMinBlocks)
   if (ticket_first >= tiles) return;
   int64_t next = ticket_next;
   Tile<kSteps, kCols, T>(op, plan, st, reverse, tile[0]).Issue(xs, gates[0]);
-  CommitCopies();
+  CpAsyncCommit();
   for (int b = 0;; b ^= 1) {
     // The next tile's geometry and copies, then this tile's copies complete.
     if (threadIdx.x == 0 && next < tiles) TileInfo(plan, next, tile[b ^ 1]);
@@ -270,8 +264,8 @@ __global__ void __launch_bounds__(kCols, kMinBlocks)
     if (next < tiles) {
       Tile<kSteps, kCols, T>(op, plan, st, reverse, tile[b ^ 1]).Issue(xs + (b ^ 1) * kSteps * kCols, gates[b ^ 1]);
     }
-    CommitCopies();
-    WaitCopies<1>();
+    CpAsyncCommit();
+    CpAsyncWait<1>();
     unsigned long long after = 0;
     if (threadIdx.x == 0 && next < tiles) after = atomicAdd(st.ticket, 1ull);
     __syncthreads();

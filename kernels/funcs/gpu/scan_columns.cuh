@@ -31,6 +31,7 @@
 #include <type_traits>
 
 #include "kernels/funcs/gpu/scan_onepass.cuh"
+#include "kernels/util/gpu_cp_async.cuh"
 #include "kernels/util/gpu_smem_optin.cuh"
 
 namespace phi {
@@ -358,32 +359,6 @@ struct DefaultStripShape {
   using type = StripColumnShape<Op, kVec, 8, 8, 3, 2>;
 };
 
-// A copy of kBytes (4, 8 or 16) from global to shared memory in flight without registers.
-template <int kBytes>
-__device__ __forceinline__ void StripCopy(void* smem, const void* gmem) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  if constexpr (kBytes == 16) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
-  } else {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(kBytes) : "memory");
-  }
-#else
-  *static_cast<typename RawWord<kBytes>::type*>(smem) = *static_cast<const typename RawWord<kBytes>::type*>(gmem);
-#endif
-}
-__device__ __forceinline__ void StripCommit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-template <int kPending>
-__device__ __forceinline__ void StripWait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-#endif
-}
-
 template <typename Shape, typename Op>
 __global__ void __launch_bounds__(ScanPolicy::kThreads, Shape::kMinBlocks)
     StripColumnKernel(Op op, LineGeometry g, int64_t lines, int64_t nseg, bool exclusive,
@@ -414,10 +389,10 @@ __global__ void __launch_bounds__(ScanPolicy::kThreads, Shape::kMinBlocks)
       const int64_t s0 = seg * kLen + int64_t{row} * kSteps;
 #pragma unroll
       for (int k = 0; k < kSteps; ++k) {
-        if (s0 + k < L) StripCopy<static_cast<int>(sizeof(Word))>(dst + k * kThreads, op.x + at(s0 + k));
+        if (s0 + k < L) CpAsync<static_cast<int>(sizeof(Word))>(dst + k * kThreads, op.x + at(s0 + k));
       }
     }
-    StripCommit();  // every thread commits one group a segment (empty past the end)
+    CpAsyncCommit();  // every thread commits one group a segment (empty past the end)
   };
   // The lines this thread scans down the rows: slot v * kGroups + t / kRows (slot q holds line
   // (q % kGroups) * kVec + q / kGroups of the strip), as lane t % kRows of a logical warp.
@@ -432,7 +407,7 @@ __global__ void __launch_bounds__(ScanPolicy::kThreads, Shape::kMinBlocks)
   for (int s = 0; s < kStages - 1; ++s) issue(s);
   for (int64_t seg = 0; seg < nseg; ++seg) {
     issue(seg + kStages - 1);
-    StripWait<kStages - 1>();  // this thread's copies of segment seg have landed
+    CpAsyncWait<kStages - 1>();  // this thread's copies of segment seg have landed
     const int64_t s0 = seg * kLen + int64_t{row} * kSteps;
     const int n = !has || s0 >= L ? 0 : (L - s0 < kSteps ? static_cast<int>(L - s0) : kSteps);
     const Word* src = stage + static_cast<int>(seg % kStages) * (kSteps * kThreads) + t;

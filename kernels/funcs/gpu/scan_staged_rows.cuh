@@ -36,6 +36,7 @@
 #include <cub/warp/warp_scan.cuh>
 
 #include "kernels/funcs/gpu/scan_kernel.cuh"
+#include "kernels/util/gpu_cp_async.cuh"
 
 namespace phi {
 namespace funcs {
@@ -73,23 +74,6 @@ struct StagedRowsPlan {
   }
 };
 
-// A copy of kBytes (4 or 8) from global to shared memory in flight without registers (sm_80+).
-template <int kBytes>
-__device__ __forceinline__ void StageCopy(void* smem, const void* gmem) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(kBytes) : "memory");
-#else
-  using U = std::conditional_t<kBytes == 8, unsigned long long, unsigned>;
-  *static_cast<U*>(smem) = *static_cast<const U*>(gmem);
-#endif
-}
-__device__ __forceinline__ void StageCopyWait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
-#endif
-}
-
 // A block per 256 / kP rows; thread t scans run t % kP (in scan order) of row t / kP.
 template <int kP, bool kRev, int kItems, typename Op>
 __global__ void __launch_bounds__(ScanPolicy::kThreads, TileStagedMinBlocks<GpuTileScan<Op>>::value)
@@ -113,9 +97,9 @@ __global__ void __launch_bounds__(ScanPolicy::kThreads, TileStagedMinBlocks<GpuT
 #pragma unroll 4
     for (int u = threadIdx.x; u < units; u += ScanPolicy::kThreads) {
       const int e = u * kU;
-      StageCopy<sizeof(Unit)>(tile + e + (e >> log2K) * pad, src + e);
+      CpAsync<sizeof(Unit)>(tile + e + (e >> log2K) * pad, src + e);
     }
-    StageCopyWait();
+    CpAsyncWaitAll();
   }
   __syncthreads();
   const int p = static_cast<int>(threadIdx.x) % kP, r = static_cast<int>(threadIdx.x) / kP;

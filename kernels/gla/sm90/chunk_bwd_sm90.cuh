@@ -59,6 +59,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/util/gpu_cp_async.cuh"
+
 // The oldest architecture the kernels' bodies are compiled for: sm_80 (mma.sync, ldmatrix,
 // cp.async) in the harness; the library defines 900 (it runs them on sm_90a only, and its builds
 // for sm_80/86/89 then carry empty bodies).
@@ -300,28 +302,6 @@ __device__ __forceinline__ void ForEach(float (&acc)[MI][NI][4], int m0, int n0,
 }
 
 // ---- the rows of a chunk -------------------------------------------------------------------------
-// 16 bytes global -> shared without registers (cp.async), zeros where !valid (src then unread).
-__device__ __forceinline__ void CpAsync16(void* dst, const void* src, bool valid) {
-#ifdef GLA_BWD_HOST_EMULATION
-  if (valid) std::memcpy(dst, src, 16);
-  else std::memset(dst, 0, 16);
-#else
-  const uint32_t d = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 16 : 0));
-#endif
-}
-__device__ __forceinline__ void CpAsyncCommit() {
-#ifndef GLA_BWD_HOST_EMULATION
-  asm volatile("cp.async.commit_group;\n" ::);
-#endif
-}
-template <int N>
-__device__ __forceinline__ void CpAsyncWait() {
-#ifndef GLA_BWD_HOST_EMULATION
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-#endif
-}
-
 // The rows [t0, t0 + C) of a [.., D] tensor of X (16-bit or float) into shared memory (row stride
 // ld elements), zeros past T and past D (D and the row stride multiples of 16 bytes); NTHR threads,
 // asynchronous (cp.async; the caller commits and waits). A thread keeps one column (NTHR a multiple
@@ -337,7 +317,7 @@ __device__ __forceinline__ void LoadTileAsync(X* dst, int ld, const X* base, int
 #pragma unroll
   for (int r = r0; r < kC; r += kRows, src += step) {
     const bool ok = cok && t0 + r < T;
-    CpAsync16(dst + r * ld + c, ok ? src : base, ok);
+    phi::funcs::CpAsync16OrZero(dst + r * ld + c, ok ? src : base, ok);
   }
 }
 
@@ -500,7 +480,7 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
     LoadTileAsync<kStateThreads, DK>(sm.x[b], K::kLdK, xs, p.qk_st, t0, p.T, dk);
     LoadTileAsync<kStateThreads, BV>(sm.y[b], K::kLdV, ys, p.v_st, t0, p.T, p.Dv - j0);
     LoadTileAsync<kStateThreads, DK>(sm.g[b], DK, gs, p.qk_st, t0, p.T, dk);
-    CpAsyncCommit();
+    phi::funcs::CpAsyncCommit();
   };
   issue(0);
 
@@ -543,7 +523,7 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
   for (int step = 0; step < NT; ++step) {
     const int n = kRev ? NT - 1 - step : step, b = step & 1;
     store(out + int64_t(n) * ss);
-    CpAsyncWait<0>();
+    phi::funcs::CpAsyncWait<0>();
     __syncthreads();  // chunk `step` in buffer b; every thread past the last step's products (buffer b ^ 1, xl, dec free)
     if (step + 1 < NT) issue(step + 1);
     StateGatePass<K, kRev>(sm, b, p.scale);
@@ -809,9 +789,9 @@ __device__ __forceinline__ void IssueRawSlab(typename K::E* dst, const typename 
 #pragma unroll
   for (int it = 0; it < K::DK / kRows; ++it, s += step) {
     const bool ok = jok && i0 + it * kRows < Dk;
-    CpAsync16(dst + (i0 + it * kRows) * K::kLdS + c, ok ? s : src, ok);
+    phi::funcs::CpAsync16OrZero(dst + (i0 + it * kRows) * K::kLdS + c, ok ? s : src, ok);
   }
-  CpAsyncCommit();
+  phi::funcs::CpAsyncCommit();
 }
 template <class K>
 __device__ __forceinline__ void RawSlabDot(const typename K::E* slab, const SlabPipe<K>& pipe, float* rowdot) {
@@ -844,7 +824,7 @@ __device__ __forceinline__ void IssueChunk(typename K::Smem& sm, const BwdArgs& 
   LoadTileAsync<kThreads, K::DV>(sm.o, K::kLdV, static_cast<const E*>(p.dout) + ho.v, p.v_st, t0, p.T, p.Dv);
   LoadTileAsync<kThreads, K::DK>(reinterpret_cast<G*>(sm.term), K::DK, static_cast<const G*>(p.g) + ho.qk, p.qk_st,
                                  t0, p.T, p.Dk);
-  CpAsyncCommit();
+  phi::funcs::CpAsyncCommit();
 }
 
 // After IssueChunk's loads (waited for): channel i's gates (thread i < DK) into registers, the
@@ -921,10 +901,10 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
     raw_issue(0);
     raw_issue(1);
     pipe.Issue(dHc, nullptr, 0, p.Dk, p.Dv);  // for sum_j dh_c H_c, beside H_c's slab 0
-    CpAsyncWait<2>();
+    phi::funcs::CpAsyncWait<2>();
   } else {
     pipe.Issue(Hc, nullptr, 0, p.Dk, p.Dv);
-    CpAsyncWait<0>();
+    phi::funcs::CpAsyncWait<0>();
   }
   __syncthreads();
   // The warps' tile of X and Y (16 x DK / 4): raw q, k at its element pairs, before the scaling
@@ -1008,8 +988,8 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
     for (int sl = 0; sl < K::kSlabs; ++sl) {
       const RowK<E> fa{sm.o + sl * SV, K::kLdV};
       if constexpr (K::kRaw) {
-        if (sl + 1 < S2) CpAsyncWait<1>();
-        else CpAsyncWait<0>();
+        if (sl + 1 < S2) phi::funcs::CpAsyncWait<1>();
+        else phi::funcs::CpAsyncWait<0>();
         __syncthreads();
         RawSlabDot<K>(sm.slab[sl & 1], pipe, sm.rowdot);
         if (sl + 1 < K::kSlabs) pipe.Issue(dHc, nullptr, sl + 1, p.Dk, p.Dv);
@@ -1095,8 +1075,8 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
     const E* shi = sm.slab[0];
     if constexpr (K::kRaw) {
       const int s = K::kSlabs + sl;
-      if (s + 1 < S2) CpAsyncWait<1>();
-      else CpAsyncWait<0>();
+      if (s + 1 < S2) phi::funcs::CpAsyncWait<1>();
+      else phi::funcs::CpAsyncWait<0>();
       __syncthreads();
       shi = sm.slab[s & 1];
     } else {
