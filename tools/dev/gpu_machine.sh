@@ -52,7 +52,16 @@ for step in "$@"; do
   echo "=== $step"
   case $step in
     test) ctest --test-dir build-dev --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?"; grep -E "tests passed|PASSED|FAILED|passed|failed|skipped|Error" $OUT/ctest.log | tail -25 ;;
-    gtest) timeout $(( ${DEADLINE:-100000} + 20 - SECONDS )) build-dev/paddle_ops_cpp_tests --gtest_brief=1 > $OUT/gtest.log 2>&1; echo "gtest rc=$?"; tail -15 $OUT/gtest.log ;;
+    gtest) # GTEST_SHARDS=n: n processes at once, each a shard (GoogleTest's own sharding)
+           lim=$(( ${DEADLINE:-100000} + 20 - SECONDS )); n=${GTEST_SHARDS:-1}; pids=()
+           for i in $(seq 0 $(( n - 1 ))); do
+             GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$i timeout $lim build-dev/paddle_ops_cpp_tests --gtest_brief=1 > $OUT/gtest.$i.log 2>&1 &
+             pids+=($!)
+           done
+           for i in $(seq 0 $(( n - 1 ))); do wait ${pids[$i]}; echo "gtest shard $i/$n rc=$?"; done
+           cat $OUT/gtest.[0-9]*.log > $OUT/gtest.log
+           grep -E "^\[  (PASSED|FAILED|SKIPPED) +\]" $OUT/gtest.log | sort | uniq -c | head -40
+           grep -hE "tests? from .* ran" $OUT/gtest.[0-9]*.log ;;
     pytest|pytest2) # PYTEST_PATHS / PYTEST2_PATHS: what to run; log in $OUT/<step>.log; a time limit
             # that ends it well inside the device command's 600 s (DEADLINE: seconds since start)
             paths=${PYTEST_PATHS:-unittests/python}; [ $step = pytest2 ] && paths=${PYTEST2_PATHS:-}
