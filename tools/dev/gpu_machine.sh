@@ -12,7 +12,7 @@
 # then carry `.dep` and run, on the GPU machine:
 #   bash tools/dev/gpu_machine.sh test acc bench pscan flood gla san
 # Steps: test (ctest: GoogleTest + pytest, every place), gtest, pytest, acc (gpu_accuracy.py),
-# bench (bench_gpu.py), pscan, flood, gla (their benchmarks), ncu (Nsight Compute over
+# bench (bench_gpu.py), pscan, flood, gla (their benchmarks), flagla (gla beside fla), ncu (Nsight Compute over
 # tools/bench/ncu_cases.py, report in $OUT/ncu.txt), badinput (the bad-input table), san (tools/dev/sanitize_gpu.sh, quick
 # unless SAN_QUICK=0), demo. Logs and JSON go to $OUT (or /tmp/out).
 export PYTHONUNBUFFERED=1
@@ -80,7 +80,17 @@ for step in "$@"; do
     pscan) python3 tools/bench/bench_pscan.py --json $OUT/bench_pscan.json 2>&1 | tail -20 ;;
     demo) python3 tools/demo.py 2>&1 | tail -15 ;;
     flood) python3 tools/bench/bench_flood.py --json $OUT/bench_flood.json 2>&1 | tail -30 ;;
-    gla) python3 tools/bench/bench_gla.py --json $OUT/bench_gla.json 2>&1 | tail -30 ;;
+    gla) python3 tools/bench/bench_gla.py ${GLA_ARGS:-} --json $OUT/bench_gla.json 2>&1 | tail -30 ;;
+    flagla) # bench_gla.py beside fla: the wheels in .whl/ (fla-core; the image has einops) and
+            # Triton's cache in one archive, .dev/triton_cache.tar.xz when carried (fla's autotuning,
+            # about 6 min a shape, then runs once), written back to $OUT for the next call to carry
+            python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl \
+              && export PYTHONPATH=$PYTHONPATH:/tmp/site
+            export TRITON_CACHE_DIR=/tmp/triton_cache; mkdir -p $TRITON_CACHE_DIR
+            [ -f .dev/triton_cache.tar.xz ] && tar -xJf .dev/triton_cache.tar.xz -C $TRITON_CACHE_DIR
+            timeout $(( ${DEADLINE:-100000} - SECONDS )) python3 tools/bench/bench_gla.py ${GLA_ARGS:-} \
+              --json $OUT/bench_gla.json 2>&1 | tail -40
+            tar -C $TRITON_CACHE_DIR -cf - . | xz -T8 -3 > $OUT/triton_cache.tar.xz; ls -la $OUT/triton_cache.tar.xz ;;
     ncu) ncu --profile-from-start off --section SpeedOfLight --section MemoryWorkloadAnalysis \
            --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats \
            --section SchedulerStats python3 tools/bench/ncu_cases.py ${NCU_CASES:-gla lcse lcse_grad} > $OUT/ncu.txt 2>&1
