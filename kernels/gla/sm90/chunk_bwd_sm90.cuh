@@ -1223,23 +1223,29 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
   });
   __syncthreads();
   if (ci < p.Dk) {  // gk_grad = F0 + sum_{s<t} u_s + sum_{s>=t} w_s, restarting at a zero factor
-    float* pre = sm.pc;  // free now: the exclusive prefix sums of u
+    // (unrolled, the channel's u, w and prefix sums in registers: the loads in flight together,
+    // where a loop through shared memory waited on each in turn)
+    float uv[kC], wv[kC], pre[kC];
+#pragma unroll
+    for (int t = 0; t < kC; ++t) uv[t] = u[t * kLdF + ci], wv[t] = sm.term[t * kLdF + ci];
     float run = 0.f;
-    for (int t = 0; t < kC; ++t) {
-      pre[t * kLdF + ci] = run;
-      run += u[t * kLdF + ci];
+#pragma unroll
+    for (int t = 0; t < kC; ++t) {  // the exclusive prefix sums of u
+      pre[t] = run;
+      run += uv[t];
     }
     const float f0 = sm.dec[ci] * sm.rowdot[ci];
     float acc = 0.f, accz = 0.f;
     bool restarted = false;
+#pragma unroll
     for (int t = kC - 1; t >= 0; --t) {
-      const float w = sm.term[t * kLdF + ci];
+      const float w = wv[t];
       float val;
       if (!restarted) {
         acc += w;
-        val = (f0 + pre[t * kLdF + ci]) + acc;
+        val = (f0 + pre[t]) + acc;
       } else {
-        accz += w - u[t * kLdF + ci];
+        accz += w - uv[t];
         val = accz;
       }
       if ((zero >> t) & 1u) restarted = true, accz = 0.f, val = 0.f;
