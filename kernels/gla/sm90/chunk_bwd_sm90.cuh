@@ -927,6 +927,38 @@ __device__ __forceinline__ void ForPairs(int m0, int n0, Fn&& fn) {
     for (int h = 0; h < 2; ++h) fn(m0 + g + 8 * h, n0 + 8 * ni + 2 * c, ni, h);
 }
 
+// Stores a warp tile's results v (as ForEach's acc[0]) as E: rows m0 + .., columns n0 + .. of a
+// [.., D] tensor at base (row stride st, element offsets multiples of 8), the rows t0 + row < T,
+// the columns < D (D a multiple of 8). With `vec` (base 16-byte aligned) and NI a multiple of 4:
+// 16-byte row pieces after a quad transpose (QuadTranspose: lane c then holds columns 8c .. 8c + 7
+// of each 32, and a quad writes 64 contiguous bytes); else 4-byte pairs where `pair` allows (a
+// warp's pairs filled 18 of each 32-byte sector's bytes on average, Nsight Compute on the seed).
+template <class E, int NI>
+__device__ __forceinline__ void StoreTile(E* base, int64_t st, int t0, int T, int D, int m0, int n0,
+                                          const float (&v)[NI][4], bool vec, bool pair) {
+  if constexpr (NI % 4 == 0) {
+    if (vec) {
+      const int lane = threadIdx.x & 31, g = lane >> 2, c = lane & 3;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = t0 + m0 + g + 8 * h;
+#pragma unroll
+        for (int q = 0; q < NI / 4; ++q) {
+          uint32_t w[4];
+#pragma unroll
+          for (int jn = 0; jn < 4; ++jn) w[jn] = Pack<E>(ToE<E>(v[4 * q + jn][2 * h]), ToE<E>(v[4 * q + jn][2 * h + 1]));
+          QuadTranspose(w, c);
+          const int col = n0 + 32 * q + 8 * c;
+          if (r < T && col < D) *reinterpret_cast<uint4*>(base + int64_t(r) * st + col) = make_uint4(w[0], w[1], w[2], w[3]);
+        }
+      }
+      return;
+    }
+  }
+  ForPairs<NI>(m0, n0, [&](int t, int j, int ni, int h) {
+    if (t0 + t < T && j < D) StorePair<E>(base + int64_t(t0 + t) * st + j, v[ni][2 * h], v[ni][2 * h + 1], pair);
+  });
+}
 
 // ---- the chunk kernel ------------------------------------------------------------------------------
 template <class K>
@@ -951,8 +983,13 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
   const int ci = threadIdx.x;  // the reverse sum's channel (ci < Dk)
   constexpr int kLdF = K::kLdF;
   // dq, dk, dv stored two elements at a time where their bases allow (element offsets are even).
-  const bool pair = ((reinterpret_cast<uintptr_t>(p.dq) | reinterpret_cast<uintptr_t>(p.dk) |
-                      reinterpret_cast<uintptr_t>(p.dv)) & 3) == 0;
+  const uintptr_t outs = reinterpret_cast<uintptr_t>(p.dq) | reinterpret_cast<uintptr_t>(p.dk) |
+                         reinterpret_cast<uintptr_t>(p.dv);
+#ifdef GLA_BWD_PAIR_STORES  // (a test build: 4-byte pairs only)
+  const bool pair = (outs & 3) == 0, vec = false;
+#else
+  const bool pair = (outs & 3) == 0, vec = (outs & 15) == 0;  // ... and 16-byte pieces (StoreTile)
+#endif
 
   constexpr int S2 = 2 * K::kSlabs;  // the slabs in order: H_c's, then dh_c's
   auto raw_issue = [&](int s) {
@@ -1078,8 +1115,10 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
       WarpMmaB2<E>(XS, xm0, xn0, kC, fa, ColK<E>{sm.k, K::kLdK}, ColK<E>{sm.kl, K::kLdK});
 #endif
     }
+    float dqv[K::kCkN][4];
     ForPairs<K::kCkN>(xm0, xn0, [&](int t, int i, int ni, int h) {
       float w[2] = {0.f, 0.f};
+      dqv[ni][2 * h] = dqv[ni][2 * h + 1] = 0.f;
       if (t0 + t < p.T && i < p.Dk) {  // i even, Dk a multiple of 8: i + 1 < Dk too
         const float2 qf = Unpair<E>(qraw[ni][h]), kf = Unpair<E>(kraw[ni][h]);
         const float qv[2] = {qf.x, qf.y}, kv[2] = {kf.x, kf.y};
@@ -1087,7 +1126,6 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
         const float eav[2] = {ea.x, ea.y};
         const float2 in2 = safe ? make_float2(0.f, 0.f) : *reinterpret_cast<const float2*>(sm.term + t * kLdF + i);
         const float inv[2] = {in2.x, in2.y};
-        float dq[2];
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const float intra = inv[e];
@@ -1095,12 +1133,12 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
           const float xx = (K::kRaw ? sm.vsf[i + e] * x : x) + xs;
           const float dqp = p.scale * (eav[e] * xx + intra);
           w[e] = qv[e] * dqp;
-          dq[e] = dqp + p.scale * sm.diag[t] * kv[e];
+          dqv[ni][2 * h + e] = dqp + p.scale * sm.diag[t] * kv[e];
         }
-        StorePair<E>(static_cast<E*>(p.dq) + ho.qk + int64_t(t0 + t) * p.qk_st + i, dq[0], dq[1], pair);
       }
       *reinterpret_cast<float2*>(sm.term + t * kLdF + i) = make_float2(w[0], w[1]);
     });
+    StoreTile<E>(static_cast<E*>(p.dq) + ho.qk, p.qk_st, t0, p.T, p.Dk, xm0, xn0, dqv, vec, pair);
   }
   __syncthreads();  // ea is u from here
   if (!safe) {  // the element-wise mode's dk' term sum_{s>t} dA_st scale q_s e^(pc_s - pc_t) into ea (u's
@@ -1172,12 +1210,7 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
       if constexpr (!K::kRaw) WarpMma<E>(DVa, xm0, vn0, DK, fkh, ColK<E>{sm.slab[1], K::kLdS});
 #endif
       WarpMma<E>(DVa, xm0, vn0, kC, ColK<E>{sm.A, K::kLdC}, ColK<E>{sm.o + sl * SV, K::kLdV});
-      ForPairs<K::kCvN>(xm0, vn0, [&](int t, int j, int ni, int h) {
-        const int jj = sl * SV + j;  // even, Dv a multiple of 8: jj + 1 < Dv too
-        if (t0 + t < p.T && jj < p.Dv)
-          StorePair<E>(static_cast<E*>(p.dv) + ho.v + int64_t(t0 + t) * p.v_st + jj, DVa[0][ni][2 * h],
-                       DVa[0][ni][2 * h + 1], pair);
-      });
+      StoreTile<E>(static_cast<E*>(p.dv) + ho.v + sl * SV, p.v_st, t0, p.T, p.Dv - sl * SV, xm0, vn0, DVa[0], vec, pair);
     }
     __syncthreads();
     if constexpr (K::kRaw) {
@@ -1194,8 +1227,10 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
 #endif
   }
   float* u = sm.ea;
+  float dkv[K::kCkN][4];
   ForPairs<K::kCkN>(xm0, xn0, [&](int t, int i, int ni, int h) {
     float uu[2] = {0.f, 0.f}, w[2] = {0.f, 0.f};
+    dkv[ni][2 * h] = dkv[ni][2 * h + 1] = 0.f;
     if (t0 + t < p.T && i < p.Dk) {
       const float2 qf = Unpair<E>(qraw[ni][h]), kf = Unpair<E>(kraw[ni][h]);
       const float qv[2] = {qf.x, qf.y}, kv[2] = {kf.x, kf.y};
@@ -1204,7 +1239,6 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
       const float ebv[2] = {eb2.x, eb2.y}, wv[2] = {w2.x, w2.y};
       const float2 in2 = safe ? make_float2(0.f, 0.f) : *reinterpret_cast<const float2*>(u + t * kLdF + i);
       const float inv[2] = {in2.x, in2.y};
-      float dk[2];
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         const float ys_acc = Ys[0][ni][2 * h + e], yi = Yi[0][ni][2 * h + e];
@@ -1212,15 +1246,15 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
         const float intra = inv[e];
         const float eb = ebv[e], kr = kv[e];
         const float dki = eb * yi + intra;
-        dk[e] = eb * ys + dki + p.scale * sm.diag[t] * qv[e];
+        dkv[ni][2 * h + e] = eb * ys + dki + p.scale * sm.diag[t] * qv[e];
         uu[e] = kr * (eb * ys);
         w[e] = wv[e] - kr * dki;
       }
-      StorePair<E>(static_cast<E*>(p.dk) + ho.qk + int64_t(t0 + t) * p.qk_st + i, dk[0], dk[1], pair);
     }
     *reinterpret_cast<float2*>(u + t * kLdF + i) = make_float2(uu[0], uu[1]);
     *reinterpret_cast<float2*>(sm.term + t * kLdF + i) = make_float2(w[0], w[1]);
   });
+  StoreTile<E>(static_cast<E*>(p.dk) + ho.qk, p.qk_st, t0, p.T, p.Dk, xm0, xn0, dkv, vec, pair);
   __syncthreads();
   if (ci < p.Dk) {  // gk_grad = F0 + sum_{s<t} u_s + sum_{s>=t} w_s, restarting at a zero factor
     // (a loop through shared memory: unrolled with u, w and the prefix sums in registers, 226
