@@ -258,75 +258,54 @@ __device__ __forceinline__ void LoadB2(uint32_t (&b)[4], const F& f, int n0, int
 
 // acc[MI][NI] (the warp's tile at rows m0.., cols n0.., 16 x 8 each, NI even) += A (m, k) B (k, n)
 // over k in [0, K), K a multiple of 16. Fragment of lane (g = lane / 4, c = lane % 4):
-// acc[mi][ni][e] is (m0 + 16 mi + g + 8 (e / 2), n0 + 8 ni + 2 c + e % 2).
-template <class E, int MI, int NI, class FA, class FB>
-__device__ __forceinline__ void WarpMma(float (&acc)[MI][NI][4], int m0, int n0, int K, const FA& fa, const FB& fb) {
+// acc[mi][ni][e] is (m0 + 16 mi + g + 8 (e / 2), n0 + 8 ni + 2 c + e % 2). With kA2, A is the sum
+// of two operands fa1 + fa2 (a hi/lo pair), with kB2 B is fb1 + fb2: the other operand's
+// fragment loaded once for both (per k step the first's products, then the second's, into the
+// same accumulators).
+template <class E, bool kA2, bool kB2, int MI, int NI, class FA1, class FA2, class FB1, class FB2>
+__device__ __forceinline__ void WarpMmaSum(float (&acc)[MI][NI][4], int m0, int n0, int K, const FA1& fa1, const FA2& fa2,
+                                           const FB1& fb1, const FB2& fb2) {
   static_assert(NI % 2 == 0, "n blocks in pairs");
+  static_assert(!(kA2 && kB2), "one operand pair");
 #pragma unroll 1  // (unrolled by 2: slower on the H200, 2026-11-29)
-  for (int k0 = 0; k0 < K; k0 += 16) {
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi) {
-      uint32_t a[4];
-      LoadA<E>(a, fa, m0 + 16 * mi, k0);
-#pragma unroll
-      for (int np = 0; np < NI / 2; ++np) {
-        uint32_t b[4];
-        LoadB2<E>(b, fb, n0 + 16 * np, k0);
-        Mma16816<E>(acc[mi][2 * np], a, b[0], b[1]);
-        Mma16816<E>(acc[mi][2 * np + 1], a, b[2], b[3]);
-      }
-    }
-  }
-}
-
-// acc += (A1 + A2) B: two A operands (a hi/lo pair) on one B, each B fragment loaded once for
-// both (per k step: A1's product, then A2's, into the same accumulators).
-template <class E, int MI, int NI, class FA1, class FA2, class FB>
-__device__ __forceinline__ void WarpMmaA2(float (&acc)[MI][NI][4], int m0, int n0, int K, const FA1& fa1, const FA2& fa2,
-                                          const FB& fb) {
-  static_assert(NI % 2 == 0, "n blocks in pairs");
-#pragma unroll 1
   for (int k0 = 0; k0 < K; k0 += 16) {
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
       uint32_t a1[4], a2[4];
       LoadA<E>(a1, fa1, m0 + 16 * mi, k0);
-      LoadA<E>(a2, fa2, m0 + 16 * mi, k0);
-#pragma unroll
-      for (int np = 0; np < NI / 2; ++np) {
-        uint32_t b[4];
-        LoadB2<E>(b, fb, n0 + 16 * np, k0);
-        Mma16816<E>(acc[mi][2 * np], a1, b[0], b[1]);
-        Mma16816<E>(acc[mi][2 * np + 1], a1, b[2], b[3]);
-        Mma16816<E>(acc[mi][2 * np], a2, b[0], b[1]);
-        Mma16816<E>(acc[mi][2 * np + 1], a2, b[2], b[3]);
-      }
-    }
-  }
-}
-// acc += A (B1 + B2): one A operand on two B operands (a hi/lo pair), each A fragment loaded once.
-template <class E, int MI, int NI, class FA, class FB1, class FB2>
-__device__ __forceinline__ void WarpMmaB2(float (&acc)[MI][NI][4], int m0, int n0, int K, const FA& fa, const FB1& fb1,
-                                          const FB2& fb2) {
-  static_assert(NI % 2 == 0, "n blocks in pairs");
-#pragma unroll 1
-  for (int k0 = 0; k0 < K; k0 += 16) {
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi) {
-      uint32_t a[4];
-      LoadA<E>(a, fa, m0 + 16 * mi, k0);
+      if constexpr (kA2) LoadA<E>(a2, fa2, m0 + 16 * mi, k0);
 #pragma unroll
       for (int np = 0; np < NI / 2; ++np) {
         uint32_t b1[4], b2[4];
         LoadB2<E>(b1, fb1, n0 + 16 * np, k0);
-        LoadB2<E>(b2, fb2, n0 + 16 * np, k0);
-        Mma16816<E>(acc[mi][2 * np], a, b1[0], b1[1]);
-        Mma16816<E>(acc[mi][2 * np + 1], a, b1[2], b1[3]);
-        Mma16816<E>(acc[mi][2 * np], a, b2[0], b2[1]);
-        Mma16816<E>(acc[mi][2 * np + 1], a, b2[2], b2[3]);
+        if constexpr (kB2) LoadB2<E>(b2, fb2, n0 + 16 * np, k0);
+        Mma16816<E>(acc[mi][2 * np], a1, b1[0], b1[1]);
+        Mma16816<E>(acc[mi][2 * np + 1], a1, b1[2], b1[3]);
+        if constexpr (kA2) {
+          Mma16816<E>(acc[mi][2 * np], a2, b1[0], b1[1]);
+          Mma16816<E>(acc[mi][2 * np + 1], a2, b1[2], b1[3]);
+        }
+        if constexpr (kB2) {
+          Mma16816<E>(acc[mi][2 * np], a1, b2[0], b2[1]);
+          Mma16816<E>(acc[mi][2 * np + 1], a1, b2[2], b2[3]);
+        }
       }
     }
   }
+}
+template <class E, int MI, int NI, class FA, class FB>
+__device__ __forceinline__ void WarpMma(float (&acc)[MI][NI][4], int m0, int n0, int K, const FA& fa, const FB& fb) {
+  WarpMmaSum<E, false, false>(acc, m0, n0, K, fa, fa, fb, fb);
+}
+template <class E, int MI, int NI, class FA1, class FA2, class FB>  // (A1 + A2) B
+__device__ __forceinline__ void WarpMmaA2(float (&acc)[MI][NI][4], int m0, int n0, int K, const FA1& fa1, const FA2& fa2,
+                                          const FB& fb) {
+  WarpMmaSum<E, true, false>(acc, m0, n0, K, fa1, fa2, fb, fb);
+}
+template <class E, int MI, int NI, class FA, class FB1, class FB2>  // A (B1 + B2)
+__device__ __forceinline__ void WarpMmaB2(float (&acc)[MI][NI][4], int m0, int n0, int K, const FA& fa, const FB1& fb1,
+                                          const FB2& fb2) {
+  WarpMmaSum<E, false, true>(acc, m0, n0, K, fa, fa, fb1, fb2);
 }
 
 template <int MI, int NI>
