@@ -47,8 +47,8 @@
 // chunk) and >= 1.88 GB (docs/benchmarks.md has the H200 times and the fraction of roofline).
 //
 // Accuracy (tools/dev/harness/gla/bwd_emulation.cc runs these kernels on the CPU): Qd, Kd (and
-// the scaled states of the float32 / split test builds) enter the products as hi/lo pairs of 16-bit operands (x = hi + lo,
-// the products take hi*y + lo*y); dA, A and the inputs are single. Deterministic: no atomics;
+// the scaled states of the float32 / split test builds) enter the products as hi/lo pairs of
+// 16-bit operands (x = hi + lo, the products take hi*y + lo*y); dA, A and the inputs are single. Deterministic: no atomics;
 // every sum has a fixed order.
 #pragma once
 
