@@ -34,21 +34,21 @@
 // over more than one chunk); a zero factor e^gk = 0 at step t' >= t restarts the sum there as the
 // recurrent form does (gk_grad_t' = 0). gk_grad_0 = sum_j dh0 h0 (0 without h0).
 //
-// Memory: the states are stored bfloat16 for bfloat16 inputs (StateT), float32 for float16 ones
-// (range); the tiles come by cp.async (the state passes load chunk n+1 while using chunk n). The
-// state passes store whole 32-byte sectors (bfloat16: 16-byte row pieces after a quad transpose
+// Memory: the states are stored in the inputs' 16-bit type (StateT; float32 in a test build);
+// the tiles come by cp.async (the state passes load chunk n+1 while using chunk n). The
+// state passes store whole 32-byte sectors (16-bit: 16-byte row pieces after a quad transpose
 // of the mma fragments; 4-byte pairs wrote half sectors and held the passes at ~1.5 TB/s), run
 // their gate pass on every thread (a channel pair and a segment of the chunk each) and take two
 // barriers a chunk. In
-// the chunk kernel's raw path (bfloat16 states) H_c and dh_c enter the products as stored (one
+// the chunk kernel's raw path (16-bit states) H_c and dh_c enter the products as stored (one
 // product each; their row scalings e^P_m, e^(P_last - P_m) on the outputs, and on Kd for dv),
 // otherwise scaled and split hi/lo as below. Seed shape (B32 T2048 H4 Dk128 Dv256), per pass:
 // state / dh pass 34 GFLOP (hi/lo) and >= 0.81 GB each, chunk kernel 88 GFLOP (10.7 M per
 // chunk) and >= 1.88 GB (docs/benchmarks.md has the H200 times and the fraction of roofline).
 //
 // Accuracy (tools/dev/harness/gla/bwd_emulation.cc runs these kernels on the CPU): Qd, Kd (and
-// the scaled float32 states) enter the products as hi/lo pairs of 16-bit operands (x = hi + lo,
-// the products take hi*y + lo*y); dA, A and the inputs are single. Deterministic: no atomics;
+// the scaled states of the float32 / split test builds) enter the products as hi/lo pairs of
+// 16-bit operands (x = hi + lo, the products take hi*y + lo*y); dA, A and the inputs are single. Deterministic: no atomics;
 // every sum has a fixed order.
 #pragma once
 
@@ -258,25 +258,54 @@ __device__ __forceinline__ void LoadB2(uint32_t (&b)[4], const F& f, int n0, int
 
 // acc[MI][NI] (the warp's tile at rows m0.., cols n0.., 16 x 8 each, NI even) += A (m, k) B (k, n)
 // over k in [0, K), K a multiple of 16. Fragment of lane (g = lane / 4, c = lane % 4):
-// acc[mi][ni][e] is (m0 + 16 mi + g + 8 (e / 2), n0 + 8 ni + 2 c + e % 2).
-template <class E, int MI, int NI, class FA, class FB>
-__device__ __forceinline__ void WarpMma(float (&acc)[MI][NI][4], int m0, int n0, int K, const FA& fa, const FB& fb) {
+// acc[mi][ni][e] is (m0 + 16 mi + g + 8 (e / 2), n0 + 8 ni + 2 c + e % 2). With kA2, A is the sum
+// of two operands fa1 + fa2 (a hi/lo pair), with kB2 B is fb1 + fb2: the other operand's
+// fragment loaded once for both (per k step the first's products, then the second's, into the
+// same accumulators).
+template <class E, bool kA2, bool kB2, int MI, int NI, class FA1, class FA2, class FB1, class FB2>
+__device__ __forceinline__ void WarpMmaSum(float (&acc)[MI][NI][4], int m0, int n0, int K, const FA1& fa1, const FA2& fa2,
+                                           const FB1& fb1, const FB2& fb2) {
   static_assert(NI % 2 == 0, "n blocks in pairs");
+  static_assert(!(kA2 && kB2), "one operand pair");
 #pragma unroll 1  // (unrolled by 2: slower on the H200, 2026-11-29)
   for (int k0 = 0; k0 < K; k0 += 16) {
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
-      uint32_t a[4];
-      LoadA<E>(a, fa, m0 + 16 * mi, k0);
+      uint32_t a1[4], a2[4];
+      LoadA<E>(a1, fa1, m0 + 16 * mi, k0);
+      if constexpr (kA2) LoadA<E>(a2, fa2, m0 + 16 * mi, k0);
 #pragma unroll
       for (int np = 0; np < NI / 2; ++np) {
-        uint32_t b[4];
-        LoadB2<E>(b, fb, n0 + 16 * np, k0);
-        Mma16816<E>(acc[mi][2 * np], a, b[0], b[1]);
-        Mma16816<E>(acc[mi][2 * np + 1], a, b[2], b[3]);
+        uint32_t b1[4], b2[4];
+        LoadB2<E>(b1, fb1, n0 + 16 * np, k0);
+        if constexpr (kB2) LoadB2<E>(b2, fb2, n0 + 16 * np, k0);
+        Mma16816<E>(acc[mi][2 * np], a1, b1[0], b1[1]);
+        Mma16816<E>(acc[mi][2 * np + 1], a1, b1[2], b1[3]);
+        if constexpr (kA2) {
+          Mma16816<E>(acc[mi][2 * np], a2, b1[0], b1[1]);
+          Mma16816<E>(acc[mi][2 * np + 1], a2, b1[2], b1[3]);
+        }
+        if constexpr (kB2) {
+          Mma16816<E>(acc[mi][2 * np], a1, b2[0], b2[1]);
+          Mma16816<E>(acc[mi][2 * np + 1], a1, b2[2], b2[3]);
+        }
       }
     }
   }
+}
+template <class E, int MI, int NI, class FA, class FB>
+__device__ __forceinline__ void WarpMma(float (&acc)[MI][NI][4], int m0, int n0, int K, const FA& fa, const FB& fb) {
+  WarpMmaSum<E, false, false>(acc, m0, n0, K, fa, fa, fb, fb);
+}
+template <class E, int MI, int NI, class FA1, class FA2, class FB>  // (A1 + A2) B
+__device__ __forceinline__ void WarpMmaA2(float (&acc)[MI][NI][4], int m0, int n0, int K, const FA1& fa1, const FA2& fa2,
+                                          const FB& fb) {
+  WarpMmaSum<E, true, false>(acc, m0, n0, K, fa1, fa2, fb, fb);
+}
+template <class E, int MI, int NI, class FA, class FB1, class FB2>  // A (B1 + B2)
+__device__ __forceinline__ void WarpMmaB2(float (&acc)[MI][NI][4], int m0, int n0, int K, const FA& fa, const FB1& fb1,
+                                          const FB2& fb2) {
+  WarpMmaSum<E, false, true>(acc, m0, n0, K, fa, fa, fb1, fb2);
 }
 
 template <int MI, int NI>
@@ -331,28 +360,33 @@ __device__ __forceinline__ HeadOffsets Offsets(const BwdArgs& p, int bh) {
 
 // ---- the state kernels ---------------------------------------------------------------------------
 __device__ __forceinline__ void Store2(float* d, float a, float b) { *reinterpret_cast<float2*>(d) = make_float2(a, b); }
-// 16 bytes of a state row as floats.
+// 16 bytes of a state row (elements of X: float, or the 16-bit type) as floats.
+template <class X>
 __device__ __forceinline__ void Unpack16(const uint4& x, float (&f)[4]) {
+  static_assert(std::is_same<X, float>::value, "four floats");
   f[0] = __uint_as_float(x.x), f[1] = __uint_as_float(x.y), f[2] = __uint_as_float(x.z), f[3] = __uint_as_float(x.w);
 }
+template <class X>
 __device__ __forceinline__ void Unpack16(const uint4& x, float (&f)[8]) {
   const uint32_t w[4] = {x.x, x.y, x.z, x.w};
 #pragma unroll
   for (int c = 0; c < 4; ++c) {
-    f[2 * c] = __uint_as_float(w[c] << 16);
-    f[2 * c + 1] = __uint_as_float(w[c] & 0xffff0000u);
+    const float2 v = Unpair<X>(w[c]);
+    f[2 * c] = v.x, f[2 * c + 1] = v.y;
   }
 }
 
-// The states' type in the work space: bfloat16 for bfloat16 inputs (half the bytes; the emulation's
-// cases stay within 2.9e-3 rel. RMS), float32 for float16 inputs (whose range a state may exceed)
-// and wherever GLA_BWD_F32_STATES is defined.
+// The states' type in the work space: the inputs' 16-bit type (half the bytes of float32; the
+// chunk kernel's raw path takes them as they are), float32 wherever GLA_BWD_F32_STATES is defined.
+// float16 states have float16's range (65504), as the sm_90a forward's state operand (one float16
+// of the scaled state) has; before 2026-11-29 (seventh session) float16 inputs kept float32 states,
+// whose scaled hi/lo float16 pairs in the chunk kernel had the same limit.
 template <class E>
 using StateT =
 #ifdef GLA_BWD_F32_STATES
     float;
 #else
-    std::conditional_t<std::is_same<E, __nv_bfloat16>::value, __nv_bfloat16, float>;
+    E;
 #endif
 
 // The work space of a call with E inputs: both sets of states.
@@ -488,7 +522,7 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
   ForEach(S, m0, 0, [&](int r, int c, float& x) {
     x = (init != nullptr && r < dk && j0 + c < p.Dv) ? init[so + int64_t(r) * p.Dv + j0 + c] : 0.f;
   });
-  // Stores the tile (rows < Dk, columns < Dv) at dst (its row i0). bfloat16: 16-byte row pieces,
+  // Stores the tile (rows < Dk, columns < Dv) at dst (its row i0). 16-bit: 16-byte row pieces,
   // the four lanes of a quad exchanging their pairs (QuadTranspose) so that lane c holds columns 8c
   // .. 8c + 7 of each 32 (a warp's store writes whole 32-byte sectors: pairs wrote half sectors);
   // float: pairs (8 bytes a lane, whole sectors).
@@ -500,7 +534,7 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int r = m0 + 16 * mi + g + 8 * h;
-        if constexpr (std::is_same<D, __nv_bfloat16>::value) {
+        if constexpr (sizeof(D) == 2) {
 #pragma unroll
           for (int q = 0; q < BV / 32; ++q) {
             uint32_t w[4];
@@ -530,8 +564,12 @@ __global__ void __launch_bounds__(kStateThreads, 4) BwdStateKernel(const BwdArgs
     __syncthreads();
     ForEach(S, m0, 0, [&](int r, int, float& x) { x *= sm.dec[r]; });
     const ColK<E> fb{sm.y[b], K::kLdV};
+#ifdef GLA_BWD_UNFUSED
     WarpMma<E>(S, m0, 0, kC, ColK<E>{sm.x[b], K::kLdK}, fb);
     WarpMma<E>(S, m0, 0, kC, ColK<E>{sm.xl, K::kLdK}, fb);
+#else
+    WarpMmaA2<E>(S, m0, 0, kC, ColK<E>{sm.x[b], K::kLdK}, ColK<E>{sm.xl, K::kLdK}, fb);
+#endif
   }
   if (kRev && p.dh0 != nullptr) store(p.dh0 + so);
 #endif
@@ -572,8 +610,13 @@ struct BwdKernel {
   // The float [kC, DK] arrays' row stride: 8 past DK, so a fragment's rows (g = lane / 4) fall in
   // distinct bank groups (a stride of DK put all 8 rows of a fragment access in one bank).
   static constexpr int kLdF = DK + 8;
-  // dv's [C, SV] slab in kDvParts column parts (fewer live accumulators).
-  static constexpr int kDvParts = SV >= 128 ? 2 : 1;
+  // dv's [C, SV] slab in kDvParts column parts: one (a warp tile of 16 x SV / 4, each A fragment
+  // of Kd used for SV / 32 column blocks) unless a test build defines GLA_BWD_DV_PARTS.
+#ifdef GLA_BWD_DV_PARTS
+  static constexpr int kDvParts = SV >= 128 ? GLA_BWD_DV_PARTS : 1;
+#else
+  static constexpr int kDvParts = 1;
+#endif
   static constexpr int kCkN = DK / 4 / 8, kCvN = SV / kDvParts / 4 / 8;
 
   struct Smem {
@@ -744,7 +787,7 @@ struct SlabPipe {
         const int i = Row0() + (it0 + b) * kRows, jj = Col();
         const float s = vs[i];
         float xf[V];
-        Unpack16(x[b], xf);
+        Unpack16<ST>(x[b], xf);
         uint32_t h[V / 2], l[V / 2];
 #pragma unroll
         for (int c = 0; c < V; c += 2) {
@@ -762,7 +805,7 @@ struct SlabPipe {
         }
         if (other != nullptr) {
           float yf[V];
-          Unpack16(y[b], yf);
+          Unpack16<ST>(y[b], yf);
           float d = 0.f;
 #pragma unroll
           for (int c = 0; c < V; ++c) d += xf[c] * yf[c];
@@ -801,8 +844,8 @@ __device__ __forceinline__ void RawSlabDot(const typename K::E* slab, const Slab
   for (int b = 0; b < P::kIter; ++b) {
     const int i = P::Row0() + b * P::kRows, jj = P::Col();
     float xf[8], yf[8];
-    Unpack16(*reinterpret_cast<const uint4*>(slab + i * K::kLdS + jj), xf);
-    Unpack16(pipe.x[b], yf);
+    Unpack16<typename K::E>(*reinterpret_cast<const uint4*>(slab + i * K::kLdS + jj), xf);
+    Unpack16<typename K::ST>(pipe.x[b], yf);
     float d = 0.f;
 #pragma unroll
     for (int c = 0; c < 8; ++c) d += xf[c] * yf[c];
@@ -863,6 +906,38 @@ __device__ __forceinline__ void ForPairs(int m0, int n0, Fn&& fn) {
     for (int h = 0; h < 2; ++h) fn(m0 + g + 8 * h, n0 + 8 * ni + 2 * c, ni, h);
 }
 
+// Stores a warp tile's results v (as ForEach's acc[0]) as E: rows m0 + .., columns n0 + .. of a
+// [.., D] tensor at base (row stride st, element offsets multiples of 8), the rows t0 + row < T,
+// the columns < D (D a multiple of 8). With `vec` (base 16-byte aligned) and NI a multiple of 4:
+// 16-byte row pieces after a quad transpose (QuadTranspose: lane c then holds columns 8c .. 8c + 7
+// of each 32, and a quad writes 64 contiguous bytes); else 4-byte pairs where `pair` allows (a
+// warp's pairs filled 18 of each 32-byte sector's bytes on average, Nsight Compute on the seed).
+template <class E, int NI>
+__device__ __forceinline__ void StoreTile(E* base, int64_t st, int t0, int T, int D, int m0, int n0,
+                                          const float (&v)[NI][4], bool vec, bool pair) {
+  if constexpr (NI % 4 == 0) {
+    if (vec) {
+      const int lane = threadIdx.x & 31, g = lane >> 2, c = lane & 3;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = t0 + m0 + g + 8 * h;
+#pragma unroll
+        for (int q = 0; q < NI / 4; ++q) {
+          uint32_t w[4];
+#pragma unroll
+          for (int jn = 0; jn < 4; ++jn) w[jn] = Pack<E>(ToE<E>(v[4 * q + jn][2 * h]), ToE<E>(v[4 * q + jn][2 * h + 1]));
+          QuadTranspose(w, c);
+          const int col = n0 + 32 * q + 8 * c;
+          if (r < T && col < D) *reinterpret_cast<uint4*>(base + int64_t(r) * st + col) = make_uint4(w[0], w[1], w[2], w[3]);
+        }
+      }
+      return;
+    }
+  }
+  ForPairs<NI>(m0, n0, [&](int t, int j, int ni, int h) {
+    if (t0 + t < T && j < D) StorePair<E>(base + int64_t(t0 + t) * st + j, v[ni][2 * h], v[ni][2 * h + 1], pair);
+  });
+}
 
 // ---- the chunk kernel ------------------------------------------------------------------------------
 template <class K>
@@ -887,8 +962,13 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
   const int ci = threadIdx.x;  // the reverse sum's channel (ci < Dk)
   constexpr int kLdF = K::kLdF;
   // dq, dk, dv stored two elements at a time where their bases allow (element offsets are even).
-  const bool pair = ((reinterpret_cast<uintptr_t>(p.dq) | reinterpret_cast<uintptr_t>(p.dk) |
-                      reinterpret_cast<uintptr_t>(p.dv)) & 3) == 0;
+  const uintptr_t outs = reinterpret_cast<uintptr_t>(p.dq) | reinterpret_cast<uintptr_t>(p.dk) |
+                         reinterpret_cast<uintptr_t>(p.dv);
+#ifdef GLA_BWD_PAIR_STORES  // (a test build: 4-byte pairs only)
+  const bool pair = (outs & 3) == 0, vec = false;
+#else
+  const bool pair = (outs & 3) == 0, vec = (outs & 15) == 0;  // ... and 16-byte pieces (StoreTile)
+#endif
 
   constexpr int S2 = 2 * K::kSlabs;  // the slabs in order: H_c's, then dh_c's
   auto raw_issue = [&](int s) {
@@ -1001,18 +1081,23 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
         __syncthreads();
         if (sl + 1 < K::kSlabs) pipe.Issue(Hc, nullptr, sl + 1, p.Dk, p.Dv);
         else pipe.Issue(dHc, Hc, 0, p.Dk, p.Dv);
-        WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.slab[0], K::kLdS});
-        WarpMma<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.slab[1], K::kLdS});
+        WarpMmaB2<E>(X, xm0, xn0, SV, fa, RowK<E>{sm.slab[0], K::kLdS}, RowK<E>{sm.slab[1], K::kLdS});
         __syncthreads();
       }
     }
     if (safe) {
       const RowK<E> fa{sm.dA, K::kLdC};  // strict(dA) (t, s)
+#ifdef GLA_BWD_UNFUSED
       WarpMma<E>(XS, xm0, xn0, kC, fa, ColK<E>{sm.k, K::kLdK});
       WarpMma<E>(XS, xm0, xn0, kC, fa, ColK<E>{sm.kl, K::kLdK});
+#else
+      WarpMmaB2<E>(XS, xm0, xn0, kC, fa, ColK<E>{sm.k, K::kLdK}, ColK<E>{sm.kl, K::kLdK});
+#endif
     }
+    float dqv[K::kCkN][4];
     ForPairs<K::kCkN>(xm0, xn0, [&](int t, int i, int ni, int h) {
       float w[2] = {0.f, 0.f};
+      dqv[ni][2 * h] = dqv[ni][2 * h + 1] = 0.f;
       if (t0 + t < p.T && i < p.Dk) {  // i even, Dk a multiple of 8: i + 1 < Dk too
         const float2 qf = Unpair<E>(qraw[ni][h]), kf = Unpair<E>(kraw[ni][h]);
         const float qv[2] = {qf.x, qf.y}, kv[2] = {kf.x, kf.y};
@@ -1020,7 +1105,6 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
         const float eav[2] = {ea.x, ea.y};
         const float2 in2 = safe ? make_float2(0.f, 0.f) : *reinterpret_cast<const float2*>(sm.term + t * kLdF + i);
         const float inv[2] = {in2.x, in2.y};
-        float dq[2];
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const float intra = inv[e];
@@ -1028,12 +1112,12 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
           const float xx = (K::kRaw ? sm.vsf[i + e] * x : x) + xs;
           const float dqp = p.scale * (eav[e] * xx + intra);
           w[e] = qv[e] * dqp;
-          dq[e] = dqp + p.scale * sm.diag[t] * kv[e];
+          dqv[ni][2 * h + e] = dqp + p.scale * sm.diag[t] * kv[e];
         }
-        StorePair<E>(static_cast<E*>(p.dq) + ho.qk + int64_t(t0 + t) * p.qk_st + i, dq[0], dq[1], pair);
       }
       *reinterpret_cast<float2*>(sm.term + t * kLdF + i) = make_float2(w[0], w[1]);
     });
+    StoreTile<E>(static_cast<E*>(p.dq) + ho.qk, p.qk_st, t0, p.T, p.Dk, xm0, xn0, dqv, vec, pair);
   }
   __syncthreads();  // ea is u from here
   if (!safe) {  // the element-wise mode's dk' term sum_{s>t} dA_st scale q_s e^(pc_s - pc_t) into ea (u's
@@ -1085,24 +1169,27 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
       if (sl + 1 < K::kSlabs) pipe.Issue(dHc, Hc, sl + 1, p.Dk, p.Dv);
     }
     const RowK<E> fv{sm.v + sl * SV, K::kLdV};
-    WarpMma<E>(Ys, xm0, xn0, SV, fv, RowK<E>{shi, K::kLdS});
-    if constexpr (!K::kRaw) WarpMma<E>(Ys, xm0, xn0, SV, fv, RowK<E>{sm.slab[1], K::kLdS});
+    if constexpr (K::kRaw) {
+      WarpMma<E>(Ys, xm0, xn0, SV, fv, RowK<E>{shi, K::kLdS});
+    } else {
+      WarpMmaB2<E>(Ys, xm0, xn0, SV, fv, RowK<E>{shi, K::kLdS}, RowK<E>{sm.slab[1], K::kLdS});
+    }
     for (int part = 0; part < K::kDvParts; ++part) {
       float DVa[1][K::kCvN][4];
       Zero(DVa);
       const int vn0 = part * (SV / K::kDvParts) + wn * (SV / K::kDvParts / 4);
       const RowK<E> fkh{sm.k, K::kLdK};
       const ColK<E> fsh{shi, K::kLdS};
+#ifdef GLA_BWD_UNFUSED
       WarpMma<E>(DVa, xm0, vn0, DK, fkh, fsh);
       if constexpr (!K::kRaw) WarpMma<E>(DVa, xm0, vn0, DK, fkh, ColK<E>{sm.slab[1], K::kLdS});
       WarpMma<E>(DVa, xm0, vn0, DK, RowK<E>{sm.kl, K::kLdK}, fsh);
+#else
+      WarpMmaA2<E>(DVa, xm0, vn0, DK, fkh, RowK<E>{sm.kl, K::kLdK}, fsh);  // (Kd hi + lo) dh, dh loaded once
+      if constexpr (!K::kRaw) WarpMma<E>(DVa, xm0, vn0, DK, fkh, ColK<E>{sm.slab[1], K::kLdS});
+#endif
       WarpMma<E>(DVa, xm0, vn0, kC, ColK<E>{sm.A, K::kLdC}, ColK<E>{sm.o + sl * SV, K::kLdV});
-      ForPairs<K::kCvN>(xm0, vn0, [&](int t, int j, int ni, int h) {
-        const int jj = sl * SV + j;  // even, Dv a multiple of 8: jj + 1 < Dv too
-        if (t0 + t < p.T && jj < p.Dv)
-          StorePair<E>(static_cast<E*>(p.dv) + ho.v + int64_t(t0 + t) * p.v_st + jj, DVa[0][ni][2 * h],
-                       DVa[0][ni][2 * h + 1], pair);
-      });
+      StoreTile<E>(static_cast<E*>(p.dv) + ho.v + sl * SV, p.v_st, t0, p.T, p.Dv - sl * SV, xm0, vn0, DVa[0], vec, pair);
     }
     __syncthreads();
     if constexpr (K::kRaw) {
@@ -1111,12 +1198,18 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
   }
   if (safe) {
     const ColK<E> fa{sm.dA, K::kLdC};  // strict(dA)^T (t, s) = dA (s, t)
+#ifdef GLA_BWD_UNFUSED
     WarpMma<E>(Yi, xm0, xn0, kC, fa, ColK<E>{sm.q, K::kLdK});
     WarpMma<E>(Yi, xm0, xn0, kC, fa, ColK<E>{sm.ql, K::kLdK});
+#else
+    WarpMmaB2<E>(Yi, xm0, xn0, kC, fa, ColK<E>{sm.q, K::kLdK}, ColK<E>{sm.ql, K::kLdK});
+#endif
   }
   float* u = sm.ea;
+  float dkv[K::kCkN][4];
   ForPairs<K::kCkN>(xm0, xn0, [&](int t, int i, int ni, int h) {
     float uu[2] = {0.f, 0.f}, w[2] = {0.f, 0.f};
+    dkv[ni][2 * h] = dkv[ni][2 * h + 1] = 0.f;
     if (t0 + t < p.T && i < p.Dk) {
       const float2 qf = Unpair<E>(qraw[ni][h]), kf = Unpair<E>(kraw[ni][h]);
       const float qv[2] = {qf.x, qf.y}, kv[2] = {kf.x, kf.y};
@@ -1125,7 +1218,6 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
       const float ebv[2] = {eb2.x, eb2.y}, wv[2] = {w2.x, w2.y};
       const float2 in2 = safe ? make_float2(0.f, 0.f) : *reinterpret_cast<const float2*>(u + t * kLdF + i);
       const float inv[2] = {in2.x, in2.y};
-      float dk[2];
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         const float ys_acc = Ys[0][ni][2 * h + e], yi = Yi[0][ni][2 * h + e];
@@ -1133,17 +1225,19 @@ __global__ void __launch_bounds__(kThreads, 1) BwdChunkKernel(const BwdArgs p) {
         const float intra = inv[e];
         const float eb = ebv[e], kr = kv[e];
         const float dki = eb * yi + intra;
-        dk[e] = eb * ys + dki + p.scale * sm.diag[t] * qv[e];
+        dkv[ni][2 * h + e] = eb * ys + dki + p.scale * sm.diag[t] * qv[e];
         uu[e] = kr * (eb * ys);
         w[e] = wv[e] - kr * dki;
       }
-      StorePair<E>(static_cast<E*>(p.dk) + ho.qk + int64_t(t0 + t) * p.qk_st + i, dk[0], dk[1], pair);
     }
     *reinterpret_cast<float2*>(u + t * kLdF + i) = make_float2(uu[0], uu[1]);
     *reinterpret_cast<float2*>(sm.term + t * kLdF + i) = make_float2(w[0], w[1]);
   });
+  StoreTile<E>(static_cast<E*>(p.dk) + ho.qk, p.qk_st, t0, p.T, p.Dk, xm0, xn0, dkv, vec, pair);
   __syncthreads();
   if (ci < p.Dk) {  // gk_grad = F0 + sum_{s<t} u_s + sum_{s>=t} w_s, restarting at a zero factor
+    // (a loop through shared memory: unrolled with u, w and the prefix sums in registers, 226
+    // registers against 167, the seed's chunk kernel took 9 % longer, 2026-11-29 seventh session)
     float* pre = sm.pc;  // free now: the exclusive prefix sums of u
     float run = 0.f;
     for (int t = 0; t < kC; ++t) {
