@@ -41,10 +41,6 @@
 #ifndef PO_CUMSUM_STAGED_MIN_BLOCKS
 #define PO_CUMSUM_STAGED_MIN_BLOCKS 3
 #endif
-// The thread steps' per-chunk checks and exact chunk totals (Thread); 0: the form before.
-#ifndef PO_CUMSUM_THREAD_V2
-#define PO_CUMSUM_THREAD_V2 1
-#endif
 // Columns from how many lines take the column strips (scan_columns.cuh; scan_launch.cuh's
 // TileStripColumnLines): float32, and int32/int64 below their one pass's 8192 lines. 0: never.
 #ifndef PO_CUMSUM_STRIP_LINES
@@ -318,41 +314,16 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
     }
   }
 
-  // The form before PO_CUMSUM_THREAD_V2. Columns: one thread walks its line, kItems loads in flight; each addition is the fast one
-  // unless the element or the running sum is not finite.
-  template <int kItems, bool kStore>
-  __device__ static State ThreadV1(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
-                                 bool exclusive) {
-    for (int64_t t0 = s0; t0 < s1; t0 += kItems) {
-      double v[kItems];
-      int64_t off[kItems];
-#pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        off[k] = line.g.At(line.base, t0 + k < s1 ? t0 + k : s1 - 1).offset;
-        v[k] = t0 + k < s1 ? static_cast<double>(static_cast<float>(op.x[off[k]])) : 0.0;
-      }
-#pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        if (t0 + k >= s1) break;
-        if (kStore && exclusive) op.out[off[k]] = CumsumFast::Round<T>(carry);
-        const bool fast = v[k] - v[k] == 0.0 && carry.hi - carry.hi == 0.0;
-        carry = fast ? CumsumFast::AddValue(carry, v[k]) : Add(carry, Sum::Of(v[k]));
-        if (kStore && !exclusive) op.out[off[k]] = CumsumFast::Round<T>(carry);
-      }
-    }
-    return carry;
-  }
-
-#if PO_CUMSUM_THREAD_V2
   // Columns (and the staged short rows that no exact loop takes): one thread walks its line,
   // kItems loads in flight from one address and a fixed stride. Checked once per chunk rather
   // than per element: the chunk's elements and the carry are finite (then every two-sum of the
   // chunk stays finite). A segment total (kStore = false) of such a chunk adds it as one plain
   // float64 sum where that sum is exact (ColumnTotal's span rule), one two-sum per chunk; else
   // the two-sum per element. Non-finite chunks take Add (its inf/NaN handling) and
-  // RoundCompensated per element, as before. The store path's outputs are those of ThreadV1
-  // bit for bit; a total may differ from ThreadV1's in its double-double's low part (one
-  // rounding of an exact chunk sum instead of kItems two-sums), no less accurate.
+  // RoundCompensated per element, as before. The store path's outputs are those of the
+  // per-element form before (2026-11-29) bit for bit; a total may differ from its in the
+  // double-double's low part (one rounding of an exact chunk sum instead of kItems two-sums), no
+  // less accurate.
   template <int kItems, bool kStore>
   __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                  bool exclusive) {
@@ -401,13 +372,6 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
     }
     return carry;
   }
-#else
-  template <int kItems, bool kStore>
-  __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
-                                 bool exclusive) {
-    return ThreadV1<kItems, kStore>(op, line, s0, s1, carry, exclusive);
-  }
-#endif
 
   // Columns held in registers (the one-pass column tiles and the column strips of
   // scan_columns.cuh): x[k] is step k of one line in scan order, n of the K real. float32

@@ -38,15 +38,6 @@
 #define PO_LSE_MIN_BLOCKS 4
 #endif
 // Steps a chunk of the thread step over a staged short row (scan_staged_rows.cuh).
-// The thread steps (columns' three phases, staged short rows) with the float32 level decision
-// and the lean outputs of the rows (Thread below); 0: the form before (ThreadV1).
-#ifndef PO_LSE_THREAD_V2
-#define PO_LSE_THREAD_V2 1
-#endif
-// Steps a chunk of those thread steps (0: the engine's kItems).
-#ifndef PO_LSE_THREAD_CHUNK
-#define PO_LSE_THREAD_CHUNK 0
-#endif
 #ifndef PO_LSE_STAGED_ITEMS
 #define PO_LSE_STAGED_ITEMS 8
 #endif
@@ -700,73 +691,6 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     return carry;
   }
 
-  // Columns: one thread walks its line in chunks of kItems steps (the form before PO_LSE_THREAD_V2).
-  template <int kItems, bool kStore>
-  __device__ static State ThreadV1(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
-                                 bool exclusive) {
-    for (int64_t t0 = s0; t0 < s1; t0 += kItems) {
-      const int64_t t1 = t0 + kItems < s1 ? t0 + kItems : s1;
-      float x[kItems];
-      int64_t off[kItems];
-      float tmax = -std::numeric_limits<float>::infinity();
-      float tmin = std::numeric_limits<float>::infinity();
-      bool bad = false;
-#pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        off[k] = line.g.At(line.base, t0 + k).offset;
-        x[k] = t0 + k < t1 ? static_cast<float>(op.x[off[k]]) : -std::numeric_limits<float>::infinity();
-        bad |= x[k] != x[k] || x[k] == std::numeric_limits<float>::infinity();
-        tmax = fmaxf(tmax, x[k]);
-        if (x[k] != -std::numeric_limits<float>::infinity()) tmin = fminf(tmin, x[k]);
-      }
-      float R;
-      if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
-        carry = ThreadScanSteps<kFallbackItems, kStore>(op, line, t0, t1, carry, exclusive);
-        continue;
-      }
-      const bool lean = kStore && LseFast::Lean(carry, R, LseFast::Rebase(carry, R), kItems);
-      if (!lean && LseFast::NeedsExact(carry)) {  // precise (LseFast::NeedsExact)
-        const double Rd = static_cast<double>(R);
-        const LseFast::Sum c = LseFast::Rebase(carry, R);
-        TermCount tc = TermCount::Of(carry);
-        double S = c.hi + c.lo;
-#pragma unroll
-        for (int k = 0; k < kItems; ++k) {
-          const double e = x[k] == -std::numeric_limits<float>::infinity() ? 0.0 : exp(static_cast<double>(x[k]) - Rd);
-          if (kStore && exclusive && t0 + k < t1) op.out[off[k]] = LseFast::OutPrecise<T>(Rd, S, tc.n, tc.v);
-          S += e;
-          tc = tc.Then(x[k]);
-          if (kStore && !exclusive && t0 + k < t1) op.out[off[k]] = LseFast::OutPrecise<T>(Rd, S, tc.n, tc.v);
-        }
-        carry = tc.AsState(Rd, LseFast::Sum::Of(S));
-        continue;
-      }
-      const LseFast::Sum c = LseFast::Rebase(carry, R);
-      const FloatFloat cf = FloatFloat::Of(c.hi + c.lo);
-      FloatFloat acc{0.f, 0.f};
-#pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        const float e = LseFast::ExpDiff(x[k], R);
-        if (kStore && t0 + k < t1) {
-          if (exclusive) {
-            const FloatFloat S = FloatFloat::Add(cf, acc);
-            op.out[off[k]] = lean ? LseFast::OutLean<T>(R, S.hi, S.lo) : LseFast::Out<T>(R, S.hi, S.lo);
-            acc = FloatFloat::Add(acc, e);
-          } else {
-            acc = FloatFloat::Add(acc, e);
-            const FloatFloat S = FloatFloat::Add(cf, acc);
-            op.out[off[k]] = lean ? LseFast::OutLean<T>(R, S.hi, S.lo) : LseFast::Out<T>(R, S.hi, S.lo);
-          }
-        } else {
-          acc = FloatFloat::Add(acc, e);
-        }
-      }
-      carry = State{static_cast<double>(R), Add(c, LseFast::Sum::Of(acc.ToDouble()))};
-    }
-    return carry;
-  }
-
-#if PO_LSE_THREAD_V2
   // Columns (and the staged short rows): one thread walks its line in chunks of kChunk steps.
   // Per chunk: the loads (one address, then a fixed stride), the range checks (Usable), the
   // carry rebased to R = max(chunk, carry) and the chunk's level, decided in float32 as the
@@ -780,7 +704,9 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   template <int kItems, bool kStore>
   __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                  bool exclusive) {
-    constexpr int kChunk = PO_LSE_THREAD_CHUNK > 0 ? PO_LSE_THREAD_CHUNK : kItems;
+    // 8 steps a chunk (ScanPolicy::kColumnItems, kStagedItems): 16 measured slower on the H200's
+    // short rows and axis-2 columns (docs/benchmarks.md, 2026-11-29 seventh session).
+    constexpr int kChunk = kItems;
     static_assert(kChunk <= 16, "level 2's float running sum is bounded for at most 16 terms (LseFast::kLean2)");
     constexpr float kInf = std::numeric_limits<float>::infinity();
     const int64_t step = line.g.reverse ? -line.g.inner : line.g.inner;
@@ -877,13 +803,6 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     }
     return tc.AsState(Rd, LseFast::Sum::Of(S));
   }
-#else
-  template <int kItems, bool kStore>
-  __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
-                                 bool exclusive) {
-    return ThreadV1<kItems, kStore>(op, line, s0, s1, carry, exclusive);
-  }
-#endif
 
   // Columns held in registers (the one-pass column tiles of scan_columns.cuh): x[k] is step k
   // of one line in scan order, n of the K real.
