@@ -314,26 +314,60 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
     }
   }
 
-  // Columns: one thread walks its line, kItems loads in flight; each addition is the fast one
-  // unless the element or the running sum is not finite.
+  // Columns (and the staged short rows that no exact loop takes): one thread walks its line,
+  // kItems loads in flight from one address and a fixed stride. Checked once per chunk rather
+  // than per element: the chunk's elements and the carry are finite (then every two-sum of the
+  // chunk stays finite). A segment total (kStore = false) of such a chunk adds it as one plain
+  // float64 sum where that sum is exact (ColumnTotal's span rule), one two-sum per chunk; else
+  // the two-sum per element. Non-finite chunks take Add (its inf/NaN handling) and
+  // RoundCompensated per element, as before. The store path's outputs are those of the
+  // per-element form before (2026-11-29) bit for bit; a total may differ from its in the
+  // double-double's low part (one rounding of an exact chunk sum instead of kItems two-sums), no
+  // less accurate.
   template <int kItems, bool kStore>
   __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                  bool exclusive) {
+    constexpr unsigned kSpan = 29 - (kItems <= 1 ? 0 : kItems <= 2 ? 1 : kItems <= 4 ? 2 : kItems <= 8 ? 3 : kItems <= 16 ? 4 : 5);
+    static_assert(kItems <= 32, "thread steps");
+    const int64_t step = line.g.reverse ? -line.g.inner : line.g.inner;
     for (int64_t t0 = s0; t0 < s1; t0 += kItems) {
-      double v[kItems];
-      int64_t off[kItems];
+      const int n = static_cast<int>(t0 + kItems < s1 ? kItems : s1 - t0);
+      const T* px = op.x + line.g.At(line.base, t0).offset;
+      float f[kItems];
+      unsigned umax = 0, umin = 0xffffffffu;  // |x| bits; umin: of the nonzero ones, less 1 (0 wraps)
 #pragma unroll
       for (int k = 0; k < kItems; ++k) {
-        off[k] = line.g.At(line.base, t0 + k < s1 ? t0 + k : s1 - 1).offset;
-        v[k] = t0 + k < s1 ? static_cast<double>(static_cast<float>(op.x[off[k]])) : 0.0;
+        f[k] = k < n ? static_cast<float>(px[k * step]) : 0.f;
+        const unsigned u = __float_as_uint(f[k]) & 0x7fffffffu;
+        umax = umax > u ? umax : u;
+        umin = umin < u - 1u ? umin : u - 1u;
       }
+      const bool finite = umax < 0x7f800000u && carry.hi - carry.hi == 0.0;
+      if (!kStore && finite && (umax >> 23) <= ((umin + 1u) >> 23) + kSpan) {
+        double sum = 0.0;
 #pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        if (t0 + k >= s1) break;
-        if (kStore && exclusive) op.out[off[k]] = CumsumFast::Round<T>(carry);
-        const bool fast = v[k] - v[k] == 0.0 && carry.hi - carry.hi == 0.0;
-        carry = fast ? CumsumFast::AddValue(carry, v[k]) : Add(carry, Sum::Of(v[k]));
-        if (kStore && !exclusive) op.out[off[k]] = CumsumFast::Round<T>(carry);
+        for (int k = 0; k < kItems; ++k) sum += static_cast<double>(f[k]);  // exact (padding adds 0)
+        carry = CumsumFast::AddValue(carry, sum);
+        continue;
+      }
+      T* po = kStore ? op.out + (px - op.x) : nullptr;
+      if (finite) {
+#pragma unroll
+        for (int k = 0; k < kItems; ++k) {
+          if (k >= n) break;
+          if (kStore && exclusive) po[k * step] = CumsumFast::Round<T, true>(carry);
+          carry = CumsumFast::AddValue(carry, static_cast<double>(f[k]));
+          if (kStore && !exclusive) po[k * step] = CumsumFast::Round<T, true>(carry);
+        }
+        continue;
+      }
+#pragma unroll 1
+      for (int k = 0; k < n; ++k) {
+        const double v = static_cast<double>(px[k * step]);
+        if (kStore && exclusive) po[k * step] = RoundCompensated<T>(carry.hi, carry.lo);
+        const bool fast = v - v == 0.0 && carry.hi - carry.hi == 0.0;
+        carry = fast ? CumsumFast::AddValue(carry, v) : Add(carry, Sum::Of(v));
+        if (kStore && !exclusive) po[k * step] = RoundCompensated<T>(carry.hi, carry.lo);
       }
     }
     return carry;

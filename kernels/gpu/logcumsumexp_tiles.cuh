@@ -691,70 +691,117 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     return carry;
   }
 
-  // Columns: one thread walks its line in chunks of kItems steps.
+  // Columns (and the staged short rows): one thread walks its line in chunks of kChunk steps.
+  // Per chunk: the loads (one address, then a fixed stride), the range checks (Usable), the
+  // carry rebased to R = max(chunk, carry) and the chunk's level, decided in float32 as the
+  // rows' and the register columns' (LseFast::LeanLevel; a float64 log per chunk before). Per
+  // element on the lean levels: the float32 term of the exact difference (ExpDiff), its TwoSum
+  // into the chunk total (for the carry: float64 once per chunk) and the output through the SFU's
+  // log2 of the running sum S (LseFast::OutLog2): a float-float S at level 1, a plain float one
+  // at level 2 (every output at least kLean2 from 0), as WarpRows and ColumnScan. Levels only
+  // rise along a line where the carry's value decides them (prefix values grow), so once the
+  // carry is past kLean2 (store) or past kNearZero (totals), it is not tested again.
   template <int kItems, bool kStore>
   __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                  bool exclusive) {
-    for (int64_t t0 = s0; t0 < s1; t0 += kItems) {
-      const int64_t t1 = t0 + kItems < s1 ? t0 + kItems : s1;
-      float x[kItems];
-      int64_t off[kItems];
-      float tmax = -std::numeric_limits<float>::infinity();
-      float tmin = std::numeric_limits<float>::infinity();
-      bool bad = false;
+    // 8 steps a chunk (ScanPolicy::kColumnItems, kStagedItems): 16 measured slower on the H200's
+    // short rows and axis-2 columns (docs/benchmarks.md, 2026-11-29 seventh session).
+    constexpr int kChunk = kItems;
+    static_assert(kChunk <= 16, "level 2's float running sum is bounded for at most 16 terms (LseFast::kLean2)");
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    const int64_t step = line.g.reverse ? -line.g.inner : line.g.inner;
+    bool high = false;     // store: the carry's value is past kLean2 (+ margin)
+    bool settled = false;  // totals: the carry no longer NeedsExact
+    for (int64_t t0 = s0; t0 < s1; t0 += kChunk) {
+      const int64_t t1 = t0 + kChunk < s1 ? t0 + kChunk : s1;
+      const int n = static_cast<int>(t1 - t0);
+      const T* px = op.x + line.g.At(line.base, t0).offset;
+      float x[kChunk];
+      float tmax = -kInf, tmin = kInf;
 #pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        off[k] = line.g.At(line.base, t0 + k).offset;
-        x[k] = t0 + k < t1 ? static_cast<float>(op.x[off[k]]) : -std::numeric_limits<float>::infinity();
-        bad |= x[k] != x[k] || x[k] == std::numeric_limits<float>::infinity();
-        tmax = fmaxf(tmax, x[k]);
-        if (x[k] != -std::numeric_limits<float>::infinity()) tmin = fminf(tmin, x[k]);
+      for (int k = 0; k < kChunk; ++k) {
+        x[k] = k < n ? static_cast<float>(px[k * step]) : -kInf;
+        tmax = LseFast::MaxNaN(tmax, x[k]);
+        tmin = x[k] == -kInf ? tmin : fminf(tmin, x[k]);
       }
+      const bool bad = tmax != tmax || tmax == kInf;
       float R;
       if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
         carry = ThreadScanSteps<kFallbackItems, kStore>(op, line, t0, t1, carry, exclusive);
-        continue;
-      }
-      const bool lean = kStore && LseFast::Lean(carry, R, LseFast::Rebase(carry, R), kItems);
-      if (!lean && LseFast::NeedsExact(carry)) {  // precise (LseFast::NeedsExact)
-        const double Rd = static_cast<double>(R);
-        const LseFast::Sum c = LseFast::Rebase(carry, R);
-        TermCount tc = TermCount::Of(carry);
-        double S = c.hi + c.lo;
-#pragma unroll
-        for (int k = 0; k < kItems; ++k) {
-          const double e = x[k] == -std::numeric_limits<float>::infinity() ? 0.0 : exp(static_cast<double>(x[k]) - Rd);
-          if (kStore && exclusive && t0 + k < t1) op.out[off[k]] = LseFast::OutPrecise<T>(Rd, S, tc.n, tc.v);
-          S += e;
-          tc = tc.Then(x[k]);
-          if (kStore && !exclusive && t0 + k < t1) op.out[off[k]] = LseFast::OutPrecise<T>(Rd, S, tc.n, tc.v);
-        }
-        carry = tc.AsState(Rd, LseFast::Sum::Of(S));
+        high = false;
+        settled = false;
         continue;
       }
       const LseFast::Sum c = LseFast::Rebase(carry, R);
-      const FloatFloat cf = FloatFloat::Of(c.hi + c.lo);
-      FloatFloat acc{0.f, 0.f};
-#pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        const float e = LseFast::ExpDiff(x[k], R);
-        if (kStore && t0 + k < t1) {
-          if (exclusive) {
-            const FloatFloat S = FloatFloat::Add(cf, acc);
-            op.out[off[k]] = lean ? LseFast::OutLean<T>(R, S.hi, S.lo) : LseFast::Out<T>(R, S.hi, S.lo);
-            acc = FloatFloat::Add(acc, e);
-          } else {
-            acc = FloatFloat::Add(acc, e);
-            const FloatFloat S = FloatFloat::Add(cf, acc);
-            op.out[off[k]] = lean ? LseFast::OutLean<T>(R, S.hi, S.lo) : LseFast::Out<T>(R, S.hi, S.lo);
-          }
+      int level = 0;
+      if (kStore) {
+        if (!high) {
+          level = LseFast::LeanLevel(carry, R, c, kChunk);
+          high = level == 2 && static_cast<float>(carry.m) + __logf(static_cast<float>(carry.s.hi)) >=
+                                   static_cast<float>(LseFast::kLean2) + 0.01f;
         } else {
+          level = 2;
+        }
+      } else if (!settled) {
+        settled = !LseFast::NeedsExact(carry);
+      }
+      if ((kStore && level == 0 && LseFast::NeedsExact(carry)) || (!kStore && !settled)) {
+        carry = PreciseChunk<kChunk, kStore>(op, px, step, x, n, R, c, carry, exclusive);
+        continue;
+      }
+      T* po = kStore ? op.out + (px - op.x) : nullptr;
+      FloatFloat acc{0.f, 0.f};
+      if (!kStore) {
+#pragma unroll
+        for (int k = 0; k < kChunk; ++k) acc = FloatFloat::Add(acc, LseFast::ExpDiff(x[k], R));  // 0 for padding
+      } else if (level == 2) {
+        float s = static_cast<float>(c.hi + c.lo);
+#pragma unroll
+        for (int k = 0; k < kChunk; ++k) {
+          const float e = LseFast::ExpDiff(x[k], R);
           acc = FloatFloat::Add(acc, e);
+          if (!exclusive) s += e;
+          if (k < n) po[k * step] = static_cast<T>(LseFast::OutLog2(R, s));
+          if (exclusive) s += e;
+        }
+      } else {
+        FloatFloat S = FloatFloat::Of(c.hi + c.lo);
+#pragma unroll
+        for (int k = 0; k < kChunk; ++k) {
+          const float e = LseFast::ExpDiff(x[k], R);
+          acc = FloatFloat::Add(acc, e);
+          if (!exclusive) S = FloatFloat::Add(S, e);
+          if (k < n) {
+            po[k * step] = level == 1 ? static_cast<T>(LseFast::OutLog2(R, S.hi + S.lo)) : LseFast::Out<T>(R, S.hi, S.lo);
+          }
+          if (exclusive) S = FloatFloat::Add(S, e);
         }
       }
       carry = State{static_cast<double>(R), Add(c, LseFast::Sum::Of(acc.ToDouble()))};
     }
     return carry;
+  }
+
+  // A chunk of Thread taken precisely (LseFast::NeedsExact): float64 terms, the finite terms
+  // counted; out of line (rare: a line's first chunks).
+  template <int kChunk, bool kStore>
+  __device__ __noinline__ static State PreciseChunk(const Op& op, const T* px, int64_t step, const float (&x)[kChunk],
+                                                    int n, float R, LseFast::Sum c, const State& carry,
+                                                    bool exclusive) {
+    const double Rd = static_cast<double>(R);
+    T* po = kStore ? op.out + (px - op.x) : nullptr;
+    TermCount tc = TermCount::Of(carry);
+    double S = c.hi + c.lo;
+#pragma unroll 1
+    for (int k = 0; k < n; ++k) {
+      const float xv = x[k];
+      const double e = xv == -std::numeric_limits<float>::infinity() ? 0.0 : exp(static_cast<double>(xv) - Rd);
+      if (kStore && exclusive) po[k * step] = LseFast::OutPrecise<T>(Rd, S, tc.n, tc.v);
+      S += e;
+      tc = tc.Then(xv);
+      if (kStore && !exclusive) po[k * step] = LseFast::OutPrecise<T>(Rd, S, tc.n, tc.v);
+    }
+    return tc.AsState(Rd, LseFast::Sum::Of(S));
   }
 
   // Columns held in registers (the one-pass column tiles of scan_columns.cuh): x[k] is step k

@@ -330,6 +330,72 @@ TEST(GpuTest, ScanEngineFastTilesFloat16DeterministicAndMatchCpu) {
   CheckFastTiles<dtype::float16>(std::ldexp(1.0, -9));  // two float16 ulps at |out| in [1, 2)
 }
 
+// float32 logcumsumexp on the thread steps (logcumsumexp_tiles.cuh's Thread: the column three
+// phases and the staged short rows), whose level (precise, float-float, lean 1, lean 2) is chosen
+// per chunk and held once the carry is past kLean2: outputs crossing 0 slowly (x ~ U(-14, -6))
+// and quickly (U(-4, 0.5)), in every exclusive/reverse mode, held to docs/spec.md §1 against a
+// long double reference (2.5e-7 relative where |ref| >= 0.5, 1e-6 where 1e-6 <= |ref| < 0.5, an
+// empty prefix -inf), and two runs bitwise equal. Shapes: [8300, 1024] axis 0 (1024 lines of
+// 130 segments), [3, 2000, 300] axis 1 (900 lines: the one pass, ColumnScan), [1001, 64] and
+// [300, 256] (staged rows, one and four threads a row).
+TEST(GpuTest, ScanEngineLogcumsumexpFloat32ThreadStepsAcrossZero) {
+  REQUIRE_GPU();
+  ScopedGpuScanBackend engine("engine");
+  const std::vector<EngineCase> cases = {{{8300, 1024}, 0}, {{3, 2000, 300}, 1}, {{1001, 64}, 1}, {{300, 256}, 1}};
+  std::mt19937 rng(23);
+  for (const EngineCase& c : cases) {
+    for (const auto& range : {std::pair<float, float>{-14.f, -6.f}, std::pair<float, float>{-4.f, 0.5f}}) {
+      std::uniform_real_distribution<float> ud(range.first, range.second);
+      const int64_t n = c.numel();
+      std::vector<float> v(n);
+      for (float& e : v) e = ud(rng);
+      const DenseTensor xg = ToPlace(MakeCpu<float>(c.dims, v), GPUPlace(0));
+      int64_t outer = 1, inner = 1;
+      for (int d = 0; d < c.axis; ++d) outer *= c.dims[d];
+      for (size_t d = c.axis + 1; d < c.dims.size(); ++d) inner *= c.dims[d];
+      const int64_t len = c.dims[c.axis];
+      for (int mode = 0; mode < 4; ++mode) {
+        const bool excl = mode & 1, rev = mode & 2;
+        const std::string what = c.Describe(mode) + " x in [" + std::to_string(range.first) + ", " +
+                                 std::to_string(range.second) + ")";
+        const DenseTensor out = ToPlace(RunCum("logcumsumexp", xg, c.axis, excl, rev), CPUPlace());
+        EXPECT_TRUE(SameBits(out, ToPlace(RunCum("logcumsumexp", xg, c.axis, excl, rev), CPUPlace()))) << what;
+        int bad = 0;
+        for (int64_t line = 0; line < outer * inner && bad < 5; ++line) {
+          const int64_t base = (line / inner) * len * inner + line % inner;
+          long double m = -INFINITY, sum = 0;
+          for (int64_t k = 0; k < len && bad < 5; ++k) {
+            const int64_t off = base + (rev ? len - 1 - k : k) * inner;
+            const auto value = [&] { return m == -INFINITY ? -INFINITY : m + std::log(sum); };
+            long double ref = excl ? value() : 0;
+            const long double x = v[off];
+            if (x > m) {
+              sum = sum * std::exp(m - x) + 1;
+              m = x;
+            } else {
+              sum += std::exp(x - m);
+            }
+            if (!excl) ref = value();
+            const double o = out.data<float>()[off];
+            bool ok;
+            if (std::isinf(static_cast<double>(ref))) {
+              ok = o == static_cast<double>(ref);
+            } else {
+              const long double a = std::fabs(ref);
+              ok = a < 1e-6 || std::fabs(o - ref) <= (a >= 0.5 ? 2.5e-7L : 1e-6L) * a;
+            }
+            if (!ok) {
+              ++bad;
+              ADD_FAILURE() << "logcumsumexp " << what << " element " << off << ": ref " << static_cast<double>(ref)
+                            << " gpu " << o;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // float32 cumsum on the column strips (scan_columns.cuh: from 16384 lines with inner a multiple
 // of 4, cumsum_tiles.cuh): docs/spec.md §2's rule itself, every output no further from the exact
 // sum than the float64 loop rounded once to float, in every exclusive/reverse mode, and two runs

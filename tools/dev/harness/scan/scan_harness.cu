@@ -674,6 +674,13 @@ int main(int argc, char** argv) {
     int_cases(s, copy4, copy8);
     if (s.inner > 1) {  // columns: exclusive and reverse
       RunCase<float>("lse f32", s, true, true, 0, lse, [&] { return normal(rng); }, LseError<float>, stream, copy4);
+      // logcumsumexp's levels along a column (thread steps: precise, float-float, lean 1 and 2):
+      // outputs crossing 0 quickly and slowly, and outputs far below 0.
+      std::uniform_real_distribution<float> near0(-4.f, 0.5f), cross0(-14.f, -6.f);
+      std::normal_distribution<float> neg(-30.f, 3.f);
+      RunCase<float>("lse f32 near0", s, false, false, 0, lse, [&] { return near0(rng); }, LseError<float>, stream, copy4);
+      RunCase<float>("lse f32 cross0", s, true, true, 0, lse, [&] { return cross0(rng); }, LseError<float>, stream, copy4);
+      RunCase<float>("lse f32 neg", s, false, false, 0, lse, [&] { return neg(rng); }, LseError<float>, stream, copy4);
       RunCase<float>("cumsum f32", s, true, true, 0, csum, [&] { return uni(rng); }, CumsumError<float>, stream, copy4);
       RunCase<float>("cumsum f32", s, false, true, 0, csum, [&] { return uni(rng); }, CumsumError<float>, stream, copy4);
     }
