@@ -525,7 +525,8 @@ struct Work {
   Chunk c;
   Mat S, dS, o, ea, qa, e, ks, ksT, blk, dO, vT, dA, dq, dk, dv, t1;
   std::vector<float> states;  // backward: S^T before every chunk, and after the last
-  Mat acc;
+  Mat dks, acc;               // backward: dk's part from the state after the chunk; a row of dgk
+  Matrix<double> pre, gsum;   // backward: prefix sums of k dk's state part; exp(Btot) S dS and the in-chunk sum
 };
 
 inline int64_t NumChunks(int64_t T) { return (T + kGlaCpuChunk - 1) / kGlaCpuChunk; }
@@ -583,6 +584,54 @@ void ChunkedForwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, c
   }
 }
 
+// gk's gradient of one chunk's steps into w->acc's rows, anchored in the chunk: with u_s = k_s
+// times dk_s's part from the state after the chunk (k_s exp(Btot - B_s) (dS v_s)) and w_s = q_s dq_s
+// - k_s times the rest of dk_s (each without step s's own term, which cancel),
+//   dgk_r = exp(Btot) sum_j (S * dS)[:, j] + sum_{s < r} u_s + sum_{s >= r} w_s,
+// which is exp(gk_r) sum_j h_{r-1} dS_r written out over the chunk (S the state before it, ST its
+// transpose, dS the gradient after it). The reverse sum of q dq - k dk carried across the chunks
+// (the recurrent form's) reaches the same value, but only through cancellation: in a strongly
+// decayed channel its terms are far larger than the result, and every later term's float rounding
+// stayed in it (docs/spec.md §5). Here no part cancels more than the result does; the sums run in
+// double over exact products of the float terms. A gate whose factor is 0 restarts the in-chunk
+// sum (dgk = 0 there: recurrent.h); the other two parts are exactly 0 at and before it (their
+// decays span it: exp(<= kGlaCpuGateFloor) = 0).
+void ChunkGateGrad(const Chunk& c, const float* ST, int64_t Dv, Work* w) {
+  const int64_t L = c.L, Dk = c.Dk, ldk = c.ldk;
+  w->gsum.Resize(2, Dk);
+  double* f0 = w->gsum.Row(0);
+  double* in_chunk = w->gsum.Row(1);
+  std::fill(f0, f0 + Dk, 0.0);
+  std::fill(in_chunk, in_chunk + Dk, 0.0);
+  for (int64_t j = 0; j < Dv; ++j) {
+    const float* sj = ST + j * ldk;
+    for (int64_t i = 0; i < Dk; ++i) f0[i] += static_cast<double>(sj[i]) * static_cast<double>(w->dS(i, j));
+  }
+  const float* eb = c.eb.Row(0);
+  for (int64_t i = 0; i < Dk; ++i) f0[i] *= static_cast<double>(eb[i]);
+  w->pre.Resize(L, Dk);
+  std::fill(w->pre.Row(0), w->pre.Row(0) + Dk, 0.0);
+  for (int64_t r = 1; r < L; ++r) {
+    const double* p = w->pre.Row(r - 1);
+    const float *kr = c.k.Row(r - 1), *ur = w->dks.Row(r - 1);
+    double* pr = w->pre.Row(r);
+    for (int64_t i = 0; i < Dk; ++i) pr[i] = p[i] + static_cast<double>(kr[i]) * static_cast<double>(ur[i]);
+  }
+  w->acc.Resize(L, Dk);
+  for (int64_t r = L - 1; r >= 0; --r) {
+    const float *qr = c.q.Row(r), *kr = c.k.Row(r), *er = c.eg.Row(r);
+    const float *dqr = w->dq.Row(r), *dkr = w->dk.Row(r);
+    const double* pr = w->pre.Row(r);
+    float* out = w->acc.Row(r);
+    for (int64_t i = 0; i < Dk; ++i) {
+      in_chunk[i] += static_cast<double>(qr[i]) * static_cast<double>(dqr[i]) -
+                     static_cast<double>(kr[i]) * static_cast<double>(dkr[i]);
+      if (er[i] == 0.f) in_chunk[i] = 0.0;
+      out[i] = static_cast<float>(f0[i] + pr[i] + in_chunk[i]);
+    }
+  }
+}
+
 template <typename T>
 void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, const T* v, const T* g,
                          const float* h0, const T* dout, const float* dfinal, float scale, T* dq, T* dk,
@@ -598,17 +647,6 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
     std::copy(w->S.Row(0), w->S.Row(0) + SS, states + n * SS);
     c.Load(s, bh, t0, std::min(kGlaCpuChunk, s.T - t0), q, k, v, g, scale, false);
     AdvanceStateTransposed(c, &w->S);
-  }
-  // The final state's share of every gk gradient.
-  w->acc.Resize(1, Dk);
-  float* acc = w->acc.Row(0);
-  std::fill(acc, acc + w->acc.ld, 0.f);
-  if (dfinal) {
-    for (int64_t i = 0; i < Dk; ++i) {
-      float sum = 0;
-      for (int64_t j = 0; j < Dv; ++j) sum += dfinal[i * Dv + j] * w->S(j, i);
-      acc[i] = sum;
-    }
   }
   InitState(s, dfinal, false, &w->dS);
   for (int64_t n = NC - 1; n >= 0; --n) {
@@ -630,9 +668,11 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
     for (int64_t r = 0; r < L; ++r) MulRow(w->dq.Row(r), c.ed.Row(r), ldk, w->dq.Row(r));
     w->t1.Resize(Dk, L, kGlaCpuChunk);
     Gemm(Rows(w->dS), w->vT.Row(0), w->vT.ld, Dv, &w->t1, false);
+    w->dks.Resize(L, Dk);
     w->dk.Resize(L, Dk);
+    w->dk.SetZero();
     for (int64_t r = 0; r < L; ++r) {
-      float* dkr = w->dk.Row(r);
+      float* dkr = w->dks.Row(r);
       const float* ekr = c.ek.Row(r);
       for (int64_t i = 0; i < Dk; ++i) dkr[i] = w->t1(i, r) * ekr[i];
       std::fill(dkr + Dk, dkr + ldk, 0.f);
@@ -671,23 +711,20 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
     w->dv.Resize(L, Dv);
     Gemm(Transposed(c.A), w->dO.Row(0), w->dO.ld, L, &w->dv, false, Band::kUpper);
     Gemm(Rows(c.kd), w->dS.Row(0), w->dS.ld, Dk, &w->dv, true);
-    // dgk: the reverse sum of q dq - k dk (own terms left out), then add the own terms to dq, dk.
+    // dgk, then the own terms added to dq and dk (and dk's two parts).
+    ChunkGateGrad(c, ST, Dv, w);
     for (int64_t r = L - 1; r >= 0; --r) {
       const VF vdo = VSet(w->dA(r, r));
       const VF vscale = VSet(scale);
       const int64_t rk = s.QkRow(bh, t0 + r);
-      const float *qr = c.q.Row(r), *kr = c.k.Row(r), *er = c.eg.Row(r);
+      const float *qr = c.q.Row(r), *kr = c.k.Row(r), *dksr = w->dks.Row(r);
       float *dqr = w->dq.Row(r), *dkr = w->dk.Row(r);
       for (int64_t i = 0; i < ldk; i += Lanes()) {
         const VF qi = VLoad(qr + i), ki = VLoad(kr + i);
-        const VF dqi = VLoad(dqr + i), dki = VLoad(dkr + i);
-        // A zero factor: dgk_r = 0, the sum restarts (recurrent.h).
-        const VF a = VAdd(VLoad(acc + i), VSub(VMul(qi, dqi), VMul(ki, dki)));
-        VStore(VZeroWhereZero(VLoad(er + i), a), acc + i);
-        VStore(VMul(VFma(ki, vdo, dqi), vscale), dqr + i);
-        VStore(VFma(qi, vdo, dki), dkr + i);
+        VStore(VMul(VFma(ki, vdo, VLoad(dqr + i)), vscale), dqr + i);
+        VStore(VFma(qi, vdo, VAdd(VLoad(dksr + i), VLoad(dkr + i))), dkr + i);
       }
-      CopyRow(acc, Dk, dg + rk);
+      CopyRow(w->acc.Row(r), Dk, dg + rk);
       CopyRow(dqr, Dk, dq + rk);
       CopyRow(dkr, Dk, dk + rk);
       CopyRow(w->dv.Row(r), Dv, dv + s.VRow(bh, t0 + r));
@@ -700,6 +737,7 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
   }
   if (s.T > 0) {
     const int64_t rk = s.QkRow(bh, 0);
+    float* acc = w->acc.Row(0);
     for (int64_t i = 0; i < Dk; ++i) {
       float sum = 0;
       if (h0) {
