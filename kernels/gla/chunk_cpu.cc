@@ -121,6 +121,29 @@ inline void ExpDiff(const double* a, const double* b, int64_t n, float* f) {
 inline void AddInDouble(const double* prev, const float* g, int64_t n, double* out) {
   for (int64_t i = 0; i < n; ++i) out[i] = (prev ? prev[i] : 0.0) + static_cast<double>(g[i]);
 }
+// out[i] = prev[i] + k[i] u[i] in double for i < n.
+inline void AddProductInDouble(const double* prev, const float* k, const float* u, int64_t n, double* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = prev[i] + static_cast<double>(k[i]) * static_cast<double>(u[i]);
+}
+// In double for i < n: sum[i] += q[i] dq[i] - k[i] dk[i], or 0 where e[i] = 0; then
+// out[i] = float(base[i] + pre[i] + sum[i]).
+inline void GateGradRow(const float* q, const float* dq, const float* k, const float* dk, const float* e,
+                        const double* base, const double* pre, int64_t n, double* sum, float* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double a = sum[i] + (static_cast<double>(q[i]) * static_cast<double>(dq[i]) -
+                               static_cast<double>(k[i]) * static_cast<double>(dk[i]));
+    sum[i] = e[i] == 0.f ? 0.0 : a;
+    out[i] = static_cast<float>(base[i] + pre[i] + sum[i]);
+  }
+}
+// x[i] = sum_{j < m} a[j * lda + i] b[i * ldb + j] for i < n, summed in order of j.
+inline void DiagonalDots(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t n, int64_t m, float* x) {
+  for (int64_t i = 0; i < n; ++i) {
+    float sum = 0.f;
+    for (int64_t j = 0; j < m; ++j) sum += a[j * lda + i] * b[i * ldb + j];
+    x[i] = sum;
+  }
+}
 #else
 using DF = hn::ScalableTag<float>;
 using VF = hn::Vec<DF>;
@@ -172,6 +195,52 @@ inline void AddInDouble(const double* prev, const float* g, int64_t n, double* o
     auto x = hn::PromoteTo(dd, hn::LoadU(dh, g + i));
     if (prev) x = hn::Add(x, hn::LoadU(dd, prev + i));
     hn::StoreU(x, dd, out + i);
+  }
+}
+// out[i] = prev[i] + k[i] u[i] in double for i < n (a multiple of the lanes; the products exact).
+inline void AddProductInDouble(const double* prev, const float* k, const float* u, int64_t n, double* out) {
+  const DD dd;
+  const hn::Rebind<float, DD> dh;
+  const int64_t nd = static_cast<int64_t>(hn::Lanes(dd));
+  for (int64_t i = 0; i < n; i += nd) {
+    const auto ku = hn::Mul(hn::PromoteTo(dd, hn::LoadU(dh, k + i)), hn::PromoteTo(dd, hn::LoadU(dh, u + i)));
+    hn::StoreU(hn::Add(hn::LoadU(dd, prev + i), ku), dd, out + i);
+  }
+}
+// In double for i < n (a multiple of the lanes): sum[i] += q[i] dq[i] - k[i] dk[i] (the products
+// exact), or 0 where e[i] = 0; then out[i] = float(base[i] + pre[i] + sum[i]).
+inline void GateGradRow(const float* q, const float* dq, const float* k, const float* dk, const float* e,
+                        const double* base, const double* pre, int64_t n, double* sum, float* out) {
+  const DD dd;
+  const hn::Rebind<float, DD> dh;
+  const int64_t nd = static_cast<int64_t>(hn::Lanes(dd));
+  for (int64_t i = 0; i < n; i += nd) {
+    auto load = [&](const float* p) { return hn::PromoteTo(dd, hn::LoadU(dh, p + i)); };
+    const auto term = hn::Sub(hn::Mul(load(q), load(dq)), hn::Mul(load(k), load(dk)));
+    auto a = hn::Add(hn::LoadU(dd, sum + i), term);
+    a = hn::IfThenZeroElse(hn::Eq(load(e), hn::Zero(dd)), a);
+    hn::StoreU(a, dd, sum + i);
+    const auto total = hn::Add(hn::Add(hn::LoadU(dd, base + i), hn::LoadU(dd, pre + i)), a);
+    hn::StoreU(hn::DemoteTo(dh, total), dh, out + i);
+  }
+}
+// x[i] = sum_{j < m} a[j * lda + i] b[i * ldb + j] for i < n (the diagonal of the product of b's
+// rows and a's columns), each lane summed in order of j: a's rows as vectors, b's columns gathered.
+inline void DiagonalDots(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t n, int64_t m, float* x) {
+  const DF d;
+  const hn::RebindToSigned<DF> di;
+  const auto rows = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(ldb)));
+  int64_t i = 0;
+  for (; i + Lanes() <= n; i += Lanes()) {
+    const float* bi = b + i * ldb;
+    VF sum = VZero();
+    for (int64_t j = 0; j < m; ++j) sum = VFma(VLoad(a + j * lda + i), hn::GatherIndex(d, bi + j, rows), sum);
+    VStore(sum, x + i);
+  }
+  for (; i < n; ++i) {
+    float sum = 0.f;
+    for (int64_t j = 0; j < m; ++j) sum = std::fma(a[j * lda + i], b[i * ldb + j], sum);
+    x[i] = sum;
   }
 }
 #endif
@@ -601,34 +670,18 @@ void ChunkGateGrad(const Chunk& c, const float* ST, int64_t Dv, Work* w) {
   w->gsum.Resize(2, Dk);
   double* f0 = w->gsum.Row(0);
   double* in_chunk = w->gsum.Row(1);
-  std::fill(f0, f0 + Dk, 0.0);
-  std::fill(in_chunk, in_chunk + Dk, 0.0);
-  for (int64_t j = 0; j < Dv; ++j) {
-    const float* sj = ST + j * ldk;
-    for (int64_t i = 0; i < Dk; ++i) f0[i] += static_cast<double>(sj[i]) * static_cast<double>(w->dS(i, j));
-  }
-  const float* eb = c.eb.Row(0);
-  for (int64_t i = 0; i < Dk; ++i) f0[i] *= static_cast<double>(eb[i]);
-  w->pre.Resize(L, Dk);
-  std::fill(w->pre.Row(0), w->pre.Row(0) + Dk, 0.0);
-  for (int64_t r = 1; r < L; ++r) {
-    const double* p = w->pre.Row(r - 1);
-    const float *kr = c.k.Row(r - 1), *ur = w->dks.Row(r - 1);
-    double* pr = w->pre.Row(r);
-    for (int64_t i = 0; i < Dk; ++i) pr[i] = p[i] + static_cast<double>(kr[i]) * static_cast<double>(ur[i]);
-  }
+  std::fill(in_chunk, in_chunk + ldk, 0.0);
   w->acc.Resize(L, Dk);
+  float* sdS = w->acc.Row(0);  // sum_j (S * dS)[:, j], before acc's rows are written
+  DiagonalDots(ST, ldk, w->dS.Row(0), w->dS.ld, Dk, Dv, sdS);
+  const float* eb = c.eb.Row(0);
+  for (int64_t i = 0; i < ldk; ++i) f0[i] = i < Dk ? static_cast<double>(eb[i]) * static_cast<double>(sdS[i]) : 0.0;
+  w->pre.Resize(L, Dk);
+  std::fill(w->pre.Row(0), w->pre.Row(0) + ldk, 0.0);
+  for (int64_t r = 1; r < L; ++r) AddProductInDouble(w->pre.Row(r - 1), c.k.Row(r - 1), w->dks.Row(r - 1), ldk, w->pre.Row(r));
   for (int64_t r = L - 1; r >= 0; --r) {
-    const float *qr = c.q.Row(r), *kr = c.k.Row(r), *er = c.eg.Row(r);
-    const float *dqr = w->dq.Row(r), *dkr = w->dk.Row(r);
-    const double* pr = w->pre.Row(r);
-    float* out = w->acc.Row(r);
-    for (int64_t i = 0; i < Dk; ++i) {
-      in_chunk[i] += static_cast<double>(qr[i]) * static_cast<double>(dqr[i]) -
-                     static_cast<double>(kr[i]) * static_cast<double>(dkr[i]);
-      if (er[i] == 0.f) in_chunk[i] = 0.0;
-      out[i] = static_cast<float>(f0[i] + pr[i] + in_chunk[i]);
-    }
+    GateGradRow(c.q.Row(r), w->dq.Row(r), c.k.Row(r), w->dk.Row(r), c.eg.Row(r), f0, w->pre.Row(r), ldk, in_chunk,
+                w->acc.Row(r));
   }
 }
 
