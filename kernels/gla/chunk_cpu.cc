@@ -19,10 +19,11 @@
 //   dq_r  = scale (exp(B_r) * (S do_r) + sum_{s <= r} dA[r, s] k_s exp(B_r - B_s))
 //   dk_s  = exp(Btot - B_s) * (dS v_s) + sum_{r >= s} dA[r, s] qs_r exp(B_r - B_s)
 //   dv    = A^T do + (k * exp(Btot - B)) dS,   dS_before = exp(Btot)[:, None] * dS + (qs * exp(B))^T do
-// and dgk as in the recurrent form (recurrent.h): the reverse sum of q dq - k dk without each
-// step's own term, plus the final state's share, restarting from 0 at a gate whose factor is 0;
-// dgk_0 = sum_j dh0 * h0. The backward keeps the states before the chunks transposed (S^T), so
-// that S do_r is a plain product too. The per-head computation is sequential in a fixed order,
+// and dgk summed within each chunk (ChunkGateGrad: exp(Btot) sum_j S dS, the earlier steps' k dk
+// from dS, and the reverse sum of the rest of q dq - k dk, each step's own terms left out,
+// restarting from 0 at a gate whose factor is 0); dgk_0 = sum_j dh0 * h0. The backward keeps the
+// states before the chunks and dS transposed (S^T, dS^T), so that S do_r and dS v_s are plain
+// products and sum_j S dS runs along rows. The per-head computation is sequential in a fixed order,
 // so results do not depend on the thread count; they do depend on the target (vector widths and
 // tiles group the sums differently), each within the spec's bounds.
 #undef HWY_TARGET_INCLUDE
@@ -136,14 +137,6 @@ inline void GateGradRow(const float* q, const float* dq, const float* k, const f
     out[i] = static_cast<float>(base[i] + pre[i] + sum[i]);
   }
 }
-// x[i] = sum_{j < m} a[j * lda + i] b[i * ldb + j] for i < n, summed in order of j.
-inline void DiagonalDots(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t n, int64_t m, float* x) {
-  for (int64_t i = 0; i < n; ++i) {
-    float sum = 0.f;
-    for (int64_t j = 0; j < m; ++j) sum += a[j * lda + i] * b[i * ldb + j];
-    x[i] = sum;
-  }
-}
 #else
 using DF = hn::ScalableTag<float>;
 using VF = hn::Vec<DF>;
@@ -224,25 +217,6 @@ inline void GateGradRow(const float* q, const float* dq, const float* k, const f
     hn::StoreU(hn::DemoteTo(dh, total), dh, out + i);
   }
 }
-// x[i] = sum_{j < m} a[j * lda + i] b[i * ldb + j] for i < n (the diagonal of the product of b's
-// rows and a's columns), each lane summed in order of j: a's rows as vectors, b's columns gathered.
-inline void DiagonalDots(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t n, int64_t m, float* x) {
-  const DF d;
-  const hn::RebindToSigned<DF> di;
-  const auto rows = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(ldb)));
-  int64_t i = 0;
-  for (; i + Lanes() <= n; i += Lanes()) {
-    const float* bi = b + i * ldb;
-    VF sum = VZero();
-    for (int64_t j = 0; j < m; ++j) sum = VFma(VLoad(a + j * lda + i), hn::GatherIndex(d, bi + j, rows), sum);
-    VStore(sum, x + i);
-  }
-  for (; i < n; ++i) {
-    float sum = 0.f;
-    for (int64_t j = 0; j < m; ++j) sum = std::fma(a[j * lda + i], b[i * ldb + j], sum);
-    x[i] = sum;
-  }
-}
 #endif
 
 inline int64_t RoundUpToLanes(int64_t n) { return (n + Lanes() - 1) / Lanes() * Lanes(); }
@@ -289,6 +263,16 @@ inline void MulRow(const float* x, const float* m, int64_t n, float* y, bool add
   for (int64_t i = 0; i < n; i += Lanes()) {
     const VF p = VMul(VLoad(x + i), VLoad(m + i));
     VStore(add ? VAdd(VLoad(y + i), p) : p, y + i);
+  }
+}
+
+// x[i] = sum_{j < m} a[j * lda + i] b[j * ldb + i] for i < n (a multiple of the lanes), each in
+// order of j.
+inline void ColumnDots(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t n, int64_t m, float* x) {
+  for (int64_t i = 0; i < n; i += Lanes()) VStore(VZero(), x + i);
+  for (int64_t j = 0; j < m; ++j) {  // row by row: both matrices read in order
+    const float *aj = a + j * lda, *bj = b + j * ldb;
+    for (int64_t i = 0; i < n; i += Lanes()) VStore(VFma(VLoad(aj + i), VLoad(bj + i), VLoad(x + i)), x + i);
   }
 }
 
@@ -592,7 +576,7 @@ struct Chunk {
 // Per-thread workspace of the chunked form.
 struct Work {
   Chunk c;
-  Mat S, dS, o, ea, qa, e, ks, ksT, blk, dO, vT, dA, dq, dk, dv, t1;
+  Mat S, dS, o, ea, qa, e, ks, ksT, blk, dO, vT, dA, dq, dk, dv, t1, kdT;
   std::vector<float> states;  // backward: S^T before every chunk, and after the last
   Mat dks, acc;               // backward: dk's part from the state after the chunk; a row of dgk
   Matrix<double> pre, gsum;   // backward: prefix sums of k dk's state part; exp(Btot) S dS and the in-chunk sum
@@ -627,10 +611,10 @@ inline void DecayAndAdd(const float* eb, const Mat& x, const Mat& y, int64_t L, 
   for (int64_t i = 0; i < S->rows; ++i) ScaleRow(eb[i], S->ld, S->Row(i));
   Gemm(Transposed(x), y.Row(0), y.ld, L, S, true);
 }
-// The same for S^T: S^T <- S^T * exp(Btot)[None, :] + v^T kd.
-inline void AdvanceStateTransposed(const Chunk& c, Mat* ST) {
-  for (int64_t j = 0; j < ST->rows; ++j) MulRow(ST->Row(j), c.eb.Row(0), ST->ld, ST->Row(j));
-  Gemm(Transposed(c.v), c.kd.Row(0), c.kd.ld, c.L, ST, true);
+// The same for S^T: S^T <- S^T * exp(Btot)[None, :] + y^T x.
+inline void DecayAndAddTransposed(const float* eb, const Mat& x, const Mat& y, int64_t L, Mat* ST) {
+  for (int64_t j = 0; j < ST->rows; ++j) MulRow(ST->Row(j), eb, ST->ld, ST->Row(j));
+  Gemm(Transposed(y), x.Row(0), x.ld, L, ST, true);
 }
 
 template <typename T>
@@ -673,7 +657,7 @@ void ChunkGateGrad(const Chunk& c, const float* ST, int64_t Dv, Work* w) {
   std::fill(in_chunk, in_chunk + ldk, 0.0);
   w->acc.Resize(L, Dk);
   float* sdS = w->acc.Row(0);  // sum_j (S * dS)[:, j], before acc's rows are written
-  DiagonalDots(ST, ldk, w->dS.Row(0), w->dS.ld, Dk, Dv, sdS);
+  ColumnDots(ST, ldk, w->dS.Row(0), w->dS.ld, ldk, Dv, sdS);
   const float* eb = c.eb.Row(0);
   for (int64_t i = 0; i < ldk; ++i) f0[i] = i < Dk ? static_cast<double>(eb[i]) * static_cast<double>(sdS[i]) : 0.0;
   w->pre.Resize(L, Dk);
@@ -699,9 +683,9 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
     const int64_t t0 = n * kGlaCpuChunk;
     std::copy(w->S.Row(0), w->S.Row(0) + SS, states + n * SS);
     c.Load(s, bh, t0, std::min(kGlaCpuChunk, s.T - t0), q, k, v, g, scale, false);
-    AdvanceStateTransposed(c, &w->S);
+    DecayAndAddTransposed(c.eb.Row(0), c.kd, c.v, c.L, &w->S);
   }
-  InitState(s, dfinal, false, &w->dS);
+  InitState(s, dfinal, true, &w->dS);  // dS^T, as S^T
   for (int64_t n = NC - 1; n >= 0; --n) {
     const int64_t t0 = n * kGlaCpuChunk, L = std::min(kGlaCpuChunk, s.T - t0);
     c.Load(s, bh, t0, L, q, k, v, g, scale);
@@ -714,22 +698,16 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
     w->dA.Resize(L, L, kGlaCpuChunk);
     Gemm(Rows(w->dO), w->vT.Row(0), w->vT.ld, Dv, &w->dA, false);
     // dq / scale and dk without each step's own term: first from the state before the chunk
-    // (do S^T, S^T kept) and after it (v dS^T, as (dS v^T)^T).
+    // (do S^T, S^T kept) and from the gradient after it (v dS^T into dks, dS^T kept).
     const float* ST = states + n * SS;
     w->dq.Resize(L, Dk);
     Gemm(Rows(w->dO), ST, ldk, Dv, &w->dq, false);
     for (int64_t r = 0; r < L; ++r) MulRow(w->dq.Row(r), c.ed.Row(r), ldk, w->dq.Row(r));
-    w->t1.Resize(Dk, L, kGlaCpuChunk);
-    Gemm(Rows(w->dS), w->vT.Row(0), w->vT.ld, Dv, &w->t1, false);
     w->dks.Resize(L, Dk);
+    Gemm(Rows(c.v), w->dS.Row(0), w->dS.ld, Dv, &w->dks, false);
+    for (int64_t r = 0; r < L; ++r) MulRow(w->dks.Row(r), c.ek.Row(r), ldk, w->dks.Row(r));
     w->dk.Resize(L, Dk);
     w->dk.SetZero();
-    for (int64_t r = 0; r < L; ++r) {
-      float* dkr = w->dks.Row(r);
-      const float* ekr = c.ek.Row(r);
-      for (int64_t i = 0; i < Dk; ++i) dkr[i] = w->t1(i, r) * ekr[i];
-      std::fill(dkr + Dk, dkr + ldk, 0.f);
-    }
     // Then from the other steps of the chunk: blocks below the diagonal through each secondary
     // chunk's reference, the diagonal blocks pair by pair (which also fills A there).
     for (int64_t a0 = 0; a0 < L; a0 += kGlaCpuSub) {
@@ -760,10 +738,16 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
         }
       });
     }
-    // dv = A^T do + kd dS.
+    // dv = A^T do + kd dS, the second as (dS^T kd^T)^T.
     w->dv.Resize(L, Dv);
     Gemm(Transposed(c.A), w->dO.Row(0), w->dO.ld, L, &w->dv, false, Band::kUpper);
-    Gemm(Rows(c.kd), w->dS.Row(0), w->dS.ld, Dk, &w->dv, true);
+    Transpose(c.kd, kGlaCpuChunk, &w->kdT);
+    w->t1.Resize(Dv, L, kGlaCpuChunk);
+    Gemm(Rows(w->dS), w->kdT.Row(0), w->kdT.ld, Dk, &w->t1, false);
+    for (int64_t r = 0; r < L; ++r) {
+      float* dvr = w->dv.Row(r);
+      for (int64_t j = 0; j < Dv; ++j) dvr[j] += w->t1(j, r);
+    }
     // dgk, then the own terms added to dq and dk (and dk's two parts).
     ChunkGateGrad(c, ST, Dv, w);
     for (int64_t r = L - 1; r >= 0; --r) {
@@ -782,11 +766,13 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
       CopyRow(dkr, Dk, dk + rk);
       CopyRow(w->dv.Row(r), Dv, dv + s.VRow(bh, t0 + r));
     }
-    // dS before the chunk.
-    DecayAndAdd(c.eb.Row(0), c.qd, w->dO, L, &w->dS);
+    // dS^T before the chunk.
+    DecayAndAddTransposed(c.eb.Row(0), c.qd, w->dO, L, &w->dS);
   }
   if (dh0) {
-    for (int64_t i = 0; i < Dk; ++i) CopyRow(w->dS.Row(i), Dv, dh0 + i * Dv);
+    for (int64_t i = 0; i < Dk; ++i) {
+      for (int64_t j = 0; j < Dv; ++j) dh0[i * Dv + j] = w->dS(j, i);
+    }
   }
   if (s.T > 0) {
     const int64_t rk = s.QkRow(bh, 0);
@@ -794,7 +780,7 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
     for (int64_t i = 0; i < Dk; ++i) {
       float sum = 0;
       if (h0) {
-        for (int64_t j = 0; j < Dv; ++j) sum += w->dS(i, j) * h0[i * Dv + j];
+        for (int64_t j = 0; j < Dv; ++j) sum += w->dS(j, i) * h0[i * Dv + j];
       }
       acc[i] = sum;
     }
