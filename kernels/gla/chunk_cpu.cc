@@ -578,8 +578,8 @@ struct Work {
   Chunk c;
   Mat S, dS, o, ea, qa, e, ks, ksT, blk, dO, vT, dA, dq, dk, dv, t1, kdT;
   std::vector<float> states;  // backward: S^T before every chunk, and after the last
-  Mat dks, acc;               // backward: dk's part from the state after the chunk; a row of dgk
-  Matrix<double> pre, gsum;   // backward: prefix sums of k dk's state part; exp(Btot) S dS and the in-chunk sum
+  Mat dks, acc;               // backward: dk's part from the gradient after the chunk; dgk's rows
+  Matrix<double> pre, gsum;   // backward, ChunkGateGrad: prefix sums of k dks; exp(Btot) S dS, the in-chunk sum
 };
 
 inline int64_t NumChunks(int64_t T) { return (T + kGlaCpuChunk - 1) / kGlaCpuChunk; }
@@ -637,18 +637,19 @@ void ChunkedForwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, c
   }
 }
 
-// gk's gradient of one chunk's steps into w->acc's rows, anchored in the chunk: with u_s = k_s
-// times dk_s's part from the state after the chunk (k_s exp(Btot - B_s) (dS v_s)) and w_s = q_s dq_s
-// - k_s times the rest of dk_s (each without step s's own term, which cancel),
+// gk's gradient of one chunk's steps into w->acc's rows, summed within the chunk: with u_s = k_s
+// times dk_s's part from the gradient after the chunk (k_s exp(Btot - B_s) (dS v_s)) and w_s =
+// q_s dq_s - k_s times the rest of dk_s (each without step s's own term: they cancel),
 //   dgk_r = exp(Btot) sum_j (S * dS)[:, j] + sum_{s < r} u_s + sum_{s >= r} w_s,
-// which is exp(gk_r) sum_j h_{r-1} dS_r written out over the chunk (S the state before it, ST its
-// transpose, dS the gradient after it). The reverse sum of q dq - k dk carried across the chunks
-// (the recurrent form's) reaches the same value, but only through cancellation: in a strongly
-// decayed channel its terms are far larger than the result, and every later term's float rounding
-// stayed in it (docs/spec.md §5). Here no part cancels more than the result does; the sums run in
-// double over exact products of the float terms. A gate whose factor is 0 restarts the in-chunk
-// sum (dgk = 0 there: recurrent.h); the other two parts are exactly 0 at and before it (their
-// decays span it: exp(<= kGlaCpuGateFloor) = 0).
+// which is exp(gk_r) sum_j h_{r-1} dS_r written out over the chunk (S the state before it, ST
+// and dS^T kept transposed, dS the gradient after it). The reverse sum of q dq - k dk carried
+// across the chunks (the recurrent form's) reaches the same value only through cancellation: the
+// final state's share and the last step's k dk, both of the size of k v dS, leave a result
+// exp(gk) times smaller in a strongly decayed channel, with their float rounding in every earlier
+// step (docs/spec.md §5). Here no part holds such a term; the sums run in double over exact
+// products of the float terms. A gate whose factor is 0 restarts the in-chunk sum (dgk = 0 there:
+// recurrent.h); the other two parts are exactly 0 at and before it (their decays span it:
+// exp(<= kGlaCpuGateFloor) = 0).
 void ChunkGateGrad(const Chunk& c, const float* ST, int64_t Dv, Work* w) {
   const int64_t L = c.L, Dk = c.Dk, ldk = c.ldk;
   w->gsum.Resize(2, Dk);
