@@ -82,7 +82,6 @@ HWY_INLINE VF VFma(VF a, VF b, VF c) { return a * b + c; }
 HWY_INLINE float VSum(VF v) { return (v[0] + v[2]) + (v[1] + v[3]); }
 // mask ? a : b, the mask a comparison's lanes (all ones or zero).
 HWY_INLINE VF VSelect(VI mask, VF a, VF b) { return (VF)((mask & (VI)a) | (~mask & (VI)b)); }
-HWY_INLINE VF VZeroWhereZero(VF m, VF a) { return VSelect(m == VZero(), VZero(), a); }
 HWY_INLINE VF Pow2(VI e) { return (VF)((e + 127) << 23); }  // 2^e for -126 <= e <= 127
 // exp in lanes as std::exp: x = n ln 2 + r (|r| <= ln 2 / 2, n to nearest, ln 2 in two parts),
 // exp(r) by a degree-7 polynomial (Cephes' expf coefficients), times 2^n in two factors (so
@@ -158,7 +157,6 @@ HWY_INLINE VF VSub(VF a, VF b) { return hn::Sub(a, b); }
 HWY_INLINE VF VMul(VF a, VF b) { return hn::Mul(a, b); }
 HWY_INLINE VF VFma(VF a, VF b, VF c) { return hn::MulAdd(a, b, c); }
 HWY_INLINE float VSum(VF v) { return hn::GetLane(hn::SumOfLanes(DF(), v)); }
-HWY_INLINE VF VZeroWhereZero(VF m, VF a) { return hn::IfThenZeroElse(hn::Eq(m, hn::Zero(DF())), a); }
 // exp in lanes as std::exp: Highway's Exp (1 ulp; 0 below -104), +inf above float's range, a
 // NaN kept.
 HWY_INLINE VF VExp(VF x) {
@@ -641,8 +639,8 @@ void ChunkedForwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, c
 // times dk_s's part from the gradient after the chunk (k_s exp(Btot - B_s) (dS v_s)) and w_s =
 // q_s dq_s - k_s times the rest of dk_s (each without step s's own term: they cancel),
 //   dgk_r = exp(Btot) sum_j (S * dS)[:, j] + sum_{s < r} u_s + sum_{s >= r} w_s,
-// which is exp(gk_r) sum_j h_{r-1} dS_r written out over the chunk (S the state before it, ST
-// and dS^T kept transposed, dS the gradient after it). The reverse sum of q dq - k dk carried
+// which is exp(gk_r) sum_j h_{r-1} dS_r written out over the chunk (S the state before it, dS the
+// gradient after it, both kept transposed: ST, w->dS). The reverse sum of q dq - k dk carried
 // across the chunks (the recurrent form's) reaches the same value only through cancellation: the
 // final state's share and the last step's k dk, both of the size of k v dS, leave a result
 // exp(gk) times smaller in a strongly decayed channel, with their float rounding in every earlier
