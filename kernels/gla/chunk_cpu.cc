@@ -19,10 +19,11 @@
 //   dq_r  = scale (exp(B_r) * (S do_r) + sum_{s <= r} dA[r, s] k_s exp(B_r - B_s))
 //   dk_s  = exp(Btot - B_s) * (dS v_s) + sum_{r >= s} dA[r, s] qs_r exp(B_r - B_s)
 //   dv    = A^T do + (k * exp(Btot - B)) dS,   dS_before = exp(Btot)[:, None] * dS + (qs * exp(B))^T do
-// and dgk as in the recurrent form (recurrent.h): the reverse sum of q dq - k dk without each
-// step's own term, plus the final state's share, restarting from 0 at a gate whose factor is 0;
-// dgk_0 = sum_j dh0 * h0. The backward keeps the states before the chunks transposed (S^T), so
-// that S do_r is a plain product too. The per-head computation is sequential in a fixed order,
+// and dgk summed within each chunk (ChunkGateGrad: exp(Btot) sum_j S dS, the earlier steps' k dk
+// from dS, and the reverse sum of the rest of q dq - k dk, each step's own terms left out,
+// restarting from 0 at a gate whose factor is 0); dgk_0 = sum_j dh0 * h0. The backward keeps the
+// states before the chunks and dS transposed (S^T, dS^T), so that S do_r and dS v_s are plain
+// products and sum_j S dS runs along rows. The per-head computation is sequential in a fixed order,
 // so results do not depend on the thread count; they do depend on the target (vector widths and
 // tiles group the sums differently), each within the spec's bounds.
 #undef HWY_TARGET_INCLUDE
@@ -81,7 +82,6 @@ HWY_INLINE VF VFma(VF a, VF b, VF c) { return a * b + c; }
 HWY_INLINE float VSum(VF v) { return (v[0] + v[2]) + (v[1] + v[3]); }
 // mask ? a : b, the mask a comparison's lanes (all ones or zero).
 HWY_INLINE VF VSelect(VI mask, VF a, VF b) { return (VF)((mask & (VI)a) | (~mask & (VI)b)); }
-HWY_INLINE VF VZeroWhereZero(VF m, VF a) { return VSelect(m == VZero(), VZero(), a); }
 HWY_INLINE VF Pow2(VI e) { return (VF)((e + 127) << 23); }  // 2^e for -126 <= e <= 127
 // exp in lanes as std::exp: x = n ln 2 + r (|r| <= ln 2 / 2, n to nearest, ln 2 in two parts),
 // exp(r) by a degree-7 polynomial (Cephes' expf coefficients), times 2^n in two factors (so
@@ -121,6 +121,21 @@ inline void ExpDiff(const double* a, const double* b, int64_t n, float* f) {
 inline void AddInDouble(const double* prev, const float* g, int64_t n, double* out) {
   for (int64_t i = 0; i < n; ++i) out[i] = (prev ? prev[i] : 0.0) + static_cast<double>(g[i]);
 }
+// out[i] = prev[i] + k[i] u[i] in double for i < n.
+inline void AddProductInDouble(const double* prev, const float* k, const float* u, int64_t n, double* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = prev[i] + static_cast<double>(k[i]) * static_cast<double>(u[i]);
+}
+// In double for i < n: sum[i] += q[i] dq[i] - k[i] dk[i], or 0 where e[i] = 0; then
+// out[i] = float(base[i] + pre[i] + sum[i]).
+inline void GateGradRow(const float* q, const float* dq, const float* k, const float* dk, const float* e,
+                        const double* base, const double* pre, int64_t n, double* sum, float* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double a = sum[i] + (static_cast<double>(q[i]) * static_cast<double>(dq[i]) -
+                               static_cast<double>(k[i]) * static_cast<double>(dk[i]));
+    sum[i] = e[i] == 0.f ? 0.0 : a;
+    out[i] = static_cast<float>(base[i] + pre[i] + sum[i]);
+  }
+}
 #else
 using DF = hn::ScalableTag<float>;
 using VF = hn::Vec<DF>;
@@ -142,7 +157,6 @@ HWY_INLINE VF VSub(VF a, VF b) { return hn::Sub(a, b); }
 HWY_INLINE VF VMul(VF a, VF b) { return hn::Mul(a, b); }
 HWY_INLINE VF VFma(VF a, VF b, VF c) { return hn::MulAdd(a, b, c); }
 HWY_INLINE float VSum(VF v) { return hn::GetLane(hn::SumOfLanes(DF(), v)); }
-HWY_INLINE VF VZeroWhereZero(VF m, VF a) { return hn::IfThenZeroElse(hn::Eq(m, hn::Zero(DF())), a); }
 // exp in lanes as std::exp: Highway's Exp (1 ulp; 0 below -104), +inf above float's range, a
 // NaN kept.
 HWY_INLINE VF VExp(VF x) {
@@ -172,6 +186,33 @@ inline void AddInDouble(const double* prev, const float* g, int64_t n, double* o
     auto x = hn::PromoteTo(dd, hn::LoadU(dh, g + i));
     if (prev) x = hn::Add(x, hn::LoadU(dd, prev + i));
     hn::StoreU(x, dd, out + i);
+  }
+}
+// out[i] = prev[i] + k[i] u[i] in double for i < n (a multiple of the lanes; the products exact).
+inline void AddProductInDouble(const double* prev, const float* k, const float* u, int64_t n, double* out) {
+  const DD dd;
+  const hn::Rebind<float, DD> dh;
+  const int64_t nd = static_cast<int64_t>(hn::Lanes(dd));
+  for (int64_t i = 0; i < n; i += nd) {
+    const auto ku = hn::Mul(hn::PromoteTo(dd, hn::LoadU(dh, k + i)), hn::PromoteTo(dd, hn::LoadU(dh, u + i)));
+    hn::StoreU(hn::Add(hn::LoadU(dd, prev + i), ku), dd, out + i);
+  }
+}
+// In double for i < n (a multiple of the lanes): sum[i] += q[i] dq[i] - k[i] dk[i] (the products
+// exact), or 0 where e[i] = 0; then out[i] = float(base[i] + pre[i] + sum[i]).
+inline void GateGradRow(const float* q, const float* dq, const float* k, const float* dk, const float* e,
+                        const double* base, const double* pre, int64_t n, double* sum, float* out) {
+  const DD dd;
+  const hn::Rebind<float, DD> dh;
+  const int64_t nd = static_cast<int64_t>(hn::Lanes(dd));
+  for (int64_t i = 0; i < n; i += nd) {
+    auto load = [&](const float* p) { return hn::PromoteTo(dd, hn::LoadU(dh, p + i)); };
+    const auto term = hn::Sub(hn::Mul(load(q), load(dq)), hn::Mul(load(k), load(dk)));
+    auto a = hn::Add(hn::LoadU(dd, sum + i), term);
+    a = hn::IfThenZeroElse(hn::Eq(load(e), hn::Zero(dd)), a);
+    hn::StoreU(a, dd, sum + i);
+    const auto total = hn::Add(hn::Add(hn::LoadU(dd, base + i), hn::LoadU(dd, pre + i)), a);
+    hn::StoreU(hn::DemoteTo(dh, total), dh, out + i);
   }
 }
 #endif
@@ -220,6 +261,16 @@ inline void MulRow(const float* x, const float* m, int64_t n, float* y, bool add
   for (int64_t i = 0; i < n; i += Lanes()) {
     const VF p = VMul(VLoad(x + i), VLoad(m + i));
     VStore(add ? VAdd(VLoad(y + i), p) : p, y + i);
+  }
+}
+
+// x[i] = sum_{j < m} a[j * lda + i] b[j * ldb + i] for i < n (a multiple of the lanes), each in
+// order of j.
+inline void ColumnDots(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t n, int64_t m, float* x) {
+  for (int64_t i = 0; i < n; i += Lanes()) VStore(VZero(), x + i);
+  for (int64_t j = 0; j < m; ++j) {  // row by row: both matrices read in order
+    const float *aj = a + j * lda, *bj = b + j * ldb;
+    for (int64_t i = 0; i < n; i += Lanes()) VStore(VFma(VLoad(aj + i), VLoad(bj + i), VLoad(x + i)), x + i);
   }
 }
 
@@ -523,9 +574,10 @@ struct Chunk {
 // Per-thread workspace of the chunked form.
 struct Work {
   Chunk c;
-  Mat S, dS, o, ea, qa, e, ks, ksT, blk, dO, vT, dA, dq, dk, dv, t1;
+  Mat S, dS, o, ea, qa, e, ks, ksT, blk, dO, vT, dA, dq, dk, dv, t1, kdT;
   std::vector<float> states;  // backward: S^T before every chunk, and after the last
-  Mat acc;
+  Mat dks, acc;               // backward: dk's part from the gradient after the chunk; dgk's rows
+  Matrix<double> pre, gsum;   // backward, ChunkGateGrad: prefix sums of k dks; exp(Btot) S dS, the in-chunk sum
 };
 
 inline int64_t NumChunks(int64_t T) { return (T + kGlaCpuChunk - 1) / kGlaCpuChunk; }
@@ -557,10 +609,10 @@ inline void DecayAndAdd(const float* eb, const Mat& x, const Mat& y, int64_t L, 
   for (int64_t i = 0; i < S->rows; ++i) ScaleRow(eb[i], S->ld, S->Row(i));
   Gemm(Transposed(x), y.Row(0), y.ld, L, S, true);
 }
-// The same for S^T: S^T <- S^T * exp(Btot)[None, :] + v^T kd.
-inline void AdvanceStateTransposed(const Chunk& c, Mat* ST) {
-  for (int64_t j = 0; j < ST->rows; ++j) MulRow(ST->Row(j), c.eb.Row(0), ST->ld, ST->Row(j));
-  Gemm(Transposed(c.v), c.kd.Row(0), c.kd.ld, c.L, ST, true);
+// The same for S^T: S^T <- S^T * exp(Btot)[None, :] + y^T x.
+inline void DecayAndAddTransposed(const float* eb, const Mat& x, const Mat& y, int64_t L, Mat* ST) {
+  for (int64_t j = 0; j < ST->rows; ++j) MulRow(ST->Row(j), eb, ST->ld, ST->Row(j));
+  Gemm(Transposed(y), x.Row(0), x.ld, L, ST, true);
 }
 
 template <typename T>
@@ -583,6 +635,39 @@ void ChunkedForwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, c
   }
 }
 
+// gk's gradient of one chunk's steps into w->acc's rows, summed within the chunk: with u_s = k_s
+// times dk_s's part from the gradient after the chunk (k_s exp(Btot - B_s) (dS v_s)) and w_s =
+// q_s dq_s - k_s times the rest of dk_s (each without step s's own term: they cancel),
+//   dgk_r = exp(Btot) sum_j (S * dS)[:, j] + sum_{s < r} u_s + sum_{s >= r} w_s,
+// which is exp(gk_r) sum_j h_{r-1} dS_r written out over the chunk (S the state before it, dS the
+// gradient after it, both kept transposed: ST, w->dS). The reverse sum of q dq - k dk carried
+// across the chunks (the recurrent form's) reaches the same value only through cancellation: the
+// final state's share and the last step's k dk, both of the size of k v dS, leave a result
+// exp(gk) times smaller in a strongly decayed channel, with their float rounding in every earlier
+// step (docs/spec.md §5). Here no part holds such a term; the sums run in double over exact
+// products of the float terms. A gate whose factor is 0 restarts the in-chunk sum (dgk = 0 there:
+// recurrent.h); the other two parts are exactly 0 at and before it (their decays span it:
+// exp(<= kGlaCpuGateFloor) = 0).
+void ChunkGateGrad(const Chunk& c, const float* ST, int64_t Dv, Work* w) {
+  const int64_t L = c.L, Dk = c.Dk, ldk = c.ldk;
+  w->gsum.Resize(2, Dk);
+  double* f0 = w->gsum.Row(0);
+  double* in_chunk = w->gsum.Row(1);
+  std::fill(in_chunk, in_chunk + ldk, 0.0);
+  w->acc.Resize(L, Dk);
+  float* sdS = w->acc.Row(0);  // sum_j (S * dS)[:, j], before acc's rows are written
+  ColumnDots(ST, ldk, w->dS.Row(0), w->dS.ld, ldk, Dv, sdS);
+  const float* eb = c.eb.Row(0);
+  for (int64_t i = 0; i < ldk; ++i) f0[i] = i < Dk ? static_cast<double>(eb[i]) * static_cast<double>(sdS[i]) : 0.0;
+  w->pre.Resize(L, Dk);
+  std::fill(w->pre.Row(0), w->pre.Row(0) + ldk, 0.0);
+  for (int64_t r = 1; r < L; ++r) AddProductInDouble(w->pre.Row(r - 1), c.k.Row(r - 1), w->dks.Row(r - 1), ldk, w->pre.Row(r));
+  for (int64_t r = L - 1; r >= 0; --r) {
+    GateGradRow(c.q.Row(r), w->dq.Row(r), c.k.Row(r), w->dk.Row(r), c.eg.Row(r), f0, w->pre.Row(r), ldk, in_chunk,
+                w->acc.Row(r));
+  }
+}
+
 template <typename T>
 void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, const T* v, const T* g,
                          const float* h0, const T* dout, const float* dfinal, float scale, T* dq, T* dk,
@@ -597,20 +682,9 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
     const int64_t t0 = n * kGlaCpuChunk;
     std::copy(w->S.Row(0), w->S.Row(0) + SS, states + n * SS);
     c.Load(s, bh, t0, std::min(kGlaCpuChunk, s.T - t0), q, k, v, g, scale, false);
-    AdvanceStateTransposed(c, &w->S);
+    DecayAndAddTransposed(c.eb.Row(0), c.kd, c.v, c.L, &w->S);
   }
-  // The final state's share of every gk gradient.
-  w->acc.Resize(1, Dk);
-  float* acc = w->acc.Row(0);
-  std::fill(acc, acc + w->acc.ld, 0.f);
-  if (dfinal) {
-    for (int64_t i = 0; i < Dk; ++i) {
-      float sum = 0;
-      for (int64_t j = 0; j < Dv; ++j) sum += dfinal[i * Dv + j] * w->S(j, i);
-      acc[i] = sum;
-    }
-  }
-  InitState(s, dfinal, false, &w->dS);
+  InitState(s, dfinal, true, &w->dS);  // dS^T, as S^T
   for (int64_t n = NC - 1; n >= 0; --n) {
     const int64_t t0 = n * kGlaCpuChunk, L = std::min(kGlaCpuChunk, s.T - t0);
     c.Load(s, bh, t0, L, q, k, v, g, scale);
@@ -623,20 +697,16 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
     w->dA.Resize(L, L, kGlaCpuChunk);
     Gemm(Rows(w->dO), w->vT.Row(0), w->vT.ld, Dv, &w->dA, false);
     // dq / scale and dk without each step's own term: first from the state before the chunk
-    // (do S^T, S^T kept) and after it (v dS^T, as (dS v^T)^T).
+    // (do S^T, S^T kept) and from the gradient after it (v dS^T into dks, dS^T kept).
     const float* ST = states + n * SS;
     w->dq.Resize(L, Dk);
     Gemm(Rows(w->dO), ST, ldk, Dv, &w->dq, false);
     for (int64_t r = 0; r < L; ++r) MulRow(w->dq.Row(r), c.ed.Row(r), ldk, w->dq.Row(r));
-    w->t1.Resize(Dk, L, kGlaCpuChunk);
-    Gemm(Rows(w->dS), w->vT.Row(0), w->vT.ld, Dv, &w->t1, false);
+    w->dks.Resize(L, Dk);
+    Gemm(Rows(c.v), w->dS.Row(0), w->dS.ld, Dv, &w->dks, false);
+    for (int64_t r = 0; r < L; ++r) MulRow(w->dks.Row(r), c.ek.Row(r), ldk, w->dks.Row(r));
     w->dk.Resize(L, Dk);
-    for (int64_t r = 0; r < L; ++r) {
-      float* dkr = w->dk.Row(r);
-      const float* ekr = c.ek.Row(r);
-      for (int64_t i = 0; i < Dk; ++i) dkr[i] = w->t1(i, r) * ekr[i];
-      std::fill(dkr + Dk, dkr + ldk, 0.f);
-    }
+    w->dk.SetZero();
     // Then from the other steps of the chunk: blocks below the diagonal through each secondary
     // chunk's reference, the diagonal blocks pair by pair (which also fills A there).
     for (int64_t a0 = 0; a0 < L; a0 += kGlaCpuSub) {
@@ -667,43 +737,49 @@ void ChunkedBackwardHead(const GlaShape& s, int64_t bh, const T* q, const T* k, 
         }
       });
     }
-    // dv = A^T do + kd dS.
+    // dv = A^T do + kd dS, the second as (dS^T kd^T)^T.
     w->dv.Resize(L, Dv);
     Gemm(Transposed(c.A), w->dO.Row(0), w->dO.ld, L, &w->dv, false, Band::kUpper);
-    Gemm(Rows(c.kd), w->dS.Row(0), w->dS.ld, Dk, &w->dv, true);
-    // dgk: the reverse sum of q dq - k dk (own terms left out), then add the own terms to dq, dk.
+    Transpose(c.kd, kGlaCpuChunk, &w->kdT);
+    w->t1.Resize(Dv, L, kGlaCpuChunk);
+    Gemm(Rows(w->dS), w->kdT.Row(0), w->kdT.ld, Dk, &w->t1, false);
+    for (int64_t r = 0; r < L; ++r) {
+      float* dvr = w->dv.Row(r);
+      for (int64_t j = 0; j < Dv; ++j) dvr[j] += w->t1(j, r);
+    }
+    // dgk, then the own terms added to dq and dk (and dk's two parts).
+    ChunkGateGrad(c, ST, Dv, w);
     for (int64_t r = L - 1; r >= 0; --r) {
       const VF vdo = VSet(w->dA(r, r));
       const VF vscale = VSet(scale);
       const int64_t rk = s.QkRow(bh, t0 + r);
-      const float *qr = c.q.Row(r), *kr = c.k.Row(r), *er = c.eg.Row(r);
+      const float *qr = c.q.Row(r), *kr = c.k.Row(r), *dksr = w->dks.Row(r);
       float *dqr = w->dq.Row(r), *dkr = w->dk.Row(r);
       for (int64_t i = 0; i < ldk; i += Lanes()) {
         const VF qi = VLoad(qr + i), ki = VLoad(kr + i);
-        const VF dqi = VLoad(dqr + i), dki = VLoad(dkr + i);
-        // A zero factor: dgk_r = 0, the sum restarts (recurrent.h).
-        const VF a = VAdd(VLoad(acc + i), VSub(VMul(qi, dqi), VMul(ki, dki)));
-        VStore(VZeroWhereZero(VLoad(er + i), a), acc + i);
-        VStore(VMul(VFma(ki, vdo, dqi), vscale), dqr + i);
-        VStore(VFma(qi, vdo, dki), dkr + i);
+        VStore(VMul(VFma(ki, vdo, VLoad(dqr + i)), vscale), dqr + i);
+        VStore(VFma(qi, vdo, VAdd(VLoad(dksr + i), VLoad(dkr + i))), dkr + i);
       }
-      CopyRow(acc, Dk, dg + rk);
+      CopyRow(w->acc.Row(r), Dk, dg + rk);
       CopyRow(dqr, Dk, dq + rk);
       CopyRow(dkr, Dk, dk + rk);
       CopyRow(w->dv.Row(r), Dv, dv + s.VRow(bh, t0 + r));
     }
-    // dS before the chunk.
-    DecayAndAdd(c.eb.Row(0), c.qd, w->dO, L, &w->dS);
+    // dS^T before the chunk.
+    DecayAndAddTransposed(c.eb.Row(0), c.qd, w->dO, L, &w->dS);
   }
   if (dh0) {
-    for (int64_t i = 0; i < Dk; ++i) CopyRow(w->dS.Row(i), Dv, dh0 + i * Dv);
+    for (int64_t i = 0; i < Dk; ++i) {
+      for (int64_t j = 0; j < Dv; ++j) dh0[i * Dv + j] = w->dS(j, i);
+    }
   }
   if (s.T > 0) {
     const int64_t rk = s.QkRow(bh, 0);
+    float* acc = w->acc.Row(0);
     for (int64_t i = 0; i < Dk; ++i) {
       float sum = 0;
       if (h0) {
-        for (int64_t j = 0; j < Dv; ++j) sum += w->dS(i, j) * h0[i * Dv + j];
+        for (int64_t j = 0; j < Dv; ++j) sum += w->dS(j, i) * h0[i * Dv + j];
       }
       acc[i] = sum;
     }

@@ -239,6 +239,45 @@ struct GlaBackwardRows {
   const unsigned char* strong;
 };
 
+// The rows of one channel i in the recurrent backward (GlaRecurrentBackwardHeadWide), its sums in W:
+// Acc, or Wide for a channel marked strong. One source for both, so that the two differ only in
+// that type.
+//
+// First pass, step t: the state row Si becomes h_t = exp(gk_t) h_{t-1} + k_t v_t (in W); dq_t, and
+// q_t dq_t without step t's own term (kept unrounded in Wide) from (exp(gk_t) h_{t-1}) do_t.
+template <typename W, typename T, typename Acc, typename Wide>
+HOSTDEVICE void GlaForwardChannel(W* Si, Acc a, Acc ki, T q, Acc vdo, Acc scale, const Acc* vr, const Acc* dr,
+                                  int64_t Dv, T* dq, Wide* qdq) {
+  const W aw = static_cast<W>(a), kw = static_cast<W>(ki), ws = static_cast<W>(scale);
+  W before = 0;  // (exp(gk_t) h_{t-1}) do_t: dq without step t's own term
+  GLA_SIMD_SUM(before)
+  for (int64_t j = 0; j < Dv; ++j) {
+    const W decayed = Si[j] * aw;
+    before += decayed * static_cast<W>(dr[j]);
+    Si[j] = decayed + kw * static_cast<W>(vr[j]);
+  }
+  *dq = static_cast<T>((before + kw * static_cast<W>(vdo)) * ws);
+  *qdq = static_cast<Wide>(static_cast<W>(static_cast<Acc>(q)) * before * ws);
+}
+
+// Reverse pass, step t: dS_t = dSi + qs do_t (in Acc) goes into dv's row and leaves exp(gk_t) dS_t
+// in dSi for step t - 1; dk_t from exp(gk_{t+1}) dS_{t+1} v_t summed in W; returns k_t dk_t without
+// step t's own term.
+template <typename W, typename Wide, typename T, typename Acc>
+HOSTDEVICE Wide GlaReverseChannel(Acc* dSi, Acc a, Acc ki, Acc qs, Acc vdo, const Acc* vr, const Acc* dr, Acc* row,
+                                  int64_t Dv, T* dk) {
+  W later = 0;  // exp(gk_{t+1}) dS_{t+1} v_t: dk without step t's own term
+  GLA_SIMD_SUM(later)
+  for (int64_t j = 0; j < Dv; ++j) {
+    later += static_cast<W>(dSi[j]) * static_cast<W>(vr[j]);
+    const Acc d = dSi[j] + qs * dr[j];  // dS_t
+    row[j] += d * ki;
+    dSi[j] = d * a;  // exp(gk_t) dS_t, for step t - 1
+  }
+  *dk = static_cast<T>(later + static_cast<W>(qs * vdo));
+  return static_cast<Wide>(static_cast<W>(ki) * later);
+}
+
 // The recurrent backward of head bh (see the top of the file). h0, dfinal and dh0 (each may be
 // null) point at this head's [Dk, Dv] block.
 //
@@ -257,7 +296,6 @@ HOSTDEVICE void GlaRecurrentBackwardHeadWide(const GlaShape& s, int64_t bh, cons
   Acc *S = w.S, *dS = w.dS, *row = w.row, *vr = w.vr, *dr = w.dr;
   Wide *qdq = w.qdq, *acc = w.acc, *Sw = w.Sw;
   auto strong = [&](int64_t i) { return w.strong != nullptr && w.strong[i]; };
-  const Wide wscale = static_cast<Wide>(scale);
   // Forward: h_t and dq_t = scale h_t do_t.
   for (int64_t i = 0; i < Dk; ++i) {
     for (int64_t j = 0; j < Dv; ++j) {
@@ -278,29 +316,10 @@ HOSTDEVICE void GlaRecurrentBackwardHeadWide(const GlaShape& s, int64_t bh, cons
       const Acc a = GlaExp(static_cast<Acc>(g[rk + i]));
       const Acc ki = static_cast<Acc>(k[rk + i]);
       if (strong(i)) {
-        const Wide aw = static_cast<Wide>(a), kw = static_cast<Wide>(ki);
-        Wide* Si = Sw + i * Dv;
-        Wide before = 0;  // (exp(gk_t) h_{t-1}) do_t: dq without step t's own term
-        GLA_SIMD_SUM(before)
-        for (int64_t j = 0; j < Dv; ++j) {
-          const Wide decayed = Si[j] * aw;
-          before += decayed * static_cast<Wide>(dr[j]);
-          Si[j] = decayed + kw * static_cast<Wide>(vr[j]);
-        }
-        dq[rk + i] = static_cast<T>((before + kw * static_cast<Wide>(vdo)) * wscale);
-        qdq[t * Dk + i] = static_cast<Wide>(q[rk + i]) * before * wscale;
-        continue;
+        GlaForwardChannel<Wide>(Sw + i * Dv, a, ki, q[rk + i], vdo, scale, vr, dr, Dv, dq + rk + i, qdq + t * Dk + i);
+      } else {
+        GlaForwardChannel<Acc>(S + i * Dv, a, ki, q[rk + i], vdo, scale, vr, dr, Dv, dq + rk + i, qdq + t * Dk + i);
       }
-      Acc* Si = S + i * Dv;
-      Acc before = 0;  // (exp(gk_t) h_{t-1}) do_t: dq without step t's own term
-      GLA_SIMD_SUM(before)
-      for (int64_t j = 0; j < Dv; ++j) {
-        const Acc decayed = Si[j] * a;
-        before += decayed * dr[j];
-        Si[j] = decayed + ki * vr[j];
-      }
-      dq[rk + i] = static_cast<T>((before + ki * vdo) * scale);
-      qdq[t * Dk + i] = static_cast<Wide>(static_cast<Acc>(q[rk + i]) * before * scale);
     }
   }
   // The final state's share of every gk gradient.
@@ -328,30 +347,9 @@ HOSTDEVICE void GlaRecurrentBackwardHeadWide(const GlaShape& s, int64_t bh, cons
       const Acc qs = qi * scale;
       Acc* dSi = dS + i * Dv;
       const Acc a = GlaExp(static_cast<Acc>(g[rk + i]));
-      Wide kdk;  // k_t times dk_t without step t's own term
-      if (strong(i)) {
-        Wide later = 0;  // exp(gk_{t+1}) dS_{t+1} v_t: dk without step t's own term
-        GLA_SIMD_SUM(later)
-        for (int64_t j = 0; j < Dv; ++j) {
-          later += static_cast<Wide>(dSi[j]) * static_cast<Wide>(vr[j]);
-          const Acc d = dSi[j] + qs * dr[j];  // dS_t
-          row[j] += d * ki;
-          dSi[j] = d * a;  // exp(gk_t) dS_t, for step t - 1
-        }
-        dk[rk + i] = static_cast<T>(later + static_cast<Wide>(qs * vdo));
-        kdk = static_cast<Wide>(ki) * later;
-      } else {
-        Acc later = 0;
-        GLA_SIMD_SUM(later)
-        for (int64_t j = 0; j < Dv; ++j) {
-          later += dSi[j] * vr[j];
-          const Acc d = dSi[j] + qs * dr[j];
-          row[j] += d * ki;
-          dSi[j] = d * a;
-        }
-        dk[rk + i] = static_cast<T>(later + qs * vdo);
-        kdk = static_cast<Wide>(ki * later);
-      }
+      const Wide kdk =
+          strong(i) ? GlaReverseChannel<Wide, Wide>(dSi, a, ki, qs, vdo, vr, dr, row, Dv, dk + rk + i)
+                    : GlaReverseChannel<Acc, Wide>(dSi, a, ki, qs, vdo, vr, dr, row, Dv, dk + rk + i);
       // Step t's own terms of q dq and k dk (scale q k (v do)) cancel exactly: leave them out,
       // which keeps strongly decayed channels free of that cancellation.
       acc[i] += qdq[t * Dk + i] - kdk;

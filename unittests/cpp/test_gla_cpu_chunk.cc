@@ -4,8 +4,9 @@
 // (values, the final state and every gradient within docs/spec.md §5's float32 bound, relative
 // RMS 1e-5), on shapes with partial chunks, partial secondary chunks and head dims that are not a
 // whole number of vectors, both layouts; and with gates at -inf and -1e30 (the chunked form's
-// gate floor), where the outputs stay finite and equal to the reference. This file is also
-// cross-built for aarch64 and run under qemu (tools/dev/test_arm.sh: NEON, SVE, SVE2).
+// gate floor), where the outputs stay finite and equal to the reference; and with strongly decayed
+// gates (gk_grad, docs/spec.md §5). This file is also cross-built for aarch64 and run under qemu
+// (tools/dev/test_arm.sh: NEON, SVE, SVE2).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -123,6 +124,14 @@ TEST(GlaCpuChunk, ChunkedMatchesRecurrentOnEveryTarget) {
     for (size_t i = 0; i < extreme.g.size(); i += 37) extreme.g[i] = -std::numeric_limits<float>::infinity();
     for (size_t i = 5; i < extreme.g.size(); i += 41) extreme.g[i] = -1e30f;
     Check(extreme, std::string(t) + " extreme gates");
+    // Strongly decayed channels (gates near -4 and -10), a final-state gradient: gk_grad's terms are
+    // far larger than it (docs/spec.md §5; the reverse sum carried across the chunks was 4e-5 and
+    // 2e-2 off here).
+    for (float shift : {4.f, 10.f}) {
+      Call<float> decayed(shapes[0], 5);
+      for (auto& e : decayed.g) e -= shift;
+      Check(decayed, std::string(t) + " gates below -" + std::to_string(static_cast<int>(shift)));
+    }
   }
   paddle_ops::flags::SetFlag("PADDLE_OPS_CPU_ISA", "auto");
 }
