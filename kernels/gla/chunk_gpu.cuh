@@ -950,7 +950,9 @@ constexpr size_t OutputSmem() {
          OperandTiles<T>(2, 2) * kTileM * sizeof(typename Operand<T>::type);
 }
 
-// ---- per chunk and Dk tile: dq and dk, and q dq - k dk (float32 [B*H, T, Dk]) ---------------
+// ---- per chunk and Dk tile: dq and dk; for gk_grad, dk's part from the gradient after the chunk
+// (dks, float32 [B*H, T, Dk]) and q dq - k times the rest of dk (qdk, the same shape), each
+// without step t's own terms (they cancel) ---------------------------------------------------------
 // Grid: (B*H*NT, Dk tiles).
 // Version 2 loads dO, V, h_n and dH_{n+1} of a Dv tile at once (one barrier, three products),
 // then keeps the raw k and q tiles (Kr, Qr) in shared memory for the intra-chunk terms.
@@ -958,7 +960,8 @@ template <typename T, int kVer = 1>
 __global__ void __launch_bounds__(GlaDqkThreads(kVer)) GlaDqkKernel(GlaShape s, const T* q, const T* k,
                                                                  const T* v, const T* g, const T* dout,
                                                                  const float* hstore, const float* dhstore,
-                                                                 float scale, T* dq, T* dk, float* qdk) {
+                                                                 float scale, T* dq, T* dk, float* qdk,
+                                                                 float* dks) {
   using MT = typename Operand<T>::type;
   GLA_DYNAMIC_SMEM(smem_raw);
   Decay* Gc = reinterpret_cast<Decay*>(smem_raw);
@@ -1069,7 +1072,11 @@ __global__ void __launch_bounds__(GlaDqkThreads(kVer)) GlaDqkKernel(GlaShape s, 
     const int r = e >> 6, c = e & 63;
     const Decay G = Gc[r * kLdF + c];
     dQ[r * kLdF + c] *= scale * ExpOf(G);
-    dK[r * kLdF + c] *= ExpOf(Gc[(kChunk - 1) * kLdF + c] - G);
+    // dk's part from the gradient after the chunk goes to dks (read back by this same thread in
+    // the last loop, which maps e to (t, c) alike); dK keeps the in-chunk parts alone.
+    const float state_part = dK[r * kLdF + c] * ExpOf(Gc[(kChunk - 1) * kLdF + c] - G);
+    if (r < p.L && c < rows) dks[(bh * s.T + p.t0 + r) * s.Dk + c0 + c] = state_part;
+    dK[r * kLdF + c] = 0.f;
     const float a = (c <= r && r < p.L) ? scale * dA[r * kLdF + c] : 0.f;
     dA[r * kLdF + c] = a;
   }
@@ -1127,11 +1134,12 @@ __global__ void __launch_bounds__(GlaDqkThreads(kVer)) GlaDqkKernel(GlaShape s, 
     }
     const int64_t off = s.Row(bh, p.t0 + t, s.Dk) + c0 + c;
     const float qv = qat(t, c), kv = kat(t, c), own = dA[t * kLdF + t];
-    const float dq_other = dQ[t * kLdF + c] + sq, dk_other = dK[t * kLdF + c] + sk;
+    const int64_t at = (bh * s.T + p.t0 + t) * s.Dk + c0 + c;
+    const float dq_other = dQ[t * kLdF + c] + sq, dk_rest = dK[t * kLdF + c] + sk;
     dq[off] = static_cast<T>(dq_other + own * kv);
-    dk[off] = static_cast<T>(dk_other + own * qv);
+    dk[off] = static_cast<T>(dks[at] + dk_rest + own * qv);
     // Step t's own terms of q dq and k dk (q k dA[t, t]) cancel exactly: leave them out.
-    qdk[(bh * s.T + p.t0 + t) * s.Dk + c0 + c] = qv * dq_other - kv * dk_other;
+    qdk[at] = qv * dq_other - kv * dk_rest;
   }
 }
 
@@ -1141,43 +1149,55 @@ constexpr size_t DqkSmem() {
          OperandTiles<T>(4, 2) * kTileM * sizeof(typename Operand<T>::type);
 }
 
-// ---- gk_grad: the reverse cumulative sum of q dq - k dk, one thread per (head, channel) ----
-// final_state (may be null with dfinal) is h after the last step; h0/dh0 may be null. Where a
-// gate's factor exp(gk_t) is 0 in float (-inf, -1e30, any gate whose exp underflows), gk_grad at
-// t is exactly 0 and the sum starts again from there, as in the recurrent form (recurrent.h).
+// ---- gk_grad, one thread per (head, channel), summed within each chunk -------------------------
+// For step r of a chunk (B its cumulative gates, Btot their total, h_n the state before it and
+// dH_{n+1} the gradient after it, both as stored by the state passes):
+//   gk_grad_r = exp(Btot) sum_j (h_n * dH_{n+1})[c, j] + sum_{s < r} k_s dks_s + sum_{s >= r} qdk_s,
+// which is exp(gk_r) sum_j h_{r-1} dH_r written out over the chunk (dks: dk's part from dH_{n+1};
+// qdk: q dq - k times the rest of dk; GlaDqkKernel). The reverse sum of q dq - k dk carried
+// across chunks reaches the same value only through cancellation: the final state's share and
+// the last step's k dk, each of the size of k v dH, leave a result exp(gk) times smaller in a
+// strongly decayed channel, with their float rounding in every earlier step (docs/spec.md §5).
+// Here no part holds such a term, and the sums run in float64 (the CPU's chunked form,
+// chunk_cpu.cc, sums the same parts). Where a gate's factor exp(gk_t) is 0 in float (-inf,
+// -1e30, any gate whose exp underflows) the in-chunk sum restarts: gk_grad at t is exactly 0, as
+// in the recurrent form (recurrent.h), and the other two parts are exactly 0 at and before it
+// (their decays span it). gk_grad at t = 0 is sum_j (dh0 * h0)[c, j] (0 without h0).
 template <typename T>
-__global__ void GlaDgKernel(GlaShape s, const float* qdk, const T* g, const float* dfinal, const float* final_state,
-                            const float* h0, const float* dh0, T* dg) {
+__global__ void GlaDgKernel(GlaShape s, const float* qdk, const float* dks, const T* k, const T* g,
+                            const float* hstore, const float* dhstore, const float* h0, const float* dh0, T* dg) {
   const int64_t idx = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (idx >= s.heads() * s.Dk) return;
   const int64_t bh = idx / s.Dk, c = idx - bh * s.Dk;
-  const int64_t srow = (bh * s.Dk + c) * s.Dv;
-  double acc = 0.0;
-  if (dfinal) {
-    for (int64_t j = 0; j < s.Dv; ++j) acc += static_cast<double>(dfinal[srow + j]) * final_state[srow + j];
-  }
-  auto step = [&](int64_t t, float x, float gate) {
-    acc += x;
-    if (GlaExp(gate) == 0.f) acc = 0.0;
-    dg[s.Row(bh, t, s.Dk) + c] = static_cast<T>(static_cast<float>(acc));
-  };
-  // Eight steps' loads issued before their (sequential) sum.
-  constexpr int kAhead = 8;
-  int64_t t = s.T - 1;
-  for (; t >= kAhead; t -= kAhead) {
-    float x[kAhead], gate[kAhead];
-#pragma unroll
-    for (int i = 0; i < kAhead; ++i) {
-      x[i] = qdk[(bh * s.T + t - i) * s.Dk + c];
-      gate[i] = static_cast<float>(g[s.Row(bh, t - i, s.Dk) + c]);
+  const int64_t NT = NumChunks(s.T);
+  double pre[kChunk];  // pre[r] = sum_{s < r} k_s dks_s of the chunk
+  for (int64_t n = NT - 1; n >= 0; --n) {
+    const int64_t t0 = n * kChunk;
+    const int L = static_cast<int>(s.T - t0 < kChunk ? s.T - t0 : kChunk);
+    Decay btot = 0;
+    double run = 0.0;
+    for (int r = 0; r < L; ++r) {
+      const int64_t t = t0 + r, at = (bh * s.T + t) * s.Dk + c;
+      btot += RaiseToGateFloor(static_cast<float>(g[s.Row(bh, t, s.Dk) + c]));
+      pre[r] = run;
+      run += static_cast<double>(static_cast<float>(k[s.Row(bh, t, s.Dk) + c])) * static_cast<double>(dks[at]);
     }
-#pragma unroll
-    for (int i = 0; i < kAhead; ++i) step(t - i, x[i], gate[i]);
+    const int64_t srow = ((bh * NT + n) * s.Dk + c) * s.Dv;
+    double dot = 0.0;
+    for (int64_t j = 0; j < s.Dv; ++j) dot += static_cast<double>(hstore[srow + j]) * dhstore[srow + j];
+    const double base = static_cast<double>(ExpOf(btot)) * dot;
+    double sum = 0.0;
+    for (int r = L - 1; r >= 0; --r) {
+      const int64_t t = t0 + r;
+      const float gate = static_cast<float>(g[s.Row(bh, t, s.Dk) + c]);
+      sum = GlaExp(gate) == 0.f ? 0.0 : sum + static_cast<double>(qdk[(bh * s.T + t) * s.Dk + c]);
+      if (t > 0) dg[s.Row(bh, t, s.Dk) + c] = static_cast<T>(static_cast<float>(base + pre[r] + sum));
+    }
   }
-  for (; t >= 1; --t) step(t, qdk[(bh * s.T + t) * s.Dk + c], static_cast<float>(g[s.Row(bh, t, s.Dk) + c]));
   if (s.T > 0) {
     float first = 0.f;
     if (h0) {
+      const int64_t srow = (bh * s.Dk + c) * s.Dv;
       for (int64_t j = 0; j < s.Dv; ++j) first += dh0[srow + j] * h0[srow + j];
     }
     dg[s.Row(bh, 0, s.Dk) + c] = static_cast<T>(first);

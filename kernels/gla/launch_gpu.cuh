@@ -264,13 +264,13 @@ void ChunkedBackward(const GPUContext& ctx, const GlaGradData<T>& d, float scale
   const GlaShape& s = d.s;
   const int64_t NT = (s.T + kChunk - 1) / kChunk;
   const int64_t store = s.heads() * NT * s.Dk * s.Dv;
-  DenseTensor states, dstates, scores, products, last;
+  DenseTensor states, dstates, scores, products, state_parts;
   float* hs = TempFloat(ctx, &states, store);
   float* dhs = TempFloat(ctx, &dstates, store);
   float* A = TempFloat(ctx, &scores, s.heads() * NT * kChunk * kChunk);
   float* qdk = TempFloat(ctx, &products, s.heads() * s.T * s.Dk);
-  float* fs = d.dfinal ? TempFloat(ctx, &last, s.heads() * s.StateSize()) : nullptr;
-  LaunchState<T, false, kVer>(ctx, s, d.k, d.v, d.g, d.h0, scale, hs, fs);
+  float* dks = TempFloat(ctx, &state_parts, s.heads() * s.T * s.Dk);
+  LaunchState<T, false, kVer>(ctx, s, d.k, d.v, d.g, d.h0, scale, hs, nullptr);
   LaunchState<T, true, kVer>(ctx, s, d.q, d.dout, d.g, d.dfinal, scale, dhs, d.dh0);
   LaunchIntra<T, kVer>(ctx, s, d.q, d.k, d.g, scale, A);
   LaunchOutput<T, true, kVer>(ctx, s, d.k, d.dout, d.g, dhs, A, scale, d.dv);
@@ -278,9 +278,9 @@ void ChunkedBackward(const GPUContext& ctx, const GlaGradData<T>& d, float scale
   AllowSmem(dqk, DqkSmem<T>());
   const dim3 grid = TiledGrid<kVer>(s.heads() * NT, Tiles(s.Dk));
   dqk<<<grid, GlaDqkThreads(kVer), DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq,
-                                                                 d.dk, qdk);
+                                                                 d.dk, qdk, dks);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
-  GlaDgKernel<T><<<HeadBlocks(s.heads() * s.Dk, 128), 128, 0, ctx.stream()>>>(s, qdk, d.g, d.dfinal, fs, d.h0,
+  GlaDgKernel<T><<<HeadBlocks(s.heads() * s.Dk, 128), 128, 0, ctx.stream()>>>(s, qdk, dks, d.k, d.g, hs, dhs, d.h0,
                                                                                d.dh0, d.dg);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }

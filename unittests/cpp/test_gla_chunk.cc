@@ -4,13 +4,14 @@
 // float64: float32, and float16/bfloat16 with their operands rounded as on the GPU (only the
 // order of the float32 accumulation differs from the tensor cores'). This checks the kernels'
 // indexing (partial chunks and tiles, both layouts) and algebra (exponents, masks, the
-// secondary chunks, the state recurrences, the reverse sum of gk_grad, the hi/lo operand
+// secondary chunks, the state recurrences, the per-chunk sums of gk_grad, the hi/lo operand
 // split) on any machine; the wmma products themselves are checked by the GPU tests.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 // Just enough of CUDA for the kernels to compile as host functions.
@@ -123,7 +124,7 @@ Results RunChunked(const Inputs& in) {
   std::vector<T> o(v.size()), dq(q.size()), dk(q.size()), dv(v.size()), dg(q.size());
   Results r;
   r.fs.assign(BH * s.Dk * s.Dv, NAN);
-  std::vector<float> hs(BH * NT * s.Dk * s.Dv), dhs(hs.size()), A(BH * NT * 64 * 64), qdk(q.size());
+  std::vector<float> hs(BH * NT * s.Dk * s.Dv), dhs(hs.size()), A(BH * NT * 64 * 64), qdk(q.size()), dks(q.size());
   const float* h0 = OrNull(in.h0);
   const float* dfinal = OrNull(in.dfinal);
   // Version 2 runs 1-D grids with the tiles fastest (BlockTile).
@@ -143,10 +144,12 @@ Results RunChunked(const Inputs& in) {
           static_cast<const float*>(dhs.data()), static_cast<const float*>(A.data()), in.scale, (dv.data() + in.v_off));
   RunGrid(dx, dy, 1, gla::GlaDqkKernel<T, kVer>, s, (q.data() + in.qk_off), (k.data() + in.qk_off), (v.data() + in.v_off), (g.data() + in.qk_off), (dout.data() + in.v_off),
           static_cast<const float*>(hs.data()), static_cast<const float*>(dhs.data()), in.scale, (dq.data() + in.qk_off),
-          (dk.data() + in.qk_off), qdk.data());
+          (dk.data() + in.qk_off), qdk.data(), dks.data());
   RunGrid(BH * s.Dk, 1, 1, gla::GlaDgKernel<T>, s, static_cast<const float*>(qdk.data()),
-          static_cast<const T*>((g.data() + in.qk_off)), dfinal,
-          static_cast<const float*>(r.fs.data()), h0, static_cast<const float*>(OrNull(r.dh0)), (dg.data() + in.qk_off));
+          static_cast<const float*>(dks.data()), static_cast<const T*>(k.data() + in.qk_off),
+          static_cast<const T*>(g.data() + in.qk_off), static_cast<const float*>(hs.data()),
+          static_cast<const float*>(dhs.data()), h0, static_cast<const float*>(OrNull(r.dh0)),
+          (dg.data() + in.qk_off));
   r.o = Floats(o), r.dq = Floats(dq), r.dk = Floats(dk), r.dv = Floats(dv), r.dg = Floats(dg);
   return r;
 }
@@ -282,6 +285,27 @@ TEST(GlaChunkEmulationGates, ZeroFactorStepRestartsTheGateGradient) {
     EXPECT_LE(RelRms(got.dg, want.dg), 1e-5) << "gk_grad, gate " << gate;
     EXPECT_LE(RelRms(got.dk, want.dk), 1e-5) << "k_grad, gate " << gate;
     EXPECT_LE(RelRms(got.dh0, want.dh0), 1e-5) << "initial_state_grad, gate " << gate;
+  }
+}
+
+// float32 gk_grad of strongly decayed channels (docs/spec.md §5), dense normal inputs with a
+// final-state gradient: GlaDgKernel sums each chunk's gk_grad from the state before it and the
+// gradient after it, so it keeps float32's rounding; the reverse sum carried across the chunks
+// (before 2026-11-29) left the final state's share and the last step's k dk, each exp(|gk|)
+// times the result, with their rounding in every earlier step (5e-5 at gates near -4, far more
+// near -10).
+TEST(GlaChunkEmulationGates, StronglyDecayedFloat32GateGradient) {
+  for (const auto& [lo, hi] : {std::pair<float, float>{-4.5f, -3.5f}, std::pair<float, float>{-12.f, -8.f}}) {
+    for (bool with_dfinal : {true, false}) {
+      Inputs in = MakeInputs(1, 2, 150, 128, 64, true, -1.f, true, with_dfinal, 13u);
+      std::mt19937 rng(3);
+      std::uniform_real_distribution<float> gate(lo, hi);
+      for (auto& x : in.g) x = gate(rng);
+      const Results got = RunChunked<float, 2>(in), want = RunRecurrent(in);
+      EXPECT_LE(RelRms(got.dg, want.dg), 1e-5) << "gk_grad, gates in [" << lo << ", " << hi << "]";
+      EXPECT_LE(RelRms(got.dk, want.dk), 1e-5) << "k_grad, gates in [" << lo << ", " << hi << "]";
+      EXPECT_LE(RelRms(got.dq, want.dq), 1e-5) << "q_grad, gates in [" << lo << ", " << hi << "]";
+    }
   }
 }
 
