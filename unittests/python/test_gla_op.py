@@ -275,6 +275,20 @@ def test_strong_decays(dtype, place):
 
 
 @pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('gates', [(-4.5, -3.5), (-12.0, -8.0)], ids=['g4', 'g10'])
+def test_dense_strong_gates_float32(gates, place):
+    """float32 with every gate strongly decayed (uniform in [-4.5, -3.5] or [-12, -8]) over dense
+    inputs, T over two 64-step chunks: every gradient within 1e-5. gk_grad summed as a reverse
+    cumulative sum across chunks cancels its final term against k * k_grad and missed by 6e-5
+    and 9e-3 on the GPU's chunked kernels (before they summed each chunk from its states)."""
+    q, k, v, g, h0 = make_inputs(2, 2, 150, 64, 48, seed=11)
+    g = np.random.default_rng(12).uniform(*gates, size=g.shape)
+    q, k, v, g = rounded('float32', q, k, v, g)
+    h0 = cast_np(h0, 'float32').astype(np.float64)
+    check_forward_and_grads(q, k, v, g, h0, 64 ** -0.5, 'float32', place, do_seed=13)
+
+
+@pytest.mark.parametrize('place', PLACES)
 @pytest.mark.parametrize('through', ['o', 'final_state'])
 def test_finite_differences_float64(through, place):
     """Every gradient against central differences of the op itself in float64: of sum(o * do)
