@@ -56,7 +56,7 @@ DECODE = [("decode B1 H16 D128", 1, 16, 128, 128), ("decode B32 H16 D128", 32, 1
 VARLEN = [("varlen 8 seqs 16384 H16 D128", [512, 4096, 1024, 3072, 256, 2048, 4608, 768], 16, 128, 128)]
 VARLEN_QUICK = [("varlen small", [100, 300, 112], 4, 64, 64)]
 FLA_WARMUP = 5
-TARGET = {"seed": (1.0, 5.0)}  # docs/benchmarks.md: forward <= 1.0 ms, forward+backward <= 5.0 ms
+TARGET = {"seed": (0.375, 2.3)}  # issue 30: forward within 3x its memory floor, forward+backward half of fla's
 
 
 def make_inputs(B, T, H, Dk, Dv, rng):
