@@ -82,15 +82,18 @@ for step in "$@"; do
     flood) python3 tools/bench/bench_flood.py --json $OUT/bench_flood.json 2>&1 | tail -30 ;;
     gla) python3 tools/bench/bench_gla.py ${GLA_ARGS:-} --json $OUT/bench_gla.json 2>&1 | tail -30 ;;
     flagla) # bench_gla.py beside fla: the wheels in .whl/ (fla-core; the image has einops) and
-            # Triton's cache in one archive, .dev/triton_cache.tar.xz when carried (fla's autotuning,
+            # Triton's cache as one archive in parts, .dev/triton_cache/ when carried (fla's autotuning,
             # about 6 min a shape, then runs once), written back to $OUT for the next call to carry
             python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl \
               && export PYTHONPATH=$PYTHONPATH:/tmp/site
             export TRITON_CACHE_DIR=/tmp/triton_cache; mkdir -p $TRITON_CACHE_DIR
-            [ -f .dev/triton_cache.tar.xz ] && tar -xJf .dev/triton_cache.tar.xz -C $TRITON_CACHE_DIR
+            # (in parts of 15 MB: the device tool brings back files of at most 16 MiB; carry them
+            # back as .dev/triton_cache/; the seed's cache alone was 20 MB)
+            ls .dev/triton_cache/part.* >/dev/null 2>&1 && cat .dev/triton_cache/part.* | tar -xJf - -C $TRITON_CACHE_DIR
             timeout $(( ${DEADLINE:-100000} - SECONDS )) python3 tools/bench/bench_gla.py ${GLA_ARGS:-} \
               --json $OUT/bench_gla.json 2>&1 | tail -40
-            tar -C $TRITON_CACHE_DIR -cf - . | xz -T8 -3 > $OUT/triton_cache.tar.xz; ls -la $OUT/triton_cache.tar.xz ;;
+            mkdir -p $OUT/triton_cache && tar -C $TRITON_CACHE_DIR -cf - . | xz -T8 -3 | split -b 15M - $OUT/triton_cache/part.
+            ls -la $OUT/triton_cache ;;
     ncu) ncu --profile-from-start off --section SpeedOfLight --section MemoryWorkloadAnalysis \
            --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats \
            --section SchedulerStats python3 tools/bench/ncu_cases.py ${NCU_CASES:-gla lcse lcse_grad} > $OUT/ncu.txt 2>&1
