@@ -614,15 +614,25 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     return safe;
   };
 
-  // sS = vs * (post * S) (o's operand), S <- vp * (post * S), before chunk m's state MMA.
-  auto rescale_state = [&](const float post_prev[2], bool next) {
-    if (next) {
+  // sS = (post vs) S (o's operand), S <- (post vp) S, before chunk m's state MMA, post the
+  // previous chunk's; in the factored mode vs = vp, so that sS is the new S rounded.
+  auto rescale_state = [&](const float post_prev[2], bool next, bool next_safe) {
+    if (next && next_safe) {
+      const float f[2] = {post_prev[0] * vp[0], post_prev[1] * vp[1]};
       CUTE_UNROLL
       for (int e = 0; e < size(accS); e += 2) {
         const int u = (e / 2) % 2;
-        const float x0 = accS(e) * post_prev[u], x1 = accS(e + 1) * post_prev[u];
-        Store2(s_elems + offS(dS(e)), x0 * vs[u], x1 * vs[u]);
-        accS(e) = x0 * vp[u], accS(e + 1) = x1 * vp[u];
+        accS(e) *= f[u], accS(e + 1) *= f[u];
+        Store2(s_elems + offS(dS(e)), accS(e), accS(e + 1));
+      }
+    } else if (next) {
+      const float fs[2] = {post_prev[0] * vs[0], post_prev[1] * vs[1]};
+      const float fp[2] = {post_prev[0] * vp[0], post_prev[1] * vp[1]};
+      CUTE_UNROLL
+      for (int e = 0; e < size(accS); e += 2) {
+        const int u = (e / 2) % 2;
+        Store2(s_elems + offS(dS(e)), accS(e) * fs[u], accS(e + 1) * fs[u]);
+        accS(e) *= fp[u], accS(e + 1) *= fp[u];
       }
     } else {
       CUTE_UNROLL
@@ -638,7 +648,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   float post_cur[2] = {vpost[0], vpost[1]};
   {
     const float one[2] = {1.f, 1.f};
-    rescale_state(one, true);
+    rescale_state(one, true, safe);
   }
   cutlass::arch::fence_view_async_shared();
   ConsumerSync(6);
@@ -706,7 +716,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     cutlass::arch::ClusterBarrier::arrive(&sm.empty_v[sv]);
 
     // S after chunk n, and chunk n + 1's sS.
-    rescale_state(post_cur, next);
+    rescale_state(post_cur, next, safe_next);
     post_cur[0] = vpost[0], post_cur[1] = vpost[1];
     safe = safe_next;
     CUTE_UNROLL
