@@ -244,6 +244,7 @@ __device__ __forceinline__ float Exp2Ftz(float x) {
   return y;
 }
 constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
 
 // Where a thread's accumulator element e lands in a swizzled shared-memory tile (element
 // offsets, 32-bit arithmetic on a shared-memory base; the swizzled tensors' own pointers are
@@ -463,13 +464,14 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   // The element-wise part of chunk m: Qd, Kd in place (and in the other mode the element-wise A
   // in sA), the scalings of this thread's two state rows (sS, before and after the state MMA);
   // returns whether the chunk is safe. Called while chunk m - 1's products may still run: it
-  // waits for the o = Qd sS group (warpgroup_wait<kWaitOS>) before its barrier that the rewrite
-  // of sS follows, and in the other mode for all of them.
+  // waits for all but the last group (o += A V; warpgroup_wait<wait_os>) before its barrier that
+  // the rewrite of sS follows, and in the other mode for all of them.
   float vs[2], vp[2], vpost[2];
   auto element_wise = [&](int m, auto wait_os) -> bool {
     const int sq = m % kQkStages, sg = m % kStages;
     cutlass::arch::ClusterTransactionBarrier::wait(&sm.full_g[sg], (m / kStages) & 1);
-    // Pass 1: each thread's sums of its rows of two gate columns.
+    // Pass 1: each thread's sums of its rows of two gate columns, in units of ln 2 (gk log2 e)
+    // up to the other mode's part.
     float g0[kRows], g1[kRows];
     float s0 = 0.f, s1 = 0.f;
     auto grow = [&](int r) { return sg * stage_step + roff[r % 8] + (r / 8) * step8; };
@@ -477,8 +479,8 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     CUTE_UNROLL
     for (int r = 0; r < kRows; ++r) {
       const float2 gg = Load2(g0p + grow(r));
-      g0[r] = gg.x, g1[r] = gg.y;
-      s0 += gg.x, s1 += gg.y;
+      g0[r] = gg.x * kLog2e, g1[r] = gg.y * kLog2e;
+      s0 += g0[r], s1 += g1[r];
     }
     *reinterpret_cast<float2*>(&sm.tot[grp][i0]) = make_float2(s0, s1);
     ConsumerSync(1);
@@ -506,8 +508,8 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
         else spost[u] += t;
       }
     }
-    // a = P_t - P_m: -(gates t+1..31) above the reference row, (gates 32..t) below it; in place
-    // of the gates (the other mode reads them again).
+    // a log2 e, a = P_t - P_m: -(gates t+1..31) above the reference row, (gates 32..t) below it;
+    // in place of the gates (the other mode reads them again).
     bool ok = true;
     if (grp < kRefGroups) {
       float run0 = mid0, run1 = mid1;
@@ -526,10 +528,9 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       }
     }
     CUTE_UNROLL
-    for (int r = 0; r < kRows; ++r) ok = ok && (fabsf(g0[r]) <= SafeRange<E>()) && (fabsf(g1[r]) <= SafeRange<E>());
+    for (int r = 0; r < kRows; ++r) ok = ok && (fabsf(g0[r]) <= SafeRange<E>() * kLog2e) && (fabsf(g1[r]) <= SafeRange<E>() * kLog2e);
     cutlass::arch::ClusterTransactionBarrier::wait(&sm.full_qk[sq], (m / kQkStages) & 1);
     warpgroup_wait<decltype(wait_os)::value>();  // chunk m - 1's o = Qd sS has read sS
-    if (ct == 0) tma_store_wait<0>();            // chunk m - 2's o has left sO
     const bool safe = !ConsumerSyncOr(2, !ok || p.force_other_mode);
 
     if (safe) {
@@ -539,15 +540,14 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
         E* pq = q0 + qrow(r);
         E* pk = k0 + qrow(r);
         const float2 qq = Load2(pq), kk = Load2(pk);
-        const float y0 = g0[r] * kLog2e, y1 = g1[r] * kLog2e;
-        Store2(pq, qq.x * Exp2Ftz(y0) * p.scale, qq.y * Exp2Ftz(y1) * p.scale);
-        Store2(pk, kk.x * Exp2Ftz(-y0), kk.y * Exp2Ftz(-y1));
+        Store2(pq, qq.x * Exp2Ftz(g0[r]) * p.scale, qq.y * Exp2Ftz(g1[r]) * p.scale);
+        Store2(pk, kk.x * Exp2Ftz(-g0[r]), kk.y * Exp2Ftz(-g1[r]));
       }
       cutlass::arch::ClusterBarrier::arrive(&sm.empty_g[sg]);
       CUTE_UNROLL
       for (int u = 0; u < 2; ++u) {
-        vs[u] = vp[u] = __expf(sref[u]);
-        vpost[u] = __expf(spost[u]);
+        vs[u] = vp[u] = exp2f(sref[u]);
+        vpost[u] = exp2f(spost[u]);
       }
     } else {
       // The other mode: chunk m - 1's products done everywhere (sA and sS are rewritten).
@@ -589,7 +589,8 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       }
       ConsumerSync(5);
       // Qd = scale q exp(P_t), Kd = k exp(gates t+1..63): running sums, exponents <= 0 for gk <= 0.
-      float pre0 = below0, pre1 = below1, suf0 = above0, suf1 = above1;
+      // (The group sums back in natural units: the gates here are the raw ones.)
+      float pre0 = below0 * kLn2, pre1 = below1 * kLn2, suf0 = above0 * kLn2, suf1 = above1 * kLn2;
       float kf0[kRows], kf1[kRows];
       CUTE_UNROLL
       for (int r = kRows - 1; r >= 0; --r) {
@@ -608,7 +609,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       CUTE_UNROLL
       for (int u = 0; u < 2; ++u) {
         vs[u] = vpost[u] = 1.f;
-        vp[u] = __expf(sref[u] + spost[u]);
+        vp[u] = exp2f(sref[u] + spost[u]);
       }
     }
     return safe;
@@ -653,11 +654,17 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   cutlass::arch::fence_view_async_shared();
   ConsumerSync(6);
 
+  // o of chunk n - 1 to sO (its TMA store has read chunk n - 2's: thread 0 waited before the
+  // barrier that ended chunk n - 1).
+  auto store_o = [&]() {
+    CUTE_UNROLL
+    for (int e = 0; e < size(accO); e += 2) Store2(o_elems + offO(dO(e)), accO(e), accO(e + 1));
+  };
   for (int n = 0; n < NT; ++n) {
     const int sq = n % kQkStages, sv = n % kStages;
     cutlass::arch::ClusterTransactionBarrier::wait(&sm.full_v[sv], (n / kStages) & 1);
 
-    // A = Qd Kd^T; o = Qd sS; S += Kd^T V (three groups).
+    // A = Qd Kd^T and S += Kd^T V; chunk n - 1's o to sO meanwhile; then o = Qd sS (three groups).
     warpgroup_fence_operand(accS);
     warpgroup_fence_operand(accA);
     warpgroup_fence_operand(accO);
@@ -670,17 +677,20 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       mma_a.accumulate_ = GMMA::ScaleOut::One;
     }
     warpgroup_commit_batch();
+    mma_s.accumulate_ = GMMA::ScaleOut::One;
+    CUTE_UNROLL
+    for (int kb = 0; kb < size<2>(tSrK); ++kb) {
+      cute::gemm(mma_s, tSrK(_, _, kb, sq), tSrV(_, _, kb, sv), accS);
+    }
+    warpgroup_commit_batch();
+    if (n > 0) store_o();
+    warpgroup_fence_operand(accO);
+    warpgroup_arrive();
     mma_o.accumulate_ = GMMA::ScaleOut::Zero;
     CUTE_UNROLL
     for (int kb = 0; kb < size<2>(tOrQ); ++kb) {
       cute::gemm(mma_o, tOrQ(_, _, kb, sq), tOrS(_, _, kb), accO);
       mma_o.accumulate_ = GMMA::ScaleOut::One;
-    }
-    warpgroup_commit_batch();
-    mma_s.accumulate_ = GMMA::ScaleOut::One;
-    CUTE_UNROLL
-    for (int kb = 0; kb < size<2>(tSrK); ++kb) {
-      cute::gemm(mma_s, tSrK(_, _, kb, sq), tSrV(_, _, kb, sv), accS);
     }
     warpgroup_commit_batch();
     warpgroup_wait<2>();
@@ -692,11 +702,13 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
         const int t = get<0>(tAcA(e)), s = get<1>(tAcA(e));
         Store2(a_elems + offA(dA(e)), s <= t ? accA(e) : 0.f, s + 1 <= t ? accA(e + 1) : 0.f);
       }
-      cutlass::arch::fence_view_async_shared();
     }
-    const bool next = n + 1 < NT;
-    if (!next && ct == 0) tma_store_wait<0>();  // (else in element_wise) chunk n - 1's o has left sO
+    cutlass::arch::fence_view_async_shared();  // A and chunk n - 1's o
     ConsumerSync(7);
+    if (ct == 0 && n > 0) {
+      copy(p.tma_o, tOs, tOg(_, n - 1));
+      tma_store_arrive();
+    }
 
     // o += A V.
     warpgroup_arrive();
@@ -706,9 +718,11 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     }
     warpgroup_commit_batch();
 
-    // Chunk n + 1's element-wise part while the products run.
+    // Chunk n + 1's element-wise part while the products run (S and o = Qd sS done before its
+    // mode barrier).
+    const bool next = n + 1 < NT;
     bool safe_next = true;
-    if (next) safe_next = element_wise(n + 1, Int<2>{});
+    if (next) safe_next = element_wise(n + 1, Int<1>{});
     warpgroup_wait<0>();
     warpgroup_fence_operand(accS);
     warpgroup_fence_operand(accO);
@@ -719,14 +733,17 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     rescale_state(post_cur, next, safe_next);
     post_cur[0] = vpost[0], post_cur[1] = vpost[1];
     safe = safe_next;
-    CUTE_UNROLL
-    for (int e = 0; e < size(accO); e += 2) Store2(o_elems + offO(dO(e)), accO(e), accO(e + 1));
     cutlass::arch::fence_view_async_shared();
+    if (ct == 0) tma_store_wait<0>();  // chunk n - 1's o has left sO
     ConsumerSync(6);
-    if (ct == 0) {
-      copy(p.tma_o, tOs, tOg(_, n));
-      tma_store_arrive();
-    }
+  }
+  // The last chunk's o.
+  store_o();
+  cutlass::arch::fence_view_async_shared();
+  ConsumerSync(7);
+  if (ct == 0) {
+    copy(p.tma_o, tOs, tOg(_, NT - 1));
+    tma_store_arrive();
   }
 
   if (p.ht != nullptr) {
