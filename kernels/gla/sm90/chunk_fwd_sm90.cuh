@@ -21,12 +21,12 @@
 // transaction barriers: q and k [C, Dk] kStages + 1 deep, gk [C, Dk] and v [C, BV] kStages deep),
 // warpgroups 1 and 2 consume. The element-wise part of a chunk (gate sums, the mode, Qd and Kd in
 // place, the state's row scalings) does not depend on the state, so the consumers do chunk n + 1's
-// while the tensor cores run chunk n's products: per chunk n, issue A = Qd Kd^T and S += Kd^T V;
-// chunk n - 1's o to shared memory; store the masked A; a TMA store of chunk n - 1's o; issue
-// o = Qd sS and o += A V; the element-wise part of chunk n + 1 (its q, k in the next stage of
-// their ring); wait; rescale S and write chunk n + 1's sS. Four named barriers per chunk in the
-// factored mode. (A chunk n + 1 in the other mode waits for chunk n's products first: its
-// element-wise A overwrites sA, and its cumulative sums take sS's bytes.)
+// while the tensor cores run chunk n's products: per chunk n, issue A = Qd Kd^T, o = Qd sS and
+// S += Kd^T V; store the masked A; issue o += A V; the element-wise part of chunk n + 1 (its q, k
+// in the next stage of their ring); wait; rescale S and write chunk n + 1's sS; o to shared memory
+// and a TMA store. Four named barriers per chunk in the factored mode. (A chunk n + 1 in the
+// other mode waits for chunk n's products first: its element-wise A overwrites sA, and its
+// cumulative sums take sS's bytes.)
 // Rows past T and columns past Dk or Dv are zero-filled by the TMA loads and dropped by the store.
 #pragma once
 
@@ -664,7 +664,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     const int sq = n % kQkStages, sv = n % kStages;
     cutlass::arch::ClusterTransactionBarrier::wait(&sm.full_v[sv], (n / kStages) & 1);
 
-    // A = Qd Kd^T and S += Kd^T V (two groups); chunk n - 1's o to sO meanwhile.
+    // A = Qd Kd^T and S += Kd^T V; chunk n - 1's o to sO meanwhile; then o = Qd sS (three groups).
     warpgroup_fence_operand(accS);
     warpgroup_fence_operand(accA);
     warpgroup_fence_operand(accO);
@@ -684,7 +684,16 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     }
     warpgroup_commit_batch();
     if (n > 0) store_o();
-    warpgroup_wait<1>();
+    warpgroup_fence_operand(accO);
+    warpgroup_arrive();
+    mma_o.accumulate_ = GMMA::ScaleOut::Zero;
+    CUTE_UNROLL
+    for (int kb = 0; kb < size<2>(tOrQ); ++kb) {
+      cute::gemm(mma_o, tOrQ(_, _, kb, sq), tOrS(_, _, kb), accO);
+      mma_o.accumulate_ = GMMA::ScaleOut::One;
+    }
+    warpgroup_commit_batch();
+    warpgroup_wait<2>();
     warpgroup_fence_operand(accA);
 
     if (safe) {
@@ -701,16 +710,8 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       tma_store_arrive();
     }
 
-    // o = Qd sS, then o += A V (two more groups).
-    warpgroup_fence_operand(accO);
+    // o += A V.
     warpgroup_arrive();
-    mma_o.accumulate_ = GMMA::ScaleOut::Zero;
-    CUTE_UNROLL
-    for (int kb = 0; kb < size<2>(tOrQ); ++kb) {
-      cute::gemm(mma_o, tOrQ(_, _, kb, sq), tOrS(_, _, kb), accO);
-      mma_o.accumulate_ = GMMA::ScaleOut::One;
-    }
-    warpgroup_commit_batch();
     CUTE_UNROLL
     for (int kb = 0; kb < size<2>(tOrA); ++kb) {
       cute::gemm(mma_o, tOrA(_, _, kb), tOrV(_, _, kb, sv), accO);
