@@ -21,12 +21,12 @@
 // transaction barriers: q and k [C, Dk] kStages + 1 deep, gk [C, Dk] and v [C, BV] kStages deep),
 // warpgroups 1 and 2 consume. The element-wise part of a chunk (gate sums, the mode, Qd and Kd in
 // place, the state's row scalings) does not depend on the state, so the consumers do chunk n + 1's
-// while the tensor cores run chunk n's products: per chunk n, issue A = Qd Kd^T, o = Qd sS and
-// S += Kd^T V; store the masked A; issue o += A V; the element-wise part of chunk n + 1 (its q, k
-// in the next stage of their ring); wait; rescale S and write chunk n + 1's sS; o to shared memory
-// and a TMA store. Four named barriers per chunk in the factored mode. (A chunk n + 1 in the
-// other mode waits for chunk n's products first: its element-wise A overwrites sA, and its
-// cumulative sums take sS's bytes.)
+// while the tensor cores run chunk n's products: per chunk n, issue A = Qd Kd^T and S += Kd^T V;
+// chunk n - 1's o to shared memory; issue o = Qd sS; store the masked A; barrier; a TMA store of
+// chunk n - 1's o; issue o += A V; the element-wise part of chunk n + 1 (its q, k in the next
+// stage of their ring); wait; rescale S and write chunk n + 1's sS. Four named barriers per chunk
+// in the factored mode. (A chunk n + 1 in the other mode waits for chunk n's products first: its
+// element-wise A overwrites sA, and its cumulative sums take sS's bytes.)
 // Rows past T and columns past Dk or Dv are zero-filled by the TMA loads and dropped by the store.
 #pragma once
 
