@@ -17,10 +17,17 @@
 // difference of infinities), Qd = scale q exp(P) and Kd = k exp(P_63 - P) from running sums
 // (exponents <= 0, no differences), and exp(P_63) S + Kd^T V.
 //
-// Roles: warpgroup 0 is the producer (one thread issues the TMA loads of q, k, gk [C, Dk] and
-// v [C, BV] into a kStages-deep ring, on transaction barriers), warpgroups 1 and 2 consume.
-// The chunk's o goes through shared memory and a TMA store. Rows past T and columns past Dk or
-// Dv are zero-filled by the TMA loads and dropped by the store.
+// Roles: warpgroup 0 is the producer (one thread issues the TMA loads into three rings on
+// transaction barriers: q and k [C, Dk] kStages + 1 deep, gk [C, Dk] and v [C, BV] kStages deep),
+// warpgroups 1 and 2 consume. The element-wise part of a chunk (gate sums, the mode, Qd and Kd in
+// place, the state's row scalings) does not depend on the state, so the consumers do chunk n + 1's
+// while the tensor cores run chunk n's products: per chunk n, issue A = Qd Kd^T and S += Kd^T V;
+// chunk n - 1's o to shared memory; issue o = Qd sS; store the masked A; barrier; a TMA store of
+// chunk n - 1's o; issue o += A V; the element-wise part of chunk n + 1 (its q, k in the next
+// stage of their ring); wait; rescale S and write chunk n + 1's sS. Four named barriers per chunk
+// in the factored mode. (A chunk n + 1 in the other mode waits for chunk n's products first: its
+// element-wise A overwrites sA, and its cumulative sums take sS's bytes.)
+// Rows past T and columns past Dk or Dv are zero-filled by the TMA loads and dropped by the store.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -78,14 +85,16 @@ struct FwdKernel {
   static_assert(DK == 128, "the state MMA splits Dk = 128 over the two consumer warpgroups");
   static_assert(BV == 64 || BV == 128, "BV is 64 or 128");
   using Element = E;
-  static constexpr int kDK = DK, kBV = BV, kNumStages = kStages;
+  static constexpr int kDK = DK, kBV = BV, kNumStages = kStages, kQkStages = kStages + 1;
   using TiC = Int<kC>;
   using TiDK = Int<DK>;
   using TiBV = Int<BV>;
 
   // ---- shared-memory layouts (GMMA canonical) ------------------------------------------------
-  // q, k, gk: (t, i) with i contiguous (K-major for the products over i), kStages deep.
-  using LayoutQ = decltype(tile_to_shape(GMMA::Layout_K_SW128_Atom<E>{}, Shape<TiC, TiDK, Int<kStages>>{}));
+  // q, k (kQkStages deep), gk (kStages deep): (t, i) with i contiguous (K-major for the products
+  // over i).
+  using LayoutQ = decltype(tile_to_shape(GMMA::Layout_K_SW128_Atom<E>{}, Shape<TiC, TiDK, Int<kQkStages>>{}));
+  using LayoutG = decltype(tile_to_shape(GMMA::Layout_K_SW128_Atom<E>{}, Shape<TiC, TiDK, Int<kStages>>{}));
   // v: (j, s) with j contiguous; o's B operand splits BV over the warpgroups, so its swizzle
   // atom must fit BV / 2 columns.
   using AtomMN = std::conditional_t<BV / 2 >= 64, GMMA::Layout_MN_SW128_Atom<E>, GMMA::Layout_MN_SW64_Atom<E>>;
@@ -131,7 +140,7 @@ struct FwdKernel {
 
   static auto MakeTmaQ(E const* p, int T, int D, int H, int B, int64_t st, int64_t sh, int64_t sb) {
     auto g = make_tensor(make_gmem_ptr(p), make_layout(make_shape(T, D, H, B), make_stride(st, _1{}, sh, sb)));
-    return make_tma_atom(SM90_TMA_LOAD{}, g, LayoutQ{}(_, _, 0), Shape<TiC, TiDK>{});
+    return make_tma_atom(SM90_TMA_LOAD{}, g, LayoutG{}(_, _, 0), Shape<TiC, TiDK>{});
   }
   static auto MakeTmaV(E const* p, int T, int D, int H, int B, int64_t st, int64_t sh, int64_t sb) {
     auto g = make_tensor(make_gmem_ptr(p), make_layout(make_shape(D, T, H, B), make_stride(_1{}, st, sh, sb)));
@@ -161,28 +170,31 @@ struct FwdKernel {
   static constexpr int kGroups = kConsumers / kPairs;   // row groups
   static constexpr int kRows = kC / kGroups;            // rows per thread
   static constexpr int kRefGroups = 32 / kRows;         // groups at or above the reference row 31
-  static constexpr int kLdP = DK + 1;
+  // The other mode's clamped cumulative gates, float [C, DK] with the column pairs of row t
+  // moved by 2 (t mod 16) (XOR), in sS's bytes (free while that mode runs).
+  static constexpr int kPcBytes = kC * DK * 4;
+  static constexpr int kSBytes = cosize_v<LayoutS> * int(sizeof(E)) > kPcBytes ? cosize_v<LayoutS> * int(sizeof(E)) : kPcBytes;
 
   struct alignas(1024) Smem {
     alignas(1024) ArrayEngine<E, cosize_v<LayoutQ>> q;
     alignas(1024) ArrayEngine<E, cosize_v<LayoutQ>> k;
-    alignas(1024) ArrayEngine<E, cosize_v<LayoutQ>> g;
+    alignas(1024) ArrayEngine<E, cosize_v<LayoutG>> g;
     alignas(1024) ArrayEngine<E, cosize_v<LayoutV>> v;
-    alignas(1024) ArrayEngine<E, cosize_v<LayoutS>> s;
+    alignas(1024) unsigned char s[kSBytes];  // sS; the other mode's cumulative gates
     alignas(1024) ArrayEngine<E, cosize_v<LayoutA>> a;
     alignas(1024) ArrayEngine<E, cosize_v<LayoutO>> o;
-    float pc[kC * kLdP];            // clamped cumulative gates (other mode)
     alignas(8) float tot[kGroups][DK];   // per row group: sums of the gates
-    alignas(8) float totc[kGroups][DK];  // and of the clamped gates
-    float vec_s[DK], vec_pre[DK], vec_post[DK];  // row scalings of the state: sS, before, after the MMA
-    int unsafe;
-    uint64_t full[kStages];
-    uint64_t empty[kStages];
+    alignas(8) float totc[kGroups][DK];  // and of the clamped gates (other mode)
+    uint64_t full_qk[kQkStages], empty_qk[kQkStages];
+    uint64_t full_g[kStages], empty_g[kStages];
+    uint64_t full_v[kStages], empty_v[kStages];
   };
   static constexpr int kSmemBytes = int(sizeof(Smem)) + 1024;
+  static_assert(kSmemBytes <= 232448, "sm_90's shared memory per block (227 KB)");
 
-  static constexpr uint32_t kTxBytes =
-      uint32_t(3 * kC * DK * sizeof(E) + BV * kC * sizeof(E));
+  static constexpr uint32_t kTxQk = uint32_t(2 * kC * DK * sizeof(E));
+  static constexpr uint32_t kTxG = uint32_t(kC * DK * sizeof(E));
+  static constexpr uint32_t kTxV = uint32_t(BV * kC * sizeof(E));
 
   static Params MakeParams(const FwdArgs& a) {
     Params p{MakeTmaQ(static_cast<E const*>(a.q), a.T, a.Dk, a.H, a.B, a.qk_st, a.qk_sh, a.qk_sb),
@@ -232,12 +244,74 @@ __device__ __forceinline__ float Exp2Ftz(float x) {
   return y;
 }
 constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+
+// Where a thread's accumulator element e lands in a swizzled shared-memory tile (element
+// offsets, 32-bit arithmetic on a shared-memory base; the swizzled tensors' own pointers are
+// generic 64-bit ones): (base ^ lo(e)) + hi(e), base = the swizzled offset of the thread's first
+// element, lo / hi = the swizzle's target bits / the other bits of the unswizzled offset of
+// thread 0's element e (compile-time constants once inlined). This holds where the thread's
+// coordinates and the element's deltas give disjoint bits and the swizzle's source bits come from
+// the thread's part alone, as for the GMMA accumulators on these tiles; AccOffsetsHold checks
+// every thread and element on the host.
+template <class OffL>
+struct SwizzledTile {
+  using Sw = std::decay_t<decltype(OffL{}.layout_a())>;
+  static constexpr int kLo = Sw::zzz_msk::value;
+  int base;
+  template <class C0>
+  CUTE_HOST_DEVICE explicit SwizzledTile(C0 const& c0) : base(OffL{}(c0)) {}
+  template <class D>
+  CUTE_HOST_DEVICE int operator()(D const& d) const {
+    const int x = OffL{}.layout_b()(d);
+    return (base ^ (x & kLo)) + (x & ~kLo);
+  }
+};
+template <class L>
+using OffsetLayout = decltype(as_position_independent_swizzle_layout(L{}));
+
+// The check of SwizzledTile for one product's accumulators on a tile (host).
+template <class Mma, class Shp, class L>
+bool AccOffsetsHold() {
+  Mma mma;
+  const auto id = make_identity_tensor(Shp{});
+  const auto d = mma.get_thread_slice(0).partition_C(id);
+  for (int t = 0; t < kConsumers; ++t) {
+    const auto c = mma.get_thread_slice(t).partition_C(id);
+    const SwizzledTile<OffsetLayout<L>> tile(c(0));
+    for (int e = 0; e < size(c); ++e) {
+      if (OffsetLayout<L>{}(c(e)) != tile(d(e))) return false;
+    }
+  }
+  return true;
+}
+template <class K>
+bool FwdOffsetsHold() {
+  return AccOffsetsHold<typename K::MmaS, Shape<Int<K::kDK>, Int<K::kBV>>, typename K::LayoutSt>() &&
+         AccOffsetsHold<typename K::MmaA, Shape<Int<kC>, Int<kC>>, typename K::LayoutA>() &&
+         AccOffsetsHold<typename K::MmaO, Shape<Int<kC>, Int<K::kBV>>, typename K::LayoutO>();
+}
+
+// Named barriers of the two consumer warpgroups (ids 1..7; 0 is __syncthreads'), the plain one
+// and one that also returns whether any thread's `pred` was set.
+__device__ __forceinline__ void ConsumerSync(int id) {
+  asm volatile("bar.sync %0, %1;" : : "r"(id), "r"(kConsumers) : "memory");
+}
+__device__ __forceinline__ bool ConsumerSyncOr(int id, bool pred) {
+  uint32_t r;
+  asm volatile(
+      "{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n bar.red.or.pred q, %2, %3, p;\n selp.u32 %0, 1, 0, q;\n}\n"
+      : "=r"(r)
+      : "r"(uint32_t(pred)), "r"(id), "r"(kConsumers)
+      : "memory");
+  return r != 0;
+}
 
 template <class K>
 __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTANT typename K::Params const p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using E = typename K::Element;
-  constexpr int DK = K::kDK, BV = K::kBV, kStages = K::kNumStages;
+  constexpr int DK = K::kDK, BV = K::kBV, kStages = K::kNumStages, kQkStages = K::kQkStages;
   using Smem = typename K::Smem;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   // The swizzled buffers assume 1024-byte alignment; kSmemBytes has room for the shift.
@@ -252,28 +326,36 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   const int NT = (p.T + kC - 1) / kC;
   const int warp = threadIdx.x / 32;
 
+  E* const s_elems = reinterpret_cast<E*>(sm.s);
   Tensor sQ = make_tensor(make_smem_ptr(sm.q.begin()), typename K::LayoutQ{});    // (t, i, stage)
   Tensor sK = make_tensor(make_smem_ptr(sm.k.begin()), typename K::LayoutQ{});    // (s, i, stage)
   Tensor sKt = make_tensor(make_smem_ptr(sm.k.begin()), typename K::LayoutKt{});  // (i, s, stage)
-  Tensor sG = make_tensor(make_smem_ptr(sm.g.begin()), typename K::LayoutQ{});    // (t, i, stage)
+  Tensor sG = make_tensor(make_smem_ptr(sm.g.begin()), typename K::LayoutG{});    // (t, i, stage)
   Tensor sV = make_tensor(make_smem_ptr(sm.v.begin()), typename K::LayoutV{});    // (j, s, stage)
-  Tensor sS = make_tensor(make_smem_ptr(sm.s.begin()), typename K::LayoutS{});    // (j, i)
-  Tensor sSt = make_tensor(make_smem_ptr(sm.s.begin()), typename K::LayoutSt{});  // (i, j)
+  Tensor sS = make_tensor(make_smem_ptr(s_elems), typename K::LayoutS{});         // (j, i)
+  Tensor sSt = make_tensor(make_smem_ptr(s_elems), typename K::LayoutSt{});       // (i, j)
   Tensor sA = make_tensor(make_smem_ptr(sm.a.begin()), typename K::LayoutA{});    // (t, s)
   Tensor sO = make_tensor(make_smem_ptr(sm.o.begin()), typename K::LayoutO{});    // (t, j)
 
   if (threadIdx.x == 0) {
-    for (int st = 0; st < kStages; ++st) {
-      cutlass::arch::ClusterTransactionBarrier::init(&sm.full[st], 1);
-      cutlass::arch::ClusterBarrier::init(&sm.empty[st], kConsumers);
+    for (int st = 0; st < kQkStages; ++st) {
+      cutlass::arch::ClusterTransactionBarrier::init(&sm.full_qk[st], 1);
+      cutlass::arch::ClusterBarrier::init(&sm.empty_qk[st], kConsumers);
     }
-    sm.unsafe = 0;
+    for (int st = 0; st < kStages; ++st) {
+      cutlass::arch::ClusterTransactionBarrier::init(&sm.full_g[st], 1);
+      cutlass::arch::ClusterBarrier::init(&sm.empty_g[st], kConsumers);
+      cutlass::arch::ClusterTransactionBarrier::init(&sm.full_v[st], 1);
+      cutlass::arch::ClusterBarrier::init(&sm.empty_v[st], kConsumers);
+    }
     cutlass::arch::fence_barrier_init();
   }
   __syncthreads();
 
   if (warp < 4) {
     // ---- producer ----------------------------------------------------------------------------
+    // Chunk m's gk (consumed while chunk m - 1's products run), q and k (until chunk m's products
+    // are done) and v (the same), each ring waiting for its slot to be freed.
     cutlass::arch::warpgroup_reg_dealloc<40>();
     if (warp == 0 && cute::elect_one_sync()) {
       Tensor mQ = p.tma_q.get_tma_tensor(make_shape(p.T, p.Dk, p.H, p.B));
@@ -288,15 +370,18 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       auto [tKg, tKs] = tma_partition(p.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK), group_modes<0, 2>(gK));
       auto [tGg, tGs] = tma_partition(p.tma_g, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sG), group_modes<0, 2>(gG));
       auto [tVg, tVs] = tma_partition(p.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sV), group_modes<0, 2>(gV));
-      for (int n = 0; n < NT; ++n) {
-        const int st = n % kStages;
-        const int round = n / kStages;
-        if (round > 0) cutlass::arch::ClusterBarrier::wait(&sm.empty[st], (round - 1) & 1);
-        cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&sm.full[st], K::kTxBytes);
-        copy(p.tma_q.with(sm.full[st]), tQg(_, n), tQs(_, st));
-        copy(p.tma_k.with(sm.full[st]), tKg(_, n), tKs(_, st));
-        copy(p.tma_g.with(sm.full[st]), tGg(_, n), tGs(_, st));
-        copy(p.tma_v.with(sm.full[st]), tVg(_, n), tVs(_, st));
+      for (int m = 0; m < NT; ++m) {
+        const int sg = m % kStages, sq = m % kQkStages;
+        if (m >= kStages) cutlass::arch::ClusterBarrier::wait(&sm.empty_g[sg], (m / kStages - 1) & 1);
+        cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&sm.full_g[sg], K::kTxG);
+        copy(p.tma_g.with(sm.full_g[sg]), tGg(_, m), tGs(_, sg));
+        if (m >= kQkStages) cutlass::arch::ClusterBarrier::wait(&sm.empty_qk[sq], (m / kQkStages - 1) & 1);
+        cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&sm.full_qk[sq], K::kTxQk);
+        copy(p.tma_q.with(sm.full_qk[sq]), tQg(_, m), tQs(_, sq));
+        copy(p.tma_k.with(sm.full_qk[sq]), tKg(_, m), tKs(_, sq));
+        if (m >= kStages) cutlass::arch::ClusterBarrier::wait(&sm.empty_v[sg], (m / kStages - 1) & 1);
+        cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&sm.full_v[sg], K::kTxV);
+        copy(p.tma_v.with(sm.full_v[sg]), tVg(_, m), tVs(_, sg));
       }
     }
     return;
@@ -305,7 +390,6 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   // ---- consumers ---------------------------------------------------------------------------------
   cutlass::arch::warpgroup_reg_alloc<232>();
   const int ct = threadIdx.x - 128;
-  auto consumer_sync = [](int id) { cutlass::arch::NamedBarrier::sync(kConsumers, id); };
 
   typename K::MmaA mma_a;
   typename K::MmaS mma_s;
@@ -318,20 +402,27 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   Tensor tArK = thr_a.make_fragment_B(thr_a.partition_B(sK));
   Tensor accA = partition_fragment_C(mma_a, Shape<Int<kC>, Int<kC>>{});
   Tensor tAcA = thr_a.partition_C(make_identity_tensor(Shape<Int<kC>, Int<kC>>{}));
-  Tensor tAsA = thr_a.partition_C(sA);
 
   Tensor tSrK = thr_s.make_fragment_A(thr_s.partition_A(sKt));
   Tensor tSrV = thr_s.make_fragment_B(thr_s.partition_B(sV));
   Tensor accS = partition_fragment_C(mma_s, Shape<Int<DK>, Int<BV>>{});
   Tensor tScS = thr_s.partition_C(make_identity_tensor(Shape<Int<DK>, Int<BV>>{}));
-  Tensor tSsS = thr_s.partition_C(sSt);
 
   Tensor tOrQ = thr_o.make_fragment_A(thr_o.partition_A(sQ));
   Tensor tOrS = thr_o.make_fragment_B(thr_o.partition_B(sS));
   Tensor tOrA = thr_o.make_fragment_A(thr_o.partition_A(sA));
   Tensor tOrV = thr_o.make_fragment_B(thr_o.partition_B(sV));
   Tensor accO = partition_fragment_C(mma_o, Shape<Int<kC>, Int<BV>>{});
-  Tensor tOsO = thr_o.partition_C(sO);
+  // The accumulators' stores (sS, A, o): thread 0's coordinates as the deltas (SwizzledTile).
+  const auto dS = mma_s.get_thread_slice(0).partition_C(make_identity_tensor(Shape<Int<DK>, Int<BV>>{}));
+  const auto dA = mma_a.get_thread_slice(0).partition_C(make_identity_tensor(Shape<Int<kC>, Int<kC>>{}));
+  const auto dO = mma_o.get_thread_slice(0).partition_C(make_identity_tensor(Shape<Int<kC>, Int<BV>>{}));
+  const SwizzledTile<OffsetLayout<typename K::LayoutSt>> offS(tScS(0));  // (i, j)
+  const SwizzledTile<OffsetLayout<typename K::LayoutA>> offA(tAcA(0));   // (t, s)
+  const SwizzledTile<OffsetLayout<typename K::LayoutO>> offO(
+      thr_o.partition_C(make_identity_tensor(Shape<Int<kC>, Int<BV>>{}))(0));  // (t, j)
+  E* const a_elems = raw_pointer_cast(sm.a.begin());
+  E* const o_elems = raw_pointer_cast(sm.o.begin());
 
   // The initial state (zeros without one).
   const int64_t state_base = int64_t(bh) * p.Dk * p.Dv;
@@ -340,6 +431,9 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
     accS(e) = (p.h0 != nullptr && i < p.Dk && j < p.Dv) ? p.h0[state_base + int64_t(i) * p.Dv + j] : 0.f;
   }
+  // A thread's state accumulators cover two rows of S, srow and srow + 8 (the GMMA accumulator
+  // layout: element e lies in row srow + 8 ((e / 2) mod 2)); their scalings are kept per chunk.
+  const int srow = get<0>(tScS(0));
 
   // o's TMA store (issued by consumer thread 0).
   Tensor mO = p.tma_o.get_tma_tensor(make_shape(p.T, p.Dv, p.H, p.B));
@@ -351,82 +445,123 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   const int i0 = 2 * cp, r0 = grp * kRows;
 
   // The element offsets of this thread's q/k/gk rows r0 .. r0 + kRows - 1 at column i0 (the three
-  // share one layout), computed once: r0 is a multiple of 8 and the swizzle repeats every 8 rows,
-  // so rows r and r + 8 lie step8 apart, and the stages (whole multiples of the swizzle's
+  // share one tile layout), computed once: r0 is a multiple of 8 and the swizzle repeats every 8
+  // rows, so rows r and r + 8 lie step8 apart, and the stages (whole multiples of the swizzle's
   // 1024 bytes) stage_step apart.
   static_assert(kRows % 8 == 0, "a thread's rows start on a swizzle period");
   // (The bases straight from the storage, so that they stay shared-memory pointers.)
   E* const q0 = raw_pointer_cast(sm.q.begin());
   E* const k0 = raw_pointer_cast(sm.k.begin());
   const E* const g0p = raw_pointer_cast(sm.g.begin());
+  float* const pc = reinterpret_cast<float*>(sm.s);
   const int step8 = int(&sQ(8, 0, 0) - &sQ(0, 0, 0));
-  const int stage_step = kStages > 1 ? int(&sQ(0, 0, kStages - 1) - &sQ(0, 0, 0)) / (kStages - 1) : 0;
+  const int stage_step = int(&sQ(0, 0, 1) - &sQ(0, 0, 0));
   int roff[8];
   CUTE_UNROLL
   for (int r = 0; r < 8; ++r) roff[r] = int(&sQ(r0 + r, i0, 0) - &sQ(0, 0, 0));
+  auto pc_at = [](int t, int i) { return t * DK + (i ^ (2 * (t & 15))); };
 
-  for (int n = 0; n < NT; ++n) {
-    const int st = n % kStages;
-    cutlass::arch::ClusterTransactionBarrier::wait(&sm.full[st], (n / kStages) & 1);
-
-    // Pass 1: each thread's sums of its rows of two gate columns (raw and clamped).
+  // The element-wise part of chunk m: Qd, Kd in place (and in the other mode the element-wise A
+  // in sA), the scalings of this thread's two state rows (sS, before and after the state MMA);
+  // returns whether the chunk is safe. Called while chunk m - 1's products may still run: it
+  // waits for all but the last group (o += A V; warpgroup_wait<wait_os>) before its barrier that
+  // the rewrite of sS follows, and in the other mode for all of them.
+  float vs[2], vp[2], vpost[2];
+  auto element_wise = [&](int m, auto wait_os) -> bool {
+    const int sq = m % kQkStages, sg = m % kStages;
+    cutlass::arch::ClusterTransactionBarrier::wait(&sm.full_g[sg], (m / kStages) & 1);
+    // Pass 1: each thread's sums of its rows of two gate columns, in units of ln 2 (gk log2 e)
+    // up to the other mode's part.
     float g0[kRows], g1[kRows];
-    float s0 = 0.f, s1 = 0.f, c0 = 0.f, c1 = 0.f;
-    // A thread's rows r0 .. r0 + kRows - 1 (r0 a multiple of 8): the swizzle repeats every 8
-    // rows, so rows r and r + 8 lie kStep8 elements apart; 8 row addresses serve all kRows.
-    auto row = [&](int r) { return st * stage_step + roff[r % 8] + (r / 8) * step8; };
+    float s0 = 0.f, s1 = 0.f;
+    auto grow = [&](int r) { return sg * stage_step + roff[r % 8] + (r / 8) * step8; };
+    auto qrow = [&](int r) { return sq * stage_step + roff[r % 8] + (r / 8) * step8; };
     CUTE_UNROLL
     for (int r = 0; r < kRows; ++r) {
-      const float2 gg = Load2(g0p + row(r));
-      g0[r] = gg.x, g1[r] = gg.y;
-      s0 += gg.x, s1 += gg.y;
-      c0 += fmaxf(gg.x, -kClampGate), c1 += fmaxf(gg.y, -kClampGate);
+      const float2 gg = Load2(g0p + grow(r));
+      g0[r] = gg.x * kLog2e, g1[r] = gg.y * kLog2e;
+      s0 += g0[r], s1 += g1[r];
     }
     *reinterpret_cast<float2*>(&sm.tot[grp][i0]) = make_float2(s0, s1);
-    *reinterpret_cast<float2*>(&sm.totc[grp][i0]) = make_float2(c0, c1);
-    if (ct == 0) sm.unsafe = 0;  // read after barrier 2 of the previous chunk, written before barrier 2 of this one
-    consumer_sync(1);
+    ConsumerSync(1);
 
     // Pass 2: per column, sums of the group totals: below / above the own group, rows 0..31
     // (ref = P_m), rows 32..63 (post = P_63 - P_m), between the own group and the reference.
     // Every exponent below is a direct sum of the gates it spans (never a difference of two
     // cumulative sums, which a huge gate would absorb).
-    float below0 = 0.f, below1 = 0.f, above0 = 0.f, above1 = 0.f, ref0 = 0.f, ref1 = 0.f;
-    float post0 = 0.f, post1 = 0.f, mid0 = 0.f, mid1 = 0.f;
+    float below0 = 0.f, below1 = 0.f, above0 = 0.f, above1 = 0.f, mid0 = 0.f, mid1 = 0.f;
     CUTE_UNROLL
     for (int gi = 0; gi < kGroups; ++gi) {
       const float t0 = sm.tot[gi][i0], t1 = sm.tot[gi][i0 + 1];
       if (gi < grp) below0 += t0, below1 += t1;
       if (gi > grp) above0 += t0, above1 += t1;
-      if (gi < kRefGroups) ref0 += t0, ref1 += t1;
-      else post0 += t0, post1 += t1;
       if ((grp < gi && gi < kRefGroups) || (kRefGroups <= gi && gi < grp)) mid0 += t0, mid1 += t1;
     }
-    // a = P_t - P_m: -(gates t+1..31) above the reference row, (gates 32..t) below it.
-    float a0[kRows], a1[kRows];
+    // The same sums for this thread's two state rows.
+    float sref[2] = {0.f, 0.f}, spost[2] = {0.f, 0.f};
+    CUTE_UNROLL
+    for (int gi = 0; gi < kGroups; ++gi) {
+      CUTE_UNROLL
+      for (int u = 0; u < 2; ++u) {
+        const float t = sm.tot[gi][srow + 8 * u];
+        if (gi < kRefGroups) sref[u] += t;
+        else spost[u] += t;
+      }
+    }
+    // a log2 e, a = P_t - P_m: -(gates t+1..31) above the reference row, (gates 32..t) below it;
+    // in place of the gates (the other mode reads them again).
     bool ok = true;
     if (grp < kRefGroups) {
       float run0 = mid0, run1 = mid1;
       CUTE_UNROLL
       for (int r = kRows - 1; r >= 0; --r) {
-        a0[r] = -run0, a1[r] = -run1;
-        run0 += g0[r], run1 += g1[r];
+        const float x0 = g0[r], x1 = g1[r];
+        g0[r] = -run0, g1[r] = -run1;
+        run0 += x0, run1 += x1;
       }
     } else {
       float run0 = mid0, run1 = mid1;
       CUTE_UNROLL
       for (int r = 0; r < kRows; ++r) {
         run0 += g0[r], run1 += g1[r];
-        a0[r] = run0, a1[r] = run1;
+        g0[r] = run0, g1[r] = run1;
       }
     }
     CUTE_UNROLL
-    for (int r = 0; r < kRows; ++r) ok = ok && (fabsf(a0[r]) <= SafeRange<E>()) && (fabsf(a1[r]) <= SafeRange<E>());
-    if (!ok || p.force_other_mode) sm.unsafe = 1;
-    consumer_sync(2);
-    const bool safe = sm.unsafe == 0;
+    for (int r = 0; r < kRows; ++r) ok = ok && (fabsf(g0[r]) <= SafeRange<E>() * kLog2e) && (fabsf(g1[r]) <= SafeRange<E>() * kLog2e);
+    cutlass::arch::ClusterTransactionBarrier::wait(&sm.full_qk[sq], (m / kQkStages) & 1);
+    warpgroup_wait<decltype(wait_os)::value>();  // chunk m - 1's o = Qd sS has read sS
+    const bool safe = !ConsumerSyncOr(2, !ok || p.force_other_mode);
 
-    if (!safe) {
+    if (safe) {
+      // Pass 3: Qd and Kd in place.
+      CUTE_UNROLL
+      for (int r = 0; r < kRows; ++r) {
+        E* pq = q0 + qrow(r);
+        E* pk = k0 + qrow(r);
+        const float2 qq = Load2(pq), kk = Load2(pk);
+        Store2(pq, qq.x * Exp2Ftz(g0[r]) * p.scale, qq.y * Exp2Ftz(g1[r]) * p.scale);
+        Store2(pk, kk.x * Exp2Ftz(-g0[r]), kk.y * Exp2Ftz(-g1[r]));
+      }
+      cutlass::arch::ClusterBarrier::arrive(&sm.empty_g[sg]);
+      CUTE_UNROLL
+      for (int u = 0; u < 2; ++u) {
+        vs[u] = vp[u] = exp2f(sref[u]);
+        vpost[u] = exp2f(spost[u]);
+      }
+    } else {
+      // The other mode: chunk m - 1's products done everywhere (sA and sS are rewritten).
+      warpgroup_wait<0>();
+      float c0 = 0.f, c1 = 0.f;
+      CUTE_UNROLL
+      for (int r = 0; r < kRows; ++r) {
+        const float2 gg = Load2(g0p + grow(r));
+        g0[r] = gg.x, g1[r] = gg.y;
+        c0 += fmaxf(gg.x, -kClampGate), c1 += fmaxf(gg.y, -kClampGate);
+      }
+      cutlass::arch::ClusterBarrier::arrive(&sm.empty_g[sg]);
+      *reinterpret_cast<float2*>(&sm.totc[grp][i0]) = make_float2(c0, c1);
+      ConsumerSync(3);
       // The element-wise A, from the raw q, k (before they are scaled in place below) and the
       // cumulative sums of the clamped gates (bounded, so their differences are finite).
       float cpre0 = 0.f, cpre1 = 0.f;
@@ -434,48 +569,28 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       CUTE_UNROLL
       for (int r = 0; r < kRows; ++r) {
         cpre0 += fmaxf(g0[r], -kClampGate), cpre1 += fmaxf(g1[r], -kClampGate);
-        sm.pc[(r0 + r) * K::kLdP + i0] = cpre0;
-        sm.pc[(r0 + r) * K::kLdP + i0 + 1] = cpre1;
+        *reinterpret_cast<float2*>(&pc[pc_at(r0 + r, i0)]) = make_float2(cpre0, cpre1);
       }
-      consumer_sync(3);
+      ConsumerSync(4);
       for (int e = ct; e < kC * kC; e += kConsumers) {
         const int t = e / kC, s = e % kC;
         float acc = 0.f;
         if (s <= t) {
-          const float* pt = &sm.pc[t * K::kLdP];
-          const float* ps = &sm.pc[s * K::kLdP];
           for (int i = 0; i < DK; i += 2) {
-            const float2 qq = Load2(&sQ(t, i, st));
-            const float2 kk = Load2(&sK(s, i, st));
-            acc += qq.x * kk.x * __expf(pt[i] - ps[i]);
-            acc += qq.y * kk.y * __expf(pt[i + 1] - ps[i + 1]);
+            const float2 qq = Load2(&sQ(t, i, sq));
+            const float2 kk = Load2(&sK(s, i, sq));
+            const float2 pt = *reinterpret_cast<const float2*>(&pc[pc_at(t, i)]);
+            const float2 ps = *reinterpret_cast<const float2*>(&pc[pc_at(s, i)]);
+            acc += qq.x * kk.x * __expf(pt.x - ps.x);
+            acc += qq.y * kk.y * __expf(pt.y - ps.y);
           }
         }
         sA(t, s) = E(acc * p.scale);
       }
-      consumer_sync(4);
-    }
-
-    // Pass 3: Qd and Kd in place; the state's row scalings (group 0 writes them).
-    if (safe) {
-      CUTE_UNROLL
-      for (int r = 0; r < kRows; ++r) {
-        E* pq = q0 + row(r);
-        E* pk = k0 + row(r);
-        const float2 qq = Load2(pq), kk = Load2(pk);
-        const float y0 = a0[r] * kLog2e, y1 = a1[r] * kLog2e;
-        Store2(pq, qq.x * Exp2Ftz(y0) * p.scale, qq.y * Exp2Ftz(y1) * p.scale);
-        Store2(pk, kk.x * Exp2Ftz(-y0), kk.y * Exp2Ftz(-y1));
-      }
-      if (grp == 0) {
-        sm.vec_s[i0] = sm.vec_pre[i0] = __expf(ref0);
-        sm.vec_s[i0 + 1] = sm.vec_pre[i0 + 1] = __expf(ref1);
-        sm.vec_post[i0] = __expf(post0);
-        sm.vec_post[i0 + 1] = __expf(post1);
-      }
-    } else {
+      ConsumerSync(5);
       // Qd = scale q exp(P_t), Kd = k exp(gates t+1..63): running sums, exponents <= 0 for gk <= 0.
-      float pre0 = below0, pre1 = below1, suf0 = above0, suf1 = above1;
+      // (The group sums back in natural units: the gates here are the raw ones.)
+      float pre0 = below0 * kLn2, pre1 = below1 * kLn2, suf0 = above0 * kLn2, suf1 = above1 * kLn2;
       float kf0[kRows], kf1[kRows];
       CUTE_UNROLL
       for (int r = kRows - 1; r >= 0; --r) {
@@ -485,98 +600,150 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       CUTE_UNROLL
       for (int r = 0; r < kRows; ++r) {
         pre0 += g0[r], pre1 += g1[r];
-        E* pq = q0 + row(r);
-        E* pk = k0 + row(r);
+        E* pq = q0 + qrow(r);
+        E* pk = k0 + qrow(r);
         const float2 qq = Load2(pq), kk = Load2(pk);
         Store2(pq, qq.x * __expf(pre0) * p.scale, qq.y * __expf(pre1) * p.scale);
         Store2(pk, kk.x * __expf(kf0[r]), kk.y * __expf(kf1[r]));
       }
-      if (grp == 0) {
-        sm.vec_s[i0] = sm.vec_s[i0 + 1] = 1.f;
-        sm.vec_pre[i0] = __expf(ref0 + post0);
-        sm.vec_pre[i0 + 1] = __expf(ref1 + post1);
-        sm.vec_post[i0] = sm.vec_post[i0 + 1] = 1.f;
+      CUTE_UNROLL
+      for (int u = 0; u < 2; ++u) {
+        vs[u] = vpost[u] = 1.f;
+        vp[u] = exp2f(sref[u] + spost[u]);
       }
     }
-    cutlass::arch::fence_view_async_shared();
-    consumer_sync(5);
+    return safe;
+  };
 
-    // sS = vec_s * S (o's operand), then S *= vec_pre, before the state MMA.
-    // (The scalings are read before any store, so that each distinct row is loaded once.)
-    float rs[size(accS) / 2], rp[size(accS) / 2];
-    CUTE_UNROLL
-    for (int e = 0; e < size(accS); e += 2) {
-      rs[e / 2] = sm.vec_s[get<0>(tScS(e))];
-      rp[e / 2] = sm.vec_pre[get<0>(tScS(e))];
+  // sS = (post vs) S (o's operand), S <- (post vp) S, before chunk m's state MMA, post the
+  // previous chunk's; in the factored mode vs = vp, so that sS is the new S rounded.
+  auto rescale_state = [&](const float post_prev[2], bool next, bool next_safe) {
+    if (next && next_safe) {
+      const float f[2] = {post_prev[0] * vp[0], post_prev[1] * vp[1]};
+      CUTE_UNROLL
+      for (int e = 0; e < size(accS); e += 2) {
+        const int u = (e / 2) % 2;
+        accS(e) *= f[u], accS(e + 1) *= f[u];
+        Store2(s_elems + offS(dS(e)), accS(e), accS(e + 1));
+      }
+    } else if (next) {
+      const float fs[2] = {post_prev[0] * vs[0], post_prev[1] * vs[1]};
+      const float fp[2] = {post_prev[0] * vp[0], post_prev[1] * vp[1]};
+      CUTE_UNROLL
+      for (int e = 0; e < size(accS); e += 2) {
+        const int u = (e / 2) % 2;
+        Store2(s_elems + offS(dS(e)), accS(e) * fs[u], accS(e + 1) * fs[u]);
+        accS(e) *= fp[u], accS(e + 1) *= fp[u];
+      }
+    } else {
+      CUTE_UNROLL
+      for (int e = 0; e < size(accS); e += 2) {
+        const int u = (e / 2) % 2;
+        accS(e) *= post_prev[u], accS(e + 1) *= post_prev[u];
+      }
     }
-    CUTE_UNROLL
-    for (int e = 0; e < size(accS); e += 2) {
-      Store2(&tSsS(e), accS(e) * rs[e / 2], accS(e + 1) * rs[e / 2]);
-      accS(e) *= rp[e / 2];
-      accS(e + 1) *= rp[e / 2];
-    }
+  };
 
-    // Phase 1: A = Qd Kd^T and S += Kd^T V.
+  // Chunk 0's element-wise part and sS.
+  bool safe = element_wise(0, Int<0>{});
+  float post_cur[2] = {vpost[0], vpost[1]};
+  {
+    const float one[2] = {1.f, 1.f};
+    rescale_state(one, true, safe);
+  }
+  cutlass::arch::fence_view_async_shared();
+  ConsumerSync(6);
+
+  // o of chunk n - 1 to sO (its TMA store has read chunk n - 2's: thread 0 waited before the
+  // barrier that ended chunk n - 1).
+  auto store_o = [&]() {
+    CUTE_UNROLL
+    for (int e = 0; e < size(accO); e += 2) Store2(o_elems + offO(dO(e)), accO(e), accO(e + 1));
+  };
+  for (int n = 0; n < NT; ++n) {
+    const int sq = n % kQkStages, sv = n % kStages;
+    cutlass::arch::ClusterTransactionBarrier::wait(&sm.full_v[sv], (n / kStages) & 1);
+
+    // A = Qd Kd^T and S += Kd^T V; chunk n - 1's o to sO meanwhile; then o = Qd sS (three groups).
     warpgroup_fence_operand(accS);
     warpgroup_fence_operand(accA);
+    warpgroup_fence_operand(accO);
     warpgroup_arrive();
     // (Issued in both modes: a branch around wgmma would serialize them; the other mode drops A.)
     mma_a.accumulate_ = GMMA::ScaleOut::Zero;
     CUTE_UNROLL
     for (int kb = 0; kb < size<2>(tArQ); ++kb) {
-      cute::gemm(mma_a, tArQ(_, _, kb, st), tArK(_, _, kb, st), accA);
+      cute::gemm(mma_a, tArQ(_, _, kb, sq), tArK(_, _, kb, sq), accA);
       mma_a.accumulate_ = GMMA::ScaleOut::One;
     }
+    warpgroup_commit_batch();
     mma_s.accumulate_ = GMMA::ScaleOut::One;
     CUTE_UNROLL
     for (int kb = 0; kb < size<2>(tSrK); ++kb) {
-      cute::gemm(mma_s, tSrK(_, _, kb, st), tSrV(_, _, kb, st), accS);
+      cute::gemm(mma_s, tSrK(_, _, kb, sq), tSrV(_, _, kb, sv), accS);
     }
     warpgroup_commit_batch();
-    cutlass::arch::fence_view_async_shared();  // sS written above, read by the o MMA
-    warpgroup_wait<0>();
-    warpgroup_fence_operand(accS);
+    if (n > 0) store_o();
+    warpgroup_fence_operand(accO);
+    warpgroup_arrive();
+    mma_o.accumulate_ = GMMA::ScaleOut::Zero;
+    CUTE_UNROLL
+    for (int kb = 0; kb < size<2>(tOrQ); ++kb) {
+      cute::gemm(mma_o, tOrQ(_, _, kb, sq), tOrS(_, _, kb), accO);
+      mma_o.accumulate_ = GMMA::ScaleOut::One;
+    }
+    warpgroup_commit_batch();
+    warpgroup_wait<2>();
     warpgroup_fence_operand(accA);
 
     if (safe) {
       CUTE_UNROLL
       for (int e = 0; e < size(accA); e += 2) {
         const int t = get<0>(tAcA(e)), s = get<1>(tAcA(e));
-        Store2(&tAsA(e), s <= t ? accA(e) : 0.f, s + 1 <= t ? accA(e + 1) : 0.f);
+        Store2(a_elems + offA(dA(e)), s <= t ? accA(e) : 0.f, s + 1 <= t ? accA(e + 1) : 0.f);
       }
-      cutlass::arch::fence_view_async_shared();
     }
-    CUTE_UNROLL
-    for (int e = 0; e < size(accS); ++e) accS(e) *= sm.vec_post[get<0>(tScS(e))];
-    if (ct == 0) tma_store_wait<0>();  // the previous chunk's o has left sO
-    consumer_sync(6);
-
-    // Phase 2: o = Qd sS + A V.
-    warpgroup_fence_operand(accO);
-    warpgroup_arrive();
-    mma_o.accumulate_ = GMMA::ScaleOut::Zero;
-    CUTE_UNROLL
-    for (int kb = 0; kb < size<2>(tOrQ); ++kb) {
-      cute::gemm(mma_o, tOrQ(_, _, kb, st), tOrS(_, _, kb), accO);
-      mma_o.accumulate_ = GMMA::ScaleOut::One;
-    }
-    CUTE_UNROLL
-    for (int kb = 0; kb < size<2>(tOrA); ++kb) {
-      cute::gemm(mma_o, tOrA(_, _, kb), tOrV(_, _, kb, st), accO);
-    }
-    warpgroup_commit_batch();
-    warpgroup_wait<0>();
-    warpgroup_fence_operand(accO);
-    cutlass::arch::ClusterBarrier::arrive(&sm.empty[st]);  // the stage is free
-
-    CUTE_UNROLL
-    for (int e = 0; e < size(accO); e += 2) Store2(&tOsO(e), accO(e), accO(e + 1));
-    cutlass::arch::fence_view_async_shared();
-    consumer_sync(7);
-    if (ct == 0) {
-      copy(p.tma_o, tOs, tOg(_, n));
+    cutlass::arch::fence_view_async_shared();  // A and chunk n - 1's o
+    ConsumerSync(7);
+    if (ct == 0 && n > 0) {
+      copy(p.tma_o, tOs, tOg(_, n - 1));
       tma_store_arrive();
     }
+
+    // o += A V.
+    warpgroup_arrive();
+    CUTE_UNROLL
+    for (int kb = 0; kb < size<2>(tOrA); ++kb) {
+      cute::gemm(mma_o, tOrA(_, _, kb), tOrV(_, _, kb, sv), accO);
+    }
+    warpgroup_commit_batch();
+
+    // Chunk n + 1's element-wise part while the products run (S and o = Qd sS done before its
+    // mode barrier).
+    const bool next = n + 1 < NT;
+    bool safe_next = true;
+    if (next) safe_next = element_wise(n + 1, Int<1>{});
+    warpgroup_wait<0>();
+    warpgroup_fence_operand(accS);
+    warpgroup_fence_operand(accO);
+    cutlass::arch::ClusterBarrier::arrive(&sm.empty_qk[sq]);  // chunk n's q, k, v are free
+    cutlass::arch::ClusterBarrier::arrive(&sm.empty_v[sv]);
+
+    // S after chunk n, and chunk n + 1's sS.
+    rescale_state(post_cur, next, safe_next);
+    post_cur[0] = vpost[0], post_cur[1] = vpost[1];
+    safe = safe_next;
+    cutlass::arch::fence_view_async_shared();
+    if (ct == 0) tma_store_wait<0>();  // chunk n - 1's o has left sO
+    ConsumerSync(6);
+  }
+  // The last chunk's o.
+  store_o();
+  cutlass::arch::fence_view_async_shared();
+  ConsumerSync(7);
+  if (ct == 0) {
+    copy(p.tma_o, tOs, tOg(_, NT - 1));
+    tma_store_arrive();
   }
 
   if (p.ht != nullptr) {

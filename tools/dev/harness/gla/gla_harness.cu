@@ -4,7 +4,12 @@
 // against a device-to-device copy of the same bytes. Self-contained; built with one nvcc call:
 //
 //   tools/dev/harness/gla/build.sh            # -> build-harness/gla_harness
-//   build-harness/gla_harness [--quick | --timed]   # on an H100/H200
+//   build-harness/gla_harness [--quick | --timed | --profile]   # on an H100/H200
+//
+// -DGLA_HARNESS_BASELINE -I<dir>: <dir>/gla_fwd_baseline.cuh, a copy of an earlier
+// chunk_fwd_sm90.cuh with its namespace renamed gla_sm90_old, timed beside the current kernel as
+// the variants "old bv128" / "old bv64". --profile: the seed shape once per
+// variant, untimed (for a profiler).
 //
 // Columns: ms (median of 10 batches of 5 calls after 3 warm-ups), floor (the copy), x floor, the rel. RMS of o
 // and of the final state against the float64 reference, NaN/unwritten elements, check (rel.
@@ -22,6 +27,9 @@
 
 #include "kernels/gla/sm90/chunk_fwd_sm90.cuh"
 #include "tools/dev/harness/gla/gla_timing.cuh"
+#ifdef GLA_HARNESS_BASELINE
+#include "gla_fwd_baseline.cuh"
+#endif
 
 using bf16 = cutlass::bfloat16_t;
 using fp16 = cutlass::half_t;
@@ -159,6 +167,19 @@ void HostRef(const gla_sm90::FwdArgs& a, const std::vector<X>& q, const std::vec
   }
 }
 
+#ifdef GLA_HARNESS_BASELINE
+// The baseline kernel on the same arguments (its FwdArgs has the same fields).
+template <class E, int BV>
+cudaError_t LaunchOld(const gla_sm90::FwdArgs& a, cudaStream_t stream) {
+  gla_sm90_old::FwdArgs o;
+  o.B = a.B, o.H = a.H, o.T = a.T, o.Dk = a.Dk, o.Dv = a.Dv;
+  o.qk_st = a.qk_st, o.qk_sh = a.qk_sh, o.qk_sb = a.qk_sb, o.v_st = a.v_st, o.v_sh = a.v_sh, o.v_sb = a.v_sb;
+  o.q = a.q, o.k = a.k, o.v = a.v, o.g = a.g, o.h0 = a.h0, o.o = a.o, o.ht = a.ht;
+  o.scale = a.scale, o.force_other_mode = a.force_other_mode;
+  return gla_sm90_old::LaunchFwd<E, 128, BV, 2>(o, stream);
+}
+#endif
+
 struct Variant {
   const char* name;
   cudaError_t (*launch)(const gla_sm90::FwdArgs&, cudaStream_t);
@@ -263,6 +284,12 @@ int main(int argc, char** argv) {
   // --quick: the awkward shapes alone; --timed: the timed shapes alone (variants compared in one run).
   bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   bool timed = argc > 1 && std::strcmp(argv[1], "--timed") == 0;
+  const bool profile = argc > 1 && std::strcmp(argv[1], "--profile") == 0;
+  // The accumulators' store offsets (SwizzledTile) against CuTe's layouts, every thread.
+  const bool offsets_hold = gla_sm90::FwdOffsetsHold<gla_sm90::FwdKernel<bf16, 128, 128, 2>>() && gla_sm90::FwdOffsetsHold<gla_sm90::FwdKernel<bf16, 128, 64, 2>>() &&
+                            gla_sm90::FwdOffsetsHold<gla_sm90::FwdKernel<fp16, 128, 128, 2>>() && gla_sm90::FwdOffsetsHold<gla_sm90::FwdKernel<fp16, 128, 64, 2>>();
+  std::printf("accumulator store offsets: %s\n", offsets_hold ? "ok" : "FAIL");
+  if (!offsets_hold) return 1;
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device %s, %d SMs, cc %d.%d, smem/block optin %zu\n", prop.name, prop.multiProcessorCount, prop.major,
@@ -270,10 +297,18 @@ int main(int argc, char** argv) {
   using namespace gla_sm90;
   std::printf("smem bytes: bv128 %d, bv64 %d\n", FwdSmemBytes<bf16, 128, 128, 2>(),
               FwdSmemBytes<bf16, 128, 64, 2>());
-  const std::vector<Variant> all = {
+  std::vector<Variant> all = {
       {"bv128", &LaunchFwd<bf16, 128, 128, 2>, 0},
       {"bv64", &LaunchFwd<bf16, 128, 64, 2>, 0},
   };
+#ifdef GLA_HARNESS_BASELINE
+  all.push_back({"old bv128", &LaunchOld<bf16, 128>, 0});
+  all.push_back({"old bv64", &LaunchOld<bf16, 64>, 0});
+#endif
+  if (profile) {
+    RunCase<bf16>({"seed B32 T2048 H4 128/256", 32, 2048, 4, 128, 256, true, false, 0, 0.f, false}, all, false);
+    return 0;
+  }
   const std::vector<Variant> other = {
       {"bv128 other", &LaunchFwd<bf16, 128, 128, 2>, 1},
       {"bv64 other", &LaunchFwd<bf16, 128, 64, 2>, 1},
