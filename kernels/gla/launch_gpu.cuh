@@ -512,24 +512,11 @@ inline void ForEachSequence(const GPUContext& ctx, int64_t count, const std::fun
   }
 }
 
-// chunked() where the chunked kernels take the call (funcs::gla::TakesChunked; never for
-// float64), else recurrent().
-template <typename T, bool kBackward, typename Chunked, typename Recurrent>
-void RunForm(const GlaShape& s, Chunked chunked, Recurrent recurrent) {
-  if constexpr (!std::is_same<T, double>::value) {
-    if (funcs::gla::TakesChunked<T, kBackward>(s)) {
-      chunked();
-      return;
-    }
-  }
-  recurrent();
-}
-
 // T = 1 (a decode step) takes GlaDecodeKernel. On sm_90a, 16-bit inputs take the fused kernel of
 // sm90/chunk_fwd_sm90.cuh (RunSm90Forward).
 // Elsewhere the chunked form (chunk_gpu.cuh): the states of every chunk, the intra-chunk scores,
-// then every chunk's output at once. float64 and shapes with an empty dim take the recurrent
-// form, one thread per head.
+// then every chunk's output at once. float64, shapes with an empty dim and devices whose shared
+// memory per block the kernels do not fit take the recurrent form, one thread per head.
 template <typename T>
 void Forward(const GPUContext& ctx, const GlaData<T>& d, double scale) {
   if (funcs::gla::RunDecode<T>(ctx, d, scale)) return;  // T = 1: the decode step
@@ -537,25 +524,28 @@ void Forward(const GPUContext& ctx, const GlaData<T>& d, double scale) {
 #ifdef PADDLE_OPS_GLA_SM90
   if (funcs::gla::RunSm90Forward<T>(ctx, d, fscale)) return;
 #endif
-  RunForm<T, false>(
-      d.s, [&] { funcs::gla::ChunkedForward<T>(ctx, d, fscale); },
-      [&] { funcs::gla::LaunchRecurrentForward<T>(ctx, d, scale); });
+  if constexpr (!std::is_same<T, double>::value) {  // funcs::gla::TakesChunked: the chunked kernels
+    if (funcs::gla::TakesChunked<T, false>(d.s)) return funcs::gla::ChunkedForward<T>(ctx, d, fscale);
+  }
+  funcs::gla::LaunchRecurrentForward<T>(ctx, d, scale);
 }
 
 // With PADDLE_OPS_GLA_GPU_BWD=sm90, 16-bit inputs on sm_90a take the backward of
 // sm90/chunk_bwd_sm90.cuh where it fits them (RunSm90Backward). Elsewhere the chunked backward: the
 // forward states again, the state gradients (reverse), the intra-chunk scores, dv per chunk and Dv
-// tile, dq/dk per chunk and Dk tile, then gk_grad by a reverse cumulative sum. float64 and shapes
-// with an empty dim take the recurrent form.
+// tile, dq/dk per chunk and Dk tile, then gk_grad summed within each chunk. float64, shapes with an
+// empty dim and devices whose shared memory per block the kernels do not fit take the recurrent
+// form.
 template <typename T>
 void Backward(const GPUContext& ctx, const GlaGradData<T>& d, double scale) {
   const float fscale = static_cast<float>(scale);
 #ifdef PADDLE_OPS_GLA_SM90
   if (funcs::gla::RunSm90Backward<T>(ctx, d, fscale)) return;  // PADDLE_OPS_GLA_GPU_BWD=sm90
 #endif
-  RunForm<T, true>(
-      d.s, [&] { funcs::gla::ChunkedBackward<T>(ctx, d, fscale); },
-      [&] { funcs::gla::LaunchRecurrentBackward<T>(ctx, d, scale); });
+  if constexpr (!std::is_same<T, double>::value) {
+    if (funcs::gla::TakesChunked<T, true>(d.s)) return funcs::gla::ChunkedBackward<T>(ctx, d, fscale);
+  }
+  funcs::gla::LaunchRecurrentBackward<T>(ctx, d, scale);
 }
 
 }  // namespace gla
