@@ -496,11 +496,11 @@ __device__ __forceinline__ void BlockRunBits(const float* src, int64_t ld, int r
   LoadRunBits(src + (r < rows ? r * ld + c8 : 0), r < rows ? cols - c8 : 0, vec, out);
 }
 
-// Tile loads: the raw values of a 64 x 64 tile, in runs of 8 columns (16-byte
-// loads where aligned), held in registers from their loads (Fetch) until they are written to
-// shared memory (Put), so that the loads of the next step are in flight during this step's
-// products. For blocks of kThr threads (a multiple of 32 dividing 512) on the device, each thread
-// holding 512 / kThr runs; the host emulation's one thread holds them all.
+// Tile loads: the raw values of a 64 x 64 tile, in runs of 8 columns (16-byte loads where
+// aligned), held in registers from their loads (Fetch) until they are written to shared memory
+// (Put), so that the loads of the next step are in flight during this step's products. For
+// blocks of kThr threads (a multiple of 32 dividing 512) on the device, each thread holding
+// 512 / kThr runs; the host emulation's one thread holds them all.
 template <int kThr>
 constexpr int ItemsPerThread(int items) {
 #ifdef __CUDACC__
