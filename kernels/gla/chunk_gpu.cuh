@@ -290,6 +290,15 @@ __device__ __forceinline__ ChunkPos MakeChunkPos(const GlaShape& s, int64_t bh, 
   return p;
 }
 
+// x[t0 + r, col0 + c] of a [.., T, D] tensor as float (0 outside).
+template <typename T>
+__device__ __forceinline__ float At(const T* x, const GlaShape& s, const ChunkPos& p, int r, int64_t col0,
+                                    int c, int64_t D) {
+  const int64_t col = col0 + c;
+  if (r >= p.L || col >= D) return 0.f;
+  return static_cast<float>(x[s.Row(p.bh, p.t0 + r, D) + col]);
+}
+
 __device__ __forceinline__ int64_t NumChunks(int64_t T) { return (T + kChunk - 1) / kChunk; }
 __device__ __forceinline__ int64_t NumTiles(int64_t D) { return (D + kChunk - 1) / kChunk; }
 
@@ -694,8 +703,10 @@ constexpr size_t StateSmem() {
 }
 
 // ---- the intra-chunk scores A (float32 [B*H, NT, 64, 64]) ----------------------------------
-// Grid: (B*H*NT). The raw q and k tiles are kept in shared memory (Qr, Kr; exact as operands).
-template <typename T>
+// Grid: (B*H*NT). kStaged: the raw q and k tiles are kept in shared memory (Qr, Kr; exact as
+// operands); else, where the device's shared memory per block has no room for them (sm_86,
+// sm_89), they are read from global memory at each use: the same values, so the same results.
+template <typename T, bool kStaged = true>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     GlaIntraKernel(GlaShape s, const T* q, const T* k, const T* g, float scale, float* A) {
   using MT = typename Operand<T>::type;
@@ -706,7 +717,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   MT* KS = QS + kTileM;
   MT* QSlo = LoPart<T>(KS + kTileM);
   MT* KSlo = LoPart<T>(KS + 2 * kTileM);
-  MT* Qr = QS + OperandTiles<T>(2, 2) * kTileM;
+  MT* Qr = QS + OperandTiles<T>(2, 2) * kTileM;  // kStaged only
   MT* Kr = Qr + kTileM;
   const int64_t NT = NumChunks(s.T);
   const ChunkPos p = BlockChunk(s, NT);
@@ -714,10 +725,22 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   ZeroF(Acc, kTileF);
   for (int64_t c0 = 0; c0 < s.Dk; c0 += kChunk) {
     // q[t0 + r, c0 + c] and k[...] (0 outside).
-    auto qat = [&](int r, int c) { return RawAt(Qr, r, c); };
-    auto kat = [&](int r, int c) { return RawAt(Kr, r, c); };
+    auto qat = [&](int r, int c) {
+      if constexpr (kStaged) {
+        return RawAt(Qr, r, c);
+      } else {
+        return At(q, s, p, r, c0, c, s.Dk);
+      }
+    };
+    auto kat = [&](int r, int c) {
+      if constexpr (kStaged) {
+        return RawAt(Kr, r, c);
+      } else {
+        return At(k, s, p, r, c0, c, s.Dk);
+      }
+    };
     __syncthreads();
-    {
+    if constexpr (kStaged) {
       // Every load of the Dk tile issued before any is used.
       TileRuns<T> qr, kr;
       DecayRuns<T> gr;
@@ -726,6 +749,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       kr.Fetch([&](int r, int c8, uint32_t* v) { ChunkRunBits(k, s, p, r, c0, c8, s.Dk, vec_k, v); });
       qr.Put(Qr, static_cast<MT*>(nullptr), RawValue());
       kr.Put(Kr, static_cast<MT*>(nullptr), RawValue());
+      gr.Cumsum(Gc);
+    } else {
+      (void)vec_q, (void)vec_k;
+      DecayRuns<T> gr;
+      gr.Fetch(g, s, p, c0);
       gr.Cumsum(Gc);
     }
     __syncthreads();
@@ -763,10 +791,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   }
 }
 
-template <typename T>
+template <typename T, bool kStaged = true>
 constexpr size_t IntraSmem() {
   return kTileF * (sizeof(Decay) + sizeof(float)) +
-         (OperandTiles<T>(2, 2) + 2) * kTileM * sizeof(typename Operand<T>::type);
+         (OperandTiles<T>(2, 2) + (kStaged ? 2 : 0)) * kTileM * sizeof(typename Operand<T>::type);
 }
 
 // ---- per chunk: o = Qhat h_n + A V (forward), or dv = Khat dH_{n+1} + A^T dO (kDv) ---------
@@ -1105,22 +1133,30 @@ inline bool UseChunked(const GlaShape& s) {
 
 // ---- shared memory per block, against the device's limit -----------------------------------
 // The most dynamic shared memory one block of the chunked forward (state, intra, output) or
-// backward (those and dq/dk) kernels asks for. Per-block opt-in limits: 163 KB on sm_80 and
-// sm_87, 99 KB on sm_86 and sm_89, 227 KB on sm_90. Everything fits sm_80 and sm_90; on
-// sm_86/sm_89 the intra kernel (105 KB in 16 bits, 123 KB in float32) and the dq/dk kernel
-// (143 KB, 161 KB) do not (docs/architecture.md, "gla").
-template <typename T, bool kBackward>
+// backward (those and dq/dk) kernels asks for, with the intra kernel's q and k staged or not.
+// Per-block opt-in limits: 163 KB on sm_80 and sm_87, 99 KB on sm_86 and sm_89, 227 KB on
+// sm_90. Everything fits sm_80 and sm_90; on sm_86/sm_89 the intra kernel runs unstaged (87 KB;
+// staged: 105 KB in 16 bits, 123 KB in float32) and the dq/dk kernel (143 KB, 161 KB) does not
+// fit (docs/architecture.md, "gla").
+template <typename T, bool kBackward, bool kStaged = true>
 constexpr size_t ChunkedSmem() {
-  constexpr size_t a = StateSmem<T>(), b = IntraSmem<T>(), c = OutputSmem<T>(), d = DqkSmem<T>();
+  constexpr size_t a = StateSmem<T>(), b = IntraSmem<T, kStaged>(), c = OutputSmem<T>(), d = DqkSmem<T>();
   constexpr size_t fwd = a > b ? (a > c ? a : c) : (b > c ? b : c);
   return kBackward && d > fwd ? d : fwd;
 }
 
 // Whether the chunked kernels of a forward (or, kBackward, a backward) fit a device whose blocks
-// may use `limit` bytes of shared memory; where they do not, the call takes the recurrent form.
+// may use `limit` bytes of shared memory, the intra kernel unstaged where it must be
+// (IntraStaged); where they do not, the call takes the recurrent form.
 template <typename T, bool kBackward>
 inline bool ChunkedFits(size_t limit) {
-  return ChunkedSmem<T, kBackward>() <= limit;
+  return ChunkedSmem<T, kBackward, false>() <= limit;
+}
+
+// Whether the intra kernel keeps q and k in shared memory on such a device (where they fit).
+template <typename T>
+inline bool IntraStaged(size_t limit) {
+  return IntraSmem<T, true>() <= limit;
 }
 
 }  // namespace gla

@@ -64,10 +64,15 @@ inline size_t DeviceSmemPerBlockOptin() {
 
 // The architectures this build targets (CMakeLists.txt) and their per-block limits: every
 // chunked kernel fits sm_80's 163 KB (and so sm_90's 227 KB); on sm_86 and sm_89 (99 KB) the
-// intra and dq/dk kernels do not, and the calls take the recurrent form (ChunkedFits).
+// forward fits with the intra kernel unstaged (IntraStaged), and the backward's dq/dk kernel does
+// not: the backward takes the recurrent form there (ChunkedFits).
 static_assert(ChunkedSmem<float, true>() <= 163 * 1024 && ChunkedSmem<dtype::float16, true>() <= 163 * 1024 &&
                   ChunkedSmem<dtype::bfloat16, true>() <= 163 * 1024,
               "a gla kernel needs more shared memory than sm_80 has per block");
+static_assert(ChunkedSmem<float, false, false>() <= 99 * 1024 &&
+                  ChunkedSmem<dtype::float16, false, false>() <= 99 * 1024 &&
+                  ChunkedSmem<dtype::bfloat16, false, false>() <= 99 * 1024,
+              "the gla forward (intra kernel unstaged) needs more shared memory than sm_86/sm_89 have per block");
 
 // Whether the chunked kernels take this call: the path is chunked, the shape theirs (UseChunked)
 // and their shared memory within the device's per-block limit (ChunkedFits); else the recurrent
@@ -120,16 +125,26 @@ void LaunchState(const GPUContext& ctx, const GlaShape& s, const T* x, const T* 
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
-// The intra-chunk scores into A [B*H*NT, 64, 64].
-template <typename T>
-void LaunchIntra(const GPUContext& ctx, const GlaShape& s, const T* q, const T* k, const T* g, float scale,
-                 float* A) {
-  auto kernel = GlaIntraKernel<T>;
-  constexpr size_t smem = IntraSmem<T>();
+// The intra-chunk scores into A [B*H*NT, 64, 64]: q and k staged in shared memory where the device
+// has room for them (IntraStaged), else read from global memory (the same results).
+template <typename T, bool kStaged>
+void LaunchIntraAs(const GPUContext& ctx, const GlaShape& s, const T* q, const T* k, const T* g, float scale,
+                   float* A) {
+  auto kernel = GlaIntraKernel<T, kStaged>;
+  constexpr size_t smem = IntraSmem<T, kStaged>();
   AllowSmem(kernel, smem);
   const int64_t blocks = s.heads() * ((s.T + kChunk - 1) / kChunk);
   kernel<<<static_cast<unsigned>(blocks), kThreads, smem, ctx.stream()>>>(s, q, k, g, scale, A);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+template <typename T>
+void LaunchIntra(const GPUContext& ctx, const GlaShape& s, const T* q, const T* k, const T* g, float scale,
+                 float* A) {
+  if (IntraStaged<T>(DeviceSmemPerBlockOptin())) {
+    LaunchIntraAs<T, true>(ctx, s, q, k, g, scale, A);
+  } else {
+    LaunchIntraAs<T, false>(ctx, s, q, k, g, scale, A);
+  }
 }
 
 // o = Qhat h_n + A V (forward), or dv = Khat dH_{n+1} + A^T dO (kDv).

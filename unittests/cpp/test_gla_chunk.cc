@@ -113,8 +113,9 @@ std::vector<float> Floats(const std::vector<T>& x) {
   return out;
 }
 
-// The chunked forward and backward in type T, launched as kernels/gla/launch_gpu.cuh launches them.
-template <typename T>
+// The chunked forward and backward in type T, launched as kernels/gla/launch_gpu.cuh launches them
+// (kStaged: the intra kernel as on sm_80/sm_90; else as on sm_86/sm_89).
+template <typename T, bool kStaged = true>
 Results RunChunked(const Inputs& in) {
   const GlaShape& s = in.s;
   const int64_t NT = (s.T + gla::kChunk - 1) / gla::kChunk, BH = s.heads();
@@ -130,7 +131,7 @@ Results RunChunked(const Inputs& in) {
   const int64_t sx = BH * KT * VT, ox = BH * NT * VT, dx = BH * NT * KT;
   RunGrid(sx, 1, 1, gla::GlaStateKernel<T, false>, s, (k.data() + in.qk_off), (v.data() + in.v_off), (g.data() + in.qk_off), h0, in.scale, hs.data(),
           r.fs.data());
-  RunGrid(BH * NT, 1, 1, gla::GlaIntraKernel<T>, s, (q.data() + in.qk_off), (k.data() + in.qk_off), (g.data() + in.qk_off), in.scale, A.data());
+  RunGrid(BH * NT, 1, 1, gla::GlaIntraKernel<T, kStaged>, s, (q.data() + in.qk_off), (k.data() + in.qk_off), (g.data() + in.qk_off), in.scale, A.data());
   RunGrid(ox, 1, 1, gla::GlaOutputKernel<T, false>, s, (q.data() + in.qk_off), (v.data() + in.v_off), (g.data() + in.qk_off),
           static_cast<const float*>(hs.data()), static_cast<const float*>(A.data()), in.scale, (o.data() + in.v_off));
   // Backward (the forward states and scores are the same).
@@ -222,6 +223,26 @@ void CheckType(const Case& c, double tol) {
 TEST_P(GlaChunkEmulation, Float32MatchesTheRecurrentForm) { CheckType<float>(GetParam(), 1e-5); }
 TEST_P(GlaChunkEmulation, BFloat16MatchesTheRecurrentForm) { CheckType<phi::dtype::bfloat16>(GetParam(), 4e-3); }
 TEST_P(GlaChunkEmulation, Float16MatchesTheRecurrentForm) { CheckType<phi::dtype::float16>(GetParam(), 4e-3); }
+
+// The intra kernel without q and k staged in shared memory (sm_86/sm_89) gives the same bits as
+// with them: the staged copies are the inputs' exact values.
+template <typename T>
+void CheckUnstagedIntra(const Case& c) {
+  Inputs in = MakeInputs(c.B, c.H, c.T, c.Dk, c.Dv, c.head_first, c.g_low, c.with_h0, c.with_dfinal,
+                         static_cast<unsigned>(c.T * 31 + c.Dk));
+  for (auto* x : {&in.q, &in.k, &in.v, &in.g, &in.dout}) *x = Floats(As<T>(*x));
+  const Results staged = RunChunked<T, true>(in), unstaged = RunChunked<T, false>(in);
+  EXPECT_EQ(unstaged.o, staged.o);
+  EXPECT_EQ(unstaged.dq, staged.dq);
+  EXPECT_EQ(unstaged.dk, staged.dk);
+  EXPECT_EQ(unstaged.dv, staged.dv);
+  EXPECT_EQ(unstaged.dg, staged.dg);
+}
+TEST_P(GlaChunkEmulation, UnstagedIntraGivesTheSameBits) {
+  CheckUnstagedIntra<float>(GetParam());
+  CheckUnstagedIntra<phi::dtype::bfloat16>(GetParam());
+  CheckUnstagedIntra<phi::dtype::float16>(GetParam());
+}
 
 INSTANTIATE_TEST_SUITE_P(
     AwkwardShapes, GlaChunkEmulation,
@@ -332,23 +353,27 @@ TEST(GlaChunkEmulationVarlen, SequenceViewMatchesTheRecurrentForm) {
 
 // Whether the chunked kernels fit a device with a given shared memory per block (the per-block
 // opt-in limits of the architectures the build targets): everything fits sm_80 and sm_90; on
-// sm_86/sm_89 neither the forward (its intra kernel) nor the backward (its dq/dk kernel) does,
-// and the recurrent form takes those calls. float32 only: on the host the 16-bit operands are
-// stored as float32, so only float32's sizes are the GPU's (the 16-bit ones are checked by a
-// static_assert in launch_gpu.cuh, under nvcc).
+// sm_86/sm_89 the forward fits with the intra kernel unstaged, the backward (its dq/dk kernel)
+// does not, and the recurrent form takes it. float32 only: on the host the 16-bit operands are
+// stored as float32, so only float32's sizes are the GPU's (the 16-bit ones are checked by
+// static_asserts in launch_gpu.cuh, under nvcc).
 TEST(GlaChunkSmem, ChunkedKernelsFitTheDevice) {
   using phi::funcs::gla::ChunkedFits;
   using phi::funcs::gla::ChunkedSmem;
+  using phi::funcs::gla::IntraStaged;
   constexpr size_t kSm80 = 163 * 1024, kSm86 = 99 * 1024, kSm90 = 227 * 1024;
-  EXPECT_EQ((ChunkedSmem<float, false>()), 125952u);  // the intra kernel: 123 KB
-  EXPECT_EQ((ChunkedSmem<float, true>()), 165120u);   // the dq/dk kernel: 161.25 KB
+  EXPECT_EQ((ChunkedSmem<float, false>()), 125952u);         // the intra kernel: 123 KB
+  EXPECT_EQ((ChunkedSmem<float, false, false>()), 89088u);   // unstaged: 87 KB
+  EXPECT_EQ((ChunkedSmem<float, true>()), 165120u);          // the dq/dk kernel: 161.25 KB
   for (size_t limit : {kSm80, kSm90}) {
     EXPECT_TRUE((ChunkedFits<float, false>(limit)));
     EXPECT_TRUE((ChunkedFits<float, true>(limit)));
+    EXPECT_TRUE(IntraStaged<float>(limit));
   }
-  EXPECT_FALSE((ChunkedFits<float, false>(kSm86)));
+  EXPECT_TRUE((ChunkedFits<float, false>(kSm86)));
+  EXPECT_FALSE(IntraStaged<float>(kSm86));
   EXPECT_FALSE((ChunkedFits<float, true>(kSm86)));
-  EXPECT_TRUE((ChunkedFits<float, false>(125952)));  // exactly the size
-  EXPECT_FALSE((ChunkedFits<float, false>(125951)));
+  EXPECT_TRUE(IntraStaged<float>(125952));  // exactly the size
+  EXPECT_FALSE(IntraStaged<float>(125951));
   EXPECT_FALSE((ChunkedFits<float, false>(48 * 1024)));
 }
