@@ -17,21 +17,33 @@
 // (SplitGemm: two or three products), so that 16-bit results carry only their inputs' and
 // output's rounding; the inputs themselves are exact operands.
 //
+// How the work is fed: 8 warps per block (16 for the dq/dk kernel, whose shared memory allows
+// one block per SM; the others are held to 128 registers per thread so that two fit); tiles read
+// as runs of 8 columns (16-byte loads where the tensor is aligned, a guarded scalar fallback
+// otherwise) into registers (TileRuns, DecayRuns: 16-bit data kept packed), the next step's runs
+// (next chunk, next Dk or Dv tile) loaded while the current products run; the in-chunk cumsum
+// in 16-row segments (float64 sums, then the earlier segments' totals added); raw q and k tiles
+// staged once in shared memory where a kernel reads them repeatedly; the hi/lo products of a
+// split operand in one tensor-core pass per 16 x 16 tile of C; 1-D grids with the Dk/Dv tiles
+// of a head or chunk fastest, so that the blocks that read the same q, k, v, gk rows run
+// together and share them in L2.
+//
 // Backward: the reverse state kernel gives dH_{n+1}, the gradient of the state after chunk n
 // (dH_n = exp(Glast)[:, None] * dH_{n+1} + Qhat^T dO, from final_state_grad; dH_0 is
 // initial_state_grad); then per chunk
 //   dv = Khat dH_{n+1} + A^T dO                                   (output kernel, dv mode)
 //   dq = scale exp(Gc) * (dO h_n^T) + intra,  dk = exp(Glast - Gc) * (V dH_{n+1}^T) + intra
-// with dA = scale dO V^T (masked) and the intra terms split into blocks as A is; and
-// gk_grad = the reverse cumulative sum of q dq - k dk along T (plus the final state's term),
-// with gk_grad at t = 0 computed directly as sum_j dh0 * h0.
+// with dA = scale dO V^T (masked) and the intra terms split into blocks as A is; and gk_grad
+// summed within each chunk from the stored state before it and the gradient after it
+// (GlaDgKernel), with gk_grad at t = 0 computed directly as sum_j dh0 * h0.
 //
 // Every load and store is guarded by the real T, Dk and Dv; offsets are 64-bit.
 //
-// Every step between two __syncthreads() is a block-strided loop, so the float32 kernels also
-// run as host code with one thread per block: unittests/cpp/test_gla_chunk.cc compiles this
-// header without nvcc (the 16-bit types and wmma are then left out) and checks the kernels'
-// indexing and algebra against the recurrent form on awkward shapes.
+// Every step between two __syncthreads() is a block-strided loop, so the kernels also run as
+// host code with one thread per block: unittests/cpp/test_gla_chunk.cc compiles this header
+// without nvcc (wmma is then left out, and the 16-bit operands are float32 values rounded to
+// their type) and checks the kernels' indexing and algebra against the recurrent form on
+// awkward shapes.
 #pragma once
 
 #ifdef __CUDACC__
@@ -58,32 +70,12 @@ namespace gla {
 
 constexpr int kChunk = 64;    // steps per chunk, and the Dk/Dv tile
 constexpr int kSub = 16;      // secondary chunk (the wmma tile)
-constexpr int kThreads = 128; // 4 warps per block (version 1)
-// Two versions of the chunked kernels share this code (a template argument kVer; same algebra,
-// same operand roundings). Version 1, the original, is kept as the fallback
-// (PADDLE_OPS_GLA_GPU=chunked_v1). Version 2 (the default) changes how the work is fed:
-// - 8 warps per block (16 for the dq/dk kernel, which fits one block per SM), at most 128
-//   registers per thread where the shared memory allows two blocks per SM;
-// - tiles read as runs of 8 columns (16-byte loads where the tensor is aligned, a guarded scalar
-//   fallback otherwise) into registers (TileRuns, DecayRuns: 16-bit data kept packed), and the
-//   next step's runs (next chunk, next Dk or Dv tile) loaded while the current products run;
-// - the in-chunk cumsum in 16-row segments (16 independent loads per thread, float64 sums,
-//   then the earlier segments' totals added), instead of one thread per column over 64 rows;
-// - raw q and k tiles staged once in shared memory (exact as operands) instead of re-read from
-//   global memory per secondary chunk and per diagonal term;
-// - the hi/lo products of a split operand in one tensor-core pass per 16 x 16 tile of C;
-// - 1-D grids with the Dk/Dv tiles of a head or chunk fastest, so that the blocks that read the
-//   same q, k, v, gk rows run together and share them in L2.
-// The float64 cumsum adds in another order (segments, then offsets); the float32 accumulation
-// order of the split products differs; everything else is computed as in version 1.
-constexpr int GlaThreads(int ver) { return ver == 1 ? 128 : 256; }
-// Blocks per SM the register allocation must allow (__launch_bounds__) in the kernels whose
-// shared memory allows two: version 2 caps them at 128 registers per thread. 0 for version 1
-// leaves its bounds as they were (no .minnctapersm; 1 would let ptxas use ~140 registers).
-constexpr int GlaMinBlocks(int ver) { return ver == 1 ? 0 : 2; }
-// The dq/dk kernel's threads: its shared memory allows one block per SM, so version 2 gives it
-// 16 warps.
-constexpr int GlaDqkThreads(int ver) { return ver == 1 ? 128 : 512; }
+// Threads per block of the state, intra and output kernels, whose shared memory allows two blocks
+// per SM: kMinBlocks in their __launch_bounds__ holds them to 128 registers per thread so that
+// two fit. The dq/dk kernel's shared memory allows one block per SM: it runs 16 warps.
+constexpr int kThreads = 256;
+constexpr int kMinBlocks = 2;
+constexpr int kDqkThreads = 512;
 constexpr int kLdF = kChunk + 4;  // row stride of float32 smem tiles
 constexpr int kLdM = kChunk + 8;  // row stride of operand smem tiles
 constexpr int kTileF = kChunk * kLdF;
@@ -241,14 +233,14 @@ __device__ void FillTile(MT* hi, MT* lo, F value) {
 // C += (Ahi + Alo)(Bhi + Blo) without the lo * lo term; a null lo is a zero one. The 16-bit
 // kernels split every computed operand (scaled q and k, scores, states), so that only the
 // inputs' own rounding and the float32 accumulation remain; inputs are exact as they are.
-// Version 2 (kVer = 2) does the two or three products of each 16 x 16 tile of C in one pass on
-// the tensor cores (C loaded and stored once, the hi and lo fragments of a k step loaded
-// together); version 1 runs BlockGemm once per product.
-template <bool kTransA, bool kTransB, int kVer = 1, typename MT>
+// On the tensor cores the two or three products of each 16 x 16 tile of C run in one pass (C
+// loaded and stored once, the hi and lo fragments of a k step loaded together); float32 operands
+// (and the host emulation) run BlockGemm once per product.
+template <bool kTransA, bool kTransB, typename MT>
 __device__ void SplitGemm(int M, int N, int K, const MT* Ahi, const MT* Alo, int lda, const MT* Bhi,
                           const MT* Blo, int ldb, float* C, int ldc) {
 #ifdef __CUDACC__
-  if constexpr (kVer != 1 && !std::is_same<MT, float>::value) {
+  if constexpr (!std::is_same<MT, float>::value) {
     if (Alo && Blo) {
       WmmaTiles<kTransA, kTransB, true, true>(M, N, K, Ahi, Alo, lda, Bhi, Blo, ldb, C, ldc);
     } else if (Alo) {
@@ -276,12 +268,6 @@ constexpr int OperandTiles(int tiles, int lo_tiles) {
 template <typename T, typename MT>
 __device__ __forceinline__ MT* LoPart(MT* p) {
   return Operand<T>::kTensorCore ? p : nullptr;
-}
-
-// A 64 x 64 tile of a float32 [.., rows, cols] block (row stride ld), split into hi + lo.
-template <typename MT>
-__device__ void FillSplitTile(MT* hi, MT* lo, const float* src, int64_t ld, int rows, int cols) {
-  FillTile(hi, lo, [&](int r, int c) { return (r < rows && c < cols) ? src[r * ld + c] : 0.f; });
 }
 
 __device__ inline void ZeroF(float* p, int n) {
@@ -313,26 +299,6 @@ __device__ __forceinline__ float At(const T* x, const GlaShape& s, const ChunkPo
   return static_cast<float>(x[s.Row(p.bh, p.t0 + r, D) + col]);
 }
 
-// Gc[r][c] = sum_{t <= r} max(gk[t0 + t, col0 + c], kGateFloor); rows past L repeat the last (no decay). The
-// tile is loaded by the whole block first (independent loads in flight together), then each
-// column is summed in shared memory. Contains a barrier: every thread calls it.
-template <typename T>
-__device__ void ChunkCumsum(const T* g, const GlaShape& s, const ChunkPos& p, int64_t col0, Decay* Gc) {
-#pragma unroll 8
-  for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
-    const int r = e >> 6, c = e & 63;
-    Gc[r * kLdF + c] = RaiseToGateFloor(At(g, s, p, r, col0, c, s.Dk));
-  }
-  __syncthreads();
-  for (int c = threadIdx.x; c < kChunk; c += blockDim.x) {
-    Decay acc = 0;
-    for (int r = 0; r < kChunk; ++r) {
-      acc += Gc[r * kLdF + c];
-      Gc[r * kLdF + c] = acc;
-    }
-  }
-}
-
 __device__ __forceinline__ int64_t NumChunks(int64_t T) { return (T + kChunk - 1) / kChunk; }
 __device__ __forceinline__ int64_t NumTiles(int64_t D) { return (D + kChunk - 1) / kChunk; }
 
@@ -348,21 +314,15 @@ __device__ __forceinline__ ChunkPos ChunkOf(const GlaShape& s, int64_t NT, int64
   return MakeChunkPos(s, bh, chunk - static_cast<int64_t>(bh) * NT);
 }
 
-// Where a block of a kernel with a grid (B*H*NT, tiles) works: version 1 takes the chunk from
-// blockIdx.x and the tile from blockIdx.y; version 2 runs a 1-D grid of B*H*NT*tiles blocks
-// with the tile fastest (blockIdx.x = chunk * tiles + tile), so that the blocks of one chunk run
-// at the same time and share its reads in L2. chunk is bh * NT + n.
+// Where a block of a kernel over chunks x tiles works: the grid is 1-D, B*H*NT*tiles blocks with
+// the tile fastest (blockIdx.x = chunk * tiles + tile), so that the blocks of one chunk run at the
+// same time and share its reads in L2. chunk is bh * NT + n.
 struct TiledBlock {
   int64_t chunk, tile;
 };
-template <int kVer>
 __device__ __forceinline__ TiledBlock BlockTile(int64_t tiles) {
-  if constexpr (kVer == 1) {
-    return TiledBlock{static_cast<int64_t>(blockIdx.x), static_cast<int64_t>(blockIdx.y)};
-  } else {
-    const unsigned chunk = blockIdx.x / static_cast<unsigned>(tiles);  // grids are < 2^31 blocks
-    return TiledBlock{chunk, blockIdx.x - chunk * static_cast<unsigned>(tiles)};
-  }
+  const unsigned chunk = blockIdx.x / static_cast<unsigned>(tiles);  // grids are < 2^31 blocks
+  return TiledBlock{chunk, blockIdx.x - chunk * static_cast<unsigned>(tiles)};
 }
 
 // The columns of a 64-wide tile starting at col0 that exist in a dim of D.
@@ -370,7 +330,7 @@ __device__ __forceinline__ int TileSize(int64_t D, int64_t col0) {
   return static_cast<int>(D - col0 < kChunk ? D - col0 : kChunk);
 }
 
-// ---- version 2's loads, stores and cumsum ---------------------------------------------------
+// ---- loads, stores and the in-chunk cumsum --------------------------------------------------
 // Whether runs of 8 elements of a [.., D] tensor starting at a multiple of 8 can be read or
 // written as 16-byte vectors: the base aligned to 16 bytes, every row start too.
 template <typename E>
@@ -545,11 +505,11 @@ __device__ __forceinline__ void BlockRunBits(const float* src, int64_t ld, int r
   LoadRunBits(src + (r < rows ? r * ld + c8 : 0), r < rows ? cols - c8 : 0, vec, out);
 }
 
-// Version 2's tile loads: the raw values of a 64 x 64 tile, in runs of 8 columns (16-byte
-// loads where aligned), held in registers from their loads (Fetch) until they are written to
-// shared memory (Put), so that the loads of the next step are in flight during this step's
-// products. For blocks of kThr threads (a multiple of 32 dividing 512) on the device, each thread
-// holding 512 / kThr runs; the host emulation's one thread holds them all.
+// Tile loads: the raw values of a 64 x 64 tile, in runs of 8 columns (16-byte loads where
+// aligned), held in registers from their loads (Fetch) until they are written to shared memory
+// (Put), so that the loads of the next step are in flight during this step's products. For
+// blocks of kThr threads (a multiple of 32 dividing 512) on the device, each thread holding
+// 512 / kThr runs; the host emulation's one thread holds them all.
 template <int kThr>
 constexpr int ItemsPerThread(int items) {
 #ifdef __CUDACC__
@@ -559,7 +519,7 @@ constexpr int ItemsPerThread(int items) {
 #endif
 }
 
-template <typename E, int kThr = GlaThreads(2)>
+template <typename E, int kThr = kThreads>
 struct TileRuns {
   static constexpr int kRuns = kChunk * kChunk / 8;
   static constexpr int kRunsPerThread = ItemsPerThread<kThr>(kRuns);
@@ -591,13 +551,13 @@ struct TileRuns {
   }
 };
 
-// Version 2's ChunkCumsum (same result up to the order of the float64 additions), in two
-// parts so that its loads can be issued early: Fetch reads each column in four 16-row segments
-// straight from global memory (16 independent loads per thread, into registers); Cumsum sums
-// each segment in float64, then adds the totals of the earlier segments (kept in the padding
-// columns of the tile, Gc[c * kLdF + 64 + segment]). Cumsum contains a barrier: every thread
-// calls it. Same thread counts as TileRuns.
-template <typename T, int kThr = GlaThreads(2)>
+// Gc[r][c] = sum_{t <= r} max(gk[t0 + t, col0 + c], kGateFloor), rows past L repeating the last
+// (no decay), in two parts so that its loads can be issued early: Fetch reads each column in four
+// 16-row segments straight from global memory (16 independent loads per thread, into
+// registers); Cumsum sums each segment in float64, then adds the totals of the earlier segments
+// (kept in the padding columns of the tile, Gc[c * kLdF + 64 + segment]). Cumsum contains a
+// barrier: every thread calls it. Same thread counts as TileRuns.
+template <typename T, int kThr = kThreads>
 struct DecayRuns {
   static constexpr int kSegs = kChunk / kSub;
   static constexpr int kSegsPerThread = ItemsPerThread<kThr>(kSegs * kChunk);
@@ -651,16 +611,11 @@ struct DecayRuns {
   }
 };
 
-// x[t0 + r, c0 + c] of a [.., T, Dk] tensor (0 outside): version 1 reads global memory, version
-// 2 the tile's raw copy in shared memory (raw, row stride kLdM; exact as operands).
-template <int kVer, typename T, typename MT>
-__device__ __forceinline__ float RawAt(const T* x, const MT* raw, const GlaShape& s, const ChunkPos& p, int r,
-                                       int64_t c0, int c) {
-  if constexpr (kVer == 1) {
-    return At(x, s, p, r, c0, c, s.Dk);
-  } else {
-    return FromOperand(raw[r * kLdM + c]);
-  }
+// x[t0 + r, c0 + c] of a [.., T, Dk] tensor from its tile's raw copy in shared memory (row stride
+// kLdM, 0 outside the tensor; exact as operands).
+template <typename MT>
+__device__ __forceinline__ float RawAt(const MT* raw, int r, int c) {
+  return FromOperand(raw[r * kLdM + c]);
 }
 
 // ---- the state recurrence over chunks ------------------------------------------------------
@@ -668,9 +623,10 @@ __device__ __forceinline__ float RawAt(const T* x, const MT* raw, const GlaShape
 // Reverse: store dH_{n+1} at store[bh, n], then dH_n = exp(Glast) dH_{n+1} + Qhat^T dO.
 // x is k (forward) or q (reverse); y is v or o_grad. init (may be null) is h0 or final_state_grad;
 // last (may be null) receives the state after the last step (final_state, or dh0).
-// Grid: (B*H, Dk tiles, Dv tiles).
-template <typename T, bool kReverse, int kVer = 1>
-__global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
+// Grid: B*H*(Dk tiles)*(Dv tiles) blocks, 1-D, the tiles of a head fastest (they share the
+// head's reads in L2).
+template <typename T, bool kReverse>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
     GlaStateKernel(GlaShape s, const T* x, const T* y, const T* g, const float* init, float scale, float* store,
         float* last) {
   using MT = typename Operand<T>::type;
@@ -680,14 +636,12 @@ __global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
   MT* X = reinterpret_cast<MT*>(S + kTileF);
   MT* Y = X + kTileM;
   MT* Xlo = LoPart<T>(Y + kTileM);
-  // Version 1: grid (B*H, Dk tiles, Dv tiles); version 2: a 1-D grid with the tiles of a head
-  // fastest (they share the head's reads in L2).
   const int64_t KT = NumTiles(s.Dk), VT = NumTiles(s.Dv);
   const unsigned tiles = static_cast<unsigned>(KT * VT), lin = blockIdx.x;  // 32-bit: grids are < 2^31 blocks
-  const unsigned bh32 = kVer == 1 ? lin : lin / tiles, tile = lin - bh32 * tiles;
+  const unsigned bh32 = lin / tiles, tile = lin - bh32 * tiles;
   const int64_t bh = bh32;
-  const int64_t ti = kVer == 1 ? blockIdx.y : tile / static_cast<unsigned>(VT);
-  const int64_t tj = kVer == 1 ? blockIdx.z : tile - static_cast<unsigned>(ti) * static_cast<unsigned>(VT);
+  const int64_t ti = tile / static_cast<unsigned>(VT);
+  const int64_t tj = tile - static_cast<unsigned>(ti) * static_cast<unsigned>(VT);
   const int64_t i0 = ti * kChunk, j0 = tj * kChunk;
   const int rows = TileSize(s.Dk, i0);
   const int cols = TileSize(s.Dv, j0);
@@ -707,52 +661,31 @@ __global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
       S[i * kLdF + j] = h * ExpOf(Gc[(kChunk - 1) * kLdF + i]);
     }
   };
-  if constexpr (kVer == 1) {
-    for (int64_t step = 0; step < NT; ++step) {
-      const int64_t n = kReverse ? NT - 1 - step : step;
-      const ChunkPos p = MakeChunkPos(s, bh, n);
-      __syncthreads();  // the previous product is done with X, Y and S
-      ChunkCumsum(g, s, p, i0, Gc);
-      __syncthreads();
-      store_and_decay(n);
-      if (kReverse) {
-        FillTile(X, Xlo, [&](int r, int c) { return scale * At(x, s, p, r, i0, c, s.Dk) * ExpOf(Gc[r * kLdF + c]); });
-      } else {
-        FillTile(X, Xlo, [&](int r, int c) {
-          return At(x, s, p, r, i0, c, s.Dk) * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]);
-        });
-      }
-      FillTile(Y, static_cast<MT*>(nullptr), [&](int r, int c) { return At(y, s, p, r, j0, c, s.Dv); });
-      __syncthreads();
-      SplitGemm<true, false, kVer>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Y, static_cast<MT*>(nullptr), kLdM, S, kLdF);
-    }
-  } else {
-    // The raw x, y and gk of the next chunk are loaded while this chunk's product runs.
-    const bool vec_x = VecOk(x, s.Dk), vec_y = VecOk(y, s.Dv);
-    TileRuns<T> xr, yr;
-    DecayRuns<T> gr;
-    auto fetch = [&](int64_t step) {
-      const ChunkPos p = MakeChunkPos(s, bh, kReverse ? NT - 1 - step : step);
-      gr.Fetch(g, s, p, i0);
-      yr.Fetch([&](int r, int c8, uint32_t* v) { ChunkRunBits(y, s, p, r, j0, c8, s.Dv, vec_y, v); });
-      xr.Fetch([&](int r, int c8, uint32_t* v) { ChunkRunBits(x, s, p, r, i0, c8, s.Dk, vec_x, v); });
-    };
-    fetch(0);
-    for (int64_t step = 0; step < NT; ++step) {
-      const int64_t n = kReverse ? NT - 1 - step : step;
-      __syncthreads();  // the previous product is done with X, Y and S
-      yr.Put(Y, static_cast<MT*>(nullptr), RawValue());
-      gr.Cumsum(Gc);
-      __syncthreads();
-      store_and_decay(n);
-      xr.Put(X, Xlo, [&](int r, int c, float xv) {
-        return kReverse ? scale * xv * ExpOf(Gc[r * kLdF + c])
-                        : xv * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]);
-      });
-      __syncthreads();
-      if (step + 1 < NT) fetch(step + 1);
-      SplitGemm<true, false, kVer>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Y, static_cast<MT*>(nullptr), kLdM, S, kLdF);
-    }
+  // The raw x, y and gk of the next chunk are loaded while this chunk's product runs.
+  const bool vec_x = VecOk(x, s.Dk), vec_y = VecOk(y, s.Dv);
+  TileRuns<T> xr, yr;
+  DecayRuns<T> gr;
+  auto fetch = [&](int64_t step) {
+    const ChunkPos p = MakeChunkPos(s, bh, kReverse ? NT - 1 - step : step);
+    gr.Fetch(g, s, p, i0);
+    yr.Fetch([&](int r, int c8, uint32_t* v) { ChunkRunBits(y, s, p, r, j0, c8, s.Dv, vec_y, v); });
+    xr.Fetch([&](int r, int c8, uint32_t* v) { ChunkRunBits(x, s, p, r, i0, c8, s.Dk, vec_x, v); });
+  };
+  fetch(0);
+  for (int64_t step = 0; step < NT; ++step) {
+    const int64_t n = kReverse ? NT - 1 - step : step;
+    __syncthreads();  // the previous product is done with X, Y and S
+    yr.Put(Y, static_cast<MT*>(nullptr), RawValue());
+    gr.Cumsum(Gc);
+    __syncthreads();
+    store_and_decay(n);
+    xr.Put(X, Xlo, [&](int r, int c, float xv) {
+      return kReverse ? scale * xv * ExpOf(Gc[r * kLdF + c])
+                      : xv * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]);
+    });
+    __syncthreads();
+    if (step + 1 < NT) fetch(step + 1);
+    SplitGemm<true, false>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Y, static_cast<MT*>(nullptr), kLdM, S, kLdF);
   }
   __syncthreads();
   if (last) {
@@ -770,10 +703,11 @@ constexpr size_t StateSmem() {
 }
 
 // ---- the intra-chunk scores A (float32 [B*H, NT, 64, 64]) ----------------------------------
-// Grid: (B*H*NT).
-// Version 2 keeps the raw q and k tiles in shared memory (Qr, Kr; exact as operands).
-template <typename T, int kVer = 1>
-__global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
+// Grid: (B*H*NT). kStaged: the raw q and k tiles are kept in shared memory (Qr, Kr; exact as
+// operands); else, where the device's shared memory per block has no room for them (sm_86,
+// sm_89), they are read from global memory at each use: the same values, so the same results.
+template <typename T, bool kStaged = true>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
     GlaIntraKernel(GlaShape s, const T* q, const T* k, const T* g, float scale, float* A) {
   using MT = typename Operand<T>::type;
   GLA_DYNAMIC_SMEM(smem_raw);
@@ -783,7 +717,7 @@ __global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
   MT* KS = QS + kTileM;
   MT* QSlo = LoPart<T>(KS + kTileM);
   MT* KSlo = LoPart<T>(KS + 2 * kTileM);
-  MT* Qr = QS + OperandTiles<T>(2, 2) * kTileM;  // version 2 only
+  MT* Qr = QS + OperandTiles<T>(2, 2) * kTileM;  // kStaged only
   MT* Kr = Qr + kTileM;
   const int64_t NT = NumChunks(s.T);
   const ChunkPos p = BlockChunk(s, NT);
@@ -791,12 +725,22 @@ __global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
   ZeroF(Acc, kTileF);
   for (int64_t c0 = 0; c0 < s.Dk; c0 += kChunk) {
     // q[t0 + r, c0 + c] and k[...] (0 outside).
-    auto qat = [&](int r, int c) { return RawAt<kVer>(q, Qr, s, p, r, c0, c); };
-    auto kat = [&](int r, int c) { return RawAt<kVer>(k, Kr, s, p, r, c0, c); };
+    auto qat = [&](int r, int c) {
+      if constexpr (kStaged) {
+        return RawAt(Qr, r, c);
+      } else {
+        return At(q, s, p, r, c0, c, s.Dk);
+      }
+    };
+    auto kat = [&](int r, int c) {
+      if constexpr (kStaged) {
+        return RawAt(Kr, r, c);
+      } else {
+        return At(k, s, p, r, c0, c, s.Dk);
+      }
+    };
     __syncthreads();
-    if constexpr (kVer == 1) {
-      ChunkCumsum(g, s, p, c0, Gc);
-    } else {
+    if constexpr (kStaged) {
       // Every load of the Dk tile issued before any is used.
       TileRuns<T> qr, kr;
       DecayRuns<T> gr;
@@ -805,6 +749,11 @@ __global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
       kr.Fetch([&](int r, int c8, uint32_t* v) { ChunkRunBits(k, s, p, r, c0, c8, s.Dk, vec_k, v); });
       qr.Put(Qr, static_cast<MT*>(nullptr), RawValue());
       kr.Put(Kr, static_cast<MT*>(nullptr), RawValue());
+      gr.Cumsum(Gc);
+    } else {
+      (void)vec_q, (void)vec_k;
+      DecayRuns<T> gr;
+      gr.Fetch(g, s, p, c0);
       gr.Cumsum(Gc);
     }
     __syncthreads();
@@ -819,7 +768,7 @@ __global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
         return r < r0 ? kat(r, c) * ExpOf(Gc[r0 * kLdF + c] - Gc[r * kLdF + c]) : 0.f;
       });
       __syncthreads();
-      SplitGemm<false, true, kVer>(kSub, r0, kChunk, QS + r0 * kLdM, QSlo ? QSlo + r0 * kLdM : nullptr, kLdM, KS, KSlo,
+      SplitGemm<false, true>(kSub, r0, kChunk, QS + r0 * kLdM, QSlo ? QSlo + r0 * kLdM : nullptr, kLdM, KS, KSlo,
                              kLdM, Acc + r0 * kLdF, kLdF);
       __syncthreads();
     }
@@ -842,16 +791,17 @@ __global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
   }
 }
 
-template <typename T, int kVer = 1>
+template <typename T, bool kStaged = true>
 constexpr size_t IntraSmem() {
   return kTileF * (sizeof(Decay) + sizeof(float)) +
-         (OperandTiles<T>(2, 2) + (kVer == 1 ? 0 : 2)) * kTileM * sizeof(typename Operand<T>::type);
+         (OperandTiles<T>(2, 2) + (kStaged ? 2 : 0)) * kTileM * sizeof(typename Operand<T>::type);
 }
 
 // ---- per chunk: o = Qhat h_n + A V (forward), or dv = Khat dH_{n+1} + A^T dO (kDv) ---------
-// x is q (forward) or k; y is v or o_grad; store holds h_n or dH_{n+1}. Grid: (B*H*NT, Dv tiles).
-template <typename T, bool kDv, int kVer = 1>
-__global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
+// x is q (forward) or k; y is v or o_grad; store holds h_n or dH_{n+1}. Grid: B*H*NT*(Dv tiles)
+// blocks (BlockTile).
+template <typename T, bool kDv>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
     GlaOutputKernel(GlaShape s, const T* x, const T* y, const T* g, const float* store, const float* A, float scale,
         T* out) {
   using MT = typename Operand<T>::type;
@@ -863,84 +813,55 @@ __global__ void __launch_bounds__(GlaThreads(kVer), GlaMinBlocks(kVer))
   MT* Hlo = LoPart<T>(Hhi + kTileM);
   MT* Xlo = LoPart<T>(Hhi + 2 * kTileM);
   const int64_t NT = NumChunks(s.T);
-  const TiledBlock b = BlockTile<kVer>(NumTiles(s.Dv));
+  const TiledBlock b = BlockTile(NumTiles(s.Dv));
   const ChunkPos p = ChunkOf(s, NT, b.chunk);
   const int64_t bh = p.bh;
   const int64_t j0 = b.tile * kChunk;
   const int cols = TileSize(s.Dv, j0);
   const float* Ab = A + b.chunk * kChunk * kChunk;
   ZeroF(O, kTileF);
-  if constexpr (kVer == 1) {
-    for (int64_t c0 = 0; c0 < s.Dk; c0 += kChunk) {
-      __syncthreads();
-      ChunkCumsum(g, s, p, c0, Gc);
-      __syncthreads();
-      if (kDv) {
-        FillTile(X, Xlo, [&](int r, int c) {
-          return At(x, s, p, r, c0, c, s.Dk) * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]);
-        });
-      } else {
-        FillTile(X, Xlo, [&](int r, int c) { return scale * At(x, s, p, r, c0, c, s.Dk) * ExpOf(Gc[r * kLdF + c]); });
-      }
-      const int rows = TileSize(s.Dk, c0);
-      FillSplitTile(Hhi, Hlo, store + ((bh * NT + p.n) * s.Dk + c0) * s.Dv + j0, s.Dv, rows, cols);
-      __syncthreads();
-      SplitGemm<false, false, kVer>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Hhi, Hlo, kLdM, O, kLdF);
-    }
+  // The raw x, state and gk of the next Dk tile (after the last one: A and y) are loaded
+  // while this tile's product runs.
+  const bool vec_x = VecOk(x, s.Dk), vec_y = VecOk(y, s.Dv), vec_h = VecOk(store, s.Dv),
+             vec_a = VecOk(A, kChunk);
+  TileRuns<T> xr, yr;
+  TileRuns<float> hr, ar;
+  DecayRuns<T> gr;
+  auto fetch = [&](int64_t c0) {
+    const float* hsrc = store + ((bh * NT + p.n) * s.Dk + c0) * s.Dv + j0;
+    const int rows = TileSize(s.Dk, c0);
+    gr.Fetch(g, s, p, c0);
+    hr.Fetch([&](int r, int c8, uint32_t* v) { BlockRunBits(hsrc, s.Dv, rows, cols, r, c8, vec_h, v); });
+    xr.Fetch([&](int r, int c8, uint32_t* v) { ChunkRunBits(x, s, p, r, c0, c8, s.Dk, vec_x, v); });
+  };
+  fetch(0);
+  for (int64_t c0 = 0; c0 < s.Dk; c0 += kChunk) {
     __syncthreads();
-    FillTile(X, Xlo, [&](int r, int c) { return Ab[r * kChunk + c]; });
-    FillTile(Hhi, static_cast<MT*>(nullptr), [&](int r, int c) { return At(y, s, p, r, j0, c, s.Dv); });
-  } else {
-    // The raw x, state and gk of the next Dk tile (after the last one: A and y) are loaded
-    // while this tile's product runs.
-    const bool vec_x = VecOk(x, s.Dk), vec_y = VecOk(y, s.Dv), vec_h = VecOk(store, s.Dv),
-               vec_a = VecOk(A, kChunk);
-    TileRuns<T> xr, yr;
-    TileRuns<float> hr, ar;
-    DecayRuns<T> gr;
-    auto fetch = [&](int64_t c0) {
-      const float* hsrc = store + ((bh * NT + p.n) * s.Dk + c0) * s.Dv + j0;
-      const int rows = TileSize(s.Dk, c0);
-      gr.Fetch(g, s, p, c0);
-      hr.Fetch([&](int r, int c8, uint32_t* v) { BlockRunBits(hsrc, s.Dv, rows, cols, r, c8, vec_h, v); });
-      xr.Fetch([&](int r, int c8, uint32_t* v) { ChunkRunBits(x, s, p, r, c0, c8, s.Dk, vec_x, v); });
-    };
-    fetch(0);
-    for (int64_t c0 = 0; c0 < s.Dk; c0 += kChunk) {
-      __syncthreads();
-      hr.Put(Hhi, Hlo, RawValue());
-      gr.Cumsum(Gc);
-      __syncthreads();
-      xr.Put(X, Xlo, [&](int r, int c, float xv) {
-        return kDv ? xv * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]) : scale * xv * ExpOf(Gc[r * kLdF + c]);
-      });
-      __syncthreads();
-      if (c0 + kChunk < s.Dk) {
-        fetch(c0 + kChunk);
-      } else {
-        ar.Fetch([&](int r, int c8, uint32_t* v) { BlockRunBits(Ab, kChunk, kChunk, kChunk, r, c8, vec_a, v); });
-        yr.Fetch([&](int r, int c8, uint32_t* v) { ChunkRunBits(y, s, p, r, j0, c8, s.Dv, vec_y, v); });
-      }
-      SplitGemm<false, false, kVer>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Hhi, Hlo, kLdM, O, kLdF);
-    }
+    hr.Put(Hhi, Hlo, RawValue());
+    gr.Cumsum(Gc);
     __syncthreads();
-    ar.Put(X, Xlo, RawValue());
-    yr.Put(Hhi, static_cast<MT*>(nullptr), RawValue());
+    xr.Put(X, Xlo, [&](int r, int c, float xv) {
+      return kDv ? xv * ExpOf(Gc[(kChunk - 1) * kLdF + c] - Gc[r * kLdF + c]) : scale * xv * ExpOf(Gc[r * kLdF + c]);
+    });
+    __syncthreads();
+    if (c0 + kChunk < s.Dk) {
+      fetch(c0 + kChunk);
+    } else {
+      ar.Fetch([&](int r, int c8, uint32_t* v) { BlockRunBits(Ab, kChunk, kChunk, kChunk, r, c8, vec_a, v); });
+      yr.Fetch([&](int r, int c8, uint32_t* v) { ChunkRunBits(y, s, p, r, j0, c8, s.Dv, vec_y, v); });
+    }
+    SplitGemm<false, false>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Hhi, Hlo, kLdM, O, kLdF);
   }
   __syncthreads();
-  SplitGemm<kDv, false, kVer>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Hhi, static_cast<MT*>(nullptr), kLdM, O, kLdF);
+  ar.Put(X, Xlo, RawValue());
+  yr.Put(Hhi, static_cast<MT*>(nullptr), RawValue());
   __syncthreads();
-  if constexpr (kVer == 1) {
-    for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
-      const int r = e >> 6, c = e & 63;
-      if (r < p.L && c < cols) out[s.Row(bh, p.t0 + r, s.Dv) + j0 + c] = static_cast<T>(O[r * kLdF + c]);
-    }
-  } else {
-    const bool vec_o = VecOk(static_cast<const T*>(out), s.Dv);
-    for (int e = threadIdx.x; e < kChunk * kChunk / 8; e += blockDim.x) {
-      const int r = e >> 3, c8 = (e & 7) * 8;
-      if (r < p.L) StoreRun8(out + s.Row(bh, p.t0 + r, s.Dv) + j0 + c8, cols - c8, vec_o, O + r * kLdF + c8);
-    }
+  SplitGemm<kDv, false>(kChunk, kChunk, kChunk, X, Xlo, kLdM, Hhi, static_cast<MT*>(nullptr), kLdM, O, kLdF);
+  __syncthreads();
+  const bool vec_o = VecOk(static_cast<const T*>(out), s.Dv);
+  for (int e = threadIdx.x; e < kChunk * kChunk / 8; e += blockDim.x) {
+    const int r = e >> 3, c8 = (e & 7) * 8;
+    if (r < p.L) StoreRun8(out + s.Row(bh, p.t0 + r, s.Dv) + j0 + c8, cols - c8, vec_o, O + r * kLdF + c8);
   }
 }
 
@@ -953,15 +874,14 @@ constexpr size_t OutputSmem() {
 // ---- per chunk and Dk tile: dq and dk; for gk_grad, dk's part from the gradient after the chunk
 // (dks, float32 [B*H, T, Dk]) and q dq - k times the rest of dk (qdk, the same shape), each
 // without step t's own terms (they cancel) ---------------------------------------------------------
-// Grid: (B*H*NT, Dk tiles).
-// Version 2 loads dO, V, h_n and dH_{n+1} of a Dv tile at once (one barrier, three products),
-// then keeps the raw k and q tiles (Kr, Qr) in shared memory for the intra-chunk terms.
-template <typename T, int kVer = 1>
-__global__ void __launch_bounds__(GlaDqkThreads(kVer)) GlaDqkKernel(GlaShape s, const T* q, const T* k,
-                                                                 const T* v, const T* g, const T* dout,
-                                                                 const float* hstore, const float* dhstore,
-                                                                 float scale, T* dq, T* dk, float* qdk,
-                                                                 float* dks) {
+// Grid: B*H*NT*(Dk tiles) blocks (BlockTile). dO, V, h_n and dH_{n+1} of a Dv tile are loaded at
+// once (one barrier, three products); the raw k and q tiles (Kr, Qr) are then kept in shared
+// memory for the intra-chunk terms.
+template <typename T>
+__global__ void __launch_bounds__(kDqkThreads) GlaDqkKernel(GlaShape s, const T* q, const T* k, const T* v,
+                                                            const T* g, const T* dout, const float* hstore,
+                                                            const float* dhstore, float scale, T* dq, T* dk,
+                                                            float* qdk, float* dks) {
   using MT = typename Operand<T>::type;
   GLA_DYNAMIC_SMEM(smem_raw);
   Decay* Gc = reinterpret_cast<Decay*>(smem_raw);
@@ -969,103 +889,81 @@ __global__ void __launch_bounds__(GlaDqkThreads(kVer)) GlaDqkKernel(GlaShape s, 
   float* dQ = dA + kTileF;
   float* dK = dQ + kTileF;
   float* Tmp = dK + kTileF;  // [16][kLdF]
-  // The operand tiles (OperandTiles<T>(4, 2) of them) and their roles in each version.
+  // The operand tiles, OperandTiles<T>(4, 2) of them (the lo parts for the 16-bit types only):
+  // dO, V, h_n (hi, lo) and dH_{n+1} (hi, lo) while the Dv tiles are summed; then the raw k and q
+  // in the last two (Kr, Qr), and the intra-chunk operands dA (hi, lo) and X (hi, lo) before them.
   MT* const tiles = reinterpret_cast<MT*>(Tmp + kSub * kLdF);
   constexpr bool kTC = Operand<T>::kTensorCore;
   constexpr int kTiles = OperandTiles<T>(4, 2);
-  MT* X = tiles + (kVer == 1 ? 0 : (kTC ? 2 : 1)) * kTileM;
-  MT* Y = tiles + kTileM;
-  MT* Z = tiles + 2 * kTileM;
-  MT* dAm = tiles + (kVer == 1 ? 3 : 0) * kTileM;
-  MT* dAlo = LoPart<T>(tiles + (kVer == 1 ? 4 : 1) * kTileM);
-  MT* Xlo = LoPart<T>(tiles + (kVer == 1 ? 5 : 3) * kTileM);
-  MT* Kr = tiles + (kTiles - 2) * kTileM;  // version 2 only
+  MT* X = tiles + (kTC ? 2 : 1) * kTileM;
+  MT* dAm = tiles;
+  MT* dAlo = LoPart<T>(tiles + kTileM);
+  MT* Xlo = LoPart<T>(tiles + 3 * kTileM);
+  MT* Kr = tiles + (kTiles - 2) * kTileM;
   MT* Qr = tiles + (kTiles - 1) * kTileM;
   MT* const kNone = nullptr;
   const int64_t NT = NumChunks(s.T);
-  const TiledBlock b = BlockTile<kVer>(NumTiles(s.Dk));
+  const TiledBlock b = BlockTile(NumTiles(s.Dk));
   const ChunkPos p = ChunkOf(s, NT, b.chunk);
   const int64_t bh = p.bh;
   const int64_t c0 = b.tile * kChunk;
   const int rows = TileSize(s.Dk, c0);
   // q[t0 + r, c0 + c] and k[...] (0 outside).
-  auto qat = [&](int r, int c) { return RawAt<kVer>(q, Qr, s, p, r, c0, c); };
-  auto kat = [&](int r, int c) { return RawAt<kVer>(k, Kr, s, p, r, c0, c); };
+  auto qat = [&](int r, int c) { return RawAt(Qr, r, c); };
+  auto kat = [&](int r, int c) { return RawAt(Kr, r, c); };
   // dA = dO V^T, then dQ = dO h_n^T and dK = V dH_{n+1}^T (this Dk tile's rows of the states).
   const int64_t state0 = (bh * NT + p.n) * s.Dk * s.Dv + c0 * s.Dv;
-  if constexpr (kVer == 1) {
+  // dO, V, h_n and dH_{n+1} of a Dv tile at once, then the three products; the next tile's
+  // (after the last: k and q) loads are in flight during them.
+  const bool vec_do = VecOk(dout, s.Dv), vec_v = VecOk(v, s.Dv), vec_h = VecOk(hstore, s.Dv),
+             vec_dh = VecOk(dhstore, s.Dv), vec_k = VecOk(k, s.Dk), vec_q = VecOk(q, s.Dk);
+  MT* dOt = tiles;
+  MT* Vt = tiles + kTileM;
+  MT* H = tiles + 2 * kTileM;
+  MT* Hlo = LoPart<T>(tiles + 3 * kTileM);
+  MT* dH = tiles + (kTC ? 4 : 3) * kTileM;
+  MT* dHlo = LoPart<T>(tiles + 5 * kTileM);
+  constexpr int kThr = kDqkThreads;
+  TileRuns<T, kThr> dor, vr;
+  TileRuns<float, kThr> hr, dhr;
+  auto fetch = [&](int64_t j0) {
+    const int cols = TileSize(s.Dv, j0);
+    dor.Fetch([&](int r, int c8, uint32_t* w) { ChunkRunBits(dout, s, p, r, j0, c8, s.Dv, vec_do, w); });
+    vr.Fetch([&](int r, int c8, uint32_t* w) { ChunkRunBits(v, s, p, r, j0, c8, s.Dv, vec_v, w); });
+    hr.Fetch([&](int r, int c8, uint32_t* w) {
+      BlockRunBits(hstore + state0 + j0, s.Dv, rows, cols, r, c8, vec_h, w);
+    });
+    dhr.Fetch([&](int r, int c8, uint32_t* w) {
+      BlockRunBits(dhstore + state0 + j0, s.Dv, rows, cols, r, c8, vec_dh, w);
+    });
+  };
+  {
+    DecayRuns<T, kThr> gr;
+    gr.Fetch(g, s, p, c0);
+    fetch(0);
     ZeroF(dA, 3 * kTileF);
-    ChunkCumsum(g, s, p, c0, Gc);
-    for (int64_t j0 = 0; j0 < s.Dv; j0 += kChunk) {
-      const int cols = TileSize(s.Dv, j0);
-      __syncthreads();
-      FillTile(X, kNone, [&](int r, int c) { return At(dout, s, p, r, j0, c, s.Dv); });
-      FillTile(Y, kNone, [&](int r, int c) { return At(v, s, p, r, j0, c, s.Dv); });
-      __syncthreads();
-      BlockGemm<false, true>(kChunk, kChunk, kChunk, X, kLdM, Y, kLdM, dA, kLdF);
-      __syncthreads();
-      FillSplitTile(Y, LoPart<T>(Z), hstore + state0 + j0, s.Dv, rows, cols);
-      __syncthreads();
-      SplitGemm<false, true, kVer>(kChunk, kChunk, kChunk, X, kNone, kLdM, Y, LoPart<T>(Z), kLdM, dQ, kLdF);
-      __syncthreads();
-      FillTile(X, kNone, [&](int r, int c) { return At(v, s, p, r, j0, c, s.Dv); });
-      FillSplitTile(Y, LoPart<T>(Z), dhstore + state0 + j0, s.Dv, rows, cols);
-      __syncthreads();
-      SplitGemm<false, true, kVer>(kChunk, kChunk, kChunk, X, kNone, kLdM, Y, LoPart<T>(Z), kLdM, dK, kLdF);
-    }
-  } else {
-    // dO, V, h_n and dH_{n+1} of a Dv tile at once, then the three products; the next tile's
-    // (after the last: k and q) loads are in flight during them.
-    const bool vec_do = VecOk(dout, s.Dv), vec_v = VecOk(v, s.Dv), vec_h = VecOk(hstore, s.Dv),
-               vec_dh = VecOk(dhstore, s.Dv), vec_k = VecOk(k, s.Dk), vec_q = VecOk(q, s.Dk);
-    MT* dOt = tiles;
-    MT* Vt = tiles + kTileM;
-    MT* H = tiles + 2 * kTileM;
-    MT* Hlo = LoPart<T>(tiles + 3 * kTileM);
-    MT* dH = tiles + (kTC ? 4 : 3) * kTileM;
-    MT* dHlo = LoPart<T>(tiles + 5 * kTileM);
-    constexpr int kThr = GlaDqkThreads(kVer);
-    TileRuns<T, kThr> dor, vr;
-    TileRuns<float, kThr> hr, dhr;
-    auto fetch = [&](int64_t j0) {
-      const int cols = TileSize(s.Dv, j0);
-      dor.Fetch([&](int r, int c8, uint32_t* w) { ChunkRunBits(dout, s, p, r, j0, c8, s.Dv, vec_do, w); });
-      vr.Fetch([&](int r, int c8, uint32_t* w) { ChunkRunBits(v, s, p, r, j0, c8, s.Dv, vec_v, w); });
-      hr.Fetch([&](int r, int c8, uint32_t* w) {
-        BlockRunBits(hstore + state0 + j0, s.Dv, rows, cols, r, c8, vec_h, w);
-      });
-      dhr.Fetch([&](int r, int c8, uint32_t* w) {
-        BlockRunBits(dhstore + state0 + j0, s.Dv, rows, cols, r, c8, vec_dh, w);
-      });
-    };
-    {
-      DecayRuns<T, kThr> gr;
-      gr.Fetch(g, s, p, c0);
-      fetch(0);
-      ZeroF(dA, 3 * kTileF);
-      gr.Cumsum(Gc);
-    }
-    for (int64_t j0 = 0; j0 < s.Dv; j0 += kChunk) {
-      __syncthreads();
-      dor.Put(dOt, kNone, RawValue());
-      vr.Put(Vt, kNone, RawValue());
-      hr.Put(H, Hlo, RawValue());
-      dhr.Put(dH, dHlo, RawValue());
-      __syncthreads();
-      if (j0 + kChunk < s.Dv) {
-        fetch(j0 + kChunk);
-      } else {  // into the registers of dO and V, written to Kr and Qr after the products
-        dor.Fetch([&](int r, int c8, uint32_t* w) { ChunkRunBits(k, s, p, r, c0, c8, s.Dk, vec_k, w); });
-        vr.Fetch([&](int r, int c8, uint32_t* w) { ChunkRunBits(q, s, p, r, c0, c8, s.Dk, vec_q, w); });
-      }
-      BlockGemm<false, true>(kChunk, kChunk, kChunk, dOt, kLdM, Vt, kLdM, dA, kLdF);
-      SplitGemm<false, true, kVer>(kChunk, kChunk, kChunk, dOt, kNone, kLdM, H, Hlo, kLdM, dQ, kLdF);
-      SplitGemm<false, true, kVer>(kChunk, kChunk, kChunk, Vt, kNone, kLdM, dH, dHlo, kLdM, dK, kLdF);
-    }
-    __syncthreads();
-    dor.Put(Kr, kNone, RawValue());
-    vr.Put(Qr, kNone, RawValue());
+    gr.Cumsum(Gc);
   }
+  for (int64_t j0 = 0; j0 < s.Dv; j0 += kChunk) {
+    __syncthreads();
+    dor.Put(dOt, kNone, RawValue());
+    vr.Put(Vt, kNone, RawValue());
+    hr.Put(H, Hlo, RawValue());
+    dhr.Put(dH, dHlo, RawValue());
+    __syncthreads();
+    if (j0 + kChunk < s.Dv) {
+      fetch(j0 + kChunk);
+    } else {  // into the registers of dO and V, written to Kr and Qr after the products
+      dor.Fetch([&](int r, int c8, uint32_t* w) { ChunkRunBits(k, s, p, r, c0, c8, s.Dk, vec_k, w); });
+      vr.Fetch([&](int r, int c8, uint32_t* w) { ChunkRunBits(q, s, p, r, c0, c8, s.Dk, vec_q, w); });
+    }
+    BlockGemm<false, true>(kChunk, kChunk, kChunk, dOt, kLdM, Vt, kLdM, dA, kLdF);
+    SplitGemm<false, true>(kChunk, kChunk, kChunk, dOt, kNone, kLdM, H, Hlo, kLdM, dQ, kLdF);
+    SplitGemm<false, true>(kChunk, kChunk, kChunk, Vt, kNone, kLdM, dH, dHlo, kLdM, dK, kLdF);
+  }
+  __syncthreads();
+  dor.Put(Kr, kNone, RawValue());
+  vr.Put(Qr, kNone, RawValue());
   __syncthreads();
   // The inter-chunk decays; the masked, scaled dA.
   for (int e = threadIdx.x; e < kChunk * kChunk; e += blockDim.x) {
@@ -1092,7 +990,7 @@ __global__ void __launch_bounds__(GlaDqkThreads(kVer)) GlaDqkKernel(GlaShape s, 
     });
     ZeroF(Tmp, kSub * kLdF);
     __syncthreads();
-    SplitGemm<false, false, kVer>(kSub, kChunk, r0, dAm + r0 * kLdM, dAlo ? dAlo + r0 * kLdM : nullptr, kLdM, X, Xlo,
+    SplitGemm<false, false>(kSub, kChunk, r0, dAm + r0 * kLdM, dAlo ? dAlo + r0 * kLdM : nullptr, kLdM, X, Xlo,
                             kLdM, Tmp, kLdF);
     __syncthreads();
     for (int e = threadIdx.x; e < kSub * kChunk; e += blockDim.x) {
@@ -1110,7 +1008,7 @@ __global__ void __launch_bounds__(GlaDqkThreads(kVer)) GlaDqkKernel(GlaShape s, 
     });
     ZeroF(Tmp, kSub * kLdF);
     __syncthreads();
-    SplitGemm<true, false, kVer>(kSub, kChunk, kChunk, dAm + blk * kSub, dAlo ? dAlo + blk * kSub : nullptr, kLdM, X,
+    SplitGemm<true, false>(kSub, kChunk, kChunk, dAm + blk * kSub, dAlo ? dAlo + blk * kSub : nullptr, kLdM, X,
                            Xlo, kLdM, Tmp, kLdF);
     __syncthreads();
     for (int e = threadIdx.x; e < kSub * kChunk; e += blockDim.x) {
@@ -1235,25 +1133,30 @@ inline bool UseChunked(const GlaShape& s) {
 
 // ---- shared memory per block, against the device's limit -----------------------------------
 // The most dynamic shared memory one block of the chunked forward (state, intra, output) or
-// backward (those and dq/dk) kernels of version kVer asks for. Per-block opt-in limits:
-// 163 KB on sm_80 and sm_87, 99 KB on sm_86 and sm_89, 227 KB on sm_90. Everything fits sm_80
-// and sm_90; on sm_86/sm_89 version 2's intra kernel (105 KB in 16 bits, 123 KB in float32)
-// and the dq/dk kernel (143 KB, 161 KB) do not (docs/architecture.md, "gla").
-template <typename T, int kVer, bool kBackward>
+// backward (those and dq/dk) kernels asks for, with the intra kernel's q and k staged or not.
+// Per-block opt-in limits: 163 KB on sm_80 and sm_87, 99 KB on sm_86 and sm_89, 227 KB on
+// sm_90. Everything fits sm_80 and sm_90; on sm_86/sm_89 the intra kernel runs unstaged (87 KB;
+// staged: 105 KB in 16 bits, 123 KB in float32) and the dq/dk kernel (143 KB, 161 KB) does not
+// fit (docs/architecture.md, "gla").
+template <typename T, bool kBackward, bool kStaged = true>
 constexpr size_t ChunkedSmem() {
-  constexpr size_t a = StateSmem<T>(), b = IntraSmem<T, kVer>(), c = OutputSmem<T>(), d = DqkSmem<T>();
+  constexpr size_t a = StateSmem<T>(), b = IntraSmem<T, kStaged>(), c = OutputSmem<T>(), d = DqkSmem<T>();
   constexpr size_t fwd = a > b ? (a > c ? a : c) : (b > c ? b : c);
   return kBackward && d > fwd ? d : fwd;
 }
 
-// The chunked version that runs a call meant for `path` (2, 1, or 0: the recurrent form) on a
-// device whose blocks may use `limit` bytes of shared memory: `path` where its kernels fit,
-// else version 1 where those fit, else the recurrent form.
+// Whether the chunked kernels of a forward (or, kBackward, a backward) fit a device whose blocks
+// may use `limit` bytes of shared memory, the intra kernel unstaged where it must be
+// (IntraStaged); where they do not, the call takes the recurrent form.
 template <typename T, bool kBackward>
-inline int FittingPath(int path, size_t limit) {
-  if (path == 2 && ChunkedSmem<T, 2, kBackward>() > limit) path = 1;
-  if (path == 1 && ChunkedSmem<T, 1, kBackward>() > limit) path = 0;
-  return path;
+inline bool ChunkedFits(size_t limit) {
+  return ChunkedSmem<T, kBackward, false>() <= limit;
+}
+
+// Whether the intra kernel keeps q and k in shared memory on such a device (where they fit).
+template <typename T>
+inline bool IntraStaged(size_t limit) {
+  return IntraSmem<T, true>() <= limit;
 }
 
 }  // namespace gla

@@ -34,13 +34,12 @@ namespace phi {
 namespace funcs {
 namespace gla {
 
-// The flag PADDLE_OPS_GLA_GPU (paddle_ops/common/flags.h) = chunked (the default), chunked_v1 or
-// recurrent: the GPU path of gla, looked up per call. chunked runs version 2 of the chunked
-// kernels (8 warps, vector loads; see chunk_gpu.cuh), chunked_v1 the original version 1 (kept to
-// compare), recurrent the recurrent form (one thread per head, slow;
-// the reference to compare the chunked kernels with on the device). Returns 0 for the
-// recurrent form, else the version of the chunked kernels.
-inline int GlaGpuPath() { return static_cast<int>(paddle_ops::flags::GlaGpuPath()); }
+// The flag PADDLE_OPS_GLA_GPU (paddle_ops/common/flags.h) = chunked (the default) or recurrent:
+// the GPU path of gla, looked up per call. chunked runs the sm_90a kernels where they take the
+// call and the chunked kernels of chunk_gpu.cuh elsewhere; recurrent the recurrent form (one
+// thread per head, slow; the reference to compare the chunked kernels with on the device).
+using paddle_ops::flags::GlaGpu;
+inline GlaGpu GlaGpuPath() { return paddle_ops::flags::GlaGpuPath(); }
 
 // An attribute of the current device: asked of the driver once per device (a device's
 // attributes do not change), then read from the cache.
@@ -64,30 +63,24 @@ inline size_t DeviceSmemPerBlockOptin() {
 }
 
 // The architectures this build targets (CMakeLists.txt) and their per-block limits: every
-// chunked kernel fits sm_80's 163 KB (and so sm_90's 227 KB); version 1 of the forward fits the
-// 99 KB of sm_86 and sm_89, where the backward takes the recurrent form (FittingPath).
-static_assert(ChunkedSmem<float, 2, true>() <= 163 * 1024 && ChunkedSmem<dtype::float16, 2, true>() <= 163 * 1024 &&
-                  ChunkedSmem<dtype::bfloat16, 2, true>() <= 163 * 1024,
+// chunked kernel fits sm_80's 163 KB (and so sm_90's 227 KB); on sm_86 and sm_89 (99 KB) the
+// forward fits with the intra kernel unstaged (IntraStaged), and the backward's dq/dk kernel does
+// not: the backward takes the recurrent form there (ChunkedFits).
+static_assert(ChunkedSmem<float, true>() <= 163 * 1024 && ChunkedSmem<dtype::float16, true>() <= 163 * 1024 &&
+                  ChunkedSmem<dtype::bfloat16, true>() <= 163 * 1024,
               "a gla kernel needs more shared memory than sm_80 has per block");
-static_assert(ChunkedSmem<float, 1, false>() <= 99 * 1024 && ChunkedSmem<dtype::float16, 1, false>() <= 99 * 1024 &&
-                  ChunkedSmem<dtype::bfloat16, 1, false>() <= 99 * 1024,
-              "the gla forward (version 1) needs more shared memory than sm_86/sm_89 have per block");
+static_assert(ChunkedSmem<float, false, false>() <= 99 * 1024 &&
+                  ChunkedSmem<dtype::float16, false, false>() <= 99 * 1024 &&
+                  ChunkedSmem<dtype::bfloat16, false, false>() <= 99 * 1024,
+              "the gla forward (intra kernel unstaged) needs more shared memory than sm_86/sm_89 have per block");
 
-// Calls run(std::integral_constant<int, version>()) with the version of the chunked kernels
-// this call takes (GlaGpuPath, lowered where the device's shared memory per block is too small
-// for it: FittingPath) and returns true; false where it takes the recurrent form.
-template <typename T, bool kBackward, typename Run>
-bool RunChunked(const GlaShape& s, Run run) {
-  const int path = UseChunked<T>(s) ? FittingPath<T, kBackward>(GlaGpuPath(), DeviceSmemPerBlockOptin()) : 0;
-  if (path == 2) {
-    run(std::integral_constant<int, 2>());
-    return true;
-  }
-  if (path == 1) {
-    run(std::integral_constant<int, 1>());
-    return true;
-  }
-  return false;
+// Whether the chunked kernels take this call: the path is chunked, the shape theirs (UseChunked)
+// and their shared memory within the device's per-block limit (ChunkedFits); else the recurrent
+// form takes it.
+template <typename T, bool kBackward>
+bool TakesChunked(const GlaShape& s) {
+  return GlaGpuPath() == GlaGpu::kChunked && UseChunked<T>(s) &&
+         ChunkedFits<T, kBackward>(DeviceSmemPerBlockOptin());
 }
 
 // Sets a kernel's shared-memory attributes on the current device, once per kernel, device and size:
@@ -112,12 +105,8 @@ void AllowSmem(Kernel kernel, size_t bytes) {
 
 inline int64_t Tiles(int64_t d) { return (d + kChunk - 1) / kChunk; }
 
-// The grid of a kernel over chunks x tiles (BlockTile): (chunks, tiles) for version 1, 1-D for 2.
-template <int kVer>
-dim3 TiledGrid(int64_t chunks, int64_t tiles) {
-  if (kVer == 1) return dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(tiles));
-  return dim3(static_cast<unsigned>(chunks * tiles));
-}
+// The grid of a kernel over chunks x tiles (BlockTile): 1-D, the tiles of a chunk fastest.
+inline dim3 TiledGrid(int64_t chunks, int64_t tiles) { return dim3(static_cast<unsigned>(chunks * tiles)); }
 
 // A float32 temporary of n elements.
 inline float* TempFloat(const GPUContext& ctx, DenseTensor* t, int64_t n) {
@@ -126,39 +115,47 @@ inline float* TempFloat(const GPUContext& ctx, DenseTensor* t, int64_t n) {
 }
 
 // The per-chunk states (kReverse: state gradients) into store [B*H, NT, Dk, Dv].
-template <typename T, bool kReverse, int kVer>
+template <typename T, bool kReverse>
 void LaunchState(const GPUContext& ctx, const GlaShape& s, const T* x, const T* y, const T* g,
                  const float* init, float scale, float* store, float* last) {
-  auto kernel = GlaStateKernel<T, kReverse, kVer>;
+  auto kernel = GlaStateKernel<T, kReverse>;
   AllowSmem(kernel, StateSmem<T>());
-  const dim3 grid = kVer == 1 ? dim3(static_cast<unsigned>(s.heads()), static_cast<unsigned>(Tiles(s.Dk)),
-                                    static_cast<unsigned>(Tiles(s.Dv)))
-                              : dim3(static_cast<unsigned>(s.heads() * Tiles(s.Dk) * Tiles(s.Dv)));
-  kernel<<<grid, GlaThreads(kVer), StateSmem<T>(), ctx.stream()>>>(s, x, y, g, init, scale, store, last);
+  const dim3 grid(static_cast<unsigned>(s.heads() * Tiles(s.Dk) * Tiles(s.Dv)));
+  kernel<<<grid, kThreads, StateSmem<T>(), ctx.stream()>>>(s, x, y, g, init, scale, store, last);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
-// The intra-chunk scores into A [B*H*NT, 64, 64].
-template <typename T, int kVer>
-void LaunchIntra(const GPUContext& ctx, const GlaShape& s, const T* q, const T* k, const T* g, float scale,
-                 float* A) {
-  auto kernel = GlaIntraKernel<T, kVer>;
-  constexpr size_t smem = IntraSmem<T, kVer>();
+// The intra-chunk scores into A [B*H*NT, 64, 64]: q and k staged in shared memory where the device
+// has room for them (IntraStaged), else read from global memory (the same results).
+template <typename T, bool kStaged>
+void LaunchIntraAs(const GPUContext& ctx, const GlaShape& s, const T* q, const T* k, const T* g, float scale,
+                   float* A) {
+  auto kernel = GlaIntraKernel<T, kStaged>;
+  constexpr size_t smem = IntraSmem<T, kStaged>();
   AllowSmem(kernel, smem);
   const int64_t blocks = s.heads() * ((s.T + kChunk - 1) / kChunk);
-  kernel<<<static_cast<unsigned>(blocks), GlaThreads(kVer), smem, ctx.stream()>>>(s, q, k, g, scale, A);
+  kernel<<<static_cast<unsigned>(blocks), kThreads, smem, ctx.stream()>>>(s, q, k, g, scale, A);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+template <typename T>
+void LaunchIntra(const GPUContext& ctx, const GlaShape& s, const T* q, const T* k, const T* g, float scale,
+                 float* A) {
+  if (IntraStaged<T>(DeviceSmemPerBlockOptin())) {
+    LaunchIntraAs<T, true>(ctx, s, q, k, g, scale, A);
+  } else {
+    LaunchIntraAs<T, false>(ctx, s, q, k, g, scale, A);
+  }
 }
 
 // o = Qhat h_n + A V (forward), or dv = Khat dH_{n+1} + A^T dO (kDv).
-template <typename T, bool kDv, int kVer>
+template <typename T, bool kDv>
 void LaunchOutput(const GPUContext& ctx, const GlaShape& s, const T* x, const T* y, const T* g,
                   const float* store, const float* A, float scale, T* out) {
-  auto kernel = GlaOutputKernel<T, kDv, kVer>;
+  auto kernel = GlaOutputKernel<T, kDv>;
   AllowSmem(kernel, OutputSmem<T>());
   const int64_t blocks = s.heads() * ((s.T + kChunk - 1) / kChunk);
-  const dim3 grid = TiledGrid<kVer>(blocks, Tiles(s.Dv));
-  kernel<<<grid, GlaThreads(kVer), OutputSmem<T>(), ctx.stream()>>>(s, x, y, g, store, A, scale, out);
+  const dim3 grid = TiledGrid(blocks, Tiles(s.Dv));
+  kernel<<<grid, kThreads, OutputSmem<T>(), ctx.stream()>>>(s, x, y, g, store, A, scale, out);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
@@ -245,21 +242,21 @@ void LaunchRecurrentBackward(const GPUContext& ctx, const GlaGradData<T>& d, dou
 }
 
 // The chunked forward: the states of every chunk, the intra-chunk scores, every chunk's output.
-template <typename T, int kVer>
+template <typename T>
 void ChunkedForward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
   const GlaShape& s = d.s;
   const int64_t NT = (s.T + kChunk - 1) / kChunk;
   DenseTensor states, scores;
   float* hs = TempFloat(ctx, &states, s.heads() * NT * s.Dk * s.Dv);
   float* A = TempFloat(ctx, &scores, s.heads() * NT * kChunk * kChunk);
-  LaunchState<T, false, kVer>(ctx, s, d.k, d.v, d.g, d.h0, scale, hs, d.final_state);
-  LaunchIntra<T, kVer>(ctx, s, d.q, d.k, d.g, scale, A);
-  LaunchOutput<T, false, kVer>(ctx, s, d.q, d.v, d.g, hs, A, scale, d.o);
+  LaunchState<T, false>(ctx, s, d.k, d.v, d.g, d.h0, scale, hs, d.final_state);
+  LaunchIntra<T>(ctx, s, d.q, d.k, d.g, scale, A);
+  LaunchOutput<T, false>(ctx, s, d.q, d.v, d.g, hs, A, scale, d.o);
 }
 
 // The chunked backward: the forward states again, the state gradients (reverse), the
 // intra-chunk scores, dv per chunk and Dv tile, dq/dk per chunk and Dk tile, then gk_grad.
-template <typename T, int kVer>
+template <typename T>
 void ChunkedBackward(const GPUContext& ctx, const GlaGradData<T>& d, float scale) {
   const GlaShape& s = d.s;
   const int64_t NT = (s.T + kChunk - 1) / kChunk;
@@ -270,15 +267,15 @@ void ChunkedBackward(const GPUContext& ctx, const GlaGradData<T>& d, float scale
   float* A = TempFloat(ctx, &scores, s.heads() * NT * kChunk * kChunk);
   float* qdk = TempFloat(ctx, &products, s.heads() * s.T * s.Dk);
   float* dks = TempFloat(ctx, &state_parts, s.heads() * s.T * s.Dk);
-  LaunchState<T, false, kVer>(ctx, s, d.k, d.v, d.g, d.h0, scale, hs, nullptr);
-  LaunchState<T, true, kVer>(ctx, s, d.q, d.dout, d.g, d.dfinal, scale, dhs, d.dh0);
-  LaunchIntra<T, kVer>(ctx, s, d.q, d.k, d.g, scale, A);
-  LaunchOutput<T, true, kVer>(ctx, s, d.k, d.dout, d.g, dhs, A, scale, d.dv);
-  auto dqk = GlaDqkKernel<T, kVer>;
+  LaunchState<T, false>(ctx, s, d.k, d.v, d.g, d.h0, scale, hs, nullptr);
+  LaunchState<T, true>(ctx, s, d.q, d.dout, d.g, d.dfinal, scale, dhs, d.dh0);
+  LaunchIntra<T>(ctx, s, d.q, d.k, d.g, scale, A);
+  LaunchOutput<T, true>(ctx, s, d.k, d.dout, d.g, dhs, A, scale, d.dv);
+  auto dqk = GlaDqkKernel<T>;
   AllowSmem(dqk, DqkSmem<T>());
-  const dim3 grid = TiledGrid<kVer>(s.heads() * NT, Tiles(s.Dk));
-  dqk<<<grid, GlaDqkThreads(kVer), DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq,
-                                                                 d.dk, qdk, dks);
+  const dim3 grid = TiledGrid(s.heads() * NT, Tiles(s.Dk));
+  dqk<<<grid, kDqkThreads, DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq, d.dk,
+                                                         qdk, dks);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
   GlaDgKernel<T><<<HeadBlocks(s.heads() * s.Dk, 128), 128, 0, ctx.stream()>>>(s, qdk, dks, d.k, d.g, hs, dhs, d.h0,
                                                                                d.dh0, d.dg);
@@ -331,7 +328,7 @@ bool RunSm90Forward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
     using E = std::conditional_t<kBf16, cutlass::bfloat16_t, cutlass::half_t>;
     const GlaShape& s = d.s;
     constexpr int64_t kIntMax = 0x7fffffff;
-    if (GlaGpuPath() != 2 || s.B > kIntMax || s.H > kIntMax || s.HeadRows() > kIntMax || s.Dv > kIntMax) return false;
+    if (GlaGpuPath() != GlaGpu::kChunked || s.B > kIntMax || s.H > kIntMax || s.HeadRows() > kIntMax || s.Dv > kIntMax) return false;
     gla_sm90::FwdArgs a;
     a.B = static_cast<int>(s.B), a.H = static_cast<int>(s.H), a.T = static_cast<int>(s.T);
     a.Dk = static_cast<int>(std::min<int64_t>(s.Dk, kIntMax)), a.Dv = static_cast<int>(s.Dv);
@@ -414,7 +411,7 @@ bool RunSm90Backward(const GPUContext& ctx, const GlaGradData<T>& d, float scale
     using E = std::conditional_t<kBf16, __nv_bfloat16, __half>;
     const GlaShape& s = d.s;
     constexpr int64_t kIntMax = 0x7fffffff;
-    if (GlaGpuPath() != 2 || !GlaGpuBwdSm90()) return false;
+    if (GlaGpuPath() != GlaGpu::kChunked || !GlaGpuBwdSm90()) return false;
     if (s.T < 1 || s.B > kIntMax || s.H > kIntMax || s.HeadRows() > kIntMax || s.Dk > 128 || s.Dv > 256 ||
         s.heads() > kIntMax / ((s.T + 31) / 32)) {
       return false;
@@ -530,21 +527,11 @@ inline void ForEachSequence(const GPUContext& ctx, int64_t count, const std::fun
   }
 }
 
-// chunked(std::integral_constant<int, version>()) where the chunked kernels take the call
-// (funcs::gla::RunChunked; never for float64), else recurrent().
-template <typename T, bool kBackward, typename Chunked, typename Recurrent>
-void RunForm(const GlaShape& s, Chunked chunked, Recurrent recurrent) {
-  if constexpr (!std::is_same<T, double>::value) {
-    if (funcs::gla::RunChunked<T, kBackward>(s, chunked)) return;
-  }
-  recurrent();
-}
-
 // T = 1 (a decode step) takes GlaDecodeKernel. On sm_90a, 16-bit inputs take the fused kernel of
 // sm90/chunk_fwd_sm90.cuh (RunSm90Forward).
 // Elsewhere the chunked form (chunk_gpu.cuh): the states of every chunk, the intra-chunk scores,
-// then every chunk's output at once. float64 and shapes with an empty dim take the recurrent
-// form, one thread per head.
+// then every chunk's output at once. float64, shapes with an empty dim and devices whose shared
+// memory per block the kernels do not fit take the recurrent form, one thread per head.
 template <typename T>
 void Forward(const GPUContext& ctx, const GlaData<T>& d, double scale) {
   if (funcs::gla::RunDecode<T>(ctx, d, scale)) return;  // T = 1: the decode step
@@ -552,25 +539,28 @@ void Forward(const GPUContext& ctx, const GlaData<T>& d, double scale) {
 #ifdef PADDLE_OPS_GLA_SM90
   if (funcs::gla::RunSm90Forward<T>(ctx, d, fscale)) return;
 #endif
-  RunForm<T, false>(
-      d.s, [&](auto version) { funcs::gla::ChunkedForward<T, decltype(version)::value>(ctx, d, fscale); },
-      [&] { funcs::gla::LaunchRecurrentForward<T>(ctx, d, scale); });
+  if constexpr (!std::is_same<T, double>::value) {  // funcs::gla::TakesChunked: the chunked kernels
+    if (funcs::gla::TakesChunked<T, false>(d.s)) return funcs::gla::ChunkedForward<T>(ctx, d, fscale);
+  }
+  funcs::gla::LaunchRecurrentForward<T>(ctx, d, scale);
 }
 
 // With PADDLE_OPS_GLA_GPU_BWD=sm90, 16-bit inputs on sm_90a take the backward of
 // sm90/chunk_bwd_sm90.cuh where it fits them (RunSm90Backward). Elsewhere the chunked backward: the
 // forward states again, the state gradients (reverse), the intra-chunk scores, dv per chunk and Dv
-// tile, dq/dk per chunk and Dk tile, then gk_grad by a reverse cumulative sum. float64 and shapes
-// with an empty dim take the recurrent form.
+// tile, dq/dk per chunk and Dk tile, then gk_grad summed within each chunk. float64, shapes with an
+// empty dim and devices whose shared memory per block the kernels do not fit take the recurrent
+// form.
 template <typename T>
 void Backward(const GPUContext& ctx, const GlaGradData<T>& d, double scale) {
   const float fscale = static_cast<float>(scale);
 #ifdef PADDLE_OPS_GLA_SM90
   if (funcs::gla::RunSm90Backward<T>(ctx, d, fscale)) return;  // PADDLE_OPS_GLA_GPU_BWD=sm90
 #endif
-  RunForm<T, true>(
-      d.s, [&](auto version) { funcs::gla::ChunkedBackward<T, decltype(version)::value>(ctx, d, fscale); },
-      [&] { funcs::gla::LaunchRecurrentBackward<T>(ctx, d, scale); });
+  if constexpr (!std::is_same<T, double>::value) {
+    if (funcs::gla::TakesChunked<T, true>(d.s)) return funcs::gla::ChunkedBackward<T>(ctx, d, fscale);
+  }
+  funcs::gla::LaunchRecurrentBackward<T>(ctx, d, scale);
 }
 
 }  // namespace gla

@@ -91,9 +91,9 @@ const std::vector<FlagInfo>& FlagTable() {
       {"PADDLE_OPS_GPU_SCAN", FlagKind::kChoice, {"engine", "thrust"}, 0, 0, false,
        "backend of the GPU scan kernels: the deterministic scan engine, or thrust's reference "
        "scans (whose float rounding may change from run to run)"},
-      {"PADDLE_OPS_GLA_GPU", FlagKind::kChoice, {"recurrent", "chunked_v1", "chunked"}, 2, 0, false,
-       "GPU path of gla: chunked (version 2 of the chunked kernels), chunked_v1 (version 1), or "
-       "recurrent (one thread per head, slow: the reference)"},
+      {"PADDLE_OPS_GLA_GPU", FlagKind::kChoice, {"recurrent", "chunked"}, 1, 0, false,
+       "GPU path of gla: chunked (the chunked kernels; the sm_90a kernels where they take the call), "
+       "or recurrent (one thread per head, slow: the reference)"},
       {"PADDLE_OPS_GLA_GPU_BWD", FlagKind::kChoice, {"chunked", "sm90"}, 1, 0, false,
        "GPU backward of gla under PADDLE_OPS_GLA_GPU=chunked: chunked (the chunked kernels), or "
        "sm90 (the sm_90a backward for 16-bit q, k, v, gk where the call fits it, the chunked "
@@ -219,7 +219,8 @@ void SetFlag(const std::string& name, const std::string& value) { SetFlags({{nam
 
 GpuScan GpuScanBackend() { return static_cast<GpuScan>(Load(kGpuScanRow)); }
 GlaGpu GlaGpuPath() {
-  static_assert(static_cast<int>(GlaGpu::kChunked) == 2, "the enum follows the table's choices");
+  static_assert(static_cast<int>(GlaGpu::kRecurrent) == 0 && static_cast<int>(GlaGpu::kChunked) == 1,
+                "the enum follows the table's choices");
   return static_cast<GlaGpu>(Load(kGlaGpuRow));
 }
 GlaGpuBwd GlaGpuBwdPath() { return static_cast<GlaGpuBwd>(Load(kGlaGpuBwdRow)); }

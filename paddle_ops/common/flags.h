@@ -20,9 +20,9 @@ namespace flags {
 
 // PADDLE_OPS_GPU_SCAN: the backend of the GPU scan kernels.
 enum class GpuScan { kEngine, kThrust };
-// PADDLE_OPS_GLA_GPU: the GPU path of gla (the value is the version of the chunked kernels;
-// 0 is the recurrent form).
-enum class GlaGpu { kRecurrent = 0, kChunkedV1 = 1, kChunked = 2 };
+// PADDLE_OPS_GLA_GPU: the GPU path of gla: the recurrent form, or the chunked kernels (the sm_90a
+// kernels where they take the call). The values are the indices of the table's choices.
+enum class GlaGpu { kRecurrent = 0, kChunked = 1 };
 // PADDLE_OPS_GLA_GPU_BWD: the GPU backward of gla under PADDLE_OPS_GLA_GPU=chunked: the chunked
 // kernels' (kChunked), or, for the 16-bit inputs it takes on sm_90a, the backward of
 // kernels/gla/sm90/chunk_bwd_sm90.cuh (kSm90).

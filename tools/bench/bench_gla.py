@@ -4,7 +4,6 @@ Dk == Dv) and a copy of q measured in the same run, and flash-linear-attention's
 is importable.
 
     PYTHONPATH=build/python python3 tools/bench/bench_gla.py [--quick] [--repeat N] [--json out.json]
-        [--compare-v1]               # also time version 1 of the chunked kernels (chunked_v1)
     PYTHONPATH=build/python python3 tools/bench/bench_gla.py --cpu [--quick] [--threads N] \
         [--repeat 3 --batch 1]       # float32 on the CPU: chunked vs recurrent form
     PYTHONPATH=build/python python3 tools/bench/bench_gla.py --only decode,varlen   # those tables alone
@@ -25,9 +24,6 @@ and gk); floor = the copy time of q scaled to the bytes the forward must move (r
 v, write o); SDPA forward (torch, causal) for scale; fla's numbers on the H100 from
 docs/benchmarks.md ("Peers and targets") and the target; and rel_rms, o of batch 0 against a float32 recurrent loop in
 torch (a sanity check of the run, not the accuracy test: that is unittests/python/test_gla_op.py).
-
---compare-v1 adds a column: the same forward / forward+backward with PADDLE_OPS_GLA_GPU=chunked_v1
-(the original kernels) in the same run, and the speed-up of the default version 2 over it.
 
 Timing: each figure is the median over --repeat batches of --batch back-to-back calls, timed
 on the host between device synchronizations. fla is first called FLA_WARMUP times in each mode
@@ -128,11 +124,10 @@ def time_ours(pt, pdo, repeat, batch):
     return fwd, batch_ms(fwd_bwd, sync, repeat, max(1, batch // 2))
 
 
-def run(cases, repeat, batch, compare_v1=False):
+def run(cases, repeat, batch):
     import torch
-    header = HEADER + (V1_HEADER if compare_v1 else "")
-    print(header)
-    print("|" + "---|" * (header.count("|") - 1))
+    print(HEADER)
+    print("|" + "---|" * (HEADER.count("|") - 1))
     rng = np.random.default_rng(0)
     tsync = torch.cuda.synchronize
     chunk_gla = fla_chunk_gla()
@@ -144,13 +139,6 @@ def run(cases, repeat, batch, compare_v1=False):
         pdo = paddle.to_tensor(do, dtype="bfloat16", place="gpu")
         row = {"case": label, "B": B, "T": T, "H": H, "Dk": Dk, "Dv": Dv}
         row["fwd_ms"], row["fwdbwd_ms"] = time_ours(pt, pdo, repeat, batch)
-        if compare_v1:
-            saved = paddle.get_flags("PADDLE_OPS_GLA_GPU")
-            paddle.set_flags({"PADDLE_OPS_GLA_GPU": "chunked_v1"})
-            try:
-                row["v1_fwd_ms"], row["v1_fwdbwd_ms"] = time_ours(pt, pdo, repeat, batch)
-            finally:
-                paddle.set_flags(saved)
         o0 = paddle.gla(*pt)[0].astype("float32").numpy()[0]  # the values (numpy() of bfloat16: its bits)
         del pt, pdo
         paddle.device.cuda.empty_cache()
@@ -326,7 +314,6 @@ def fmt(x, nd=3):
 HEADER = ("| case | B | T | H | Dk | Dv | floor ms | ours fwd ms | x floor | ours fwd+bwd ms | "
           "SDPA fwd ms | fla fwd ms (this run) | fla fwd+bwd ms (this run) | fla fwd / fwd+bwd ms "
           "(docs/benchmarks.md, H100) | target | rel_rms |")
-V1_HEADER = " chunked_v1 fwd / fwd+bwd ms | speed-up fwd / fwd+bwd |"
 
 
 def print_row(r, flush=False):
@@ -335,10 +322,7 @@ def print_row(r, flush=False):
     print(f"| {r['case']} | {r['B']} | {r['T']} | {r['H']} | {r['Dk']} | {r['Dv']} | {fmt(r['floor_ms'])} | "
           f"{fmt(r['fwd_ms'])} | {r['fwd_ms'] / r['floor_ms']:.1f} | {fmt(r['fwdbwd_ms'])} | "
           f"{fmt(r.get('sdpa_ms'))} | {fmt(r.get('fla_fwd_ms'))} | {fmt(r.get('fla_fwdbwd_ms'))} | {ref} | {tgt} | "
-          f"{r['rel_rms']:.1e} |"
-          + (f" {fmt(r['v1_fwd_ms'])} / {fmt(r['v1_fwdbwd_ms'])} | {r['v1_fwd_ms'] / r['fwd_ms']:.2f} / "
-             f"{r['v1_fwdbwd_ms'] / r['fwdbwd_ms']:.2f} |" if 'v1_fwd_ms' in r else ""),
-          flush=flush)
+          f"{r['rel_rms']:.1e} |", flush=flush)
 
 
 def main():
@@ -352,8 +336,6 @@ def main():
     ap.add_argument("--cpu", action="store_true",
                     help="time the CPU instead (float32, chunked vs recurrent; --repeat/--batch apply)")
     ap.add_argument("--threads", type=int, help="with --cpu: paddle_ops.set_num_threads")
-    ap.add_argument("--compare-v1", action="store_true",
-                    help="also time version 1 of the chunked GPU kernels (PADDLE_OPS_GLA_GPU=chunked_v1)")
     args = ap.parse_args()
     if args.cpu:
         if args.threads:
@@ -375,7 +357,7 @@ def main():
     if not (cases or decode or varlen):
         print(f"bench_gla: no case named {args.only!r}", file=sys.stderr)
         return 2
-    rows = run(cases, args.repeat, args.batch, args.compare_v1) if cases else []
+    rows = run(cases, args.repeat, args.batch) if cases else []
     if decode:
         print()
         print(DECODE_HEADER)

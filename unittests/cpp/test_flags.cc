@@ -79,13 +79,13 @@ TEST(FlagTableTest, EveryFlagIsNamedDocumentedAndHasAValidDefault) {
 TEST(FlagParserTest, ChoicesAreExact) {
   const auto& f = Row("PADDLE_OPS_GLA_GPU");
   EXPECT_EQ(fl::ParseFlagValue(f, "recurrent", "test"), static_cast<int64_t>(fl::GlaGpu::kRecurrent));
-  EXPECT_EQ(fl::ParseFlagValue(f, "chunked_v1", "test"), static_cast<int64_t>(fl::GlaGpu::kChunkedV1));
   EXPECT_EQ(fl::ParseFlagValue(f, "chunked", "test"), static_cast<int64_t>(fl::GlaGpu::kChunked));
-  for (const char* bad : {"", "Chunked", "chunked ", " chunked", "fast", "2"}) {
+  // chunked_v1 (the first generation of the chunked kernels, removed) is an unknown value now.
+  for (const char* bad : {"", "Chunked", "chunked ", " chunked", "fast", "1", "2", "chunked_v1"}) {
     const std::string msg = InvalidArgumentOf([&] { fl::ParseFlagValue(f, bad, "the environment"); });
     EXPECT_NE(msg.find("PADDLE_OPS_GLA_GPU='" + std::string(bad) + "'"), std::string::npos) << msg;
     EXPECT_NE(msg.find("from the environment"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("'recurrent', 'chunked_v1', 'chunked' (default)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("accepted values: 'recurrent', 'chunked' (default)"), std::string::npos) << msg;
   }
 }
 
@@ -127,17 +127,33 @@ TEST_F(FlagsTest, SetFlagChangesTheAccessorAndGetFlags) {
   EXPECT_EQ(fl::GpuScanBackend(), fl::GpuScan::kEngine);
   fl::SetFlag("PADDLE_OPS_GLA_CPU", "recurrent");
   EXPECT_EQ(fl::GlaCpuPath(), fl::GlaCpu::kRecurrent);
-  fl::SetFlag("PADDLE_OPS_GLA_GPU", "chunked_v1");
-  EXPECT_EQ(fl::GlaGpuPath(), fl::GlaGpu::kChunkedV1);
+  fl::SetFlag("PADDLE_OPS_GLA_GPU", "recurrent");
+  EXPECT_EQ(fl::GlaGpuPath(), fl::GlaGpu::kRecurrent);
   fl::SetFlag("PADDLE_OPS_GLA_GPU_BWD", "chunked");
   EXPECT_EQ(fl::GlaGpuBwdPath(), fl::GlaGpuBwd::kChunked);
   const auto all = fl::GetFlags();
   ASSERT_EQ(all.size(), fl::FlagTable().size());
-  EXPECT_EQ(all[1], std::make_pair(std::string("PADDLE_OPS_GLA_GPU"), std::string("chunked_v1")));
+  EXPECT_EQ(all[1], std::make_pair(std::string("PADDLE_OPS_GLA_GPU"), std::string("recurrent")));
   EXPECT_EQ(all[2], std::make_pair(std::string("PADDLE_OPS_GLA_GPU_BWD"), std::string("chunked")));
   EXPECT_EQ(all[3], std::make_pair(std::string("PADDLE_OPS_GLA_CPU"), std::string("recurrent")));
   fl::SetFlag("PADDLE_OPS_GLA_GPU_BWD", "sm90");
   EXPECT_EQ(fl::GlaGpuBwdPath(), fl::GlaGpuBwd::kSm90);
+  fl::SetFlag("PADDLE_OPS_GLA_GPU", "chunked");
+  EXPECT_EQ(fl::GlaGpuPath(), fl::GlaGpu::kChunked);
+  EXPECT_EQ(fl::GetFlag("PADDLE_OPS_GLA_GPU"), "chunked");
+}
+
+// The removed value chunked_v1 is refused by set_flags with the flag's error, and the flag keeps
+// its value.
+TEST_F(FlagsTest, RemovedGlaGpuValueIsRejected) {
+  fl::SetFlag("PADDLE_OPS_GLA_GPU", "recurrent");
+  const std::string msg = InvalidArgumentOf([] { fl::SetFlag("PADDLE_OPS_GLA_GPU", "chunked_v1"); });
+  EXPECT_NE(msg.find("PADDLE_OPS_GLA_GPU='chunked_v1' (from set_flags) is not accepted; accepted values: "
+                     "'recurrent', 'chunked' (default)"),
+            std::string::npos)
+      << msg;
+  EXPECT_EQ(fl::GlaGpuPath(), fl::GlaGpu::kRecurrent);
+  EXPECT_EQ(fl::GetFlag("PADDLE_OPS_GLA_GPU"), "recurrent");
 }
 
 TEST_F(FlagsTest, SetFlagsValidatesEveryEntryBeforeSettingAny) {

@@ -114,8 +114,8 @@ std::vector<float> Floats(const std::vector<T>& x) {
 }
 
 // The chunked forward and backward in type T, launched as kernels/gla/launch_gpu.cuh launches them
-// (kernel version kVer: both are checked).
-template <typename T, int kVer>
+// (kStaged: the intra kernel as on sm_80/sm_90; else as on sm_86/sm_89).
+template <typename T, bool kStaged = true>
 Results RunChunked(const Inputs& in) {
   const GlaShape& s = in.s;
   const int64_t NT = (s.T + gla::kChunk - 1) / gla::kChunk, BH = s.heads();
@@ -127,22 +127,20 @@ Results RunChunked(const Inputs& in) {
   std::vector<float> hs(BH * NT * s.Dk * s.Dv), dhs(hs.size()), A(BH * NT * 64 * 64), qdk(q.size()), dks(q.size());
   const float* h0 = OrNull(in.h0);
   const float* dfinal = OrNull(in.dfinal);
-  // Version 2 runs 1-D grids with the tiles fastest (BlockTile).
-  const int64_t sx = kVer == 1 ? BH : BH * KT * VT, sy = kVer == 1 ? KT : 1, sz = kVer == 1 ? VT : 1;
-  const int64_t ox = kVer == 1 ? BH * NT : BH * NT * VT, oy = kVer == 1 ? VT : 1;
-  const int64_t dx = kVer == 1 ? BH * NT : BH * NT * KT, dy = kVer == 1 ? KT : 1;
-  RunGrid(sx, sy, sz, gla::GlaStateKernel<T, false, kVer>, s, (k.data() + in.qk_off), (v.data() + in.v_off), (g.data() + in.qk_off), h0, in.scale, hs.data(),
+  // 1-D grids with the tiles fastest (BlockTile).
+  const int64_t sx = BH * KT * VT, ox = BH * NT * VT, dx = BH * NT * KT;
+  RunGrid(sx, 1, 1, gla::GlaStateKernel<T, false>, s, (k.data() + in.qk_off), (v.data() + in.v_off), (g.data() + in.qk_off), h0, in.scale, hs.data(),
           r.fs.data());
-  RunGrid(BH * NT, 1, 1, gla::GlaIntraKernel<T, kVer>, s, (q.data() + in.qk_off), (k.data() + in.qk_off), (g.data() + in.qk_off), in.scale, A.data());
-  RunGrid(ox, oy, 1, gla::GlaOutputKernel<T, false, kVer>, s, (q.data() + in.qk_off), (v.data() + in.v_off), (g.data() + in.qk_off),
+  RunGrid(BH * NT, 1, 1, gla::GlaIntraKernel<T, kStaged>, s, (q.data() + in.qk_off), (k.data() + in.qk_off), (g.data() + in.qk_off), in.scale, A.data());
+  RunGrid(ox, 1, 1, gla::GlaOutputKernel<T, false>, s, (q.data() + in.qk_off), (v.data() + in.v_off), (g.data() + in.qk_off),
           static_cast<const float*>(hs.data()), static_cast<const float*>(A.data()), in.scale, (o.data() + in.v_off));
   // Backward (the forward states and scores are the same).
   if (h0) r.dh0.assign(BH * s.Dk * s.Dv, NAN);
-  RunGrid(sx, sy, sz, gla::GlaStateKernel<T, true, kVer>, s, (q.data() + in.qk_off), (dout.data() + in.v_off), (g.data() + in.qk_off), dfinal, in.scale,
+  RunGrid(sx, 1, 1, gla::GlaStateKernel<T, true>, s, (q.data() + in.qk_off), (dout.data() + in.v_off), (g.data() + in.qk_off), dfinal, in.scale,
           dhs.data(), h0 ? r.dh0.data() : nullptr);
-  RunGrid(ox, oy, 1, gla::GlaOutputKernel<T, true, kVer>, s, (k.data() + in.qk_off), (dout.data() + in.v_off), (g.data() + in.qk_off),
+  RunGrid(ox, 1, 1, gla::GlaOutputKernel<T, true>, s, (k.data() + in.qk_off), (dout.data() + in.v_off), (g.data() + in.qk_off),
           static_cast<const float*>(dhs.data()), static_cast<const float*>(A.data()), in.scale, (dv.data() + in.v_off));
-  RunGrid(dx, dy, 1, gla::GlaDqkKernel<T, kVer>, s, (q.data() + in.qk_off), (k.data() + in.qk_off), (v.data() + in.v_off), (g.data() + in.qk_off), (dout.data() + in.v_off),
+  RunGrid(dx, 1, 1, gla::GlaDqkKernel<T>, s, (q.data() + in.qk_off), (k.data() + in.qk_off), (v.data() + in.v_off), (g.data() + in.qk_off), (dout.data() + in.v_off),
           static_cast<const float*>(hs.data()), static_cast<const float*>(dhs.data()), in.scale, (dq.data() + in.qk_off),
           (dk.data() + in.qk_off), qdk.data(), dks.data());
   RunGrid(BH * s.Dk, 1, 1, gla::GlaDgKernel<T>, s, static_cast<const float*>(qdk.data()),
@@ -207,12 +205,12 @@ class GlaChunkEmulation : public ::testing::TestWithParam<Case> {};
 
 // docs/spec.md §5: relative RMS error 1e-5 in float32, 4e-3 in the 16-bit types, for o, final_state and
 // every gradient (the inputs rounded to the type first, the reference in float64).
-template <typename T, int kVer>
+template <typename T>
 void CheckType(const Case& c, double tol) {
   Inputs in = MakeInputs(c.B, c.H, c.T, c.Dk, c.Dv, c.head_first, c.g_low, c.with_h0, c.with_dfinal,
                          static_cast<unsigned>(c.T * 31 + c.Dk));
   for (auto* x : {&in.q, &in.k, &in.v, &in.g, &in.dout}) *x = Floats(As<T>(*x));
-  const Results got = RunChunked<T, kVer>(in), want = RunRecurrent(in);
+  const Results got = RunChunked<T>(in), want = RunRecurrent(in);
   EXPECT_LE(RelRms(got.o, want.o), tol) << "o";
   EXPECT_LE(RelRms(got.fs, want.fs), tol) << "final_state";
   EXPECT_LE(RelRms(got.dq, want.dq), tol) << "q_grad";
@@ -222,14 +220,29 @@ void CheckType(const Case& c, double tol) {
   if (c.with_h0) EXPECT_LE(RelRms(got.dh0, want.dh0), tol) << "initial_state_grad";
 }
 
-TEST_P(GlaChunkEmulation, Float32MatchesTheRecurrentForm) { CheckType<float, 1>(GetParam(), 1e-5); }
-TEST_P(GlaChunkEmulation, BFloat16MatchesTheRecurrentForm) { CheckType<phi::dtype::bfloat16, 1>(GetParam(), 4e-3); }
-TEST_P(GlaChunkEmulation, Float16MatchesTheRecurrentForm) { CheckType<phi::dtype::float16, 1>(GetParam(), 4e-3); }
-TEST_P(GlaChunkEmulation, Float32V2MatchesTheRecurrentForm) { CheckType<float, 2>(GetParam(), 1e-5); }
-TEST_P(GlaChunkEmulation, BFloat16V2MatchesTheRecurrentForm) {
-  CheckType<phi::dtype::bfloat16, 2>(GetParam(), 4e-3);
+TEST_P(GlaChunkEmulation, Float32MatchesTheRecurrentForm) { CheckType<float>(GetParam(), 1e-5); }
+TEST_P(GlaChunkEmulation, BFloat16MatchesTheRecurrentForm) { CheckType<phi::dtype::bfloat16>(GetParam(), 4e-3); }
+TEST_P(GlaChunkEmulation, Float16MatchesTheRecurrentForm) { CheckType<phi::dtype::float16>(GetParam(), 4e-3); }
+
+// The intra kernel without q and k staged in shared memory (sm_86/sm_89) gives the same bits as
+// with them: the staged copies are the inputs' exact values.
+template <typename T>
+void CheckUnstagedIntra(const Case& c) {
+  Inputs in = MakeInputs(c.B, c.H, c.T, c.Dk, c.Dv, c.head_first, c.g_low, c.with_h0, c.with_dfinal,
+                         static_cast<unsigned>(c.T * 31 + c.Dk));
+  for (auto* x : {&in.q, &in.k, &in.v, &in.g, &in.dout}) *x = Floats(As<T>(*x));
+  const Results staged = RunChunked<T, true>(in), unstaged = RunChunked<T, false>(in);
+  EXPECT_EQ(unstaged.o, staged.o);
+  EXPECT_EQ(unstaged.dq, staged.dq);
+  EXPECT_EQ(unstaged.dk, staged.dk);
+  EXPECT_EQ(unstaged.dv, staged.dv);
+  EXPECT_EQ(unstaged.dg, staged.dg);
 }
-TEST_P(GlaChunkEmulation, Float16V2MatchesTheRecurrentForm) { CheckType<phi::dtype::float16, 2>(GetParam(), 4e-3); }
+TEST_P(GlaChunkEmulation, UnstagedIntraGivesTheSameBits) {
+  CheckUnstagedIntra<float>(GetParam());
+  CheckUnstagedIntra<phi::dtype::bfloat16>(GetParam());
+  CheckUnstagedIntra<phi::dtype::float16>(GetParam());
+}
 
 INSTANTIATE_TEST_SUITE_P(
     AwkwardShapes, GlaChunkEmulation,
@@ -243,13 +256,13 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Gates at the edge of what the spec allows (-inf, -1e30, and -3e4, beside ordinary ones in the
 // same chunks; test_gla_extreme_gates.py on the device): no NaN and no small gate lost in the
-// float64 cumulative sums (kGateFloor in chunk_gpu.cuh), both versions, float32 and bfloat16.
-template <typename T, int kVer>
+// float64 cumulative sums (kGateFloor in chunk_gpu.cuh), float32 and bfloat16.
+template <typename T>
 void CheckExtremeGates(float gate, double tol) {
   Inputs in = MakeInputs(1, 1, 130, 128, 40, true, -0.5f, true, true, 7u);
   for (size_t i = 0; i < in.g.size(); i += 97) in.g[i] = gate;
   for (auto* x : {&in.q, &in.k, &in.v, &in.g, &in.dout}) *x = Floats(As<T>(*x));
-  const Results got = RunChunked<T, kVer>(in), want = RunRecurrent(in);
+  const Results got = RunChunked<T>(in), want = RunRecurrent(in);
   EXPECT_LE(RelRms(got.o, want.o), tol) << "o, gate " << gate;
   EXPECT_LE(RelRms(got.fs, want.fs), tol) << "final_state, gate " << gate;
   EXPECT_LE(RelRms(got.dq, want.dq), tol) << "q_grad, gate " << gate;
@@ -261,9 +274,8 @@ void CheckExtremeGates(float gate, double tol) {
 
 TEST(GlaChunkEmulationGates, ExtremeGatesMatchTheRecurrentForm) {
   for (float gate : {-INFINITY, -1e30f, -3e4f}) {
-    CheckExtremeGates<float, 1>(gate, 1e-5);
-    CheckExtremeGates<float, 2>(gate, 1e-5);
-    CheckExtremeGates<phi::dtype::bfloat16, 2>(gate, 4e-3);
+    CheckExtremeGates<float>(gate, 1e-5);
+    CheckExtremeGates<phi::dtype::bfloat16>(gate, 4e-3);
   }
 }
 
@@ -278,7 +290,7 @@ TEST(GlaChunkEmulationGates, ZeroFactorStepRestartsTheGateGradient) {
     for (int64_t bh = 0; bh < 2; ++bh) {
       for (int64_t c = 0; c < 2; ++c) in.g[in.s.QkRow(bh, kT0) + c] = gate;
     }
-    const Results got = RunChunked<float, 2>(in), want = RunRecurrent(in);
+    const Results got = RunChunked<float>(in), want = RunRecurrent(in);
     for (int64_t bh = 0; bh < 2; ++bh) {
       for (int64_t c = 0; c < 2; ++c) EXPECT_EQ(got.dg[in.s.QkRow(bh, kT0) + c], 0.f) << "gate " << gate;
     }
@@ -301,7 +313,7 @@ TEST(GlaChunkEmulationGates, StronglyDecayedFloat32GateGradient) {
       std::mt19937 rng(3);
       std::uniform_real_distribution<float> gate(lo, hi);
       for (auto& x : in.g) x = gate(rng);
-      const Results got = RunChunked<float, 2>(in), want = RunRecurrent(in);
+      const Results got = RunChunked<float>(in), want = RunRecurrent(in);
       EXPECT_LE(RelRms(got.dg, want.dg), 1e-5) << "gk_grad, gates in [" << lo << ", " << hi << "]";
       EXPECT_LE(RelRms(got.dk, want.dk), 1e-5) << "k_grad, gates in [" << lo << ", " << hi << "]";
       EXPECT_LE(RelRms(got.dq, want.dq), 1e-5) << "q_grad, gates in [" << lo << ", " << hi << "]";
@@ -318,7 +330,7 @@ TEST(GlaChunkEmulationVarlen, SequenceViewMatchesTheRecurrentForm) {
     const int64_t bos = 37, len = 81;
     in.qk_off = in.s.Row(0, bos, in.s.Dk), in.v_off = in.s.Row(0, bos, in.s.Dv);
     in.s.head_rows = in.s.T, in.s.T = len;
-    const Results got = RunChunked<float, 2>(in), want = RunRecurrent(in);
+    const Results got = RunChunked<float>(in), want = RunRecurrent(in);
     EXPECT_LE(RelRms(got.o, want.o), 1e-5) << "o, head_first " << head_first;
     EXPECT_LE(RelRms(got.fs, want.fs), 1e-5) << "final_state, head_first " << head_first;
     EXPECT_LE(RelRms(got.dq, want.dq), 1e-5) << "q_grad, head_first " << head_first;
@@ -339,27 +351,29 @@ TEST(GlaChunkEmulationVarlen, SequenceViewMatchesTheRecurrentForm) {
 
 }  // namespace
 
-// The path a call takes on a device with a given shared memory per block (the per-block opt-in
-// limits of the architectures the build targets): version 2 where everything fits (sm_80,
-// sm_90), version 1 for the forward and the recurrent form for the backward on sm_86/sm_89.
-// float32 only: on the host the 16-bit operands are stored as float32, so only float32's sizes
-// are the GPU's (the 16-bit ones are checked by static_asserts in launch_gpu.cuh, under nvcc).
-TEST(GlaChunkSmem, VersionFitsTheDevice) {
+// Whether the chunked kernels fit a device with a given shared memory per block (the per-block
+// opt-in limits of the architectures the build targets): everything fits sm_80 and sm_90; on
+// sm_86/sm_89 the forward fits with the intra kernel unstaged, the backward (its dq/dk kernel)
+// does not, and the recurrent form takes it. float32 only: on the host the 16-bit operands are
+// stored as float32, so only float32's sizes are the GPU's (the 16-bit ones are checked by
+// static_asserts in launch_gpu.cuh, under nvcc).
+TEST(GlaChunkSmem, ChunkedKernelsFitTheDevice) {
+  using phi::funcs::gla::ChunkedFits;
   using phi::funcs::gla::ChunkedSmem;
-  using phi::funcs::gla::FittingPath;
+  using phi::funcs::gla::IntraStaged;
   constexpr size_t kSm80 = 163 * 1024, kSm86 = 99 * 1024, kSm90 = 227 * 1024;
-  EXPECT_EQ((ChunkedSmem<float, 2, false>()), 125952u);  // the intra kernel: 123 KB
-  EXPECT_EQ((ChunkedSmem<float, 1, false>()), 89088u);   // 87 KB
-  EXPECT_EQ((ChunkedSmem<float, 2, true>()), 165120u);   // the dq/dk kernel: 161.25 KB
+  EXPECT_EQ((ChunkedSmem<float, false>()), 125952u);         // the intra kernel: 123 KB
+  EXPECT_EQ((ChunkedSmem<float, false, false>()), 89088u);   // unstaged: 87 KB
+  EXPECT_EQ((ChunkedSmem<float, true>()), 165120u);          // the dq/dk kernel: 161.25 KB
   for (size_t limit : {kSm80, kSm90}) {
-    EXPECT_EQ((FittingPath<float, false>(2, limit)), 2);
-    EXPECT_EQ((FittingPath<float, true>(2, limit)), 2);
-    EXPECT_EQ((FittingPath<float, true>(1, limit)), 1);
+    EXPECT_TRUE((ChunkedFits<float, false>(limit)));
+    EXPECT_TRUE((ChunkedFits<float, true>(limit)));
+    EXPECT_TRUE(IntraStaged<float>(limit));
   }
-  EXPECT_EQ((FittingPath<float, false>(2, kSm86)), 1);
-  EXPECT_EQ((FittingPath<float, false>(1, kSm86)), 1);
-  EXPECT_EQ((FittingPath<float, true>(2, kSm86)), 0);
-  EXPECT_EQ((FittingPath<float, true>(1, kSm86)), 0);
-  EXPECT_EQ((FittingPath<float, false>(0, kSm90)), 0);  // the recurrent form asked for stays
-  EXPECT_EQ((FittingPath<float, false>(2, 48 * 1024)), 0);
+  EXPECT_TRUE((ChunkedFits<float, false>(kSm86)));
+  EXPECT_FALSE(IntraStaged<float>(kSm86));
+  EXPECT_FALSE((ChunkedFits<float, true>(kSm86)));
+  EXPECT_TRUE(IntraStaged<float>(125952));  // exactly the size
+  EXPECT_FALSE(IntraStaged<float>(125951));
+  EXPECT_FALSE((ChunkedFits<float, false>(48 * 1024)));
 }

@@ -12,7 +12,8 @@ import paddle_ops as paddle
 # name -> (default, a valid other value, bad values)
 FLAGS = {
     'PADDLE_OPS_GPU_SCAN': ('engine', 'thrust', ['fast', 'Engine', ' engine']),
-    'PADDLE_OPS_GLA_GPU': ('chunked', 'chunked_v1', ['v1', 'CHUNKED', '2']),
+    # chunked_v1 named the first generation of the chunked GPU kernels, since removed.
+    'PADDLE_OPS_GLA_GPU': ('chunked', 'recurrent', ['chunked_v1', 'v1', 'CHUNKED', '1', '2']),
     'PADDLE_OPS_GLA_GPU_BWD': ('sm90', 'chunked', ['SM90', 'sm90a', '1', 'recurrent']),
     'PADDLE_OPS_GLA_CPU': ('auto', 'recurrent', ['fast', 'chunked ', '1']),
     'PADDLE_OPS_CPU_CACHE_MB': (2048, None, ['-1', 'abc', '1.5', '+3', '12MB', '9999999999999999999',
@@ -127,6 +128,19 @@ def test_environment_sets_flags_at_import():
                               'PADDLE_OPS_CPU_ISA': 'avx2', 'PADDLE_OPS_TORCH_OUTPUTS': 'torch',
                               'PADDLE_OPS_QUIET': '1'}
     assert r.stderr == ''  # a tool's variable (PADDLE_OPS_SKIP_HUGE, ...) draws no warning
+
+
+def test_removed_gla_gpu_value_is_rejected(restore_flags):
+    """PADDLE_OPS_GLA_GPU=chunked_v1 (the removed first generation of the chunked kernels) is an
+    unknown value: the flag's error from set_flags (the flag unchanged) and at import."""
+    paddle.set_flags({'PADDLE_OPS_GLA_GPU': 'recurrent'})
+    with pytest.raises(ValueError, match=r"PADDLE_OPS_GLA_GPU='chunked_v1' \(from set_flags\) is not accepted; "
+                                         r"accepted values: 'recurrent', 'chunked' \(default\)"):
+        paddle.set_flags({'PADDLE_OPS_GLA_GPU': 'chunked_v1'})
+    assert paddle.get_flags('PADDLE_OPS_GLA_GPU') == {'PADDLE_OPS_GLA_GPU': 'recurrent'}
+    r = import_with_env(PADDLE_OPS_GLA_GPU='chunked_v1')
+    assert r.returncode != 0
+    assert "PADDLE_OPS_GLA_GPU='chunked_v1' (from the environment)" in r.stderr.strip().splitlines()[-1], r.stderr
 
 
 def test_empty_value_is_unset():

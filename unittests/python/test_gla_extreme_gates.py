@@ -23,7 +23,7 @@ from test_cast_convert import require
 from test_gla_op import assert_rel_rms, gla_grad_ref, gla_ref, rounded
 
 PLACES = available_places()
-GPU_PATHS = ('chunked', 'chunked_v1', 'recurrent', 'sm90')
+GPU_PATHS = ('chunked', 'recurrent', 'sm90')
 # (place, path): the CPU forms always, the GPU paths when a GPU is present.
 RUNS = [('cpu', 'chunked'), ('cpu', 'recurrent')] + [
     pytest.param('gpu', p, marks=pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (the GPU gla paths)'))

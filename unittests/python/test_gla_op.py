@@ -387,9 +387,10 @@ def test_zero_size_head_dims(dims, place):
         assert grad is None or not tensor_values(grad).any()
 
 
-GPU_VERSION_DIMS = [
+GPU_CHUNKED_DIMS = [
     # (B, H, T, Dk, Dv, head_first): the seed's head sizes; Dk = Dv = 64 in [B, T, H, D]; D not a
-    # multiple of 8 (version 2's scalar fallback of its 16-byte loads); Dk = Dv = 256 (4 tiles).
+    # multiple of 8 (the scalar fallback of the chunked kernels' 16-byte loads); Dk = Dv = 256 (4
+    # tiles, past the sm_90a kernels' Dk <= 128: the chunked kernels take every dtype there).
     (1, 2, 200, 128, 256, True),
     (2, 1, 130, 64, 64, False),
     (1, 3, 70, 36, 20, True),
@@ -397,16 +398,15 @@ GPU_VERSION_DIMS = [
 ]
 
 
-@pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (the chunked GPU kernel versions)')
-@pytest.mark.parametrize('version', ['chunked', 'chunked_v1'])
+@pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (the chunked GPU kernels)')
 @pytest.mark.parametrize('dtype', ['bfloat16', 'float16', 'float32'])
-@pytest.mark.parametrize('dims', GPU_VERSION_DIMS, ids=lambda d: 'B%dH%dT%dDk%dDv%d_%s' % (d[:5] + (
+@pytest.mark.parametrize('dims', GPU_CHUNKED_DIMS, ids=lambda d: 'B%dH%dT%dDk%dDv%d_%s' % (d[:5] + (
     'hf' if d[5] else 'bthd',)))
-def test_gpu_chunked_versions(dims, dtype, version, set_flag):
-    """Both versions of the chunked GPU kernels (PADDLE_OPS_GLA_GPU=chunked: version 2, the
-    default; chunked_v1: the original) against the float64 reference: o, final_state and every
-    gradient. (test_strong_decays and the other tests run the default, version 2.)"""
-    set_flag('PADDLE_OPS_GLA_GPU', version)
+def test_gpu_chunked_shapes(dims, dtype, set_flag):
+    """The GPU path PADDLE_OPS_GLA_GPU=chunked (the default) against the float64 reference on
+    shapes that exercise the chunked kernels' tiles and loads: o, final_state and every
+    gradient."""
+    set_flag('PADDLE_OPS_GLA_GPU', 'chunked')
     B, H, T, Dk, Dv, head_first = dims
     q, k, v, g, h0 = make_inputs(B, H, T, Dk, Dv, head_first, seed=T + Dk)
     check_values_and_grads(q, k, v, g, h0, dtype, 'gpu', head_first)
