@@ -135,6 +135,11 @@ struct RegisterColumnSteps {
   }
 
   __device__ static void Total(const Op& op, const ColumnPart<kVec>& p, Items& it, State (&agg)[kVec], bool) {
+    Load(op, p, it);
+    Totals(op, p, it, agg);
+  }
+  // The thread's elements into registers (one access of kVec lines a step where p.vec).
+  __device__ static void Load(const Op& op, const ColumnPart<kVec>& p, Items& it) {
     if (p.vec) {  // the kVec lines all exist or none does
 #pragma unroll
       for (int k = 0; k < kSteps; ++k) {
@@ -154,6 +159,9 @@ struct RegisterColumnSteps {
         }
       }
     }
+  }
+  // The combination of each line's loaded steps (the op's ColumnTotal).
+  __device__ static void Totals(const Op& op, const ColumnPart<kVec>& p, Items& it, State (&agg)[kVec]) {
 #pragma unroll
     for (int v = 0; v < kVec; ++v) {
       agg[v] = p.has[v] && p.n > 0 ? Tiles::template ColumnTotal<kSteps>(op, it.x[v], p.n) : op.Identity();
