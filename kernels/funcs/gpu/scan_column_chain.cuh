@@ -271,7 +271,6 @@ __global__ void __launch_bounds__(ScanPolicy::kThreads, Shape::kMinBlocks)
     LookbackColumnPersistentKernel(Op op, LineGeometry g, int64_t lines, int64_t across, int64_t nbands,
                                    ChainStatus<typename Op::State> st, bool exclusive,
                                    const typename Op::State* init) {
-  using T = typename Shape::T;
   using Word = typename Shape::Word;
   constexpr int kThreads = Shape::kThreads, kVec = Shape::kVec, kSteps = Shape::kSteps;
   extern __shared__ uint4 lookback_smem[];
@@ -311,15 +310,7 @@ __global__ void __launch_bounds__(ScanPolicy::kThreads, Shape::kMinBlocks)
     const ColumnPart<kVec> p = part(cur);
     typename Shape::Steps::Items it;
     const Word* src = stage + buf * (kSteps * kThreads) + t;
-#pragma unroll
-    for (int k = 0; k < kSteps; ++k) {
-      if (p.has[0] && k < p.n) {
-        alignas(sizeof(Word)) T w[kVec];
-        *reinterpret_cast<Word*>(w) = src[k * kThreads];
-#pragma unroll
-        for (int v = 0; v < kVec; ++v) it.x[v][k] = w[v];
-      }
-    }
+    Shape::Steps::LoadWords(p, it, [&](int k) { return src[k * kThreads]; });
     LookbackTile<Shape>(op, lines, across, nbands, st, exclusive, init, cur, p, it, sm);
     cur = next;
   }

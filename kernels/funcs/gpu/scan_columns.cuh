@@ -141,15 +141,7 @@ struct RegisterColumnSteps {
   // The thread's elements into registers (one access of kVec lines a step where p.vec).
   __device__ static void Load(const Op& op, const ColumnPart<kVec>& p, Items& it) {
     if (p.vec) {  // the kVec lines all exist or none does
-#pragma unroll
-      for (int k = 0; k < kSteps; ++k) {
-        if (p.has[0] && k < p.n) {
-          alignas(sizeof(Word)) T w[kVec];
-          *reinterpret_cast<Word*>(w) = __ldg(reinterpret_cast<const Word*>(op.x + p.At(0, k)));
-#pragma unroll
-          for (int v = 0; v < kVec; ++v) it.x[v][k] = w[v];
-        }
-      }
+      LoadWords(p, it, [&](int k) { return __ldg(reinterpret_cast<const Word*>(op.x + p.At(0, k))); });
     } else {
 #pragma unroll
       for (int v = 0; v < kVec; ++v) {
@@ -157,6 +149,20 @@ struct RegisterColumnSteps {
         for (int k = 0; k < kSteps; ++k) {
           if (p.has[v] && k < p.n) it.x[v][k] = op.x[p.At(v, k)];
         }
+      }
+    }
+  }
+  // Vector steps into registers: word(k) is step k of the kVec lines as one Word (from memory or
+  // from a shared-memory stage).
+  template <typename WordAt>
+  __device__ static void LoadWords(const ColumnPart<kVec>& p, Items& it, WordAt word) {
+#pragma unroll
+    for (int k = 0; k < kSteps; ++k) {
+      if (p.has[0] && k < p.n) {
+        alignas(sizeof(Word)) T w[kVec];
+        *reinterpret_cast<Word*>(w) = word(k);
+#pragma unroll
+        for (int v = 0; v < kVec; ++v) it.x[v][k] = w[v];
       }
     }
   }

@@ -3,7 +3,7 @@
 // against a float64 (or exact integer) host reference, for determinism (two runs, same bits) and
 // for outputs left unwritten (poisoned first), and timed against a copy of the same bytes.
 // Build: bash tools/dev/harness/build.sh scan; run: build-harness/scan_harness [--quick] [--seg]
-// [--types] [--grad] [--columns] [--no-compare] [--strips] [--path <substring of a column path's name>]
+// [--types] [--grad] [--columns] [--no-compare] [--strips] [--lookback] [--path <substring of a column path's name>]
 // [--only <substring of the case name>]
 #include "tools/dev/harness/harness.cuh"
 
