@@ -30,6 +30,11 @@
 // flight. A block holds its next ticket while it finishes the current tile; the smallest
 // unfinished ticket always belongs to a block working on it, whose look-back waits only on
 // smaller tickets: still no deadlock.
+//
+// Measured on the H200 (docs/benchmarks.md, 2026-11-30): slower than the three phases on both
+// benchmark shapes (float32 cumsum 3.0-3.3 x copy against 2.35-2.59, logcumsumexp 7.0-9.3
+// against 4.2-4.9), so no op opts in (scan_launch.cuh's TileLookbackColumnLines); the kernel
+// harness runs it with --lookback.
 #pragma once
 
 #include <cub/warp/warp_scan.cuh>
