@@ -42,9 +42,10 @@
 #define PO_CUMSUM_STAGED_MIN_BLOCKS 3
 #endif
 // Columns from how many lines take the column strips (scan_columns.cuh; scan_launch.cuh's
-// TileStripColumnLines): float32, and int32/int64 below their one pass's 8192 lines. 0: never.
+// TileStripColumnLines): float32 (never since the thread steps of 2026-11-29 made its three
+// phases faster), and int32/int64 below their one pass's 8192 lines. 0: never.
 #ifndef PO_CUMSUM_STRIP_LINES
-#define PO_CUMSUM_STRIP_LINES 16384
+#define PO_CUMSUM_STRIP_LINES 0
 #endif
 #ifndef PO_CUMSUM_INT_STRIP_LINES
 #define PO_CUMSUM_INT_STRIP_LINES 4096
@@ -375,9 +376,12 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
 
   // Columns held in registers (the one-pass column tiles and the column strips of
   // scan_columns.cuh): x[k] is step k of one line in scan order, n of the K real. float32
-  // columns from PO_CUMSUM_STRIP_LINES lines take the strips (measured on the H200: 2.73 x copy
-  // against the three phases' 3.61 on 16384 lines; 4.17 against 2.70 on 4096 lines, where they
-  // stay on the three phases). The 16-bit types were not measured there: they keep their paths.
+  // columns took the strips from 16384 lines (H200, 2026-11-29: 2.73 x copy against the three
+  // phases' 3.61); since the seventh session's thread steps the three phases win there (2.53-2.59
+  // against 2.68-2.74 on [32, 4, 2048, 128] axis 2, same run, docs/benchmarks.md 2026-11-30), so
+  // PO_CUMSUM_STRIP_LINES is 0 and they stay on the three phases. The chained look-back
+  // (scan_column_chain.cuh) lost on both benchmark shapes (3.1-3.3). The 16-bit types were not
+  // measured there: they keep their paths.
   static constexpr bool kColumnTile = true;
   static constexpr int64_t kStripColumnLines = std::is_same<T, float>::value ? PO_CUMSUM_STRIP_LINES : 0;
   // Their total. A plain float64 sum is exact when every element is finite and the nonzero ones

@@ -396,11 +396,13 @@ TEST(GpuTest, ScanEngineLogcumsumexpFloat32ThreadStepsAcrossZero) {
   }
 }
 
-// float32 cumsum on the column strips (scan_columns.cuh: from 16384 lines with inner a multiple
-// of 4, cumsum_tiles.cuh): docs/spec.md §2's rule itself, every output no further from the exact
-// sum than the float64 loop rounded once to float, in every exclusive/reverse mode, and two runs
-// bitwise equal. Shapes: 16384 lines of 300 steps (a segment of 256 and a partial one), 20020
-// lines of 37 steps (strips across outer indices, the last strip partial); N(0, 3) with a
+// float32 cumsum on 16384 and more lines split along the length (the column strips of
+// scan_columns.cuh until 2026-11-30, the three phases since: PO_CUMSUM_STRIP_LINES in
+// cumsum_tiles.cuh; the float32 strips are checked in tools/dev/harness/scan --strips):
+// docs/spec.md §2's rule itself, every output no further from the exact sum than the float64
+// loop rounded once to float, in every exclusive/reverse mode, and two runs bitwise equal.
+// Shapes: 16384 lines of 300 steps, 20020 lines of 37 steps (tiles across outer indices, the
+// last one partial); N(0, 3) with a
 // +-1e20 pair down one line (the two-sum's slow steps) and a subnormal.
 TEST(GpuTest, ScanEngineColumnStripsCumsumFloat32) {
   REQUIRE_GPU();
@@ -437,6 +439,101 @@ TEST(GpuTest, ScanEngineColumnStripsCumsumFloat32) {
                           << " float64 loop " << static_cast<float>(loop);
           }
           if (excl) exact.Add(v[off]), loop += v[off];
+        }
+      }
+    }
+  }
+}
+
+// float32 logcumsumexp and cumsum on columns split along the length, where a wrong fold of the
+// segments before a tile shows in every later output of the line: [1, 8500, 1024] (1024 lines,
+// three phases with 133 segments a line: phase 2 a block per line), [3, 700, 1500] (4500 lines
+// across outer indices, 11 segments), [2, 1100, 1030] (inner not a multiple of 4: no vector
+// accesses), [1, 5000, 600] (the one pass of scan_columns.cuh, 40 tiles down each line). The
+// chained look-back of scan_column_chain.cuh runs on the same shapes where an op opts in
+// (kLookbackColumnLines; none does today, checked in tools/dev/harness/scan --lookback). Every
+// exclusive/reverse mode, two runs bitwise equal; non-finite lines (+inf then -inf, a NaN, a
+// -inf prefix), a +-1e20 pair and a subnormal. logcumsumexp against a long double reference
+// within docs/spec.md §1 (2.5e-7 relative where |ref| >= 0.5, 1e-6 below; inf and NaN exactly);
+// cumsum within §2's rule (never further from the exact sum than the float64 loop rounded once;
+// inf and NaN as that loop's).
+TEST(GpuTest, ScanEngineSegmentedColumnsFloat32NonFinite) {
+  REQUIRE_GPU();
+  ScopedGpuScanBackend engine("engine");
+  const std::vector<EngineCase> cases = {
+      {{1, 8500, 1024}, 1}, {{3, 700, 1500}, 1}, {{2, 1100, 1030}, 1}, {{1, 5000, 600}, 1}};
+  std::mt19937 rng(29);
+  std::normal_distribution<float> nd(0, 3);
+  for (const EngineCase& c : cases) {
+    const int64_t n = c.numel(), L = c.dims[1], inner = c.dims[2], outer = c.dims[0], lines = outer * inner;
+    std::vector<float> v(n);
+    for (float& e : v) e = nd(rng);
+    auto at = [&](int64_t line, int64_t k) { return line / inner * L * inner + line % inner + k * inner; };
+    const int64_t a = lines / 3, b = lines / 2, d = lines - 1, e = 70;
+    v[at(a, L / 3)] = INFINITY;  // +inf, later -inf: logcumsumexp +inf, cumsum NaN from there
+    v[at(a, L / 2)] = -INFINITY;
+    v[at(b, L - 200)] = NAN;
+    for (int64_t k = 0; k < L / 2; ++k) v[at(d, k)] = -INFINITY;  // an empty logcumsumexp prefix
+    v[at(e, 5)] = 1e20f;
+    v[at(e, L - 5)] = -1e20f;
+    v[at(e, L / 2)] = 1e-40f;
+    const DenseTensor xg = ToPlace(MakeCpu<float>(c.dims, v), GPUPlace(0));
+    for (int mode = 0; mode < 4; ++mode) {
+      const bool excl = mode & 1, rev = mode & 2;
+      const std::string what = c.Describe(mode);
+      const DenseTensor lse = ToPlace(RunCum("logcumsumexp", xg, 1, excl, rev), CPUPlace());
+      const DenseTensor sum = ToPlace(RunCum("cumsum", xg, 1, excl, rev), CPUPlace());
+      EXPECT_TRUE(SameBits(lse, ToPlace(RunCum("logcumsumexp", xg, 1, excl, rev), CPUPlace()))) << what;
+      EXPECT_TRUE(SameBits(sum, ToPlace(RunCum("cumsum", xg, 1, excl, rev), CPUPlace()))) << what;
+      int bad = 0;
+      for (int64_t line = 0; line < lines && bad < 5; ++line) {
+        long double m = -INFINITY, s = 0;
+        paddle_ops_test::ExactSum exact;
+        double loop = 0;
+        // cumsum: the float64 loop, and the exact sum while the loop is finite (every element so far is)
+        const auto check_sum = [&](int64_t off) {
+          const float got = sum.data<float>()[off];
+          const bool ok = std::isfinite(loop)  ? std::isfinite(got) && exact.DistanceTo(got) <= exact.DistanceTo(static_cast<float>(loop))
+                          : std::isnan(loop) ? std::isnan(got)
+                                             : static_cast<double>(got) == loop;
+          if (!ok) {
+            ++bad;
+            ADD_FAILURE() << "cumsum " << what << " element " << off << ": gpu " << got << " float64 loop "
+                          << static_cast<float>(loop);
+          }
+        };
+        for (int64_t k = 0; k < L && bad < 5; ++k) {
+          const int64_t off = at(line, rev ? L - 1 - k : k);
+          const float x = v[off];
+          const auto value = [&] { return m == -INFINITY ? -INFINITY : m + std::log(s); };
+          long double ref = excl ? value() : 0;
+          if (x == -INFINITY) {
+          } else if (x > m) {
+            s = (m == -INFINITY ? 0 : s * std::exp(m - x)) + 1;
+            m = x;
+          } else {
+            s += x == m ? 1 : std::exp(static_cast<long double>(x) - m);
+          }
+          if (!excl) ref = value();
+          const double o = lse.data<float>()[off];
+          bool ok;
+          if (std::isnan(static_cast<double>(ref))) {
+            ok = std::isnan(o);
+          } else if (std::isinf(static_cast<double>(ref))) {
+            ok = o == static_cast<double>(ref);
+          } else {
+            const long double r = std::fabs(ref);
+            ok = r < 1e-6 || std::fabs(o - ref) <= (r >= 0.5 ? 2.5e-7L : 1e-6L) * r;
+          }
+          if (!ok) {
+            ++bad;
+            ADD_FAILURE() << "logcumsumexp " << what << " element " << off << ": ref " << static_cast<double>(ref)
+                          << " gpu " << o;
+          }
+          if (excl) check_sum(off);
+          loop += x;
+          if (std::isfinite(x)) exact.Add(x);
+          if (!excl) check_sum(off);
         }
       }
     }
@@ -555,7 +652,7 @@ TEST(GpuTest, CachingAllocatorReusesFreedBlocks) {
 // The engine's carry-in per line and line totals (kernels/funcs/scan_carry.h, the sequence-parallel
 // scans' internal entries) on every GPU path the engine picks: 1-D single pass, long rows (single
 // pass), short and staged rows (which take the single pass with a carry), columns in one pass
-// (< 1024 lines), in three phases and in strips (scan_columns.cuh: cumsum's), an inner axis; forward / reverse / exclusive, -inf
+// (< 1024 lines), in three phases and in strips (scan_columns.cuh: integer cumsum's), an inner axis; forward / reverse / exclusive, -inf
 // carries. Each call runs twice (bitwise the same) and matches the CPU engine's carry scan on its
 // generic steps (float64 terms: the reference these tolerances were set against; the CPU's SIMD
 // paths are checked on their own in test_scan_carry.cc).
@@ -570,7 +667,7 @@ void CheckCarryGpu(bool lse, double tol) {
       {2048, 256, 1},    // staged rows
       {4, 5000, 64},     // columns, one pass (256 lines)
       {2, 700, 4096},    // columns, three phases (8192 lines; integers: the one pass)
-      {1, 100, 16384},   // columns, float32 cumsum's strips (16384 lines)
+      {1, 100, 16384},   // columns, 16384 lines (three phases; float32 cumsum's strips until 2026-11-30)
       {1, 300, 4096},    // columns, integer cumsum's strips (4096 lines)
       {3, 2000, 5},      // an inner axis, few lines
   };

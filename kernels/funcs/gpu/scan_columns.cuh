@@ -135,16 +135,13 @@ struct RegisterColumnSteps {
   }
 
   __device__ static void Total(const Op& op, const ColumnPart<kVec>& p, Items& it, State (&agg)[kVec], bool) {
+    Load(op, p, it);
+    Totals(op, p, it, agg);
+  }
+  // The thread's elements into registers (one access of kVec lines a step where p.vec).
+  __device__ static void Load(const Op& op, const ColumnPart<kVec>& p, Items& it) {
     if (p.vec) {  // the kVec lines all exist or none does
-#pragma unroll
-      for (int k = 0; k < kSteps; ++k) {
-        if (p.has[0] && k < p.n) {
-          alignas(sizeof(Word)) T w[kVec];
-          *reinterpret_cast<Word*>(w) = __ldg(reinterpret_cast<const Word*>(op.x + p.At(0, k)));
-#pragma unroll
-          for (int v = 0; v < kVec; ++v) it.x[v][k] = w[v];
-        }
-      }
+      LoadWords(p, it, [&](int k) { return __ldg(reinterpret_cast<const Word*>(op.x + p.At(0, k))); });
     } else {
 #pragma unroll
       for (int v = 0; v < kVec; ++v) {
@@ -154,6 +151,23 @@ struct RegisterColumnSteps {
         }
       }
     }
+  }
+  // Vector steps into registers: word(k) is step k of the kVec lines as one Word (from memory or
+  // from a shared-memory stage).
+  template <typename WordAt>
+  __device__ static void LoadWords(const ColumnPart<kVec>& p, Items& it, WordAt word) {
+#pragma unroll
+    for (int k = 0; k < kSteps; ++k) {
+      if (p.has[0] && k < p.n) {
+        alignas(sizeof(Word)) T w[kVec];
+        *reinterpret_cast<Word*>(w) = word(k);
+#pragma unroll
+        for (int v = 0; v < kVec; ++v) it.x[v][k] = w[v];
+      }
+    }
+  }
+  // The combination of each line's loaded steps (the op's ColumnTotal).
+  __device__ static void Totals(const Op& op, const ColumnPart<kVec>& p, Items& it, State (&agg)[kVec]) {
 #pragma unroll
     for (int v = 0; v < kVec; ++v) {
       agg[v] = p.has[v] && p.n > 0 ? Tiles::template ColumnTotal<kSteps>(op, it.x[v], p.n) : op.Identity();

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/funcs/gpu/scan_column_chain.cuh"
 #include "kernels/funcs/gpu/scan_columns.cuh"
 #include "kernels/funcs/gpu/scan_kernel.cuh"
 #include "kernels/funcs/gpu/scan_onepass.cuh"
@@ -174,12 +175,23 @@ PO_TILE_TRAIT(TileOnePassColumnLines, kOnePassColumnLines, int64_t, 0)
 // between blocks), for ops whose tiles set it (0, the default: never) and have register column
 // steps, when the lines allow vector accesses; an op's kOnePassColumnLines, where set, takes
 // precedence from its own count up. Measured on the H200 (docs/benchmarks.md, 2026-11-29 sixth
-// session): float32 cumsum from 16384 lines (2.73 x copy against the three phases' 3.61 on
-// [32, 4, 2048, 128] axis 2 reverse; on 4096 lines the strips lose, 4.17 against 2.70), integer
+// session and 2026-11-30): float32 cumsum took them from 16384 lines until its thread steps made
+// the three phases faster (2.53-2.59 x copy against the strips' 2.68-2.74 on [32, 4, 2048, 128]
+// axis 2; on 4096 lines the strips lose, 4.17 against 2.70); integer
 // cumsum from 4096 lines below its one pass's 8192 ([16384, 4096] axis 0: int64 1.22 against
 // 1.58, int32 1.56 against 1.95). logcumsumexp keeps its paths (strips 14.1 against 4.2 on
 // 4096 lines: its log-sum-exp warp scans down the rows at 8 warps an SM).
 PO_TILE_TRAIT(TileStripColumnLines, kStripColumnLines, int64_t, 0)
+
+// From how many lines the columns that would take segments go to the one pass with a chained
+// look-back (scan_column_chain.cuh: every element read once, tiles of 64 lines by 128 steps),
+// for ops whose tiles set it (0, the default: never) and have register column steps; it takes
+// precedence over the strips and the op's kOnePassColumnLines. No op sets it: on the H200 it
+// lost to the three phases on both benchmark shapes (float32 cumsum 3.1-3.3 x copy against
+// 2.35-2.59, logcumsumexp 8.2-9.3 against 4.2-4.9; docs/benchmarks.md, 2026-11-30). TileLookbackPersistent: its
+// persistent form (cp.async of the next tile) where the lines allow vector accesses.
+PO_TILE_TRAIT(TileLookbackColumnLines, kLookbackColumnLines, int64_t, 0)
+PO_TILE_TRAIT(TileLookbackPersistent, kLookbackPersistent, bool, false)
 
 // Columns (inner > 1): a thread per line walking it whole where the lines fill the GPU
 // (TileColumnThreads of them), else segments. Lines so few that even kMaxColumnSegments
@@ -204,6 +216,14 @@ void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, i
   constexpr bool kOnePassOk = TileColumnPhases<GpuTileScan<Op>>::value != 3;
   const bool one_pass_lines = kOnePassFrom > 0 && segmented && lines >= kOnePassFrom;
   constexpr int64_t kStripFrom = TileStripColumnLines<GpuTileScan<Op>>::value;
+  constexpr int64_t kLookbackFrom = TileLookbackColumnLines<GpuTileScan<Op>>::value;
+  if constexpr (TileColumnTile<GpuTileScan<Op>>::value && kOnePassOk && kLookbackFrom > 0) {
+    if (segmented && lines >= kLookbackFrom) {
+      LookbackColumns<typename DefaultLookbackShape<Op>::type>(stream, scratch, g, lines, exclusive, op,
+                                                               TileLookbackPersistent<GpuTileScan<Op>>::value, init);
+      return;
+    }
+  }
   if constexpr (TileColumnTile<GpuTileScan<Op>>::value && kOnePassOk && kStripFrom > 0) {
     if (segmented && lines >= kStripFrom && !one_pass_lines &&
         StripColumns<typename DefaultStripShape<Op>::type>(stream, g, lines, exclusive, op, init)) {

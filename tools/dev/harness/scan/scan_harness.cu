@@ -3,7 +3,7 @@
 // against a float64 (or exact integer) host reference, for determinism (two runs, same bits) and
 // for outputs left unwritten (poisoned first), and timed against a copy of the same bytes.
 // Build: bash tools/dev/harness/build.sh scan; run: build-harness/scan_harness [--quick] [--seg]
-// [--types] [--grad] [--columns] [--no-compare] [--strips] [--path <substring of a column path's name>]
+// [--types] [--grad] [--columns] [--no-compare] [--strips] [--lookback] [--path <substring of a column path's name>]
 // [--only <substring of the case name>]
 #include "tools/dev/harness/harness.cuh"
 
@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/funcs/gpu/scan_column_chain.cuh"
 #include "kernels/funcs/gpu/scan_launch.cuh"
 #include "kernels/gpu/cumsum_tiles.cuh"
 #include "kernels/gpu/logcumsumexp_tiles.cuh"
@@ -177,7 +178,8 @@ bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
 enum class ColumnPath {
   kLibrary, kThreePhase, kOnePass, kAlt1, kAlt2, kAlt3,
   kStrip, kStrip1, kStrip2, kStrip3, kStrip4, kStrip5,  // --strips: the column strips (scan_columns.cuh)
-  kStrip6, kStrip7, kStrip8                             // float32 strips of 16 and 8 lines (not yet run)
+  kStrip6, kStrip7, kStrip8,                            // float32 strips of 16 and 8 lines (not yet run)
+  kLb, kLbP, kLb1, kLb2, kLbP1, kLbP2, kLbP3             // --lookback: the chained look-back (scan_column_chain.cuh)
 };
 static const char* ColumnPathName(ColumnPath c, bool reg) {
   switch (c) {
@@ -209,6 +211,20 @@ static const char* ColumnPathName(ColumnPath c, bool reg) {
       return "st v2 k16 g8 s2/2";
     case ColumnPath::kStrip8:
       return "st v1 k8 g8 s3/2";
+    case ColumnPath::kLb:
+      return "lb default";
+    case ColumnPath::kLbP:
+      return "lbp default";
+    case ColumnPath::kLb1:
+      return "lb k8 g32/mb3";
+    case ColumnPath::kLb2:
+      return "lb k8 g8/mb3";
+    case ColumnPath::kLbP1:
+      return "lbp k4 g16/mb4";
+    case ColumnPath::kLbP2:
+      return "lbp k8 g8/mb2";
+    case ColumnPath::kLbP3:
+      return "lbp k8 g32/mb2";
     default:
       return "default";
   }
@@ -227,6 +243,22 @@ void LaunchColumns(ColumnPath path, cudaStream_t stream, Scratch& scratch, const
   const int64_t lines = l.outer * l.inner;
   if (path == ColumnPath::kThreePhase) {
     sg::ScanColumnsThreePhase(stream, scratch, g, lines, exclusive, op);
+    return;
+  }
+  if (path >= ColumnPath::kLb) {  // the chained look-back, float32 only (nothing launched otherwise: FAIL)
+    if constexpr (RegisterColumns<Op>()) {
+      using T = std::remove_const_t<std::remove_pointer_t<decltype(Op::x)>>;
+      if constexpr (std::is_same<T, float>::value) {
+        using D = typename sg::DefaultLookbackShape<Op>::type;
+        if (path == ColumnPath::kLb) sg::LookbackColumns<D>(stream, scratch, g, lines, exclusive, op, false);
+        if (path == ColumnPath::kLbP) sg::LookbackColumns<D>(stream, scratch, g, lines, exclusive, op, true);
+        if (path == ColumnPath::kLb1) sg::LookbackColumns<sg::LookbackColumnShape<Op, 4, 8, 32, 3>>(stream, scratch, g, lines, exclusive, op, false);
+        if (path == ColumnPath::kLb2) sg::LookbackColumns<sg::LookbackColumnShape<Op, 4, 8, 8, 3>>(stream, scratch, g, lines, exclusive, op, false);
+        if (path == ColumnPath::kLbP1) sg::LookbackColumns<sg::LookbackColumnShape<Op, 4, 4, 16, 4>>(stream, scratch, g, lines, exclusive, op, true);
+        if (path == ColumnPath::kLbP2) sg::LookbackColumns<sg::LookbackColumnShape<Op, 4, 8, 8, 2>>(stream, scratch, g, lines, exclusive, op, true);
+        if (path == ColumnPath::kLbP3) sg::LookbackColumns<sg::LookbackColumnShape<Op, 4, 8, 32, 2>>(stream, scratch, g, lines, exclusive, op, true);
+      }
+    }
     return;
   }
   if (path == ColumnPath::kOnePass) {
@@ -289,7 +321,7 @@ std::vector<T> TwoRuns(harness::DeviceBuffer<T>& out, harness::Scratch& scratch,
 
 struct Options {
   bool quick = false, seg = false, check = true, types = false, grad = false, columns_only = false,
-       compare = true, vs_three_phase = false, strips = false;
+       compare = true, vs_three_phase = false, strips = false, lookback = false;
   std::vector<std::string> only;  // run only the cases whose name holds one of these
   std::vector<std::string> paths;  // --path: column paths whose name holds one of these ("default" always runs)
   bool PathSelected(const std::string& name) const {
@@ -315,6 +347,10 @@ std::vector<ColumnPath> ColumnPaths(const Shape& s) {
   using T = std::remove_const_t<std::remove_pointer_t<decltype(Op::x)>>;
   if (s.inner == 1 || !g_opt.compare) return {ColumnPath::kLibrary};
   if (g_opt.vs_three_phase) return {ColumnPath::kLibrary, ColumnPath::kThreePhase};
+  if (g_opt.lookback && RegisterColumns<Op>() && std::is_same<T, float>::value) {  // --lookback
+    return {ColumnPath::kLibrary, ColumnPath::kThreePhase, ColumnPath::kLb,   ColumnPath::kLbP, ColumnPath::kLb1,
+            ColumnPath::kLb2,     ColumnPath::kLbP1,       ColumnPath::kLbP2, ColumnPath::kLbP3};
+  }
   if (g_opt.strips && RegisterColumns<Op>() && sizeof(T) > 2 &&
       s.inner % phi::funcs::scan_gpu::DefaultStripShape<Op>::kVec == 0) {  // --strips: the strips beside the library's path
     if (!std::is_same<T, float>::value) return {ColumnPath::kLibrary, ColumnPath::kThreePhase, ColumnPath::kStrip};
@@ -568,6 +604,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--no-compare")) opt.compare = false;
     if (!std::strcmp(argv[i], "--vs-3p")) opt.vs_three_phase = true;
     if (!std::strcmp(argv[i], "--strips")) opt.strips = true;
+    if (!std::strcmp(argv[i], "--lookback")) opt.lookback = true;
     if (!std::strcmp(argv[i], "--path") && i + 1 < argc) opt.paths.push_back(argv[++i]);
     if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) {  // e.g. --runs -1,0,32
       opt.runs.clear();
