@@ -1,0 +1,435 @@
+// Harness-only variants of repeat_interleave's tensor-count passes (kernels/gpu/
+// repeat_interleave_tiles.cuh stays as it is; the next session wires in what wins). Each
+// variant produces what the library's path produces, bit for bit (rint_harness.cu checks it):
+//
+// Pass 1, the tile offsets (rt::Offsets: incl[0..tiles), the negative flag in incl[tiles], the
+// tile flags, a byte per count):
+//   - SumsVecKernel<kLook = false>: a thread reads its 8 consecutive counts as 16-byte vectors
+//     (4 loads of int64, 2 of int32, instead of 8 striped 8-byte loads) and stores their 8
+//     bytes with one 8-byte store (instead of 8 byte stores); the tile sums then go to the
+//     library's one-block scan ("vec") or to cub::DeviceScan ("vcub");
+//   - SumsVecKernel<kLook = true> ("look"): the same sums, then the scan engine's look-back
+//     (kernels/funcs/gpu/scan_onepass.cuh: tiles in ticket order, the tree of block aggregates)
+//     gives each tile its inclusive offset in the same kernel: one launch and a small memset
+//     instead of two launches, no one-block scan. The state carries the negative flag (an OR),
+//     so the last tile writes incl[tiles] too. Saturating sums are associative and exact, so
+//     any look-back order gives the same bits as the one-block scan.
+// The 1-D scatter (inner == 1):
+//   - NarrowLineKernel<Off = uint32_t>: tiles whose counts are all below 256 (flag bit 1 clear)
+//     with 32-bit run offsets relative to the tile's start (the library keeps 64-bit starts and
+//     ends of all 8 runs in registers: 32 registers for s[]/e[] alone); the runs recomputed per
+//     stage chunk from the thread's exclusive offset; counts from one 8-byte load of their
+//     bytes; a 32-bit block scan. Template stage size and blocks per SM.
+//   - NarrowLineKernel<Off = uint64_t>: the flagged tiles (a count above 255), from the counts,
+//     64-bit; launched always (a small persistent grid that skips unflagged tiles).
+// One pass for the 1-D case with output_size (FusedLineKernel, "fused"): the counts read once
+// (no byte copy, no pass 1): tile sums, the engine's look-back, then the narrow scatter from the
+// registers; tiles with a count above 255 are left to NarrowLineKernel<uint64_t> after it (the
+// fused kernel writes their incl and flags).
+#pragma once
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "kernels/funcs/gpu/scan_onepass.cuh"
+#include "kernels/gpu/repeat_interleave_tiles.cuh"
+
+namespace rint_variants {
+
+namespace rt = phi::repeat::tiles;
+namespace sg = phi::funcs::scan_gpu;
+
+constexpr int kThreads = rt::kThreads;
+constexpr int kItems = 8;  // the variants assume 8 slices a thread (the library's default)
+static_assert(rt::kItems == kItems, "rint variants are written for PO_RINT_ITEMS=8");
+constexpr int64_t kTile = rt::kTile;
+
+// The look-back's states: the saturating sum, and with it the negative flag (pass 1).
+struct SumNeg {
+  uint64_t s;
+  uint32_t neg, pad;
+};
+struct SumNegOp {
+  using State = SumNeg;
+  __device__ State Identity() const { return SumNeg{0, 0, 0}; }
+  __device__ State Combine(const State& a, const State& b) const {
+    return SumNeg{rt::SatAdd()(a.s, b.s), a.neg | b.neg, 0};
+  }
+};
+struct SatOp {
+  using State = uint64_t;
+  __device__ State Identity() const { return 0; }
+  __device__ State Combine(State a, State b) const { return rt::SatAdd()(a, b); }
+};
+
+// A thread's 8 consecutive counts (j0..j0+7), clamped at 0: 16-byte loads where whole and aligned.
+template <typename R>
+__device__ void LoadCounts8(const rt::Counts<R>& cnt, int64_t j0, uint64_t (&c)[kItems], bool& neg) {
+  if (j0 + kItems <= cnt.n && !cnt.broadcast) {
+    __align__(16) R raw[kItems];
+    rt::LoadItems(cnt.c + j0, raw, rt::Aligned16(cnt.c + j0));
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      neg = neg || raw[i] < 0;
+      c[i] = raw[i] < 0 ? 0 : static_cast<uint64_t>(raw[i]);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) c[i] = j0 + i < cnt.n ? cnt.At(j0 + i, &neg) : 0;
+  }
+}
+
+// The bytes min(c, 255) packed little-endian in two words, whether any count passed 255, and the
+// saturating sum.
+__device__ inline uint64_t PackBytes(const uint64_t (&c)[kItems], uint2& packed, bool& big) {
+  uint64_t s = 0;
+  packed = make_uint2(0, 0);
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    big = big || c[i] > 255;
+    const uint32_t b = c[i] > 255 ? 255u : static_cast<uint32_t>(c[i]);
+    if (i < 4) packed.x |= b << (8 * i); else packed.y |= b << (8 * (i - 4));
+    s = rt::SatAdd()(s, c[i]);
+  }
+  return s;
+}
+
+__device__ inline uint32_t ByteAt(const uint2& p, int i) { return ((i < 4 ? p.x : p.y) >> (8 * (i % 4))) & 255u; }
+
+// Pass 1, a block per tile. kLook: tiles in ticket order, incl[t] through the engine's
+// look-back (st zeroed before the launch), incl[tiles] the negative flag; else sums[t] and the
+// flags as TileSumsKernel writes them (and *negative = 1 where given, zeroed before).
+template <typename R, bool kLook>
+__global__ void __launch_bounds__(kThreads) SumsVecKernel(rt::Counts<R> cnt, uint64_t* sums, uint64_t* incl,
+                                                          uint32_t* flags, uint8_t* bytes, uint64_t* negative,
+                                                          int64_t tiles, sg::TileStatus<SumNeg> st) {
+  using Reduce = cub::BlockReduce<uint64_t, kThreads>;
+  __shared__ typename Reduce::TempStorage tmp;
+  __shared__ unsigned long long ticket;
+  __shared__ SumNeg carry;
+  int64_t t = blockIdx.x;
+  if constexpr (kLook) {
+    if (threadIdx.x == 0) ticket = atomicAdd(st.ticket, 1ull);
+    __syncthreads();
+    t = static_cast<int64_t>(ticket);
+  }
+  const int64_t j0 = t * kTile + threadIdx.x * kItems;
+  bool neg = false, big = false;
+  uint64_t c[kItems];
+  LoadCounts8(cnt, j0, c, neg);
+  uint2 packed;
+  const uint64_t s = PackBytes(c, packed, big);
+  if (j0 + kItems <= cnt.n) {
+    *reinterpret_cast<uint2*>(bytes + j0) = packed;  // j0 % 8 == 0, bytes 16-byte aligned
+  } else {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      if (j0 + i < cnt.n) bytes[j0 + i] = static_cast<uint8_t>(ByteAt(packed, i));
+    }
+  }
+  const uint64_t total = Reduce(tmp).Reduce(s, rt::SatAdd());
+  const int any_neg = __syncthreads_or(neg), any_big = __syncthreads_or(big);
+  const uint32_t flag = (any_neg ? 1u : 0u) | (any_big ? 2u : 0u);
+  if constexpr (kLook) {
+    const SumNegOp op;
+    if (threadIdx.x < 32) {
+      const SumNeg mine{total, any_neg ? 1u : 0u, 0};
+      if (threadIdx.x == 0) st.PublishUp(op, 0, t, mine);
+      const SumNeg before = sg::WarpLookback(op, st, 0, t, op.Identity(), threadIdx.x);
+      if (threadIdx.x == 0) carry = op.Combine(before, mine);
+    }
+    if (threadIdx.x == 0) {
+      incl[t] = carry.s;
+      flags[t] = flag;
+      if (t + 1 == tiles) incl[tiles] = carry.neg;
+    }
+  } else {
+    if (threadIdx.x == 0) {
+      sums[t] = total;
+      flags[t] = flag;
+      if (negative != nullptr && any_neg) *negative = 1;
+    }
+  }
+}
+
+// 32-bit offsets only ever add bytes (no overflow); 64-bit ones saturate.
+template <typename Off>
+__device__ __forceinline__ Off AddOff(Off a, Off b) {
+  if constexpr (sizeof(Off) == 8) return rt::SatAdd()(a, b); else return a + b;
+}
+template <typename Off>
+struct AddOffOp {
+  __device__ Off operator()(Off a, Off b) const { return AddOff(a, b); }
+};
+template <typename Off>
+__device__ __forceinline__ Off MinOff(Off a, Off b) { return a < b ? a : b; }
+
+template <typename Off>
+using OffScan = cub::BlockScan<Off, kThreads>;
+
+// A thread's 8 counts for WriteTile: the counts themselves (64-bit) or their bytes, packed in
+// two words (2 registers instead of 8) and taken out where used.
+template <typename Off>
+struct CountRegs {
+  Off c[kItems];
+  __device__ Off operator[](int i) const { return c[i]; }
+};
+template <>
+struct CountRegs<uint32_t> {
+  uint2 packed;
+  __device__ uint32_t operator[](int i) const { return ByteAt(packed, i); }
+};
+
+// One 1-D tile's outputs: thread i holds slices j0..j0+7 (counts c, values v); the tile starts
+// at output `base` (the sum of the tiles before it); runs are cut at m (the output length), the
+// line's last slice's run ends at m. Run offsets relative to base, in Off; the outputs pass
+// through the stage in chunks of kStage and leave as 16-byte vectors (rt::StoreStaged).
+template <typename T, typename Off, int kStage>
+__device__ void WriteTile(const CountRegs<Off>& c, const T (&v)[kItems], int64_t j0, int64_t n, uint64_t base,
+                          uint64_t m, bool last_tile, T* line, T* stage, typename OffScan<Off>::TempStorage& tmp) {
+  const uint64_t lim64 = base < m ? m - base : 0;
+  const Off lim = lim64 > static_cast<uint64_t>(static_cast<Off>(~Off{0})) ? static_cast<Off>(~Off{0})
+                                                                           : static_cast<Off>(lim64);
+  Off sum = 0;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) sum = AddOff(sum, c[i]);
+  Off start, agg;
+  __syncthreads();  // the previous tile's scan storage and stage are free
+  OffScan<Off>(tmp).ExclusiveScan(sum, start, Off{0}, AddOffOp<Off>(), agg);
+  const Off r1 = last_tile ? lim : MinOff(agg, lim);
+  if (r1 == 0) return;  // the same for the whole block
+  T* dst = line + base;
+  for (Off p = 0; p < r1; p += kStage) {
+    const Off q = r1 - p > Off{kStage} ? p + kStage : r1;
+    const int shift = static_cast<int>((reinterpret_cast<uintptr_t>(dst + p) % 16) / sizeof(T));
+    Off pos = start;
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const Off s = MinOff(pos, lim);
+      pos = AddOff(pos, c[i]);
+      const Off e = j0 + i == n - 1 ? lim : (j0 + i >= n ? s : MinOff(pos, lim));
+      const Off lo = s > p ? s : p, hi = e < q ? e : q;
+      for (Off k = lo; k < hi; ++k) stage[shift + static_cast<int>(k - p)] = v[i];
+    }
+    __syncthreads();
+    rt::StoreStaged(dst + p, stage, shift, static_cast<int>(q - p));
+    __syncthreads();
+  }
+}
+
+// The 1-D scatter, a block per tile of a line (grid-stride over outer * tiles). Off = uint32_t:
+// the tiles without a count above 255, counts from their bytes; Off = uint64_t: the others,
+// counts from the counts.
+template <typename T, typename R, typename Off, int kStageBytes, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    NarrowLineKernel(rt::Counts<R> cnt, rt::Offsets off, const T* x, T* out, int64_t M, int64_t tiles, int64_t outer) {
+  constexpr bool kBig = sizeof(Off) == 8;
+  constexpr int kStage = kStageBytes / static_cast<int>(sizeof(T));
+  constexpr int V = 16 / sizeof(T);
+  __shared__ typename OffScan<Off>::TempStorage tmp;
+  __shared__ __align__(16) T stage[kStage + V];
+  const int64_t n = cnt.n;
+  for (int64_t b = blockIdx.x; b < outer * tiles; b += gridDim.x) {
+    const int64_t o = b / tiles, t = b - o * tiles;
+    if (((off.flags[t] & 2u) != 0) != kBig) continue;  // the same for the whole block
+    const int64_t j0 = t * kTile + threadIdx.x * kItems;
+    CountRegs<Off> c;
+    __align__(16) T v[kItems];
+    if constexpr (kBig) {
+      bool neg = false;
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) c.c[i] = j0 + i < n ? cnt.At(j0 + i, &neg) : 0;
+    } else if (j0 + kItems <= n) {
+      c.packed = *reinterpret_cast<const uint2*>(off.bytes + j0);
+    } else {
+      c.packed = make_uint2(0, 0);
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        const uint32_t b = j0 + i < n ? off.bytes[j0 + i] : 0u;
+        if (i < 4) c.packed.x |= b << (8 * i); else c.packed.y |= b << (8 * (i - 4));
+      }
+    }
+    const T* xs = x + o * n + j0;
+    if (j0 + kItems <= n) {
+      rt::LoadItems(xs, v, rt::Aligned16(xs));
+    } else {
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) v[i] = j0 + i < n ? xs[i] : T{};
+    }
+    const uint64_t base = t == 0 ? 0 : off.incl[t - 1];
+    WriteTile<T, Off, kStage>(c, v, j0, n, base, static_cast<uint64_t>(M), t + 1 == tiles, out + o * M, stage, tmp);
+  }
+}
+
+// One pass for 1-D with output_size (outer == 1): the counts read once; incl and flags written
+// for NarrowLineKernel<uint64_t>, which writes the tiles with a count above 255 after it.
+template <typename T, typename R, int kStageBytes, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    FusedLineKernel(rt::Counts<R> cnt, uint64_t* incl, uint32_t* flags, const T* x, T* out, int64_t M, int64_t tiles,
+                    sg::TileStatus<uint64_t> st) {
+  constexpr int kStage = kStageBytes / static_cast<int>(sizeof(T));
+  constexpr int V = 16 / sizeof(T);
+  using Reduce = cub::BlockReduce<uint64_t, kThreads>;
+  __shared__ union {
+    typename Reduce::TempStorage reduce;
+    typename OffScan<uint32_t>::TempStorage scan;
+  } tmp;
+  __shared__ __align__(16) T stage[kStage + V];
+  __shared__ unsigned long long ticket;
+  __shared__ uint64_t carry;
+  if (threadIdx.x == 0) ticket = atomicAdd(st.ticket, 1ull);
+  __syncthreads();
+  const int64_t t = static_cast<int64_t>(ticket), n = cnt.n;
+  const int64_t j0 = t * kTile + threadIdx.x * kItems;
+  bool neg = false, big = false;
+  uint2 packed;
+  __align__(16) T v[kItems];
+  uint64_t s;
+  {
+    uint64_t c[kItems];
+    LoadCounts8(cnt, j0, c, neg);
+    s = PackBytes(c, packed, big);
+  }
+  if (j0 + kItems <= n) {
+    rt::LoadItems(x + j0, v, rt::Aligned16(x + j0));
+  } else {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) v[i] = j0 + i < n ? x[j0 + i] : T{};
+  }
+  const uint64_t total = Reduce(tmp.reduce).Reduce(s, rt::SatAdd());
+  const int any_neg = __syncthreads_or(neg), any_big = __syncthreads_or(big);
+  const SatOp op;
+  if (threadIdx.x < 32) {
+    if (threadIdx.x == 0) st.PublishUp(op, 0, t, total);
+    const uint64_t before = sg::WarpLookback(op, st, 0, t, op.Identity(), threadIdx.x);
+    if (threadIdx.x == 0) {
+      carry = before;
+      incl[t] = rt::SatAdd()(before, total);
+      flags[t] = (any_neg ? 1u : 0u) | (any_big ? 2u : 0u);
+    }
+  }
+  __syncthreads();
+  if (any_big) return;
+  CountRegs<uint32_t> c;
+  c.packed = packed;
+  WriteTile<T, uint32_t, kStage>(c, v, j0, n, carry, static_cast<uint64_t>(M), t + 1 == tiles, out, stage, tmp.scan);
+}
+
+// ---- host side
+
+enum class Pass1 { kLib, kVec, kVecCub, kLook };
+enum class Scat { kLib, kN32x4, kN16x6, kN16x8, kN32x6 };
+
+// Scratch for a variant: the library's layout (rt::OffsetsScratch) plus the look-back status
+// and cub's temporary storage.
+struct Scratch {
+  rt::OffsetsScratch sc;
+  sg::TileStatusLayout<SumNeg> look_layout;
+  sg::TileStatusLayout<uint64_t> fused_layout;
+  int64_t* offsets = nullptr;  // sc.Int64s()
+  char* status = nullptr;      // max of both layouts
+  void* cub_tmp = nullptr;
+  size_t cub_bytes = 0;
+  explicit Scratch(int64_t n) : sc(rt::OffsetsScratchFor(n)) {
+    look_layout = sg::TileStatusLayout<SumNeg>{1, sc.tiles, 1};
+    fused_layout = sg::TileStatusLayout<uint64_t>{1, sc.tiles, 1};
+    HARNESS_CHECK(cudaMalloc(&offsets, sc.Int64s() * sizeof(int64_t)));
+    HARNESS_CHECK(cudaMalloc(&status, std::max(look_layout.Bytes(), fused_layout.Bytes())));
+    HARNESS_CHECK(cub::DeviceScan::InclusiveScan(nullptr, cub_bytes, static_cast<const uint64_t*>(nullptr),
+                                                 static_cast<uint64_t*>(nullptr), rt::SatAdd(),
+                                                 static_cast<int>(sc.tiles)));
+    HARNESS_CHECK(cudaMalloc(&cub_tmp, std::max<size_t>(cub_bytes, 16)));
+  }
+  ~Scratch() {
+    cudaFree(offsets);
+    cudaFree(status);
+    cudaFree(cub_tmp);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  uint64_t* Sums() const { return reinterpret_cast<uint64_t*>(offsets); }
+  uint64_t* Incl() const { return Sums() + sc.tiles; }
+  uint32_t* Flags() const { return reinterpret_cast<uint32_t*>(offsets + sc.FlagsAt()); }
+  uint8_t* Bytes() const { return reinterpret_cast<uint8_t*>(offsets + sc.BytesAt()); }
+};
+
+template <typename R>
+rt::Offsets Offsets(cudaStream_t st, Pass1 p, Scratch& s, rt::Counts<R> cnt) {
+  const int64_t tiles = s.sc.tiles;
+  const unsigned grid = static_cast<unsigned>(tiles);
+  switch (p) {
+    case Pass1::kLib:
+      return rt::TileOffsets(st, s.sc, cnt, s.offsets);
+    case Pass1::kVec:
+      SumsVecKernel<R, false><<<grid, kThreads, 0, st>>>(cnt, s.Sums(), s.Incl(), s.Flags(), s.Bytes(), nullptr, tiles,
+                                                         sg::TileStatus<SumNeg>{});
+      rt::ScanTilesKernel<<<1, rt::kScanThreads, 0, st>>>(s.Sums(), s.Flags(), s.Incl(), tiles);
+      break;
+    case Pass1::kVecCub: {
+      HARNESS_CHECK(cudaMemsetAsync(s.Incl() + tiles, 0, sizeof(uint64_t), st));
+      SumsVecKernel<R, false><<<grid, kThreads, 0, st>>>(cnt, s.Sums(), s.Incl(), s.Flags(), s.Bytes(),
+                                                         s.Incl() + tiles, tiles, sg::TileStatus<SumNeg>{});
+      size_t b = s.cub_bytes;
+      HARNESS_CHECK(cub::DeviceScan::InclusiveScan(s.cub_tmp, b, s.Sums(), s.Incl(), rt::SatAdd(),
+                                                   static_cast<int>(tiles), st));
+      break;
+    }
+    case Pass1::kLook:
+      HARNESS_CHECK(cudaMemsetAsync(s.status, 0, s.look_layout.ZeroBytes(), st));
+      SumsVecKernel<R, true><<<grid, kThreads, 0, st>>>(cnt, s.Sums(), s.Incl(), s.Flags(), s.Bytes(), nullptr, tiles,
+                                                        s.look_layout.In(s.status));
+      break;
+  }
+  return rt::Offsets{s.Incl(), s.Flags(), s.Bytes()};
+}
+
+template <typename T, typename R, int kStageBytes, int kMinBlocks>
+void NarrowScatter(cudaStream_t st, int sms, rt::Counts<R> cnt, rt::Offsets off, const T* x, T* out, int64_t outer,
+                   int64_t M) {
+  const int64_t tiles = rt::TileCount(cnt.n), blocks = outer * tiles;
+  const int grid = static_cast<int>(std::min<int64_t>(blocks, int64_t{sms} * 64));
+  NarrowLineKernel<T, R, uint32_t, kStageBytes, kMinBlocks><<<grid, kThreads, 0, st>>>(cnt, off, x, out, M, tiles, outer);
+  const int big_grid = static_cast<int>(std::min<int64_t>(blocks, int64_t{sms} * 2));
+  NarrowLineKernel<T, R, uint64_t, 32768, 1><<<big_grid, kThreads, 0, st>>>(cnt, off, x, out, M, tiles, outer);
+}
+
+template <typename T, typename R>
+void Scatter(cudaStream_t st, int sms, Scat v, rt::Counts<R> cnt, rt::Offsets off, const T* x, T* out, int64_t outer,
+             int64_t M, int64_t inner) {
+  if (v == Scat::kLib || inner != 1) return rt::Scatter(st, sms, cnt, off, x, out, outer, M, inner);
+  switch (v) {
+    case Scat::kN32x4: return NarrowScatter<T, R, 32768, 4>(st, sms, cnt, off, x, out, outer, M);
+    case Scat::kN16x6: return NarrowScatter<T, R, 16384, 6>(st, sms, cnt, off, x, out, outer, M);
+    case Scat::kN16x8: return NarrowScatter<T, R, 16384, 8>(st, sms, cnt, off, x, out, outer, M);
+    case Scat::kN32x6: return NarrowScatter<T, R, 32768, 6>(st, sms, cnt, off, x, out, outer, M);
+    default: return;
+  }
+}
+
+// The one pass (1-D, outer == 1, output_size given as M).
+template <typename T, typename R>
+void Fused(cudaStream_t st, int sms, Scratch& s, rt::Counts<R> cnt, const T* x, T* out, int64_t M) {
+  const int64_t tiles = s.sc.tiles;
+  HARNESS_CHECK(cudaMemsetAsync(s.status, 0, s.fused_layout.ZeroBytes(), st));
+  FusedLineKernel<T, R, 32768, 4><<<static_cast<unsigned>(tiles), kThreads, 0, st>>>(
+      cnt, s.Incl(), s.Flags(), x, out, M, tiles, s.fused_layout.In(s.status));
+  const int big_grid = static_cast<int>(std::min<int64_t>(tiles, int64_t{sms} * 2));
+  NarrowLineKernel<T, R, uint64_t, 32768, 1><<<big_grid, kThreads, 0, st>>>(
+      cnt, rt::Offsets{s.Incl(), s.Flags(), s.Bytes()}, x, out, M, tiles, 1);
+}
+
+// The variants a run checks and times: pass 1 and the 1-D scatter (rows: the library's).
+struct Variant {
+  const char* name;
+  Pass1 p;
+  Scat s;
+};
+constexpr Variant kVariants[] = {
+    {"vec", Pass1::kVec, Scat::kLib},          {"vcub", Pass1::kVecCub, Scat::kLib},
+    {"look", Pass1::kLook, Scat::kLib},        {"lib+n32/4", Pass1::kLib, Scat::kN32x4},
+    {"look+n32/4", Pass1::kLook, Scat::kN32x4}, {"look+n32/6", Pass1::kLook, Scat::kN32x6},
+    {"look+n16/6", Pass1::kLook, Scat::kN16x6}, {"look+n16/8", Pass1::kLook, Scat::kN16x8},
+};
+
+}  // namespace rint_variants
