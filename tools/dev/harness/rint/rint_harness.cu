@@ -136,14 +136,14 @@ std::string ComparePass1(cudaStream_t st, const rt::OffsetsScratch& sc, int64_t*
   const auto flags = DownloadRaw<uint32_t>(lib.flags, sc.tiles);
   const auto bytes = DownloadRaw<uint8_t>(lib.bytes, sc.n);
   std::string bad;
-  for (rv::Pass1 p : {rv::Pass1::kVec, rv::Pass1::kVecCub, rv::Pass1::kLook}) {
+  for (rv::Pass1 p : {rv::Pass1::kVec, rv::Pass1::kVecCub, rv::Pass1::kLook, rv::Pass1::kLookE}) {
     HARNESS_CHECK(cudaMemset(vs.offsets, 0xff, vs.sc.Int64s() * sizeof(int64_t)));
     const rt::Offsets o = rv::Offsets(st, p, vs, cnt);
     HARNESS_CHECK(cudaStreamSynchronize(st));
     HARNESS_CHECK(cudaGetLastError());
     const bool same = DownloadRaw<uint64_t>(o.incl, sc.tiles + 1) == incl &&
                       DownloadRaw<uint32_t>(o.flags, sc.tiles) == flags && DownloadRaw<uint8_t>(o.bytes, sc.n) == bytes;
-    if (!same) bad += std::string(" pass1-") + (p == rv::Pass1::kVec ? "vec" : p == rv::Pass1::kVecCub ? "vcub" : "look");
+    if (!same) bad += std::string(" pass1-") + rv::Pass1Name(p);
   }
   return bad;
 }
@@ -186,7 +186,7 @@ bool CheckCase(cudaStream_t st, const Case& cs) {
   };
   bool ok = true;
   const std::string pass1_bad = with_counts([&](auto cnt) { return ComparePass1(st, sc, scratch.p, vs, cnt); });
-  std::printf("  %-40s pass 1 of vec, vcub, look: %s\n", cs.name.c_str(),
+  std::printf("  %-40s pass 1 of vec, vcub, look, looke: %s\n", cs.name.c_str(),
               pass1_bad.empty() ? "same bits" : ("DIFFER:" + pass1_bad).c_str());
   ok = ok && pass1_bad.empty();
   for (int given = 0; given < 2; ++given) {
@@ -341,17 +341,14 @@ void TimeCounts(cudaStream_t st, const std::string& name, int64_t n, int64_t inn
     auto fused = [&] { rv::Fused(st, g_sms, vs, cnt, dx.p, dout.p, total); };
     Print(name, "fused o_size", harness::TimeMs(st, fused), floor_ms, old_floor_ms, same_as_ref(fused));
   }
-  for (rv::Pass1 p : {rv::Pass1::kVec, rv::Pass1::kVecCub, rv::Pass1::kLook}) {
-    const char* pn = p == rv::Pass1::kVec ? "  offsets vec" : p == rv::Pass1::kVecCub ? "  offsets vcub" : "  offsets look";
-    Print(name, pn, harness::TimeMs(st, [&] { rv::Offsets(st, p, vs, cnt); }), floor_ms, old_floor_ms, ok);
+  for (rv::Pass1 p : {rv::Pass1::kVec, rv::Pass1::kVecCub, rv::Pass1::kLook, rv::Pass1::kLookE}) {
+    Print(name, std::string("  offsets ") + rv::Pass1Name(p), harness::TimeMs(st, [&] { rv::Offsets(st, p, vs, cnt); }), floor_ms, old_floor_ms, ok);
   }
   if (inner == 1) {
     const rt::Offsets lib_off = rt::TileOffsets(st, sc, cnt, scratch.p);
-    for (rv::Scat s : {rv::Scat::kN32x4, rv::Scat::kN32x6, rv::Scat::kN16x6, rv::Scat::kN16x8}) {
-      const char* sn = s == rv::Scat::kN32x4   ? "  scatter n32/4"
-                       : s == rv::Scat::kN32x6 ? "  scatter n32/6"
-                       : s == rv::Scat::kN16x6 ? "  scatter n16/6"
-                                               : "  scatter n16/8";
+    for (rv::Scat s : {rv::Scat::kN32x4, rv::Scat::kN32x6, rv::Scat::kN16x6, rv::Scat::kN16x8, rv::Scat::kPipe16x4,
+                       rv::Scat::kPipe32x4, rv::Scat::kPipe16x6}) {
+      const std::string sn = std::string("  scatter ") + rv::ScatName(s);
       auto scat = [&] { rv::Scatter(st, g_sms, s, cnt, lib_off, dx.p, dout.p, 1, total, inner); };
       Print(name, sn, harness::TimeMs(st, scat), floor_ms, old_floor_ms, same_as_ref(scat));
     }

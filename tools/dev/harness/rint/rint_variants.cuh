@@ -32,6 +32,8 @@
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include <cuda_pipeline.h>
+
 #include "kernels/funcs/gpu/scan_onepass.cuh"
 #include "kernels/gpu/repeat_interleave_tiles.cuh"
 
@@ -316,10 +318,196 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   WriteTile<T, uint32_t, kStage>(c, v, j0, n, carry, static_cast<uint64_t>(M), t + 1 == tiles, out, stage, tmp.scan);
 }
 
+// Pass 1 without a memset ("looke"): the look-back of CUB's kind on statuses tagged with the
+// call's epoch (status = epoch << 2 | negative << 1 | inclusive; a status of another epoch reads
+// as not yet published), the aggregate and the inclusive sum in separate arrays (a reader that
+// saw the aggregate's status never reads a later store), the ticket reset by its last taker
+// (atomicInc wraps at the grid). The status memory is zeroed once when allocated, not per
+// call (persistent scratch: a library version would keep it per stream). Integer sums: any
+// window gives the same bits.
+struct EpochStatus {
+  uint64_t* agg;
+  uint64_t* inc;
+  uint32_t* status;
+  unsigned int* ticket;
+  uint32_t epoch;  // 1 .. 2^30 - 1
+};
+
+template <typename R>
+__global__ void __launch_bounds__(kThreads) SumsEpochKernel(rt::Counts<R> cnt, uint64_t* incl, uint32_t* flags,
+                                                            uint8_t* bytes, int64_t tiles, EpochStatus es) {
+  using Reduce = cub::BlockReduce<uint64_t, kThreads>;
+  __shared__ typename Reduce::TempStorage tmp;
+  __shared__ unsigned int ticket;
+  if (threadIdx.x == 0) ticket = atomicInc(es.ticket, gridDim.x - 1);
+  __syncthreads();
+  const int64_t t = ticket;
+  const int64_t j0 = t * kTile + threadIdx.x * kItems;
+  bool neg = false, big = false;
+  uint64_t c[kItems];
+  LoadCounts8(cnt, j0, c, neg);
+  uint2 packed;
+  const uint64_t s = PackBytes(c, packed, big);
+  if (j0 + kItems <= cnt.n) {
+    *reinterpret_cast<uint2*>(bytes + j0) = packed;
+  } else {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      if (j0 + i < cnt.n) bytes[j0 + i] = static_cast<uint8_t>(ByteAt(packed, i));
+    }
+  }
+  const uint64_t total = Reduce(tmp).Reduce(s, rt::SatAdd());
+  const int any_neg = __syncthreads_or(neg), any_big = __syncthreads_or(big);
+  if (threadIdx.x >= 32) return;
+  const int lane = threadIdx.x;
+  const uint32_t tag = es.epoch << 2;
+  if (lane == 0 && t > 0) {  // the aggregate, for the tiles after this one
+    es.agg[t] = total;
+    cuda::atomic_ref<uint32_t, cuda::thread_scope_device> f(es.status[t]);
+    f.store(tag | (any_neg ? 2u : 0u), cuda::memory_order_release);
+  }
+  uint64_t before = 0;
+  uint32_t before_neg = 0;
+  for (int64_t top = t - 1; top >= 0; top -= 32) {  // windows of 32 predecessors, nearest first
+    const int64_t k = top - lane;
+    uint32_t st = tag | 1u;  // before tile 0: an inclusive 0
+    uint64_t v = 0;
+    if (k >= 0) {
+      cuda::atomic_ref<uint32_t, cuda::thread_scope_device> f(es.status[k]);
+      for (unsigned ns = 32; ((st = f.load(cuda::memory_order_acquire)) & ~3u) != tag; ns = ns < 256 ? 2 * ns : ns) {
+        __nanosleep(ns);
+      }
+      v = (st & 1u) ? es.inc[k] : es.agg[k];
+    }
+    const unsigned stops = __ballot_sync(0xffffffffu, st & 1u);
+    const int last = stops ? __ffs(stops) - 1 : 31;  // lanes 0..last count
+    uint64_t sum = lane <= last ? v : 0;
+    uint32_t ng = lane <= last ? (st >> 1) & 1u : 0u;
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) {
+      sum = rt::SatAdd()(sum, __shfl_xor_sync(0xffffffffu, sum, d));
+      ng |= __shfl_xor_sync(0xffffffffu, ng, d);
+    }
+    before = rt::SatAdd()(before, sum);
+    before_neg |= ng;
+    if (stops) break;
+  }
+  if (lane == 0) {
+    const uint64_t inclusive = rt::SatAdd()(before, total);
+    const uint32_t neg_all = before_neg | (any_neg ? 1u : 0u);
+    es.inc[t] = inclusive;
+    cuda::atomic_ref<uint32_t, cuda::thread_scope_device> f(es.status[t]);
+    f.store(tag | (neg_all << 1) | 1u, cuda::memory_order_release);
+    incl[t] = inclusive;
+    flags[t] = (any_neg ? 1u : 0u) | (any_big ? 2u : 0u);
+    if (t + 1 == tiles) incl[tiles] = neg_all;
+  }
+}
+
+// The 1-D scatter with the next tile's loads in flight while this tile is written ("pipe"):
+// persistent blocks (kMinBlocks an SM) take tiles b, b + grid, ...; each thread copies its next
+// tile's 8 count bytes and 8 values into a second shared buffer with cp.async (its own slots
+// only, so no barrier guards them) before writing the current tile through the stage. Tiles
+// with a count above 255 are left to NarrowLineKernel<uint64_t>; tail or unaligned slices
+// load directly.
+template <typename T>
+struct PipeSmem {
+  static constexpr int kX = static_cast<int>(kTile * sizeof(T));  // one tile of values
+  static constexpr int kC = kThreads * 8;                          // one tile of count bytes
+  static constexpr int Bytes(int stage_bytes) { return stage_bytes + 16 + 2 * (kX + kC); }
+};
+
+template <typename T, typename R, int kStageBytes, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    PipeLineKernel(rt::Counts<R> cnt, rt::Offsets off, const T* x, T* out, int64_t M, int64_t tiles, int64_t outer) {
+  constexpr int kStage = kStageBytes / static_cast<int>(sizeof(T));
+  constexpr int V = 16 / sizeof(T);
+  __shared__ typename OffScan<uint32_t>::TempStorage tmp;
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* stage = reinterpret_cast<T*>(smem);
+  T* xbuf = reinterpret_cast<T*>(smem + kStageBytes + 16);                          // [2][kTile]
+  uint2* cbuf = reinterpret_cast<uint2*>(smem + kStageBytes + 16 + 2 * PipeSmem<T>::kX);  // [2][kThreads]
+  const int64_t n = cnt.n, count = outer * tiles;
+  const int tid = threadIdx.x;
+  auto prefetch = [&](int64_t b, int buf) {  // whether this thread's slots were copied
+    if (b >= count) return false;
+    const int64_t o = b / tiles, t = b - o * tiles;
+    if (off.flags[t] & 2u) return false;
+    const int64_t j0 = t * kTile + tid * kItems;
+    const T* xs = x + o * n + j0;
+    if (j0 + kItems > n || !rt::Aligned16(xs)) return false;
+#pragma unroll
+    for (int w = 0; w < static_cast<int>(kItems * sizeof(T) / 16); ++w) {
+      __pipeline_memcpy_async(xbuf + buf * kTile + tid * kItems + w * V, xs + w * V, 16);
+    }
+    __pipeline_memcpy_async(cbuf + buf * kThreads + tid, off.bytes + j0, 8);
+    return true;
+  };
+  int cur = 0;
+  bool have = prefetch(blockIdx.x, 0);
+  __pipeline_commit();
+  for (int64_t b = blockIdx.x; b < count; b += gridDim.x) {
+    const bool have_next = prefetch(b + gridDim.x, cur ^ 1);
+    __pipeline_commit();
+    const int64_t o = b / tiles, t = b - o * tiles;
+    if (!(off.flags[t] & 2u)) {  // the same for the whole block
+      const int64_t j0 = t * kTile + tid * kItems;
+      CountRegs<uint32_t> c;
+      __align__(16) T v[kItems];
+      __pipeline_wait_prior(1);  // this thread's copies of the current tile
+      if (have) {
+        c.packed = cbuf[cur * kThreads + tid];
+#pragma unroll
+        for (int w = 0; w < static_cast<int>(kItems * sizeof(T) / 16); ++w) {
+          reinterpret_cast<uint4*>(v)[w] = reinterpret_cast<const uint4*>(xbuf + cur * kTile + tid * kItems)[w];
+        }
+      } else {
+        const T* xs = x + o * n + j0;
+        c.packed = make_uint2(0, 0);
+#pragma unroll
+        for (int i = 0; i < kItems; ++i) {
+          const uint32_t bt = j0 + i < n ? off.bytes[j0 + i] : 0u;
+          if (i < 4) c.packed.x |= bt << (8 * i); else c.packed.y |= bt << (8 * (i - 4));
+          v[i] = j0 + i < n ? xs[i] : T{};
+        }
+      }
+      const uint64_t base = t == 0 ? 0 : off.incl[t - 1];
+      WriteTile<T, uint32_t, kStage>(c, v, j0, n, base, static_cast<uint64_t>(M), t + 1 == tiles, out + o * M, stage,
+                                     tmp);
+    }
+    cur ^= 1;
+    have = have_next;
+  }
+  __pipeline_wait_prior(0);
+}
+
 // ---- host side
 
-enum class Pass1 { kLib, kVec, kVecCub, kLook };
-enum class Scat { kLib, kN32x4, kN16x6, kN16x8, kN32x6 };
+enum class Pass1 { kLib, kVec, kVecCub, kLook, kLookE };
+enum class Scat { kLib, kN32x4, kN16x6, kN16x8, kN32x6, kPipe16x4, kPipe32x4, kPipe16x6 };
+inline const char* Pass1Name(Pass1 p) {
+  switch (p) {
+    case Pass1::kLib: return "lib";
+    case Pass1::kVec: return "vec";
+    case Pass1::kVecCub: return "vcub";
+    case Pass1::kLook: return "look";
+    case Pass1::kLookE: return "looke";
+  }
+  return "?";
+}
+inline const char* ScatName(Scat s) {
+  switch (s) {
+    case Scat::kLib: return "lib";
+    case Scat::kN32x4: return "n32/4";
+    case Scat::kN16x6: return "n16/6";
+    case Scat::kN16x8: return "n16/8";
+    case Scat::kN32x6: return "n32/6";
+    case Scat::kPipe16x4: return "pipe16/4";
+    case Scat::kPipe32x4: return "pipe32/4";
+    case Scat::kPipe16x6: return "pipe16/6";
+  }
+  return "?";
+}
 
 // Scratch for a variant: the library's layout (rt::OffsetsScratch) plus the look-back status
 // and cub's temporary storage.
@@ -331,6 +519,7 @@ struct Scratch {
   char* status = nullptr;      // max of both layouts
   void* cub_tmp = nullptr;
   size_t cub_bytes = 0;
+  EpochStatus epoch{};  // zeroed once; epoch advanced per call
   explicit Scratch(int64_t n) : sc(rt::OffsetsScratchFor(n)) {
     look_layout = sg::TileStatusLayout<SumNeg>{1, sc.tiles, 1};
     fused_layout = sg::TileStatusLayout<uint64_t>{1, sc.tiles, 1};
@@ -340,11 +529,21 @@ struct Scratch {
                                                  static_cast<uint64_t*>(nullptr), rt::SatAdd(),
                                                  static_cast<int>(sc.tiles)));
     HARNESS_CHECK(cudaMalloc(&cub_tmp, std::max<size_t>(cub_bytes, 16)));
+    HARNESS_CHECK(cudaMalloc(&epoch.agg, sc.tiles * sizeof(uint64_t)));
+    HARNESS_CHECK(cudaMalloc(&epoch.inc, sc.tiles * sizeof(uint64_t)));
+    HARNESS_CHECK(cudaMalloc(&epoch.status, sc.tiles * sizeof(uint32_t)));
+    HARNESS_CHECK(cudaMalloc(&epoch.ticket, sizeof(unsigned int)));
+    HARNESS_CHECK(cudaMemset(epoch.status, 0, sc.tiles * sizeof(uint32_t)));
+    HARNESS_CHECK(cudaMemset(epoch.ticket, 0, sizeof(unsigned int)));
   }
   ~Scratch() {
     cudaFree(offsets);
     cudaFree(status);
     cudaFree(cub_tmp);
+    cudaFree(epoch.agg);
+    cudaFree(epoch.inc);
+    cudaFree(epoch.status);
+    cudaFree(epoch.ticket);
   }
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
@@ -380,6 +579,10 @@ rt::Offsets Offsets(cudaStream_t st, Pass1 p, Scratch& s, rt::Counts<R> cnt) {
       SumsVecKernel<R, true><<<grid, kThreads, 0, st>>>(cnt, s.Sums(), s.Incl(), s.Flags(), s.Bytes(), nullptr, tiles,
                                                         s.look_layout.In(s.status));
       break;
+    case Pass1::kLookE:
+      s.epoch.epoch = s.epoch.epoch % ((1u << 30) - 1) + 1;  // 1 .. 2^30 - 1, never 0 (the zeroed statuses)
+      SumsEpochKernel<R><<<grid, kThreads, 0, st>>>(cnt, s.Incl(), s.Flags(), s.Bytes(), tiles, s.epoch);
+      break;
   }
   return rt::Offsets{s.Incl(), s.Flags(), s.Bytes()};
 }
@@ -394,6 +597,23 @@ void NarrowScatter(cudaStream_t st, int sms, rt::Counts<R> cnt, rt::Offsets off,
   NarrowLineKernel<T, R, uint64_t, 32768, 1><<<big_grid, kThreads, 0, st>>>(cnt, off, x, out, M, tiles, outer);
 }
 
+template <typename T, typename R, int kStageBytes, int kMinBlocks>
+void PipeScatter(cudaStream_t st, int sms, rt::Counts<R> cnt, rt::Offsets off, const T* x, T* out, int64_t outer,
+                 int64_t M) {
+  const int64_t tiles = rt::TileCount(cnt.n), blocks = outer * tiles;
+  constexpr int kBytes = PipeSmem<T>::Bytes(kStageBytes);
+  static bool attr = false;  // one per instantiation
+  if (!attr) {
+    HARNESS_CHECK(cudaFuncSetAttribute(PipeLineKernel<T, R, kStageBytes, kMinBlocks>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes));
+    attr = true;
+  }
+  const int grid = static_cast<int>(std::min<int64_t>(blocks, int64_t{sms} * kMinBlocks));
+  PipeLineKernel<T, R, kStageBytes, kMinBlocks><<<grid, kThreads, kBytes, st>>>(cnt, off, x, out, M, tiles, outer);
+  const int big_grid = static_cast<int>(std::min<int64_t>(blocks, int64_t{sms} * 2));
+  NarrowLineKernel<T, R, uint64_t, 32768, 1><<<big_grid, kThreads, 0, st>>>(cnt, off, x, out, M, tiles, outer);
+}
+
 template <typename T, typename R>
 void Scatter(cudaStream_t st, int sms, Scat v, rt::Counts<R> cnt, rt::Offsets off, const T* x, T* out, int64_t outer,
              int64_t M, int64_t inner) {
@@ -403,6 +623,9 @@ void Scatter(cudaStream_t st, int sms, Scat v, rt::Counts<R> cnt, rt::Offsets of
     case Scat::kN16x6: return NarrowScatter<T, R, 16384, 6>(st, sms, cnt, off, x, out, outer, M);
     case Scat::kN16x8: return NarrowScatter<T, R, 16384, 8>(st, sms, cnt, off, x, out, outer, M);
     case Scat::kN32x6: return NarrowScatter<T, R, 32768, 6>(st, sms, cnt, off, x, out, outer, M);
+    case Scat::kPipe16x4: return PipeScatter<T, R, 16384, 4>(st, sms, cnt, off, x, out, outer, M);
+    case Scat::kPipe32x4: return PipeScatter<T, R, 32768, 4>(st, sms, cnt, off, x, out, outer, M);
+    case Scat::kPipe16x6: return PipeScatter<T, R, 16384, 6>(st, sms, cnt, off, x, out, outer, M);
     default: return;
   }
 }
@@ -430,6 +653,9 @@ constexpr Variant kVariants[] = {
     {"look", Pass1::kLook, Scat::kLib},        {"lib+n32/4", Pass1::kLib, Scat::kN32x4},
     {"look+n32/4", Pass1::kLook, Scat::kN32x4}, {"look+n32/6", Pass1::kLook, Scat::kN32x6},
     {"look+n16/6", Pass1::kLook, Scat::kN16x6}, {"look+n16/8", Pass1::kLook, Scat::kN16x8},
+    {"looke", Pass1::kLookE, Scat::kLib},       {"looke+n32/4", Pass1::kLookE, Scat::kN32x4},
+    {"look+pipe16/4", Pass1::kLook, Scat::kPipe16x4}, {"look+pipe32/4", Pass1::kLook, Scat::kPipe32x4},
+    {"look+pipe16/6", Pass1::kLook, Scat::kPipe16x6}, {"looke+pipe16/4", Pass1::kLookE, Scat::kPipe16x4},
 };
 
 }  // namespace rint_variants
