@@ -399,11 +399,87 @@ bool CheckInt(cudaStream_t st, int64_t outer, int64_t n, int64_t inner, int64_t 
   return ok;
 }
 
+// Host self-test, no GPU needed (--host): the run arithmetic of the variants' scatter
+// (rint_variants.cuh: NextRun, LimitOf, offsets relative to the tile's start, 32- or 64-bit)
+// against the library's ScatterLineKernel arithmetic (absolute saturating starts cut at m, the
+// stage loop's [O0, O1)), on random tiles: the outputs each slice writes must be the same
+// positions. Counts small (the 32-bit path), large, near 2^62 (saturation); bases and output
+// lengths before, inside and past the tile; the line's last slice inside or outside the tile.
+template <typename Off>
+bool HostRunsCase(std::mt19937_64& g, int mode) {
+  const int64_t tile = 64;  // slices in the emulated tile (the kernels' tiles differ only in size)
+  std::vector<uint64_t> c(tile);
+  for (auto& v : c) {
+    const uint64_t r = g();
+    v = mode == 0 ? r % 4 : mode == 1 ? r % 256 : mode == 2 ? r % 100000 : (r % 3 == 0 ? (uint64_t{1} << 62) + r % 7 : r % 5);
+  }
+  if (sizeof(Off) == 4) for (auto& v : c) v = std::min<uint64_t>(v, 255);
+  const uint64_t base = (g() % 3 == 0) ? 0 : (g() % 2 ? g() % 1000 : (uint64_t{1} << 62) + g() % 1000);
+  uint64_t agg = 0;
+  for (auto v : c) agg = rt::SatAdd()(agg, v);
+  const uint64_t end = rt::SatAdd()(base, agg);
+  const int64_t n = g() % 2 ? 1000000 : static_cast<int64_t>(g() % (tile + 8));  // line end in or past the tile
+  const bool last_tile = n <= tile;
+  uint64_t m;  // M: before the tile, inside, at its end or past it (never >= 2^63)
+  switch (g() % 4) {
+    case 0: m = base > 5 ? base - g() % 5 : 0; break;
+    case 1: m = base + (agg ? g() % (agg < 1000000 ? agg : 1000000) : 0); break;
+    case 2: m = end; break;
+    default: m = end + g() % 50; break;
+  }
+  m = std::min<uint64_t>(m, (uint64_t{1} << 63) - 1);
+  // the library: absolute runs, the tile's outputs [O0, O1)
+  const uint64_t O0 = std::min(base, m), O1 = last_tile ? m : std::min(end, m);
+  uint64_t start = base;
+  // the variant: relative runs, [0, r1)
+  const Off lim = rv::LimitOf<Off>(base, m);
+  Off rel_agg = 0;
+  for (auto v : c) rel_agg = rv::AddOff<Off>(rel_agg, static_cast<Off>(v));
+  const Off r1 = last_tile ? lim : rv::MinOff(rel_agg, lim);
+  Off pos = 0;
+  for (int64_t j = 0; j < tile; ++j) {
+    uint64_t s = std::min(start, m);
+    start = rt::SatAdd()(start, c[j]);
+    uint64_t e = j == n - 1 ? m : std::min(start, m);
+    if (j >= n) s = e = m;
+    const uint64_t lo = std::max(s, O0), hi = std::min(e, O1);
+    const rv::Run<Off> r = rv::NextRun<Off>(pos, static_cast<Off>(c[j]), lim, j == n - 1, j >= n);
+    const uint64_t vlo = base + std::max<Off>(r.s, 0), vhi = base + std::min<Off>(r.e, r1);
+    const bool lib_empty = lo >= hi, var_empty = r1 == 0 || std::max<Off>(r.s, 0) >= std::min<Off>(r.e, r1);
+    if (lib_empty != var_empty || (!lib_empty && (lo != vlo || hi != vhi))) {
+      std::printf("  host runs: slice %lld differs (mode %d, %zu-byte offsets): lib [%llu, %llu) variant [%llu, %llu)\n",
+                  static_cast<long long>(j), mode, sizeof(Off), (unsigned long long)lo, (unsigned long long)hi,
+                  (unsigned long long)vlo, (unsigned long long)vhi);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool HostSelfTest() {
+  std::mt19937_64 g(29);
+  int64_t cases = 0;
+  bool ok = true;
+  for (int it = 0; it < 20000 && ok; ++it) {
+    ok = HostRunsCase<uint32_t>(g, it % 2) && ok;
+    ok = HostRunsCase<uint64_t>(g, it % 4) && ok;
+    cases += 2;
+  }
+  std::printf("host self-test of the variants' run arithmetic: %lld tiles, %s\n", static_cast<long long>(cases),
+              ok ? "ok" : "FAILED");
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) quick = quick || std::string(argv[i]) == "--quick";
+  bool quick = false, host_only = false;
+  for (int i = 1; i < argc; ++i) {
+    quick = quick || std::string(argv[i]) == "--quick";
+    host_only = host_only || std::string(argv[i]) == "--host";
+  }
+  if (!HostSelfTest()) return 1;
+  if (host_only) return 0;
   cudaDeviceProp prop;
   HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
   g_sms = prop.multiProcessorCount;

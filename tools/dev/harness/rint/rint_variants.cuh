@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(kThreads) SumsVecKernel(rt::Counts<R> cnt, uin
 
 // 32-bit offsets only ever add bytes (no overflow); 64-bit ones saturate.
 template <typename Off>
-__device__ __forceinline__ Off AddOff(Off a, Off b) {
+__host__ __device__ __forceinline__ Off AddOff(Off a, Off b) {
   if constexpr (sizeof(Off) == 8) return rt::SatAdd()(a, b); else return a + b;
 }
 template <typename Off>
@@ -165,7 +165,28 @@ struct AddOffOp {
   __device__ Off operator()(Off a, Off b) const { return AddOff(a, b); }
 };
 template <typename Off>
-__device__ __forceinline__ Off MinOff(Off a, Off b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ Off MinOff(Off a, Off b) { return a < b ? a : b; }
+
+// The run [s, e) of a tile's next slice, relative to the tile's start: pos the slice's offset
+// in the tile (advanced past it), c its count, lim the outputs left after the tile's start
+// (m - base); the line's last slice runs to lim, a slice past the line's end is empty.
+template <typename Off>
+struct Run {
+  Off s, e;
+};
+template <typename Off>
+__host__ __device__ __forceinline__ Run<Off> NextRun(Off& pos, Off c, Off lim, bool line_last, bool past) {
+  const Off s = MinOff(pos, lim);
+  pos = AddOff(pos, c);
+  return Run<Off>{s, line_last ? lim : (past ? s : MinOff(pos, lim))};
+}
+// lim in Off: m - base, or Off's largest value where that does not fit (relative offsets
+// of a 32-bit tile stay below 2^20, so the cut never applies there).
+template <typename Off>
+__host__ __device__ __forceinline__ Off LimitOf(uint64_t base, uint64_t m) {
+  const uint64_t lim64 = base < m ? m - base : 0;
+  return lim64 > static_cast<uint64_t>(static_cast<Off>(~Off{0})) ? static_cast<Off>(~Off{0}) : static_cast<Off>(lim64);
+}
 
 template <typename Off>
 using OffScan = cub::BlockScan<Off, kThreads>;
@@ -190,9 +211,7 @@ struct CountRegs<uint32_t> {
 template <typename T, typename Off, int kStage>
 __device__ void WriteTile(const CountRegs<Off>& c, const T (&v)[kItems], int64_t j0, int64_t n, uint64_t base,
                           uint64_t m, bool last_tile, T* line, T* stage, typename OffScan<Off>::TempStorage& tmp) {
-  const uint64_t lim64 = base < m ? m - base : 0;
-  const Off lim = lim64 > static_cast<uint64_t>(static_cast<Off>(~Off{0})) ? static_cast<Off>(~Off{0})
-                                                                           : static_cast<Off>(lim64);
+  const Off lim = LimitOf<Off>(base, m);
   Off sum = 0;
 #pragma unroll
   for (int i = 0; i < kItems; ++i) sum = AddOff(sum, c[i]);
@@ -208,10 +227,8 @@ __device__ void WriteTile(const CountRegs<Off>& c, const T (&v)[kItems], int64_t
     Off pos = start;
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      const Off s = MinOff(pos, lim);
-      pos = AddOff(pos, c[i]);
-      const Off e = j0 + i == n - 1 ? lim : (j0 + i >= n ? s : MinOff(pos, lim));
-      const Off lo = s > p ? s : p, hi = e < q ? e : q;
+      const Run<Off> r = NextRun(pos, c[i], lim, j0 + i == n - 1, j0 + i >= n);
+      const Off lo = r.s > p ? r.s : p, hi = r.e < q ? r.e : q;
       for (Off k = lo; k < hi; ++k) stage[shift + static_cast<int>(k - p)] = v[i];
     }
     __syncthreads();
