@@ -99,6 +99,33 @@ __device__ inline uint64_t PackBytes(const uint64_t (&c)[kItems], uint2& packed,
 
 __device__ inline uint32_t ByteAt(const uint2& p, int i) { return ((i < 4 ? p.x : p.y) >> (8 * (i % 4))) & 255u; }
 
+// Pass 1's part of a tile (the whole block calls it): its counts read (16-byte loads), their
+// bytes stored (one 8-byte store a thread), the saturating sum (thread 0's) and whether any
+// count was negative or above 255.
+using SumReduce = cub::BlockReduce<uint64_t, kThreads>;
+template <typename R>
+__device__ uint64_t TileSum(const rt::Counts<R>& cnt, int64_t t, uint8_t* bytes, SumReduce::TempStorage& tmp,
+                            int& any_neg, int& any_big) {
+  const int64_t j0 = t * kTile + threadIdx.x * kItems;
+  bool neg = false, big = false;
+  uint64_t c[kItems];
+  LoadCounts8(cnt, j0, c, neg);
+  uint2 packed;
+  const uint64_t s = PackBytes(c, packed, big);
+  if (j0 + kItems <= cnt.n) {
+    *reinterpret_cast<uint2*>(bytes + j0) = packed;  // j0 % 8 == 0, bytes 16-byte aligned
+  } else {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      if (j0 + i < cnt.n) bytes[j0 + i] = static_cast<uint8_t>(ByteAt(packed, i));
+    }
+  }
+  const uint64_t total = SumReduce(tmp).Reduce(s, rt::SatAdd());
+  any_neg = __syncthreads_or(neg);
+  any_big = __syncthreads_or(big);
+  return total;
+}
+
 // Pass 1, a block per tile. kLook: tiles in ticket order, incl[t] through the engine's
 // look-back (st zeroed before the launch), incl[tiles] the negative flag; else sums[t] and the
 // flags as TileSumsKernel writes them (and *negative = 1 where given, zeroed before).
@@ -116,22 +143,8 @@ __global__ void __launch_bounds__(kThreads) SumsVecKernel(rt::Counts<R> cnt, uin
     __syncthreads();
     t = static_cast<int64_t>(ticket);
   }
-  const int64_t j0 = t * kTile + threadIdx.x * kItems;
-  bool neg = false, big = false;
-  uint64_t c[kItems];
-  LoadCounts8(cnt, j0, c, neg);
-  uint2 packed;
-  const uint64_t s = PackBytes(c, packed, big);
-  if (j0 + kItems <= cnt.n) {
-    *reinterpret_cast<uint2*>(bytes + j0) = packed;  // j0 % 8 == 0, bytes 16-byte aligned
-  } else {
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      if (j0 + i < cnt.n) bytes[j0 + i] = static_cast<uint8_t>(ByteAt(packed, i));
-    }
-  }
-  const uint64_t total = Reduce(tmp).Reduce(s, rt::SatAdd());
-  const int any_neg = __syncthreads_or(neg), any_big = __syncthreads_or(big);
+  int any_neg, any_big;
+  const uint64_t total = TileSum(cnt, t, bytes, tmp, any_neg, any_big);
   const uint32_t flag = (any_neg ? 1u : 0u) | (any_big ? 2u : 0u);
   if constexpr (kLook) {
     const SumNegOp op;
@@ -359,22 +372,8 @@ __global__ void __launch_bounds__(kThreads) SumsEpochKernel(rt::Counts<R> cnt, u
   if (threadIdx.x == 0) ticket = atomicInc(es.ticket, gridDim.x - 1);
   __syncthreads();
   const int64_t t = ticket;
-  const int64_t j0 = t * kTile + threadIdx.x * kItems;
-  bool neg = false, big = false;
-  uint64_t c[kItems];
-  LoadCounts8(cnt, j0, c, neg);
-  uint2 packed;
-  const uint64_t s = PackBytes(c, packed, big);
-  if (j0 + kItems <= cnt.n) {
-    *reinterpret_cast<uint2*>(bytes + j0) = packed;
-  } else {
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      if (j0 + i < cnt.n) bytes[j0 + i] = static_cast<uint8_t>(ByteAt(packed, i));
-    }
-  }
-  const uint64_t total = Reduce(tmp).Reduce(s, rt::SatAdd());
-  const int any_neg = __syncthreads_or(neg), any_big = __syncthreads_or(big);
+  int any_neg, any_big;
+  const uint64_t total = TileSum(cnt, t, bytes, tmp, any_neg, any_big);
   if (threadIdx.x >= 32) return;
   const int lane = threadIdx.x;
   const uint32_t tag = es.epoch << 2;
