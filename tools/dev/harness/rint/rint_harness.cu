@@ -427,7 +427,9 @@ bool HostRunsCase(std::mt19937_64& g, int mode) {
     case 2: m = end; break;
     default: m = end + g() % 50; break;
   }
+  if (last_tile && g() % 8 == 0) m = base + (uint64_t{1} << (28 + g() % 8)) + g() % 1000;  // far past the total
   m = std::min<uint64_t>(m, (uint64_t{1} << 63) - 1);
+  if (sizeof(Off) == 4 && last_tile && rv::LongLastTile(base, m)) return true;  // the 64-bit form's (WideTile)
   // the library: absolute runs, the tile's outputs [O0, O1)
   const uint64_t O0 = std::min(base, m), O1 = last_tile ? m : std::min(end, m);
   uint64_t start = base;

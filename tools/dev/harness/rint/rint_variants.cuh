@@ -20,8 +20,9 @@
 //     ends of all 8 runs in registers: 32 registers for s[]/e[] alone); the runs recomputed per
 //     stage chunk from the thread's exclusive offset; counts from one 8-byte load of their
 //     bytes; a 32-bit block scan. Template stage size and blocks per SM.
-//   - NarrowLineKernel<Off = uint64_t>: the flagged tiles (a count above 255), from the counts,
-//     64-bit; launched always (a small persistent grid that skips unflagged tiles).
+//   - NarrowLineKernel<Off = uint64_t>: the flagged tiles (a count above 255) and a last tile
+//     that writes 2^31 outputs or more (WideTile), from the counts, 64-bit; launched always (a
+//     small persistent grid that skips the others).
 // One pass for the 1-D case with output_size (FusedLineKernel, "fused"): the counts read once
 // (no byte copy, no pass 1): tile sums, the engine's look-back, then the narrow scatter from the
 // registers; tiles with a count above 255 are left to NarrowLineKernel<uint64_t> after it (the
@@ -193,6 +194,17 @@ __host__ __device__ __forceinline__ Run<Off> NextRun(Off& pos, Off c, Off lim, b
   pos = AddOff(pos, c);
   return Run<Off>{s, line_last ? lim : (past ? s : MinOff(pos, lim))};
 }
+// Whether the line's last tile, starting at output base, writes 2^31 or more outputs (an
+// output_size far past the total repeats the last slice): such a tile takes the 64-bit form
+// even when its counts fit bytes, so that 32-bit run offsets and stage positions never wrap.
+__host__ __device__ inline bool LongLastTile(uint64_t base, uint64_t m) {
+  return base < m && m - base >= (uint64_t{1} << 31);
+}
+// Whether tile t takes the 64-bit form: a count above 255, or a long last tile.
+__device__ inline bool WideTile(const rt::Offsets& off, int64_t t, int64_t tiles, uint64_t m) {
+  if (off.flags[t] & 2u) return true;
+  return t + 1 == tiles && LongLastTile(t == 0 ? 0 : off.incl[t - 1], m);
+}
 // lim in Off: m - base, or Off's largest value where that does not fit (relative offsets
 // of a 32-bit tile stay below 2^20, so the cut never applies there).
 template <typename Off>
@@ -264,7 +276,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   const int64_t n = cnt.n;
   for (int64_t b = blockIdx.x; b < outer * tiles; b += gridDim.x) {
     const int64_t o = b / tiles, t = b - o * tiles;
-    if (((off.flags[t] & 2u) != 0) != kBig) continue;  // the same for the whole block
+    if (WideTile(off, t, tiles, static_cast<uint64_t>(M)) != kBig) continue;  // the same for the whole block
     const int64_t j0 = t * kTile + threadIdx.x * kItems;
     CountRegs<Off> c;
     __align__(16) T v[kItems];
@@ -342,7 +354,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     }
   }
   __syncthreads();
-  if (any_big) return;
+  if (any_big || (t + 1 == tiles && LongLastTile(carry, static_cast<uint64_t>(M)))) return;  // the 64-bit kernel's
   CountRegs<uint32_t> c;
   c.packed = packed;
   WriteTile<T, uint32_t, kStage>(c, v, j0, n, carry, static_cast<uint64_t>(M), t + 1 == tiles, out, stage, tmp.scan);
@@ -448,7 +460,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   auto prefetch = [&](int64_t b, int buf) {  // whether this thread's slots were copied
     if (b >= count) return false;
     const int64_t o = b / tiles, t = b - o * tiles;
-    if (off.flags[t] & 2u) return false;
+    if (WideTile(off, t, tiles, static_cast<uint64_t>(M))) return false;
     const int64_t j0 = t * kTile + tid * kItems;
     const T* xs = x + o * n + j0;
     if (j0 + kItems > n || !rt::Aligned16(xs)) return false;
@@ -466,7 +478,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     const bool have_next = prefetch(b + gridDim.x, cur ^ 1);
     __pipeline_commit();
     const int64_t o = b / tiles, t = b - o * tiles;
-    if (!(off.flags[t] & 2u)) {  // the same for the whole block
+    if (!WideTile(off, t, tiles, static_cast<uint64_t>(M))) {  // the same for the whole block
       const int64_t j0 = t * kTile + tid * kItems;
       CountRegs<uint32_t> c;
       __align__(16) T v[kItems];
