@@ -347,7 +347,7 @@ void TimeCounts(cudaStream_t st, const std::string& name, int64_t n, int64_t inn
   if (inner == 1) {
     const rt::Offsets lib_off = rt::TileOffsets(st, sc, cnt, scratch.p);
     for (rv::Scat s : {rv::Scat::kN32x4, rv::Scat::kN32x6, rv::Scat::kN16x6, rv::Scat::kN16x8, rv::Scat::kPipe16x4,
-                       rv::Scat::kPipe32x4, rv::Scat::kPipe16x6}) {
+                       rv::Scat::kPipe32x4, rv::Scat::kPipe16x6, rv::Scat::kMarks16x4, rv::Scat::kMarks32x4}) {
       const std::string sn = std::string("  scatter ") + rv::ScatName(s);
       auto scat = [&] { rv::Scatter(st, g_sms, s, cnt, lib_off, dx.p, dout.p, 1, total, inner); };
       Print(name, sn, harness::TimeMs(st, scat), floor_ms, old_floor_ms, same_as_ref(scat));

@@ -23,6 +23,10 @@
 //   - NarrowLineKernel<Off = uint64_t>: the flagged tiles (a count above 255) and a last tile
 //     that writes 2^31 outputs or more (WideTile), from the counts, 64-bit; launched always (a
 //     small persistent grid that skips the others).
+//   - PipeLineKernel ("pipe"): persistent blocks that copy the next tile's count bytes and
+//     values to shared memory with cp.async while they write the current tile;
+//   - MarksLineKernel ("marks"): each run marks its first output, a max-scan finds every
+//     output's slice, each thread stores its consecutive outputs from registers.
 // One pass for the 1-D case with output_size (FusedLineKernel, "fused"): the counts read once
 // (no byte copy, no pass 1): tile sums, the engine's look-back, then the narrow scatter from the
 // registers; tiles with a count above 255 are left to NarrowLineKernel<uint64_t> after it (the
@@ -509,10 +513,114 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   __pipeline_wait_prior(0);
 }
 
+// The 1-D scatter from the outputs' side within a tile ("marks"): the runs are not written
+// element by element (a loop as long as each slice's count, lanes of a warp waiting for the
+// longest); instead each non-empty run marks its first output with its slice's index + 1 in a
+// shared array (one store a run), a max-scan over the chunk (each thread kPer consecutive
+// outputs, then a block scan of the threads' maxima) gives every output its slice, and each
+// thread stores its kPer outputs as 16-byte vectors straight from registers, the values read
+// from the tile's copy in shared memory (no stage round trip). Tiles for the 64-bit form are
+// left to NarrowLineKernel<uint64_t>, as above.
+struct MaxU32 {
+  __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
+};
+
+template <typename T, typename R, int kPer, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    MarksLineKernel(rt::Counts<R> cnt, rt::Offsets off, const T* x, T* out, int64_t M, int64_t tiles, int64_t outer) {
+  constexpr int V = 16 / sizeof(T);
+  static_assert(kPer % V == 0, "a thread's outputs are whole vectors");
+  constexpr int kChunk = kPer * kThreads;  // mark positions a chunk; its outputs: kChunk - V (room for the shift)
+  __shared__ typename OffScan<uint32_t>::TempStorage tmp;
+  __shared__ __align__(16) uint16_t marks[kChunk];
+  __shared__ __align__(16) T xs[kTile];
+  const int64_t n = cnt.n;
+  const uint64_t m = static_cast<uint64_t>(M);
+  const int tid = threadIdx.x;
+  for (int64_t b = blockIdx.x; b < outer * tiles; b += gridDim.x) {
+    const int64_t o = b / tiles, t = b - o * tiles;
+    if (WideTile(off, t, tiles, m)) continue;  // the same for the whole block
+    const int64_t j0 = t * kTile + tid * kItems;
+    CountRegs<uint32_t> c;
+    __align__(16) T v[kItems];
+    const T* xsrc = x + o * n + j0;
+    if (j0 + kItems <= n) {
+      c.packed = *reinterpret_cast<const uint2*>(off.bytes + j0);
+      rt::LoadItems(xsrc, v, rt::Aligned16(xsrc));
+    } else {
+      c.packed = make_uint2(0, 0);
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        const uint32_t bt = j0 + i < n ? off.bytes[j0 + i] : 0u;
+        if (i < 4) c.packed.x |= bt << (8 * i); else c.packed.y |= bt << (8 * (i - 4));
+        v[i] = j0 + i < n ? xsrc[i] : T{};
+      }
+    }
+    const uint64_t base = t == 0 ? 0 : off.incl[t - 1];
+    const uint32_t lim = LimitOf<uint32_t>(base, m);
+    uint32_t sum = 0;
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) sum += c[i];
+    uint32_t start, agg;
+    __syncthreads();  // the previous tile's marks, values and scan storage are free
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) xs[tid * kItems + i] = v[i];
+    OffScan<uint32_t>(tmp).ExclusiveScan(sum, start, 0u, AddOffOp<uint32_t>(), agg);
+    const uint32_t r1 = t + 1 == tiles ? lim : MinOff(agg, lim);
+    if (r1 == 0) continue;  // the same for the whole block
+    T* dst = out + o * M + base;
+    for (uint32_t p = 0; p < r1; p += kChunk - V) {
+      const uint32_t len = r1 - p < static_cast<uint32_t>(kChunk - V) ? r1 - p : kChunk - V;
+      const int shift = static_cast<int>((reinterpret_cast<uintptr_t>(dst + p) % 16) / sizeof(T));
+      __syncthreads();  // the last chunk's marks are read (and, the first time, xs is written)
+#pragma unroll
+      for (int w = 0; w < kPer * 2 / 16; ++w) reinterpret_cast<uint4*>(marks + tid * kPer)[w] = make_uint4(0, 0, 0, 0);
+      __syncthreads();
+      uint32_t pos = start;
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        const Run<uint32_t> r = NextRun(pos, c[i], lim, j0 + i == n - 1, j0 + i >= n);
+        const uint32_t lo = r.s > p ? r.s : p, hi = r.e < p + len ? r.e : p + len;
+        if (lo < hi) marks[shift + (lo - p)] = static_cast<uint16_t>(tid * kItems + i + 1);
+      }
+      __syncthreads();
+      __align__(16) uint16_t mk[kPer];
+#pragma unroll
+      for (int w = 0; w < kPer * 2 / 16; ++w) reinterpret_cast<uint4*>(mk)[w] = reinterpret_cast<const uint4*>(marks + tid * kPer)[w];
+      uint32_t mine = 0;
+#pragma unroll
+      for (int u = 0; u < kPer; ++u) mine = mine > mk[u] ? mine : mk[u];
+      uint32_t carry;
+      __syncthreads();  // tmp's last use (the offsets scan, or the last chunk's max-scan) is done
+      OffScan<uint32_t>(tmp).ExclusiveScan(mine, carry, 0u, MaxU32());
+      T* line = dst + p - shift;  // 16-byte aligned; position u of the chunk is line[u]
+#pragma unroll
+      for (int w = 0; w < kPer / V; ++w) {
+        __align__(16) T val[V];
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          const uint32_t mv = mk[w * V + e];
+          carry = carry > mv ? carry : mv;
+          val[e] = carry > 0 ? xs[carry - 1] : T{};
+        }
+        const int k0 = tid * kPer + w * V - shift;  // the vector's first output in the chunk
+        if (k0 >= 0 && k0 + V <= static_cast<int>(len)) {
+          *reinterpret_cast<uint4*>(line + tid * kPer + w * V) = *reinterpret_cast<const uint4*>(val);
+        } else {
+#pragma unroll
+          for (int e = 0; e < V; ++e) {
+            if (k0 + e >= 0 && k0 + e < static_cast<int>(len)) line[tid * kPer + w * V + e] = val[e];
+          }
+        }
+      }
+    }
+  }
+}
+
 // ---- host side
 
 enum class Pass1 { kLib, kVec, kVecCub, kLook, kLookE };
-enum class Scat { kLib, kN32x4, kN16x6, kN16x8, kN32x6, kPipe16x4, kPipe32x4, kPipe16x6 };
+enum class Scat { kLib, kN32x4, kN16x6, kN16x8, kN32x6, kPipe16x4, kPipe32x4, kPipe16x6, kMarks16x4, kMarks32x4 };
 inline const char* Pass1Name(Pass1 p) {
   switch (p) {
     case Pass1::kLib: return "lib";
@@ -533,6 +641,8 @@ inline const char* ScatName(Scat s) {
     case Scat::kPipe16x4: return "pipe16/4";
     case Scat::kPipe32x4: return "pipe32/4";
     case Scat::kPipe16x6: return "pipe16/6";
+    case Scat::kMarks16x4: return "marks16/4";
+    case Scat::kMarks32x4: return "marks32/4";
   }
   return "?";
 }
@@ -642,6 +752,16 @@ void PipeScatter(cudaStream_t st, int sms, rt::Counts<R> cnt, rt::Offsets off, c
   NarrowLineKernel<T, R, uint64_t, 32768, 1><<<big_grid, kThreads, 0, st>>>(cnt, off, x, out, M, tiles, outer);
 }
 
+template <typename T, typename R, int kPer, int kMinBlocks>
+void MarksScatter(cudaStream_t st, int sms, rt::Counts<R> cnt, rt::Offsets off, const T* x, T* out, int64_t outer,
+                  int64_t M) {
+  const int64_t tiles = rt::TileCount(cnt.n), blocks = outer * tiles;
+  const int grid = static_cast<int>(std::min<int64_t>(blocks, int64_t{sms} * 64));
+  MarksLineKernel<T, R, kPer, kMinBlocks><<<grid, kThreads, 0, st>>>(cnt, off, x, out, M, tiles, outer);
+  const int big_grid = static_cast<int>(std::min<int64_t>(blocks, int64_t{sms} * 2));
+  NarrowLineKernel<T, R, uint64_t, 32768, 1><<<big_grid, kThreads, 0, st>>>(cnt, off, x, out, M, tiles, outer);
+}
+
 template <typename T, typename R>
 void Scatter(cudaStream_t st, int sms, Scat v, rt::Counts<R> cnt, rt::Offsets off, const T* x, T* out, int64_t outer,
              int64_t M, int64_t inner) {
@@ -654,6 +774,8 @@ void Scatter(cudaStream_t st, int sms, Scat v, rt::Counts<R> cnt, rt::Offsets of
     case Scat::kPipe16x4: return PipeScatter<T, R, 16384, 4>(st, sms, cnt, off, x, out, outer, M);
     case Scat::kPipe32x4: return PipeScatter<T, R, 32768, 4>(st, sms, cnt, off, x, out, outer, M);
     case Scat::kPipe16x6: return PipeScatter<T, R, 16384, 6>(st, sms, cnt, off, x, out, outer, M);
+    case Scat::kMarks16x4: return MarksScatter<T, R, 16, 4>(st, sms, cnt, off, x, out, outer, M);
+    case Scat::kMarks32x4: return MarksScatter<T, R, 32, 4>(st, sms, cnt, off, x, out, outer, M);
     default: return;
   }
 }
@@ -684,6 +806,7 @@ constexpr Variant kVariants[] = {
     {"looke", Pass1::kLookE, Scat::kLib},       {"looke+n32/4", Pass1::kLookE, Scat::kN32x4},
     {"look+pipe16/4", Pass1::kLook, Scat::kPipe16x4}, {"look+pipe32/4", Pass1::kLook, Scat::kPipe32x4},
     {"look+pipe16/6", Pass1::kLook, Scat::kPipe16x6}, {"looke+pipe16/4", Pass1::kLookE, Scat::kPipe16x4},
+    {"look+marks16/4", Pass1::kLook, Scat::kMarks16x4}, {"look+marks32/4", Pass1::kLook, Scat::kMarks32x4},
 };
 
 }  // namespace rint_variants
