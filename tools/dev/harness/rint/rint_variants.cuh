@@ -233,6 +233,25 @@ struct CountRegs<uint32_t> {
   __device__ uint32_t operator[](int i) const { return ByteAt(packed, i); }
 };
 
+// A thread's 8 slices for the 32-bit form: their count bytes and values (xs = x at slice j0
+// of the line), whole as one 8-byte and 16-byte loads, else element by element to the line's end.
+template <typename T>
+__device__ void LoadNarrow(const rt::Offsets& off, const T* xs, int64_t j0, int64_t n, CountRegs<uint32_t>& c,
+                           T (&v)[kItems]) {
+  if (j0 + kItems <= n) {
+    c.packed = *reinterpret_cast<const uint2*>(off.bytes + j0);
+    rt::LoadItems(xs, v, rt::Aligned16(xs));
+    return;
+  }
+  c.packed = make_uint2(0, 0);
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const uint32_t bt = j0 + i < n ? off.bytes[j0 + i] : 0u;
+    if (i < 4) c.packed.x |= bt << (8 * i); else c.packed.y |= bt << (8 * (i - 4));
+    v[i] = j0 + i < n ? xs[i] : T{};
+  }
+}
+
 // One 1-D tile's outputs: thread i holds slices j0..j0+7 (counts c, values v); the tile starts
 // at output `base` (the sum of the tiles before it); runs are cut at m (the output length), the
 // line's last slice's run ends at m. Run offsets relative to base, in Off; the outputs pass
@@ -284,26 +303,19 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     const int64_t j0 = t * kTile + threadIdx.x * kItems;
     CountRegs<Off> c;
     __align__(16) T v[kItems];
+    const T* xs = x + o * n + j0;
     if constexpr (kBig) {
       bool neg = false;
 #pragma unroll
       for (int i = 0; i < kItems; ++i) c.c[i] = j0 + i < n ? cnt.At(j0 + i, &neg) : 0;
-    } else if (j0 + kItems <= n) {
-      c.packed = *reinterpret_cast<const uint2*>(off.bytes + j0);
-    } else {
-      c.packed = make_uint2(0, 0);
+      if (j0 + kItems <= n) {
+        rt::LoadItems(xs, v, rt::Aligned16(xs));
+      } else {
 #pragma unroll
-      for (int i = 0; i < kItems; ++i) {
-        const uint32_t b = j0 + i < n ? off.bytes[j0 + i] : 0u;
-        if (i < 4) c.packed.x |= b << (8 * i); else c.packed.y |= b << (8 * (i - 4));
+        for (int i = 0; i < kItems; ++i) v[i] = j0 + i < n ? xs[i] : T{};
       }
-    }
-    const T* xs = x + o * n + j0;
-    if (j0 + kItems <= n) {
-      rt::LoadItems(xs, v, rt::Aligned16(xs));
     } else {
-#pragma unroll
-      for (int i = 0; i < kItems; ++i) v[i] = j0 + i < n ? xs[i] : T{};
+      LoadNarrow(off, xs, j0, n, c, v);
     }
     const uint64_t base = t == 0 ? 0 : off.incl[t - 1];
     WriteTile<T, Off, kStage>(c, v, j0, n, base, static_cast<uint64_t>(M), t + 1 == tiles, out + o * M, stage, tmp);
@@ -494,14 +506,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
           reinterpret_cast<uint4*>(v)[w] = reinterpret_cast<const uint4*>(xbuf + cur * kTile + tid * kItems)[w];
         }
       } else {
-        const T* xs = x + o * n + j0;
-        c.packed = make_uint2(0, 0);
-#pragma unroll
-        for (int i = 0; i < kItems; ++i) {
-          const uint32_t bt = j0 + i < n ? off.bytes[j0 + i] : 0u;
-          if (i < 4) c.packed.x |= bt << (8 * i); else c.packed.y |= bt << (8 * (i - 4));
-          v[i] = j0 + i < n ? xs[i] : T{};
-        }
+        LoadNarrow(off, x + o * n + j0, j0, n, c, v);
       }
       const uint64_t base = t == 0 ? 0 : off.incl[t - 1];
       WriteTile<T, uint32_t, kStage>(c, v, j0, n, base, static_cast<uint64_t>(M), t + 1 == tiles, out + o * M, stage,
@@ -543,19 +548,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     const int64_t j0 = t * kTile + tid * kItems;
     CountRegs<uint32_t> c;
     __align__(16) T v[kItems];
-    const T* xsrc = x + o * n + j0;
-    if (j0 + kItems <= n) {
-      c.packed = *reinterpret_cast<const uint2*>(off.bytes + j0);
-      rt::LoadItems(xsrc, v, rt::Aligned16(xsrc));
-    } else {
-      c.packed = make_uint2(0, 0);
-#pragma unroll
-      for (int i = 0; i < kItems; ++i) {
-        const uint32_t bt = j0 + i < n ? off.bytes[j0 + i] : 0u;
-        if (i < 4) c.packed.x |= bt << (8 * i); else c.packed.y |= bt << (8 * (i - 4));
-        v[i] = j0 + i < n ? xsrc[i] : T{};
-      }
-    }
+    LoadNarrow(off, x + o * n + j0, j0, n, c, v);
     const uint64_t base = t == 0 ? 0 : off.incl[t - 1];
     const uint32_t lim = LimitOf<uint32_t>(base, m);
     uint32_t sum = 0;
@@ -725,14 +718,23 @@ rt::Offsets Offsets(cudaStream_t st, Pass1 p, Scratch& s, rt::Counts<R> cnt) {
   return rt::Offsets{s.Incl(), s.Flags(), s.Bytes()};
 }
 
+// The tiles for the 64-bit form (WideTile), after a 32-bit scatter: a small persistent grid
+// that skips the others.
+template <typename T, typename R>
+void WideScatter(cudaStream_t st, int sms, rt::Counts<R> cnt, rt::Offsets off, const T* x, T* out, int64_t outer,
+                 int64_t M) {
+  const int64_t tiles = rt::TileCount(cnt.n);
+  const int grid = static_cast<int>(std::min<int64_t>(outer * tiles, int64_t{sms} * 2));
+  NarrowLineKernel<T, R, uint64_t, 32768, 1><<<grid, kThreads, 0, st>>>(cnt, off, x, out, M, tiles, outer);
+}
+
 template <typename T, typename R, int kStageBytes, int kMinBlocks>
 void NarrowScatter(cudaStream_t st, int sms, rt::Counts<R> cnt, rt::Offsets off, const T* x, T* out, int64_t outer,
                    int64_t M) {
   const int64_t tiles = rt::TileCount(cnt.n), blocks = outer * tiles;
   const int grid = static_cast<int>(std::min<int64_t>(blocks, int64_t{sms} * 64));
   NarrowLineKernel<T, R, uint32_t, kStageBytes, kMinBlocks><<<grid, kThreads, 0, st>>>(cnt, off, x, out, M, tiles, outer);
-  const int big_grid = static_cast<int>(std::min<int64_t>(blocks, int64_t{sms} * 2));
-  NarrowLineKernel<T, R, uint64_t, 32768, 1><<<big_grid, kThreads, 0, st>>>(cnt, off, x, out, M, tiles, outer);
+  WideScatter(st, sms, cnt, off, x, out, outer, M);
 }
 
 template <typename T, typename R, int kStageBytes, int kMinBlocks>
@@ -748,8 +750,7 @@ void PipeScatter(cudaStream_t st, int sms, rt::Counts<R> cnt, rt::Offsets off, c
   }
   const int grid = static_cast<int>(std::min<int64_t>(blocks, int64_t{sms} * kMinBlocks));
   PipeLineKernel<T, R, kStageBytes, kMinBlocks><<<grid, kThreads, kBytes, st>>>(cnt, off, x, out, M, tiles, outer);
-  const int big_grid = static_cast<int>(std::min<int64_t>(blocks, int64_t{sms} * 2));
-  NarrowLineKernel<T, R, uint64_t, 32768, 1><<<big_grid, kThreads, 0, st>>>(cnt, off, x, out, M, tiles, outer);
+  WideScatter(st, sms, cnt, off, x, out, outer, M);
 }
 
 template <typename T, typename R, int kPer, int kMinBlocks>
@@ -758,8 +759,7 @@ void MarksScatter(cudaStream_t st, int sms, rt::Counts<R> cnt, rt::Offsets off, 
   const int64_t tiles = rt::TileCount(cnt.n), blocks = outer * tiles;
   const int grid = static_cast<int>(std::min<int64_t>(blocks, int64_t{sms} * 64));
   MarksLineKernel<T, R, kPer, kMinBlocks><<<grid, kThreads, 0, st>>>(cnt, off, x, out, M, tiles, outer);
-  const int big_grid = static_cast<int>(std::min<int64_t>(blocks, int64_t{sms} * 2));
-  NarrowLineKernel<T, R, uint64_t, 32768, 1><<<big_grid, kThreads, 0, st>>>(cnt, off, x, out, M, tiles, outer);
+  WideScatter(st, sms, cnt, off, x, out, outer, M);
 }
 
 template <typename T, typename R>
@@ -787,9 +787,7 @@ void Fused(cudaStream_t st, int sms, Scratch& s, rt::Counts<R> cnt, const T* x, 
   HARNESS_CHECK(cudaMemsetAsync(s.status, 0, s.fused_layout.ZeroBytes(), st));
   FusedLineKernel<T, R, 32768, 4><<<static_cast<unsigned>(tiles), kThreads, 0, st>>>(
       cnt, s.Incl(), s.Flags(), x, out, M, tiles, s.fused_layout.In(s.status));
-  const int big_grid = static_cast<int>(std::min<int64_t>(tiles, int64_t{sms} * 2));
-  NarrowLineKernel<T, R, uint64_t, 32768, 1><<<big_grid, kThreads, 0, st>>>(
-      cnt, rt::Offsets{s.Incl(), s.Flags(), s.Bytes()}, x, out, M, tiles, 1);
+  WideScatter(st, sms, cnt, rt::Offsets{s.Incl(), s.Flags(), s.Bytes()}, x, out, 1, M);
 }
 
 // The variants a run checks and times: pass 1 and the 1-D scatter (rows: the library's).
