@@ -281,17 +281,18 @@ struct CumsumV {
     __device__ Agg Aggregate() const { return total; }
     // Shared decision after the look-back (thread 0): nothing for cumsum.
     __device__ static void Decide(Agg, const Work&, float*) {}
-    __device__ void Finish(Agg carry, const float*, const float (&x)[kItems], bool exclusive, float (&o)[kItems],
-                           DD*) const {
+    // x[j] replaced by its output.
+    __device__ void Finish(Agg carry, float (&x)[kItems], bool exclusive) const {
       DD p = AddDD(carry, before);
 #pragma unroll
       for (int j = 0; j < kItems; ++j) {
-        if (exclusive) o[j] = RoundDD(p.hi, p.lo);
+        const double v = static_cast<double>(x[j]);
+        if (exclusive) x[j] = RoundDD(p.hi, p.lo);
         double s, e;
-        TwoSum(p.hi, static_cast<double>(x[j]), &s, &e);
+        TwoSum(p.hi, v, &s, &e);
         p.hi = s;
         p.lo += e;
-        if (!exclusive) o[j] = RoundDD(p.hi, p.lo);
+        if (!exclusive) x[j] = RoundDD(p.hi, p.lo);
       }
     }
   };
@@ -341,6 +342,10 @@ struct LseV {
     // The rare paths walk local copies in loops that are not unrolled (as the library's
     // ColumnSlow), so that the unrolled fast path keeps its registers.
     __device__ void Exact(const float (&x)[kItems], LS* smem) {
+#ifdef SCAN1D_FAST_ONLY
+      exact_done = true;
+      return;
+#endif
       float xl[kItems];
       double m = -kInfD;
       bool nan = false, pinf = false;
@@ -443,8 +448,10 @@ struct LseV {
       reinterpret_cast<double*>(d)[2] = base0;  // d[4..5]
       reinterpret_cast<double*>(d)[3] = f;      // d[6..7]
     }
-    __device__ void Finish(Agg carry, const float* d, const float (&x)[kItems], const float (&e)[kItems],
-                           bool exclusive, float (&o)[kItems], LS* smem) {
+    // Fast (d[0] != 0): o from the terms e; else o holds the tile's x again (the caller reloads
+    // it: x is not kept live across the look-back) and is replaced by the outputs.
+    __device__ void Finish(Agg carry, const float* d, const float (&e)[kItems], bool exclusive, float (&o)[kItems],
+                           LS* smem) {
       if (d[0] != 0.f) {
         const float R = d[1], ff = d[2];
         const double base0 = reinterpret_cast<const double*>(d)[2], fd = reinterpret_cast<const double*>(d)[3];
@@ -459,9 +466,13 @@ struct LseV {
         }
         return;
       }
-      SlowFinish(carry, x, exclusive, o, smem);
+      SlowFinish(carry, o, exclusive, o, smem);
     }
     __device__ void SlowFinish(Agg carry, const float (&x)[kItems], bool exclusive, float (&o)[kItems], LS* smem) {
+      // (x and o may be the same array: x is copied first.)
+#ifdef SCAN1D_FAST_ONLY  // instruction counts of the fast path alone (results wrong on slow tiles)
+      return;
+#endif
       if (!exact_done) Exact(x, smem);  // uniform over the block
       LS p = CombineLS(carry, ebefore);
       float xl[kItems], ol[kItems];
@@ -502,10 +513,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, S
   constexpr bool kLse = std::is_same<Op, LseV>::value;
   using S = typename std::conditional<kLse, LS, DD>::type;
   __shared__ S scan_smem[kWarps + 1];
-  __shared__ float fsm[2 * kWarps > 8 ? 2 * kWarps : 8];
+  __shared__ alignas(16) float fsm[2 * kWarps > 8 ? 2 * kWarps : 8];
   __shared__ Agg carry_smem;
   __shared__ unsigned long long tickets[2];
   __shared__ float4 obuf[kWarps][32 * kItems / 4];
+  __shared__ float4 stage[kPersist ? kThreads * kItems / 4 : 1];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int64_t total_tiles = p.rows * p.ntiles;
 
@@ -520,17 +532,36 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, S
     const bool full = p.vec && g0 + 32 * kItems <= p.L;
     Io<kItems>::Load(p.x, row * p.L, p.L, first, full, p.reverse, Op::kPad, v);
   };
+  // kPersist: the next tile copied to shared memory by cp.async (each thread its own 16-byte
+  // chunks, swizzled so that a quarter warp's reads hit distinct banks), read back by the same
+  // thread after this tile's stores.
+  auto stage_slot = [&](int c) { return threadIdx.x * (kItems / 4) + (c ^ ((threadIdx.x >> 1) & (kItems / 4 - 1))); };
+  auto full_tile = [&](int64_t tl) {
+    const int64_t row = tl / p.ntiles, t = tl - row * p.ntiles;
+    return p.vec && (t + 1) * kTile <= p.L;
+  };
   if (tile < total_tiles) load(tile, x);
   int it = 0;
   while (tile < total_tiles) {
     const int64_t row = tile / p.ntiles, t = tile - row * p.ntiles;
     int64_t next = total_tiles;
-    float xn[kItems];
-    if (kPersist) {  // the next tile's ticket and loads, before this tile's look-back
+    bool next_staged = false;
+    if (kPersist) {  // the next tile's ticket and copies, before this tile's look-back
       if (threadIdx.x == 0) tickets[(it + 1) & 1] = atomicAdd(st.ticket, 1ull);
       __syncthreads();
       next = static_cast<int64_t>(tickets[(it + 1) & 1]);
-      if (next < total_tiles) load(next, xn);
+      next_staged = next < total_tiles && full_tile(next);
+      if (next_staged) {
+        const int64_t nrow = next / p.ntiles, nt = next - nrow * p.ntiles;
+        const int64_t first = nt * kTile + int64_t{warp} * 32 * kItems + int64_t{lane} * kItems;
+        const float* src = p.x + (p.reverse ? nrow * p.L + p.L - first - kItems : nrow * p.L + first);
+#pragma unroll
+        for (int c = 0; c < kItems / 4; ++c) {
+          const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(&stage[stage_slot(c)]));
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src + 4 * c) : "memory");
+        }
+        asm volatile("cp.async.commit_group;" ::: "memory");
+      }
     }
     W w;
     Agg carry = Op::Identity();
@@ -570,23 +601,39 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, S
     if constexpr (kLse) {
       if (threadIdx.x == 0) w.Decide(carry, fsm);
       __syncthreads();
-    }
-    float o[kItems];
-    if constexpr (kLse) {
-      w.Finish(carry, fsm, x, e, p.exclusive, o, scan_smem);
+#ifndef SCAN1D_FAST_ONLY
+      if (fsm[0] == 0.f) load(tile, x);  // the rare exact path reads the tile again
+#endif
+      w.Finish(carry, fsm, e, p.exclusive, x, scan_smem);
     } else {
-      w.Finish(carry, nullptr, x, p.exclusive, o, scan_smem);
+      w.Finish(carry, x, p.exclusive);
     }
     {
       const int64_t g0 = t * kTile + int64_t{warp} * 32 * kItems;
       const int64_t first = g0 + int64_t{lane} * kItems;
       const bool full = p.vec && g0 + 32 * kItems <= p.L;
-      Io<kItems>::Store(p.out, row * p.L, p.L, g0, first, full, p.reverse, o, reinterpret_cast<float*>(obuf[warp]));
+      Io<kItems>::Store(p.out, row * p.L, p.L, g0, first, full, p.reverse, x, reinterpret_cast<float*>(obuf[warp]));
     }
     if (!kPersist) break;
     __syncthreads();  // fsm, carry_smem reused
+    if (next_staged) {
+      asm volatile("cp.async.wait_all;" ::: "memory");
 #pragma unroll
-    for (int j = 0; j < kItems; ++j) x[j] = xn[j];
+      for (int c = 0; c < kItems / 4; ++c) {
+        const float4 q = stage[stage_slot(c)];
+        const float w4[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if (p.reverse) {
+            x[kItems - 1 - (4 * c + j)] = w4[j];
+          } else {
+            x[4 * c + j] = w4[j];
+          }
+        }
+      }
+    } else if (next < total_tiles) {
+      load(next, x);
+    }
     tile = next;
     ++it;
   }
