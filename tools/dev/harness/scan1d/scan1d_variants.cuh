@@ -178,6 +178,9 @@ struct Io {
   // Full groups (vec): 16-byte loads straight from memory (as BlockedGroup::Load); else guarded.
   __device__ static void Load(const float* x, int64_t base, int64_t L, int64_t first, bool full, bool rev, float pad,
                               float (&v)[kItems]) {
+#ifdef SCAN1D_FULL_ONLY  // instruction counts of full tiles alone
+    full = true;
+#endif
     if (full) {
       const float4* p = reinterpret_cast<const float4*>(x + (rev ? base + L - first - kItems : base + first));
 #pragma unroll
@@ -205,6 +208,9 @@ struct Io {
   __device__ static void Store(float* out, int64_t base, int64_t L, int64_t g0, int64_t first, bool full, bool rev,
                                const float (&o)[kItems], float* buf) {
     const int lane = threadIdx.x % 32;
+#ifdef SCAN1D_FULL_ONLY
+    full = true;
+#endif
     if (full) {
       constexpr int kNC = kItems / 4;
       const int blk = rev ? 31 - lane : lane;
@@ -370,15 +376,24 @@ struct LseV {
     __device__ void Prepare(const float (&x)[kItems], float* fsm, LS* smem, float (&e)[kItems]) {
       constexpr int kWarps = kThreads / 32;
       float hi = -kInfF, lo = kInfF;
+      // The min takes -inf in (one instruction an element); only a warp that met one (holes,
+      // padding) counts again without them, as the library's Range.
 #pragma unroll
       for (int j = 0; j < kItems; ++j) {
         hi = MaxNaN(hi, x[j]);
-        lo = x[j] == -kInfF ? lo : fminf(lo, x[j]);
+        lo = fminf(lo, x[j]);
       }
 #pragma unroll
       for (int d = 16; d > 0; d >>= 1) {
         hi = MaxNaN(hi, __shfl_xor_sync(0xffffffffu, hi, d));
         lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, d));
+      }
+      if (lo == -kInfF) {  // uniform over the warp
+        lo = kInfF;
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) lo = x[j] == -kInfF ? lo : fminf(lo, x[j]);
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, d));
       }
       const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
       if (lane == 0) {
