@@ -677,8 +677,8 @@ void Launch(cudaStream_t stream, void* scratch, const float* x, float* out, int6
   const auto kernel = Tile1DKernel<Op, kThreads, kItems, kMinBlocks, kPersist, kCheap>;
   int64_t blocks = rows * p.ntiles;
   if (kPersist) {
-    int per_sm = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0);
+    static int per_sm = -1;  // asked once: a host call between the memset and the launch would idle the GPU
+    if (per_sm < 0) cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0);
     blocks = std::min<int64_t>(blocks, int64_t{std::max(per_sm, 1)} * sms);
   }
   kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(p, st);
