@@ -443,25 +443,31 @@ struct LseV {
       }
     }
     __device__ Agg Aggregate() const { return fast_agg ? LS{static_cast<double>(Rt), total} : etotal; }
-    // Thread 0, after the look-back: whether the tile's outputs take the fast path, R, f, base0.
-    __device__ void Decide(Agg c, float* d) const {
+    // Warp 0, after the look-back: whether the tile's outputs take the fast path, R, f, base0
+    // (lane 0 writes them). Two float64 exps on lanes 0 and 1 at once, then two logs: the chain
+    // on every tile's critical path is two transcendentals deep, not four.
+    __device__ void Decide(Agg c, float* d, int lane) const {
       bool fast = fast_agg && c.m == c.m && c.m != kInfD && c.m != -kInfD && c.s != 1.0;
       float R = Rt;
       double f = 1.0, base0 = 0.0;
-      if (fast) {
+      if (fast) {  // uniform over the warp
         R = fmaxf(Rt, static_cast<float>(c.m));
         fast = c.m >= static_cast<double>(R) - kSpan;
-        f = exp(static_cast<double>(Rt) - static_cast<double>(R));
-        base0 = c.s * exp(c.m - static_cast<double>(R));
-        const double v = c.m + log(c.s);
-        const double top = static_cast<double>(R) + log(base0 + f * total);
+        const double ex = exp((lane == 0 ? static_cast<double>(Rt) : c.m) - static_cast<double>(R));
+        f = __shfl_sync(0xffffffffu, ex, 0);
+        base0 = c.s * __shfl_sync(0xffffffffu, ex, 1);
+        const double lg = log(lane == 0 ? c.s : base0 + f * total);
+        const double v = c.m + __shfl_sync(0xffffffffu, lg, 0);
+        const double top = static_cast<double>(R) + __shfl_sync(0xffffffffu, lg, 1);
         fast = fast && (v >= kLeanV + 0.01 || top <= -kLeanV - 0.01);
       }
-      d[0] = fast ? 1.f : 0.f;
-      d[1] = R;
-      d[2] = static_cast<float>(f);
-      reinterpret_cast<double*>(d)[2] = base0;  // d[4..5]
-      reinterpret_cast<double*>(d)[3] = f;      // d[6..7]
+      if (lane == 0) {
+        d[0] = fast ? 1.f : 0.f;
+        d[1] = R;
+        d[2] = static_cast<float>(f);
+        reinterpret_cast<double*>(d)[2] = base0;  // d[4..5]
+        reinterpret_cast<double*>(d)[3] = f;      // d[6..7]
+      }
     }
     // Fast (d[0] != 0): o from the terms e; else o holds the tile's x again (the caller reloads
     // it: x is not kept live across the look-back) and is replaced by the outputs.
@@ -614,7 +620,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, S
       carry = carry_smem;
     }
     if constexpr (kLse) {
-      if (threadIdx.x == 0) w.Decide(carry, fsm);
+      if (warp == 0) w.Decide(carry, fsm, lane);
       __syncthreads();
 #ifndef SCAN1D_FAST_ONLY
       if (fsm[0] == 0.f) load(tile, x);  // the rare exact path reads the tile again
