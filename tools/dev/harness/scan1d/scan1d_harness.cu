@@ -28,6 +28,7 @@ const Variant kVariants[] = {
     {"b256i16mb4c", scan1d::Launch<scan1d::LseV, 256, 16, 4, false, true>, nullptr},
     {"b256i16mb4p", scan1d::Launch<scan1d::LseV, 256, 16, 4, true, false>,
      scan1d::Launch<scan1d::CumsumV, 256, 16, 4, true, false>},
+    {"b256i16mb4pc", scan1d::Launch<scan1d::LseV, 256, 16, 4, true, true>, nullptr},
     {"b256i16mb3p", scan1d::Launch<scan1d::LseV, 256, 16, 3, true, false>,
      scan1d::Launch<scan1d::CumsumV, 256, 16, 3, true, false>},
     {"b256i32mb2", scan1d::Launch<scan1d::LseV, 256, 32, 2, false, false>,
