@@ -5,7 +5,11 @@ subclass made like fla's CachedAutotuner (cache_results=True, its own run). Not 
 Triton 3.6's wheel unpacked for Python 3.12:
 
     python3.12 -m pip install --no-deps --target /tmp/tsite triton-3.6.0-cp312-*.whl
-    PYTHONPATH=/tmp/tsite python3.12 tools/dev/check_fla_warm.py
+    PYTHONPATH=/tmp/tsite python3.12 tools/dev/check_fla_warm.py [<fla-core unpacked>]
+
+Given the folder of an unpacked fla-core wheel, it also checks fla's own CachedAutotuner
+(fla/ops/utils/cache.py loaded alone; torch stubbed where it is missing, as its import needs
+only torch.cuda.is_available at that point).
 """
 import os
 import sys
@@ -41,28 +45,31 @@ def make(cls, nconfigs, prune=None, cache_results=False):
     return tuner, jit, [(c.kwargs["BLOCK"], c.num_warps) for c in configs]
 
 
-def fresh(base, part, parts, counts=None):
+def fresh(base, part, parts, seen=None):
     cls = type(f"Patched{part}", (base,), {})
-    fla_warm.patch(cls, part, parts, counts)
+    fla_warm.patch(cls, part, parts, seen)
     return cls
 
 
 def check_parts(nconfigs, parts, prune=None):
-    seen = []
+    union = []
     for part in range(parts):
-        counts = {}
-        tuner, jit, all_cfg = make(fresh(autotuner.Autotuner, part, parts, counts), nconfigs, prune)
+        seen = {}
+        tuner, jit, all_cfg = make(fresh(autotuner.Autotuner, part, parts, seen), nconfigs, prune)
         tuner.run(object(), 64)
         tuned = jit.runs[:-1]  # the last run is the launch with the chosen config
+        del jit.runs[:]
+        tuner.run(object(), 64)  # the same key again: the share runs again (another specialization)
+        assert jit.runs[:-1] == tuned
         kept = [c for c in all_cfg if prune is None or c[0] % 32 == 0]
         want = kept[part::parts] or [kept[part % len(kept)]]
         assert tuned == want, (nconfigs, parts, part, tuned, want)
         assert jit.runs[-1] == want[0], "the first config of the share is launched"
-        assert counts == {"kernel": len(want)}, counts
+        assert list(seen) == ["kernel"] and len(seen["kernel"]) == 2 * len(want), seen
         assert tuner.__dict__["do_bench"] is fla_warm._run_once
-        seen += tuned
+        union += tuned
     if nconfigs >= parts:
-        assert sorted(seen) == sorted(kept), "the parts together run every config once"
+        assert sorted(union) == sorted(kept), "the parts together run every config once"
 
 
 def check_cache_results():
@@ -103,6 +110,30 @@ def check_refusal():
         raise AssertionError("a class without prune_configs/_bench was accepted")
 
 
+def check_fla(root):
+    import importlib.util
+    import types
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        sys.modules["torch"] = types.SimpleNamespace(cuda=types.SimpleNamespace(is_available=lambda: False))
+    spec = importlib.util.spec_from_file_location("fla_cache", os.path.join(root, "fla", "ops", "utils", "cache.py"))
+    cache = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cache)
+    early, jit_early, _ = make(cache.CachedAutotuner, 7, cache_results=True)
+    assert early.cache_results is True
+    fla_warm.patch(autotuner.Autotuner, 2, 3)  # at Triton's class, as fla_warm.main does
+    tuner, jit, all_cfg = make(cache.CachedAutotuner, 7, cache_results=True)
+    assert tuner.cache_results is False and early.cache_results is False
+    disk = []
+    autotuner.Autotuner.check_disk_cache = lambda *args, **kwargs: disk.append(1)
+    tuner.run(object(), 4)
+    early.run(object(), 4)
+    tuner.run(object(), 4)
+    share = [all_cfg[2], all_cfg[5], all_cfg[2]]  # configs 2 and 5, then the launch with 2
+    assert not disk and jit.runs == share * 2 and jit_early.runs == share, jit.runs
+
+
 if __name__ == "__main__":
     import triton
     for nconfigs, parts in [(2, 2), (7, 3), (20, 14), (5, 14), (14, 14), (3, 1)]:
@@ -110,4 +141,6 @@ if __name__ == "__main__":
     check_parts(12, 4, prune=lambda configs, nargs, **kw: [c for c in configs if c.kwargs["BLOCK"] % 32 == 0])
     check_cache_results()
     check_refusal()
-    print(f"check_fla_warm: ok (Triton {triton.__version__})")
+    if len(sys.argv) > 1:
+        check_fla(sys.argv[1])  # last: it patches Triton's own class
+    print(f"check_fla_warm: ok (Triton {triton.__version__}{', fla ' + sys.argv[1] if len(sys.argv) > 1 else ''})")

@@ -14,7 +14,11 @@ has it too:
 - prune_configs returns only this part's share of the configs it would have returned: those at
   index j with j % N == I (if that share is empty, the one config at I % len);
 - _bench runs the kernel once (compiling it when the cache lacks it) and times nothing: every
-  config reports the same time, so the first of the share is used;
+  config reports the same time, so the first of the share is launched;
+- run forgets the autotuner's choices of earlier calls (its in-memory cache), so each call runs
+  the share again: a later shape with the same autotuning key but another specialization (ints
+  divisible by 16 or not, and the like) gets every config compiled too, whichever the ordinary
+  run will have chosen at the first;
 - cache_results is False on every instance (a class property that ignores assignment), so no
   autotuning result, skewed as it is, is written to the cache; only the compiled kernels land in
   TRITON_CACHE_DIR.
@@ -61,9 +65,9 @@ def _run_once(kernel_call, *args, **kwargs):
     return [1.0, 1.0, 1.0]
 
 
-def patch(autotuner_cls, part, parts, counts=None):
-    """Change autotuner_cls (Triton's Autotuner) as the module docstring says; counts (a dict)
-    receives the number of configs this part ran per kernel name."""
+def patch(autotuner_cls, part, parts, seen=None):
+    """Change autotuner_cls (Triton's Autotuner) as the module docstring says; seen (a dict), if
+    given, receives per kernel name the list of the configs this part ran (one entry a run)."""
     missing = [n for n in NEEDED if not callable(getattr(autotuner_cls, n, None))]
     if missing:
         _fail(f"{autotuner_cls.__module__}.{autotuner_cls.__name__} lacks {', '.join(missing)}: "
@@ -78,19 +82,25 @@ def patch(autotuner_cls, part, parts, counts=None):
     if len(inspect.signature(autotuner_cls.prune_configs).parameters) < 2:
         _fail("Autotuner.prune_configs takes no kwargs: not the Triton fla_warm.py knows (3.6)")
 
-    prune_configs, bench = autotuner_cls.prune_configs, autotuner_cls._bench
+    prune_configs, bench, run = autotuner_cls.prune_configs, autotuner_cls._bench, autotuner_cls.run
 
     def prune_configs_share(self, *args, **kwargs):
         return share(prune_configs(self, *args, **kwargs), part, parts)
 
     def bench_once(self, *args, config, **meta):
         self.__dict__["do_bench"] = _run_once  # the instance's dict wins over a cached_property
-        if counts is not None:
-            name = getattr(getattr(self, "base_fn", None), "__name__", "?")
-            counts[name] = counts.get(name, 0) + 1
+        if seen is not None:
+            seen.setdefault(getattr(getattr(self, "base_fn", None), "__name__", "?"), []).append(str(config))
         return bench(self, *args, config=config, **meta)
 
+    def run_again(self, *args, **kwargs):
+        cache = getattr(self, "cache", None)
+        if isinstance(cache, dict):
+            cache.clear()
+        return run(self, *args, **kwargs)
+
     autotuner_cls.prune_configs = prune_configs_share
+    autotuner_cls.run = run_again
     autotuner_cls._bench = bench_once
     autotuner_cls.cache_results = property(lambda self: False, lambda self, value: None)
 
@@ -118,8 +128,8 @@ def main(argv):
     Autotuner = getattr(autotuner, "Autotuner", None)
     if Autotuner is None:
         _fail("triton.runtime.autotuner has no Autotuner")
-    counts = {}
-    patch(Autotuner, args.part, args.parts, counts)
+    seen = {}
+    patch(Autotuner, args.part, args.parts, seen)
     print(f"fla_warm: part {args.part}/{args.parts}, Triton {getattr(triton, '__version__', '?')}, "
           f"TRITON_CACHE_DIR={os.environ.get('TRITON_CACHE_DIR', '(default)')}: {' '.join(rest)}", flush=True)
     try:
@@ -133,9 +143,12 @@ def main(argv):
             import pytest
             rc = pytest.main(rest[1:])
     finally:
-        total = sum(counts.values())
-        print(f"fla_warm: part {args.part}/{args.parts} ran {total} configs of {len(counts)} kernels"
-              + (": " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) if counts else ""), flush=True)
+        runs = sum(len(v) for v in seen.values())
+        distinct = sum(len(set(v)) for v in seen.values())
+        print(f"fla_warm: part {args.part}/{args.parts} ran {distinct} configs of {len(seen)} kernels"
+              f" ({runs} runs)", flush=True)
+        print("fla_warm: configs run per kernel: "
+              + ", ".join(f"{k} {len(set(v))}" for k, v in sorted(seen.items())), flush=True)
     return int(rc or 0)
 
 
