@@ -83,7 +83,8 @@ static_assert(ChunkedSmem<float, false, false>() <= 99 * 1024 &&
                   ChunkedSmem<dtype::float16, false, false>() <= 99 * 1024 &&
                   ChunkedSmem<dtype::bfloat16, false, false>() <= 99 * 1024,
               "the gla forward (intra kernel unstaged) needs more shared memory than sm_86/sm_89 have per block");
-static_assert(ChunkedSmem<float, true, false>() <= 99 * 1024 && ChunkedSmem<dtype::float16, true, false>() <= 99 * 1024 &&
+static_assert(ChunkedSmem<float, true, false>() <= 99 * 1024 &&
+                  ChunkedSmem<dtype::float16, true, false>() <= 99 * 1024 &&
                   ChunkedSmem<dtype::bfloat16, true, false>() <= 99 * 1024,
               "the gla backward (dq/dk tiles in global memory) needs more shared memory than sm_86/sm_89 have "
               "per block");
@@ -190,6 +191,9 @@ void LaunchDqkGlobal(const GPUContext& ctx, const GlaGradData<T>& d, const float
   DenseTensor scratch;
   MT* tiles = reinterpret_cast<MT*>(
       TempFloat(ctx, &scratch, part * static_cast<int64_t>(DqkTileElems<T>() * sizeof(MT) / sizeof(float))));
+  PADDLE_ENFORCE((reinterpret_cast<uintptr_t>(tiles) & 255) == 0,
+                 errors::PreconditionNotMet("gla_grad: the dq/dk kernel's scratch is not 256-byte aligned (its "
+                                            "wmma loads need 32 bytes)"));
   for (int64_t first = 0; first < blocks; first += part) {
     const unsigned n = static_cast<unsigned>(std::min<int64_t>(part, blocks - first));
     kernel<<<n, kDqkThreads, smem, ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq, d.dk, qdk,
