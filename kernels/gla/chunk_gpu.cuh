@@ -903,13 +903,11 @@ __device__ __forceinline__ MT* DqkTiles(MT*, unsigned, MT* scratch) {
 // GlaDqkKernel<T> keeps them in shared memory after its float32 tiles; GlaDqkKernel<T, unsigned,
 // MT*> (the global-tiles form), where the device's shared memory per block has no room for them
 // (sm_86, sm_89: DqkStaged), in global memory: it runs blocks first .. first + gridDim.x - 1 of
-// the grid, block first + i with its tiles at scratch + i * DqkTileElems<T>() (a part of the
-// grid per launch: LaunchDqkGlobal in launch_gpu.cuh). The same values are written and read in
-// the same order, so the results are the same; the block's barriers order its global accesses
-// as they do the shared ones, and the tiles keep the offsets of the shared layout (the slices'
-// size is a multiple of 256 bytes, so the wmma loads' 32-byte alignment holds). The usual form's
-// code is the kernel's as it was before the other form existed (tiles_at below: its sm_90a SASS
-// compared byte for byte; a call computing `tiles` in both forms changed its registers).
+// the grid, block first + i with its tiles at scratch + i * DqkTileElems<T>() (a part of the grid
+// per launch, LaunchDqkGlobal in launch_gpu.cuh). The same values are written and read in the same order, so the results
+// are the same; the block's barriers order its global accesses as they do the shared ones, and the
+// tiles keep the offsets of the shared layout (the slices' size is a multiple of 256 bytes, so the
+// wmma loads' 32-byte alignment holds).
 template <typename T, typename... Global>
 __global__ void __launch_bounds__(kDqkThreads) GlaDqkKernel(GlaShape s, const T* q, const T* k, const T* v,
                                                             const T* g, const T* dout, const float* hstore,

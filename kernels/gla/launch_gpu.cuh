@@ -83,8 +83,7 @@ static_assert(ChunkedSmem<float, false, false>() <= 99 * 1024 &&
                   ChunkedSmem<dtype::float16, false, false>() <= 99 * 1024 &&
                   ChunkedSmem<dtype::bfloat16, false, false>() <= 99 * 1024,
               "the gla forward (intra kernel unstaged) needs more shared memory than sm_86/sm_89 have per block");
-static_assert(ChunkedSmem<float, true, false>() <= 99 * 1024 &&
-                  ChunkedSmem<dtype::float16, true, false>() <= 99 * 1024 &&
+static_assert(ChunkedSmem<float, true, false>() <= 99 * 1024 && ChunkedSmem<dtype::float16, true, false>() <= 99 * 1024 &&
                   ChunkedSmem<dtype::bfloat16, true, false>() <= 99 * 1024,
               "the gla backward (dq/dk tiles in global memory) needs more shared memory than sm_86/sm_89 have "
               "per block");
