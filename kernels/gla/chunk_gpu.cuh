@@ -324,6 +324,14 @@ __device__ __forceinline__ TiledBlock BlockTile(int64_t tiles) {
   const unsigned chunk = blockIdx.x / static_cast<unsigned>(tiles);  // grids are < 2^31 blocks
   return TiledBlock{chunk, blockIdx.x - chunk * static_cast<unsigned>(tiles)};
 }
+// The same for block first + blockIdx.x of such a grid, launched in parts (GlaDqkKernel's
+// global-tiles form).
+template <typename MT>
+__device__ __forceinline__ TiledBlock BlockTile(int64_t tiles, unsigned first, MT*) {
+  const unsigned lin = first + blockIdx.x;
+  const unsigned chunk = lin / static_cast<unsigned>(tiles);
+  return TiledBlock{chunk, lin - chunk * static_cast<unsigned>(tiles)};
+}
 
 // The columns of a 64-wide tile starting at col0 that exist in a dim of D.
 __device__ __forceinline__ int TileSize(int64_t D, int64_t col0) {
@@ -871,17 +879,40 @@ constexpr size_t OutputSmem() {
          OperandTiles<T>(2, 2) * kTileM * sizeof(typename Operand<T>::type);
 }
 
+// The operand tiles of one block of the dq/dk kernel (elements of Operand<T>::type).
+template <typename T>
+constexpr size_t DqkTileElems() {
+  return static_cast<size_t>(OperandTiles<T>(4, 2)) * kTileM;
+}
+
+// Where a block of the dq/dk kernel's global-tiles form (GlaDqkKernel<T, unsigned, MT*>) keeps its
+// operand tiles: its slice of the scratch in global memory.
+template <typename T, typename MT>
+__device__ __forceinline__ MT* DqkTiles(MT*, unsigned, MT* scratch) {
+  return scratch + static_cast<size_t>(blockIdx.x) * DqkTileElems<T>();
+}
+
 // ---- per chunk and Dk tile: dq and dk; for gk_grad, dk's part from the gradient after the chunk
 // (dks, float32 [B*H, T, Dk]) and q dq - k times the rest of dk (qdk, the same shape), each
 // without step t's own terms (they cancel) ---------------------------------------------------------
 // Grid: B*H*NT*(Dk tiles) blocks (BlockTile). dO, V, h_n and dH_{n+1} of a Dv tile are loaded at
 // once (one barrier, three products); the raw k and q tiles (Kr, Qr) are then kept in shared
 // memory for the intra-chunk terms.
-template <typename T>
+//
+// Global (empty, or unsigned first and Operand<T>::type* scratch): where the operand tiles live.
+// GlaDqkKernel<T> keeps them in shared memory after its float32 tiles; GlaDqkKernel<T, unsigned,
+// MT*> (the global-tiles form), where the device's shared memory per block has no room for them
+// (sm_86, sm_89: DqkStaged), in global memory: it runs blocks first .. first + gridDim.x - 1 of
+// the grid, block first + i with its tiles at scratch + i * DqkTileElems<T>() (a part of the grid
+// per launch, LaunchDqkGlobal in launch_gpu.cuh). The same values are written and read in the same order, so the results
+// are the same; the block's barriers order its global accesses as they do the shared ones, and the
+// tiles keep the offsets of the shared layout (the slices' size is a multiple of 256 bytes, so the
+// wmma loads' 32-byte alignment holds).
+template <typename T, typename... Global>
 __global__ void __launch_bounds__(kDqkThreads) GlaDqkKernel(GlaShape s, const T* q, const T* k, const T* v,
                                                             const T* g, const T* dout, const float* hstore,
                                                             const float* dhstore, float scale, T* dq, T* dk,
-                                                            float* qdk, float* dks) {
+                                                            float* qdk, float* dks, Global... global) {
   using MT = typename Operand<T>::type;
   GLA_DYNAMIC_SMEM(smem_raw);
   Decay* Gc = reinterpret_cast<Decay*>(smem_raw);
@@ -892,7 +923,9 @@ __global__ void __launch_bounds__(kDqkThreads) GlaDqkKernel(GlaShape s, const T*
   // The operand tiles, OperandTiles<T>(4, 2) of them (the lo parts for the 16-bit types only):
   // dO, V, h_n (hi, lo) and dH_{n+1} (hi, lo) while the Dv tiles are summed; then the raw k and q
   // in the last two (Kr, Qr), and the intra-chunk operands dA (hi, lo) and X (hi, lo) before them.
-  MT* const tiles = reinterpret_cast<MT*>(Tmp + kSub * kLdF);
+  MT* tiles_at = reinterpret_cast<MT*>(Tmp + kSub * kLdF);
+  if constexpr (sizeof...(Global) != 0) tiles_at = DqkTiles<T>(tiles_at, global...);
+  MT* const tiles = tiles_at;
   constexpr bool kTC = Operand<T>::kTensorCore;
   constexpr int kTiles = OperandTiles<T>(4, 2);
   MT* X = tiles + (kTC ? 2 : 1) * kTileM;
@@ -903,7 +936,7 @@ __global__ void __launch_bounds__(kDqkThreads) GlaDqkKernel(GlaShape s, const T*
   MT* Qr = tiles + (kTiles - 1) * kTileM;
   MT* const kNone = nullptr;
   const int64_t NT = NumChunks(s.T);
-  const TiledBlock b = BlockTile(NumTiles(s.Dk));
+  const TiledBlock b = BlockTile(NumTiles(s.Dk), global...);
   const ChunkPos p = ChunkOf(s, NT, b.chunk);
   const int64_t bh = p.bh;
   const int64_t c0 = b.tile * kChunk;
@@ -1041,10 +1074,11 @@ __global__ void __launch_bounds__(kDqkThreads) GlaDqkKernel(GlaShape s, const T*
   }
 }
 
-template <typename T>
+// kStaged: GlaDqkKernel<T>'s shared memory; else the global-tiles form's (its float32 tiles only).
+template <typename T, bool kStaged = true>
 constexpr size_t DqkSmem() {
   return kTileF * sizeof(Decay) + (3 * kTileF + kSub * kLdF) * sizeof(float) +
-         OperandTiles<T>(4, 2) * kTileM * sizeof(typename Operand<T>::type);
+         (kStaged ? DqkTileElems<T>() * sizeof(typename Operand<T>::type) : 0);
 }
 
 // ---- gk_grad, one thread per (head, channel), summed within each chunk -------------------------
@@ -1136,18 +1170,20 @@ inline bool UseChunked(const GlaShape& s) {
 // backward (those and dq/dk) kernels asks for, with the intra kernel's q and k staged or not.
 // Per-block opt-in limits: 163 KB on sm_80 and sm_87, 99 KB on sm_86 and sm_89, 227 KB on
 // sm_90. Everything fits sm_80 and sm_90; on sm_86/sm_89 the intra kernel runs unstaged (87 KB;
-// staged: 105 KB in 16 bits, 123 KB in float32) and the dq/dk kernel (143 KB, 161 KB) does not
-// fit (docs/architecture.md, "gla").
+// staged: 105 KB in 16 bits, 123 KB in float32) and the dq/dk kernel with its operand tiles in
+// global memory (89.25 KB; in shared memory: 143.25 KB in 16 bits, 161.25 KB in float32)
+// (docs/architecture.md, "gla"). kStaged = false: both in their smaller form.
 template <typename T, bool kBackward, bool kStaged = true>
 constexpr size_t ChunkedSmem() {
-  constexpr size_t a = StateSmem<T>(), b = IntraSmem<T, kStaged>(), c = OutputSmem<T>(), d = DqkSmem<T>();
+  constexpr size_t a = StateSmem<T>(), b = IntraSmem<T, kStaged>(), c = OutputSmem<T>(),
+                   d = DqkSmem<T, kStaged>();
   constexpr size_t fwd = a > b ? (a > c ? a : c) : (b > c ? b : c);
   return kBackward && d > fwd ? d : fwd;
 }
 
 // Whether the chunked kernels of a forward (or, kBackward, a backward) fit a device whose blocks
-// may use `limit` bytes of shared memory, the intra kernel unstaged where it must be
-// (IntraStaged); where they do not, the call takes the recurrent form.
+// may use `limit` bytes of shared memory, the intra and dq/dk kernels in their smaller forms where
+// they must be (IntraStaged, DqkStaged); where they do not, the call takes the recurrent form.
 template <typename T, bool kBackward>
 inline bool ChunkedFits(size_t limit) {
   return ChunkedSmem<T, kBackward, false>() <= limit;
@@ -1157,6 +1193,13 @@ inline bool ChunkedFits(size_t limit) {
 template <typename T>
 inline bool IntraStaged(size_t limit) {
   return IntraSmem<T, true>() <= limit;
+}
+
+// Whether the dq/dk kernel keeps its operand tiles in shared memory on such a device
+// (GlaDqkKernel<T>) or, where they do not fit, in global memory (GlaDqkKernel<T, unsigned, MT*>).
+template <typename T>
+inline bool DqkStaged(size_t limit) {
+  return DqkSmem<T, true>() <= limit;
 }
 
 }  // namespace gla

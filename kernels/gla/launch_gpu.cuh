@@ -62,10 +62,20 @@ inline size_t DeviceSmemPerBlockOptin() {
   return static_cast<size_t>(CachedDeviceAttribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>());
 }
 
+// The shared memory per block that the chunked kernels' choices (ChunkedFits, IntraStaged,
+// DqkStaged) and the sm_90a kernels see: the device's opt-in limit, or the flag
+// PADDLE_OPS_GLA_GPU_SMEM_LIMIT where it is set lower (a testing aid: on an sm_90 device, 101376
+// runs the kernels as an sm_86/sm_89 device runs them; 0, the default, is the device's own limit).
+inline size_t SmemLimit() {
+  const size_t device = DeviceSmemPerBlockOptin();
+  const int64_t flag = paddle_ops::flags::GlaGpuSmemLimit();
+  return flag > 0 && static_cast<uint64_t>(flag) < device ? static_cast<size_t>(flag) : device;
+}
+
 // The architectures this build targets (CMakeLists.txt) and their per-block limits: every
 // chunked kernel fits sm_80's 163 KB (and so sm_90's 227 KB); on sm_86 and sm_89 (99 KB) the
-// forward fits with the intra kernel unstaged (IntraStaged), and the backward's dq/dk kernel does
-// not: the backward takes the recurrent form there (ChunkedFits).
+// forward fits with the intra kernel unstaged (IntraStaged) and the backward with the dq/dk
+// kernel's operand tiles in global memory (DqkStaged).
 static_assert(ChunkedSmem<float, true>() <= 163 * 1024 && ChunkedSmem<dtype::float16, true>() <= 163 * 1024 &&
                   ChunkedSmem<dtype::bfloat16, true>() <= 163 * 1024,
               "a gla kernel needs more shared memory than sm_80 has per block");
@@ -73,14 +83,17 @@ static_assert(ChunkedSmem<float, false, false>() <= 99 * 1024 &&
                   ChunkedSmem<dtype::float16, false, false>() <= 99 * 1024 &&
                   ChunkedSmem<dtype::bfloat16, false, false>() <= 99 * 1024,
               "the gla forward (intra kernel unstaged) needs more shared memory than sm_86/sm_89 have per block");
+static_assert(ChunkedSmem<float, true, false>() <= 99 * 1024 && ChunkedSmem<dtype::float16, true, false>() <= 99 * 1024 &&
+                  ChunkedSmem<dtype::bfloat16, true, false>() <= 99 * 1024,
+              "the gla backward (dq/dk tiles in global memory) needs more shared memory than sm_86/sm_89 have "
+              "per block");
 
 // Whether the chunked kernels take this call: the path is chunked, the shape theirs (UseChunked)
-// and their shared memory within the device's per-block limit (ChunkedFits); else the recurrent
+// and their shared memory within the per-block limit (ChunkedFits, SmemLimit); else the recurrent
 // form takes it.
 template <typename T, bool kBackward>
 bool TakesChunked(const GlaShape& s) {
-  return GlaGpuPath() == GlaGpu::kChunked && UseChunked<T>(s) &&
-         ChunkedFits<T, kBackward>(DeviceSmemPerBlockOptin());
+  return GlaGpuPath() == GlaGpu::kChunked && UseChunked<T>(s) && ChunkedFits<T, kBackward>(SmemLimit());
 }
 
 // Sets a kernel's shared-memory attributes on the current device, once per kernel, device and size:
@@ -140,7 +153,7 @@ void LaunchIntraAs(const GPUContext& ctx, const GlaShape& s, const T* q, const T
 template <typename T>
 void LaunchIntra(const GPUContext& ctx, const GlaShape& s, const T* q, const T* k, const T* g, float scale,
                  float* A) {
-  if (IntraStaged<T>(DeviceSmemPerBlockOptin())) {
+  if (IntraStaged<T>(SmemLimit())) {
     LaunchIntraAs<T, true>(ctx, s, q, k, g, scale, A);
   } else {
     LaunchIntraAs<T, false>(ctx, s, q, k, g, scale, A);
@@ -157,6 +170,35 @@ void LaunchOutput(const GPUContext& ctx, const GlaShape& s, const T* x, const T*
   const dim3 grid = TiledGrid(blocks, Tiles(s.Dv));
   kernel<<<grid, kThreads, OutputSmem<T>(), ctx.stream()>>>(s, x, y, g, store, A, scale, out);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+// dq, dk and gk_grad's parts qdk and dks per chunk and Dk tile where the dq/dk kernel's operand
+// tiles do not fit the shared memory per block (DqkStaged; ChunkedBackward launches GlaDqkKernel<T>
+// elsewhere): its global-tiles form, the tiles in a scratch of global memory for 8 blocks per SM,
+// the grid launched in parts of that many blocks (the same results).
+template <typename T>
+void LaunchDqkGlobal(const GPUContext& ctx, const GlaGradData<T>& d, const float* hs, const float* dhs,
+                     float scale, float* qdk, float* dks) {
+  using MT = typename Operand<T>::type;
+  const GlaShape& s = d.s;
+  const int64_t blocks = s.heads() * ((s.T + kChunk - 1) / kChunk) * Tiles(s.Dk);
+  auto kernel = GlaDqkKernel<T, unsigned, MT*>;
+  constexpr size_t smem = DqkSmem<T, false>();
+  AllowSmem(kernel, smem);
+  const int64_t part = std::min<int64_t>(blocks, 8 * int64_t{CachedDeviceAttribute<cudaDevAttrMultiProcessorCount>()});
+  static_assert(DqkTileElems<T>() * sizeof(MT) % 256 == 0, "the slices keep the tiles' alignment");
+  DenseTensor scratch;
+  MT* tiles = reinterpret_cast<MT*>(
+      TempFloat(ctx, &scratch, part * static_cast<int64_t>(DqkTileElems<T>() * sizeof(MT) / sizeof(float))));
+  PADDLE_ENFORCE((reinterpret_cast<uintptr_t>(tiles) & 255) == 0,
+                 errors::PreconditionNotMet("gla_grad: the dq/dk kernel's scratch is not 256-byte aligned (its "
+                                            "wmma loads need 32 bytes)"));
+  for (int64_t first = 0; first < blocks; first += part) {
+    const unsigned n = static_cast<unsigned>(std::min<int64_t>(part, blocks - first));
+    kernel<<<n, kDqkThreads, smem, ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq, d.dk, qdk,
+                                                   dks, static_cast<unsigned>(first), tiles);
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  }
 }
 
 inline unsigned HeadBlocks(int64_t n, int threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
@@ -271,12 +313,16 @@ void ChunkedBackward(const GPUContext& ctx, const GlaGradData<T>& d, float scale
   LaunchState<T, true>(ctx, s, d.q, d.dout, d.g, d.dfinal, scale, dhs, d.dh0);
   LaunchIntra<T>(ctx, s, d.q, d.k, d.g, scale, A);
   LaunchOutput<T, true>(ctx, s, d.k, d.dout, d.g, dhs, A, scale, d.dv);
-  auto dqk = GlaDqkKernel<T>;
-  AllowSmem(dqk, DqkSmem<T>());
-  const dim3 grid = TiledGrid(s.heads() * NT, Tiles(s.Dk));
-  dqk<<<grid, kDqkThreads, DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq, d.dk,
-                                                         qdk, dks);
-  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  if (DqkStaged<T>(SmemLimit())) {
+    auto dqk = GlaDqkKernel<T>;
+    AllowSmem(dqk, DqkSmem<T>());
+    const dim3 grid = TiledGrid(s.heads() * NT, Tiles(s.Dk));
+    dqk<<<grid, kDqkThreads, DqkSmem<T>(), ctx.stream()>>>(s, d.q, d.k, d.v, d.g, d.dout, hs, dhs, scale, d.dq,
+                                                           d.dk, qdk, dks);
+    PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  } else {  // sm_86, sm_89
+    LaunchDqkGlobal<T>(ctx, d, hs, dhs, scale, qdk, dks);
+  }
   GlaDgKernel<T><<<HeadBlocks(s.heads() * s.Dk, 128), 128, 0, ctx.stream()>>>(s, qdk, dks, d.k, d.g, hs, dhs, d.h0,
                                                                                d.dh0, d.dg);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
@@ -329,6 +375,7 @@ bool RunSm90Forward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
     const GlaShape& s = d.s;
     constexpr int64_t kIntMax = 0x7fffffff;
     if (GlaGpuPath() != GlaGpu::kChunked || s.B > kIntMax || s.H > kIntMax || s.HeadRows() > kIntMax || s.Dv > kIntMax) return false;
+    if (SmemLimit() < DeviceSmemPerBlockOptin()) return false;  // PADDLE_OPS_GLA_GPU_SMEM_LIMIT: sm_90 only
     gla_sm90::FwdArgs a;
     a.B = static_cast<int>(s.B), a.H = static_cast<int>(s.H), a.T = static_cast<int>(s.T);
     a.Dk = static_cast<int>(std::min<int64_t>(s.Dk, kIntMax)), a.Dv = static_cast<int>(s.Dv);
@@ -412,6 +459,7 @@ bool RunSm90Backward(const GPUContext& ctx, const GlaGradData<T>& d, float scale
     const GlaShape& s = d.s;
     constexpr int64_t kIntMax = 0x7fffffff;
     if (GlaGpuPath() != GlaGpu::kChunked || !GlaGpuBwdSm90()) return false;
+    if (SmemLimit() < DeviceSmemPerBlockOptin()) return false;  // PADDLE_OPS_GLA_GPU_SMEM_LIMIT: sm_90 only
     if (s.T < 1 || s.B > kIntMax || s.H > kIntMax || s.HeadRows() > kIntMax || s.Dk > 128 || s.Dv > 256 ||
         s.heads() > kIntMax / ((s.T + 31) / 32)) {
       return false;

@@ -31,7 +31,8 @@ constexpr int64_t kCpuCacheDefaultMB = 2048;
 #endif
 
 // Rows of FlagTable(), in its order.
-enum Row { kGpuScanRow, kGlaGpuRow, kGlaGpuBwdRow, kGlaCpuRow, kCpuCacheRow, kCpuIsaRow, kTorchOutputsRow, kQuietRow, kNumRows };
+enum Row { kGpuScanRow, kGlaGpuRow, kGlaGpuBwdRow, kGlaCpuRow, kCpuCacheRow, kCpuIsaRow, kTorchOutputsRow, kQuietRow, kGlaGpuSmemRow,
+          kNumRows };
 
 const char kSourceEnv[] = "the environment";
 
@@ -114,6 +115,10 @@ const std::vector<FlagInfo>& FlagTable() {
       {"PADDLE_OPS_QUIET", FlagKind::kChoice, {"0", "1"}, 0, 0, false,
        "1: an integration's first import builds its extension without printing the line that says "
        "what it builds, about how long it takes and where it is cached"},
+      {"PADDLE_OPS_GLA_GPU_SMEM_LIMIT", FlagKind::kInteger, {}, 0, int64_t{1} << 30, false,
+       "a testing aid: bytes of shared memory per block that gla's GPU kernels take as the device's "
+       "limit where it is below it (101376 runs an sm_90 device's chunked kernels as sm_86/sm_89 "
+       "run them, without the sm_90a kernels); 0: the device's own limit"},
   };
   return table;
 }
@@ -228,6 +233,7 @@ GlaCpu GlaCpuPath() { return static_cast<GlaCpu>(Load(kGlaCpuRow)); }
 const char* CpuIsaLimit() { return FlagTable()[kCpuIsaRow].choices.at(static_cast<size_t>(Load(kCpuIsaRow))); }
 int64_t CpuCacheMB() { return Load(kCpuCacheRow); }
 TorchOutputs TorchOutputsPolicy() { return static_cast<TorchOutputs>(Load(kTorchOutputsRow)); }
+int64_t GlaGpuSmemLimit() { return Load(kGlaGpuSmemRow); }
 
 }  // namespace flags
 }  // namespace paddle_ops

@@ -42,6 +42,9 @@ GlaCpu GlaCpuPath();
 const char* CpuIsaLimit();
 int64_t CpuCacheMB();  // read at start only (SetFlag refuses to change it)
 TorchOutputs TorchOutputsPolicy();
+// PADDLE_OPS_GLA_GPU_SMEM_LIMIT: a testing aid: bytes of shared memory per block that gla's GPU
+// kernel choices take as the device's limit where it is below it (0: the device's own limit).
+int64_t GlaGpuSmemLimit();
 
 enum class FlagKind { kChoice, kInteger };
 

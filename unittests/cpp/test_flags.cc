@@ -48,7 +48,7 @@ class FlagsTest : public ::testing::Test {
 
 TEST(FlagTableTest, EveryFlagIsNamedDocumentedAndHasAValidDefault) {
   const auto& table = fl::FlagTable();
-  ASSERT_EQ(table.size(), 8u);
+  ASSERT_EQ(table.size(), 9u);
   for (const auto& f : table) {
     EXPECT_EQ(std::string(f.name).rfind("PADDLE_OPS_", 0), 0u) << f.name;
     EXPECT_GT(std::string(f.doc).size(), 20u) << f.name;
@@ -74,6 +74,21 @@ TEST(FlagTableTest, EveryFlagIsNamedDocumentedAndHasAValidDefault) {
             "auto");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_QUIET"), Row("PADDLE_OPS_QUIET").default_value), "0");
   EXPECT_TRUE(Row("PADDLE_OPS_CPU_CACHE_MB").start_only);
+  // gla's testing aid: 0 (the device's own shared memory per block) unless set.
+  EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GLA_GPU_SMEM_LIMIT"), Row("PADDLE_OPS_GLA_GPU_SMEM_LIMIT").default_value),
+            "0");
+  EXPECT_FALSE(Row("PADDLE_OPS_GLA_GPU_SMEM_LIMIT").start_only);
+}
+
+// PADDLE_OPS_GLA_GPU_SMEM_LIMIT reaches its accessor at run time, and only integers are accepted.
+TEST(FlagGlaSmemLimit, SetAtRunTime) {
+  const std::string before = fl::GetFlag("PADDLE_OPS_GLA_GPU_SMEM_LIMIT");
+  fl::SetFlag("PADDLE_OPS_GLA_GPU_SMEM_LIMIT", "101376");
+  EXPECT_EQ(fl::GlaGpuSmemLimit(), 101376);
+  EXPECT_THROW(fl::SetFlag("PADDLE_OPS_GLA_GPU_SMEM_LIMIT", "99KB"), std::exception);
+  EXPECT_EQ(fl::GlaGpuSmemLimit(), 101376);
+  fl::SetFlag("PADDLE_OPS_GLA_GPU_SMEM_LIMIT", before);
+  EXPECT_EQ(fl::GetFlag("PADDLE_OPS_GLA_GPU_SMEM_LIMIT"), before);
 }
 
 TEST(FlagParserTest, ChoicesAreExact) {

@@ -8,8 +8,10 @@
 // split) on any machine; the wmma products themselves are checked by the GPU tests.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <utility>
 #include <vector>
@@ -114,9 +116,11 @@ std::vector<float> Floats(const std::vector<T>& x) {
 }
 
 // The chunked forward and backward in type T, launched as kernels/gla/launch_gpu.cuh launches them
-// (kStaged: the intra kernel as on sm_80/sm_90; else as on sm_86/sm_89).
-template <typename T, bool kStaged = true>
-Results RunChunked(const Inputs& in) {
+// (kStaged: the intra kernel as on sm_80/sm_90; else as on sm_86/sm_89; likewise kDqkStaged for
+// the dq/dk kernel: its operand tiles in shared memory, or in global memory, the grid launched in
+// parts of dqk_part blocks as LaunchDqkGlobal launches it).
+template <typename T, bool kStaged = true, bool kDqkStaged = true>
+Results RunChunked(const Inputs& in, int64_t dqk_part = 3) {
   const GlaShape& s = in.s;
   const int64_t NT = (s.T + gla::kChunk - 1) / gla::kChunk, BH = s.heads();
   const int64_t KT = (s.Dk + gla::kChunk - 1) / gla::kChunk, VT = (s.Dv + gla::kChunk - 1) / gla::kChunk;
@@ -140,9 +144,23 @@ Results RunChunked(const Inputs& in) {
           dhs.data(), h0 ? r.dh0.data() : nullptr);
   RunGrid(ox, 1, 1, gla::GlaOutputKernel<T, true>, s, (k.data() + in.qk_off), (dout.data() + in.v_off), (g.data() + in.qk_off),
           static_cast<const float*>(dhs.data()), static_cast<const float*>(A.data()), in.scale, (dv.data() + in.v_off));
-  RunGrid(dx, 1, 1, gla::GlaDqkKernel<T>, s, (q.data() + in.qk_off), (k.data() + in.qk_off), (v.data() + in.v_off), (g.data() + in.qk_off), (dout.data() + in.v_off),
-          static_cast<const float*>(hs.data()), static_cast<const float*>(dhs.data()), in.scale, (dq.data() + in.qk_off),
-          (dk.data() + in.qk_off), qdk.data(), dks.data());
+  if constexpr (kDqkStaged) {
+    RunGrid(dx, 1, 1, gla::GlaDqkKernel<T>, s, (q.data() + in.qk_off), (k.data() + in.qk_off), (v.data() + in.v_off), (g.data() + in.qk_off), (dout.data() + in.v_off),
+            static_cast<const float*>(hs.data()), static_cast<const float*>(dhs.data()), in.scale, (dq.data() + in.qk_off),
+            (dk.data() + in.qk_off), qdk.data(), dks.data());
+  } else {
+    // Parts of dqk_part blocks sharing one scratch, filled with NaN first: every value the
+    // kernel reads from it must be one it wrote.
+    using MT = typename gla::Operand<T>::type;
+    std::vector<MT> scratch(dqk_part * gla::DqkTileElems<T>());
+    for (int64_t first = 0; first < dx; first += dqk_part) {
+      for (auto& e : scratch) gla::ToOperand(NAN, &e);
+      RunGrid(std::min(dqk_part, dx - first), 1, 1, gla::GlaDqkKernel<T, unsigned, MT*>, s, (q.data() + in.qk_off), (k.data() + in.qk_off),
+              (v.data() + in.v_off), (g.data() + in.qk_off), (dout.data() + in.v_off), static_cast<const float*>(hs.data()),
+              static_cast<const float*>(dhs.data()), in.scale, (dq.data() + in.qk_off), (dk.data() + in.qk_off), qdk.data(),
+              dks.data(), static_cast<unsigned>(first), scratch.data());
+    }
+  }
   RunGrid(BH * s.Dk, 1, 1, gla::GlaDgKernel<T>, s, static_cast<const float*>(qdk.data()),
           static_cast<const float*>(dks.data()), static_cast<const T*>(k.data() + in.qk_off),
           static_cast<const T*>(g.data() + in.qk_off), static_cast<const float*>(hs.data()),
@@ -242,6 +260,36 @@ TEST_P(GlaChunkEmulation, UnstagedIntraGivesTheSameBits) {
   CheckUnstagedIntra<float>(GetParam());
   CheckUnstagedIntra<phi::dtype::bfloat16>(GetParam());
   CheckUnstagedIntra<phi::dtype::float16>(GetParam());
+}
+
+// The dq/dk kernel with its operand tiles in global memory (sm_86/sm_89: GlaDqkKernel<T, unsigned, MT*>, the
+// grid in parts of 1, 3 and 64 blocks) gives the same bits as with them in shared memory
+// (GlaDqkKernel): dq, dk, dv, gk_grad and dh0, byte for byte; with the intra kernel unstaged too
+// (the whole backward as those devices run it).
+template <typename T>
+void CheckGlobalDqkTiles(const Case& c) {
+  Inputs in = MakeInputs(c.B, c.H, c.T, c.Dk, c.Dv, c.head_first, c.g_low, c.with_h0, c.with_dfinal,
+                         static_cast<unsigned>(c.T * 17 + c.Dv));
+  for (auto* x : {&in.q, &in.k, &in.v, &in.g, &in.dout}) *x = Floats(As<T>(*x));
+  const Results usual = RunChunked<T, true, true>(in);
+  for (int64_t part : {1, 3, 64}) {
+    const Results global = RunChunked<T, true, false>(in, part);
+    const Results small = RunChunked<T, false, false>(in, part);
+    for (const Results* r : {&global, &small}) {
+      EXPECT_EQ(0, std::memcmp(r->dq.data(), usual.dq.data(), usual.dq.size() * sizeof(float))) << part;
+      EXPECT_EQ(0, std::memcmp(r->dk.data(), usual.dk.data(), usual.dk.size() * sizeof(float))) << part;
+      EXPECT_EQ(0, std::memcmp(r->dv.data(), usual.dv.data(), usual.dv.size() * sizeof(float))) << part;
+      EXPECT_EQ(0, std::memcmp(r->dg.data(), usual.dg.data(), usual.dg.size() * sizeof(float))) << part;
+      ASSERT_EQ(r->dh0.size(), usual.dh0.size());
+      EXPECT_EQ(0, std::memcmp(r->dh0.data(), usual.dh0.data(), usual.dh0.size() * sizeof(float))) << part;
+      EXPECT_EQ(0, std::memcmp(r->o.data(), usual.o.data(), usual.o.size() * sizeof(float))) << part;
+    }
+  }
+}
+TEST_P(GlaChunkEmulation, GlobalDqkTilesGiveTheSameBits) {
+  CheckGlobalDqkTiles<float>(GetParam());
+  CheckGlobalDqkTiles<phi::dtype::bfloat16>(GetParam());
+  CheckGlobalDqkTiles<phi::dtype::float16>(GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -353,27 +401,37 @@ TEST(GlaChunkEmulationVarlen, SequenceViewMatchesTheRecurrentForm) {
 
 // Whether the chunked kernels fit a device with a given shared memory per block (the per-block
 // opt-in limits of the architectures the build targets): everything fits sm_80 and sm_90; on
-// sm_86/sm_89 the forward fits with the intra kernel unstaged, the backward (its dq/dk kernel)
-// does not, and the recurrent form takes it. float32 only: on the host the 16-bit operands are
+// sm_86/sm_89 the forward fits with the intra kernel unstaged, the backward with the dq/dk
+// kernel's operand tiles in global memory (DqkStaged false there, true on sm_80/sm_90); below
+// that the recurrent form takes them. float32 only: on the host the 16-bit operands are
 // stored as float32, so only float32's sizes are the GPU's (the 16-bit ones are checked by
 // static_asserts in launch_gpu.cuh, under nvcc).
 TEST(GlaChunkSmem, ChunkedKernelsFitTheDevice) {
   using phi::funcs::gla::ChunkedFits;
   using phi::funcs::gla::ChunkedSmem;
+  using phi::funcs::gla::DqkStaged;
   using phi::funcs::gla::IntraStaged;
   constexpr size_t kSm80 = 163 * 1024, kSm86 = 99 * 1024, kSm90 = 227 * 1024;
   EXPECT_EQ((ChunkedSmem<float, false>()), 125952u);         // the intra kernel: 123 KB
   EXPECT_EQ((ChunkedSmem<float, false, false>()), 89088u);   // unstaged: 87 KB
   EXPECT_EQ((ChunkedSmem<float, true>()), 165120u);          // the dq/dk kernel: 161.25 KB
+  EXPECT_EQ((ChunkedSmem<float, true, false>()), 91392u);    // its tiles in global memory: 89.25 KB
   for (size_t limit : {kSm80, kSm90}) {
     EXPECT_TRUE((ChunkedFits<float, false>(limit)));
     EXPECT_TRUE((ChunkedFits<float, true>(limit)));
     EXPECT_TRUE(IntraStaged<float>(limit));
+    EXPECT_TRUE(DqkStaged<float>(limit));
   }
   EXPECT_TRUE((ChunkedFits<float, false>(kSm86)));
   EXPECT_FALSE(IntraStaged<float>(kSm86));
-  EXPECT_FALSE((ChunkedFits<float, true>(kSm86)));
+  EXPECT_TRUE((ChunkedFits<float, true>(kSm86)));
+  EXPECT_FALSE(DqkStaged<float>(kSm86));
   EXPECT_TRUE(IntraStaged<float>(125952));  // exactly the size
   EXPECT_FALSE(IntraStaged<float>(125951));
+  EXPECT_TRUE(DqkStaged<float>(165120));
+  EXPECT_FALSE(DqkStaged<float>(165119));
+  EXPECT_TRUE((ChunkedFits<float, true>(91392)));
+  EXPECT_FALSE((ChunkedFits<float, true>(91391)));
   EXPECT_FALSE((ChunkedFits<float, false>(48 * 1024)));
+  EXPECT_FALSE((ChunkedFits<float, true>(48 * 1024)));
 }

@@ -21,6 +21,8 @@ FLAGS = {
     'PADDLE_OPS_CPU_ISA': ('auto', 'baseline', ['avx', 'AVX2', 'sse2']),
     'PADDLE_OPS_TORCH_OUTPUTS': ('auto', 'ours', ['mine', 'Torch', '1']),
     'PADDLE_OPS_QUIET': ('0', '1', ['yes', 'true', '2']),
+    # gla's testing aid (bytes of shared memory per block; 0: the device's own).
+    'PADDLE_OPS_GLA_GPU_SMEM_LIMIT': (0, 101376, ['-1', 'abc', '99KB', '1e5', str(2 ** 30 + 1)]),
 }
 SETTABLE = [n for n, (_, other, _) in FLAGS.items() if other is not None]
 

@@ -439,6 +439,45 @@ def test_gpu_chunked_matches_gpu_recurrent(dtype, set_flag):
         assert err <= 2 * REL_RMS[dtype], f'{name}: chunked vs recurrent relative RMS {err:.3g}'
 
 
+# The shared memory per block of sm_86/sm_89 (A10, RTX 30xx/40xx, L4, L40): 99 KB.
+SM86_SMEM = 99 * 1024
+
+
+@pytest.mark.skipif('gpu' not in PLACES,
+                    reason='needs a GPU (runs the chunked kernels of a 99 KB device through '
+                           'PADDLE_OPS_GLA_GPU_SMEM_LIMIT; the host emulation of test_gla_chunk.cc checks '
+                           'their bits without one)')
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16', 'float32'])
+@pytest.mark.parametrize('dims', GPU_CHUNKED_DIMS, ids=lambda d: 'B%dH%dT%dDk%dDv%d_%s' % (d[:5] + (
+    'hf' if d[5] else 'bthd',)))
+def test_gpu_small_smem_limit(dims, dtype, gpu_bwd, set_flag):
+    """PADDLE_OPS_GLA_GPU_SMEM_LIMIT=101376 (a testing aid) makes the kernels' choices those of
+    an sm_86/sm_89 device: the intra kernel with q and k unstaged, the dq/dk kernel with its
+    operand tiles in global memory, and no sm_90a kernel. Forward and backward against the
+    float64 reference; the gradients bit for bit those of the usual kernels where both runs take
+    the chunked backward (and o and final_state too in float32, whose forward is chunked on
+    every device)."""
+    set_flag('PADDLE_OPS_GLA_GPU', 'chunked')
+    B, H, T, Dk, Dv, head_first = dims
+    q, k, v, g, h0 = make_inputs(B, H, T, Dk, Dv, head_first, seed=T + Dv)
+    q, k, v, g = rounded(dtype, q, k, v, g)
+    h0 = cast_np(h0, 'float32').astype(np.float64)
+    usual, _ = gla_grads(q, k, v, g, h0, dtype, 'gpu', head_first)
+    set_flag('PADDLE_OPS_GLA_GPU_SMEM_LIMIT', SM86_SMEM)
+    assert paddle.get_flags('PADDLE_OPS_GLA_GPU_SMEM_LIMIT') == {'PADDLE_OPS_GLA_GPU_SMEM_LIMIT': SM86_SMEM}
+    small, refs = gla_grads(q, k, v, g, h0, dtype, 'gpu', head_first)
+    o_ref, fs_ref, _ = gla_ref(q, k, v, g, Dk ** -0.5, h0, head_first)
+    names = ('o', 'final_state', 'q_grad', 'k_grad', 'v_grad', 'gk_grad', 'initial_state_grad')
+    for name, got, ref in zip(names, small, [o_ref, fs_ref] + list(refs)):
+        assert_rel_rms(got, ref, dtype, name)
+    same = names if dtype == 'float32' else names[2:] if gpu_bwd == 'chunked' else ()
+    for name, got, want in zip(names, small, usual):
+        if name in same:
+            assert got.tobytes() == want.tobytes(), f'{name}: not the same bits as the usual kernels'
+    with pytest.raises(ValueError, match='PADDLE_OPS_GLA_GPU_SMEM_LIMIT'):
+        set_flag('PADDLE_OPS_GLA_GPU_SMEM_LIMIT', '99KB')
+
+
 def gpu_compute_capability():
     """(major, minor) of the first GPU by nvidia-smi, or None where it cannot say."""
     try:
