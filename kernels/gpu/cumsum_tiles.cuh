@@ -379,9 +379,9 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
   // columns took the strips from 16384 lines (H200, 2026-11-29: 2.73 x copy against the three
   // phases' 3.61); since the seventh session's thread steps the three phases win there (2.53-2.59
   // against 2.68-2.74 on [32, 4, 2048, 128] axis 2, same run, docs/benchmarks.md 2026-11-30), so
-  // PO_CUMSUM_STRIP_LINES is 0 and they stay on the three phases. The chained look-back
-  // (scan_column_chain.cuh) lost on both benchmark shapes (3.1-3.3). The 16-bit types were not
-  // measured there: they keep their paths.
+  // PO_CUMSUM_STRIP_LINES is 0 and they stay on the three phases. A chained look-back (now
+  // harness-only, tools/dev/harness/scan/scan_column_chain.cuh) lost on both benchmark shapes
+  // (3.1-3.3). The 16-bit types were not measured there: they keep their paths.
   static constexpr bool kColumnTile = true;
   static constexpr int64_t kStripColumnLines = std::is_same<T, float>::value ? PO_CUMSUM_STRIP_LINES : 0;
   // Their total. A plain float64 sum is exact when every element is finite and the nonzero ones

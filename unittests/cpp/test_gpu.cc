@@ -55,12 +55,21 @@ DenseTensor ToPlace(const DenseTensor& src, const Place& place) {
   return dst;
 }
 
+DenseTensor ToGpu(const DenseTensor& t) { return ToPlace(t, GPUPlace(0)); }
+DenseTensor ToCpu(const DenseTensor& t) { return ToPlace(t, CPUPlace()); }
+
 template <typename T>
 DenseTensor MakeCpu(const std::vector<int64_t>& dims, const std::vector<T>& v) {
   DenseTensor t(CppTypeToDataType<T>::Type(), make_ddim(dims));
   T* p = static_cast<T*>(t.AllocateFrom(GetAllocator(CPUPlace()), t.dtype(), CPUPlace()));
   std::copy(v.begin(), v.end(), p);
   return t;
+}
+
+// A tensor of `dims` holding v, on the GPU.
+template <typename T>
+DenseTensor MakeGpu(const std::vector<int64_t>& dims, const std::vector<T>& v) {
+  return ToGpu(MakeCpu<T>(dims, v));
 }
 
 // Runs logcumsumexp (or cumsum) on `place` through the registry.
@@ -104,12 +113,12 @@ TEST(GpuTest, CumOpsMatchCpuOnEveryAxisAndMode) {
   for (double& e : v) e = nd(rng);
   v[7] = -INFINITY;
   const DenseTensor cpu = MakeCpu<double>({3, 70, 5}, v);
-  const DenseTensor gpu = ToPlace(cpu, GPUPlace(0));
+  const DenseTensor gpu = ToGpu(cpu);
   for (const char* op : {"logcumsumexp", "cumsum"}) {
     for (int axis = 0; axis < 3; ++axis) {
       for (int mode = 0; mode < 4; ++mode) {
         const DenseTensor a = RunCum(op, cpu, axis, mode & 1, mode & 2);
-        const DenseTensor b = ToPlace(RunCum(op, gpu, axis, mode & 1, mode & 2), CPUPlace());
+        const DenseTensor b = ToCpu(RunCum(op, gpu, axis, mode & 1, mode & 2));
         for (int64_t i = 0; i < a.numel(); ++i) {
           const double x = a.data<double>()[i], y = b.data<double>()[i];
           if (std::isinf(x)) {
@@ -130,8 +139,7 @@ TEST(GpuTest, Float32RowOf2To24MeetsTheBound) {
   std::normal_distribution<float> nd(0, 1);
   std::vector<float> v(n);
   for (float& e : v) e = nd(rng);
-  const DenseTensor out = ToPlace(RunCum("logcumsumexp", ToPlace(MakeCpu<float>({n}, v), GPUPlace(0)), 0, false,
-                                         false), CPUPlace());
+  const DenseTensor out = ToCpu(RunCum("logcumsumexp", MakeGpu<float>({n}, v), 0, false, false));
   long double m = -INFINITY, s = 0, worst = 0;
   for (int64_t i = 0; i < n; ++i) {
     const long double x = v[i];
@@ -180,6 +188,21 @@ DenseTensor RunLcseGrad(const DenseTensor& x, const DenseTensor& out, const Dens
 
 bool SameBits(const DenseTensor& a, const DenseTensor& b) {
   return a.numel() == b.numel() && std::memcmp(a.raw_data(), b.raw_data(), a.numel() * SizeOf(a.dtype())) == 0;
+}
+
+// `run()` (a GPU call returning its output) `runs` times: the first output copied to the host,
+// each later one expected bitwise equal to it (`what` names the failure).
+template <typename Run>
+DenseTensor OnHostDeterministic(Run&& run, const std::string& what, int runs = 2) {
+  const DenseTensor first = ToCpu(run());
+  for (int r = 1; r < runs; ++r) EXPECT_TRUE(SameBits(first, ToCpu(run()))) << what << ": not deterministic";
+  return first;
+}
+
+// logcumsumexp or cumsum (RunCum) of the GPU tensor xg, on the host, checked by OnHostDeterministic.
+DenseTensor CumOnHost(const char* op, const DenseTensor& xg, int axis, bool exclusive, bool reverse,
+                      const std::string& what, int runs = 2) {
+  return OnHostDeterministic([&] { return RunCum(op, xg, axis, exclusive, reverse); }, what, runs);
 }
 
 void ExpectNearCpu(const DenseTensor& cpu, const DenseTensor& gpu_on_cpu, double tol, const std::string& what) {
@@ -244,24 +267,21 @@ TEST(GpuTest, ScanEngineEveryStrategyDeterministicAndMatchesCpu) {
     for (double& e : g) e = nd(rng);
     v[n / 3] = -INFINITY;
     const DenseTensor x = MakeCpu<double>(c.dims, v), dout = MakeCpu<double>(c.dims, g);
-    const DenseTensor xg = ToPlace(x, GPUPlace(0)), doutg = ToPlace(dout, GPUPlace(0));
+    const DenseTensor xg = ToGpu(x), doutg = ToGpu(dout);
     for (int mode = 0; mode < 4; ++mode) {
       const bool excl = mode & 1, rev = mode & 2;
       const std::string what = c.Describe(mode);
       for (const char* op : {"logcumsumexp", "cumsum"}) {
         const DenseTensor ref = RunCum(op, x, c.axis, excl, rev);
-        const DenseTensor first = ToPlace(RunCum(op, xg, c.axis, excl, rev), CPUPlace());
+        const DenseTensor first = CumOnHost(op, xg, c.axis, excl, rev, std::string(op) + " " + what, 3);
         ExpectNearCpu(ref, first, 1e-13, std::string(op) + " " + what);
-        for (int rep = 0; rep < 2; ++rep) {
-          EXPECT_TRUE(SameBits(first, ToPlace(RunCum(op, xg, c.axis, excl, rev), CPUPlace()))) << op << " " << what;
-        }
       }
       const DenseTensor out = RunCum("logcumsumexp", x, c.axis, excl, rev);
-      const DenseTensor outg = ToPlace(out, GPUPlace(0));
+      const DenseTensor outg = ToGpu(out);
       const DenseTensor ref = RunLcseGrad(x, out, dout, c.axis, excl, rev);
-      const DenseTensor first = ToPlace(RunLcseGrad(xg, outg, doutg, c.axis, excl, rev), CPUPlace());
+      const DenseTensor first = OnHostDeterministic(
+          [&] { return RunLcseGrad(xg, outg, doutg, c.axis, excl, rev); }, "logcumsumexp_grad " + what);
       ExpectNearCpu(ref, first, 1e-12, "logcumsumexp_grad " + what);
-      EXPECT_TRUE(SameBits(first, ToPlace(RunLcseGrad(xg, outg, doutg, c.axis, excl, rev), CPUPlace()))) << what;
     }
   }
 }
@@ -296,13 +316,13 @@ void CheckFastTiles(double tol) {
     v[n / 2 + 1] = static_cast<T>(-400.f);
     v[n - 1] = static_cast<T>(-150.f);
     const DenseTensor x = MakeCpu<T>(c.dims, v), dout = MakeCpu<T>(c.dims, g);
-    const DenseTensor xg = ToPlace(x, GPUPlace(0)), doutg = ToPlace(dout, GPUPlace(0));
+    const DenseTensor xg = ToGpu(x), doutg = ToGpu(dout);
     for (int mode = 0; mode < 4; ++mode) {
       const bool excl = mode & 1, rev = mode & 2;
       const std::string what = DataTypeToString(x.dtype()) + " " + c.Describe(mode);
       const DenseTensor ref = RunCum("logcumsumexp", x, c.axis, excl, rev);
       const DenseTensor outg = RunCum("logcumsumexp", xg, c.axis, excl, rev);
-      const DenseTensor first = ToPlace(outg, CPUPlace());
+      const DenseTensor first = ToCpu(outg);
       int bad = 0;
       for (int64_t i = 0; i < n && bad < 5; ++i) {
         const double a = static_cast<float>(ref.data<T>()[i]), b = static_cast<float>(first.data<T>()[i]);
@@ -312,10 +332,8 @@ void CheckFastTiles(double tol) {
           ADD_FAILURE() << "logcumsumexp " << what << " element " << i << ": cpu " << a << " gpu " << b;
         }
       }
-      EXPECT_TRUE(SameBits(first, ToPlace(RunCum("logcumsumexp", xg, c.axis, excl, rev), CPUPlace()))) << what;
-      const DenseTensor grad = ToPlace(RunLcseGrad(xg, outg, doutg, c.axis, excl, rev), CPUPlace());
-      EXPECT_TRUE(SameBits(grad, ToPlace(RunLcseGrad(xg, outg, doutg, c.axis, excl, rev), CPUPlace())))
-          << "logcumsumexp_grad " << what;
+      EXPECT_TRUE(SameBits(first, ToCpu(RunCum("logcumsumexp", xg, c.axis, excl, rev)))) << what;
+      OnHostDeterministic([&] { return RunLcseGrad(xg, outg, doutg, c.axis, excl, rev); }, "logcumsumexp_grad " + what);
     }
   }
 }
@@ -349,7 +367,7 @@ TEST(GpuTest, ScanEngineLogcumsumexpFloat32ThreadStepsAcrossZero) {
       const int64_t n = c.numel();
       std::vector<float> v(n);
       for (float& e : v) e = ud(rng);
-      const DenseTensor xg = ToPlace(MakeCpu<float>(c.dims, v), GPUPlace(0));
+      const DenseTensor xg = MakeGpu<float>(c.dims, v);
       int64_t outer = 1, inner = 1;
       for (int d = 0; d < c.axis; ++d) outer *= c.dims[d];
       for (size_t d = c.axis + 1; d < c.dims.size(); ++d) inner *= c.dims[d];
@@ -358,8 +376,7 @@ TEST(GpuTest, ScanEngineLogcumsumexpFloat32ThreadStepsAcrossZero) {
         const bool excl = mode & 1, rev = mode & 2;
         const std::string what = c.Describe(mode) + " x in [" + std::to_string(range.first) + ", " +
                                  std::to_string(range.second) + ")";
-        const DenseTensor out = ToPlace(RunCum("logcumsumexp", xg, c.axis, excl, rev), CPUPlace());
-        EXPECT_TRUE(SameBits(out, ToPlace(RunCum("logcumsumexp", xg, c.axis, excl, rev), CPUPlace()))) << what;
+        const DenseTensor out = CumOnHost("logcumsumexp", xg, c.axis, excl, rev, what);
         int bad = 0;
         for (int64_t line = 0; line < outer * inner && bad < 5; ++line) {
           const int64_t base = (line / inner) * len * inner + line % inner;
@@ -417,11 +434,10 @@ TEST(GpuTest, ScanEngineColumnStripsCumsumFloat32) {
     v[5 * inner + 3] = 1e20f;
     v[9 * inner + 3] = -1e20f;
     v[n / 2] = 1e-40f;
-    const DenseTensor xg = ToPlace(MakeCpu<float>(c.dims, v), GPUPlace(0));
+    const DenseTensor xg = MakeGpu<float>(c.dims, v);
     for (int mode = 0; mode < 4; ++mode) {
       const bool excl = mode & 1, rev = mode & 2;
-      const DenseTensor first = ToPlace(RunCum("cumsum", xg, 1, excl, rev), CPUPlace());
-      EXPECT_TRUE(SameBits(first, ToPlace(RunCum("cumsum", xg, 1, excl, rev), CPUPlace()))) << c.Describe(mode);
+      const DenseTensor first = CumOnHost("cumsum", xg, 1, excl, rev, c.Describe(mode));
       const float* out = first.data<float>();
       int bad = 0;
       for (int64_t line = 0; line < outer * inner && bad < 5; ++line) {
@@ -449,9 +465,9 @@ TEST(GpuTest, ScanEngineColumnStripsCumsumFloat32) {
 // segments before a tile shows in every later output of the line: [1, 8500, 1024] (1024 lines,
 // three phases with 133 segments a line: phase 2 a block per line), [3, 700, 1500] (4500 lines
 // across outer indices, 11 segments), [2, 1100, 1030] (inner not a multiple of 4: no vector
-// accesses), [1, 5000, 600] (the one pass of scan_columns.cuh, 40 tiles down each line). The
-// chained look-back of scan_column_chain.cuh runs on the same shapes where an op opts in
-// (kLookbackColumnLines; none does today, checked in tools/dev/harness/scan --lookback). Every
+// accesses), [1, 5000, 600] (the one pass of scan_columns.cuh, 40 tiles down each line). (The
+// harness-only chained look-back, tools/dev/harness/scan/scan_column_chain.cuh, is checked by
+// tools/dev/harness/scan --lookback, not here.) Every
 // exclusive/reverse mode, two runs bitwise equal; non-finite lines (+inf then -inf, a NaN, a
 // -inf prefix), a +-1e20 pair and a subnormal. logcumsumexp against a long double reference
 // within docs/spec.md §1 (2.5e-7 relative where |ref| >= 0.5, 1e-6 below; inf and NaN exactly);
@@ -477,14 +493,12 @@ TEST(GpuTest, ScanEngineSegmentedColumnsFloat32NonFinite) {
     v[at(e, 5)] = 1e20f;
     v[at(e, L - 5)] = -1e20f;
     v[at(e, L / 2)] = 1e-40f;
-    const DenseTensor xg = ToPlace(MakeCpu<float>(c.dims, v), GPUPlace(0));
+    const DenseTensor xg = MakeGpu<float>(c.dims, v);
     for (int mode = 0; mode < 4; ++mode) {
       const bool excl = mode & 1, rev = mode & 2;
       const std::string what = c.Describe(mode);
-      const DenseTensor lse = ToPlace(RunCum("logcumsumexp", xg, 1, excl, rev), CPUPlace());
-      const DenseTensor sum = ToPlace(RunCum("cumsum", xg, 1, excl, rev), CPUPlace());
-      EXPECT_TRUE(SameBits(lse, ToPlace(RunCum("logcumsumexp", xg, 1, excl, rev), CPUPlace()))) << what;
-      EXPECT_TRUE(SameBits(sum, ToPlace(RunCum("cumsum", xg, 1, excl, rev), CPUPlace()))) << what;
+      const DenseTensor lse = CumOnHost("logcumsumexp", xg, 1, excl, rev, "logcumsumexp " + what);
+      const DenseTensor sum = CumOnHost("cumsum", xg, 1, excl, rev, "cumsum " + what);
       int bad = 0;
       for (int64_t line = 0; line < lines && bad < 5; ++line) {
         long double m = -INFINITY, s = 0;
@@ -552,7 +566,7 @@ TEST(GpuTest, ScanEngineIntegerCumsumIsExact) {
     const DenseTensor x = MakeCpu<int64_t>(dims, v);
     for (int mode = 0; mode < 4; ++mode) {
       const DenseTensor a = RunCum("cumsum", x, 1, mode & 1, mode & 2);
-      const DenseTensor b = ToPlace(RunCum("cumsum", ToPlace(x, GPUPlace(0)), 1, mode & 1, mode & 2), CPUPlace());
+      const DenseTensor b = ToCpu(RunCum("cumsum", ToGpu(x), 1, mode & 1, mode & 2));
       EXPECT_TRUE(SameBits(a, b)) << "int64 cumsum dims[0] " << dims[0] << " mode " << mode;
     }
   }
@@ -578,7 +592,7 @@ void CheckIntegerCumsumPaths() {
     const DenseTensor x = MakeCpu<T>(dims, v);
     for (int mode = 0; mode < 4; ++mode) {
       const DenseTensor a = RunCum("cumsum", x, axis, mode & 1, mode & 2);
-      const DenseTensor b = ToPlace(RunCum("cumsum", ToPlace(x, GPUPlace(0)), axis, mode & 1, mode & 2), CPUPlace());
+      const DenseTensor b = ToCpu(RunCum("cumsum", ToGpu(x), axis, mode & 1, mode & 2));
       EXPECT_TRUE(SameBits(a, b)) << sizeof(T) * 8 << "-bit cumsum numel " << n << " dims[0] " << dims[0]
                                   << " mode " << mode;
     }
@@ -605,7 +619,7 @@ TEST(GpuTest, ScanEngineFloat16RowPast2To31) {
   p[spike] = dtype::float16(12.0f);
   DenseTensor out;
   try {
-    out = ToPlace(RunCum("logcumsumexp", ToPlace(x, GPUPlace(0)), 0, false, false), CPUPlace());
+    out = ToCpu(RunCum("logcumsumexp", ToGpu(x), 0, false, false));
   } catch (const EnforceNotMet& e) {
     if (e.code() == ErrorCode::RESOURCE_EXHAUSTED) GTEST_SKIP() << "not enough GPU memory: " << e.message();
     throw;
@@ -688,7 +702,7 @@ void CheckCarryGpu(bool lse, double tol) {
       }
       const DenseTensor x = MakeCpu<T>(sh, xv);
       const DenseTensor carry = kInt ? MakeCpu<int64_t>({lines}, ci) : MakeCpu<double>({lines}, cd);
-      const DenseTensor xg = ToPlace(x, GPUPlace(0)), cg = ToPlace(carry, GPUPlace(0));
+      const DenseTensor xg = ToGpu(x), cg = ToGpu(carry);
       funcs::CarryScanCall call{lse ? funcs::CarryScanOp::kLogcumsumexp : funcs::CarryScanOp::kCumsum,
                                 x.dtype(), x.raw_data(), carry.raw_data(), nullptr, {sh[0], sh[1], sh[2]},
                                 exclusive, reverse};
@@ -707,7 +721,7 @@ void CheckCarryGpu(bool lse, double tol) {
         funcs::ScanWithCarryGpu(0, call);
       }
       gctx.Wait();
-      const DenseTensor a = ToPlace(outs[0], CPUPlace()), b = ToPlace(outs[1], CPUPlace());
+      const DenseTensor a = ToCpu(outs[0]), b = ToCpu(outs[1]);
       const std::string what = std::string(lse ? "lse" : "cumsum") + " [" + std::to_string(sh[0]) + ", " +
                                std::to_string(sh[1]) + ", " + std::to_string(sh[2]) + "] mode " + std::to_string(mode);
       EXPECT_TRUE(SameBits(a, b)) << what << ": not deterministic";
@@ -729,7 +743,7 @@ void CheckCarryGpu(bool lse, double tol) {
       call.out = gctx.Alloc(&tg, tc.dtype());
       funcs::ScanLineTotalsGpu(0, call);
       gctx.Wait();
-      const DenseTensor th = ToPlace(tg, CPUPlace());
+      const DenseTensor th = ToCpu(tg);
       // The GPU's logcumsumexp totals of 32- and 16-bit inputs take float32 terms (the fast tiles'
       // exp): within 2e-8 of the CPU's float64 ones (measured on the H200: 1.9e-9 at most), a third
       // of a float32 ulp at most in every output the carry enters. float64 and cumsum: 1e-12.

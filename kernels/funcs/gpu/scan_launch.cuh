@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "kernels/funcs/gpu/scan_column_chain.cuh"
 #include "kernels/funcs/gpu/scan_columns.cuh"
 #include "kernels/funcs/gpu/scan_kernel.cuh"
 #include "kernels/funcs/gpu/scan_onepass.cuh"
@@ -183,16 +182,6 @@ PO_TILE_TRAIT(TileOnePassColumnLines, kOnePassColumnLines, int64_t, 0)
 // 4096 lines: its log-sum-exp warp scans down the rows at 8 warps an SM).
 PO_TILE_TRAIT(TileStripColumnLines, kStripColumnLines, int64_t, 0)
 
-// From how many lines the columns that would take segments go to the one pass with a chained
-// look-back (scan_column_chain.cuh: every element read once, tiles of 64 lines by 128 steps),
-// for ops whose tiles set it (0, the default: never) and have register column steps; it takes
-// precedence over the strips and the op's kOnePassColumnLines. No op sets it: on the H200 it
-// lost to the three phases on both benchmark shapes (float32 cumsum 3.1-3.3 x copy against
-// 2.35-2.59, logcumsumexp 8.2-9.3 against 4.2-4.9; docs/benchmarks.md, 2026-11-30). TileLookbackPersistent: its
-// persistent form (cp.async of the next tile) where the lines allow vector accesses.
-PO_TILE_TRAIT(TileLookbackColumnLines, kLookbackColumnLines, int64_t, 0)
-PO_TILE_TRAIT(TileLookbackPersistent, kLookbackPersistent, bool, false)
-
 // Columns (inner > 1): a thread per line walking it whole where the lines fill the GPU
 // (TileColumnThreads of them), else segments. Lines so few that even kMaxColumnSegments
 // segments a line leave the three phases short of TileColumnThreads threads (under 1024 lines
@@ -216,14 +205,6 @@ void ScanColumns(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, i
   constexpr bool kOnePassOk = TileColumnPhases<GpuTileScan<Op>>::value != 3;
   const bool one_pass_lines = kOnePassFrom > 0 && segmented && lines >= kOnePassFrom;
   constexpr int64_t kStripFrom = TileStripColumnLines<GpuTileScan<Op>>::value;
-  constexpr int64_t kLookbackFrom = TileLookbackColumnLines<GpuTileScan<Op>>::value;
-  if constexpr (TileColumnTile<GpuTileScan<Op>>::value && kOnePassOk && kLookbackFrom > 0) {
-    if (segmented && lines >= kLookbackFrom) {
-      LookbackColumns<typename DefaultLookbackShape<Op>::type>(stream, scratch, g, lines, exclusive, op,
-                                                               TileLookbackPersistent<GpuTileScan<Op>>::value, init);
-      return;
-    }
-  }
   if constexpr (TileColumnTile<GpuTileScan<Op>>::value && kOnePassOk && kStripFrom > 0) {
     if (segmented && lines >= kStripFrom && !one_pass_lines &&
         StripColumns<typename DefaultStripShape<Op>::type>(stream, g, lines, exclusive, op, init)) {

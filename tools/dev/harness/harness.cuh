@@ -29,6 +29,20 @@
 
 namespace harness {
 
+// Device-to-host copies of n elements of T from any device pointer (a DeviceBuffer's, a
+// library's scratch, a kernel's output): into a new vector, or into `h` (its h.size() elements,
+// its storage kept: for host code that holds h.data()).
+template <typename T>
+std::vector<T> Download(const T* p, int64_t n) {
+  std::vector<T> h(n);
+  HARNESS_CHECK(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+template <typename T>
+void DownloadTo(std::vector<T>& h, const T* p) {
+  HARNESS_CHECK(cudaMemcpy(h.data(), p, h.size() * sizeof(T), cudaMemcpyDeviceToHost));
+}
+
 // A device buffer of n elements of T.
 template <typename T>
 struct DeviceBuffer {
@@ -39,11 +53,7 @@ struct DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   void Upload(const std::vector<T>& h) { HARNESS_CHECK(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice)); }
-  std::vector<T> Download() const {
-    std::vector<T> h(n);
-    HARNESS_CHECK(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
-    return h;
-  }
+  std::vector<T> Download() const { return harness::Download(p, n); }
   void Poison() { HARNESS_CHECK(cudaMemset(p, 0xff, n * sizeof(T))); }  // NaN for floats, -1 for ints
   int64_t Bytes() const { return n * int64_t{sizeof(T)}; }
 };

@@ -26,6 +26,7 @@
 #include "kernels/gla/sm90/chunk_fwd_sm90.cuh"
 #include "tools/dev/harness/gla/bwd_ref.h"
 #include "tools/dev/harness/gla/gla_timing.cuh"
+#include "tools/dev/harness/harness.cuh"
 
 namespace {
 
@@ -79,12 +80,6 @@ T* Upload(const std::vector<T>& h) {
   CK(cudaMalloc(&d, std::max<size_t>(h.size(), 1) * sizeof(T)));
   if (!h.empty()) CK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
   return d;
-}
-template <class T>
-std::vector<T> Download(const T* d, size_t n) {
-  std::vector<T> h(n);
-  CK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return h;
 }
 
 // Fast random numbers for the large cases: normals from a table of 2^20, indexed by an LCG.
@@ -155,17 +150,17 @@ bool RunCase(const Case& c) {
   };
   poison();
   run();
-  auto gq = Download(dq_, nqk), gk = Download(dk_, nqk), gv = Download(dv_, nv);
-  auto gg = Download(dg_, nqk);
+  auto gq = harness::Download(dq_, nqk), gk = harness::Download(dk_, nqk), gv = harness::Download(dv_, nv);
+  auto gg = harness::Download(dg_, nqk);
   std::vector<float> gh0;
-  if (dh0_) gh0 = Download(dh0_, ns);
+  if (dh0_) gh0 = harness::Download(dh0_, ns);
   poison();
   run();
-  bool det = Download(dq_, nqk) == gq && Download(dk_, nqk) == gk && Download(dv_, nv) == gv;
+  bool det = harness::Download(dq_, nqk) == gq && harness::Download(dk_, nqk) == gk && harness::Download(dv_, nv) == gv;
   {
-    auto g2 = Download(dg_, nqk);
+    auto g2 = harness::Download(dg_, nqk);
     det = det && std::memcmp(g2.data(), gg.data(), nqk * sizeof(G)) == 0;
-    if (dh0_) det = det && Download(dh0_, ns) == gh0;
+    if (dh0_) det = det && harness::Download(dh0_, ns) == gh0;
   }
 
   // The float64 reference on the first and the last head (every head when there are few).
@@ -308,11 +303,11 @@ bool StateVariants(const Case& c) {
     CK(var.launch(a, 3));
     CK((LaunchFor<bf, bf>(a, 0, 4)));
     CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(gq.data(), dq_, nqk * 2, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(gk.data(), dk_, nqk * 2, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(gv.data(), dv_, nv * 2, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(gg.data(), dg_, nqk * 2, cudaMemcpyDeviceToHost));
-    if (dh0_) CK(cudaMemcpy(gh0.data(), dh0_, ns * 4, cudaMemcpyDeviceToHost));
+    harness::DownloadTo(gq, dq_);
+    harness::DownloadTo(gk, dk_);
+    harness::DownloadTo(gv, dv_);
+    harness::DownloadTo(gg, dg_);
+    if (dh0_) harness::DownloadTo(gh0, dh0_);
     gla_ref::Err e[5];
     for (size_t x = 0; x < heads.size(); ++x) gla_ref::AddHeadErrors(hc, heads[x], refs[x], e);
     long long bad = 0;

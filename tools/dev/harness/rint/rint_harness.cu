@@ -118,13 +118,6 @@ int64_t RunVariant(cudaStream_t st, const rv::Variant& v, rv::Scratch& s, rt::Co
   return M;
 }
 
-template <typename T>
-std::vector<T> DownloadRaw(const void* p, int64_t count) {
-  std::vector<T> h(count);
-  HARNESS_CHECK(cudaMemcpy(h.data(), p, count * sizeof(T), cudaMemcpyDeviceToHost));
-  return h;
-}
-
 // Pass 1 of each variant against the library's: incl[0..tiles] (the negative flag last), the
 // tile flags and the bytes, bit for bit. Returns the names that differ ("" if none).
 template <typename R>
@@ -132,17 +125,17 @@ std::string ComparePass1(cudaStream_t st, const rt::OffsetsScratch& sc, int64_t*
                          rt::Counts<R> cnt) {
   const rt::Offsets lib = rt::TileOffsets(st, sc, cnt, lib_scratch);
   HARNESS_CHECK(cudaStreamSynchronize(st));
-  const auto incl = DownloadRaw<uint64_t>(lib.incl, sc.tiles + 1);
-  const auto flags = DownloadRaw<uint32_t>(lib.flags, sc.tiles);
-  const auto bytes = DownloadRaw<uint8_t>(lib.bytes, sc.n);
+  const auto incl = harness::Download(lib.incl, sc.tiles + 1);
+  const auto flags = harness::Download(lib.flags, sc.tiles);
+  const auto bytes = harness::Download(lib.bytes, sc.n);
   std::string bad;
   for (rv::Pass1 p : {rv::Pass1::kVec, rv::Pass1::kVecCub, rv::Pass1::kLook, rv::Pass1::kLookE}) {
     HARNESS_CHECK(cudaMemset(vs.offsets, 0xff, vs.sc.Int64s() * sizeof(int64_t)));
     const rt::Offsets o = rv::Offsets(st, p, vs, cnt);
     HARNESS_CHECK(cudaStreamSynchronize(st));
     HARNESS_CHECK(cudaGetLastError());
-    const bool same = DownloadRaw<uint64_t>(o.incl, sc.tiles + 1) == incl &&
-                      DownloadRaw<uint32_t>(o.flags, sc.tiles) == flags && DownloadRaw<uint8_t>(o.bytes, sc.n) == bytes;
+    const bool same = harness::Download(o.incl, sc.tiles + 1) == incl &&
+                      harness::Download(o.flags, sc.tiles) == flags && harness::Download(o.bytes, sc.n) == bytes;
     if (!same) bad += std::string(" pass1-") + rv::Pass1Name(p);
   }
   return bad;

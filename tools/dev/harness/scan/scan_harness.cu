@@ -12,13 +12,13 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/funcs/gpu/scan_column_chain.cuh"
 #include "kernels/funcs/gpu/scan_launch.cuh"
 #include "kernels/gpu/cumsum_tiles.cuh"
 #include "kernels/gpu/logcumsumexp_tiles.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 #include "paddle_ops/common/bfloat16.h"
 #include "paddle_ops/common/float16.h"
+#include "tools/dev/harness/scan/scan_column_chain.cuh"
 
 using phi::funcs::ScanLayout;
 

@@ -1,7 +1,8 @@
-// The GPU scan engine's columns in one pass with a chained look-back: each element is read from
-// memory once and written once, for the many-line column shapes (thousands of lines of
-// thousands of steps) where scan_columns.cuh's tree look-back and column strips lost to the
-// three phases of scan_kernel.cuh, which read everything twice.
+// Harness-only (tools/dev/harness/scan, --lookback; the library routes no op here): the GPU scan
+// engine's columns in one pass with a chained look-back: each element is read from memory once
+// and written once, for the many-line column shapes (thousands of lines of thousands of steps)
+// where scan_columns.cuh's tree look-back and column strips lost to the three phases of
+// scan_kernel.cuh, which read everything twice.
 //
 // A tile is kWidth adjacent lines by a band of kLen steps (the one-pass tiles' shape and their
 // register column steps, scan_columns.cuh: kGroups threads across, each kVec adjacent lines, by
@@ -33,13 +34,15 @@
 //
 // Measured on the H200 (docs/benchmarks.md, 2026-11-30): slower than the three phases on both
 // benchmark shapes (float32 cumsum 3.0-3.3 x copy against 2.35-2.59, logcumsumexp 7.0-9.3
-// against 4.2-4.9), so no op opts in (scan_launch.cuh's TileLookbackColumnLines); the kernel
-// harness runs it with --lookback.
+// against 4.2-4.9), so it left the engine (kernels/funcs/gpu/, with the tile traits
+// kLookbackColumnLines / kLookbackPersistent through which an op could opt in) for the kernel
+// harness, which runs it with --lookback. Includers define PADDLE_ENFORCE_GPU_SUCCESS first.
 #pragma once
 
 #include <cub/warp/warp_scan.cuh>
 #include <cuda/atomic>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
