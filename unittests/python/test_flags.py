@@ -128,7 +128,7 @@ def test_environment_sets_flags_at_import():
                               'PADDLE_OPS_GLA_GPU_BWD': 'chunked', 'PADDLE_OPS_GLA_CPU': 'chunked',
                               'PADDLE_OPS_CPU_CACHE_MB': 7,
                               'PADDLE_OPS_CPU_ISA': 'avx2', 'PADDLE_OPS_TORCH_OUTPUTS': 'torch',
-                              'PADDLE_OPS_QUIET': '1'}
+                              'PADDLE_OPS_QUIET': '1', 'PADDLE_OPS_GLA_GPU_SMEM_LIMIT': 0}
     assert r.stderr == ''  # a tool's variable (PADDLE_OPS_SKIP_HUGE, ...) draws no warning
 
 
