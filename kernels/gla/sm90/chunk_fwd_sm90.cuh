@@ -86,6 +86,8 @@ struct FwdKernel {
   static_assert(BV == 64 || BV == 128, "BV is 64 or 128");
   using Element = E;
   static constexpr int kDK = DK, kBV = BV, kNumStages = kStages, kQkStages = kStages + 1;
+  // The sequence split (FwdSegKernel below): 0 here, the whole of T per CTA.
+  static constexpr int kSegMode = 0;
   using TiC = Int<kC>;
   using TiDK = Int<DK>;
   using TiBV = Int<BV>;
@@ -207,6 +209,36 @@ struct FwdKernel {
   }
 };
 
+// The sequence split of T for shapes with few (head, Dv tile) CTAs (LaunchFwdSplit below): the
+// same kernel, a CTA per (Dv tile, head, segment of seg_chunks whole chunks) in blockIdx.z.
+//   kSegMode 2 (pass 1, state only): the segment's state from zero and its total decay per key
+//     channel, exp2 of the float sum of the same per-chunk gate sums (log2 units) that scale the
+//     state in the chunk loop; no q (its TMA load is dropped), no A, no o. Segments 0 .. S - 2.
+//   kSegMode 1 (pass 3, outputs): the forward over the segment, starting from h0 (segment 0) or
+//     from seg_state (segment z > 0: the combined state at its start, slot z - 1); the last
+//     segment writes ht.
+// seg_state [S - 1, B * H, Dk, Dv] and seg_decay [S - 1, B * H, Dk], float32: pass 1 writes a
+// segment's local state and decay in slot z; the combine (FwdSegCombine) turns slot z into the
+// state at the start of segment z + 1, in place.
+template <class E, int DK, int BV, int kStages, int kMode>
+struct FwdSegKernel : FwdKernel<E, DK, BV, kStages> {
+  static_assert(kMode == 1 || kMode == 2, "1: outputs from a stored start state; 2: state only");
+  using Base = FwdKernel<E, DK, BV, kStages>;
+  static constexpr int kSegMode = kMode;
+  // The state-only pass loads k alone into the q/k ring.
+  static constexpr uint32_t kTxQk = uint32_t((kMode == 2 ? 1 : 2) * kC * DK * sizeof(E));
+  struct Params : Base::Params {
+    int seg_chunks;      // chunks per segment (the last one may be shorter)
+    int num_segs;        // S
+    float* seg_state;    // see above
+    float* seg_decay;
+  };
+  static Params MakeParams(const FwdArgs& a, int seg_chunks, int num_segs, float* seg_state, float* seg_decay) {
+    Params p{Base::MakeParams(a), seg_chunks, num_segs, seg_state, seg_decay};
+    return p;
+  }
+};
+
 // Two adjacent 16-bit elements <-> float2, as one 32-bit shared-memory access and one packed
 // conversion (round to nearest even, as E(x)). The pairs are always 4-byte aligned: an even
 // column of a row whose 16-byte chunks the swizzle moves whole, or columns n, n + 1 of a GMMA
@@ -323,7 +355,14 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   const int vt = blockIdx.x;          // Dv tile
   const int bh = blockIdx.y;          // head
   const int b = bh / p.H, h = bh - b * p.H;
-  const int NT = (p.T + kC - 1) / kC;
+  // Chunks chunk0 .. chunk0 + NT - 1 of T: all of them, or one segment's (kSegMode != 0).
+  constexpr int kMode = K::kSegMode;
+  int NT = (p.T + kC - 1) / kC;
+  int chunk0 = 0;
+  if constexpr (kMode != 0) {
+    chunk0 = int(blockIdx.z) * p.seg_chunks;
+    NT = min(NT - chunk0, p.seg_chunks);
+  }
   const int warp = threadIdx.x / 32;
 
   E* const s_elems = reinterpret_cast<E*>(sm.s);
@@ -374,14 +413,14 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
         const int sg = m % kStages, sq = m % kQkStages;
         if (m >= kStages) cutlass::arch::ClusterBarrier::wait(&sm.empty_g[sg], (m / kStages - 1) & 1);
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&sm.full_g[sg], K::kTxG);
-        copy(p.tma_g.with(sm.full_g[sg]), tGg(_, m), tGs(_, sg));
+        copy(p.tma_g.with(sm.full_g[sg]), tGg(_, chunk0 + m), tGs(_, sg));
         if (m >= kQkStages) cutlass::arch::ClusterBarrier::wait(&sm.empty_qk[sq], (m / kQkStages - 1) & 1);
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&sm.full_qk[sq], K::kTxQk);
-        copy(p.tma_q.with(sm.full_qk[sq]), tQg(_, m), tQs(_, sq));
-        copy(p.tma_k.with(sm.full_qk[sq]), tKg(_, m), tKs(_, sq));
+        if constexpr (kMode != 2) copy(p.tma_q.with(sm.full_qk[sq]), tQg(_, chunk0 + m), tQs(_, sq));
+        copy(p.tma_k.with(sm.full_qk[sq]), tKg(_, chunk0 + m), tKs(_, sq));
         if (m >= kStages) cutlass::arch::ClusterBarrier::wait(&sm.empty_v[sg], (m / kStages - 1) & 1);
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&sm.full_v[sg], K::kTxV);
-        copy(p.tma_v.with(sm.full_v[sg]), tVg(_, m), tVs(_, sg));
+        copy(p.tma_v.with(sm.full_v[sg]), tVg(_, chunk0 + m), tVs(_, sg));
       }
     }
     return;
@@ -424,12 +463,18 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   E* const a_elems = raw_pointer_cast(sm.a.begin());
   E* const o_elems = raw_pointer_cast(sm.o.begin());
 
-  // The initial state (zeros without one).
+  // The initial state (zeros without one); a segment's: zeros (state only), h0 (the first) or
+  // the combined state at its start.
   const int64_t state_base = int64_t(bh) * p.Dk * p.Dv;
+  const float* h0 = p.h0;
+  if constexpr (kMode == 1) {
+    if (blockIdx.z > 0) h0 = p.seg_state + int64_t(blockIdx.z - 1) * p.B * p.H * p.Dk * p.Dv;
+  }
+  if constexpr (kMode == 2) h0 = nullptr;
   CUTE_UNROLL
   for (int e = 0; e < size(accS); ++e) {
     const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
-    accS(e) = (p.h0 != nullptr && i < p.Dk && j < p.Dv) ? p.h0[state_base + int64_t(i) * p.Dv + j] : 0.f;
+    accS(e) = (h0 != nullptr && i < p.Dk && j < p.Dv) ? h0[state_base + int64_t(i) * p.Dv + j] : 0.f;
   }
   // A thread's state accumulators cover two rows of S, srow and srow + 8 (the GMMA accumulator
   // layout: element e lies in row srow + 8 ((e / 2) mod 2)); their scalings are kept per chunk.
@@ -467,6 +512,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   // waits for all but the last group (o += A V; warpgroup_wait<wait_os>) before its barrier that
   // the rewrite of sS follows, and in the other mode for all of them.
   float vs[2], vp[2], vpost[2];
+  float dec[2] = {0.f, 0.f};  // state only: the segment's gate sums of the two state rows (log2 units)
   auto element_wise = [&](int m, auto wait_os) -> bool {
     const int sq = m % kQkStages, sg = m % kStages;
     cutlass::arch::ClusterTransactionBarrier::wait(&sm.full_g[sg], (m / kStages) & 1);
@@ -508,6 +554,10 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
         else spost[u] += t;
       }
     }
+    if constexpr (kMode == 2) {
+      CUTE_UNROLL
+      for (int u = 0; u < 2; ++u) dec[u] += sref[u] + spost[u];
+    }
     // a log2 e, a = P_t - P_m: -(gates t+1..31) above the reference row, (gates 32..t) below it;
     // in place of the gates (the other mode reads them again).
     bool ok = true;
@@ -537,11 +587,17 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       // Pass 3: Qd and Kd in place.
       CUTE_UNROLL
       for (int r = 0; r < kRows; ++r) {
-        E* pq = q0 + qrow(r);
-        E* pk = k0 + qrow(r);
-        const float2 qq = Load2(pq), kk = Load2(pk);
-        Store2(pq, qq.x * Exp2Ftz(g0[r]) * p.scale, qq.y * Exp2Ftz(g1[r]) * p.scale);
-        Store2(pk, kk.x * Exp2Ftz(-g0[r]), kk.y * Exp2Ftz(-g1[r]));
+        if constexpr (kMode != 2) {
+          E* pq = q0 + qrow(r);
+          E* pk = k0 + qrow(r);
+          const float2 qq = Load2(pq), kk = Load2(pk);
+          Store2(pq, qq.x * Exp2Ftz(g0[r]) * p.scale, qq.y * Exp2Ftz(g1[r]) * p.scale);
+          Store2(pk, kk.x * Exp2Ftz(-g0[r]), kk.y * Exp2Ftz(-g1[r]));
+        } else {
+          E* pk = k0 + qrow(r);
+          const float2 kk = Load2(pk);
+          Store2(pk, kk.x * Exp2Ftz(-g0[r]), kk.y * Exp2Ftz(-g1[r]));
+        }
       }
       cutlass::arch::ClusterBarrier::arrive(&sm.empty_g[sg]);
       CUTE_UNROLL
@@ -560,6 +616,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
         c0 += fmaxf(gg.x, -kClampGate), c1 += fmaxf(gg.y, -kClampGate);
       }
       cutlass::arch::ClusterBarrier::arrive(&sm.empty_g[sg]);
+      if constexpr (kMode != 2) {  // (the state-only pass has no A)
       *reinterpret_cast<float2*>(&sm.totc[grp][i0]) = make_float2(c0, c1);
       ConsumerSync(3);
       // The element-wise A, from the raw q, k (before they are scaled in place below) and the
@@ -588,6 +645,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
         sA(t, s) = E(acc * p.scale);
       }
       ConsumerSync(5);
+      }
       // Qd = scale q exp(P_t), Kd = k exp(gates t+1..63): running sums, exponents <= 0 for gk <= 0.
       // (The group sums back in natural units: the gates here are the raw ones.)
       float pre0 = below0 * kLn2, pre1 = below1 * kLn2, suf0 = above0 * kLn2, suf1 = above1 * kLn2;
@@ -599,12 +657,18 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       }
       CUTE_UNROLL
       for (int r = 0; r < kRows; ++r) {
-        pre0 += g0[r], pre1 += g1[r];
-        E* pq = q0 + qrow(r);
-        E* pk = k0 + qrow(r);
-        const float2 qq = Load2(pq), kk = Load2(pk);
-        Store2(pq, qq.x * __expf(pre0) * p.scale, qq.y * __expf(pre1) * p.scale);
-        Store2(pk, kk.x * __expf(kf0[r]), kk.y * __expf(kf1[r]));
+        if constexpr (kMode != 2) {
+          pre0 += g0[r], pre1 += g1[r];
+          E* pq = q0 + qrow(r);
+          E* pk = k0 + qrow(r);
+          const float2 qq = Load2(pq), kk = Load2(pk);
+          Store2(pq, qq.x * __expf(pre0) * p.scale, qq.y * __expf(pre1) * p.scale);
+          Store2(pk, kk.x * __expf(kf0[r]), kk.y * __expf(kf1[r]));
+        } else {
+          E* pk = k0 + qrow(r);
+          const float2 kk = Load2(pk);
+          Store2(pk, kk.x * __expf(kf0[r]), kk.y * __expf(kf1[r]));
+        }
       }
       CUTE_UNROLL
       for (int u = 0; u < 2; ++u) {
@@ -624,7 +688,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       for (int e = 0; e < size(accS); e += 2) {
         const int u = (e / 2) % 2;
         accS(e) *= f[u], accS(e + 1) *= f[u];
-        Store2(s_elems + offS(dS(e)), accS(e), accS(e + 1));
+        if constexpr (kMode != 2) Store2(s_elems + offS(dS(e)), accS(e), accS(e + 1));
       }
     } else if (next) {
       const float fs[2] = {post_prev[0] * vs[0], post_prev[1] * vs[1]};
@@ -632,7 +696,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       CUTE_UNROLL
       for (int e = 0; e < size(accS); e += 2) {
         const int u = (e / 2) % 2;
-        Store2(s_elems + offS(dS(e)), accS(e) * fs[u], accS(e + 1) * fs[u]);
+        if constexpr (kMode != 2) Store2(s_elems + offS(dS(e)), accS(e) * fs[u], accS(e + 1) * fs[u]);
         accS(e) *= fp[u], accS(e + 1) *= fp[u];
       }
     } else {
@@ -664,6 +728,17 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     const int sq = n % kQkStages, sv = n % kStages;
     cutlass::arch::ClusterTransactionBarrier::wait(&sm.full_v[sv], (n / kStages) & 1);
 
+    if constexpr (kMode == 2) {
+      // State only: S += Kd^T V.
+      warpgroup_fence_operand(accS);
+      warpgroup_arrive();
+      mma_s.accumulate_ = GMMA::ScaleOut::One;
+      CUTE_UNROLL
+      for (int kb = 0; kb < size<2>(tSrK); ++kb) {
+        cute::gemm(mma_s, tSrK(_, _, kb, sq), tSrV(_, _, kb, sv), accS);
+      }
+      warpgroup_commit_batch();
+    } else {
     // A = Qd Kd^T and S += Kd^T V; chunk n - 1's o to sO meanwhile; then o = Qd sS (three groups).
     warpgroup_fence_operand(accS);
     warpgroup_fence_operand(accA);
@@ -706,7 +781,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     cutlass::arch::fence_view_async_shared();  // A and chunk n - 1's o
     ConsumerSync(7);
     if (ct == 0 && n > 0) {
-      copy(p.tma_o, tOs, tOg(_, n - 1));
+      copy(p.tma_o, tOs, tOg(_, chunk0 + n - 1));
       tma_store_arrive();
     }
 
@@ -717,6 +792,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       cute::gemm(mma_o, tOrA(_, _, kb), tOrV(_, _, kb, sv), accO);
     }
     warpgroup_commit_batch();
+    }
 
     // Chunk n + 1's element-wise part while the products run (S and o = Qd sS done before its
     // mode barrier).
@@ -725,7 +801,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     if (next) safe_next = element_wise(n + 1, Int<1>{});
     warpgroup_wait<0>();
     warpgroup_fence_operand(accS);
-    warpgroup_fence_operand(accO);
+    if constexpr (kMode != 2) warpgroup_fence_operand(accO);
     cutlass::arch::ClusterBarrier::arrive(&sm.empty_qk[sq]);  // chunk n's q, k, v are free
     cutlass::arch::ClusterBarrier::arrive(&sm.empty_v[sv]);
 
@@ -734,19 +810,40 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     post_cur[0] = vpost[0], post_cur[1] = vpost[1];
     safe = safe_next;
     cutlass::arch::fence_view_async_shared();
-    if (ct == 0) tma_store_wait<0>();  // chunk n - 1's o has left sO
+    if constexpr (kMode != 2) {
+      if (ct == 0) tma_store_wait<0>();  // chunk n - 1's o has left sO
+    }
     ConsumerSync(6);
   }
+  if constexpr (kMode == 2) {
+    // The segment's local state and (one Dv tile, one thread per row) its decay, slot z.
+    const int64_t bhs = int64_t(blockIdx.z) * p.B * p.H + bh;
+    CUTE_UNROLL
+    for (int e = 0; e < size(accS); ++e) {
+      const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
+      if (i < p.Dk && j < p.Dv) p.seg_state[bhs * p.Dk * p.Dv + int64_t(i) * p.Dv + j] = accS(e);
+    }
+    if (vt == 0 && get<1>(tScS(0)) == 0) {
+      CUTE_UNROLL
+      for (int u = 0; u < 2; ++u) {
+        const int i = srow + 8 * u;
+        if (i < p.Dk) p.seg_decay[bhs * p.Dk + i] = exp2f(dec[u]);
+      }
+    }
+    return;
+  } else {
   // The last chunk's o.
   store_o();
   cutlass::arch::fence_view_async_shared();
   ConsumerSync(7);
   if (ct == 0) {
-    copy(p.tma_o, tOs, tOg(_, NT - 1));
+    copy(p.tma_o, tOs, tOg(_, chunk0 + NT - 1));
     tma_store_arrive();
   }
 
-  if (p.ht != nullptr) {
+  bool write_ht = p.ht != nullptr;
+  if constexpr (kMode == 1) write_ht = write_ht && int(blockIdx.z) == p.num_segs - 1;
+  if (write_ht) {
     CUTE_UNROLL
     for (int e = 0; e < size(accS); ++e) {
       const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
@@ -754,6 +851,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     }
   }
   if (ct == 0) tma_store_wait<0>();
+  }
 #endif
 }
 
@@ -794,6 +892,101 @@ cudaError_t LaunchFwd(const FwdArgs& a, cudaStream_t stream) {
                                          FwdSmemBytes<E, DK, BV, kStages>());
   if (err != cudaSuccess) return err;
   return LaunchFwdOnly<E, DK, BV, kStages>(a, stream);
+}
+
+// ---- the sequence split (issue 30: few heads leave SMs idle) ------------------------------------
+// T in S segments of seg_chunks whole chunks: pass 1 (FwdSegKernel<..., 2>) the local state and
+// decay of segments 0 .. S - 2, pass 2 (FwdSegCombine) their states at the start of segments
+// 1 .. S - 1 in order, pass 3 (FwdSegKernel<..., 1>) the outputs of every segment. Not yet routed
+// by the library (kernels/gla/launch_gpu.cuh); measured in tools/dev/harness/gla/.
+
+// Pass 2: per state element (bh, i, j), in order over the segments, in float32 (deterministic):
+// start_{z+1} = decay_z start_z + local_z, start_0 = h0 (or 0); slot z of seg_state becomes
+// start_{z+1}. (A template, so that a translation unit that never calls it compiles none.)
+template <int kThreadsPerBlock>
+__global__ void __launch_bounds__(kThreadsPerBlock) FwdSegCombine(int num_segs, int64_t bh_count, int Dk, int Dv,
+                                                                  const float* h0, float* seg_state,
+                                                                  const float* seg_decay) {
+  const int64_t per_head = int64_t(Dk) * Dv, n = bh_count * per_head;
+  for (int64_t idx = blockIdx.x * int64_t(kThreadsPerBlock) + threadIdx.x; idx < n;
+       idx += int64_t(gridDim.x) * kThreadsPerBlock) {
+    const int64_t bh = idx / per_head;
+    const int i = int((idx - bh * per_head) / Dv);
+    float st = h0 != nullptr ? h0[idx] : 0.f;
+    for (int z = 0; z + 1 < num_segs; ++z) {
+      float* slot = seg_state + int64_t(z) * n + idx;
+      st = fmaf(seg_decay[(int64_t(z) * bh_count + bh) * Dk + i], st, *slot);
+      *slot = st;
+    }
+  }
+}
+
+// Chunks per segment for a call with `ctas` = B * H * ceil(Dv / BV) CTAs on `num_sms` SMs: the
+// whole of T (no split) when the CTAs fill the SMs, else enough segments for about two waves
+// (segments of at least one chunk).
+inline int FwdSplitSegChunks(const FwdArgs& a, int BV, int num_sms) {
+  const int NT = (a.T + kC - 1) / kC;
+  const int64_t ctas = int64_t(a.B) * a.H * ((a.Dv + BV - 1) / BV);
+  if (ctas >= num_sms) return NT;
+  const int64_t want = (2 * int64_t(num_sms) + ctas - 1) / ctas;  // segments
+  const int segs = int(want < NT ? want : NT);
+  return (NT + segs - 1) / segs;
+}
+inline int FwdSplitSegments(const FwdArgs& a, int seg_chunks) {
+  const int NT = (a.T + kC - 1) / kC;
+  return (NT + seg_chunks - 1) / seg_chunks;
+}
+// The float32 workspace of a split into S segments: (S - 1) states and decays.
+inline size_t FwdSplitWorkspaceBytes(const FwdArgs& a, int seg_chunks) {
+  const int64_t S = FwdSplitSegments(a, seg_chunks);
+  const int64_t bh = int64_t(a.B) * a.H;
+  return size_t((S - 1) * bh * a.Dk * (int64_t(a.Dv) + 1) * 4);
+}
+
+template <class E, int DK, int BV, int kStages, int kMode>
+constexpr auto FwdSegKernelPtr() {
+  return &GlaFwdSm90Kernel<FwdSegKernel<E, DK, BV, kStages, kMode>>;
+}
+
+// The three passes (one pass, LaunchFwdOnly, when S = 1); `workspace`: FwdSplitWorkspaceBytes,
+// 4-byte aligned. The caller has allowed the shared memory of both segment kernels
+// (FwdSegKernelPtr<..., 1> and <..., 2>, FwdSmemBytes).
+template <class E, int DK, int BV, int kStages>
+cudaError_t LaunchFwdSplitOnly(const FwdArgs& a, int seg_chunks, float* workspace, cudaStream_t stream) {
+  const int S = FwdSplitSegments(a, seg_chunks);
+  if (S <= 1) return LaunchFwdOnly<E, DK, BV, kStages>(a, stream);
+  using K1 = FwdSegKernel<E, DK, BV, kStages, 1>;
+  using K2 = FwdSegKernel<E, DK, BV, kStages, 2>;
+  const int64_t bh = int64_t(a.B) * a.H;
+  float* seg_state = workspace;
+  float* seg_decay = workspace + (S - 1) * bh * a.Dk * a.Dv;
+  const int vtiles = (a.Dv + BV - 1) / BV;
+  const typename K2::Params p2 = K2::MakeParams(a, seg_chunks, S, seg_state, seg_decay);
+  FwdSegKernelPtr<E, DK, BV, kStages, 2>()<<<dim3(vtiles, a.B * a.H, S - 1), kThreads, K2::kSmemBytes, stream>>>(p2);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  constexpr int kCombineThreads = 256;
+  const int64_t n = bh * a.Dk * a.Dv;
+  const int blocks = int((n + kCombineThreads - 1) / kCombineThreads < 65535 ? (n + kCombineThreads - 1) / kCombineThreads : 65535);
+  FwdSegCombine<kCombineThreads><<<blocks, kCombineThreads, 0, stream>>>(S, bh, a.Dk, a.Dv, a.h0, seg_state, seg_decay);
+  err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  const typename K1::Params p1 = K1::MakeParams(a, seg_chunks, S, seg_state, seg_decay);
+  FwdSegKernelPtr<E, DK, BV, kStages, 1>()<<<dim3(vtiles, a.B * a.H, S), kThreads, K1::kSmemBytes, stream>>>(p1);
+  return cudaGetLastError();
+}
+
+// The same with the shared-memory attributes set (the harness's entry point).
+template <class E, int DK, int BV, int kStages>
+cudaError_t LaunchFwdSplit(const FwdArgs& a, int seg_chunks, float* workspace, cudaStream_t stream) {
+  const int bytes = FwdSmemBytes<E, DK, BV, kStages>();
+  cudaError_t err = cudaFuncSetAttribute(FwdKernelPtr<E, DK, BV, kStages>(), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute(FwdSegKernelPtr<E, DK, BV, kStages, 1>(), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute(FwdSegKernelPtr<E, DK, BV, kStages, 2>(), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (err != cudaSuccess) return err;
+  return LaunchFwdSplitOnly<E, DK, BV, kStages>(a, seg_chunks, workspace, stream);
 }
 
 }  // namespace gla_sm90

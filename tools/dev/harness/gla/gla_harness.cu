@@ -180,10 +180,40 @@ cudaError_t LaunchOld(const gla_sm90::FwdArgs& a, cudaStream_t stream) {
 }
 #endif
 
+// The sequence split (gla_sm90::LaunchFwdSplit): kSegChunks chunks per segment, 0 the library's
+// rule (about two waves of CTAs, FwdSplitSegChunks), -2 that rule with twice the segments. Its
+// float32 workspace is kept between calls (grown outside the timed calls: the check runs first).
+int g_num_sms = 132;
+float* g_split_ws = nullptr;
+size_t g_split_ws_bytes = 0;
+int SplitSegChunks(const gla_sm90::FwdArgs& a, int bv, int seg_chunks) {
+  if (seg_chunks > 0) return seg_chunks;
+  const int auto_chunks = gla_sm90::FwdSplitSegChunks(a, bv, g_num_sms);
+  if (seg_chunks == -2) {
+    const int segs = 2 * gla_sm90::FwdSplitSegments(a, auto_chunks);
+    const int NT = (a.T + gla_sm90::kC - 1) / gla_sm90::kC;
+    return std::max(1, (NT + segs - 1) / segs);
+  }
+  return auto_chunks;
+}
+template <class E, int BV, int kSegChunks>
+cudaError_t LaunchSplit(const gla_sm90::FwdArgs& a, cudaStream_t stream) {
+  const int seg_chunks = SplitSegChunks(a, BV, kSegChunks);
+  const size_t need = gla_sm90::FwdSplitWorkspaceBytes(a, seg_chunks);
+  if (need > g_split_ws_bytes) {
+    if (g_split_ws) CK(cudaFree(g_split_ws));
+    CK(cudaMalloc(&g_split_ws, need));
+    g_split_ws_bytes = need;
+  }
+  return gla_sm90::LaunchFwdSplit<E, 128, BV, 2>(a, seg_chunks, g_split_ws, stream);
+}
+
 struct Variant {
   const char* name;
   cudaError_t (*launch)(const gla_sm90::FwdArgs&, cudaStream_t);
   int force_other;
+  int split_bv = 0;      // split variants: BV and kSegChunks (printed with the segments they take)
+  int split_chunks = 0;
 };
 
 template <typename X>
@@ -252,6 +282,13 @@ void RunCase(const Case& c, const std::vector<Variant>& variants, bool check_hos
     std::printf("reference check (%s): GPU float64 vs host float64 rel. RMS %.3g\n", c.name.c_str(), std::sqrt(e / r));
   }
 
+  for (const Variant& var : variants) {
+    if (var.split_bv > 0) {
+      const int sc = SplitSegChunks(a, var.split_bv, var.split_chunks);
+      std::printf("  (%s / %s: %d segments of %d chunks, %lld CTAs unsplit)\n", c.name.c_str(), var.name,
+                  gla_sm90::FwdSplitSegments(a, sc), sc, (long long)c.B * c.H * ((c.Dv + var.split_bv - 1) / var.split_bv));
+    }
+  }
   const int64_t bytes = (3 * nqk + 2 * nv) * 2 + (c.h0 ? ns * 4 : 0) + ns * 4;
   const double floor_ms = c.time ? CopyMs(bytes) : 0.0;
   for (const Variant& var : variants) {
@@ -285,6 +322,8 @@ int main(int argc, char** argv) {
   bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   bool timed = argc > 1 && std::strcmp(argv[1], "--timed") == 0;
   const bool profile = argc > 1 && std::strcmp(argv[1], "--profile") == 0;
+  // --split: the sequence split's cases alone (its checks on awkward shapes, then its timed shapes).
+  const bool split_only = argc > 1 && std::strcmp(argv[1], "--split") == 0;
   // The accumulators' store offsets (SwizzledTile) against CuTe's layouts, every thread.
   const bool offsets_hold = gla_sm90::FwdOffsetsHold<gla_sm90::FwdKernel<bf16, 128, 128, 2>>() && gla_sm90::FwdOffsetsHold<gla_sm90::FwdKernel<bf16, 128, 64, 2>>() &&
                             gla_sm90::FwdOffsetsHold<gla_sm90::FwdKernel<fp16, 128, 128, 2>>() && gla_sm90::FwdOffsetsHold<gla_sm90::FwdKernel<fp16, 128, 64, 2>>();
@@ -294,6 +333,7 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device %s, %d SMs, cc %d.%d, smem/block optin %zu\n", prop.name, prop.multiProcessorCount, prop.major,
               prop.minor, size_t(prop.sharedMemPerBlockOptin));
+  g_num_sms = prop.multiProcessorCount;
   using namespace gla_sm90;
   std::printf("smem bytes: bv128 %d, bv64 %d\n", FwdSmemBytes<bf16, 128, 128, 2>(),
               FwdSmemBytes<bf16, 128, 64, 2>());
@@ -322,6 +362,54 @@ int main(int argc, char** argv) {
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   // Correctness on awkward shapes first (T not a multiple of 64, Dk < 128, Dv not a multiple of BV,
   // [B, T, H, D], an initial state, any scale, extreme gates), then the timed shapes.
+  // The sequence split: segments of 1 to 3 chunks on short T (the last segment shorter, with a
+  // partial chunk), every gate kind, an initial state, both modes, both layouts; then the timed
+  // shapes with few heads, split (the rule's segments, and twice as many) beside unsplit.
+  const std::vector<Variant> split_small = {
+      {"bv128", &LaunchFwd<bf16, 128, 128, 2>, 0},
+      {"split bv128 s1", &LaunchSplit<bf16, 128, 1>, 0, 128, 1},
+      {"split bv128 s2", &LaunchSplit<bf16, 128, 2>, 0, 128, 2},
+      {"split bv64 s3", &LaunchSplit<bf16, 64, 3>, 0, 64, 3},
+      {"split bv64 s1", &LaunchSplit<bf16, 64, 1>, 0, 64, 1},
+  };
+  const std::vector<Variant> split_other = {
+      {"split bv128 s1 other", &LaunchSplit<bf16, 128, 1>, 1, 128, 1},
+      {"split bv64 s2 other", &LaunchSplit<bf16, 64, 2>, 1, 64, 2},
+  };
+  const std::vector<Variant> split_half = {
+      {"fp16 bv128", &LaunchFwd<fp16, 128, 128, 2>, 0},
+      {"fp16 split bv128 s2", &LaunchSplit<fp16, 128, 2>, 0, 128, 2},
+      {"fp16 split bv64 s3", &LaunchSplit<fp16, 64, 3>, 0, 64, 3},
+  };
+  const std::vector<Variant> split_timed = {
+      {"bv128", &LaunchFwd<bf16, 128, 128, 2>, 0},
+      {"bv64", &LaunchFwd<bf16, 128, 64, 2>, 0},
+      {"split bv128", &LaunchSplit<bf16, 128, 0>, 0, 128, 0},
+      {"split bv64", &LaunchSplit<bf16, 64, 0>, 0, 64, 0},
+      {"split bv128 x2 segs", &LaunchSplit<bf16, 128, -2>, 0, 128, -2},
+      {"split bv64 x2 segs", &LaunchSplit<bf16, 64, -2>, 0, 64, -2},
+  };
+  if (!timed) {
+    RunCase<bf16>({"split odd T200 Dk96 Dv96 bthd h0", 2, 200, 3, 96, 96, false, true, 0, 0.3f, false}, split_small, false);
+    RunCase<bf16>({"split odd (other mode)", 2, 200, 3, 96, 96, false, true, 0, 0.3f, false}, split_other, false);
+    RunCase<bf16>({"split Dk64 T130 Dv64 h0", 2, 130, 2, 64, 64, true, true, 0, 0.f, false}, split_small, false);
+    RunCase<bf16>({"split strong gates T320 h0", 1, 320, 2, 128, 128, true, true, 1, 0.f, false}, split_small, false);
+    RunCase<bf16>({"split extreme gates T300 h0", 1, 300, 2, 128, 136, true, true, 2, 0.f, false}, split_small, false);
+    RunCase<bf16>({"split extreme gates T300", 1, 300, 2, 128, 128, false, false, 2, 0.f, false}, split_other, false);
+    RunCase<bf16>({"split gates U[-1,0] T200 Dv256", 1, 200, 2, 128, 256, true, true, 3, 0.f, false}, split_small, false);
+    RunCase<fp16>({"split fp16 T260 bthd h0", 2, 260, 2, 128, 128, false, true, 0, 0.f, false}, split_half, false);
+    RunCase<fp16>({"split fp16 gates U[-1,0] T200", 1, 200, 2, 128, 256, true, true, 3, 0.f, false}, split_half, false);
+    RunCase<bf16>({"split B1 T4100 H2 h0 (rule)", 1, 4100, 2, 128, 128, true, true, 0, 0.f, false}, split_timed, false);
+  }
+  if (split_only) {
+    if (!quick) {
+      RunCase<bf16>({"B2 T16384 H16 D128", 2, 16384, 16, 128, 128, true, false, 0, 0.f, true}, split_timed, false);
+      RunCase<bf16>({"B2 T16384 H16 D128 h0", 2, 16384, 16, 128, 128, true, true, 0, 0.f, true}, split_timed, false);
+      RunCase<bf16>({"B4 T2048 H16 D128", 4, 2048, 16, 128, 128, true, false, 0, 0.f, true}, split_timed, false);
+      RunCase<bf16>({"B1 T32768 H8 D128", 1, 32768, 8, 128, 128, true, false, 0, 0.f, true}, split_timed, false);
+    }
+    return 0;
+  }
   if (!timed) {
     RunCase<bf16>({"odd T200 Dk96 Dv96 bthd h0", 2, 200, 3, 96, 96, false, true, 0, 0.3f, false}, all, true);
     RunCase<bf16>({"odd (other mode)", 2, 200, 3, 96, 96, false, true, 0, 0.3f, false}, other, false);
@@ -339,6 +427,6 @@ int main(int argc, char** argv) {
   RunCase<bf16>({"seed (other mode)", 32, 2048, 4, 128, 256, true, false, 0, 0.f, true}, {other[0]}, false);
   RunCase<bf16>({"B4 T2048 H16 D128", 4, 2048, 16, 128, 128, true, false, 0, 0.f, true}, all, false);
   RunCase<bf16>({"B8 T1024 H8 D64", 8, 1024, 8, 64, 64, true, false, 0, 0.f, true}, all, false);
-  RunCase<bf16>({"B2 T16384 H16 D128", 2, 16384, 16, 128, 128, true, false, 0, 0.f, true}, all, false);
+  RunCase<bf16>({"B2 T16384 H16 D128", 2, 16384, 16, 128, 128, true, false, 0, 0.f, true}, split_timed, false);
   return 0;
 }
