@@ -665,6 +665,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
           Store2(pq, qq.x * __expf(pre0) * p.scale, qq.y * __expf(pre1) * p.scale);
           Store2(pk, kk.x * __expf(kf0[r]), kk.y * __expf(kf1[r]));
         } else {
+          (void)pre0, (void)pre1;
           E* pk = k0 + qrow(r);
           const float2 kk = Load2(pk);
           Store2(pk, kk.x * __expf(kf0[r]), kk.y * __expf(kf1[r]));
