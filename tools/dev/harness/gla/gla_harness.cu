@@ -4,12 +4,16 @@
 // against a device-to-device copy of the same bytes. Self-contained; built with one nvcc call:
 //
 //   tools/dev/harness/gla/build.sh            # -> build-harness/gla_harness
-//   build-harness/gla_harness [--quick | --timed | --profile]   # on an H100/H200
+//   build-harness/gla_harness [--quick | --timed | --profile | --split | --split-quick]   # on an H100/H200
 //
 // -DGLA_HARNESS_BASELINE -I<dir>: <dir>/gla_fwd_baseline.cuh, a copy of an earlier
 // chunk_fwd_sm90.cuh with its namespace renamed gla_sm90_old, timed beside the current kernel as
 // the variants "old bv128" / "old bv64". --profile: the seed shape once per
-// variant, untimed (for a profiler).
+// variant, untimed (for a profiler). --split: the sequence split (gla_sm90::LaunchFwdSplit: state-only
+// pass, in-order combine, outputs per segment) alone: "split bv<BV> s<n>" segments of n chunks on
+// short awkward cases, "split bv<BV>" the rule's segments (about two waves of CTAs), "x2 segs"
+// twice as many, timed beside the unsplit kernel on few-head shapes; each split variant prints
+// the segments it takes. --split-quick: its checks alone.
 //
 // Columns: ms (median of 10 batches of 5 calls after 3 warm-ups), floor (the copy), x floor, the rel. RMS of o
 // and of the final state against the float64 reference, NaN/unwritten elements, check (rel.
@@ -322,8 +326,10 @@ int main(int argc, char** argv) {
   bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   bool timed = argc > 1 && std::strcmp(argv[1], "--timed") == 0;
   const bool profile = argc > 1 && std::strcmp(argv[1], "--profile") == 0;
-  // --split: the sequence split's cases alone (its checks on awkward shapes, then its timed shapes).
-  const bool split_only = argc > 1 && std::strcmp(argv[1], "--split") == 0;
+  // --split: the sequence split's cases alone (its checks on awkward shapes, then its timed
+  // shapes); --split-quick: its checks alone (for compute-sanitizer).
+  const bool split_quick = argc > 1 && std::strcmp(argv[1], "--split-quick") == 0;
+  const bool split_only = split_quick || (argc > 1 && std::strcmp(argv[1], "--split") == 0);
   // The accumulators' store offsets (SwizzledTile) against CuTe's layouts, every thread.
   const bool offsets_hold = gla_sm90::FwdOffsetsHold<gla_sm90::FwdKernel<bf16, 128, 128, 2>>() && gla_sm90::FwdOffsetsHold<gla_sm90::FwdKernel<bf16, 128, 64, 2>>() &&
                             gla_sm90::FwdOffsetsHold<gla_sm90::FwdKernel<fp16, 128, 128, 2>>() && gla_sm90::FwdOffsetsHold<gla_sm90::FwdKernel<fp16, 128, 64, 2>>();
@@ -402,7 +408,7 @@ int main(int argc, char** argv) {
     RunCase<bf16>({"split B1 T4100 H2 h0 (rule)", 1, 4100, 2, 128, 128, true, true, 0, 0.f, false}, split_timed, false);
   }
   if (split_only) {
-    if (!quick) {
+    if (!split_quick) {
       RunCase<bf16>({"B2 T16384 H16 D128", 2, 16384, 16, 128, 128, true, false, 0, 0.f, true}, split_timed, false);
       RunCase<bf16>({"B2 T16384 H16 D128 h0", 2, 16384, 16, 128, 128, true, true, 0, 0.f, true}, split_timed, false);
       RunCase<bf16>({"B4 T2048 H16 D128", 4, 2048, 16, 128, 128, true, false, 0, 0.f, true}, split_timed, false);
