@@ -617,16 +617,16 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       }
       cutlass::arch::ClusterBarrier::arrive(&sm.empty_g[sg]);
       if constexpr (kMode != 2) {  // (the state-only pass has no A)
-      *reinterpret_cast<float2*>(&sm.totc[grp][i0]) = make_float2(c0, c1);
-      ConsumerSync(3);
-      // The element-wise A, from the raw q, k (before they are scaled in place below) and the
-      // cumulative sums of the clamped gates (bounded, so their differences are finite).
-      float cpre0 = 0.f, cpre1 = 0.f;
-      for (int gi = 0; gi < grp; ++gi) cpre0 += sm.totc[gi][i0], cpre1 += sm.totc[gi][i0 + 1];
-      CUTE_UNROLL
-      for (int r = 0; r < kRows; ++r) {
-        cpre0 += fmaxf(g0[r], -kClampGate), cpre1 += fmaxf(g1[r], -kClampGate);
-        *reinterpret_cast<float2*>(&pc[pc_at(r0 + r, i0)]) = make_float2(cpre0, cpre1);
+        *reinterpret_cast<float2*>(&sm.totc[grp][i0]) = make_float2(c0, c1);
+        ConsumerSync(3);
+        // The element-wise A, from the raw q, k (before they are scaled in place below) and the
+        // cumulative sums of the clamped gates (bounded, so their differences are finite).
+        float cpre0 = 0.f, cpre1 = 0.f;
+        for (int gi = 0; gi < grp; ++gi) cpre0 += sm.totc[gi][i0], cpre1 += sm.totc[gi][i0 + 1];
+        CUTE_UNROLL
+        for (int r = 0; r < kRows; ++r) {
+          cpre0 += fmaxf(g0[r], -kClampGate), cpre1 += fmaxf(g1[r], -kClampGate);
+          *reinterpret_cast<float2*>(&pc[pc_at(r0 + r, i0)]) = make_float2(cpre0, cpre1);
       }
       ConsumerSync(4);
       for (int e = ct; e < kC * kC; e += kConsumers) {
@@ -740,59 +740,59 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       }
       warpgroup_commit_batch();
     } else {
-    // A = Qd Kd^T and S += Kd^T V; chunk n - 1's o to sO meanwhile; then o = Qd sS (three groups).
-    warpgroup_fence_operand(accS);
-    warpgroup_fence_operand(accA);
-    warpgroup_fence_operand(accO);
-    warpgroup_arrive();
-    // (Issued in both modes: a branch around wgmma would serialize them; the other mode drops A.)
-    mma_a.accumulate_ = GMMA::ScaleOut::Zero;
-    CUTE_UNROLL
-    for (int kb = 0; kb < size<2>(tArQ); ++kb) {
-      cute::gemm(mma_a, tArQ(_, _, kb, sq), tArK(_, _, kb, sq), accA);
-      mma_a.accumulate_ = GMMA::ScaleOut::One;
-    }
-    warpgroup_commit_batch();
-    mma_s.accumulate_ = GMMA::ScaleOut::One;
-    CUTE_UNROLL
-    for (int kb = 0; kb < size<2>(tSrK); ++kb) {
-      cute::gemm(mma_s, tSrK(_, _, kb, sq), tSrV(_, _, kb, sv), accS);
-    }
-    warpgroup_commit_batch();
-    if (n > 0) store_o();
-    warpgroup_fence_operand(accO);
-    warpgroup_arrive();
-    mma_o.accumulate_ = GMMA::ScaleOut::Zero;
-    CUTE_UNROLL
-    for (int kb = 0; kb < size<2>(tOrQ); ++kb) {
-      cute::gemm(mma_o, tOrQ(_, _, kb, sq), tOrS(_, _, kb), accO);
-      mma_o.accumulate_ = GMMA::ScaleOut::One;
-    }
-    warpgroup_commit_batch();
-    warpgroup_wait<2>();
-    warpgroup_fence_operand(accA);
-
-    if (safe) {
+      // A = Qd Kd^T and S += Kd^T V; chunk n - 1's o to sO meanwhile; then o = Qd sS (three groups).
+      warpgroup_fence_operand(accS);
+      warpgroup_fence_operand(accA);
+      warpgroup_fence_operand(accO);
+      warpgroup_arrive();
+      // (Issued in both modes: a branch around wgmma would serialize them; the other mode drops A.)
+      mma_a.accumulate_ = GMMA::ScaleOut::Zero;
       CUTE_UNROLL
-      for (int e = 0; e < size(accA); e += 2) {
-        const int t = get<0>(tAcA(e)), s = get<1>(tAcA(e));
-        Store2(a_elems + offA(dA(e)), s <= t ? accA(e) : 0.f, s + 1 <= t ? accA(e + 1) : 0.f);
+      for (int kb = 0; kb < size<2>(tArQ); ++kb) {
+        cute::gemm(mma_a, tArQ(_, _, kb, sq), tArK(_, _, kb, sq), accA);
+        mma_a.accumulate_ = GMMA::ScaleOut::One;
       }
-    }
-    cutlass::arch::fence_view_async_shared();  // A and chunk n - 1's o
-    ConsumerSync(7);
-    if (ct == 0 && n > 0) {
-      copy(p.tma_o, tOs, tOg(_, chunk0 + n - 1));
-      tma_store_arrive();
-    }
+      warpgroup_commit_batch();
+      mma_s.accumulate_ = GMMA::ScaleOut::One;
+      CUTE_UNROLL
+      for (int kb = 0; kb < size<2>(tSrK); ++kb) {
+        cute::gemm(mma_s, tSrK(_, _, kb, sq), tSrV(_, _, kb, sv), accS);
+      }
+      warpgroup_commit_batch();
+      if (n > 0) store_o();
+      warpgroup_fence_operand(accO);
+      warpgroup_arrive();
+      mma_o.accumulate_ = GMMA::ScaleOut::Zero;
+      CUTE_UNROLL
+      for (int kb = 0; kb < size<2>(tOrQ); ++kb) {
+        cute::gemm(mma_o, tOrQ(_, _, kb, sq), tOrS(_, _, kb), accO);
+        mma_o.accumulate_ = GMMA::ScaleOut::One;
+      }
+      warpgroup_commit_batch();
+      warpgroup_wait<2>();
+      warpgroup_fence_operand(accA);
 
-    // o += A V.
-    warpgroup_arrive();
-    CUTE_UNROLL
-    for (int kb = 0; kb < size<2>(tOrA); ++kb) {
-      cute::gemm(mma_o, tOrA(_, _, kb), tOrV(_, _, kb, sv), accO);
-    }
-    warpgroup_commit_batch();
+      if (safe) {
+        CUTE_UNROLL
+        for (int e = 0; e < size(accA); e += 2) {
+          const int t = get<0>(tAcA(e)), s = get<1>(tAcA(e));
+          Store2(a_elems + offA(dA(e)), s <= t ? accA(e) : 0.f, s + 1 <= t ? accA(e + 1) : 0.f);
+        }
+      }
+      cutlass::arch::fence_view_async_shared();  // A and chunk n - 1's o
+      ConsumerSync(7);
+      if (ct == 0 && n > 0) {
+        copy(p.tma_o, tOs, tOg(_, chunk0 + n - 1));
+        tma_store_arrive();
+      }
+
+      // o += A V.
+      warpgroup_arrive();
+      CUTE_UNROLL
+      for (int kb = 0; kb < size<2>(tOrA); ++kb) {
+        cute::gemm(mma_o, tOrA(_, _, kb), tOrV(_, _, kb, sv), accO);
+      }
+      warpgroup_commit_batch();
     }
 
     // Chunk n + 1's element-wise part while the products run (S and o = Qd sS done before its
@@ -833,25 +833,25 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     }
     return;
   } else {
-  // The last chunk's o.
-  store_o();
-  cutlass::arch::fence_view_async_shared();
-  ConsumerSync(7);
-  if (ct == 0) {
-    copy(p.tma_o, tOs, tOg(_, chunk0 + NT - 1));
-    tma_store_arrive();
-  }
-
-  bool write_ht = p.ht != nullptr;
-  if constexpr (kMode == 1) write_ht = write_ht && int(blockIdx.z) == p.num_segs - 1;
-  if (write_ht) {
-    CUTE_UNROLL
-    for (int e = 0; e < size(accS); ++e) {
-      const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
-      if (i < p.Dk && j < p.Dv) p.ht[state_base + int64_t(i) * p.Dv + j] = accS(e);
+    // The last chunk's o.
+    store_o();
+    cutlass::arch::fence_view_async_shared();
+    ConsumerSync(7);
+    if (ct == 0) {
+      copy(p.tma_o, tOs, tOg(_, chunk0 + NT - 1));
+      tma_store_arrive();
     }
-  }
-  if (ct == 0) tma_store_wait<0>();
+
+    bool write_ht = p.ht != nullptr;
+    if constexpr (kMode == 1) write_ht = write_ht && int(blockIdx.z) == p.num_segs - 1;
+    if (write_ht) {
+      CUTE_UNROLL
+      for (int e = 0; e < size(accS); ++e) {
+        const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
+        if (i < p.Dk && j < p.Dv) p.ht[state_base + int64_t(i) * p.Dv + j] = accS(e);
+      }
+    }
+    if (ct == 0) tma_store_wait<0>();
   }
 #endif
 }
@@ -968,7 +968,8 @@ cudaError_t LaunchFwdSplitOnly(const FwdArgs& a, int seg_chunks, float* workspac
   if (err != cudaSuccess) return err;
   constexpr int kCombineThreads = 256;
   const int64_t n = bh * a.Dk * a.Dv;
-  const int blocks = int((n + kCombineThreads - 1) / kCombineThreads < 65535 ? (n + kCombineThreads - 1) / kCombineThreads : 65535);
+  const int64_t want_blocks = (n + kCombineThreads - 1) / kCombineThreads;
+  const int blocks = int(want_blocks < 65535 ? want_blocks : 65535);
   FwdSegCombine<kCombineThreads><<<blocks, kCombineThreads, 0, stream>>>(S, bh, a.Dk, a.Dv, a.h0, seg_state, seg_decay);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
@@ -981,11 +982,10 @@ cudaError_t LaunchFwdSplitOnly(const FwdArgs& a, int seg_chunks, float* workspac
 template <class E, int DK, int BV, int kStages>
 cudaError_t LaunchFwdSplit(const FwdArgs& a, int seg_chunks, float* workspace, cudaStream_t stream) {
   const int bytes = FwdSmemBytes<E, DK, BV, kStages>();
-  cudaError_t err = cudaFuncSetAttribute(FwdKernelPtr<E, DK, BV, kStages>(), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  if (err == cudaSuccess)
-    err = cudaFuncSetAttribute(FwdSegKernelPtr<E, DK, BV, kStages, 1>(), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  if (err == cudaSuccess)
-    err = cudaFuncSetAttribute(FwdSegKernelPtr<E, DK, BV, kStages, 2>(), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  constexpr auto kAttr = cudaFuncAttributeMaxDynamicSharedMemorySize;
+  cudaError_t err = cudaFuncSetAttribute(FwdKernelPtr<E, DK, BV, kStages>(), kAttr, bytes);
+  if (err == cudaSuccess) err = cudaFuncSetAttribute(FwdSegKernelPtr<E, DK, BV, kStages, 1>(), kAttr, bytes);
+  if (err == cudaSuccess) err = cudaFuncSetAttribute(FwdSegKernelPtr<E, DK, BV, kStages, 2>(), kAttr, bytes);
   if (err != cudaSuccess) return err;
   return LaunchFwdSplitOnly<E, DK, BV, kStages>(a, seg_chunks, workspace, stream);
 }

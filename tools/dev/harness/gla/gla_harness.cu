@@ -395,6 +395,24 @@ int main(int argc, char** argv) {
       {"split bv128 x2 segs", &LaunchSplit<bf16, 128, -2>, 0, 128, -2},
       {"split bv64 x2 segs", &LaunchSplit<bf16, 64, -2>, 0, 64, -2},
   };
+  // Segment lengths around the rule's on B2 T16384 H16 D128 (256 chunks; 64 CTAs at BV 64, 32 at
+  // BV 128): S = 2, 4, 6, 8, 12, 16 (BV 64) and 4, 6, 9, 12, 16, 24 (BV 128).
+  const std::vector<Variant> split_sweep = {
+      {"bv64", &LaunchFwd<bf16, 128, 64, 2>, 0},
+      {"split bv64 s128", &LaunchSplit<bf16, 64, 128>, 0, 64, 128},
+      {"split bv64 s64", &LaunchSplit<bf16, 64, 64>, 0, 64, 64},
+      {"split bv64 s43", &LaunchSplit<bf16, 64, 43>, 0, 64, 43},
+      {"split bv64 s32", &LaunchSplit<bf16, 64, 32>, 0, 64, 32},
+      {"split bv64 s22", &LaunchSplit<bf16, 64, 22>, 0, 64, 22},
+      {"split bv64 s16", &LaunchSplit<bf16, 64, 16>, 0, 64, 16},
+      {"bv128", &LaunchFwd<bf16, 128, 128, 2>, 0},
+      {"split bv128 s64", &LaunchSplit<bf16, 128, 64>, 0, 128, 64},
+      {"split bv128 s43", &LaunchSplit<bf16, 128, 43>, 0, 128, 43},
+      {"split bv128 s29", &LaunchSplit<bf16, 128, 29>, 0, 128, 29},
+      {"split bv128 s22", &LaunchSplit<bf16, 128, 22>, 0, 128, 22},
+      {"split bv128 s16", &LaunchSplit<bf16, 128, 16>, 0, 128, 16},
+      {"split bv128 s11", &LaunchSplit<bf16, 128, 11>, 0, 128, 11},
+  };
   if (!timed) {
     RunCase<bf16>({"split odd T200 Dk96 Dv96 bthd h0", 2, 200, 3, 96, 96, false, true, 0, 0.3f, false}, split_small, false);
     RunCase<bf16>({"split odd (other mode)", 2, 200, 3, 96, 96, false, true, 0, 0.3f, false}, split_other, false);
@@ -411,6 +429,7 @@ int main(int argc, char** argv) {
     if (!split_quick) {
       RunCase<bf16>({"B2 T16384 H16 D128", 2, 16384, 16, 128, 128, true, false, 0, 0.f, true}, split_timed, false);
       RunCase<bf16>({"B2 T16384 H16 D128 h0", 2, 16384, 16, 128, 128, true, true, 0, 0.f, true}, split_timed, false);
+      RunCase<bf16>({"B2 T16384 H16 D128 sweep", 2, 16384, 16, 128, 128, true, false, 0, 0.f, true}, split_sweep, false);
       RunCase<bf16>({"B4 T2048 H16 D128", 4, 2048, 16, 128, 128, true, false, 0, 0.f, true}, split_timed, false);
       RunCase<bf16>({"B1 T32768 H8 D128", 1, 32768, 8, 128, 128, true, false, 0, 0.f, true}, split_timed, false);
     }
