@@ -466,15 +466,22 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   // The initial state (zeros without one); a segment's: zeros (state only), h0 (the first) or
   // the combined state at its start.
   const int64_t state_base = int64_t(bh) * p.Dk * p.Dv;
-  const float* h0 = p.h0;
-  if constexpr (kMode == 1) {
-    if (blockIdx.z > 0) h0 = p.seg_state + int64_t(blockIdx.z - 1) * p.B * p.H * p.Dk * p.Dv;
-  }
-  if constexpr (kMode == 2) h0 = nullptr;
-  CUTE_UNROLL
-  for (int e = 0; e < size(accS); ++e) {
-    const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
-    accS(e) = (h0 != nullptr && i < p.Dk && j < p.Dv) ? h0[state_base + int64_t(i) * p.Dv + j] : 0.f;
+  if constexpr (kMode == 0) {
+    CUTE_UNROLL
+    for (int e = 0; e < size(accS); ++e) {
+      const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
+      accS(e) = (p.h0 != nullptr && i < p.Dk && j < p.Dv) ? p.h0[state_base + int64_t(i) * p.Dv + j] : 0.f;
+    }
+  } else {
+    const float* h0 = nullptr;
+    if constexpr (kMode == 1) {
+      h0 = blockIdx.z == 0 ? p.h0 : p.seg_state + int64_t(blockIdx.z - 1) * p.B * p.H * p.Dk * p.Dv;
+    }
+    CUTE_UNROLL
+    for (int e = 0; e < size(accS); ++e) {
+      const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
+      accS(e) = (h0 != nullptr && i < p.Dk && j < p.Dv) ? h0[state_base + int64_t(i) * p.Dv + j] : 0.f;
+    }
   }
   // A thread's state accumulators cover two rows of S, srow and srow + 8 (the GMMA accumulator
   // layout: element e lies in row srow + 8 ((e / 2) mod 2)); their scalings are kept per chunk.
