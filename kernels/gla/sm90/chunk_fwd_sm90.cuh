@@ -34,6 +34,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -929,16 +930,29 @@ __global__ void __launch_bounds__(kThreadsPerBlock) FwdSegCombine(int num_segs, 
   }
 }
 
-// Chunks per segment for a call with `ctas` = B * H * ceil(Dv / BV) CTAs on `num_sms` SMs: the
-// whole of T (no split) when the CTAs fill the SMs, else enough segments for about two waves
-// (segments of at least one chunk).
+// Chunks per segment for a call with `ctas` = B * H * ceil(Dv / BV) CTAs on `num_sms` SMs (one
+// CTA an SM: the kernel's shared memory). The whole of T (no split) when the CTAs fill the SMs.
+// Else the S of least modelled time: each CTA takes a fixed time per chunk (the kernel is
+// latency-bound, docs/benchmarks.md), so a pass costs its waves times its chunks per segment
+// plus a start (the pipeline's fill, about a chunk): the outputs pass ceil(ctas S / sms)
+// (ceil(NT / S) + 1), the state-only pass (S - 1 segments) kStatePassCost times its own; ties go
+// to the fewer segments (less workspace, a shorter combine). kStatePassCost is a guess until the
+// harness's sweep measures it.
 inline int FwdSplitSegChunks(const FwdArgs& a, int BV, int num_sms) {
+  constexpr double kStatePassCost = 0.5;
   const int NT = (a.T + kC - 1) / kC;
   const int64_t ctas = int64_t(a.B) * a.H * ((a.Dv + BV - 1) / BV);
-  if (ctas >= num_sms) return NT;
-  const int64_t want = (2 * int64_t(num_sms) + ctas - 1) / ctas;  // segments
-  const int segs = int(want < NT ? want : NT);
-  return (NT + segs - 1) / segs;
+  if (ctas >= num_sms || NT < 2) return NT;
+  auto waves = [&](int64_t n) { return double((n + num_sms - 1) / num_sms); };
+  int best = 1;
+  double best_cost = double(NT) + 1;
+  const int max_segs = int(std::min<int64_t>(NT, 8 * ((num_sms + ctas - 1) / ctas)));
+  for (int S = 2; S <= max_segs; ++S) {
+    const double len = double((NT + S - 1) / S) + 1;
+    const double cost = waves(ctas * S) * len + kStatePassCost * waves(ctas * (S - 1)) * len;
+    if (cost < best_cost - 1e-9) best = S, best_cost = cost;
+  }
+  return (NT + best - 1) / best;
 }
 inline int FwdSplitSegments(const FwdArgs& a, int seg_chunks) {
   const int NT = (a.T + kC - 1) / kC;

@@ -11,9 +11,10 @@
 // the variants "old bv128" / "old bv64". --profile: the seed shape once per
 // variant, untimed (for a profiler). --split: the sequence split (gla_sm90::LaunchFwdSplit: state-only
 // pass, in-order combine, outputs per segment) alone: "split bv<BV> s<n>" segments of n chunks on
-// short awkward cases, "split bv<BV>" the rule's segments (about two waves of CTAs), "x2 segs"
-// twice as many, timed beside the unsplit kernel on few-head shapes; each split variant prints
-// the segments it takes. --split-quick: its checks alone.
+// short awkward cases, "split bv<BV>" the header's rule (FwdSplitSegChunks), "2 waves" S =
+// floor(2 SMs / CTAs), timed beside the unsplit kernel on few-head shapes, and a sweep of segment
+// lengths on B2 T16384 H16 D128; each split variant prints the segments it takes. --split-quick:
+// its checks alone.
 //
 // Columns: ms (median of 10 batches of 5 calls after 3 warm-ups), floor (the copy), x floor, the rel. RMS of o
 // and of the final state against the float64 reference, NaN/unwritten elements, check (rel.
@@ -184,8 +185,9 @@ cudaError_t LaunchOld(const gla_sm90::FwdArgs& a, cudaStream_t stream) {
 }
 #endif
 
-// The sequence split (gla_sm90::LaunchFwdSplit): kSegChunks chunks per segment, 0 the library's
-// rule (about two waves of CTAs, FwdSplitSegChunks), -2 that rule with twice the segments. Its
+// The sequence split (gla_sm90::LaunchFwdSplit): kSegChunks chunks per segment, 0 the header's
+// rule (FwdSplitSegChunks: the least modelled time, at most a wave of CTAs on these shapes), -2
+// about two waves of CTAs (S = floor(2 SMs / CTAs), at least 2: the CTAs fill two waves). Its
 // float32 workspace is kept between calls (grown outside the timed calls: the check runs first).
 int g_num_sms = 132;
 float* g_split_ws = nullptr;
@@ -194,9 +196,11 @@ int SplitSegChunks(const gla_sm90::FwdArgs& a, int bv, int seg_chunks) {
   if (seg_chunks > 0) return seg_chunks;
   const int auto_chunks = gla_sm90::FwdSplitSegChunks(a, bv, g_num_sms);
   if (seg_chunks == -2) {
-    const int segs = 2 * gla_sm90::FwdSplitSegments(a, auto_chunks);
     const int NT = (a.T + gla_sm90::kC - 1) / gla_sm90::kC;
-    return std::max(1, (NT + segs - 1) / segs);
+    const int64_t ctas = int64_t(a.B) * a.H * ((a.Dv + bv - 1) / bv);
+    if (ctas >= g_num_sms) return NT;
+    const int segs = int(std::min<int64_t>(NT, std::max<int64_t>(2, 2 * g_num_sms / ctas)));
+    return (NT + segs - 1) / segs;
   }
   return auto_chunks;
 }
@@ -392,11 +396,11 @@ int main(int argc, char** argv) {
       {"bv64", &LaunchFwd<bf16, 128, 64, 2>, 0},
       {"split bv128", &LaunchSplit<bf16, 128, 0>, 0, 128, 0},
       {"split bv64", &LaunchSplit<bf16, 64, 0>, 0, 64, 0},
-      {"split bv128 x2 segs", &LaunchSplit<bf16, 128, -2>, 0, 128, -2},
-      {"split bv64 x2 segs", &LaunchSplit<bf16, 64, -2>, 0, 64, -2},
+      {"split bv128 2 waves", &LaunchSplit<bf16, 128, -2>, 0, 128, -2},
+      {"split bv64 2 waves", &LaunchSplit<bf16, 64, -2>, 0, 64, -2},
   };
   // Segment lengths around the rule's on B2 T16384 H16 D128 (256 chunks; 64 CTAs at BV 64, 32 at
-  // BV 128): S = 2, 4, 6, 8, 12, 16 (BV 64) and 4, 6, 9, 12, 16, 24 (BV 128).
+  // BV 128): S = 2, 4, 6, 8, 12, 16 (BV 64) and 4, 6, 8, 9, 12, 16, 24 (BV 128).
   const std::vector<Variant> split_sweep = {
       {"bv64", &LaunchFwd<bf16, 128, 64, 2>, 0},
       {"split bv64 s128", &LaunchSplit<bf16, 64, 128>, 0, 64, 128},
@@ -408,6 +412,7 @@ int main(int argc, char** argv) {
       {"bv128", &LaunchFwd<bf16, 128, 128, 2>, 0},
       {"split bv128 s64", &LaunchSplit<bf16, 128, 64>, 0, 128, 64},
       {"split bv128 s43", &LaunchSplit<bf16, 128, 43>, 0, 128, 43},
+      {"split bv128 s32", &LaunchSplit<bf16, 128, 32>, 0, 128, 32},
       {"split bv128 s29", &LaunchSplit<bf16, 128, 29>, 0, 128, 29},
       {"split bv128 s22", &LaunchSplit<bf16, 128, 22>, 0, 128, 22},
       {"split bv128 s16", &LaunchSplit<bf16, 128, 16>, 0, 128, 16},
