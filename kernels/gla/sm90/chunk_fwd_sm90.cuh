@@ -89,6 +89,8 @@ struct FwdKernel {
   static constexpr int kDK = DK, kBV = BV, kNumStages = kStages, kQkStages = kStages + 1;
   // The sequence split (FwdSegKernel below): 0 here, the whole of T per CTA.
   static constexpr int kSegMode = 0;
+  // Packed sequences (FwdVarlenKernel below): false here, a CTA per (batch, head, Dv tile).
+  static constexpr bool kVarlen = false;
   using TiC = Int<kC>;
   using TiDK = Int<DK>;
   using TiBV = Int<BV>;
@@ -240,6 +242,81 @@ struct FwdSegKernel : FwdKernel<E, DK, BV, kStages> {
   }
 };
 
+// Packed variable-length sequences (fla's cu_seqlens, issue 30): q, k, gk, v, o hold N sequences
+// back to back along T (B = 1; [1, T, H, D] or head-first [1, H, T, D]), sequence n the rows
+// cu_seqlens[n] .. cu_seqlens[n + 1] - 1, h0 and ht [N, H, Dk, Dv]. One launch, a CTA per (Dv tile,
+// sequence slot * H + head): each CTA reads its sequence's two offsets (int32 or int64) from device
+// memory, so the host never reads them. The same kernel as FwdKernel (kVarlen): the TMA
+// coordinates shifted by the sequence's first row; the last chunk, when partial, loads the next
+// sequence's rows (or zeros past T), which the consumers neutralize: gates and Kd of rows past the
+// sequence zero (so P_63 is the sum of the sequence's own gates and S takes none of them), v's rows
+// zeroed in shared memory (no 0 * inf), and its o stored from registers for the rows inside the
+// sequence only (a TMA store would write the next sequence's rows). An empty sequence writes ht =
+// h0 (or zeros). Offsets are clamped to [0, T] and made non-decreasing per CTA (no access outside
+// the tensors; invalid offsets give unspecified outputs, not faults).
+//   order 0: slot n is sequence n (the CTAs of one sequence, every head and Dv tile, adjacent).
+//   order 1: slot r is the sequence of rank r by descending length (ties by index), computed in
+//     each CTA from the offsets (N <= kVarlenRankMax; above, order 0): CTAs start in block order,
+//     so the longest sequences start first and the short ones fill the tail (greedy longest-first).
+constexpr int kVarlenRankMax = 512;
+template <class E, int DK, int BV, int kStages>
+struct FwdVarlenKernel : FwdKernel<E, DK, BV, kStages> {
+  using Base = FwdKernel<E, DK, BV, kStages>;
+  static constexpr bool kVarlen = true;
+  static_assert(kVarlenRankMax <= Base::kGroups * DK, "the ranks' lengths live in Smem::tot");
+  struct Params : Base::Params {
+    const int32_t* cu32;   // N + 1 offsets, one of the two non-null
+    const int64_t* cu64;
+    int num_seqs;          // N
+    int order;             // 0 or 1 (above)
+    void* o;               // o's base and its row and head strides (the partial chunk's stores)
+    int64_t v_st, v_sh;
+  };
+  // `a`: B = 1, T the packed length, the strides of the packed tensors, h0 / ht [N, H, Dk, Dv].
+  static Params MakeParams(const FwdArgs& a, const void* cu_seqlens, bool offsets64, int num_seqs, int order) {
+    Params p{Base::MakeParams(a),
+             offsets64 ? nullptr : static_cast<const int32_t*>(cu_seqlens),
+             offsets64 ? static_cast<const int64_t*>(cu_seqlens) : nullptr,
+             num_seqs, order, a.o, a.v_st, a.v_sh};
+    return p;
+  }
+};
+
+// Sequence n's first row and length, clamped into [0, T].
+template <class P>
+__device__ __forceinline__ void VarlenSeq(const P& p, int n, int* bos, int* len) {
+  const int64_t lo = p.cu64 != nullptr ? p.cu64[n] : int64_t(p.cu32[n]);
+  const int64_t hi = p.cu64 != nullptr ? p.cu64[n + 1] : int64_t(p.cu32[n + 1]);
+  const int64_t b = lo < 0 ? 0 : lo > p.T ? p.T : lo;
+  const int64_t e = hi < b ? b : hi > p.T ? p.T : hi;
+  *bos = int(b), *len = int(e - b);
+}
+
+// The rank of sequence i among n by descending length, ties by index (order 1's slots).
+CUTE_HOST_DEVICE int VarlenRank(const int* lens, int n, int i) {
+  const int li = lens[i];
+  int rank = 0;
+  for (int j = 0; j < n; ++j) {
+    const int lj = lens[j];
+    rank += (lj > li || (lj == li && j < i)) ? 1 : 0;
+  }
+  return rank;
+}
+
+// A tensor's rows (mode kRowMode) shifted to start at row0 (packed sequences), else the tensor.
+template <bool kShift, int kRowMode, class T>
+CUTE_HOST_DEVICE auto SeqRows(T&& t, int row0) {
+  if constexpr (kShift) {
+    if constexpr (kRowMode == 0) {
+      return domain_offset(make_coord(row0, _0{}), t);
+    } else {
+      return domain_offset(make_coord(_0{}, row0), t);
+    }
+  } else {
+    return t;
+  }
+}
+
 // Two adjacent 16-bit elements <-> float2, as one 32-bit shared-memory access and one packed
 // conversion (round to nearest even, as E(x)). The pairs are always 4-byte aligned: an even
 // column of a row whose 16-byte chunks the swizzle moves whole, or columns n, n + 1 of a GMMA
@@ -354,15 +431,42 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   Smem& sm = *reinterpret_cast<Smem*>(smem_raw + pad);
 
   const int vt = blockIdx.x;          // Dv tile
-  const int bh = blockIdx.y;          // head
-  const int b = bh / p.H, h = bh - b * p.H;
+  int bh = blockIdx.y;                // head (packed sequences: sequence slot * H + head)
+  int b = bh / p.H, h = bh - b * p.H;
   // Chunks chunk0 .. chunk0 + NT - 1 of T: all of them, or one segment's (kSegMode != 0).
   constexpr int kMode = K::kSegMode;
+  constexpr bool kVarlen = K::kVarlen;
   int NT = (p.T + kC - 1) / kC;
   int chunk0 = 0;
   if constexpr (kMode != 0) {
     chunk0 = int(blockIdx.z) * p.seg_chunks;
     NT = min(NT - chunk0, p.seg_chunks);
+  }
+  // Packed sequences: the CTA's sequence (slot b, or the sequence of rank b by length), its rows
+  // row0 .. row0 + len - 1 of T (tensor batch 0), rows_last rows in its last chunk.
+  int row0 = 0, rows_last = kC;
+  if constexpr (kVarlen) {
+    int n = b;
+    if (p.order == 1 && p.num_seqs <= kVarlenRankMax) {
+      int* lens = reinterpret_cast<int*>(&sm.tot[0][0]);
+      int* pick = reinterpret_cast<int*>(&sm.totc[0][0]);
+      for (int i = threadIdx.x; i < p.num_seqs; i += kThreads) {
+        int bos_i, len_i;
+        VarlenSeq(p, i, &bos_i, &len_i);
+        lens[i] = len_i;
+      }
+      __syncthreads();
+      for (int i = threadIdx.x; i < p.num_seqs; i += kThreads) {
+        if (VarlenRank(lens, p.num_seqs, i) == b) *pick = i;
+      }
+      __syncthreads();
+      n = *pick;
+    }
+    int len;
+    VarlenSeq(p, n, &row0, &len);
+    bh = n * p.H + h, b = 0;
+    NT = (len + kC - 1) / kC;
+    rows_last = len - (NT - 1) * kC;
   }
   const int warp = threadIdx.x / 32;
 
@@ -402,10 +506,10 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       Tensor mK = p.tma_k.get_tma_tensor(make_shape(p.T, p.Dk, p.H, p.B));
       Tensor mG = p.tma_g.get_tma_tensor(make_shape(p.T, p.Dk, p.H, p.B));
       Tensor mV = p.tma_v.get_tma_tensor(make_shape(p.Dv, p.T, p.H, p.B));
-      Tensor gQ = local_tile(mQ(_, _, h, b), Shape<Int<kC>, Int<DK>>{}, make_coord(_, 0));  // (C, DK, n)
-      Tensor gK = local_tile(mK(_, _, h, b), Shape<Int<kC>, Int<DK>>{}, make_coord(_, 0));
-      Tensor gG = local_tile(mG(_, _, h, b), Shape<Int<kC>, Int<DK>>{}, make_coord(_, 0));
-      Tensor gV = local_tile(mV(_, _, h, b), Shape<Int<BV>, Int<kC>>{}, make_coord(vt, _));  // (BV, C, n)
+      Tensor gQ = local_tile(SeqRows<kVarlen, 0>(mQ(_, _, h, b), row0), Shape<Int<kC>, Int<DK>>{}, make_coord(_, 0));  // (C, DK, n)
+      Tensor gK = local_tile(SeqRows<kVarlen, 0>(mK(_, _, h, b), row0), Shape<Int<kC>, Int<DK>>{}, make_coord(_, 0));
+      Tensor gG = local_tile(SeqRows<kVarlen, 0>(mG(_, _, h, b), row0), Shape<Int<kC>, Int<DK>>{}, make_coord(_, 0));
+      Tensor gV = local_tile(SeqRows<kVarlen, 1>(mV(_, _, h, b), row0), Shape<Int<BV>, Int<kC>>{}, make_coord(vt, _));  // (BV, C, n)
       auto [tQg, tQs] = tma_partition(p.tma_q, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sQ), group_modes<0, 2>(gQ));
       auto [tKg, tKs] = tma_partition(p.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK), group_modes<0, 2>(gK));
       auto [tGg, tGs] = tma_partition(p.tma_g, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sG), group_modes<0, 2>(gG));
@@ -484,13 +588,25 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       accS(e) = (h0 != nullptr && i < p.Dk && j < p.Dv) ? h0[state_base + int64_t(i) * p.Dv + j] : 0.f;
     }
   }
+  if constexpr (kVarlen) {
+    if (NT == 0) {  // an empty sequence: ht = h0
+      if (p.ht != nullptr) {
+        CUTE_UNROLL
+        for (int e = 0; e < size(accS); ++e) {
+          const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
+          if (i < p.Dk && j < p.Dv) p.ht[state_base + int64_t(i) * p.Dv + j] = accS(e);
+        }
+      }
+      return;
+    }
+  }
   // A thread's state accumulators cover two rows of S, srow and srow + 8 (the GMMA accumulator
   // layout: element e lies in row srow + 8 ((e / 2) mod 2)); their scalings are kept per chunk.
   const int srow = get<0>(tScS(0));
 
   // o's TMA store (issued by consumer thread 0).
   Tensor mO = p.tma_o.get_tma_tensor(make_shape(p.T, p.Dv, p.H, p.B));
-  Tensor gO = local_tile(mO(_, _, h, b), Shape<Int<kC>, Int<BV>>{}, make_coord(_, vt));  // (C, BV, n)
+  Tensor gO = local_tile(SeqRows<kVarlen, 0>(mO(_, _, h, b), row0), Shape<Int<kC>, Int<BV>>{}, make_coord(_, vt));  // (C, BV, n)
   auto [tOg, tOs] = tma_partition(p.tma_o, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sO), group_modes<0, 2>(gO));
 
   constexpr int kPairs = K::kPairs, kGroups = K::kGroups, kRows = K::kRows, kRefGroups = K::kRefGroups;
@@ -523,6 +639,11 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   float dec[2] = {0.f, 0.f};  // state only: the segment's gate sums of the two state rows (log2 units)
   auto element_wise = [&](int m, auto wait_os) -> bool {
     const int sq = m % kQkStages, sg = m % kStages;
+    // Packed sequences: rows valid .. 63 of the last chunk lie past the sequence (their gates and
+    // Kd count as zero).
+    int valid = kC;
+    if constexpr (kVarlen) valid = m == NT - 1 ? rows_last : kC;
+    (void)valid;
     cutlass::arch::ClusterTransactionBarrier::wait(&sm.full_g[sg], (m / kStages) & 1);
     // Pass 1: each thread's sums of its rows of two gate columns, in units of ln 2 (gk log2 e)
     // up to the other mode's part.
@@ -532,7 +653,10 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     auto qrow = [&](int r) { return sq * stage_step + roff[r % 8] + (r / 8) * step8; };
     CUTE_UNROLL
     for (int r = 0; r < kRows; ++r) {
-      const float2 gg = Load2(g0p + grow(r));
+      float2 gg = Load2(g0p + grow(r));
+      if constexpr (kVarlen) {
+        if (r0 + r >= valid) gg = make_float2(0.f, 0.f);
+      }
       g0[r] = gg.x * kLog2e, g1[r] = gg.y * kLog2e;
       s0 += g0[r], s1 += g1[r];
     }
@@ -598,7 +722,10 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
         if constexpr (kMode != 2) {
           E* pq = q0 + qrow(r);
           E* pk = k0 + qrow(r);
-          const float2 qq = Load2(pq), kk = Load2(pk);
+          float2 qq = Load2(pq), kk = Load2(pk);
+          if constexpr (kVarlen) {
+            if (r0 + r >= valid) kk = make_float2(0.f, 0.f);
+          }
           Store2(pq, qq.x * Exp2Ftz(g0[r]) * p.scale, qq.y * Exp2Ftz(g1[r]) * p.scale);
           Store2(pk, kk.x * Exp2Ftz(-g0[r]), kk.y * Exp2Ftz(-g1[r]));
         } else {
@@ -619,7 +746,10 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       float c0 = 0.f, c1 = 0.f;
       CUTE_UNROLL
       for (int r = 0; r < kRows; ++r) {
-        const float2 gg = Load2(g0p + grow(r));
+        float2 gg = Load2(g0p + grow(r));
+        if constexpr (kVarlen) {
+          if (r0 + r >= valid) gg = make_float2(0.f, 0.f);
+        }
         g0[r] = gg.x, g1[r] = gg.y;
         c0 += fmaxf(gg.x, -kClampGate), c1 += fmaxf(gg.y, -kClampGate);
       }
@@ -669,7 +799,10 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
           pre0 += g0[r], pre1 += g1[r];
           E* pq = q0 + qrow(r);
           E* pk = k0 + qrow(r);
-          const float2 qq = Load2(pq), kk = Load2(pk);
+          float2 qq = Load2(pq), kk = Load2(pk);
+          if constexpr (kVarlen) {
+            if (r0 + r >= valid) kk = make_float2(0.f, 0.f);
+          }
           Store2(pq, qq.x * __expf(pre0) * p.scale, qq.y * __expf(pre1) * p.scale);
           Store2(pk, kk.x * __expf(kf0[r]), kk.y * __expf(kf1[r]));
         } else {
@@ -736,6 +869,18 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   for (int n = 0; n < NT; ++n) {
     const int sq = n % kQkStages, sv = n % kStages;
     cutlass::arch::ClusterTransactionBarrier::wait(&sm.full_v[sv], (n / kStages) & 1);
+    if constexpr (kVarlen) {
+      // A partial last chunk: v's rows past the sequence to zero (its Kd and A there are zero,
+      // but 0 * inf would not be).
+      if (n == NT - 1 && rows_last < kC) {
+        for (int e = ct; e < BV * kC; e += kConsumers) {
+          const int j = e % BV, s = e / BV;
+          if (s >= rows_last) sV(j, s, sv) = E(0.f);
+        }
+        cutlass::arch::fence_view_async_shared();
+        ConsumerSync(8);
+      }
+    }
 
     if constexpr (kMode == 2) {
       // State only: S += Kd^T V.
@@ -841,13 +986,26 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     }
     return;
   } else {
-    // The last chunk's o.
-    store_o();
-    cutlass::arch::fence_view_async_shared();
-    ConsumerSync(7);
-    if (ct == 0) {
-      copy(p.tma_o, tOs, tOg(_, chunk0 + NT - 1));
-      tma_store_arrive();
+    // The last chunk's o (packed sequences, a partial chunk: its rows inside the sequence, from
+    // the registers).
+    bool direct = false;
+    if constexpr (kVarlen) direct = rows_last < kC;
+    if (!direct) {
+      store_o();
+      cutlass::arch::fence_view_async_shared();
+      ConsumerSync(7);
+      if (ct == 0) {
+        copy(p.tma_o, tOs, tOg(_, chunk0 + NT - 1));
+        tma_store_arrive();
+      }
+    } else if constexpr (kVarlen) {
+      const auto tOcO = thr_o.partition_C(make_identity_tensor(Shape<Int<kC>, Int<BV>>{}));
+      E* const og = static_cast<E*>(p.o) + int64_t(h) * p.v_sh;
+      CUTE_UNROLL
+      for (int e = 0; e < size(accO); e += 2) {
+        const int t = get<0>(tOcO(e)), j = vt * BV + get<1>(tOcO(e));
+        if (t < rows_last && j < p.Dv) Store2(og + int64_t(row0 + (NT - 1) * kC + t) * p.v_st + j, accO(e), accO(e + 1));
+      }
     }
 
     bool write_ht = p.ht != nullptr;
@@ -901,6 +1059,38 @@ cudaError_t LaunchFwd(const FwdArgs& a, cudaStream_t stream) {
                                          FwdSmemBytes<E, DK, BV, kStages>());
   if (err != cudaSuccess) return err;
   return LaunchFwdOnly<E, DK, BV, kStages>(a, stream);
+}
+
+// ---- packed variable-length sequences (cu_seqlens; FwdVarlenKernel above) ----------------------
+// One launch, offsets read on the device. `a`: B = 1, T the packed length, strides of the packed
+// tensors ([1, T, H, D] or [1, H, T, D], RowStrides with T the packed length), h0 / ht [N, H, Dk, Dv];
+// cu_seqlens: N + 1 int32 (offsets64 false) or int64 offsets on the device. Not yet routed by the
+// library (kernels/gla/launch_gpu.cuh still reads the offsets to the host); measured in
+// tools/dev/harness/gla/ (--varlen).
+template <class E, int DK, int BV, int kStages>
+constexpr auto FwdVarlenKernelPtr() {
+  return &GlaFwdSm90Kernel<FwdVarlenKernel<E, DK, BV, kStages>>;
+}
+inline bool FwdVarlenFits(const FwdArgs& a, int elem_bytes, int num_seqs) {
+  return a.B == 1 && num_seqs >= 1 && int64_t(num_seqs) * a.H <= 65535 && FwdFits(a, elem_bytes);
+}
+template <class E, int DK, int BV, int kStages>
+cudaError_t LaunchFwdVarlenOnly(const FwdArgs& a, const void* cu_seqlens, bool offsets64, int num_seqs, int order,
+                                cudaStream_t stream) {
+  using K = FwdVarlenKernel<E, DK, BV, kStages>;
+  const typename K::Params params = K::MakeParams(a, cu_seqlens, offsets64, num_seqs, order);
+  const dim3 grid((a.Dv + BV - 1) / BV, num_seqs * a.H);
+  FwdVarlenKernelPtr<E, DK, BV, kStages>()<<<grid, kThreads, K::kSmemBytes, stream>>>(params);
+  return cudaGetLastError();
+}
+template <class E, int DK, int BV, int kStages>
+cudaError_t LaunchFwdVarlen(const FwdArgs& a, const void* cu_seqlens, bool offsets64, int num_seqs, int order,
+                            cudaStream_t stream) {
+  cudaError_t err = cudaFuncSetAttribute(FwdVarlenKernelPtr<E, DK, BV, kStages>(),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         FwdSmemBytes<E, DK, BV, kStages>());
+  if (err != cudaSuccess) return err;
+  return LaunchFwdVarlenOnly<E, DK, BV, kStages>(a, cu_seqlens, offsets64, num_seqs, order, stream);
 }
 
 // ---- the sequence split (issue 30: few heads leave SMs idle) ------------------------------------

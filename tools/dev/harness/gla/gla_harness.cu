@@ -224,22 +224,20 @@ struct Variant {
   int split_chunks = 0;
 };
 
+// Random q, k, v ~ N(0, 1), gates of kind `gates` (Case::gates), h0 ~ N(0, 1) when ns > 0.
 template <typename X>
-void RunCase(const Case& c, const std::vector<Variant>& variants, bool check_host) {
-  std::mt19937_64 rng(std::hash<std::string>()(c.name));
+void MakeInputs(std::mt19937_64& rng, int gates, std::vector<X>& q, std::vector<X>& k, std::vector<X>& v,
+                std::vector<X>& g, std::vector<float>& h0, int64_t ns) {
   std::normal_distribution<float> nd(0.f, 1.f);
   std::uniform_real_distribution<float> ud(0.f, 1.f);
-  const int64_t nqk = int64_t(c.B) * c.H * c.T * c.Dk, nv = int64_t(c.B) * c.H * c.T * c.Dv;
-  const int64_t ns = int64_t(c.B) * c.H * c.Dk * c.Dv;
-  std::vector<X> q(nqk), k(nqk), g(nqk), v(nv);
   for (auto& x : q) x = X(nd(rng));
   for (auto& x : k) x = X(nd(rng));
   for (auto& x : v) x = X(nd(rng));
   for (auto& x : g) {
     const float z = nd(rng);
     const float ls = -std::log1p(std::exp(-z));  // logsigmoid(z)
-    float gv = c.gates == 1 ? ls * 4.f : c.gates == 3 ? -ud(rng) : ls / 16.f;
-    if (c.gates == 2) {
+    float gv = gates == 1 ? ls * 4.f : gates == 3 ? -ud(rng) : ls / 16.f;
+    if (gates == 2) {
       const float u = ud(rng);
       if (u < 0.01f) gv = -INFINITY;
       else if (u < 0.02f) gv = -1e30f;
@@ -247,11 +245,18 @@ void RunCase(const Case& c, const std::vector<Variant>& variants, bool check_hos
     }
     x = X(gv);
   }
+  h0.resize(ns);
+  for (auto& x : h0) x = nd(rng);
+}
+
+template <typename X>
+void RunCase(const Case& c, const std::vector<Variant>& variants, bool check_host) {
+  std::mt19937_64 rng(std::hash<std::string>()(c.name));
+  const int64_t nqk = int64_t(c.B) * c.H * c.T * c.Dk, nv = int64_t(c.B) * c.H * c.T * c.Dv;
+  const int64_t ns = int64_t(c.B) * c.H * c.Dk * c.Dv;
+  std::vector<X> q(nqk), k(nqk), g(nqk), v(nv);
   std::vector<float> h0;
-  if (c.h0) {
-    h0.resize(ns);
-    for (auto& x : h0) x = nd(rng);
-  }
+  MakeInputs(rng, c.gates, q, k, v, g, h0, c.h0 ? ns : 0);
   X *dq, *dk, *dv, *dg, *dout;
   float *dh0 = nullptr, *dht;
   double *oref, *href;
@@ -323,6 +328,268 @@ void RunCase(const Case& c, const std::vector<Variant>& variants, bool check_hos
   if (dh0) cudaFree(dh0);
 }
 
+// ---- packed variable-length sequences (gla_sm90::LaunchFwdVarlen, --varlen) -------------------
+struct VarlenCase {
+  std::string name;
+  std::vector<int> lens;  // sequence lengths, packed in this order along T
+  int H, Dk, Dv;
+  bool head_first;        // [1, H, T, D], else fla's [1, T, H, D]
+  bool h0;
+  int gates;              // as Case::gates
+  bool time;
+};
+
+// A varlen variant: the one-launch kernel (order 0 or 1, int32 or int64 offsets), or the
+// current approach, one launch of the plain kernel per sequence on the default stream ("per seq").
+struct VarlenVariant {
+  const char* name;
+  int bv;         // 64 or 128
+  int order;      // FwdVarlenKernel's order; -1: a launch per sequence
+  bool off64;     // int64 offsets
+  int force_other;
+};
+
+template <class E, int BV>
+cudaError_t LaunchVarlenVariant(const VarlenVariant& var, const gla_sm90::FwdArgs& a, const void* cu, int N,
+                                const std::vector<int64_t>& offs) {
+  if (var.order >= 0) return gla_sm90::LaunchFwdVarlenOnly<E, 128, BV, 2>(a, cu, var.off64, N, var.order, 0);
+  const int64_t ns1 = int64_t(a.H) * a.Dk * a.Dv;
+  for (int n = 0; n < N; ++n) {
+    const int64_t bos = offs[n], len = offs[n + 1] - offs[n];
+    if (len == 0) continue;  // (the library's loop writes ht = h0 for it; not timed here)
+    gla_sm90::FwdArgs s = a;
+    s.T = int(len);
+    s.q = static_cast<const E*>(a.q) + bos * a.qk_st;
+    s.k = static_cast<const E*>(a.k) + bos * a.qk_st;
+    s.g = static_cast<const E*>(a.g) + bos * a.qk_st;
+    s.v = static_cast<const E*>(a.v) + bos * a.v_st;
+    s.o = static_cast<E*>(a.o) + bos * a.v_st;
+    s.h0 = a.h0 ? a.h0 + n * ns1 : nullptr;
+    s.ht = a.ht ? a.ht + n * ns1 : nullptr;
+    const cudaError_t err = gla_sm90::LaunchFwdOnly<E, 128, BV, 2>(s, 0);
+    if (err != cudaSuccess) return err;
+  }
+  return cudaSuccess;
+}
+
+// Host check of the slot order (VarlenRank): a permutation, lengths non-increasing along the
+// slots, ties in index order; and of the chunk arithmetic (NT chunks, rows_last rows in the last
+// one, ending at eos), on random length sets with zeros and repeats.
+bool VarlenHostCheck() {
+  std::mt19937_64 rng(30);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int n = 1 + int(rng() % 64);
+    std::vector<int> lens(n);
+    for (auto& l : lens) l = (rng() % 4 == 0) ? int(rng() % 3) * 64 : int(rng() % 700);
+    std::vector<int> slot(n, -1);
+    for (int i = 0; i < n; ++i) {
+      const int r = gla_sm90::VarlenRank(lens.data(), n, i);
+      if (r < 0 || r >= n || slot[r] != -1) return false;
+      slot[r] = i;
+    }
+    for (int r = 1; r < n; ++r) {
+      const int a = slot[r - 1], b = slot[r];
+      if (lens[a] < lens[b] || (lens[a] == lens[b] && a > b)) return false;
+    }
+    for (int i = 0; i < n; ++i) {
+      const int len = lens[i], NT = (len + gla_sm90::kC - 1) / gla_sm90::kC;
+      const int rows_last = len - (NT - 1) * gla_sm90::kC;
+      if (len > 0 && (rows_last < 1 || rows_last > gla_sm90::kC || (NT - 1) * gla_sm90::kC + rows_last != len)) return false;
+    }
+  }
+  return true;
+}
+
+// The shared-memory attribute of both kernels (the launches above are the Only forms: the
+// timing holds the launches alone, as the library's calls once the attribute is set).
+template <class E, int BV>
+void AllowVarlenSmem() {
+  constexpr auto kAttr = cudaFuncAttributeMaxDynamicSharedMemorySize;
+  const int bytes = gla_sm90::FwdSmemBytes<E, 128, BV, 2>();
+  CK(cudaFuncSetAttribute(gla_sm90::FwdKernelPtr<E, 128, BV, 2>(), kAttr, bytes));
+  CK(cudaFuncSetAttribute(gla_sm90::FwdVarlenKernelPtr<E, 128, BV, 2>(), kAttr, bytes));
+}
+
+template <typename X>
+void RunVarlen(const VarlenCase& c, const std::vector<VarlenVariant>& variants) {
+  std::mt19937_64 rng(std::hash<std::string>()(c.name));
+  const int N = int(c.lens.size());
+  std::vector<int64_t> offs(N + 1, 0);
+  for (int n = 0; n < N; ++n) offs[n + 1] = offs[n] + c.lens[n];
+  const int T = int(offs[N]);
+  const int64_t nqk = int64_t(c.H) * T * c.Dk, nv = int64_t(c.H) * T * c.Dv;
+  const int64_t ns1 = int64_t(c.H) * c.Dk * c.Dv, ns = N * ns1;
+  std::vector<X> q(nqk), k(nqk), g(nqk), v(nv);
+  std::vector<float> h0;
+  MakeInputs(rng, c.gates, q, k, v, g, h0, c.h0 ? ns : 0);
+  std::vector<int32_t> offs32(offs.begin(), offs.end());
+  X *dq, *dk, *dv, *dg, *dout;
+  float *dh0 = nullptr, *dht;
+  double *oref, *href;
+  int32_t* dcu32;
+  int64_t* dcu64;
+  CK(cudaMalloc(&dq, nqk * 2));
+  CK(cudaMalloc(&dk, nqk * 2));
+  CK(cudaMalloc(&dg, nqk * 2));
+  CK(cudaMalloc(&dv, nv * 2));
+  CK(cudaMalloc(&dout, nv * 2));
+  CK(cudaMalloc(&dht, ns * 4));
+  CK(cudaMalloc(&oref, nv * 8));
+  CK(cudaMalloc(&href, ns * 8));
+  CK(cudaMalloc(&dcu32, (N + 1) * 4));
+  CK(cudaMalloc(&dcu64, (N + 1) * 8));
+  CK(cudaMemcpy(dq, q.data(), nqk * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dk, k.data(), nqk * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dg, g.data(), nqk * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dv, v.data(), nv * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dcu32, offs32.data(), (N + 1) * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dcu64, offs.data(), (N + 1) * 8, cudaMemcpyHostToDevice));
+  if (c.h0) {
+    CK(cudaMalloc(&dh0, ns * 4));
+    CK(cudaMemcpy(dh0, h0.data(), ns * 4, cudaMemcpyHostToDevice));
+  }
+  gla_sm90::FwdArgs a;
+  a.B = 1, a.H = c.H, a.T = T, a.Dk = c.Dk, a.Dv = c.Dv;
+  gla_sm90::RowStrides(c.head_first, T, c.H, c.Dk, &a.qk_st, &a.qk_sh, &a.qk_sb);
+  gla_sm90::RowStrides(c.head_first, T, c.H, c.Dv, &a.v_st, &a.v_sh, &a.v_sb);
+  a.q = dq, a.k = dk, a.v = dv, a.g = dg, a.h0 = dh0, a.o = dout, a.ht = dht;
+  a.scale = 1.f / std::sqrt(float(c.Dk));
+  if (!gla_sm90::FwdVarlenFits(a, 2, N)) {
+    std::printf("| %-28s | does not fit the varlen kernel |\n", c.name.c_str());
+    std::exit(3);
+  }
+
+  // The float64 reference per sequence: RefKernel on the sequence's rows as a B = 1 call.
+  for (int n = 0; n < N; ++n) {
+    gla_sm90::FwdArgs s = a;
+    const int64_t bos = offs[n];
+    s.T = c.lens[n];
+    s.q = dq + bos * a.qk_st, s.k = dk + bos * a.qk_st, s.g = dg + bos * a.qk_st, s.v = dv + bos * a.v_st;
+    s.h0 = dh0 ? dh0 + n * ns1 : nullptr;
+    RefKernel<X><<<dim3((c.Dv + 63) / 64, c.H), 256>>>(s, oref + bos * a.v_st, href + n * ns1);
+    CK(cudaGetLastError());
+  }
+  CK(cudaDeviceSynchronize());
+  std::vector<double> ro(nv), rh(ns);
+  CK(cudaMemcpy(ro.data(), oref, nv * 8, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(rh.data(), href, ns * 8, cudaMemcpyDeviceToHost));
+
+  const int64_t bytes = (3 * nqk + 2 * nv) * 2 + (c.h0 ? ns * 4 : 0) + ns * 4;
+  const double floor_ms = c.time ? CopyMs(bytes) : 0.0;
+  std::vector<X> go(nv), go2(nv);
+  std::vector<float> gh(ns), gh2(ns);
+  for (const VarlenVariant& var : variants) {
+    a.force_other_mode = var.force_other;
+    const void* cu = var.off64 ? static_cast<const void*>(dcu64) : static_cast<const void*>(dcu32);
+    auto launch = [&]() {
+      return var.bv == 64 ? LaunchVarlenVariant<X, 64>(var, a, cu, N, offs) : LaunchVarlenVariant<X, 128>(var, a, cu, N, offs);
+    };
+    for (int rep = 0; rep < 2; ++rep) {
+      CK(cudaMemset(dout, 0xff, nv * 2));  // NaN
+      CK(cudaMemset(dht, 0xff, ns * 4));
+      cudaError_t err = launch();
+      if (err == cudaSuccess) err = cudaDeviceSynchronize();
+      if (err != cudaSuccess) {
+        std::printf("| %-28s | %-18s | launch failed: %s |\n", c.name.c_str(), var.name, cudaGetErrorString(err));
+        std::exit(3);
+      }
+      CK(cudaMemcpy(rep ? go2.data() : go.data(), dout, nv * 2, cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(rep ? gh2.data() : gh.data(), dht, ns * 4, cudaMemcpyDeviceToHost));
+    }
+    const bool det = std::memcmp(go.data(), go2.data(), nv * 2) == 0 && std::memcmp(gh.data(), gh2.data(), ns * 4) == 0;
+    // Per sequence: rel. RMS of o (its rows, every head) and of its final states; the worst.
+    double worst_o = 0, worst_h = 0;
+    int64_t bad = 0;
+    for (int n = 0; n < N; ++n) {
+      double eo = 0, r_o = 0, eh = 0, r_h = 0;
+      for (int h = 0; h < c.H; ++h) {
+        for (int64_t t = offs[n]; t < offs[n + 1]; ++t) {
+          const int64_t row = h * a.v_sh + t * a.v_st;
+          for (int j = 0; j < c.Dv; ++j) {
+            const double x = double(float(go[row + j])), r = ro[row + j];
+            if (!std::isfinite(x)) ++bad;
+            else eo += (x - r) * (x - r);
+            r_o += r * r;
+          }
+        }
+      }
+      for (int64_t i = n * ns1; i < (n + 1) * ns1; ++i) {
+        const double x = gh[i], r = rh[i];
+        if (!std::isfinite(x)) ++bad;
+        else eh += (x - r) * (x - r);
+        r_h += r * r;
+      }
+      worst_o = std::max(worst_o, r_o > 0 ? std::sqrt(eo / r_o) : std::sqrt(eo));
+      worst_h = std::max(worst_h, r_h > 0 ? std::sqrt(eh / r_h) : std::sqrt(eh));
+    }
+    double ms = 0;
+    if (c.time) ms = TimeMs([&] { CK(launch()); });
+    const bool ok = worst_o <= 4e-3 && worst_h <= 4e-3 && bad == 0 && det;
+    std::printf("| %-28s | %-18s | %8.4f | %7.4f | %6.2f | %9.3g | %9.3g | %6lld | %-3s | %-4s |\n", c.name.c_str(), var.name,
+                ms, floor_ms, floor_ms > 0 ? ms / floor_ms : 0.0, worst_o, worst_h, (long long)bad, det ? "yes" : "NO",
+                ok ? "ok" : "FAIL");
+    std::fflush(stdout);
+  }
+  cudaFree(dq), cudaFree(dk), cudaFree(dg), cudaFree(dv), cudaFree(dout), cudaFree(dht), cudaFree(oref), cudaFree(href);
+  cudaFree(dcu32), cudaFree(dcu64);
+  if (dh0) cudaFree(dh0);
+}
+
+// --varlen: the checks (every length of the brief around the chunk, 0 too, int32 and int64
+// offsets, both layouts, h0, strong, extreme and U[-1, 0] gates, the element-wise mode forced,
+// fp16), then bench_gla.py's varlen case timed: one launch (order 0 and 1, BV 64 and 128) beside
+// a launch per sequence; --varlen-quick: the checks alone (for compute-sanitizer).
+int RunVarlenCases(bool quick) {
+  const bool host_ok = VarlenHostCheck();
+  std::printf("varlen host check (slot order, chunk arithmetic): %s\n", host_ok ? "ok" : "FAIL");
+  if (!host_ok) return 1;
+  AllowVarlenSmem<bf16, 64>();
+  AllowVarlenSmem<bf16, 128>();
+  AllowVarlenSmem<fp16, 64>();
+  AllowVarlenSmem<fp16, 128>();
+  std::printf("| %-28s | %-18s | %8s | %7s | %6s | %9s | %9s | %6s | %-3s | %-4s |\n", "case (worst sequence)", "variant",
+              "ms", "floor", "xfloor", "o relrms", "ht relrms", "nan", "det", "chk");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
+  const std::vector<VarlenVariant> checks = {
+      {"varlen bv64 i32", 64, 0, false, 0},   {"varlen bv64 i64", 64, 0, true, 0},
+      {"varlen bv128 i32", 128, 0, false, 0}, {"varlen bv128 rank i64", 128, 1, true, 0},
+      {"varlen bv64 rank i32", 64, 1, false, 0}, {"per seq bv128", 128, -1, false, 0},
+  };
+  const std::vector<VarlenVariant> other = {
+      {"varlen bv64 other", 64, 0, false, 1},
+      {"varlen bv128 rank other", 128, 1, true, 1},
+  };
+  const std::vector<int> brief = {1, 63, 64, 65, 300, 4608};
+  const std::vector<int> shuffled = {65, 4608, 1, 300, 64, 63};
+  const std::vector<int> with_empty = {63, 0, 130, 0, 1, 64, 200};
+  RunVarlen<bf16>({"lens 1..4608 bthd h0", brief, 4, 128, 128, false, true, 0, false}, checks);
+  RunVarlen<bf16>({"lens shuffled bhtd h0", shuffled, 3, 128, 128, true, true, 0, false}, checks);
+  RunVarlen<bf16>({"lens 1..4608 strong h0", brief, 2, 128, 128, false, true, 1, false}, checks);
+  RunVarlen<bf16>({"lens 1..4608 -inf gates h0", brief, 2, 128, 128, false, true, 2, false}, checks);
+  RunVarlen<bf16>({"lens 1..4608 -inf (other)", brief, 2, 128, 128, false, true, 2, false}, other);
+  RunVarlen<bf16>({"lens U[-1,0] Dv256 bhtd", shuffled, 2, 128, 256, true, false, 3, false}, checks);
+  RunVarlen<bf16>({"lens with 0s Dk96 Dv96 h0", with_empty, 3, 96, 96, false, true, 0, false}, checks);
+  RunVarlen<bf16>({"lens with 0s Dk64 Dv64", with_empty, 2, 64, 64, true, false, 1, false}, checks);
+  RunVarlen<fp16>({"fp16 lens 1..4608 h0", brief, 2, 128, 128, false, true, 0, false}, checks);
+  if (quick) return 0;
+  const std::vector<VarlenVariant> timed = {
+      {"per seq bv64", 64, -1, false, 0},       {"per seq bv128", 128, -1, false, 0},
+      {"varlen bv64 i32", 64, 0, false, 0},     {"varlen bv64 i64", 64, 0, true, 0},
+      {"varlen bv64 rank", 64, 1, false, 0},    {"varlen bv128 i32", 128, 0, false, 0},
+      {"varlen bv128 rank", 128, 1, false, 0},
+  };
+  const std::vector<int> bench = {512, 4096, 1024, 3072, 256, 2048, 4608, 768};  // bench_gla.py's VARLEN
+  const std::vector<int> sorted = {4608, 4096, 3072, 2048, 1024, 768, 512, 256};
+  std::vector<int> many;  // 64 sequences of 64 .. 1024 tokens (mixed)
+  for (int n = 0; n < 64; ++n) many.push_back(64 + (n * 37 % 16) * 64 - (n % 3) * 17);
+  RunVarlen<bf16>({"bench 8 seqs H16 D128", bench, 16, 128, 128, false, false, 0, true}, timed);
+  RunVarlen<bf16>({"bench 8 seqs H16 D128 h0", bench, 16, 128, 128, false, true, 0, true}, timed);
+  RunVarlen<bf16>({"sorted 8 seqs H16 D128", sorted, 16, 128, 128, false, false, 0, true}, timed);
+  RunVarlen<bf16>({"64 seqs H16 D128", many, 16, 128, 128, false, false, 0, true}, timed);
+  RunVarlen<bf16>({"bench 8 seqs H4 D128", bench, 4, 128, 128, false, false, 0, true}, timed);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -334,6 +601,9 @@ int main(int argc, char** argv) {
   // shapes); --split-quick: its checks alone (for compute-sanitizer).
   const bool split_quick = argc > 1 && std::strcmp(argv[1], "--split-quick") == 0;
   const bool split_only = split_quick || (argc > 1 && std::strcmp(argv[1], "--split") == 0);
+  // --varlen: packed sequences (cu_seqlens) alone; --varlen-quick: their checks alone.
+  const bool varlen_quick = argc > 1 && std::strcmp(argv[1], "--varlen-quick") == 0;
+  const bool varlen_only = varlen_quick || (argc > 1 && std::strcmp(argv[1], "--varlen") == 0);
   // The accumulators' store offsets (SwizzledTile) against CuTe's layouts, every thread.
   const bool offsets_hold = gla_sm90::FwdOffsetsHold<gla_sm90::FwdKernel<bf16, 128, 128, 2>>() && gla_sm90::FwdOffsetsHold<gla_sm90::FwdKernel<bf16, 128, 64, 2>>() &&
                             gla_sm90::FwdOffsetsHold<gla_sm90::FwdKernel<fp16, 128, 128, 2>>() && gla_sm90::FwdOffsetsHold<gla_sm90::FwdKernel<fp16, 128, 64, 2>>();
@@ -347,6 +617,7 @@ int main(int argc, char** argv) {
   using namespace gla_sm90;
   std::printf("smem bytes: bv128 %d, bv64 %d\n", FwdSmemBytes<bf16, 128, 128, 2>(),
               FwdSmemBytes<bf16, 128, 64, 2>());
+  if (varlen_only) return RunVarlenCases(varlen_quick);
   std::vector<Variant> all = {
       {"bv128", &LaunchFwd<bf16, 128, 128, 2>, 0},
       {"bv64", &LaunchFwd<bf16, 128, 64, 2>, 0},
