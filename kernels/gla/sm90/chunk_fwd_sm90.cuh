@@ -249,9 +249,11 @@ struct FwdSegKernel : FwdKernel<E, DK, BV, kStages> {
 // memory, so the host never reads them. The same kernel as FwdKernel (kVarlen): the TMA
 // coordinates shifted by the sequence's first row; the last chunk, when partial, loads the next
 // sequence's rows (or zeros past T), which the consumers neutralize: gates and Kd of rows past the
-// sequence zero (so P_63 is the sum of the sequence's own gates and S takes none of them), v's rows
-// zeroed in shared memory (no 0 * inf), and its o stored from registers for the rows inside the
-// sequence only (a TMA store would write the next sequence's rows). An empty sequence writes ht =
+// sequence zero (so P_63 is the sum of the sequence's own gates and S takes none of them; A is
+// masked to s <= t), and its o stored from registers for the rows inside the sequence only (a TMA
+// store would write the next sequence's rows). Those rows' v stay in the products, times zero: a
+// non-finite v in the first 63 rows of the next sequence would reach this one as 0 * inf (zeroing
+// them in shared memory put 5 more spill loads a chunk in the main loop at BV 128; not done). An empty sequence writes ht =
 // h0 (or zeros). Offsets are clamped to [0, T] and made non-decreasing per CTA (no access outside
 // the tensors; invalid offsets give unspecified outputs, not faults).
 //   order 0: slot n is sequence n (the CTAs of one sequence, every head and Dv tile, adjacent).
@@ -443,8 +445,9 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     NT = min(NT - chunk0, p.seg_chunks);
   }
   // Packed sequences: the CTA's sequence (slot b, or the sequence of rank b by length), its rows
-  // row0 .. row0 + len - 1 of T (tensor batch 0), rows_last rows in its last chunk.
-  int row0 = 0, rows_last = kC;
+  // row0 .. row0 + len - 1 of T (tensor batch 0); chunk m has len - m kC rows inside it (64 or
+  // more: the whole chunk). (row0 is read again at the end, rather than kept through the loop.)
+  int row0 = 0, len = 0;
   if constexpr (kVarlen) {
     int n = b;
     if (p.order == 1 && p.num_seqs <= kVarlenRankMax) {
@@ -462,11 +465,9 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       __syncthreads();
       n = *pick;
     }
-    int len;
     VarlenSeq(p, n, &row0, &len);
     bh = n * p.H + h, b = 0;
     NT = (len + kC - 1) / kC;
-    rows_last = len - (NT - 1) * kC;
   }
   const int warp = threadIdx.x / 32;
 
@@ -642,7 +643,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     // Packed sequences: rows valid .. 63 of the last chunk lie past the sequence (their gates and
     // Kd count as zero).
     int valid = kC;
-    if constexpr (kVarlen) valid = m == NT - 1 ? rows_last : kC;
+    if constexpr (kVarlen) valid = len - m * kC;
     (void)valid;
     cutlass::arch::ClusterTransactionBarrier::wait(&sm.full_g[sg], (m / kStages) & 1);
     // Pass 1: each thread's sums of its rows of two gate columns, in units of ln 2 (gk log2 e)
@@ -869,18 +870,6 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   for (int n = 0; n < NT; ++n) {
     const int sq = n % kQkStages, sv = n % kStages;
     cutlass::arch::ClusterTransactionBarrier::wait(&sm.full_v[sv], (n / kStages) & 1);
-    if constexpr (kVarlen) {
-      // A partial last chunk: v's rows past the sequence to zero (its Kd and A there are zero,
-      // but 0 * inf would not be).
-      if (n == NT - 1 && rows_last < kC) {
-        for (int e = ct; e < BV * kC; e += kConsumers) {
-          const int j = e % BV, s = e / BV;
-          if (s >= rows_last) sV(j, s, sv) = E(0.f);
-        }
-        cutlass::arch::fence_view_async_shared();
-        ConsumerSync(8);
-      }
-    }
 
     if constexpr (kMode == 2) {
       // State only: S += Kd^T V.
@@ -989,7 +978,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     // The last chunk's o (packed sequences, a partial chunk: its rows inside the sequence, from
     // the registers).
     bool direct = false;
-    if constexpr (kVarlen) direct = rows_last < kC;
+    if constexpr (kVarlen) direct = len - (NT - 1) * kC < kC;
     if (!direct) {
       store_o();
       cutlass::arch::fence_view_async_shared();
@@ -1000,11 +989,15 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       }
     } else if constexpr (kVarlen) {
       const auto tOcO = thr_o.partition_C(make_identity_tensor(Shape<Int<kC>, Int<BV>>{}));
-      E* const og = static_cast<E*>(p.o) + int64_t(h) * p.v_sh;
+      const int n_seq = bh / p.H;
+      int first, seq_len;
+      VarlenSeq(p, n_seq, &first, &seq_len);
+      const int rows = seq_len - (NT - 1) * kC;
+      E* const og = static_cast<E*>(p.o) + int64_t(bh - n_seq * p.H) * p.v_sh + int64_t(first + (NT - 1) * kC) * p.v_st;
       CUTE_UNROLL
       for (int e = 0; e < size(accO); e += 2) {
         const int t = get<0>(tOcO(e)), j = vt * BV + get<1>(tOcO(e));
-        if (t < rows_last && j < p.Dv) Store2(og + int64_t(row0 + (NT - 1) * kC + t) * p.v_st + j, accO(e), accO(e + 1));
+        if (t < rows && j < p.Dv) Store2(og + int64_t(t) * p.v_st + j, accO(e), accO(e + 1));
       }
     }
 
