@@ -4,7 +4,8 @@
 // against a device-to-device copy of the same bytes. Self-contained; built with one nvcc call:
 //
 //   tools/dev/harness/gla/build.sh            # -> build-harness/gla_harness
-//   build-harness/gla_harness [--quick | --timed | --profile | --split | --split-quick]   # on an H100/H200
+//   build-harness/gla_harness [--quick | --timed | --profile | --split | --split-quick | --varlen |
+//                              --varlen-quick | --varlen-host]   # on an H100/H200 (--varlen-host: anywhere)
 //
 // -DGLA_HARNESS_BASELINE -I<dir>: <dir>/gla_fwd_baseline.cuh, a copy of an earlier
 // chunk_fwd_sm90.cuh with its namespace renamed gla_sm90_old, timed beside the current kernel as
@@ -340,23 +341,50 @@ struct VarlenCase {
 };
 
 // A varlen variant: the one-launch kernel (order 0 or 1, int32 or int64 offsets), or the
-// current approach, one launch of the plain kernel per sequence on the default stream ("per seq").
+// current approach, one launch of the plain kernel per sequence on the default stream ("per seq"),
+// or round-robin on 8 side streams joined by events as the library's ForEachSequence ("8 streams";
+// without its host read of the offsets).
 struct VarlenVariant {
   const char* name;
   int bv;         // 64 or 128
-  int order;      // FwdVarlenKernel's order; -1: a launch per sequence
+  int order;      // FwdVarlenKernel's order; -1: a launch per sequence; -2: the same on 8 streams
   bool off64;     // int64 offsets
   int force_other;
 };
+
+// Side streams and the events that fork and join them (order -2).
+constexpr int kSideStreams = 8;
+cudaStream_t g_side[kSideStreams];
+cudaEvent_t g_fork, g_join[kSideStreams];
+void MakeSideStreams() {
+  CK(cudaEventCreateWithFlags(&g_fork, cudaEventDisableTiming));
+  for (int i = 0; i < kSideStreams; ++i) {
+    CK(cudaStreamCreateWithFlags(&g_side[i], cudaStreamNonBlocking));
+    CK(cudaEventCreateWithFlags(&g_join[i], cudaEventDisableTiming));
+  }
+}
 
 template <class E, int BV>
 cudaError_t LaunchVarlenVariant(const VarlenVariant& var, const gla_sm90::FwdArgs& a, const void* cu, int N,
                                 const std::vector<int64_t>& offs) {
   if (var.order >= 0) return gla_sm90::LaunchFwdVarlenOnly<E, 128, BV, 2>(a, cu, var.off64, N, var.order, 0);
   const int64_t ns1 = int64_t(a.H) * a.Dk * a.Dv;
+  const bool side = var.order == -2 && N > 1;
+  const int used = std::min(N, kSideStreams);
+  if (side) {
+    CK(cudaEventRecord(g_fork, 0));
+    for (int i = 0; i < used; ++i) CK(cudaStreamWaitEvent(g_side[i], g_fork, 0));
+  }
   for (int n = 0; n < N; ++n) {
+    const cudaStream_t st = side ? g_side[n % used] : cudaStream_t(0);
     const int64_t bos = offs[n], len = offs[n + 1] - offs[n];
-    if (len == 0) continue;  // (the library's loop writes ht = h0 for it; not timed here)
+    if (len == 0) {  // ht = h0 (or zeros), as the library's loop
+      if (a.ht == nullptr) continue;
+      const cudaError_t err = a.h0 ? cudaMemcpyAsync(a.ht + n * ns1, a.h0 + n * ns1, ns1 * 4, cudaMemcpyDeviceToDevice, st)
+                                   : cudaMemsetAsync(a.ht + n * ns1, 0, ns1 * 4, st);
+      if (err != cudaSuccess) return err;
+      continue;
+    }
     gla_sm90::FwdArgs s = a;
     s.T = int(len);
     s.q = static_cast<const E*>(a.q) + bos * a.qk_st;
@@ -366,8 +394,14 @@ cudaError_t LaunchVarlenVariant(const VarlenVariant& var, const gla_sm90::FwdArg
     s.o = static_cast<E*>(a.o) + bos * a.v_st;
     s.h0 = a.h0 ? a.h0 + n * ns1 : nullptr;
     s.ht = a.ht ? a.ht + n * ns1 : nullptr;
-    const cudaError_t err = gla_sm90::LaunchFwdOnly<E, 128, BV, 2>(s, 0);
+    const cudaError_t err = gla_sm90::LaunchFwdOnly<E, 128, BV, 2>(s, st);
     if (err != cudaSuccess) return err;
+  }
+  if (side) {
+    for (int i = 0; i < used; ++i) {
+      CK(cudaEventRecord(g_join[i], g_side[i]));
+      CK(cudaStreamWaitEvent(0, g_join[i], 0));
+    }
   }
   return cudaSuccess;
 }
@@ -543,6 +577,7 @@ int RunVarlenCases(bool quick) {
   const bool host_ok = VarlenHostCheck();
   std::printf("varlen host check (slot order, chunk arithmetic): %s\n", host_ok ? "ok" : "FAIL");
   if (!host_ok) return 1;
+  MakeSideStreams();
   AllowVarlenSmem<bf16, 64>();
   AllowVarlenSmem<bf16, 128>();
   AllowVarlenSmem<fp16, 64>();
@@ -554,6 +589,7 @@ int RunVarlenCases(bool quick) {
       {"varlen bv64 i32", 64, 0, false, 0},   {"varlen bv64 i64", 64, 0, true, 0},
       {"varlen bv128 i32", 128, 0, false, 0}, {"varlen bv128 rank i64", 128, 1, true, 0},
       {"varlen bv64 rank i32", 64, 1, false, 0}, {"per seq bv128", 128, -1, false, 0},
+      {"8 streams bv64", 64, -2, false, 0},
   };
   const std::vector<VarlenVariant> other = {
       {"varlen bv64 other", 64, 0, false, 1},
@@ -574,6 +610,7 @@ int RunVarlenCases(bool quick) {
   if (quick) return 0;
   const std::vector<VarlenVariant> timed = {
       {"per seq bv64", 64, -1, false, 0},       {"per seq bv128", 128, -1, false, 0},
+      {"8 streams bv64", 64, -2, false, 0},     {"8 streams bv128", 128, -2, false, 0},
       {"varlen bv64 i32", 64, 0, false, 0},     {"varlen bv64 i64", 64, 0, true, 0},
       {"varlen bv64 rank", 64, 1, false, 0},    {"varlen bv128 i32", 128, 0, false, 0},
       {"varlen bv128 rank", 128, 1, false, 0},
@@ -601,6 +638,12 @@ int main(int argc, char** argv) {
   // shapes); --split-quick: its checks alone (for compute-sanitizer).
   const bool split_quick = argc > 1 && std::strcmp(argv[1], "--split-quick") == 0;
   const bool split_only = split_quick || (argc > 1 && std::strcmp(argv[1], "--split") == 0);
+  // --varlen-host: the varlen host check alone (no GPU needed).
+  if (argc > 1 && std::strcmp(argv[1], "--varlen-host") == 0) {
+    const bool ok = VarlenHostCheck();
+    std::printf("varlen host check (slot order, chunk arithmetic): %s\n", ok ? "ok" : "FAIL");
+    return ok ? 0 : 1;
+  }
   // --varlen: packed sequences (cu_seqlens) alone; --varlen-quick: their checks alone.
   const bool varlen_quick = argc > 1 && std::strcmp(argv[1], "--varlen-quick") == 0;
   const bool varlen_only = varlen_quick || (argc > 1 && std::strcmp(argv[1], "--varlen") == 0);
