@@ -250,6 +250,41 @@ void MakeInputs(std::mt19937_64& rng, int gates, std::vector<X>& q, std::vector<
   for (auto& x : h0) x = nd(rng);
 }
 
+// A case's device buffers: the inputs uploaded (h0 when given), o and ht, and the float64
+// references of o and ht; freed with the case.
+template <typename X>
+struct Buffers {
+  X *q = nullptr, *k = nullptr, *v = nullptr, *g = nullptr, *out = nullptr;
+  float *h0 = nullptr, *ht = nullptr;
+  double *oref = nullptr, *href = nullptr;
+  Buffers(const std::vector<X>& hq, const std::vector<X>& hk, const std::vector<X>& hv, const std::vector<X>& hg,
+          const std::vector<float>& hh0, int64_t nv, int64_t ns) {
+    const int64_t nqk = int64_t(hq.size());
+    CK(cudaMalloc(&q, nqk * 2));
+    CK(cudaMalloc(&k, nqk * 2));
+    CK(cudaMalloc(&g, nqk * 2));
+    CK(cudaMalloc(&v, nv * 2));
+    CK(cudaMalloc(&out, nv * 2));
+    CK(cudaMalloc(&ht, ns * 4));
+    CK(cudaMalloc(&oref, nv * 8));
+    CK(cudaMalloc(&href, ns * 8));
+    CK(cudaMemcpy(q, hq.data(), nqk * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(k, hk.data(), nqk * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(g, hg.data(), nqk * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(v, hv.data(), nv * 2, cudaMemcpyHostToDevice));
+    if (!hh0.empty()) {
+      CK(cudaMalloc(&h0, ns * 4));
+      CK(cudaMemcpy(h0, hh0.data(), ns * 4, cudaMemcpyHostToDevice));
+    }
+  }
+  Buffers(const Buffers&) = delete;
+  Buffers& operator=(const Buffers&) = delete;
+  ~Buffers() {
+    cudaFree(q), cudaFree(k), cudaFree(g), cudaFree(v), cudaFree(out), cudaFree(ht), cudaFree(oref), cudaFree(href);
+    if (h0) cudaFree(h0);
+  }
+};
+
 template <typename X>
 void RunCase(const Case& c, const std::vector<Variant>& variants, bool check_host) {
   std::mt19937_64 rng(std::hash<std::string>()(c.name));
@@ -258,25 +293,10 @@ void RunCase(const Case& c, const std::vector<Variant>& variants, bool check_hos
   std::vector<X> q(nqk), k(nqk), g(nqk), v(nv);
   std::vector<float> h0;
   MakeInputs(rng, c.gates, q, k, v, g, h0, c.h0 ? ns : 0);
-  X *dq, *dk, *dv, *dg, *dout;
-  float *dh0 = nullptr, *dht;
-  double *oref, *href;
-  CK(cudaMalloc(&dq, nqk * 2));
-  CK(cudaMalloc(&dk, nqk * 2));
-  CK(cudaMalloc(&dg, nqk * 2));
-  CK(cudaMalloc(&dv, nv * 2));
-  CK(cudaMalloc(&dout, nv * 2));
-  CK(cudaMalloc(&dht, ns * 4));
-  CK(cudaMalloc(&oref, nv * 8));
-  CK(cudaMalloc(&href, ns * 8));
-  CK(cudaMemcpy(dq, q.data(), nqk * 2, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dk, k.data(), nqk * 2, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dg, g.data(), nqk * 2, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dv, v.data(), nv * 2, cudaMemcpyHostToDevice));
-  if (c.h0) {
-    CK(cudaMalloc(&dh0, ns * 4));
-    CK(cudaMemcpy(dh0, h0.data(), ns * 4, cudaMemcpyHostToDevice));
-  }
+  const Buffers<X> buf(q, k, v, g, h0, nv, ns);
+  X *const dq = buf.q, *const dk = buf.k, *const dv = buf.v, *const dg = buf.g, *const dout = buf.out;
+  float *const dh0 = buf.h0, *const dht = buf.ht;
+  double *const oref = buf.oref, *const href = buf.href;
   gla_sm90::FwdArgs a;
   a.B = c.B, a.H = c.H, a.T = c.T, a.Dk = c.Dk, a.Dv = c.Dv;
   gla_sm90::RowStrides(c.head_first, c.T, c.H, c.Dk, &a.qk_st, &a.qk_sh, &a.qk_sb);
@@ -325,8 +345,6 @@ void RunCase(const Case& c, const std::vector<Variant>& variants, bool check_hos
                 ok ? "ok" : "FAIL");
     std::fflush(stdout);
   }
-  cudaFree(dq), cudaFree(dk), cudaFree(dg), cudaFree(dv), cudaFree(dout), cudaFree(dht), cudaFree(oref), cudaFree(href);
-  if (dh0) cudaFree(dh0);
 }
 
 // ---- packed variable-length sequences (gla_sm90::LaunchFwdVarlen, --varlen) -------------------
@@ -457,31 +475,16 @@ void RunVarlen(const VarlenCase& c, const std::vector<VarlenVariant>& variants) 
   std::vector<float> h0;
   MakeInputs(rng, c.gates, q, k, v, g, h0, c.h0 ? ns : 0);
   std::vector<int32_t> offs32(offs.begin(), offs.end());
-  X *dq, *dk, *dv, *dg, *dout;
-  float *dh0 = nullptr, *dht;
-  double *oref, *href;
+  const Buffers<X> buf(q, k, v, g, h0, nv, ns);
+  X *const dq = buf.q, *const dk = buf.k, *const dv = buf.v, *const dg = buf.g, *const dout = buf.out;
+  float *const dh0 = buf.h0, *const dht = buf.ht;
+  double *const oref = buf.oref, *const href = buf.href;
   int32_t* dcu32;
   int64_t* dcu64;
-  CK(cudaMalloc(&dq, nqk * 2));
-  CK(cudaMalloc(&dk, nqk * 2));
-  CK(cudaMalloc(&dg, nqk * 2));
-  CK(cudaMalloc(&dv, nv * 2));
-  CK(cudaMalloc(&dout, nv * 2));
-  CK(cudaMalloc(&dht, ns * 4));
-  CK(cudaMalloc(&oref, nv * 8));
-  CK(cudaMalloc(&href, ns * 8));
   CK(cudaMalloc(&dcu32, (N + 1) * 4));
   CK(cudaMalloc(&dcu64, (N + 1) * 8));
-  CK(cudaMemcpy(dq, q.data(), nqk * 2, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dk, k.data(), nqk * 2, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dg, g.data(), nqk * 2, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dv, v.data(), nv * 2, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(dcu32, offs32.data(), (N + 1) * 4, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(dcu64, offs.data(), (N + 1) * 8, cudaMemcpyHostToDevice));
-  if (c.h0) {
-    CK(cudaMalloc(&dh0, ns * 4));
-    CK(cudaMemcpy(dh0, h0.data(), ns * 4, cudaMemcpyHostToDevice));
-  }
   gla_sm90::FwdArgs a;
   a.B = 1, a.H = c.H, a.T = T, a.Dk = c.Dk, a.Dv = c.Dv;
   gla_sm90::RowStrides(c.head_first, T, c.H, c.Dk, &a.qk_st, &a.qk_sh, &a.qk_sb);
@@ -564,9 +567,7 @@ void RunVarlen(const VarlenCase& c, const std::vector<VarlenVariant>& variants) 
                 ok ? "ok" : "FAIL");
     std::fflush(stdout);
   }
-  cudaFree(dq), cudaFree(dk), cudaFree(dg), cudaFree(dv), cudaFree(dout), cudaFree(dht), cudaFree(oref), cudaFree(href);
   cudaFree(dcu32), cudaFree(dcu64);
-  if (dh0) cudaFree(dh0);
 }
 
 // --varlen: the checks (every length of the brief around the chunk, 0 too, int32 and int64
