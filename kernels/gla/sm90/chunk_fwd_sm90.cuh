@@ -253,9 +253,9 @@ struct FwdSegKernel : FwdKernel<E, DK, BV, kStages> {
 // masked to s <= t), and its o stored from registers for the rows inside the sequence only (a TMA
 // store would write the next sequence's rows). Those rows' v stay in the products, times zero: a
 // non-finite v in the first 63 rows of the next sequence would reach this one as 0 * inf (zeroing
-// them in shared memory put 5 more spill loads a chunk in the main loop at BV 128; not done). An empty sequence writes ht =
-// h0 (or zeros). Offsets are clamped to [0, T] and made non-decreasing per CTA (no access outside
-// the tensors; invalid offsets give unspecified outputs, not faults).
+// them in shared memory put 5 more spill loads a chunk in the main loop at BV 128; not done). An
+// empty sequence writes ht = h0 (or zeros). Offsets are clamped to [0, T] and made non-decreasing
+// per CTA (no access outside the tensors; invalid offsets give unspecified outputs, not faults).
 //   order 0: slot n is sequence n (the CTAs of one sequence, every head and Dv tile, adjacent).
 //   order 1: slot r is the sequence of rank r by descending length (ties by index), computed in
 //     each CTA from the offsets (N <= kVarlenRankMax; above, order 0): CTAs start in block order,
