@@ -193,6 +193,10 @@ struct FwdKernel {
     uint64_t full_qk[kQkStages], empty_qk[kQkStages];
     uint64_t full_g[kStages], empty_g[kStages];
     uint64_t full_v[kStages], empty_v[kStages];
+    // Packed sequences (in the padding; unused otherwise): the partial last chunk's v load and
+    // its rows inside the sequence (kC: no partial chunk), for the producer.
+    uint64_t tail_v;
+    int tail_rows;
   };
   static constexpr int kSmemBytes = int(sizeof(Smem)) + 1024;
   static_assert(kSmemBytes <= 232448, "sm_90's shared memory per block (227 KB)");
@@ -251,9 +255,11 @@ struct FwdSegKernel : FwdKernel<E, DK, BV, kStages> {
 // sequence's rows (or zeros past T), which the consumers neutralize: gates and Kd of rows past the
 // sequence zero (so P_63 is the sum of the sequence's own gates and S takes none of them; A is
 // masked to s <= t), and its o stored from registers for the rows inside the sequence only (a TMA
-// store would write the next sequence's rows). Those rows' v stay in the products, times zero: a
-// non-finite v in the first 63 rows of the next sequence would reach this one as 0 * inf (zeroing
-// them in shared memory put 5 more spill loads a chunk in the main loop at BV 128; not done). An
+// store would write the next sequence's rows). Their v rows (a non-finite one would reach S as
+// 0 * inf) are zeroed in shared memory by the producer warp: that chunk's v load completes on a
+// barrier of its own (tail_v), warp 0 zeroes the rows, fences them for the async proxy and only
+// then arrives on the stage's full_v, so the consumers' code is that of the other chunks (zeroing
+// there put 5 more spill loads a chunk in the main loop at BV 128). An
 // empty sequence writes ht = h0 (or zeros). Offsets are clamped to [0, T] and made non-decreasing
 // per CTA (no access outside the tensors; invalid offsets give unspecified outputs, not faults).
 //   order 0: slot n is sequence n (the CTAs of one sequence, every head and Dv tile, adjacent).
@@ -404,6 +410,25 @@ bool FwdOffsetsHold() {
          AccOffsetsHold<typename K::MmaO, Shape<Int<kC>, Int<K::kBV>>, typename K::LayoutO>();
 }
 
+// The check of the varlen tail's zeroing (host): in v's tile, the 8 elements j .. j + 7 (j a
+// multiple of 8) of every row s are contiguous and 16-byte aligned.
+template <class K>
+bool VarlenZeroPiecesHold() {
+  const typename K::LayoutV l{};
+  for (int st = 0; st < K::kNumStages; ++st) {
+    for (int s = 0; s < kC; ++s) {
+      for (int j = 0; j < K::kBV; j += 8) {
+        const int base = int(l(j, s, st));
+        if (base % 8 != 0) return false;
+        for (int e = 1; e < 8; ++e) {
+          if (int(l(j + e, s, st)) != base + e) return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
 // Named barriers of the two consumer warpgroups (ids 1..7; 0 is __syncthreads'), the plain one
 // and one that also returns whether any thread's `pred` was set.
 __device__ __forceinline__ void ConsumerSync(int id) {
@@ -493,6 +518,10 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       cutlass::arch::ClusterTransactionBarrier::init(&sm.full_v[st], 1);
       cutlass::arch::ClusterBarrier::init(&sm.empty_v[st], kConsumers);
     }
+    if constexpr (kVarlen) {
+      cutlass::arch::ClusterTransactionBarrier::init(&sm.tail_v, 1);
+      sm.tail_rows = NT > 0 ? len - (NT - 1) * kC : kC;
+    }
     cutlass::arch::fence_barrier_init();
   }
   __syncthreads();
@@ -515,6 +544,8 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       auto [tKg, tKs] = tma_partition(p.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK), group_modes<0, 2>(gK));
       auto [tGg, tGs] = tma_partition(p.tma_g, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sG), group_modes<0, 2>(gG));
       auto [tVg, tVs] = tma_partition(p.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sV), group_modes<0, 2>(gV));
+      int tail_rows = kC;  // packed sequences: the last chunk's rows inside the sequence
+      if constexpr (kVarlen) tail_rows = sm.tail_rows;
       for (int m = 0; m < NT; ++m) {
         const int sg = m % kStages, sq = m % kQkStages;
         if (m >= kStages) cutlass::arch::ClusterBarrier::wait(&sm.empty_g[sg], (m / kStages - 1) & 1);
@@ -525,8 +556,39 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
         if constexpr (kMode != 2) copy(p.tma_q.with(sm.full_qk[sq]), tQg(_, chunk0 + m), tQs(_, sq));
         copy(p.tma_k.with(sm.full_qk[sq]), tKg(_, chunk0 + m), tKs(_, sq));
         if (m >= kStages) cutlass::arch::ClusterBarrier::wait(&sm.empty_v[sg], (m / kStages - 1) & 1);
+        if constexpr (kVarlen) {
+          if (m == NT - 1 && tail_rows < kC) {  // the partial last chunk: on tail_v (below)
+            cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&sm.tail_v, K::kTxV);
+            copy(p.tma_v.with(sm.tail_v), tVg(_, m), tVs(_, sg));
+            continue;
+          }
+        }
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&sm.full_v[sg], K::kTxV);
         copy(p.tma_v.with(sm.full_v[sg]), tVg(_, chunk0 + m), tVs(_, sg));
+      }
+    }
+    if constexpr (kVarlen) {
+      // Packed sequences, a partial last chunk: its v tile holds the next sequence's rows past
+      // `valid` (0 * inf would reach S through Kd^T V). Warp 0 waits for the tile, zeroes those rows
+      // (16-byte pieces: 8 consecutive j of one row s, contiguous under the GMMA swizzles;
+      // VarlenZeroPiecesHold checks it on the host), makes the generic writes visible to the
+      // async proxy (the consumers' wgmma), and only then completes full_v's phase for the
+      // consumers (one plain arrive, no bytes).
+      // (The sequence's length from shared memory: values the consumers keep live are not used
+      // here, which kept ptxas from spilling them.)
+      const int valid = sm.tail_rows;
+      if (warp == 0 && valid < kC) {
+        const int sg = (NT - 1) % kStages;
+        cutlass::arch::ClusterTransactionBarrier::wait(&sm.tail_v, 0);
+        const int lane = threadIdx.x % 32;
+        const int pieces = (kC - valid) * (BV / 8);
+        for (int q = lane; q < pieces; q += 32) {
+          const int s = valid + q / (BV / 8), j = (q % (BV / 8)) * 8;
+          *reinterpret_cast<uint4*>(&sV(j, s, sg)) = make_uint4(0u, 0u, 0u, 0u);
+        }
+        cutlass::arch::fence_view_async_shared();
+        __syncwarp();
+        if (lane == 0) cutlass::arch::ClusterBarrier::arrive(&sm.full_v[sg]);
       }
     }
     return;

@@ -425,9 +425,16 @@ cudaError_t LaunchVarlenVariant(const VarlenVariant& var, const gla_sm90::FwdArg
 }
 
 // Host check of the slot order (VarlenRank): a permutation, lengths non-increasing along the
-// slots, ties in index order; and of the chunk arithmetic (NT chunks, rows_last rows in the last
-// one, ending at eos), on random length sets with zeros and repeats.
+// slots, ties in index order; of the chunk arithmetic (NT chunks, rows_last rows in the last
+// one, ending at eos), on random length sets with zeros and repeats; and of the 16-byte pieces
+// the producer zeroes in v's tile (VarlenZeroPiecesHold).
 bool VarlenHostCheck() {
+  if (!gla_sm90::VarlenZeroPiecesHold<gla_sm90::FwdVarlenKernel<bf16, 128, 128, 2>>() ||
+      !gla_sm90::VarlenZeroPiecesHold<gla_sm90::FwdVarlenKernel<bf16, 128, 64, 2>>() ||
+      !gla_sm90::VarlenZeroPiecesHold<gla_sm90::FwdVarlenKernel<fp16, 128, 128, 2>>() ||
+      !gla_sm90::VarlenZeroPiecesHold<gla_sm90::FwdVarlenKernel<fp16, 128, 64, 2>>()) {
+    return false;
+  }
   std::mt19937_64 rng(30);
   for (int trial = 0; trial < 2000; ++trial) {
     const int n = 1 + int(rng() % 64);
@@ -570,6 +577,88 @@ void RunVarlen(const VarlenCase& c, const std::vector<VarlenVariant>& variants) 
   cudaFree(dcu32), cudaFree(dcu64);
 }
 
+// Non-finite v right after a sequence boundary: the rows of sequences 1, 3, 5, ... that a partial
+// last chunk of the sequence before loads (up to 63, the sequence's own rows only) get inf, -inf
+// and NaN; sequences 0, 2, 4, ... must keep their o rows and final states bitwise (against the
+// same launch with those rows finite; the launches are deterministic, --varlen's det column).
+template <typename X>
+bool RunVarlenPoison(const char* name, const std::vector<int>& lens, int H, bool head_first, int gates,
+                     const std::vector<VarlenVariant>& variants) {
+  std::mt19937_64 rng(std::hash<std::string>()(name));
+  const int N = int(lens.size()), Dk = 128, Dv = 128;
+  std::vector<int64_t> offs(N + 1, 0);
+  for (int n = 0; n < N; ++n) offs[n + 1] = offs[n] + lens[n];
+  const int T = int(offs[N]);
+  const int64_t nqk = int64_t(H) * T * Dk, nv = int64_t(H) * T * Dv, ns1 = int64_t(Dk) * Dv * H, ns = N * ns1;
+  std::vector<X> q(nqk), k(nqk), g(nqk), v(nv);
+  std::vector<float> h0;
+  MakeInputs(rng, gates, q, k, v, g, h0, ns);
+  const Buffers<X> buf(q, k, v, g, h0, nv, ns);
+  int32_t* dcu32;
+  CK(cudaMalloc(&dcu32, (N + 1) * 4));
+  std::vector<int32_t> offs32(offs.begin(), offs.end());
+  CK(cudaMemcpy(dcu32, offs32.data(), (N + 1) * 4, cudaMemcpyHostToDevice));
+  gla_sm90::FwdArgs a;
+  a.B = 1, a.H = H, a.T = T, a.Dk = Dk, a.Dv = Dv;
+  gla_sm90::RowStrides(head_first, T, H, Dk, &a.qk_st, &a.qk_sh, &a.qk_sb);
+  gla_sm90::RowStrides(head_first, T, H, Dv, &a.v_st, &a.v_sh, &a.v_sb);
+  a.q = buf.q, a.k = buf.k, a.v = buf.v, a.g = buf.g, a.h0 = buf.h0, a.o = buf.out, a.ht = buf.ht;
+  a.scale = 1.f / std::sqrt(float(Dk));
+  // The poisoned copy of v.
+  std::vector<X> pv = v;
+  const float kBad[3] = {INFINITY, -INFINITY, NAN};
+  int64_t poisoned = 0;
+  for (int n = 1; n < N; n += 2) {
+    const int tail = lens[n - 1] % gla_sm90::kC;  // rows of the previous sequence's partial chunk
+    if (tail == 0) continue;
+    const int rows = std::min(gla_sm90::kC - tail, lens[n]);
+    for (int h = 0; h < H; ++h) {
+      for (int t = 0; t < rows; ++t) {
+        for (int j = 0; j < Dv; ++j) {
+          pv[h * a.v_sh + (offs[n] + t) * a.v_st + j] = X(kBad[(t + j) % 3]);
+          ++poisoned;
+        }
+      }
+    }
+  }
+  bool all_ok = true;
+  std::vector<X> go[2];
+  std::vector<float> gh[2];
+  for (const VarlenVariant& var : variants) {
+    for (int rep = 0; rep < 2; ++rep) {
+      CK(cudaMemcpy(buf.v, rep ? pv.data() : v.data(), nv * 2, cudaMemcpyHostToDevice));
+      CK(cudaMemset(buf.out, 0xff, nv * 2));
+      CK(cudaMemset(buf.ht, 0xff, ns * 4));
+      const cudaError_t err = var.bv == 64 ? LaunchVarlenVariant<X, 64>(var, a, dcu32, N, offs)
+                                           : LaunchVarlenVariant<X, 128>(var, a, dcu32, N, offs);
+      CK(err);
+      CK(cudaDeviceSynchronize());
+      go[rep].resize(nv), gh[rep].resize(ns);
+      CK(cudaMemcpy(go[rep].data(), buf.out, nv * 2, cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(gh[rep].data(), buf.ht, ns * 4, cudaMemcpyDeviceToHost));
+    }
+    int64_t diff = 0, nonfinite = 0;
+    for (int n = 0; n < N; n += 2) {
+      for (int h = 0; h < H; ++h) {
+        for (int64_t t = offs[n]; t < offs[n + 1]; ++t) {
+          const int64_t row = h * a.v_sh + t * a.v_st;
+          diff += std::memcmp(&go[0][row], &go[1][row], Dv * 2) != 0;
+          for (int j = 0; j < Dv; ++j) nonfinite += !std::isfinite(float(go[1][row + j]));
+        }
+      }
+      diff += std::memcmp(&gh[0][n * ns1], &gh[1][n * ns1], ns1 * 4) != 0;
+      for (int64_t i = n * ns1; i < (n + 1) * ns1; ++i) nonfinite += !std::isfinite(gh[1][i]);
+    }
+    const bool ok = diff == 0 && nonfinite == 0 && poisoned > 0;
+    all_ok = all_ok && ok;
+    std::printf("| %-28s | %-18s | %lld v elements poisoned | %lld rows/states differ | %lld non-finite | %-4s |\n", name,
+                var.name, (long long)poisoned, (long long)diff, (long long)nonfinite, ok ? "ok" : "FAIL");
+    std::fflush(stdout);
+  }
+  cudaFree(dcu32);
+  return all_ok;
+}
+
 // --varlen: the checks (every length of the brief around the chunk, 0 too, int32 and int64
 // offsets, both layouts, h0, strong, extreme and U[-1, 0] gates, the element-wise mode forced,
 // fp16), then bench_gla.py's varlen case timed: one launch (order 0 and 1, BV 64 and 128) beside
@@ -608,6 +697,16 @@ int RunVarlenCases(bool quick) {
   RunVarlen<bf16>({"lens with 0s Dk96 Dv96 h0", with_empty, 3, 96, 96, false, true, 0, false}, checks);
   RunVarlen<bf16>({"lens with 0s Dk64 Dv64", with_empty, 2, 64, 64, true, false, 1, false}, checks);
   RunVarlen<fp16>({"fp16 lens 1..4608 h0", brief, 2, 128, 128, false, true, 0, false}, checks);
+  // inf / NaN in v right after a boundary (sequences 1, 3, ...): 0, 2, ... unchanged bitwise.
+  const std::vector<VarlenVariant> poison = {
+      {"varlen bv64 i32", 64, 0, false, 0}, {"varlen bv128 i32", 128, 0, false, 0},
+      {"varlen bv128 rank i32", 128, 1, false, 0}, {"varlen bv64 other", 64, 0, false, 1},
+  };
+  const std::vector<int> bounds = {1, 70, 63, 64, 65, 130, 64, 9, 300, 5, 127, 40};
+  bool poison_ok = RunVarlenPoison<bf16>("inf/NaN v past eos bthd h0", bounds, 3, false, 0, poison);
+  poison_ok = RunVarlenPoison<bf16>("inf/NaN v past eos bhtd", bounds, 2, true, 1, poison) && poison_ok;
+  poison_ok = RunVarlenPoison<fp16>("fp16 inf/NaN v past eos", bounds, 2, false, 0, poison) && poison_ok;
+  if (!poison_ok) return 1;
   if (quick) return 0;
   const std::vector<VarlenVariant> timed = {
       {"per seq bv64", 64, -1, false, 0},       {"per seq bv128", 128, -1, false, 0},
