@@ -569,13 +569,12 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     }
     if constexpr (kVarlen) {
       // Packed sequences, a partial last chunk: its v tile holds the next sequence's rows past
-      // `valid` (0 * inf would reach S through Kd^T V). Warp 0 waits for the tile, zeroes those rows
-      // (16-byte pieces: 8 consecutive j of one row s, contiguous under the GMMA swizzles;
-      // VarlenZeroPiecesHold checks it on the host), makes the generic writes visible to the
-      // async proxy (the consumers' wgmma), and only then completes full_v's phase for the
-      // consumers (one plain arrive, no bytes).
-      // (The sequence's length from shared memory: values the consumers keep live are not used
-      // here, which kept ptxas from spilling them.)
+      // `valid` (0 * inf would reach S through Kd^T V and o through A V). Warp 0 waits for the
+      // tile, zeroes those rows (16-byte pieces: 8 consecutive j of one row s, contiguous under
+      // the GMMA swizzles; VarlenZeroPiecesHold checks it on the host), makes the generic writes
+      // visible to the async proxy (the consumers' wgmma), and only then completes full_v's
+      // phase for the consumers (one plain arrive, no bytes). The row count comes from shared
+      // memory: using the consumers' live `len` here made ptxas spill it (BV 64).
       const int valid = sm.tail_rows;
       if (warp == 0 && valid < kC) {
         const int sg = (NT - 1) % kStages;
