@@ -26,7 +26,9 @@ case $mode in
     mkdir -p build-dev
     if [ ! -d build-dev/python/paddle_ops ]; then
       xz -dc .dev/lead/pkg.tar.xz | tar -xf - -C build-dev
-      xz -dc .dev/lead/cpp_tests.xz > build-dev/paddle_ops_cpp_tests && chmod +x build-dev/paddle_ops_cpp_tests
+      # (the GoogleTest binary may stay behind: carry .dev/lead/pkg.tar.xz alone for the Python steps)
+      [ -f .dev/lead/cpp_tests.xz ] && xz -dc .dev/lead/cpp_tests.xz > build-dev/paddle_ops_cpp_tests \
+        && chmod +x build-dev/paddle_ops_cpp_tests
     fi
     cat .dev/lead/README 2>/dev/null
     # libhwy.so.1 travels beside _C; the GoogleTest binary finds it through the library path.

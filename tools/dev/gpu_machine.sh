@@ -12,7 +12,8 @@
 # then carry `.dep` and run, on the GPU machine:
 #   bash tools/dev/gpu_machine.sh test acc bench pscan flood gla san
 # Steps: test (ctest: GoogleTest + pytest, every place), gtest, pytest, acc (gpu_accuracy.py),
-# bench (bench_gpu.py), pscan, flood, gla (their benchmarks), flagla (gla beside fla), ncu (Nsight Compute over
+# bench (bench_gpu.py), pscan, flood, gla (their benchmarks), flagla (gla beside fla),
+# flawarm (fla's Triton kernels compiled ahead in parallel, for flagla), ncu (Nsight Compute over
 # tools/bench/ncu_cases.py, report in $OUT/ncu.txt), badinput (the bad-input table), san (tools/dev/sanitize_gpu.sh, quick
 # unless SAN_QUICK=0), demo. Logs and JSON go to $OUT (or /tmp/out).
 export PYTHONUNBUFFERED=1
@@ -48,6 +49,42 @@ else
   echo "build ok in $(( $(date +%s) - t0 )) s"
 fi
 export PYTHONPATH=$PWD/build-dev/python${PYTHONPATH:+:$PYTHONPATH}
+# fla-core from .whl/ and Triton's cache for flagla and flawarm (once a command): TRITON_CACHE_DIR is
+# /tmp/triton_cache, where the archive carried as .dev/triton_cache/part.* is unpacked (the cache's
+# groups name absolute paths: it must be this directory). TRITON_STORE_BINARY_ONLY=1 (not part of
+# Triton's cache key): kernels are stored as their .cubin and .json only, as the packing keeps them.
+fla_setup() {
+  [ -n "${FLA_SETUP_DONE:-}" ] && return 0
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl \
+    && export PYTHONPATH=$PYTHONPATH:/tmp/site
+  export TRITON_CACHE_DIR=/tmp/triton_cache; mkdir -p $TRITON_CACHE_DIR
+  [ "${FLA_CACHE_IR:-0}" = 1 ] || export TRITON_STORE_BINARY_ONLY=1
+  if ls .dev/triton_cache/part.* >/dev/null 2>&1; then
+    cat .dev/triton_cache/part.* | tar -xJf - -C $TRITON_CACHE_DIR \
+      && echo "Triton cache: $(cat .dev/triton_cache/part.* | wc -c) bytes carried, $(find $TRITON_CACHE_DIR -name '*.cubin' | wc -l) kernels"
+  fi
+  FLA_SETUP_DONE=1
+}
+# Triton's cache back to $OUT as one xz archive in 15 MiB parts, $OUT/triton_cache/part.*, to carry
+# back as .dev/triton_cache/ (the device tool brings back at most 8 files of 16 MiB, 64 MiB in all;
+# the seed shape's cache with its IR was 20 MB at xz -3). Triton loads a cached kernel from its .json
+# and .cubin alone: the IR (source, ttir, ttgir, llir, ptx) stays behind unless FLA_CACHE_IR=1.
+triton_cache_pack() {
+  local ex=() n total
+  [ "${FLA_CACHE_IR:-0}" = 1 ] || ex=(--exclude='*.source' --exclude='*.ttir' --exclude='*.ttgir' --exclude='*.llir' --exclude='*.ptx')
+  rm -rf $OUT/triton_cache; mkdir -p $OUT/triton_cache
+  tar -C $TRITON_CACHE_DIR "${ex[@]}" -cf - . | xz -T16 -6 | split -b 15M - $OUT/triton_cache/part.
+  n=$(ls $OUT/triton_cache | wc -l); total=$(cat $OUT/triton_cache/part.* | wc -c)
+  ls -la $OUT/triton_cache
+  echo "Triton cache packed: $n parts, $total bytes in all"
+  if [ $n -gt 6 ] || [ $total -gt $(( 62 * 1024 * 1024 )) ]; then
+    echo "WARNING: the cache will not all come back (the device tool returns 8 files, 64 MiB in all):"
+    echo "  warm fewer shapes a call (FLA_WARM_BENCH_ARGS/GLA_ARGS --only ...)"
+  elif [ $total -gt $(( 32 * 1024 * 1024 )) ]; then
+    echo "WARNING: over 32 MiB: with the tree (7 MB), .dev/lead/pkg.tar.xz (21 MB) and .whl it passes the 64 MiB"
+    echo "  a device call carries; warm fewer shapes a call (FLA_WARM_BENCH_ARGS/GLA_ARGS --only ...)"
+  fi
+}
 for step in "$@"; do
   echo "=== $step"
   case $step in
@@ -82,18 +119,55 @@ for step in "$@"; do
     flood) python3 tools/bench/bench_flood.py --json $OUT/bench_flood.json 2>&1 | tail -30 ;;
     gla) python3 tools/bench/bench_gla.py ${GLA_ARGS:-} --json $OUT/bench_gla.json 2>&1 | tail -30 ;;
     flagla) # bench_gla.py beside fla: the wheels in .whl/ (fla-core; the image has einops) and
-            # Triton's cache as one archive in parts, .dev/triton_cache/ when carried (fla's autotuning,
-            # about 6 min a shape, then runs once), written back to $OUT for the next call to carry
-            python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl \
-              && export PYTHONPATH=$PYTHONPATH:/tmp/site
-            export TRITON_CACHE_DIR=/tmp/triton_cache; mkdir -p $TRITON_CACHE_DIR
-            # (in parts of 15 MB: the device tool brings back files of at most 16 MiB; carry them
-            # back as .dev/triton_cache/; the seed's cache alone was 20 MB)
-            ls .dev/triton_cache/part.* >/dev/null 2>&1 && cat .dev/triton_cache/part.* | tar -xJf - -C $TRITON_CACHE_DIR
+            # Triton's cache (fla_setup: the carried .dev/triton_cache/, or what flawarm left in this
+            # command); fla's autotuning, about 6 min a shape from a cold cache, then runs once; the
+            # cache is written back to $OUT for the next call to carry
+            fla_setup
             timeout $(( ${DEADLINE:-100000} - SECONDS )) python3 tools/bench/bench_gla.py ${GLA_ARGS:-} \
               --json $OUT/bench_gla.json 2>&1 | tail -40
-            mkdir -p $OUT/triton_cache && tar -C $TRITON_CACHE_DIR -cf - . | xz -T8 -3 | split -b 15M - $OUT/triton_cache/part.
-            ls -la $OUT/triton_cache ;;
+            triton_cache_pack ;;
+    flawarm) # fla's autotuning compiled ahead, FLA_WARM_PARTS (14) processes at once: each compiles its
+             # share of every kernel's configs (tools/dev/fla_warm.py) in bench_gla.py (--repeat 1
+             # --batch 1 FLA_WARM_BENCH_ARGS) and then in the fla comparison tests, into the same cache as
+             # flagla's; written back to $OUT like flagla's, for a later flagla to carry, which then
+             # only times the configs (docs/testing.md, "GPU"). Leave DEADLINE room for the packing.
+             fla_setup
+             n=${FLA_WARM_PARTS:-14}; pids=(); rcs=(); t0=$SECONDS
+             k0=$(find $TRITON_CACHE_DIR -name '*.cubin' | wc -l)
+             for i in $(seq 0 $(( n - 1 ))); do
+               ( left=$(( ${DEADLINE:-100000} - SECONDS )); rb=124  # (timeout 0 would mean none)
+                 if [ $left -ge 20 ]; then
+                   timeout $left python3 tools/dev/fla_warm.py --part $i --parts $n -- bench --repeat 1 --batch 1 \
+                     ${FLA_WARM_BENCH_ARGS:-}
+                   rb=$?
+                 fi
+                 echo "flawarm part $i: bench rc=$rb"
+                 left=$(( ${DEADLINE:-100000} - SECONDS )); rt=124
+                 if [ $left -ge 20 ]; then
+                   timeout $left python3 tools/dev/fla_warm.py --part $i --parts $n -- pytest -q -p no:cacheprovider \
+                     unittests/python/integrations/test_torch_chunk_gla.py -k matches_fla
+                   rt=$?
+                 fi
+                 echo "flawarm part $i: pytest rc=$rt"
+                 [ $rb -ne 0 ] && exit $rb; exit $rt ) > $OUT/flawarm.$i.log 2>&1 &
+               pids+=($!)
+             done
+             for i in $(seq 0 $(( n - 1 ))); do wait ${pids[$i]}; rcs+=($?); done
+             echo "flawarm: $n parts in $(( SECONDS - t0 )) s"
+             # the device tool brings back at most 8 files: the parts' logs as one
+             : > $OUT/flawarm.log
+             for i in $(seq 0 $(( n - 1 ))); do
+               f=$OUT/flawarm.$i.log
+               echo "part $i rc=${rcs[$i]}: $(grep -hoE 'bench rc=[0-9]+' $f), $(grep -hoE 'pytest rc=[0-9]+' $f)," \
+                 "configs run (bench+pytest) $(grep -hoE ' ran [0-9]+ configs' $f | grep -oE '[0-9]+' | paste -sd+)," \
+                 "pytest: $(grep -E '[0-9]+ (passed|failed|skipped|errors?)' $f | tail -1 | cut -c1-100)"
+               [ "${rcs[$i]}" = 0 ] || tail -4 $f | cut -c1-200
+               { echo "===== part $i of $n, rc=${rcs[$i]}"; cat $OUT/flawarm.$i.log; } >> $OUT/flawarm.log
+               rm -f $OUT/flawarm.$i.log
+             done
+             echo "compiled kernels (cubin) in $TRITON_CACHE_DIR: $(find $TRITON_CACHE_DIR -name '*.cubin' | wc -l)" \
+               "(were $k0), $(du -sh $TRITON_CACHE_DIR | cut -f1)"
+             triton_cache_pack ;;
     ncu) ncu --profile-from-start off --section SpeedOfLight --section MemoryWorkloadAnalysis \
            --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats \
            --section SchedulerStats python3 tools/bench/ncu_cases.py ${NCU_CASES:-gla lcse lcse_grad} > $OUT/ncu.txt 2>&1

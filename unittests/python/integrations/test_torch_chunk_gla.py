@@ -151,5 +151,5 @@ def test_chunk_gla_matches_fla(case):
         results.append([o, fs] + [t.grad for t in ts])
     for i, (name, ours, theirs) in enumerate(zip(("o", "final_state", "dq", "dk", "dv", "dg", "dh0"), results[1],
                                                  results[0])):
-        err, bound = rel_rms(ours.double().cpu().numpy(), theirs.double().cpu().numpy()), 4e-3 if i < 2 else 1e-2
+        err, bound = rel_rms(ours.detach().double().cpu().numpy(), theirs.detach().double().cpu().numpy()), 4e-3 if i < 2 else 1e-2
         assert err <= bound, f"{case} {name}: relative RMS {err:.3g} against fla > {bound:g}"

@@ -4,6 +4,8 @@
 // on the shapes of tools/bench/bench_flood.py. Every case: random inputs, outputs poisoned,
 // a host reference (bit-exact copies), two runs compared bitwise, and the time against a
 // device-to-device copy of the bytes the op must move (the counts read, x read, out written).
+// Variants of the passes (tools/dev/harness/rint/rint_variants.cuh) are checked against the
+// library's path bit for bit and timed beside it in the same run.
 // Build: bash tools/dev/harness/build.sh rint; run: build-harness/rint_harness [--quick]
 #include "tools/dev/harness/harness.cuh"
 
@@ -11,8 +13,10 @@
 
 #include "kernels/gpu/repeat_interleave_tiles.cuh"
 #include "paddle_ops/common/common.cc"  // FastDivMod's error type (one nvcc call, no library)
+#include "tools/dev/harness/rint/rint_variants.cuh"
 
 namespace rt = phi::repeat::tiles;
+namespace rv = rint_variants;
 
 namespace {
 
@@ -96,12 +100,62 @@ int64_t RunNew(cudaStream_t st, const rt::OffsetsScratch& sc, rt::Counts<R> cnt,
   return M;
 }
 
+// A variant's path (rint_variants.cuh), as RunNew: its pass 1, the same 16-byte copy and
+// synchronization without output_size, its scatter.
+template <typename T, typename R>
+int64_t RunVariant(cudaStream_t st, const rv::Variant& v, rv::Scratch& s, rt::Counts<R> cnt, const T* x, T* out,
+                   int64_t outer, int64_t inner, int64_t output_size, int64_t* pinned) {
+  const rt::Offsets off = rv::Offsets(st, v.p, s, cnt);
+  int64_t M = output_size;
+  if (M < 0) {
+    HARNESS_CHECK(cudaMemcpyAsync(pinned, off.incl + s.sc.tiles - 1, 16, cudaMemcpyDeviceToHost, st));
+    HARNESS_CHECK(cudaStreamSynchronize(st));
+    if (pinned[1] != 0) return -1;
+    if (static_cast<uint64_t>(pinned[0]) >= rt::kCap) return -2;
+    M = pinned[0];
+  }
+  if (M > 0) rv::Scatter(st, g_sms, v.s, cnt, off, x, out, outer, M, inner);
+  return M;
+}
+
+template <typename T>
+std::vector<T> DownloadRaw(const void* p, int64_t count) {
+  std::vector<T> h(count);
+  HARNESS_CHECK(cudaMemcpy(h.data(), p, count * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+// Pass 1 of each variant against the library's: incl[0..tiles] (the negative flag last), the
+// tile flags and the bytes, bit for bit. Returns the names that differ ("" if none).
+template <typename R>
+std::string ComparePass1(cudaStream_t st, const rt::OffsetsScratch& sc, int64_t* lib_scratch, rv::Scratch& vs,
+                         rt::Counts<R> cnt) {
+  const rt::Offsets lib = rt::TileOffsets(st, sc, cnt, lib_scratch);
+  HARNESS_CHECK(cudaStreamSynchronize(st));
+  const auto incl = DownloadRaw<uint64_t>(lib.incl, sc.tiles + 1);
+  const auto flags = DownloadRaw<uint32_t>(lib.flags, sc.tiles);
+  const auto bytes = DownloadRaw<uint8_t>(lib.bytes, sc.n);
+  std::string bad;
+  for (rv::Pass1 p : {rv::Pass1::kVec, rv::Pass1::kVecCub, rv::Pass1::kLook, rv::Pass1::kLookE}) {
+    HARNESS_CHECK(cudaMemset(vs.offsets, 0xff, vs.sc.Int64s() * sizeof(int64_t)));
+    const rt::Offsets o = rv::Offsets(st, p, vs, cnt);
+    HARNESS_CHECK(cudaStreamSynchronize(st));
+    HARNESS_CHECK(cudaGetLastError());
+    const bool same = DownloadRaw<uint64_t>(o.incl, sc.tiles + 1) == incl &&
+                      DownloadRaw<uint32_t>(o.flags, sc.tiles) == flags && DownloadRaw<uint8_t>(o.bytes, sc.n) == bytes;
+    if (!same) bad += std::string(" pass1-") + rv::Pass1Name(p);
+  }
+  return bad;
+}
+
 template <typename T>
 bool BitsEqual(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
-// One checked case (both count types' paths), with and without output_size.
+// One checked case (both count types' paths), with and without output_size; then every variant
+// of rint_variants.cuh against the library's path, bit for bit (outputs, M, the host's
+// negative/overflow verdict; pass 1's offsets, flags and bytes; the fused pass where it applies).
 template <typename T>
 bool CheckCase(cudaStream_t st, const Case& cs) {
   auto& g = harness::Rng();
@@ -123,33 +177,42 @@ bool CheckCase(cudaStream_t st, const Case& cs) {
   dc32.Upload(hc32);
   const rt::OffsetsScratch sc = rt::OffsetsScratchFor(n);
   harness::DeviceBuffer<int64_t> scratch(sc.Int64s());
+  rv::Scratch vs(n);
   int64_t* pinned;
   HARNESS_CHECK(cudaMallocHost(&pinned, 16));
+  // f(counts) with the case's count type
+  auto with_counts = [&](auto f) {
+    return cs.int32_counts ? f(rt::Counts<int32_t>{dc32.p, n, cs.broadcast}) : f(rt::Counts<int64_t>{dc64.p, n, cs.broadcast});
+  };
   bool ok = true;
+  const std::string pass1_bad = with_counts([&](auto cnt) { return ComparePass1(st, sc, scratch.p, vs, cnt); });
+  std::printf("  %-40s pass 1 of vec, vcub, look, looke: %s\n", cs.name.c_str(),
+              pass1_bad.empty() ? "same bits" : ("DIFFER:" + pass1_bad).c_str());
+  ok = ok && pass1_bad.empty();
   for (int given = 0; given < 2; ++given) {
     const int64_t want_M = cs.overflow ? 10 : std::max<int64_t>(total + (given ? cs.size_delta : 0), 0);
     if (!given && (cs.negative || cs.overflow)) {  // the host must see the flag
       harness::DeviceBuffer<T> dout(1);
-      int64_t M = cs.int32_counts ? RunNew(st, sc, rt::Counts<int32_t>{dc32.p, n, cs.broadcast}, scratch.p, dx.p, dout.p,
-                                           cs.outer, cs.inner, -1, pinned)
-                                  : RunNew(st, sc, rt::Counts<int64_t>{dc64.p, n, cs.broadcast}, scratch.p, dx.p,
-                                           dout.p, cs.outer, cs.inner, -1, pinned);
+      int64_t M = with_counts([&](auto cnt) { return RunNew(st, sc, cnt, scratch.p, dx.p, dout.p, cs.outer, cs.inner, -1, pinned); });
       const bool seen = cs.negative ? M == -1 : M == -2;
-      std::printf("  %-40s %s %s\n", cs.name.c_str(), cs.negative ? "negative count" : "overflow",
-                  seen ? "detected" : "MISSED");
-      ok = ok && seen;
+      std::string bad;
+      for (const rv::Variant& v : rv::kVariants) {
+        const int64_t Mv = with_counts(
+            [&](auto cnt) { return RunVariant(st, v, vs, cnt, dx.p, dout.p, cs.outer, cs.inner, -1, pinned); });
+        if (Mv != M) bad += std::string(" ") + v.name;
+      }
+      std::printf("  %-40s %s %s; variants: %s\n", cs.name.c_str(), cs.negative ? "negative count" : "overflow",
+                  seen ? "detected" : "MISSED", bad.empty() ? "the same" : ("DIFFER:" + bad).c_str());
+      ok = ok && seen && bad.empty();
       continue;
     }
     harness::DeviceBuffer<T> dout(std::max<int64_t>(cs.outer * want_M * cs.inner, 1));
     std::vector<T> runs[2];
     int64_t M = -3;
+    const int64_t os = given ? want_M : -1;
     for (int rep = 0; rep < 2; ++rep) {
       dout.Poison();
-      const int64_t os = given ? want_M : -1;
-      M = cs.int32_counts ? RunNew(st, sc, rt::Counts<int32_t>{dc32.p, n, cs.broadcast}, scratch.p, dx.p, dout.p,
-                                   cs.outer, cs.inner, os, pinned)
-                          : RunNew(st, sc, rt::Counts<int64_t>{dc64.p, n, cs.broadcast}, scratch.p, dx.p, dout.p,
-                                   cs.outer, cs.inner, os, pinned);
+      M = with_counts([&](auto cnt) { return RunNew(st, sc, cnt, scratch.p, dx.p, dout.p, cs.outer, cs.inner, os, pinned); });
       HARNESS_CHECK(cudaStreamSynchronize(st));
       HARNESS_CHECK(cudaGetLastError());
       runs[rep] = dout.Download();
@@ -157,9 +220,34 @@ bool CheckCase(cudaStream_t st, const Case& cs) {
     }
     const bool good = M == want_M && BitsEqual(runs[0], Reference(hx, hc, cs, want_M));
     const bool det = BitsEqual(runs[0], runs[1]);
-    std::printf("  %-40s %-12s M=%-9lld %s%s\n", cs.name.c_str(), given ? "output_size" : "counted",
-                static_cast<long long>(M), good ? "ok" : "WRONG", det ? "" : " NONDET");
-    ok = ok && good && det;
+    std::string bad;
+    auto compare = [&](const char* name, int64_t Mv) {
+      HARNESS_CHECK(cudaStreamSynchronize(st));
+      HARNESS_CHECK(cudaGetLastError());
+      auto got = dout.Download();
+      got.resize(cs.outer * want_M * cs.inner);
+      if (Mv != M || !BitsEqual(got, runs[0])) bad += std::string(" ") + name;
+    };
+    for (const rv::Variant& v : rv::kVariants) {
+      dout.Poison();
+      compare(v.name, with_counts([&](auto cnt) {
+                return RunVariant(st, v, vs, cnt, dx.p, dout.p, cs.outer, cs.inner, os, pinned);
+              }));
+    }
+    const bool fused = given && cs.outer == 1 && cs.inner == 1 && want_M > 0;
+    if (fused) {
+      dout.Poison();
+      with_counts([&](auto cnt) {
+        rv::Fused(st, g_sms, vs, cnt, dx.p, dout.p, want_M);
+        return 0;
+      });
+      compare("fused", want_M);
+    }
+    std::printf("  %-40s %-12s M=%-9lld %s%s; %zu variants%s: %s\n", cs.name.c_str(), given ? "output_size" : "counted",
+                static_cast<long long>(M), good ? "ok" : "WRONG", det ? "" : " NONDET",
+                sizeof(rv::kVariants) / sizeof(rv::kVariants[0]), fused ? " and fused" : "",
+                bad.empty() ? "same bits" : ("DIFFER:" + bad).c_str());
+    ok = ok && good && det && bad.empty();
   }
   cudaFreeHost(pinned);
   return ok;
@@ -232,6 +320,39 @@ void TimeCounts(cudaStream_t st, const std::string& name, int64_t n, int64_t inn
         old_floor_ms, ok);
   Print(name, "  its scatter", harness::TimeMs(st, [&] { rt::Scatter(st, g_sms, cnt, off, dx.p, dout.p, 1, total, inner); }),
         floor_ms, old_floor_ms, ok);
+  // The variants of rint_variants.cuh: each checked bit for bit against the path before (its
+  // output of this case, both modes), then timed whole; pass 1 and the 1-D scatter also alone.
+  rv::Scratch vs(n);
+  auto same_as_ref = [&](auto&& fn) {
+    dout.Poison();
+    fn();
+    HARNESS_CHECK(cudaStreamSynchronize(st));
+    HARNESS_CHECK(cudaGetLastError());
+    return BitsEqual(ref, dout.Download());
+  };
+  for (const rv::Variant& v : rv::kVariants) {
+    if (inner != 1 && v.s != rv::Scat::kLib) continue;  // rows take the library's scatter
+    auto run = [&](bool given) { RunVariant(st, v, vs, cnt, dx.p, dout.p, 1, inner, given ? total : -1, pinned); };
+    const bool vok = same_as_ref([&] { run(false); }) && same_as_ref([&] { run(true); });
+    Print(name, v.name, harness::TimeMs(st, [&] { run(false); }), floor_ms, old_floor_ms, vok);
+    Print(name, std::string(v.name) + " o_size", harness::TimeMs(st, [&] { run(true); }), floor_ms, old_floor_ms, vok);
+  }
+  if (inner == 1) {
+    auto fused = [&] { rv::Fused(st, g_sms, vs, cnt, dx.p, dout.p, total); };
+    Print(name, "fused o_size", harness::TimeMs(st, fused), floor_ms, old_floor_ms, same_as_ref(fused));
+  }
+  for (rv::Pass1 p : {rv::Pass1::kVec, rv::Pass1::kVecCub, rv::Pass1::kLook, rv::Pass1::kLookE}) {
+    Print(name, std::string("  offsets ") + rv::Pass1Name(p), harness::TimeMs(st, [&] { rv::Offsets(st, p, vs, cnt); }), floor_ms, old_floor_ms, ok);
+  }
+  if (inner == 1) {
+    const rt::Offsets lib_off = rt::TileOffsets(st, sc, cnt, scratch.p);
+    for (rv::Scat s : {rv::Scat::kN32x4, rv::Scat::kN32x6, rv::Scat::kN16x6, rv::Scat::kN16x8, rv::Scat::kPipe16x4,
+                       rv::Scat::kPipe32x4, rv::Scat::kPipe16x6, rv::Scat::kMarks16x4, rv::Scat::kMarks32x4}) {
+      const std::string sn = std::string("  scatter ") + rv::ScatName(s);
+      auto scat = [&] { rv::Scatter(st, g_sms, s, cnt, lib_off, dx.p, dout.p, 1, total, inner); };
+      Print(name, sn, harness::TimeMs(st, scat), floor_ms, old_floor_ms, same_as_ref(scat));
+    }
+  }
   cudaFreeHost(pinned);
 }
 
@@ -278,11 +399,89 @@ bool CheckInt(cudaStream_t st, int64_t outer, int64_t n, int64_t inner, int64_t 
   return ok;
 }
 
+// Host self-test, no GPU needed (--host): the run arithmetic of the variants' scatter
+// (rint_variants.cuh: NextRun, LimitOf, offsets relative to the tile's start, 32- or 64-bit)
+// against the library's ScatterLineKernel arithmetic (absolute saturating starts cut at m, the
+// stage loop's [O0, O1)), on random tiles: the outputs each slice writes must be the same
+// positions. Counts small (the 32-bit path), large, near 2^62 (saturation); bases and output
+// lengths before, inside and past the tile; the line's last slice inside or outside the tile.
+template <typename Off>
+bool HostRunsCase(std::mt19937_64& g, int mode) {
+  const int64_t tile = 64;  // slices in the emulated tile (the kernels' tiles differ only in size)
+  std::vector<uint64_t> c(tile);
+  for (auto& v : c) {
+    const uint64_t r = g();
+    v = mode == 0 ? r % 4 : mode == 1 ? r % 256 : mode == 2 ? r % 100000 : (r % 3 == 0 ? (uint64_t{1} << 62) + r % 7 : r % 5);
+  }
+  if (sizeof(Off) == 4) for (auto& v : c) v = std::min<uint64_t>(v, 255);
+  const uint64_t base = (g() % 3 == 0) ? 0 : (g() % 2 ? g() % 1000 : (uint64_t{1} << 62) + g() % 1000);
+  uint64_t agg = 0;
+  for (auto v : c) agg = rt::SatAdd()(agg, v);
+  const uint64_t end = rt::SatAdd()(base, agg);
+  const int64_t n = g() % 2 ? 1000000 : static_cast<int64_t>(g() % (tile + 8));  // line end in or past the tile
+  const bool last_tile = n <= tile;
+  uint64_t m;  // M: before the tile, inside, at its end or past it (never >= 2^63)
+  switch (g() % 4) {
+    case 0: m = base > 5 ? base - g() % 5 : 0; break;
+    case 1: m = base + (agg ? g() % (agg < 1000000 ? agg : 1000000) : 0); break;
+    case 2: m = end; break;
+    default: m = end + g() % 50; break;
+  }
+  if (last_tile && g() % 8 == 0) m = base + (uint64_t{1} << (28 + g() % 8)) + g() % 1000;  // far past the total
+  m = std::min<uint64_t>(m, (uint64_t{1} << 63) - 1);
+  if (sizeof(Off) == 4 && last_tile && rv::LongLastTile(base, m)) return true;  // the 64-bit form's (WideTile)
+  // the library: absolute runs, the tile's outputs [O0, O1)
+  const uint64_t O0 = std::min(base, m), O1 = last_tile ? m : std::min(end, m);
+  uint64_t start = base;
+  // the variant: relative runs, [0, r1)
+  const Off lim = rv::LimitOf<Off>(base, m);
+  Off rel_agg = 0;
+  for (auto v : c) rel_agg = rv::AddOff<Off>(rel_agg, static_cast<Off>(v));
+  const Off r1 = last_tile ? lim : rv::MinOff(rel_agg, lim);
+  Off pos = 0;
+  for (int64_t j = 0; j < tile; ++j) {
+    uint64_t s = std::min(start, m);
+    start = rt::SatAdd()(start, c[j]);
+    uint64_t e = j == n - 1 ? m : std::min(start, m);
+    if (j >= n) s = e = m;
+    const uint64_t lo = std::max(s, O0), hi = std::min(e, O1);
+    const rv::Run<Off> r = rv::NextRun<Off>(pos, static_cast<Off>(c[j]), lim, j == n - 1, j >= n);
+    const uint64_t vlo = base + std::max<Off>(r.s, 0), vhi = base + std::min<Off>(r.e, r1);
+    const bool lib_empty = lo >= hi, var_empty = r1 == 0 || std::max<Off>(r.s, 0) >= std::min<Off>(r.e, r1);
+    if (lib_empty != var_empty || (!lib_empty && (lo != vlo || hi != vhi))) {
+      std::printf("  host runs: slice %lld differs (mode %d, %zu-byte offsets): lib [%llu, %llu) variant [%llu, %llu)\n",
+                  static_cast<long long>(j), mode, sizeof(Off), (unsigned long long)lo, (unsigned long long)hi,
+                  (unsigned long long)vlo, (unsigned long long)vhi);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool HostSelfTest() {
+  std::mt19937_64 g(29);
+  int64_t cases = 0;
+  bool ok = true;
+  for (int it = 0; it < 20000 && ok; ++it) {
+    ok = HostRunsCase<uint32_t>(g, it % 2) && ok;
+    ok = HostRunsCase<uint64_t>(g, it % 4) && ok;
+    cases += 2;
+  }
+  std::printf("host self-test of the variants' run arithmetic: %lld tiles, %s\n", static_cast<long long>(cases),
+              ok ? "ok" : "FAILED");
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) quick = quick || std::string(argv[i]) == "--quick";
+  bool quick = false, host_only = false;
+  for (int i = 1; i < argc; ++i) {
+    quick = quick || std::string(argv[i]) == "--quick";
+    host_only = host_only || std::string(argv[i]) == "--host";
+  }
+  if (!HostSelfTest()) return 1;
+  if (host_only) return 0;
   cudaDeviceProp prop;
   HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
   g_sms = prop.multiProcessorCount;

@@ -1,0 +1,230 @@
+// The 1-D / long-row single-pass variants of tools/dev/harness/scan1d/scan1d_variants.cuh (issue 29),
+// float32 logcumsumexp and cumsum: each case checked against a host reference (long double /
+// double-double), run twice from poisoned outputs (bitwise equal), and timed against a copy of
+// the same tensor in the same run. The library's own path on these shapes is timed by
+// tools/dev/harness/scan (`--only '1-D'`, `--only '[4096, 16384]'`, `--only '[64, 2^20]'`).
+// Build: bash tools/dev/harness/build.sh scan1d; run: build-harness/scan1d_harness
+// [--no-check] [--only <substring of the case>] [--variant <substring of the variant>]
+#include "tools/dev/harness/harness.cuh"
+
+#include <cmath>
+#include <limits>
+
+#include "tools/dev/harness/scan1d/scan1d_variants.cuh"
+
+namespace {
+
+using LaunchFn = void (*)(cudaStream_t, void*, const float*, float*, int64_t, int64_t, bool, bool, int);
+
+struct Variant {
+  const char* name;
+  LaunchFn lse, cumsum;  // null: not built for that op
+};
+
+// name: b<threads>i<items a thread>mb<blocks an SM compiled for>, p persistent, c the cheap lane total.
+const Variant kVariants[] = {
+    {"b256i16mb4", scan1d::Launch<scan1d::LseV, 256, 16, 4, false, false>,
+     scan1d::Launch<scan1d::CumsumV, 256, 16, 4, false, false>},
+    {"b256i16mb4c", scan1d::Launch<scan1d::LseV, 256, 16, 4, false, true>, nullptr},
+    {"b256i16mb4p", scan1d::Launch<scan1d::LseV, 256, 16, 4, true, false>,
+     scan1d::Launch<scan1d::CumsumV, 256, 16, 4, true, false>},
+    {"b256i16mb4pc", scan1d::Launch<scan1d::LseV, 256, 16, 4, true, true>, nullptr},
+    {"b256i16mb3p", scan1d::Launch<scan1d::LseV, 256, 16, 3, true, false>,
+     scan1d::Launch<scan1d::CumsumV, 256, 16, 3, true, false>},
+    {"b256i32mb2", scan1d::Launch<scan1d::LseV, 256, 32, 2, false, false>,
+     scan1d::Launch<scan1d::CumsumV, 256, 32, 2, false, false>},
+    {"b512i16mb2p", scan1d::Launch<scan1d::LseV, 512, 16, 2, true, false>,
+     scan1d::Launch<scan1d::CumsumV, 512, 16, 2, true, false>},
+};
+
+enum class Dist { kNormal2, kNear0, kNeg, kHoles, kUnit };
+
+struct Case {
+  const char* name;
+  bool lse;
+  int64_t rows, L;
+  bool exclusive, reverse;
+  Dist dist;
+};
+
+const Case kCases[] = {
+    // awkward first: lengths off the vector width and the tile, -inf holes and a NaN, near 0
+    {"lse f32 1-D 1000003 holes", true, 1, 1000003, false, false, Dist::kHoles},
+    {"lse f32 1-D 1000003 holes excl rev", true, 1, 1000003, true, true, Dist::kHoles},
+    {"lse f32 [3, 70001] near0 excl", true, 3, 70001, true, false, Dist::kNear0},
+    {"lse f32 1-D 2^22 neg", true, 1, int64_t{1} << 22, false, false, Dist::kNeg},
+    {"cumsum f32 1-D 1000003", false, 1, 1000003, false, false, Dist::kUnit},
+    {"cumsum f32 [3, 70001] excl rev", false, 3, 70001, true, true, Dist::kUnit},
+    // the benchmark shapes
+    {"lse f32 1-D 2^26", true, 1, int64_t{1} << 26, false, false, Dist::kNormal2},
+    {"lse f32 1-D 2^26 excl rev", true, 1, int64_t{1} << 26, true, true, Dist::kNormal2},
+    {"lse f32 [64, 2^20] last", true, 64, int64_t{1} << 20, false, false, Dist::kNormal2},
+    {"lse f32 [4096, 16384] last", true, 4096, 16384, false, false, Dist::kNormal2},
+    {"cumsum f32 1-D 2^26", false, 1, int64_t{1} << 26, false, false, Dist::kUnit},
+    {"cumsum f32 1-D 2^26 excl rev", false, 1, int64_t{1} << 26, true, true, Dist::kUnit},
+    {"cumsum f32 [64, 2^20] last", false, 64, int64_t{1} << 20, false, false, Dist::kUnit},
+    {"cumsum f32 [4096, 16384] last", false, 4096, 16384, false, false, Dist::kUnit},
+};
+
+std::vector<float> Inputs(int64_t n, Dist d) {
+  std::vector<float> x(n);
+  auto& g = harness::Rng();
+  std::normal_distribution<float> n2(0.f, 2.f), neg(-30.f, 3.f);
+  std::uniform_real_distribution<float> unit(-1.f, 1.f);  // the scan harness's cumsum inputs
+  std::uniform_real_distribution<float> near0(-4.f, 0.5f), u(0.f, 1.f);
+  for (int64_t i = 0; i < n; ++i) {
+    switch (d) {
+      case Dist::kNormal2: x[i] = n2(g); break;
+      case Dist::kUnit: x[i] = unit(g); break;
+      case Dist::kNear0: x[i] = near0(g); break;
+      case Dist::kNeg: x[i] = neg(g); break;
+      case Dist::kHoles: x[i] = u(g) < 0.3f ? -INFINITY : n2(g); break;
+    }
+  }
+  if (d == Dist::kHoles) {
+    for (int64_t i = 0; i < 5000 && i < n; ++i) x[i] = -INFINITY;  // a leading run of -inf
+    if (n > 900000) x[900000] = NAN;                                // NaN from here on (forward)
+    if (n > 100) x[n - 100] = INFINITY;                             // +inf (reverse: early)
+  }
+  return x;
+}
+
+// logcumsumexp: err in units of spec §1's bound (relative 2.5e-7; 1e-6 of |ref| below 1; 1e-12
+// absolute below 1e-6); a one-term prefix must give that term bit for bit, special values exactly.
+double CheckLse(const std::vector<float>& x, const std::vector<float>& o, int64_t rows, int64_t L, bool excl,
+                bool rev) {
+  return harness::ForEachLine(rows, L, 1, rev, [&](auto at, double& worst) {
+    double m = -INFINITY;
+    long double s = 0;
+    int n = 0;
+    float first = 0;
+    bool nan = false, pinf = false;
+    for (int64_t k = 0; k < L; ++k) {
+      const int64_t i = at(k);
+      for (int pass = 0; pass < 2; ++pass) {
+        if ((pass == 0) == excl) {  // the output: before (exclusive) or after the element
+          const float got = o[i];
+          double err = 0;
+          if (nan) {
+            err = got != got ? 0 : INFINITY;
+          } else if (pinf) {
+            err = got == INFINITY ? 0 : INFINITY;
+          } else if (n == 0) {
+            err = got == -INFINITY ? 0 : INFINITY;
+          } else if (n == 1) {
+            err = got == first ? 0 : INFINITY;
+          } else {
+            const long double ref = m + logl(s);
+            const double a = std::fabs(static_cast<double>(ref));
+            const double bound = a >= 1 ? 2.5e-7 * a : std::max(1e-6 * a, 1e-12);
+            err = std::fabs(static_cast<double>(got - ref)) / bound;
+            if (got != got) err = INFINITY;
+          }
+          if (!(err <= worst)) worst = err != err ? INFINITY : err;
+        } else {
+          const float v = x[i];
+          if (v != v) nan = true;
+          if (v == INFINITY) pinf = true;
+          if (v == -INFINITY || v != v || v == INFINITY) continue;
+          if (n == 0) first = v;
+          ++n;
+          if (v > m) {
+            s = s * expl(static_cast<long double>(m) - v) + 1;
+            m = v;
+          } else {
+            s += expl(static_cast<long double>(v) - m);
+          }
+        }
+      }
+    }
+  });
+}
+
+// cumsum: err in units of 4e-6 of the running sum of |x|, plus 1000 + the number of outputs
+// further from the exact sum than the float64 loop rounded once (spec §2's rule; 1e-3 of a float
+// ulp of slack for the long double reference).
+double CheckCumsum(const std::vector<float>& x, const std::vector<float>& o, int64_t rows, int64_t L, bool excl,
+                   bool rev) {
+  return harness::ForEachLine(rows, L, 1, rev, [&](auto at, double& worst) {
+    double hi = 0, lo = 0, loop = 0, mag = 0;
+    int64_t bad = 0;
+    double e_worst = 0;
+    for (int64_t k = 0; k < L; ++k) {
+      const int64_t i = at(k);
+      for (int pass = 0; pass < 2; ++pass) {
+        if ((pass == 0) == excl) {
+          const long double exact = static_cast<long double>(hi) + lo;
+          const long double d = std::fabs(static_cast<long double>(o[i]) - exact);
+          const long double dl = std::fabs(static_cast<long double>(static_cast<float>(loop)) - exact);
+          const float f = static_cast<float>(exact);
+          const long double slack = 1e-3L * (std::nextafter(std::fabs(f), INFINITY) - std::fabs(f));
+          if (!(d <= dl + slack)) ++bad;
+          const double e = static_cast<double>(d) / (4e-6 * std::max(mag, 1e-30));
+          if (!(e <= e_worst)) e_worst = e != e ? INFINITY : e;
+        } else {
+          const double v = x[i];
+          const double s = hi + v, bb = s - hi;
+          lo += (hi - (s - bb)) + (v - bb);
+          hi = s;
+          loop += v;
+          mag += std::fabs(v);
+        }
+      }
+    }
+    worst = bad ? 1000.0 + static_cast<double>(bad) : e_worst;
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> only, vonly;
+  bool check = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--no-check") check = false;
+    if (a == "--only" && i + 1 < argc) only.push_back(argv[++i]);
+    if (a == "--variant" && i + 1 < argc) vonly.push_back(argv[++i]);
+  }
+  cudaStream_t stream = harness::Start();
+  int sms = 0;
+  HARNESS_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  harness::Header();
+  for (const Case& c : kCases) {
+    if (!harness::Selected(only, c.name)) continue;
+    const int64_t n = c.rows * c.L;
+    const std::vector<float> hx = Inputs(n, c.dist);
+    harness::DeviceBuffer<float> x(n), out(n);
+    x.Upload(hx);
+    int64_t max_status = 0;
+    for (int tile : {256 * 16, 256 * 32, 512 * 16}) {
+      max_status = std::max(max_status, scan1d::StatusBytes(c.rows, (c.L + tile - 1) / tile));
+    }
+    harness::DeviceBuffer<char> status(max_status);
+    const double copy_ms = harness::CopyMs(stream, n * 4);
+    for (const Variant& v : kVariants) {
+      const LaunchFn fn = c.lse ? v.lse : v.cumsum;
+      if (fn == nullptr || !harness::Selected(vonly, v.name)) continue;
+      auto run = [&] { fn(stream, status.p, x.p, out.p, c.rows, c.L, c.exclusive, c.reverse, sms); };
+      out.Poison();
+      run();
+      HARNESS_CHECK(cudaStreamSynchronize(stream));
+      HARNESS_CHECK(cudaGetLastError());
+      const std::vector<float> o1 = out.Download();
+      out.Poison();
+      run();
+      HARNESS_CHECK(cudaStreamSynchronize(stream));
+      const std::vector<float> o2 = out.Download();
+      const bool det = std::memcmp(o1.data(), o2.data(), n * 4) == 0;
+      double err = NAN;
+      if (check) {
+        err = c.lse ? CheckLse(hx, o1, c.rows, c.L, c.exclusive, c.reverse)
+                    : CheckCumsum(hx, o1, c.rows, c.L, c.exclusive, c.reverse);
+      }
+      const double ms = harness::TimeMs(stream, run);
+      const bool ok = det && (!check || err <= 1.0);
+      harness::Row(c.name, std::string(v.name) + (det ? "" : " NONDET"), ms, copy_ms, err, ok);
+    }
+  }
+  return 0;
+}

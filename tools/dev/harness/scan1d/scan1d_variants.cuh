@@ -1,0 +1,693 @@
+// Harness-only variants of the scan engine's single pass for 1-D tensors and few long rows
+// (issue 29; the library's kernels are not changed): a thread block per tile of
+// kThreads * kItems steps held in registers from one read (the library's OnePassRowKernel reads
+// each 8192-step warp segment twice: once for its aggregate, once after its look-back), the
+// library's deterministic look-back tree (scan_onepass.cuh: the prefix before tile i is the left
+// fold of the aligned blocks that the binary digits of i cut [0, i) into, largest first), but
+// each block aggregate published with its flag in one 16-byte word (one store, no fence: the
+// payload and the flag travel together) and polled with a backing-off sleep, the upper levels of
+// the tree published by warp 1 while warp 0 looks back. kPersist: as many blocks as the GPU
+// holds, tiles taken in ticket order, the next tile's loads issued into registers before this
+// tile's look-back.
+//
+// Ops: float32 logcumsumexp (LseV) and float32 cumsum (CumsumV).
+// - LseV: a tile's terms e = exp(x - R_t) against its own max R_t are summed before the look-back
+//   (float-float lane totals, a float64 block scan of them); after it, with carry (m_c, s_c) and
+//   R = max(R_t, m_c), every output is R + log2(s) * ln2 from a float running sum
+//   s = base + f * (terms so far), f = exp(R_t - R), base = s_c exp(m_c - R) + f * before, one fma
+//   a step, taken only where every output of the tile lies at least kLeanV (12) from 0 and the
+//   carry holds more than one term (the rules of LseFast::LeanLevel with a wider margin: f's
+//   rounding is one more; error budget in the README). Every other tile (outputs near 0, one-term
+//   prefixes, NaN, +inf, a range wider than kSpan) takes the exact path: float64 (max, sum)
+//   states per element, a float64 block scan of them. kCheap: the lane total as a pairwise
+//   float tree instead of float-float (fewer instructions; covered by the same kLeanV).
+// - CumsumV: float64 two-sums throughout (spec §2), the lane's running sum from its exclusive
+//   prefix (a double-double), each output rounded once (a tie of the nearest double fixed from
+//   the residual).
+// Determinism: every fold order is a fixed function of the shape (lane order, warp order, the
+// tree); which path a tile takes is a fixed function of the data.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace scan1d {
+
+constexpr float kInfF = std::numeric_limits<float>::infinity();
+constexpr double kInfD = std::numeric_limits<double>::infinity();
+
+// ---- packed status: 16 bytes, the flag inside ------------------------------------------------
+__device__ __forceinline__ void StoreWord(uint4* p, uint4 v) {
+  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
+__device__ __forceinline__ uint4 LoadWord(const uint4* p) {
+  uint4 v;
+  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+
+// The tree's slots of `rows` lines of n tiles each (as TileStatus of scan_onepass.cuh).
+struct Status {
+  uint4* word;                 // [rows * per_line]
+  unsigned long long* ticket;  // the next tile's ticket
+  int64_t n, per_line;
+  __device__ int64_t Slot(int64_t row, int b, int64_t k) const {
+    int64_t off = 0;
+    for (int l = 0; l < b; ++l) off += n >> l;
+    return row * per_line + off + k;
+  }
+};
+
+// ---- float64 helpers ------------------------------------------------------------------------
+struct DD {
+  double hi, lo;
+};
+__device__ __forceinline__ void TwoSum(double a, double b, double* s, double* e) {
+  *s = a + b;
+  const double bb = *s - a;
+  *e = (a - (*s - bb)) + (b - bb);
+}
+__device__ __forceinline__ DD AddDD(DD a, DD b) {
+  double s, e, t, f;
+  TwoSum(a.hi, b.hi, &s, &e);
+  TwoSum(a.lo, b.lo, &t, &f);
+  e += t;
+  double hi = s + e;
+  e = e - (hi - s);
+  e += f;
+  const double h2 = hi + e;
+  return DD{h2, e - (h2 - hi)};
+}
+// The float nearest hi + lo (a tie of the nearest double settled by the residual).
+__device__ __forceinline__ float RoundDD(double hi, double lo) {
+  const double h = hi + lo;
+  float f = static_cast<float>(h);
+  if ((__double_as_longlong(h) & 0x1FFFFFFFll) == 0x10000000ll && isfinite(h)) {
+    const double e = lo - (h - hi);
+    if (e > 0) f = __double2float_ru(h);
+    if (e < 0) f = __double2float_rd(h);
+  }
+  return f;
+}
+
+// ---- logcumsumexp's exact state: (max, sum of exp(x - max)), a single term (x, 1) exactly ----
+struct LS {
+  double m, s;
+};
+__device__ __forceinline__ LS CombineLS(LS a, LS b) {
+  if (a.m != a.m || b.m != b.m) return LS{NAN, NAN};
+  if (a.m == -kInfD) return b;
+  if (b.m == -kInfD) return a;
+  if (a.m == kInfD || b.m == kInfD) return LS{kInfD, 1.0};
+  if (a.m >= b.m) return LS{a.m, fma(b.s, exp(b.m - a.m), a.s)};
+  return LS{b.m, fma(a.s, exp(a.m - b.m), b.s)};
+}
+__device__ __forceinline__ float ValueLS(LS a) {
+  if (a.m != a.m) return NAN;
+  if (a.m == -kInfD) return -kInfF;
+  if (a.m == kInfD) return kInfF;
+  if (a.s == 1.0) return static_cast<float>(a.m);
+  return static_cast<float>(a.m + log(a.s));
+}
+
+// ---- shuffles and a block scan for the three scan states ----------------------------------------
+__device__ __forceinline__ double ShflUp(double v, int d) { return __shfl_up_sync(0xffffffffu, v, d); }
+__device__ __forceinline__ DD ShflUp(DD v, int d) { return DD{ShflUp(v.hi, d), ShflUp(v.lo, d)}; }
+__device__ __forceinline__ LS ShflUp(LS v, int d) { return LS{ShflUp(v.m, d), ShflUp(v.s, d)}; }
+__device__ __forceinline__ double ShflIdx(double v, int l) { return __shfl_sync(0xffffffffu, v, l); }
+__device__ __forceinline__ DD ShflIdx(DD v, int l) { return DD{ShflIdx(v.hi, l), ShflIdx(v.lo, l)}; }
+__device__ __forceinline__ LS ShflIdx(LS v, int l) { return LS{ShflIdx(v.m, l), ShflIdx(v.s, l)}; }
+
+struct AddD {
+  __device__ double operator()(double a, double b) const { return a + b; }
+};
+struct AddDDF {
+  __device__ DD operator()(DD a, DD b) const { return AddDD(a, b); }
+};
+struct LSF {
+  __device__ LS operator()(LS a, LS b) const { return CombineLS(a, b); }
+};
+
+// Exclusive scan of one value a thread over the block (lane order, then warp order), from id:
+// *before (id for thread 0) and *total (every thread). smem: kWarps + 1 states.
+template <int kThreads, typename S, typename F>
+__device__ __forceinline__ void BlockScan(S v, F f, S id, S* smem, S* before, S* total) {
+  constexpr int kWarps = kThreads / 32;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  S incl = v;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const S y = ShflUp(incl, d);
+    if (lane >= d) incl = f(y, incl);
+  }
+  S ex = ShflUp(incl, 1);
+  if (lane == 0) ex = id;
+  if (lane == 31) smem[warp] = incl;
+  __syncthreads();
+  if (warp == 0) {
+    S w = lane < kWarps ? smem[lane] : id;
+    S wi = w;
+#pragma unroll
+    for (int d = 1; d < kWarps; d <<= 1) {
+      const S y = ShflUp(wi, d);
+      if (lane >= d) wi = f(y, wi);
+    }
+    S we = ShflUp(wi, 1);
+    if (lane == 0) we = id;
+    if (lane < kWarps) smem[lane] = we;
+    if (lane == kWarps - 1) smem[kWarps] = wi;
+  }
+  __syncthreads();
+  *before = warp == 0 ? ex : f(smem[warp], ex);
+  *total = smem[kWarps];
+  __syncthreads();  // smem reused by the next scan
+}
+
+// ---- tile loads and stores (lane l holds steps g0 + l*kItems .. + kItems-1 of its warp's group) --
+template <int kItems>
+struct Io {
+  // Full groups (vec): 16-byte loads straight from memory (as BlockedGroup::Load); else guarded.
+  __device__ static void Load(const float* x, int64_t base, int64_t L, int64_t first, bool full, bool rev, float pad,
+                              float (&v)[kItems]) {
+#ifdef SCAN1D_FULL_ONLY  // instruction counts of full tiles alone
+    full = true;
+#endif
+    if (full) {
+      const float4* p = reinterpret_cast<const float4*>(x + (rev ? base + L - first - kItems : base + first));
+#pragma unroll
+      for (int c = 0; c < kItems / 4; ++c) {
+        const float4 q = __ldg(p + c);
+        const float w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if (rev) {
+            v[kItems - 1 - (4 * c + j)] = w[j];
+          } else {
+            v[4 * c + j] = w[j];
+          }
+        }
+      }
+      return;
+    }
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const int64_t s = first + j;
+      v[j] = s < L ? __ldg(x + (rev ? base + L - 1 - s : base + s)) : pad;
+    }
+  }
+  // Full groups through the warp's shared buffer (32 * kItems floats): coalesced 16-byte stores.
+  __device__ static void Store(float* out, int64_t base, int64_t L, int64_t g0, int64_t first, bool full, bool rev,
+                               const float (&o)[kItems], float* buf) {
+    const int lane = threadIdx.x % 32;
+#ifdef SCAN1D_FULL_ONLY
+    full = true;
+#endif
+    if (full) {
+      constexpr int kNC = kItems / 4;
+      const int blk = rev ? 31 - lane : lane;
+      float4* b4 = reinterpret_cast<float4*>(buf);
+#pragma unroll
+      for (int c = 0; c < kNC; ++c) {
+        float w[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) w[j] = rev ? o[kItems - 1 - (4 * c + j)] : o[4 * c + j];
+        const int q = blk * kNC + c;
+        b4[q ^ ((q >> 3) & (kNC - 1))] = make_float4(w[0], w[1], w[2], w[3]);
+      }
+      __syncwarp();
+      float4* dst = reinterpret_cast<float4*>(out + (rev ? base + L - g0 - 32 * kItems : base + g0));
+#pragma unroll
+      for (int c = 0; c < kNC; ++c) {
+        const int q = c * 32 + lane;
+        dst[q] = b4[q ^ ((q >> 3) & (kNC - 1))];
+      }
+      __syncwarp();
+      return;
+    }
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const int64_t s = first + j;
+      if (s < L) out[rev ? base + L - 1 - s : base + s] = o[j];
+    }
+  }
+};
+
+struct Params {
+  const float* x;
+  float* out;
+  int64_t rows, L, ntiles;  // tiles per row
+  bool exclusive, reverse, vec;
+};
+
+// ---- the ops ----------------------------------------------------------------------------------
+// Each op: Agg (the published aggregate), Pack/Unpack, Combine, Identity, and the tile's two
+// halves (Prepare before the look-back, Finish after it) over a per-thread Work.
+struct CumsumV {
+  using Agg = DD;
+  static constexpr float kPad = 0.f;
+  __device__ static Agg Identity() { return DD{0.0, 0.0}; }
+  __device__ static Agg Combine(Agg a, Agg b) { return AddDD(a, b); }
+  __device__ static uint4 Pack(Agg a) {
+    long long lo = __double_as_longlong(a.lo);
+    if (!isfinite(a.hi)) lo = 0;
+    lo |= 1;  // the flag: lo's last bit (at most an ulp of lo, 2^-105 of hi)
+    const long long hi = __double_as_longlong(a.hi);
+    return make_uint4(static_cast<unsigned>(hi), static_cast<unsigned>(hi >> 32), static_cast<unsigned>(lo),
+                      static_cast<unsigned>(lo >> 32));
+  }
+  __device__ static bool Ready(uint4 w) { return (w.z & 1u) != 0; }
+  __device__ static Agg Unpack(uint4 w) {
+    return DD{__longlong_as_double(static_cast<long long>((static_cast<unsigned long long>(w.y) << 32) | w.x)),
+              __longlong_as_double(static_cast<long long>((static_cast<unsigned long long>(w.w) << 32) | w.z))};
+  }
+  template <int kThreads, int kItems, bool kCheap>
+  struct Work {
+    DD before;  // the lane's exclusive prefix in the tile
+    DD total;   // the tile's
+    __device__ void Prepare(const float (&x)[kItems], DD* smem) {
+      DD t{0.0, 0.0};
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        double s, e;
+        TwoSum(t.hi, static_cast<double>(x[j]), &s, &e);
+        t.hi = s;
+        t.lo += e;
+      }
+      BlockScan<kThreads>(t, AddDDF{}, DD{0.0, 0.0}, smem, &before, &total);
+    }
+    __device__ Agg Aggregate() const { return total; }
+    // Shared decision after the look-back (thread 0): nothing for cumsum.
+    __device__ static void Decide(Agg, const Work&, float*) {}
+    // x[j] replaced by its output.
+    __device__ void Finish(Agg carry, float (&x)[kItems], bool exclusive) const {
+      DD p = AddDD(carry, before);
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        const double v = static_cast<double>(x[j]);
+        if (exclusive) x[j] = RoundDD(p.hi, p.lo);
+        double s, e;
+        TwoSum(p.hi, v, &s, &e);
+        p.hi = s;
+        p.lo += e;
+        if (!exclusive) x[j] = RoundDD(p.hi, p.lo);
+      }
+    }
+  };
+};
+
+struct LseV {
+  using Agg = LS;  // m an element (float), s float64
+  static constexpr float kPad = -kInfF;
+  static constexpr float kSpan = 80.f;
+  static constexpr double kLeanV = 12.0;
+  __device__ static Agg Identity() { return LS{-kInfD, 0.0}; }
+  __device__ static Agg Combine(Agg a, Agg b) { return CombineLS(a, b); }
+  __device__ static uint4 Pack(Agg a) {
+    const long long s = __double_as_longlong(a.s);
+    return make_uint4(__float_as_uint(static_cast<float>(a.m)), 1u, static_cast<unsigned>(s),
+                      static_cast<unsigned>(s >> 32));
+  }
+  __device__ static bool Ready(uint4 w) { return w.y != 0; }
+  __device__ static Agg Unpack(uint4 w) {
+    return LS{static_cast<double>(__uint_as_float(w.x)),
+              __longlong_as_double(static_cast<long long>((static_cast<unsigned long long>(w.w) << 32) | w.z))};
+  }
+  // exp(a - b), the difference taken exactly (LseFast::ExpDiff); 0 for a = -inf.
+  __device__ static float ExpDiff(float a, float b) {
+    const float s = a - b;
+    const float bb = s - a;
+    const float err = (a - (s - bb)) + (-b - bb);
+    const float e = expf(s);
+    const float r = fmaf(e, err, e);
+    return a == -kInfF ? 0.f : r;
+  }
+  __device__ static float MaxNaN(float a, float b) {
+    float r;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+  }
+  // The shared decision (smem[0..5]): fast (1/0), R, f, base0 (as two floats: hi, lo of a double).
+  template <int kThreads, int kItems, bool kCheap>
+  struct Work {
+    float Rt;        // the tile's max
+    bool fast_agg;   // the tile's aggregate from the float terms
+    double before;   // fast: the lane's exclusive sum of terms against Rt, in the tile
+    double total;    // fast: the tile's
+    LS ebefore;      // exact: the lane's exclusive state in the tile (when computed)
+    LS etotal;
+    bool exact_done;
+    // The rare paths walk local copies in loops that are not unrolled (as the library's
+    // ColumnSlow), so that the unrolled fast path keeps its registers.
+    __device__ void Exact(const float (&x)[kItems], LS* smem) {
+#ifdef SCAN1D_FAST_ONLY
+      exact_done = true;
+      return;
+#endif
+      float xl[kItems];
+      double m = -kInfD;
+      bool nan = false, pinf = false;
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        xl[j] = x[j];
+        nan |= x[j] != x[j];
+        pinf |= x[j] == kInfF;
+        m = x[j] > m ? static_cast<double>(x[j]) : m;
+      }
+      double s = 0.0;
+      if (m != -kInfD) {
+#pragma unroll 1
+        for (int j = 0; j < kItems; ++j) s += xl[j] == -kInfF ? 0.0 : exp(static_cast<double>(xl[j]) - m);
+      }
+      LS mine{m, s};
+      if (pinf) mine = LS{kInfD, 1.0};
+      if (nan) mine = LS{NAN, NAN};
+      BlockScan<kThreads>(mine, LSF{}, LS{-kInfD, 0.0}, smem, &ebefore, &etotal);
+      exact_done = true;
+    }
+    __device__ void Prepare(const float (&x)[kItems], float* fsm, LS* smem, float (&e)[kItems]) {
+      constexpr int kWarps = kThreads / 32;
+      float hi = -kInfF, lo = kInfF;
+      // The min takes -inf in (one instruction an element); only a warp that met one (holes,
+      // padding) counts again without them, as the library's Range.
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        hi = MaxNaN(hi, x[j]);
+        lo = fminf(lo, x[j]);
+      }
+#pragma unroll
+      for (int d = 16; d > 0; d >>= 1) {
+        hi = MaxNaN(hi, __shfl_xor_sync(0xffffffffu, hi, d));
+        lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, d));
+      }
+      if (lo == -kInfF) {  // uniform over the warp
+        lo = kInfF;
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) lo = x[j] == -kInfF ? lo : fminf(lo, x[j]);
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, d));
+      }
+      const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+      if (lane == 0) {
+        fsm[2 * warp] = hi;
+        fsm[2 * warp + 1] = lo;
+      }
+      __syncthreads();
+      hi = -kInfF;
+      lo = kInfF;
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) {
+        hi = MaxNaN(hi, fsm[2 * w]);
+        lo = fminf(lo, fsm[2 * w + 1]);
+      }
+      __syncthreads();
+      Rt = hi;
+      fast_agg = isfinite(hi) && lo >= hi - kSpan;  // no NaN, +inf, all -inf, or wide range
+      exact_done = false;
+      if (fast_agg) {
+        float t;
+        if (kCheap) {  // pairwise tree of the terms
+          float p[kItems];
+#pragma unroll
+          for (int j = 0; j < kItems; ++j) p[j] = e[j] = ExpDiff(x[j], hi);
+#pragma unroll
+          for (int w = 1; w < kItems; w <<= 1) {
+#pragma unroll
+            for (int j = 0; j + w < kItems; j += 2 * w) p[j] += p[j + w];
+          }
+          t = p[0];
+          BlockScan<kThreads>(static_cast<double>(t), AddD{}, 0.0, reinterpret_cast<double*>(smem), &before, &total);
+        } else {
+          float sh = 0.f, sl = 0.f;
+#pragma unroll
+          for (int j = 0; j < kItems; ++j) {
+            e[j] = ExpDiff(x[j], hi);
+            const float s = sh + e[j];
+            const float bb = s - sh;
+            sl += (sh - (s - bb)) + (e[j] - bb);
+            sh = s;
+          }
+          BlockScan<kThreads>(static_cast<double>(sh) + static_cast<double>(sl), AddD{}, 0.0,
+                              reinterpret_cast<double*>(smem), &before, &total);
+        }
+      } else {
+        Exact(x, smem);
+      }
+    }
+    __device__ Agg Aggregate() const { return fast_agg ? LS{static_cast<double>(Rt), total} : etotal; }
+    // Warp 0, after the look-back: whether the tile's outputs take the fast path, R, f, base0
+    // (lane 0 writes them). Two float64 exps on lanes 0 and 1 at once, then two logs: the chain
+    // on every tile's critical path is two transcendentals deep, not four.
+    __device__ void Decide(Agg c, float* d, int lane) const {
+      bool fast = fast_agg && c.m == c.m && c.m != kInfD && c.m != -kInfD && c.s != 1.0;
+      float R = Rt;
+      double f = 1.0, base0 = 0.0;
+      if (fast) {  // uniform over the warp
+        R = fmaxf(Rt, static_cast<float>(c.m));
+        fast = c.m >= static_cast<double>(R) - kSpan;
+        const double ex = exp((lane == 0 ? static_cast<double>(Rt) : c.m) - static_cast<double>(R));
+        f = __shfl_sync(0xffffffffu, ex, 0);
+        base0 = c.s * __shfl_sync(0xffffffffu, ex, 1);
+        const double lg = log(lane == 0 ? c.s : base0 + f * total);
+        const double v = c.m + __shfl_sync(0xffffffffu, lg, 0);
+        const double top = static_cast<double>(R) + __shfl_sync(0xffffffffu, lg, 1);
+        fast = fast && (v >= kLeanV + 0.01 || top <= -kLeanV - 0.01);
+      }
+      if (lane == 0) {
+        d[0] = fast ? 1.f : 0.f;
+        d[1] = R;
+        d[2] = static_cast<float>(f);
+        reinterpret_cast<double*>(d)[2] = base0;  // d[4..5]
+        reinterpret_cast<double*>(d)[3] = f;      // d[6..7]
+      }
+    }
+    // Fast (d[0] != 0): o from the terms e; else o holds the tile's x again (the caller reloads
+    // it: x is not kept live across the look-back) and is replaced by the outputs.
+    __device__ void Finish(Agg carry, const float* d, const float (&e)[kItems], bool exclusive, float (&o)[kItems],
+                           LS* smem) {
+      if (d[0] != 0.f) {
+        const float R = d[1], ff = d[2];
+        const double base0 = reinterpret_cast<const double*>(d)[2], fd = reinterpret_cast<const double*>(d)[3];
+        float s = static_cast<float>(fma(fd, before, base0));
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+          if (!exclusive) s = fmaf(ff, e[j], s);
+          float l;
+          asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(l) : "f"(s));
+          o[j] = fmaf(l, 0.693147180559945309f, R);
+          if (exclusive) s = fmaf(ff, e[j], s);
+        }
+        return;
+      }
+      SlowFinish(carry, o, exclusive, o, smem);
+    }
+    __device__ void SlowFinish(Agg carry, const float (&x)[kItems], bool exclusive, float (&o)[kItems], LS* smem) {
+      // (x and o may be the same array: x is copied first.)
+#ifdef SCAN1D_FAST_ONLY  // instruction counts of the fast path alone (results wrong on slow tiles)
+      return;
+#endif
+      if (!exact_done) Exact(x, smem);  // uniform over the block
+      LS p = CombineLS(carry, ebefore);
+      float xl[kItems], ol[kItems];
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) xl[j] = x[j];
+#pragma unroll 1
+      for (int j = 0; j < kItems; ++j) {
+        if (exclusive) ol[j] = ValueLS(p);
+        const float xv = xl[j];
+        LS t{static_cast<double>(xv), xv == -kInfF ? 0.0 : 1.0};
+        if (xv != xv) t = LS{NAN, NAN};
+        p = CombineLS(p, t);
+        if (!exclusive) ol[j] = ValueLS(p);
+      }
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) o[j] = ol[j];
+    }
+  };
+};
+
+// ---- the kernel -------------------------------------------------------------------------------
+template <typename Op>
+__device__ __forceinline__ typename Op::Agg Wait(const Status& st, int64_t slot) {
+  uint4 w = LoadWord(st.word + slot);
+  for (unsigned ns = 32; !Op::Ready(w); ns = ns < 256 ? 2 * ns : ns) {
+    __nanosleep(ns);
+    w = LoadWord(st.word + slot);
+  }
+  return Op::Unpack(w);
+}
+
+template <typename Op, int kThreads, int kItems, int kMinBlocks, bool kPersist, bool kCheap>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, Status st) {
+  using Agg = typename Op::Agg;
+  using W = typename Op::template Work<kThreads, kItems, kCheap>;
+  constexpr int kWarps = kThreads / 32;
+  constexpr int64_t kTile = int64_t{kThreads} * kItems;
+  constexpr bool kLse = std::is_same<Op, LseV>::value;
+  using S = typename std::conditional<kLse, LS, DD>::type;
+  __shared__ S scan_smem[kWarps + 1];
+  __shared__ alignas(16) float fsm[2 * kWarps > 8 ? 2 * kWarps : 8];
+  __shared__ Agg carry_smem;
+  __shared__ unsigned long long tickets[2];
+  __shared__ float4 obuf[kWarps][32 * kItems / 4];
+  __shared__ float4 stage[kPersist ? kThreads * kItems / 4 : 1];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int64_t total_tiles = p.rows * p.ntiles;
+
+  if (threadIdx.x == 0) tickets[0] = atomicAdd(st.ticket, 1ull);
+  __syncthreads();
+  int64_t tile = static_cast<int64_t>(tickets[0]);
+  float x[kItems];
+  auto load = [&](int64_t tl, float (&v)[kItems]) {
+    const int64_t row = tl / p.ntiles, t = tl - row * p.ntiles;
+    const int64_t g0 = t * kTile + int64_t{warp} * 32 * kItems;
+    const int64_t first = g0 + int64_t{lane} * kItems;
+    const bool full = p.vec && g0 + 32 * kItems <= p.L;
+    Io<kItems>::Load(p.x, row * p.L, p.L, first, full, p.reverse, Op::kPad, v);
+  };
+  // kPersist: the next tile copied to shared memory by cp.async (each thread its own 16-byte
+  // chunks, swizzled so that a quarter warp's reads hit distinct banks), read back by the same
+  // thread after this tile's stores.
+  auto stage_slot = [&](int c) { return threadIdx.x * (kItems / 4) + (c ^ ((threadIdx.x >> 1) & (kItems / 4 - 1))); };
+  auto full_tile = [&](int64_t tl) {
+    const int64_t row = tl / p.ntiles, t = tl - row * p.ntiles;
+    return p.vec && (t + 1) * kTile <= p.L;
+  };
+  if (tile < total_tiles) load(tile, x);
+  int it = 0;
+  while (tile < total_tiles) {
+    const int64_t row = tile / p.ntiles, t = tile - row * p.ntiles;
+    int64_t next = total_tiles;
+    bool next_staged = false;
+    if (kPersist) {  // the next tile's ticket and copies, before this tile's look-back
+      if (threadIdx.x == 0) tickets[(it + 1) & 1] = atomicAdd(st.ticket, 1ull);
+      __syncthreads();
+      next = static_cast<int64_t>(tickets[(it + 1) & 1]);
+      next_staged = next < total_tiles && full_tile(next);
+      if (next_staged) {
+        const int64_t nrow = next / p.ntiles, nt = next - nrow * p.ntiles;
+        const int64_t first = nt * kTile + int64_t{warp} * 32 * kItems + int64_t{lane} * kItems;
+        const float* src = p.x + (p.reverse ? nrow * p.L + p.L - first - kItems : nrow * p.L + first);
+#pragma unroll
+        for (int c = 0; c < kItems / 4; ++c) {
+          const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(&stage[stage_slot(c)]));
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src + 4 * c) : "memory");
+        }
+        asm volatile("cp.async.commit_group;" ::: "memory");
+      }
+    }
+    W w;
+    Agg carry = Op::Identity();
+    float e[kItems];
+    if constexpr (kLse) {
+      w.Prepare(x, fsm, scan_smem, e);
+    } else {
+      w.Prepare(x, scan_smem);
+    }
+    if (p.ntiles > 1) {
+      const Agg a = w.Aggregate();
+      if (threadIdx.x == 32 || (kWarps == 1 && threadIdx.x == 0)) {  // publish, then the tree's upper levels
+        StoreWord(st.word + st.Slot(row, 0, t), Op::Pack(a));
+        Agg up = a;
+        for (int b = 1; (t >> (b - 1)) & 1; ++b) {
+          const int64_t right = t >> (b - 1);
+          up = Op::Combine(Wait<Op>(st, st.Slot(row, b - 1, right - 1)), up);
+          StoreWord(st.word + st.Slot(row, b, t >> b), Op::Pack(up));
+        }
+      }
+      if (warp == 0) {  // the look-back: lane l waits for the l-th block from the top
+        const int nbits = __popcll(static_cast<unsigned long long>(t));
+        Agg mine = Op::Identity();
+        if (lane < nbits) {
+          int b = 63, seen = -1;
+          for (; b >= 0; --b) {
+            if (((t >> b) & 1) && ++seen == lane) break;
+          }
+          mine = Wait<Op>(st, st.Slot(row, b, (t >> b) - 1));
+        }
+        for (int l = 0; l < nbits; ++l) carry = Op::Combine(carry, ShflIdx(mine, l));
+        if (lane == 0) carry_smem = carry;
+      }
+      __syncthreads();
+      carry = carry_smem;
+    }
+    if constexpr (kLse) {
+      if (warp == 0) w.Decide(carry, fsm, lane);
+      __syncthreads();
+#ifndef SCAN1D_FAST_ONLY
+      if (fsm[0] == 0.f) load(tile, x);  // the rare exact path reads the tile again
+#endif
+      w.Finish(carry, fsm, e, p.exclusive, x, scan_smem);
+    } else {
+      w.Finish(carry, x, p.exclusive);
+    }
+    {
+      const int64_t g0 = t * kTile + int64_t{warp} * 32 * kItems;
+      const int64_t first = g0 + int64_t{lane} * kItems;
+      const bool full = p.vec && g0 + 32 * kItems <= p.L;
+      Io<kItems>::Store(p.out, row * p.L, p.L, g0, first, full, p.reverse, x, reinterpret_cast<float*>(obuf[warp]));
+    }
+    if (!kPersist) break;
+    __syncthreads();  // fsm, carry_smem reused
+    if (next_staged) {
+      asm volatile("cp.async.wait_all;" ::: "memory");
+#pragma unroll
+      for (int c = 0; c < kItems / 4; ++c) {
+        const float4 q = stage[stage_slot(c)];
+        const float w4[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if (p.reverse) {
+            x[kItems - 1 - (4 * c + j)] = w4[j];
+          } else {
+            x[4 * c + j] = w4[j];
+          }
+        }
+      }
+    } else if (next < total_tiles) {
+      load(next, x);
+    }
+    tile = next;
+    ++it;
+  }
+}
+
+// Status bytes for rows of n tiles: the ticket, then the words (zeroed by the caller).
+inline int64_t PerLine(int64_t n) {
+  int64_t total = 0;
+  for (int64_t m = n; m > 0; m >>= 1) total += m;
+  return total;
+}
+inline int64_t StatusBytes(int64_t rows, int64_t n) { return 256 + rows * PerLine(n) * 16; }
+
+template <typename Op, int kThreads, int kItems, int kMinBlocks, bool kPersist, bool kCheap>
+void Launch(cudaStream_t stream, void* scratch, const float* x, float* out, int64_t rows, int64_t L, bool exclusive,
+            bool reverse, int sms) {
+  constexpr int64_t kTile = int64_t{kThreads} * kItems;
+  Params p{x, out, rows, L, (L + kTile - 1) / kTile, exclusive, reverse,
+           L % 4 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0};
+  Status st;
+  st.ticket = static_cast<unsigned long long*>(scratch);
+  st.word = reinterpret_cast<uint4*>(static_cast<char*>(scratch) + 256);
+  st.n = p.ntiles;
+  st.per_line = PerLine(p.ntiles);
+  cudaMemsetAsync(scratch, 0, StatusBytes(rows, p.ntiles), stream);
+  const auto kernel = Tile1DKernel<Op, kThreads, kItems, kMinBlocks, kPersist, kCheap>;
+  int64_t blocks = rows * p.ntiles;
+  if (kPersist) {
+    static int per_sm = -1;  // asked once: a host call between the memset and the launch would idle the GPU
+    if (per_sm < 0) cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0);
+    blocks = std::min<int64_t>(blocks, int64_t{std::max(per_sm, 1)} * sms);
+  }
+  kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(p, st);
+}
+
+}  // namespace scan1d
