@@ -1,9 +1,9 @@
 // Host-side launches of the gla GPU kernels (chunk_gpu.cuh), shared by the forward
 // and gradient kernels: the state recurrence over chunks, the intra-chunk scores, the
 // per-chunk output products, and the recurrent form for the calls the chunked kernels do not
-// take; on sm_90a, the fused forward of sm90/chunk_fwd_sm90.cuh for 16-bit inputs, and (flag
-// PADDLE_OPS_GLA_GPU_BWD=sm90) the backward of sm90/chunk_bwd_sm90.cuh. Temporaries are
-// DenseTensors on the context's allocator.
+// take; on sm_90a, the fused forward of sm90/chunk_fwd_sm90.cuh for 16-bit inputs (T split into
+// segments for few heads: flag PADDLE_OPS_GLA_GPU_FWD), and (flag PADDLE_OPS_GLA_GPU_BWD=sm90) the
+// backward of sm90/chunk_bwd_sm90.cuh. Temporaries are DenseTensors on the context's allocator.
 #pragma once
 
 #include <algorithm>
@@ -313,11 +313,51 @@ void LaunchSm90Forward(const GPUContext& ctx, const gla_sm90::FwdArgs& a) {
   PADDLE_ENFORCE_GPU_SUCCESS((gla_sm90::LaunchFwdOnly<E, 128, kBV, 2>(a, ctx.stream())));
 }
 
+// The flag PADDLE_OPS_GLA_GPU_FWD = auto (the default) lets the forward split T (below); plain
+// keeps one CTA per head and Dv tile over the whole of T.
+inline bool GlaGpuFwdAuto() {
+  return paddle_ops::flags::GlaGpuFwdPlan() == paddle_ops::flags::GlaGpuFwd::kAuto;
+}
+
+// The sequence split's chunks per segment for a call of `s` (args `a`) on `sms` SMs, or 0 where
+// the call stays one launch over T: the flag is plain; the call is a sequence of a varlen call
+// (those overlap on side streams); or the CTAs at Dv tiles of 64 fill half the SMs or more
+// (B4 T2048 H16 D128's 128 CTAs ran 0.0986 ms unsplit against 0.116 split on the H200). Else
+// Dv tiles of 128 and the segments of gla_sm90::FwdSplitSegChunks (the least modelled time: one
+// wave of CTAs on the shapes measured: B2 T16384 H16 D128 4 segments of 64 chunks, 0.352 ms
+// against 0.700 unsplit; B1 T32768 H8 D128 16 of 32, 0.192 against 1.416; docs/benchmarks.md),
+// if that is at least 2 segments.
+inline int Sm90ForwardSegChunks(const GlaShape& s, const gla_sm90::FwdArgs& a, int sms) {
+  if (!GlaGpuFwdAuto() || s.head_rows > 0) return 0;
+  const int64_t narrow_ctas = s.heads() * ((s.Dv + 63) / 64);
+  if (2 * narrow_ctas >= sms) return 0;
+  const int seg_chunks = gla_sm90::FwdSplitSegChunks(a, 128, sms);
+  return gla_sm90::FwdSplitSegments(a, seg_chunks) >= 2 ? seg_chunks : 0;
+}
+
+// The split forward at Dv tiles of 128 (gla_sm90::LaunchFwdSplitOnly: a state-only pass over
+// every segment but the last, the in-order float32 combine of their states from h0, the outputs
+// of every segment from its start state, ht from the last), its work space (the segments' states
+// and decays, FwdSplitWorkspaceBytes) from the context's allocator, freed when this returns, as
+// ChunkedForward's temporaries.
+template <typename E>
+void LaunchSm90ForwardSplit(const GPUContext& ctx, const gla_sm90::FwdArgs& a, int seg_chunks) {
+  constexpr int kBytes = gla_sm90::FwdSmemBytes<E, 128, 128, 2>();
+  AllowSmem(gla_sm90::FwdSegKernelPtr<E, 128, 128, 2, 1>(), kBytes);
+  AllowSmem(gla_sm90::FwdSegKernelPtr<E, 128, 128, 2, 2>(), kBytes);
+  const size_t bytes = gla_sm90::FwdSplitWorkspaceBytes(a, seg_chunks);
+  DenseTensor work;
+  float* ws = TempFloat(ctx, &work, static_cast<int64_t>(bytes / sizeof(float)));
+  PADDLE_ENFORCE_GPU_SUCCESS((gla_sm90::LaunchFwdSplitOnly<E, 128, 128, 2>(a, seg_chunks, ws, ctx.stream())));
+}
+
 // The forward of 16-bit inputs on sm_90a with the default path (PADDLE_OPS_GLA_GPU=chunked):
 // one fused kernel per head and Dv tile with the state on chip. Returns false where it does not
 // take the call (another dtype or device, Dk > 128, rows not 16-byte aligned, more than 65535
-// heads): the chunked kernels of chunk_gpu.cuh take it then. Dv tiles of 128 where that makes a
-// CTA for every SM, else of 64 (twice the CTAs; harness figures in docs/benchmarks.md).
+// heads): the chunked kernels of chunk_gpu.cuh take it then. Where the CTAs would leave most SMs
+// idle, T split into segments (Sm90ForwardSegChunks, LaunchSm90ForwardSplit); else Dv tiles of 128
+// where that makes a CTA for every SM, else of 64 (twice the CTAs; harness figures in
+// docs/benchmarks.md).
 template <typename T>
 bool RunSm90Forward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
   constexpr bool kBf16 = std::is_same<T, dtype::bfloat16>::value;
@@ -340,8 +380,12 @@ bool RunSm90Forward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
     a.scale = scale;
     if (!gla_sm90::FwdFits(a, static_cast<int>(sizeof(T)))) return false;
     if (!DeviceRunsSm90a(reinterpret_cast<const void*>(gla_sm90::FwdKernelPtr<E, 128, 128, 2>()))) return false;
+    const int sms = CachedDeviceAttribute<cudaDevAttrMultiProcessorCount>();
+    const int seg_chunks = Sm90ForwardSegChunks(s, a, sms);
     const int64_t wide_ctas = s.heads() * ((s.Dv + 127) / 128);
-    if (wide_ctas >= CachedDeviceAttribute<cudaDevAttrMultiProcessorCount>()) {
+    if (seg_chunks > 0) {
+      LaunchSm90ForwardSplit<E>(ctx, a, seg_chunks);
+    } else if (wide_ctas >= sms) {
       LaunchSm90Forward<E, 128>(ctx, a);
     } else {
       LaunchSm90Forward<E, 64>(ctx, a);

@@ -499,6 +499,97 @@ def test_sm90_backward_flag(dtype, place, set_flag):
                                'without sm_90a code?)' % cc)
 
 
+def gla_forward_ref(q, k, v, g, scale, h0=None, head_first=True):
+    """(o, final_state) of the recurrence in float64, as gla_ref without keeping every state
+    (for long T)."""
+    q, k, v, g = (to_head_first(np.asarray(x, np.float64), head_first) for x in (q, k, v, g))
+    B, H, T, Dk = q.shape
+    Dv = v.shape[-1]
+    h = np.zeros((B, H, Dk, Dv)) if h0 is None else np.asarray(h0, np.float64).copy()
+    o = np.zeros((B, H, T, Dv))
+    for t in range(T):
+        h = h * np.exp(g[:, :, t])[..., None] + k[:, :, t, :, None] * v[:, :, t, None, :]
+        o[:, :, t] = np.einsum('bhi,bhij->bhj', q[:, :, t] * scale, h)
+    return to_head_first(o, head_first), h
+
+
+# (B, H, T, Dk, Dv, with initial and final state): few heads, which the sm_90a forward splits into
+# segments of whole chunks under PADDLE_OPS_GLA_GPU_FWD=auto (B*H*ceil(Dv/64) CTAs below half the
+# SMs; on 132 SMs: 65 segments of one chunk, the last of 4 steps; 11 segments of 3 chunks, the last
+# of 2 chunks and 52 steps; 16 segments of one chunk with Dk != Dv and Dv off the tile of 128).
+SPLIT_DIMS = [
+    (1, 2, 4100, 128, 128, True),
+    (1, 8, 2100, 128, 128, True),
+    (2, 1, 1000, 64, 192, False),
+    (1, 3, 200, 128, 136, True),
+]
+
+
+@pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (the sm_90a forward and its launch plans)')
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+@pytest.mark.parametrize('head_first', [True, False], ids=['hf', 'bthd'])
+@pytest.mark.parametrize('dims', SPLIT_DIMS, ids=lambda d: 'B%dH%dT%dDk%dDv%d_%s' % (d[:5] + (
+    'states' if d[5] else 'nostates',)))
+def test_sm90_forward_split(dims, head_first, dtype, set_flag):
+    """PADDLE_OPS_GLA_GPU_FWD: o and final_state within §5's bound of the float64 recurrence under
+    both launch plans of the sm_90a forward (auto: T split into segments on these shapes; plain:
+    one CTA per head and Dv tile over T), and within the bound of each other. On a device of
+    compute capability 9.x the two final states differ (so the split ran: a build without sm_90a
+    code would give the chunked kernels' bits under both); elsewhere both plans are the chunked
+    kernels', bit for bit."""
+    B, H, T, Dk, Dv, states = dims
+    q, k, v, g, h0 = make_inputs(B, H, T, Dk, Dv, head_first, seed=T + Dv, with_h0=states)
+    q, k, v, g = rounded(dtype, q, k, v, g)
+    h0 = None if h0 is None else cast_np(h0, 'float32').astype(np.float64)
+    o_ref, fs_ref = gla_forward_ref(q, k, v, g, Dk ** -0.5, h0, head_first)
+    results = {}
+    for plan in ('auto', 'plain'):
+        set_flag('PADDLE_OPS_GLA_GPU_FWD', plan)
+        o, fs, _, _ = run_gla(q, k, v, g, h0, dtype, 'gpu', head_first=head_first, output_final_state=states)
+        assert_rel_rms(tensor_values(o), o_ref, dtype, f'o ({plan})')
+        results[plan] = [tensor_values(o)]
+        if states:
+            assert_rel_rms(tensor_values(fs), fs_ref, dtype, f'final_state ({plan})')
+            results[plan].append(tensor_values(fs))
+        else:
+            assert fs is None
+    for name, a, b in zip(GRAD_NAMES[:2], results['auto'], results['plain']):
+        err = rel_rms(a, b)
+        assert err <= REL_RMS[dtype], f'{name}: auto vs plain relative RMS {err:.3g}'
+    cc = gpu_compute_capability()
+    if cc is not None and cc[0] != 9:
+        for name, a, b in zip(GRAD_NAMES[:2], results['auto'], results['plain']):
+            np.testing.assert_array_equal(a, b, err_msg=name)
+    elif cc is not None and states:
+        assert not np.array_equal(results['auto'][1], results['plain'][1]), (
+            'PADDLE_OPS_GLA_GPU_FWD=auto gave the final state of plain on a cc %d.%d device: the split did not '
+            'run (a build without sm_90a code?)' % cc)
+
+
+@pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (the sm_90a forward and its launch plans)')
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+def test_sm90_forward_split_not_taken(dtype, set_flag):
+    """Calls the split leaves alone are bitwise the same under both plans: B4 H16 D128 (128 CTAs at
+    Dv tiles of 64, half an H100's or H200's SMs or more: one launch is faster there), and a varlen
+    call with few heads (its sequences run at once on side streams, each over its whole length)."""
+    q, k, v, g, h0 = make_inputs(4, 16, 130, 128, 128, seed=21)
+    offsets = np.array([0, 700, 701, 1800, 2500])
+    vq, vk, vv, vg, _ = make_inputs(1, 2, int(offsets[-1]), 128, 64, head_first=False, seed=22, with_h0=False)
+    vh0 = np.random.default_rng(23).standard_normal((len(offsets) - 1, 2, 128, 64))
+    results = {}
+    for plan in ('auto', 'plain'):
+        set_flag('PADDLE_OPS_GLA_GPU_FWD', plan)
+        o, fs, _, _ = run_gla(q, k, v, g, h0, dtype, 'gpu')
+        ts = [make_tensor(x, dtype, 'gpu') for x in (vq, vk, vv, vg)]
+        vo, vfs = paddle.gla(*ts, initial_state=make_tensor(vh0, 'float32', 'gpu'), output_final_state=True,
+                             head_first=False, cu_seqlens=make_tensor(offsets, 'int32', 'gpu'))
+        results[plan] = [tensor_values(x) for x in (o, fs, vo, vfs)]
+    for name, a, b in zip(('o', 'final_state', 'varlen o', 'varlen final_state'), results['auto'],
+                          results['plain']):
+        assert np.isfinite(a).all(), name
+        np.testing.assert_array_equal(a, b, err_msg=name)
+
+
 def grads_both(q, k, v, g, h0, dtype, head_first=True, threads=None):
     """o, final_state and every gradient of sum(o * do) + sum(final_state^2) on the CPU."""
     saved = paddle.get_num_threads()

@@ -1150,8 +1150,9 @@ cudaError_t LaunchFwdVarlen(const FwdArgs& a, const void* cu_seqlens, bool offse
 // ---- the sequence split (issue 30: few heads leave SMs idle) ------------------------------------
 // T in S segments of seg_chunks whole chunks: pass 1 (FwdSegKernel<..., 2>) the local state and
 // decay of segments 0 .. S - 2, pass 2 (FwdSegCombine) their states at the start of segments
-// 1 .. S - 1 in order, pass 3 (FwdSegKernel<..., 1>) the outputs of every segment. Not yet routed
-// by the library (kernels/gla/launch_gpu.cuh); measured in tools/dev/harness/gla/.
+// 1 .. S - 1 in order, pass 3 (FwdSegKernel<..., 1>) the outputs of every segment. The library
+// takes it at BV 128 for few heads (kernels/gla/launch_gpu.cuh, Sm90ForwardSegChunks); measured in
+// tools/dev/harness/gla/.
 
 // Pass 2: per state element (bh, i, j), in order over the segments, in float32 (deterministic):
 // start_{z+1} = decay_z start_z + local_z, start_0 = h0 (or 0); slot z of seg_state becomes
