@@ -326,9 +326,12 @@ inline bool GlaGpuFwdAuto() {
 // Dv tiles of 128 and the segments of gla_sm90::FwdSplitSegChunks (the least modelled time: one
 // wave of CTAs on the shapes measured: B2 T16384 H16 D128 4 segments of 64 chunks, 0.352 ms
 // against 0.700 unsplit; B1 T32768 H8 D128 16 of 32, 0.192 against 1.416; docs/benchmarks.md),
-// if that is at least 2 segments.
+// if that is at least 2 segments. Not below kSplitMinChunks chunks of T: the split's three
+// launches cost a few microseconds each, about what a CTA takes for 2 or 3 chunks (~2.8 us a chunk
+// on the H200), so a short T gains little or loses; the floor is a guess, not measured.
+constexpr int64_t kSplitMinChunks = 8;
 inline int Sm90ForwardSegChunks(const GlaShape& s, const gla_sm90::FwdArgs& a, int sms) {
-  if (!GlaGpuFwdAuto() || s.head_rows > 0) return 0;
+  if (!GlaGpuFwdAuto() || s.head_rows > 0 || (s.T + kChunk - 1) / kChunk < kSplitMinChunks) return 0;
   const int64_t narrow_ctas = s.heads() * ((s.Dv + 63) / 64);
   if (2 * narrow_ctas >= sms) return 0;
   const int seg_chunks = gla_sm90::FwdSplitSegChunks(a, 128, sms);

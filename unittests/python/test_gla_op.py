@@ -515,13 +515,14 @@ def gla_forward_ref(q, k, v, g, scale, h0=None, head_first=True):
 
 # (B, H, T, Dk, Dv, with initial and final state): few heads, which the sm_90a forward splits into
 # segments of whole chunks under PADDLE_OPS_GLA_GPU_FWD=auto (B*H*ceil(Dv/64) CTAs below half the
-# SMs; on 132 SMs: 65 segments of one chunk, the last of 4 steps; 11 segments of 3 chunks, the last
-# of 2 chunks and 52 steps; 16 segments of one chunk with Dk != Dv and Dv off the tile of 128).
+# SMs, T of 8 chunks or more; on 132 SMs: 65 segments of one chunk, the last of 4 steps; 11
+# segments of 3 chunks, the last of 2 chunks and 52 steps; 16 segments of one chunk with Dk != Dv
+# and Dv off the tile of 128; 10 segments of one chunk, Dv = 136).
 SPLIT_DIMS = [
     (1, 2, 4100, 128, 128, True),
     (1, 8, 2100, 128, 128, True),
     (2, 1, 1000, 64, 192, False),
-    (1, 3, 200, 128, 136, True),
+    (1, 3, 600, 128, 136, True),
 ]
 
 
