@@ -397,6 +397,65 @@ bool RunSm90Forward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
   }
 }
 
+// The forward of a whole varlen call of 16-bit inputs on sm_90a in one launch (flag
+// PADDLE_OPS_GLA_GPU_FWD=auto; gla_sm90::LaunchFwdVarlenOnly): a CTA per (Dv tile, sequence slot x
+// H + head) reads its sequence's offsets from cu_seqlens on the device, walks that sequence's
+// chunks from h0[n] and writes ht[n]; slots by descending length (order 1: the longest start
+// first, the short ones fill the tail). Dv tiles of 128 where that makes a CTA for every SM, else
+// of 64. In place of a launch per sequence on side streams (ForEachSequence), which the harness
+// timed slower on bench_gla's varlen case (8 sequences 512..4608, H16 D128: 0.236 ms against
+// 0.253) and far slower on many short sequences (64 of 30..1024: 0.303 against 0.422-0.467;
+// docs/benchmarks.md). Returns false where it does not take the call (another dtype, path, plan
+// or device; cu_seqlens not on this GPU; FwdVarlenFits: N x H > 65535, Dk > 128, rows not
+// 16-byte aligned, T = 0): the sequences run one by one then.
+template <typename T>
+bool RunSm90ForwardVarlen(const GPUContext& ctx, const GlaData<T>& d, const DenseTensor& cu_seqlens, int64_t count,
+                          float scale) {
+  constexpr bool kBf16 = std::is_same<T, dtype::bfloat16>::value;
+  constexpr bool kFp16 = std::is_same<T, dtype::float16>::value;
+  if constexpr (!kBf16 && !kFp16) {
+    return false;
+  } else {
+    using E = std::conditional_t<kBf16, cutlass::bfloat16_t, cutlass::half_t>;
+    const GlaShape& s = d.s;
+    constexpr int64_t kIntMax = 0x7fffffff;
+    if (GlaGpuPath() != GlaGpu::kChunked || !GlaGpuFwdAuto() || s.B != 1 || s.H > kIntMax || s.T > kIntMax ||
+        s.Dv > kIntMax || count < 1 || count > kIntMax) {
+      return false;
+    }
+    if (cu_seqlens.place().GetType() != AllocationType::GPU ||
+        cu_seqlens.place().GetDeviceId() != ctx.GetPlace().GetDeviceId()) {
+      return false;
+    }
+    gla_sm90::FwdArgs a;
+    a.B = 1, a.H = static_cast<int>(s.H), a.T = static_cast<int>(s.T);
+    a.Dk = static_cast<int>(std::min<int64_t>(s.Dk, kIntMax)), a.Dv = static_cast<int>(s.Dv);
+    gla_sm90::RowStrides(s.head_first, a.T, a.H, a.Dk, &a.qk_st, &a.qk_sh, &a.qk_sb);
+    gla_sm90::RowStrides(s.head_first, a.T, a.H, a.Dv, &a.v_st, &a.v_sh, &a.v_sb);
+    a.q = d.q, a.k = d.k, a.v = d.v, a.g = d.g, a.h0 = d.h0, a.o = d.o, a.ht = d.final_state;
+    a.scale = scale;
+    const int n = static_cast<int>(count);
+    if (!gla_sm90::FwdVarlenFits(a, static_cast<int>(sizeof(T)), n)) return false;
+    if (!DeviceRunsSm90a(reinterpret_cast<const void*>(gla_sm90::FwdVarlenKernelPtr<E, 128, 128, 2>()))) {
+      return false;
+    }
+    const bool offsets64 = cu_seqlens.dtype() == DataType::INT64;
+    const void* offsets = cu_seqlens.raw_data();
+    constexpr int kOrder = 1;  // longest first (order 0 past kVarlenRankMax sequences, in the kernel)
+    const int64_t wide_ctas = count * s.H * ((s.Dv + 127) / 128);
+    if (wide_ctas >= CachedDeviceAttribute<cudaDevAttrMultiProcessorCount>()) {
+      AllowSmem(gla_sm90::FwdVarlenKernelPtr<E, 128, 128, 2>(), gla_sm90::FwdSmemBytes<E, 128, 128, 2>());
+      PADDLE_ENFORCE_GPU_SUCCESS(
+          (gla_sm90::LaunchFwdVarlenOnly<E, 128, 128, 2>(a, offsets, offsets64, n, kOrder, ctx.stream())));
+    } else {
+      AllowSmem(gla_sm90::FwdVarlenKernelPtr<E, 128, 64, 2>(), gla_sm90::FwdSmemBytes<E, 128, 64, 2>());
+      PADDLE_ENFORCE_GPU_SUCCESS(
+          (gla_sm90::LaunchFwdVarlenOnly<E, 128, 64, 2>(a, offsets, offsets64, n, kOrder, ctx.stream())));
+    }
+    return true;
+  }
+}
+
 // ---- the sm_90a backward (kernels/gla/sm90/chunk_bwd_sm90.cuh) -----------------------------------
 // The flag PADDLE_OPS_GLA_GPU_BWD = sm90 (the default; chunked keeps the chunked kernels' backward).
 inline bool GlaGpuBwdSm90() {
@@ -572,6 +631,19 @@ inline void ForEachSequence(const GPUContext& ctx, int64_t count, const std::fun
     const gpu::ScopedStream on(device, reinterpret_cast<uintptr_t>(side[n % used]));
     step(n);
   }
+}
+
+// A varlen forward in one launch where the sm_90a forward takes it (RunSm90ForwardVarlen; the
+// offsets are read and checked already); false: the sequences run one by one (ForEachSequence).
+template <typename T>
+bool ForwardPacked(const GPUContext& ctx, const GlaData<T>& d, const DenseTensor& cu_seqlens, int64_t count,
+                   double scale) {
+#ifdef PADDLE_OPS_GLA_SM90
+  return funcs::gla::RunSm90ForwardVarlen<T>(ctx, d, cu_seqlens, count, static_cast<float>(scale));
+#else
+  (void)ctx, (void)d, (void)cu_seqlens, (void)count, (void)scale;
+  return false;
+#endif
 }
 
 // T = 1 (a decode step) takes GlaDecodeKernel. On sm_90a, 16-bit inputs take the fused kernel of

@@ -104,7 +104,8 @@ const std::vector<FlagInfo>& FlagTable() {
       {"PADDLE_OPS_GLA_GPU_FWD", FlagKind::kChoice, {"auto", "plain"}, 0, 0, false,
        "launch plan of the sm_90a gla forward: auto (T split into segments, a state-only pass, an "
        "in-order combine and the outputs per segment, where one CTA per head and Dv tile would "
-       "leave most SMs idle; the default), or plain (always one CTA per head and Dv tile over T)"},
+       "leave most SMs idle, and a varlen call in one launch; the default), or plain (one CTA per "
+       "head and Dv tile over T, the sequences of a varlen call one by one on side streams)"},
       {"PADDLE_OPS_GLA_CPU", FlagKind::kChoice, {"auto", "chunked", "recurrent"}, 0, 0, false,
        "CPU path of gla: auto (chunked for T >= 32 and Dk >= 128, else recurrent), or force "
        "chunked or recurrent (float64 always runs recurrent)"},

@@ -29,7 +29,8 @@ enum class GlaGpu { kRecurrent = 0, kChunked = 1 };
 enum class GlaGpuBwd { kChunked = 0, kSm90 = 1 };
 // PADDLE_OPS_GLA_GPU_FWD: the launch plan of the sm_90a forward (kernels/gla/launch_gpu.cuh,
 // RunSm90Forward): kAuto splits T into segments where the CTAs of one launch over the whole of T
-// would leave most SMs idle; kPlain always runs that one launch (for comparing the two).
+// would leave most SMs idle, and runs a varlen call in one launch; kPlain runs one launch over T,
+// per sequence of a varlen call (on side streams), as before both (for comparing them).
 enum class GlaGpuFwd { kAuto = 0, kPlain = 1 };
 // PADDLE_OPS_GLA_CPU: the CPU path of gla (kAuto: chosen by the sizes of the call).
 enum class GlaCpu { kAuto, kChunked, kRecurrent };

@@ -570,26 +570,17 @@ def test_sm90_forward_split(dims, head_first, dtype, set_flag):
 @pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (the sm_90a forward and its launch plans)')
 @pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
 def test_sm90_forward_split_not_taken(dtype, set_flag):
-    """Calls the split leaves alone are bitwise the same under both plans: B4 H16 D128 (128 CTAs at
-    Dv tiles of 64, half an H100's or H200's SMs or more: one launch is faster there), and a varlen
-    call with few heads (its sequences run at once on side streams, each over its whole length)."""
-    q, k, v, g, h0 = make_inputs(4, 16, 130, 128, 128, seed=21)
-    offsets = np.array([0, 700, 701, 1800, 2500])
-    vq, vk, vv, vg, _ = make_inputs(1, 2, int(offsets[-1]), 128, 64, head_first=False, seed=22, with_h0=False)
-    vh0 = np.random.default_rng(23).standard_normal((len(offsets) - 1, 2, 128, 64))
+    """A call the split leaves alone is bitwise the same under both plans: B4 H16 D128 (128 CTAs at
+    Dv tiles of 64, half an H100's or H200's SMs or more: one launch over T is faster there)."""
+    q, k, v, g, h0 = make_inputs(4, 16, 600, 128, 128, seed=21)
     results = {}
     for plan in ('auto', 'plain'):
         set_flag('PADDLE_OPS_GLA_GPU_FWD', plan)
         o, fs, _, _ = run_gla(q, k, v, g, h0, dtype, 'gpu')
-        ts = [make_tensor(x, dtype, 'gpu') for x in (vq, vk, vv, vg)]
-        vo, vfs = paddle.gla(*ts, initial_state=make_tensor(vh0, 'float32', 'gpu'), output_final_state=True,
-                             head_first=False, cu_seqlens=make_tensor(offsets, 'int32', 'gpu'))
-        results[plan] = [tensor_values(x) for x in (o, fs, vo, vfs)]
-    for name, a, b in zip(('o', 'final_state', 'varlen o', 'varlen final_state'), results['auto'],
-                          results['plain']):
+        results[plan] = [tensor_values(x) for x in (o, fs)]
+    for name, a, b in zip(GRAD_NAMES[:2], results['auto'], results['plain']):
         assert np.isfinite(a).all(), name
         np.testing.assert_array_equal(a, b, err_msg=name)
-
 
 def grads_both(q, k, v, g, h0, dtype, head_first=True, threads=None):
     """o, final_state and every gradient of sum(o * do) + sum(final_state^2) on the CPU."""
