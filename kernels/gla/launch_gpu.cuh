@@ -354,6 +354,41 @@ void LaunchSm90ForwardSplit(const GPUContext& ctx, const gla_sm90::FwdArgs& a, i
   PADDLE_ENFORCE_GPU_SUCCESS((gla_sm90::LaunchFwdSplitOnly<E, 128, 128, 2>(a, seg_chunks, ws, ctx.stream())));
 }
 
+// cutlass's element type of T for the sm_90a forward: void for the types it does not take.
+template <typename T>
+struct Sm90Element {
+  using type = void;
+};
+template <>
+struct Sm90Element<dtype::bfloat16> {
+  using type = cutlass::bfloat16_t;
+};
+template <>
+struct Sm90Element<dtype::float16> {
+  using type = cutlass::half_t;
+};
+
+// The sm_90a forward's arguments for the call of `d` (the whole call, or a sequence of a varlen
+// call: its rows between two heads, HeadRows, are the whole tensor's T); false where the path is
+// not chunked or a dim passes the kernel's int.
+template <typename T>
+bool Sm90ForwardArgs(const GlaData<T>& d, float scale, gla_sm90::FwdArgs* a) {
+  const GlaShape& s = d.s;
+  constexpr int64_t kIntMax = 0x7fffffff;
+  if (GlaGpuPath() != GlaGpu::kChunked || s.B > kIntMax || s.H > kIntMax || s.HeadRows() > kIntMax ||
+      s.Dv > kIntMax) {
+    return false;
+  }
+  a->B = static_cast<int>(s.B), a->H = static_cast<int>(s.H), a->T = static_cast<int>(s.T);
+  a->Dk = static_cast<int>(std::min<int64_t>(s.Dk, kIntMax)), a->Dv = static_cast<int>(s.Dv);
+  const int rows = static_cast<int>(s.HeadRows());
+  gla_sm90::RowStrides(s.head_first, rows, a->H, a->Dk, &a->qk_st, &a->qk_sh, &a->qk_sb);
+  gla_sm90::RowStrides(s.head_first, rows, a->H, a->Dv, &a->v_st, &a->v_sh, &a->v_sb);
+  a->q = d.q, a->k = d.k, a->v = d.v, a->g = d.g, a->h0 = d.h0, a->o = d.o, a->ht = d.final_state;
+  a->scale = scale;
+  return true;
+}
+
 // The forward of 16-bit inputs on sm_90a with the default path (PADDLE_OPS_GLA_GPU=chunked):
 // one fused kernel per head and Dv tile with the state on chip. Returns false where it does not
 // take the call (another dtype or device, Dk > 128, rows not 16-byte aligned, more than 65535
@@ -363,25 +398,13 @@ void LaunchSm90ForwardSplit(const GPUContext& ctx, const gla_sm90::FwdArgs& a, i
 // docs/benchmarks.md).
 template <typename T>
 bool RunSm90Forward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
-  constexpr bool kBf16 = std::is_same<T, dtype::bfloat16>::value;
-  constexpr bool kFp16 = std::is_same<T, dtype::float16>::value;
-  if constexpr (!kBf16 && !kFp16) {
+  using E = typename Sm90Element<T>::type;
+  if constexpr (std::is_void<E>::value) {
     return false;
   } else {
-    using E = std::conditional_t<kBf16, cutlass::bfloat16_t, cutlass::half_t>;
     const GlaShape& s = d.s;
-    constexpr int64_t kIntMax = 0x7fffffff;
-    if (GlaGpuPath() != GlaGpu::kChunked || s.B > kIntMax || s.H > kIntMax || s.HeadRows() > kIntMax || s.Dv > kIntMax) return false;
     gla_sm90::FwdArgs a;
-    a.B = static_cast<int>(s.B), a.H = static_cast<int>(s.H), a.T = static_cast<int>(s.T);
-    a.Dk = static_cast<int>(std::min<int64_t>(s.Dk, kIntMax)), a.Dv = static_cast<int>(s.Dv);
-    // The rows between two heads: T, or the whole tensor's T for a sequence of a varlen call.
-    const int rows = static_cast<int>(s.HeadRows());
-    gla_sm90::RowStrides(s.head_first, rows, a.H, a.Dk, &a.qk_st, &a.qk_sh, &a.qk_sb);
-    gla_sm90::RowStrides(s.head_first, rows, a.H, a.Dv, &a.v_st, &a.v_sh, &a.v_sb);
-    a.q = d.q, a.k = d.k, a.v = d.v, a.g = d.g, a.h0 = d.h0, a.o = d.o, a.ht = d.final_state;
-    a.scale = scale;
-    if (!gla_sm90::FwdFits(a, static_cast<int>(sizeof(T)))) return false;
+    if (!Sm90ForwardArgs(d, scale, &a) || !gla_sm90::FwdFits(a, static_cast<int>(sizeof(T)))) return false;
     if (!DeviceRunsSm90a(reinterpret_cast<const void*>(gla_sm90::FwdKernelPtr<E, 128, 128, 2>()))) return false;
     const int sms = CachedDeviceAttribute<cudaDevAttrMultiProcessorCount>();
     const int seg_chunks = Sm90ForwardSegChunks(s, a, sms);
@@ -411,29 +434,19 @@ bool RunSm90Forward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
 template <typename T>
 bool RunSm90ForwardVarlen(const GPUContext& ctx, const GlaData<T>& d, const DenseTensor& cu_seqlens, int64_t count,
                           float scale) {
-  constexpr bool kBf16 = std::is_same<T, dtype::bfloat16>::value;
-  constexpr bool kFp16 = std::is_same<T, dtype::float16>::value;
-  if constexpr (!kBf16 && !kFp16) {
+  using E = typename Sm90Element<T>::type;
+  if constexpr (std::is_void<E>::value) {
     return false;
   } else {
-    using E = std::conditional_t<kBf16, cutlass::bfloat16_t, cutlass::half_t>;
     const GlaShape& s = d.s;
-    constexpr int64_t kIntMax = 0x7fffffff;
-    if (GlaGpuPath() != GlaGpu::kChunked || !GlaGpuFwdAuto() || s.B != 1 || s.H > kIntMax || s.T > kIntMax ||
-        s.Dv > kIntMax || count < 1 || count > kIntMax) {
+    gla_sm90::FwdArgs a;
+    if (!GlaGpuFwdAuto() || s.B != 1 || count < 1 || count > 0x7fffffff || !Sm90ForwardArgs(d, scale, &a)) {
       return false;
     }
     if (cu_seqlens.place().GetType() != AllocationType::GPU ||
         cu_seqlens.place().GetDeviceId() != ctx.GetPlace().GetDeviceId()) {
       return false;
     }
-    gla_sm90::FwdArgs a;
-    a.B = 1, a.H = static_cast<int>(s.H), a.T = static_cast<int>(s.T);
-    a.Dk = static_cast<int>(std::min<int64_t>(s.Dk, kIntMax)), a.Dv = static_cast<int>(s.Dv);
-    gla_sm90::RowStrides(s.head_first, a.T, a.H, a.Dk, &a.qk_st, &a.qk_sh, &a.qk_sb);
-    gla_sm90::RowStrides(s.head_first, a.T, a.H, a.Dv, &a.v_st, &a.v_sh, &a.v_sb);
-    a.q = d.q, a.k = d.k, a.v = d.v, a.g = d.g, a.h0 = d.h0, a.o = d.o, a.ht = d.final_state;
-    a.scale = scale;
     const int n = static_cast<int>(count);
     if (!gla_sm90::FwdVarlenFits(a, static_cast<int>(sizeof(T)), n)) return false;
     if (!DeviceRunsSm90a(reinterpret_cast<const void*>(gla_sm90::FwdVarlenKernelPtr<E, 128, 128, 2>()))) {
