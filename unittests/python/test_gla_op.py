@@ -569,6 +569,27 @@ def test_sm90_forward_split(dims, head_first, dtype, set_flag):
 
 @pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (the sm_90a forward and its launch plans)')
 @pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+def test_sm90_forward_split_extreme_gates(dtype, set_flag):
+    """The split (B1 H2 T1100 D128: 18 segments of one chunk on an H100 or H200) with -inf gates on
+    every channel at the first step of a segment (its decay, and so the state carried into the
+    next segment, exactly 0), -1e30 gates inside one, and a channel of -20 gates throughout (the
+    element-wise mode in every chunk): o and final_state within §5's bound of the float64
+    recurrence under both plans."""
+    q, k, v, g, h0 = make_inputs(1, 2, 1100, 128, 128, seed=51)
+    g[:, :, 320, :] = -np.inf
+    g[:, 0, 100:110, 3] = -1e30
+    g[:, 1, :, 5] = -20.0
+    q, k, v, g = rounded(dtype, q, k, v, g)
+    h0 = cast_np(h0, 'float32').astype(np.float64)
+    o_ref, fs_ref = gla_forward_ref(q, k, v, g, 128 ** -0.5, h0)
+    for plan in ('auto', 'plain'):
+        set_flag('PADDLE_OPS_GLA_GPU_FWD', plan)
+        o, fs, _, _ = run_gla(q, k, v, g, h0, dtype, 'gpu')
+        assert_rel_rms(tensor_values(o), o_ref, dtype, f'o ({plan})')
+        assert_rel_rms(tensor_values(fs), fs_ref, dtype, f'final_state ({plan})')
+
+@pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (the sm_90a forward and its launch plans)')
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
 def test_sm90_forward_split_not_taken(dtype, set_flag):
     """A call the split leaves alone is bitwise the same under both plans: B4 H16 D128 (128 CTAs at
     Dv tiles of 64, half an H100's or H200's SMs or more: one launch over T is faster there)."""
