@@ -2,8 +2,9 @@
 // and gradient kernels: the state recurrence over chunks, the intra-chunk scores, the
 // per-chunk output products, and the recurrent form for the calls the chunked kernels do not
 // take; on sm_90a, the fused forward of sm90/chunk_fwd_sm90.cuh for 16-bit inputs (T split into
-// segments for few heads: flag PADDLE_OPS_GLA_GPU_FWD), and (flag PADDLE_OPS_GLA_GPU_BWD=sm90) the
-// backward of sm90/chunk_bwd_sm90.cuh. Temporaries are DenseTensors on the context's allocator.
+// segments for few heads, a varlen call in one launch: flag PADDLE_OPS_GLA_GPU_FWD), and (flag
+// PADDLE_OPS_GLA_GPU_BWD=sm90) the backward of sm90/chunk_bwd_sm90.cuh. Temporaries are
+// DenseTensors on the context's allocator.
 #pragma once
 
 #include <algorithm>
@@ -313,15 +314,16 @@ void LaunchSm90Forward(const GPUContext& ctx, const gla_sm90::FwdArgs& a) {
   PADDLE_ENFORCE_GPU_SUCCESS((gla_sm90::LaunchFwdOnly<E, 128, kBV, 2>(a, ctx.stream())));
 }
 
-// The flag PADDLE_OPS_GLA_GPU_FWD = auto (the default) lets the forward split T (below); plain
-// keeps one CTA per head and Dv tile over the whole of T.
+// The flag PADDLE_OPS_GLA_GPU_FWD = auto (the default) lets the forward split T and run a varlen
+// call in one launch (below); plain keeps one CTA per head and Dv tile over the whole of T, and
+// the sequences of a varlen call one by one (ForEachSequence).
 inline bool GlaGpuFwdAuto() {
   return paddle_ops::flags::GlaGpuFwdPlan() == paddle_ops::flags::GlaGpuFwd::kAuto;
 }
 
 // The sequence split's chunks per segment for a call of `s` (args `a`) on `sms` SMs, or 0 where
 // the call stays one launch over T: the flag is plain; the call is a sequence of a varlen call
-// (those overlap on side streams); or the CTAs at Dv tiles of 64 fill half the SMs or more
+// that the one launch did not take (those overlap on side streams); or the CTAs at Dv tiles of 64 fill half the SMs or more
 // (B4 T2048 H16 D128's 128 CTAs ran 0.0986 ms unsplit against 0.116 split on the H200). Else
 // Dv tiles of 128 and the segments of gla_sm90::FwdSplitSegChunks (the least modelled time: one
 // wave of CTAs on the shapes measured: B2 T16384 H16 D128 4 segments of 64 chunks, 0.352 ms
