@@ -1118,9 +1118,9 @@ cudaError_t LaunchFwd(const FwdArgs& a, cudaStream_t stream) {
 // ---- packed variable-length sequences (cu_seqlens; FwdVarlenKernel above) ----------------------
 // One launch, offsets read on the device. `a`: B = 1, T the packed length, strides of the packed
 // tensors ([1, T, H, D] or [1, H, T, D], RowStrides with T the packed length), h0 / ht [N, H, Dk, Dv];
-// cu_seqlens: N + 1 int32 (offsets64 false) or int64 offsets on the device. Not yet routed by the
-// library (kernels/gla/launch_gpu.cuh still reads the offsets to the host); measured in
-// tools/dev/harness/gla/ (--varlen).
+// cu_seqlens: N + 1 int32 (offsets64 false) or int64 offsets on the device. The library's forward
+// takes it (kernels/gla/launch_gpu.cuh, RunSm90ForwardVarlen); measured in tools/dev/harness/gla/
+// (--varlen).
 template <class E, int DK, int BV, int kStages>
 constexpr auto FwdVarlenKernelPtr() {
   return &GlaFwdSm90Kernel<FwdVarlenKernel<E, DK, BV, kStages>>;
