@@ -11,8 +11,8 @@ import pytest
 
 import paddle_ops as paddle
 from op_test import FLOAT_DTYPES, available_places, cast_np, make_tensor, tensor_values
-from test_gla_op import (assert_rel_rms, cpu_path, gla_grad_ref, gla_ref, gpu_bwd, make_inputs,  # noqa: F401
-                         not_applicable, rel_rms, rounded, set_flag)
+from test_gla_op import (assert_rel_rms, cpu_path, gla_grad_ref, gla_ref, gpu_bwd, gpu_compute_capability,  # noqa: F401
+                         make_inputs, not_applicable, rel_rms, rounded, set_flag)
 
 PLACES = available_places()
 
@@ -195,9 +195,9 @@ def test_sm90_forward_varlen(case, head_first, index_dtype, dtype, set_flag):
     """The forward of a varlen call under both plans of PADDLE_OPS_GLA_GPU_FWD (auto: on sm_90a one
     launch for every sequence, the offsets read on the device; plain: a launch per sequence on side
     streams), within §5's bound of the float64 recurrence per sequence and of each other; under
-    auto an empty sequence's final state is its initial state, bit for bit. Then, under auto, inf,
-    -inf and NaN in every v row of the odd sequences (the rows the partial last chunk of an even
-    sequence loads past its end) leave the even ones bitwise as with those rows finite."""
+    auto on sm_90a an empty sequence's final state is its initial state, bit for bit. Then, under
+    auto, inf, -inf and NaN in every v row of the odd sequences (the rows the partial last chunk of
+    an even sequence loads past its end) leave the even ones bitwise as with those rows finite."""
     lengths, Dv = VARLEN_CASES[case]
     odd = range(1, len(lengths), 2)
     q, k, v, bad, g, h0, offsets = poisoned_varlen(dtype, head_first, lengths, Dv, odd, seed=31)
@@ -218,8 +218,10 @@ def test_sm90_forward_varlen(case, head_first, index_dtype, dtype, set_flag):
         assert_rel_rms(results[plan][1], fs_ref, dtype, f'final_state ({plan})')
     for name, a, b in zip(('o', 'final_state'), results['auto'], results['plain']):
         assert rel_rms(a, b) <= 4e-3, f'{name}: auto vs plain relative RMS {rel_rms(a, b):.3g}'
-    for n in np.flatnonzero(np.diff(offsets) == 0):
-        np.testing.assert_array_equal(results['auto'][1][n], h0[n], err_msg=f'empty sequence {n}')
+    cc = gpu_compute_capability()
+    if cc is not None and cc[0] == 9:  # the one launch (elsewhere the kernels per sequence: within the bound)
+        for n in np.flatnonzero(np.diff(offsets) == 0):
+            np.testing.assert_array_equal(results['auto'][1][n], h0[n], err_msg=f'empty sequence {n}')
     set_flag('PADDLE_OPS_GLA_GPU_FWD', 'auto')
     o_bad, fs_bad = run(bad)
     for n in range(0, len(lengths), 2):
