@@ -109,6 +109,11 @@ inline void ForEachSequence(const CPUContext&, int64_t count, const std::functio
   for (int64_t n = 0; n < count; ++n) step(n);
 }
 
+template <typename T>
+bool ForwardPacked(const CPUContext&, const GlaData<T>&, const DenseTensor&, int64_t, double) {
+  return false;  // the CPU runs each sequence on its own
+}
+
 }  // namespace gla
 }  // namespace phi
 

@@ -1,7 +1,8 @@
 // Host-side launches of the gla GPU kernels (chunk_gpu.cuh), shared by the forward
 // and gradient kernels: the state recurrence over chunks, the intra-chunk scores, the
 // per-chunk output products, and the recurrent form for the calls the chunked kernels do not
-// take; on sm_90a, the fused forward of sm90/chunk_fwd_sm90.cuh for 16-bit inputs, and (flag
+// take; on sm_90a, the fused forward of sm90/chunk_fwd_sm90.cuh for 16-bit inputs (T split into
+// segments for few heads, a varlen call in one launch: flag PADDLE_OPS_GLA_GPU_FWD), and (flag
 // PADDLE_OPS_GLA_GPU_BWD=sm90) the backward of sm90/chunk_bwd_sm90.cuh. Temporaries are
 // DenseTensors on the context's allocator.
 #pragma once
@@ -359,39 +360,159 @@ void LaunchSm90Forward(const GPUContext& ctx, const gla_sm90::FwdArgs& a) {
   PADDLE_ENFORCE_GPU_SUCCESS((gla_sm90::LaunchFwdOnly<E, 128, kBV, 2>(a, ctx.stream())));
 }
 
+// The flag PADDLE_OPS_GLA_GPU_FWD = auto (the default) lets the forward split T and run a varlen
+// call in one launch (below); plain keeps one CTA per head and Dv tile over the whole of T, and
+// the sequences of a varlen call one by one (ForEachSequence).
+inline bool GlaGpuFwdAuto() {
+  return paddle_ops::flags::GlaGpuFwdPlan() == paddle_ops::flags::GlaGpuFwd::kAuto;
+}
+
+// The sequence split's chunks per segment for a call of `s` (args `a`) on `sms` SMs, or 0 where
+// the call stays one launch over T: the flag is plain; the call is a sequence of a varlen call
+// that the one launch did not take (those overlap on side streams); or the CTAs at Dv tiles of 64 fill half the SMs or more
+// (B4 T2048 H16 D128's 128 CTAs ran 0.0986 ms unsplit against 0.116 split on the H200). Else
+// Dv tiles of 128 and the segments of gla_sm90::FwdSplitSegChunks (the least modelled time: one
+// wave of CTAs on the shapes measured: B2 T16384 H16 D128 4 segments of 64 chunks, 0.352 ms
+// against 0.700 unsplit; B1 T32768 H8 D128 16 of 32, 0.192 against 1.416; docs/benchmarks.md),
+// if that is at least 2 segments. Not below kSplitMinChunks chunks of T: the split's three
+// launches cost a few microseconds each, about what a CTA takes for 2 or 3 chunks (~2.8 us a chunk
+// on the H200), so a short T gains little or loses; the floor is a guess, not measured.
+constexpr int64_t kSplitMinChunks = 8;
+inline int Sm90ForwardSegChunks(const GlaShape& s, const gla_sm90::FwdArgs& a, int sms) {
+  if (!GlaGpuFwdAuto() || s.head_rows > 0 || (s.T + kChunk - 1) / kChunk < kSplitMinChunks) return 0;
+  const int64_t narrow_ctas = s.heads() * ((s.Dv + 63) / 64);
+  if (2 * narrow_ctas >= sms) return 0;
+  const int seg_chunks = gla_sm90::FwdSplitSegChunks(a, 128, sms);
+  return gla_sm90::FwdSplitSegments(a, seg_chunks) >= 2 ? seg_chunks : 0;
+}
+
+// The split forward at Dv tiles of 128 (gla_sm90::LaunchFwdSplitOnly: a state-only pass over
+// every segment but the last, the in-order float32 combine of their states from h0, the outputs
+// of every segment from its start state, ht from the last), its work space (the segments' states
+// and decays, FwdSplitWorkspaceBytes) from the context's allocator, freed when this returns, as
+// ChunkedForward's temporaries.
+template <typename E>
+void LaunchSm90ForwardSplit(const GPUContext& ctx, const gla_sm90::FwdArgs& a, int seg_chunks) {
+  constexpr int kBytes = gla_sm90::FwdSmemBytes<E, 128, 128, 2>();
+  AllowSmem(gla_sm90::FwdSegKernelPtr<E, 128, 128, 2, 1>(), kBytes);
+  AllowSmem(gla_sm90::FwdSegKernelPtr<E, 128, 128, 2, 2>(), kBytes);
+  const size_t bytes = gla_sm90::FwdSplitWorkspaceBytes(a, seg_chunks);
+  DenseTensor work;
+  float* ws = TempFloat(ctx, &work, static_cast<int64_t>(bytes / sizeof(float)));
+  PADDLE_ENFORCE_GPU_SUCCESS((gla_sm90::LaunchFwdSplitOnly<E, 128, 128, 2>(a, seg_chunks, ws, ctx.stream())));
+}
+
+// cutlass's element type of T for the sm_90a forward: void for the types it does not take.
+template <typename T>
+struct Sm90Element {
+  using type = void;
+};
+template <>
+struct Sm90Element<dtype::bfloat16> {
+  using type = cutlass::bfloat16_t;
+};
+template <>
+struct Sm90Element<dtype::float16> {
+  using type = cutlass::half_t;
+};
+
+// The sm_90a forward's arguments for the call of `d` (the whole call, or a sequence of a varlen
+// call: its rows between two heads, HeadRows, are the whole tensor's T); false where the path is
+// not chunked or a dim passes the kernel's int.
+template <typename T>
+bool Sm90ForwardArgs(const GlaData<T>& d, float scale, gla_sm90::FwdArgs* a) {
+  const GlaShape& s = d.s;
+  constexpr int64_t kIntMax = 0x7fffffff;
+  if (GlaGpuPath() != GlaGpu::kChunked || s.B > kIntMax || s.H > kIntMax || s.HeadRows() > kIntMax ||
+      s.Dv > kIntMax) {
+    return false;
+  }
+  if (SmemLimit() < DeviceSmemPerBlockOptin()) return false;  // PADDLE_OPS_GLA_GPU_SMEM_LIMIT: sm_90 only
+  a->B = static_cast<int>(s.B), a->H = static_cast<int>(s.H), a->T = static_cast<int>(s.T);
+  a->Dk = static_cast<int>(std::min<int64_t>(s.Dk, kIntMax)), a->Dv = static_cast<int>(s.Dv);
+  const int rows = static_cast<int>(s.HeadRows());
+  gla_sm90::RowStrides(s.head_first, rows, a->H, a->Dk, &a->qk_st, &a->qk_sh, &a->qk_sb);
+  gla_sm90::RowStrides(s.head_first, rows, a->H, a->Dv, &a->v_st, &a->v_sh, &a->v_sb);
+  a->q = d.q, a->k = d.k, a->v = d.v, a->g = d.g, a->h0 = d.h0, a->o = d.o, a->ht = d.final_state;
+  a->scale = scale;
+  return true;
+}
+
 // The forward of 16-bit inputs on sm_90a with the default path (PADDLE_OPS_GLA_GPU=chunked):
 // one fused kernel per head and Dv tile with the state on chip. Returns false where it does not
 // take the call (another dtype or device, Dk > 128, rows not 16-byte aligned, more than 65535
-// heads): the chunked kernels of chunk_gpu.cuh take it then. Dv tiles of 128 where that makes a
-// CTA for every SM, else of 64 (twice the CTAs; harness figures in docs/benchmarks.md).
+// heads): the chunked kernels of chunk_gpu.cuh take it then. Where the CTAs would leave most SMs
+// idle, T split into segments (Sm90ForwardSegChunks, LaunchSm90ForwardSplit); else Dv tiles of 128
+// where that makes a CTA for every SM, else of 64 (twice the CTAs; harness figures in
+// docs/benchmarks.md).
 template <typename T>
 bool RunSm90Forward(const GPUContext& ctx, const GlaData<T>& d, float scale) {
-  constexpr bool kBf16 = std::is_same<T, dtype::bfloat16>::value;
-  constexpr bool kFp16 = std::is_same<T, dtype::float16>::value;
-  if constexpr (!kBf16 && !kFp16) {
+  using E = typename Sm90Element<T>::type;
+  if constexpr (std::is_void<E>::value) {
     return false;
   } else {
-    using E = std::conditional_t<kBf16, cutlass::bfloat16_t, cutlass::half_t>;
     const GlaShape& s = d.s;
-    constexpr int64_t kIntMax = 0x7fffffff;
-    if (GlaGpuPath() != GlaGpu::kChunked || s.B > kIntMax || s.H > kIntMax || s.HeadRows() > kIntMax || s.Dv > kIntMax) return false;
-    if (SmemLimit() < DeviceSmemPerBlockOptin()) return false;  // PADDLE_OPS_GLA_GPU_SMEM_LIMIT: sm_90 only
     gla_sm90::FwdArgs a;
-    a.B = static_cast<int>(s.B), a.H = static_cast<int>(s.H), a.T = static_cast<int>(s.T);
-    a.Dk = static_cast<int>(std::min<int64_t>(s.Dk, kIntMax)), a.Dv = static_cast<int>(s.Dv);
-    // The rows between two heads: T, or the whole tensor's T for a sequence of a varlen call.
-    const int rows = static_cast<int>(s.HeadRows());
-    gla_sm90::RowStrides(s.head_first, rows, a.H, a.Dk, &a.qk_st, &a.qk_sh, &a.qk_sb);
-    gla_sm90::RowStrides(s.head_first, rows, a.H, a.Dv, &a.v_st, &a.v_sh, &a.v_sb);
-    a.q = d.q, a.k = d.k, a.v = d.v, a.g = d.g, a.h0 = d.h0, a.o = d.o, a.ht = d.final_state;
-    a.scale = scale;
-    if (!gla_sm90::FwdFits(a, static_cast<int>(sizeof(T)))) return false;
+    if (!Sm90ForwardArgs(d, scale, &a) || !gla_sm90::FwdFits(a, static_cast<int>(sizeof(T)))) return false;
     if (!DeviceRunsSm90a(reinterpret_cast<const void*>(gla_sm90::FwdKernelPtr<E, 128, 128, 2>()))) return false;
+    const int sms = CachedDeviceAttribute<cudaDevAttrMultiProcessorCount>();
+    const int seg_chunks = Sm90ForwardSegChunks(s, a, sms);
     const int64_t wide_ctas = s.heads() * ((s.Dv + 127) / 128);
-    if (wide_ctas >= CachedDeviceAttribute<cudaDevAttrMultiProcessorCount>()) {
+    if (seg_chunks > 0) {
+      LaunchSm90ForwardSplit<E>(ctx, a, seg_chunks);
+    } else if (wide_ctas >= sms) {
       LaunchSm90Forward<E, 128>(ctx, a);
     } else {
       LaunchSm90Forward<E, 64>(ctx, a);
+    }
+    return true;
+  }
+}
+
+// The forward of a whole varlen call of 16-bit inputs on sm_90a in one launch (flag
+// PADDLE_OPS_GLA_GPU_FWD=auto; gla_sm90::LaunchFwdVarlenOnly): a CTA per (Dv tile, sequence slot x
+// H + head) reads its sequence's offsets from cu_seqlens on the device, walks that sequence's
+// chunks from h0[n] and writes ht[n]; slots by descending length (order 1: the longest start
+// first, the short ones fill the tail). Dv tiles of 128 where that makes a CTA for every SM, else
+// of 64. In place of a launch per sequence on side streams (ForEachSequence), which the harness
+// timed slower on bench_gla's varlen case (8 sequences 512..4608, H16 D128: 0.236 ms against
+// 0.253) and far slower on many short sequences (64 of 30..1024: 0.303 against 0.422-0.467;
+// docs/benchmarks.md). Returns false where it does not take the call (another dtype, path, plan
+// or device; cu_seqlens not on this GPU; FwdVarlenFits: N x H > 65535, Dk > 128, rows not
+// 16-byte aligned, T = 0): the sequences run one by one then.
+template <typename T>
+bool RunSm90ForwardVarlen(const GPUContext& ctx, const GlaData<T>& d, const DenseTensor& cu_seqlens, int64_t count,
+                          float scale) {
+  using E = typename Sm90Element<T>::type;
+  if constexpr (std::is_void<E>::value) {
+    return false;
+  } else {
+    const GlaShape& s = d.s;
+    gla_sm90::FwdArgs a;
+    if (!GlaGpuFwdAuto() || s.B != 1 || count < 1 || count > 0x7fffffff || !Sm90ForwardArgs(d, scale, &a)) {
+      return false;
+    }
+    if (cu_seqlens.place().GetType() != AllocationType::GPU ||
+        cu_seqlens.place().GetDeviceId() != ctx.GetPlace().GetDeviceId()) {
+      return false;
+    }
+    const int n = static_cast<int>(count);
+    if (!gla_sm90::FwdVarlenFits(a, static_cast<int>(sizeof(T)), n)) return false;
+    if (!DeviceRunsSm90a(reinterpret_cast<const void*>(gla_sm90::FwdVarlenKernelPtr<E, 128, 128, 2>()))) {
+      return false;
+    }
+    const bool offsets64 = cu_seqlens.dtype() == DataType::INT64;
+    const void* offsets = cu_seqlens.raw_data();
+    constexpr int kOrder = 1;  // longest first (order 0 past kVarlenRankMax sequences, in the kernel)
+    const int64_t wide_ctas = count * s.H * ((s.Dv + 127) / 128);
+    if (wide_ctas >= CachedDeviceAttribute<cudaDevAttrMultiProcessorCount>()) {
+      AllowSmem(gla_sm90::FwdVarlenKernelPtr<E, 128, 128, 2>(), gla_sm90::FwdSmemBytes<E, 128, 128, 2>());
+      PADDLE_ENFORCE_GPU_SUCCESS(
+          (gla_sm90::LaunchFwdVarlenOnly<E, 128, 128, 2>(a, offsets, offsets64, n, kOrder, ctx.stream())));
+    } else {
+      AllowSmem(gla_sm90::FwdVarlenKernelPtr<E, 128, 64, 2>(), gla_sm90::FwdSmemBytes<E, 128, 64, 2>());
+      PADDLE_ENFORCE_GPU_SUCCESS(
+          (gla_sm90::LaunchFwdVarlenOnly<E, 128, 64, 2>(a, offsets, offsets64, n, kOrder, ctx.stream())));
     }
     return true;
   }
@@ -573,6 +694,19 @@ inline void ForEachSequence(const GPUContext& ctx, int64_t count, const std::fun
     const gpu::ScopedStream on(device, reinterpret_cast<uintptr_t>(side[n % used]));
     step(n);
   }
+}
+
+// A varlen forward in one launch where the sm_90a forward takes it (RunSm90ForwardVarlen; the
+// offsets are read and checked already); false: the sequences run one by one (ForEachSequence).
+template <typename T>
+bool ForwardPacked(const GPUContext& ctx, const GlaData<T>& d, const DenseTensor& cu_seqlens, int64_t count,
+                   double scale) {
+#ifdef PADDLE_OPS_GLA_SM90
+  return funcs::gla::RunSm90ForwardVarlen<T>(ctx, d, cu_seqlens, count, static_cast<float>(scale));
+#else
+  (void)ctx, (void)d, (void)cu_seqlens, (void)count, (void)scale;
+  return false;
+#endif
 }
 
 // T = 1 (a decode step) takes GlaDecodeKernel. On sm_90a, 16-bit inputs take the fused kernel of

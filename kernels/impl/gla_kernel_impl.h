@@ -5,7 +5,8 @@
 //
 // Two call forms are reduced to the plain one here, for both devices:
 // - varlen (cu_seqlens): one call of the device step per sequence, on the rows of that sequence
-//   (GlaSequence) and its states (on the GPU several sequences at once, on side streams); the
+//   (GlaSequence) and its states (on the GPU several sequences at once, on side streams), except
+//   a forward the device runs whole (ForwardPacked: the sm_90a forward's one launch); the
 //   offsets are read on the host (a copy and a wait on the GPU) and checked first;
 // - a float32 gk beside 16-bit q, k, v (as fla takes it): q, k, v (and o_grad) are widened to
 //   float32, the float32 kernels run, and o, q_grad, k_grad, v_grad round once into the 16-bit
@@ -50,6 +51,16 @@ void Convert(const GPUContext& ctx, const From* src, To* dst, int64_t n);
 void ForEachSequence(const CPUContext& ctx, int64_t count, const std::function<void(int64_t)>& step);
 void ForEachSequence(const GPUContext& ctx, int64_t count, const std::function<void(int64_t)>& step);
 
+// The forward of a whole varlen call in one launch, where the device has a kernel for that (the
+// GPU's sm_90a forward of 16-bit inputs, kernels/gla/launch_gpu.cuh; never on the CPU): true if
+// it ran. `count`: the number of sequences (their offsets already read and checked).
+template <typename T>
+bool ForwardPacked(const CPUContext& ctx, const GlaData<T>& d, const DenseTensor& cu_seqlens, int64_t count,
+                   double scale);
+template <typename T>
+bool ForwardPacked(const GPUContext& ctx, const GlaData<T>& d, const DenseTensor& cu_seqlens, int64_t count,
+                   double scale);
+
 // The offsets of a cu_seqlens tensor (int32 or int64, on the host or the context's device) on the
 // host: a copy and a wait on the GPU.
 std::vector<int64_t> ReadOffsets(const CPUContext& ctx, const DenseTensor& cu_seqlens);
@@ -73,11 +84,12 @@ inline void CheckOffsets(const std::vector<int64_t>& off, int64_t T, const char*
                                          op, T, off.back()));
 }
 
-// Runs run(nullptr) on the whole call, or run(&at) on each sequence of a varlen call (its offsets
-// read and checked first); nothing on a call without heads.
-template <typename Context, typename Run>
+// Runs run(nullptr) on the whole call, or, for a varlen call, its offsets read and checked
+// first, packed(count) (true: it ran the whole call at once) or else run(&at) on each sequence;
+// nothing on a call without heads.
+template <typename Context, typename Run, typename Packed>
 void EachSequence(const Context& ctx, const GlaShape& s, const paddle::optional<DenseTensor>& cu_seqlens,
-                  const char* op, Run run) {
+                  const char* op, Run run, Packed packed) {
   if (s.heads() == 0) return;
   if (!cu_seqlens) {
     run(nullptr);
@@ -85,6 +97,7 @@ void EachSequence(const Context& ctx, const GlaShape& s, const paddle::optional<
   }
   const std::vector<int64_t> off = ReadOffsets(ctx, *cu_seqlens);
   CheckOffsets(off, s.T, op);
+  if (packed(static_cast<int64_t>(off.size()) - 1)) return;
   ForEachSequence(ctx, static_cast<int64_t>(off.size()) - 1, [&](int64_t n) {
     const GlaSequenceAt at(s, off[n], off[n + 1] - off[n], n);
     run(&at);
@@ -128,9 +141,10 @@ void GlaKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTensor& 
   }
   const GlaData<T> d = MakeGlaData<T>(dev_ctx, q, k, v, gk, initial_state, output_final_state, head_first, o,
                                       final_state);
-  gla::EachSequence(dev_ctx, d.s, cu_seqlens, "gla", [&](const GlaSequenceAt* at) {
-    gla::Forward(dev_ctx, at ? GlaSequence(d, *at) : d, scale);
-  });
+  gla::EachSequence(
+      dev_ctx, d.s, cu_seqlens, "gla",
+      [&](const GlaSequenceAt* at) { gla::Forward(dev_ctx, at ? GlaSequence(d, *at) : d, scale); },
+      [&](int64_t count) { return gla::ForwardPacked(dev_ctx, d, *cu_seqlens, count, scale); });
 }
 
 template <typename T, typename Context>
@@ -157,9 +171,10 @@ void GlaGradKernel(const Context& dev_ctx, const DenseTensor& q, const DenseTens
   }
   const GlaGradData<T> d = MakeGlaGradData<T>(dev_ctx, q, k, v, gk, initial_state, o_grad, final_state_grad,
                                               head_first, q_grad, k_grad, v_grad, gk_grad, initial_state_grad);
-  gla::EachSequence(dev_ctx, d.s, cu_seqlens, "gla_grad", [&](const GlaSequenceAt* at) {
-    gla::Backward(dev_ctx, at ? GlaGradSequence(d, *at) : d, scale);
-  });
+  gla::EachSequence(
+      dev_ctx, d.s, cu_seqlens, "gla_grad",
+      [&](const GlaSequenceAt* at) { gla::Backward(dev_ctx, at ? GlaGradSequence(d, *at) : d, scale); },
+      [](int64_t) { return false; });  // the backward runs per sequence
 }
 
 }  // namespace phi

@@ -31,8 +31,10 @@ constexpr int64_t kCpuCacheDefaultMB = 2048;
 #endif
 
 // Rows of FlagTable(), in its order.
-enum Row { kGpuScanRow, kGlaGpuRow, kGlaGpuBwdRow, kGlaCpuRow, kCpuCacheRow, kCpuIsaRow, kTorchOutputsRow, kQuietRow, kGlaGpuSmemRow,
-          kNumRows };
+enum Row {
+  kGpuScanRow, kGlaGpuRow, kGlaGpuBwdRow, kGlaGpuFwdRow, kGlaCpuRow, kCpuCacheRow, kCpuIsaRow,
+  kTorchOutputsRow, kQuietRow, kGlaGpuSmemRow, kNumRows
+};
 
 const char kSourceEnv[] = "the environment";
 
@@ -99,6 +101,11 @@ const std::vector<FlagInfo>& FlagTable() {
        "GPU backward of gla under PADDLE_OPS_GLA_GPU=chunked: chunked (the chunked kernels), or "
        "sm90 (the sm_90a backward for 16-bit q, k, v, gk where the call fits it, the chunked "
        "kernels elsewhere; the default)"},
+      {"PADDLE_OPS_GLA_GPU_FWD", FlagKind::kChoice, {"auto", "plain"}, 0, 0, false,
+       "launch plan of the sm_90a gla forward: auto (T split into segments, a state-only pass, an "
+       "in-order combine and the outputs per segment, where one CTA per head and Dv tile would "
+       "leave most SMs idle, and a varlen call in one launch; the default), or plain (one CTA per "
+       "head and Dv tile over T, the sequences of a varlen call one by one on side streams)"},
       {"PADDLE_OPS_GLA_CPU", FlagKind::kChoice, {"auto", "chunked", "recurrent"}, 0, 0, false,
        "CPU path of gla: auto (chunked for T >= 32 and Dk >= 128, else recurrent), or force "
        "chunked or recurrent (float64 always runs recurrent)"},
@@ -229,6 +236,7 @@ GlaGpu GlaGpuPath() {
   return static_cast<GlaGpu>(Load(kGlaGpuRow));
 }
 GlaGpuBwd GlaGpuBwdPath() { return static_cast<GlaGpuBwd>(Load(kGlaGpuBwdRow)); }
+GlaGpuFwd GlaGpuFwdPlan() { return static_cast<GlaGpuFwd>(Load(kGlaGpuFwdRow)); }
 GlaCpu GlaCpuPath() { return static_cast<GlaCpu>(Load(kGlaCpuRow)); }
 const char* CpuIsaLimit() { return FlagTable()[kCpuIsaRow].choices.at(static_cast<size_t>(Load(kCpuIsaRow))); }
 int64_t CpuCacheMB() { return Load(kCpuCacheRow); }

@@ -27,6 +27,11 @@ enum class GlaGpu { kRecurrent = 0, kChunked = 1 };
 // kernels' (kChunked), or, for the 16-bit inputs it takes on sm_90a, the backward of
 // kernels/gla/sm90/chunk_bwd_sm90.cuh (kSm90).
 enum class GlaGpuBwd { kChunked = 0, kSm90 = 1 };
+// PADDLE_OPS_GLA_GPU_FWD: the launch plan of the sm_90a forward (kernels/gla/launch_gpu.cuh,
+// RunSm90Forward): kAuto splits T into segments where the CTAs of one launch over the whole of T
+// would leave most SMs idle, and runs a varlen call in one launch; kPlain runs one launch over T,
+// per sequence of a varlen call (on side streams), as before both (for comparing them).
+enum class GlaGpuFwd { kAuto = 0, kPlain = 1 };
 // PADDLE_OPS_GLA_CPU: the CPU path of gla (kAuto: chosen by the sizes of the call).
 enum class GlaCpu { kAuto, kChunked, kRecurrent };
 // PADDLE_OPS_TORCH_OUTPUTS: who allocates the outputs of the torch integration's C++ kernels
@@ -36,6 +41,7 @@ enum class TorchOutputs { kAuto, kTorch, kOurs };
 GpuScan GpuScanBackend();
 GlaGpu GlaGpuPath();
 GlaGpuBwd GlaGpuBwdPath();
+GlaGpuFwd GlaGpuFwdPlan();
 GlaCpu GlaCpuPath();
 // PADDLE_OPS_CPU_ISA: the best Highway target the run-time dispatched CPU kernels may use, by
 // name ("auto": whatever the CPU has; kernels/funcs/simd/cpu_isa.cc reads the names).

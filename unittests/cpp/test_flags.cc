@@ -68,6 +68,8 @@ TEST(FlagTableTest, EveryFlagIsNamedDocumentedAndHasAValidDefault) {
   // The sm_90a backward is the default since the H200 ran the GPU suite on it (issue 30).
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GLA_GPU_BWD"), Row("PADDLE_OPS_GLA_GPU_BWD").default_value),
             "sm90");
+  EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GLA_GPU_FWD"), Row("PADDLE_OPS_GLA_GPU_FWD").default_value),
+            "auto");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_GLA_CPU"), Row("PADDLE_OPS_GLA_CPU").default_value), "auto");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_CPU_ISA"), Row("PADDLE_OPS_CPU_ISA").default_value), "auto");
   EXPECT_EQ(fl::FormatFlagValue(Row("PADDLE_OPS_TORCH_OUTPUTS"), Row("PADDLE_OPS_TORCH_OUTPUTS").default_value),
@@ -146,11 +148,16 @@ TEST_F(FlagsTest, SetFlagChangesTheAccessorAndGetFlags) {
   EXPECT_EQ(fl::GlaGpuPath(), fl::GlaGpu::kRecurrent);
   fl::SetFlag("PADDLE_OPS_GLA_GPU_BWD", "chunked");
   EXPECT_EQ(fl::GlaGpuBwdPath(), fl::GlaGpuBwd::kChunked);
+  fl::SetFlag("PADDLE_OPS_GLA_GPU_FWD", "plain");
+  EXPECT_EQ(fl::GlaGpuFwdPlan(), fl::GlaGpuFwd::kPlain);
   const auto all = fl::GetFlags();
   ASSERT_EQ(all.size(), fl::FlagTable().size());
   EXPECT_EQ(all[1], std::make_pair(std::string("PADDLE_OPS_GLA_GPU"), std::string("recurrent")));
   EXPECT_EQ(all[2], std::make_pair(std::string("PADDLE_OPS_GLA_GPU_BWD"), std::string("chunked")));
-  EXPECT_EQ(all[3], std::make_pair(std::string("PADDLE_OPS_GLA_CPU"), std::string("recurrent")));
+  EXPECT_EQ(all[3], std::make_pair(std::string("PADDLE_OPS_GLA_GPU_FWD"), std::string("plain")));
+  EXPECT_EQ(all[4], std::make_pair(std::string("PADDLE_OPS_GLA_CPU"), std::string("recurrent")));
+  fl::SetFlag("PADDLE_OPS_GLA_GPU_FWD", "auto");
+  EXPECT_EQ(fl::GlaGpuFwdPlan(), fl::GlaGpuFwd::kAuto);
   fl::SetFlag("PADDLE_OPS_GLA_GPU_BWD", "sm90");
   EXPECT_EQ(fl::GlaGpuBwdPath(), fl::GlaGpuBwd::kSm90);
   fl::SetFlag("PADDLE_OPS_GLA_GPU", "chunked");

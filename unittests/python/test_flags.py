@@ -15,6 +15,7 @@ FLAGS = {
     # chunked_v1 named the first generation of the chunked GPU kernels, since removed.
     'PADDLE_OPS_GLA_GPU': ('chunked', 'recurrent', ['chunked_v1', 'v1', 'CHUNKED', '1', '2']),
     'PADDLE_OPS_GLA_GPU_BWD': ('sm90', 'chunked', ['SM90', 'sm90a', '1', 'recurrent']),
+    'PADDLE_OPS_GLA_GPU_FWD': ('auto', 'plain', ['split', 'Plain', 'off', '0']),
     'PADDLE_OPS_GLA_CPU': ('auto', 'recurrent', ['fast', 'chunked ', '1']),
     'PADDLE_OPS_CPU_CACHE_MB': (2048, None, ['-1', 'abc', '1.5', '+3', '12MB', '9999999999999999999',
                                              '18446744073709551616', str(2 ** 30 + 1)]),
@@ -118,14 +119,16 @@ def test_cache_limit_is_read_at_start_only():
 
 def test_environment_sets_flags_at_import():
     r = import_with_env('import paddle_ops as p; print(p.get_flags())', PADDLE_OPS_GPU_SCAN='thrust',
-                        PADDLE_OPS_GLA_GPU='recurrent', PADDLE_OPS_GLA_GPU_BWD='chunked', PADDLE_OPS_GLA_CPU='chunked',
+                        PADDLE_OPS_GLA_GPU='recurrent', PADDLE_OPS_GLA_GPU_BWD='chunked',
+                        PADDLE_OPS_GLA_GPU_FWD='plain', PADDLE_OPS_GLA_CPU='chunked',
                         PADDLE_OPS_CPU_CACHE_MB='7',
                         PADDLE_OPS_CPU_ISA='avx2', PADDLE_OPS_TORCH_OUTPUTS='torch', PADDLE_OPS_QUIET='1',
                         PADDLE_OPS_SKIP_HUGE='1',
                         PADDLE_OPS_EXTENSION_DIR='/tmp', PADDLE_OPS_REQUIRE_PADDLE='1')
     assert r.returncode == 0, r.stderr
     assert eval(r.stdout) == {'PADDLE_OPS_GPU_SCAN': 'thrust', 'PADDLE_OPS_GLA_GPU': 'recurrent',  # noqa: S307
-                              'PADDLE_OPS_GLA_GPU_BWD': 'chunked', 'PADDLE_OPS_GLA_CPU': 'chunked',
+                              'PADDLE_OPS_GLA_GPU_BWD': 'chunked', 'PADDLE_OPS_GLA_GPU_FWD': 'plain',
+                              'PADDLE_OPS_GLA_CPU': 'chunked',
                               'PADDLE_OPS_CPU_CACHE_MB': 7,
                               'PADDLE_OPS_CPU_ISA': 'avx2', 'PADDLE_OPS_TORCH_OUTPUTS': 'torch',
                               'PADDLE_OPS_QUIET': '1', 'PADDLE_OPS_GLA_GPU_SMEM_LIMIT': 0}

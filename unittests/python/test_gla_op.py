@@ -538,6 +538,110 @@ def test_sm90_backward_flag(dtype, place, set_flag):
                                'without sm_90a code?)' % cc)
 
 
+def gla_forward_ref(q, k, v, g, scale, h0=None, head_first=True):
+    """(o, final_state) of the recurrence in float64, as gla_ref without keeping every state
+    (for long T)."""
+    q, k, v, g = (to_head_first(np.asarray(x, np.float64), head_first) for x in (q, k, v, g))
+    B, H, T, Dk = q.shape
+    Dv = v.shape[-1]
+    h = np.zeros((B, H, Dk, Dv)) if h0 is None else np.asarray(h0, np.float64).copy()
+    o = np.zeros((B, H, T, Dv))
+    for t in range(T):
+        h = h * np.exp(g[:, :, t])[..., None] + k[:, :, t, :, None] * v[:, :, t, None, :]
+        o[:, :, t] = np.einsum('bhi,bhij->bhj', q[:, :, t] * scale, h)
+    return to_head_first(o, head_first), h
+
+
+# (B, H, T, Dk, Dv, with initial and final state): few heads, which the sm_90a forward splits into
+# segments of whole chunks under PADDLE_OPS_GLA_GPU_FWD=auto (B*H*ceil(Dv/64) CTAs below half the
+# SMs, T of 8 chunks or more; on 132 SMs: 65 segments of one chunk, the last of 4 steps; 11
+# segments of 3 chunks, the last of 2 chunks and 52 steps; 16 segments of one chunk with Dk != Dv
+# and Dv off the tile of 128; 10 segments of one chunk, Dv = 136).
+SPLIT_DIMS = [
+    (1, 2, 4100, 128, 128, True),
+    (1, 8, 2100, 128, 128, True),
+    (2, 1, 1000, 64, 192, False),
+    (1, 3, 600, 128, 136, True),
+]
+
+
+@pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (the sm_90a forward and its launch plans)')
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+@pytest.mark.parametrize('head_first', [True, False], ids=['hf', 'bthd'])
+@pytest.mark.parametrize('dims', SPLIT_DIMS, ids=lambda d: 'B%dH%dT%dDk%dDv%d_%s' % (d[:5] + (
+    'states' if d[5] else 'nostates',)))
+def test_sm90_forward_split(dims, head_first, dtype, set_flag):
+    """PADDLE_OPS_GLA_GPU_FWD: o and final_state within §5's bound of the float64 recurrence under
+    both launch plans of the sm_90a forward (auto: T split into segments on these shapes; plain:
+    one CTA per head and Dv tile over T), and within the bound of each other. On a device of
+    compute capability 9.x the two final states differ (so the split ran: a build without sm_90a
+    code would give the chunked kernels' bits under both); elsewhere both plans are the chunked
+    kernels', bit for bit."""
+    B, H, T, Dk, Dv, states = dims
+    q, k, v, g, h0 = make_inputs(B, H, T, Dk, Dv, head_first, seed=T + Dv, with_h0=states)
+    q, k, v, g = rounded(dtype, q, k, v, g)
+    h0 = None if h0 is None else cast_np(h0, 'float32').astype(np.float64)
+    o_ref, fs_ref = gla_forward_ref(q, k, v, g, Dk ** -0.5, h0, head_first)
+    results = {}
+    for plan in ('auto', 'plain'):
+        set_flag('PADDLE_OPS_GLA_GPU_FWD', plan)
+        o, fs, _, _ = run_gla(q, k, v, g, h0, dtype, 'gpu', head_first=head_first, output_final_state=states)
+        assert_rel_rms(tensor_values(o), o_ref, dtype, f'o ({plan})')
+        results[plan] = [tensor_values(o)]
+        if states:
+            assert_rel_rms(tensor_values(fs), fs_ref, dtype, f'final_state ({plan})')
+            results[plan].append(tensor_values(fs))
+        else:
+            assert fs is None
+    for name, a, b in zip(GRAD_NAMES[:2], results['auto'], results['plain']):
+        err = rel_rms(a, b)
+        assert err <= REL_RMS[dtype], f'{name}: auto vs plain relative RMS {err:.3g}'
+    cc = gpu_compute_capability()
+    if cc is not None and cc[0] != 9:
+        for name, a, b in zip(GRAD_NAMES[:2], results['auto'], results['plain']):
+            np.testing.assert_array_equal(a, b, err_msg=name)
+    elif cc is not None and states:
+        assert not np.array_equal(results['auto'][1], results['plain'][1]), (
+            'PADDLE_OPS_GLA_GPU_FWD=auto gave the final state of plain on a cc %d.%d device: the split did not '
+            'run (a build without sm_90a code?)' % cc)
+
+
+@pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (the sm_90a forward and its launch plans)')
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+def test_sm90_forward_split_extreme_gates(dtype, set_flag):
+    """The split (B1 H2 T1100 D128: 18 segments of one chunk on an H100 or H200) with -inf gates on
+    every channel at the first step of a segment (its decay, and so the state carried into the
+    next segment, exactly 0), -1e30 gates inside one, and a channel of -20 gates throughout (the
+    element-wise mode in every chunk): o and final_state within §5's bound of the float64
+    recurrence under both plans."""
+    q, k, v, g, h0 = make_inputs(1, 2, 1100, 128, 128, seed=51)
+    g[:, :, 320, :] = -np.inf
+    g[:, 0, 100:110, 3] = -1e30
+    g[:, 1, :, 5] = -20.0
+    q, k, v, g = rounded(dtype, q, k, v, g)
+    h0 = cast_np(h0, 'float32').astype(np.float64)
+    o_ref, fs_ref = gla_forward_ref(q, k, v, g, 128 ** -0.5, h0)
+    for plan in ('auto', 'plain'):
+        set_flag('PADDLE_OPS_GLA_GPU_FWD', plan)
+        o, fs, _, _ = run_gla(q, k, v, g, h0, dtype, 'gpu')
+        assert_rel_rms(tensor_values(o), o_ref, dtype, f'o ({plan})')
+        assert_rel_rms(tensor_values(fs), fs_ref, dtype, f'final_state ({plan})')
+
+@pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (the sm_90a forward and its launch plans)')
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+def test_sm90_forward_split_not_taken(dtype, set_flag):
+    """A call the split leaves alone is bitwise the same under both plans: B4 H16 D128 (128 CTAs at
+    Dv tiles of 64, half an H100's or H200's SMs or more: one launch over T is faster there)."""
+    q, k, v, g, h0 = make_inputs(4, 16, 600, 128, 128, seed=21)
+    results = {}
+    for plan in ('auto', 'plain'):
+        set_flag('PADDLE_OPS_GLA_GPU_FWD', plan)
+        o, fs, _, _ = run_gla(q, k, v, g, h0, dtype, 'gpu')
+        results[plan] = [tensor_values(x) for x in (o, fs)]
+    for name, a, b in zip(GRAD_NAMES[:2], results['auto'], results['plain']):
+        assert np.isfinite(a).all(), name
+        np.testing.assert_array_equal(a, b, err_msg=name)
+
 def grads_both(q, k, v, g, h0, dtype, head_first=True, threads=None):
     """o, final_state and every gradient of sum(o * do) + sum(final_state^2) on the CPU."""
     saved = paddle.get_num_threads()

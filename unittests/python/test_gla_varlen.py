@@ -11,8 +11,8 @@ import pytest
 
 import paddle_ops as paddle
 from op_test import FLOAT_DTYPES, available_places, cast_np, make_tensor, tensor_values
-from test_gla_op import (assert_rel_rms, cpu_path, gla_grad_ref, gla_ref, gpu_bwd, make_inputs,  # noqa: F401
-                         not_applicable, rel_rms, rounded, set_flag)
+from test_gla_op import (assert_rel_rms, cpu_path, gla_grad_ref, gla_ref, gpu_bwd, gpu_compute_capability,  # noqa: F401
+                         make_inputs, not_applicable, rel_rms, rounded, set_flag)
 
 PLACES = available_places()
 
@@ -117,10 +117,15 @@ def test_varlen_without_states_equals_separate_calls(place):
 @pytest.mark.parametrize('dtype', ['float32', 'bfloat16'])
 def test_many_sequences_equal_separate_calls(dtype, place):
     """More sequences than the GPU's side streams (8; the sequences of a varlen call run on them
-    at once), of mixed lengths (chunks in flight on several streams together, a sequence of one
+    at once: the backward's, and the forward's where the sm_90a forward does not take the call in
+    one launch), of mixed lengths (chunks in flight on several streams together, a sequence of one
     step, an empty one): o, the final states and every gradient equal separate calls on each
     sequence, which run the same kernels on their own, one after another (float32's bound; a
-    sequence run before its inputs were written, or read back before it finished, is far off)."""
+    sequence run before its inputs were written, or read back before it finished, is far off).
+    On sm_90a the bfloat16 forward runs the packed call in one launch (PADDLE_OPS_GLA_GPU_FWD=auto)
+    and each separate call in the plain kernel (no sequence here is long enough to be split):
+    the same arithmetic on every row of a sequence, the next sequence's rows in its last chunk
+    neutralized as the zeros past T of a separate call."""
     lengths = [300, 1, 77, 0, 150, 64, 65, 200, 3, 128, 250, 90, 31]
     offsets = np.concatenate([[0], np.cumsum(lengths)])
     T, N, H, D = int(offsets[-1]), len(lengths), 2, 64
@@ -154,6 +159,76 @@ def test_many_sequences_equal_separate_calls(dtype, place):
                                     'initial_state_grad'), parts, alone):
             assert rel_rms(got, want) < 1e-6, (n, name, rel_rms(got, want))
 
+
+def poisoned_varlen(dtype, head_first, lengths, Dv, poisoned, seed):
+    """q, k, v, g (rounded to dtype), h0 [N, H, 128, Dv] and the offsets of a varlen call with
+    sequences of `lengths`, and v with inf, -inf and NaN in every row of the sequences in
+    `poisoned`."""
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    T, N, H = int(offsets[-1]), len(lengths), 2
+    q, k, v, g, _ = make_inputs(1, H, T, 128, Dv, head_first, seed=seed, with_h0=False)
+    q, k, v, g = rounded(dtype, q, k, v, g)
+    h0 = cast_np(np.random.default_rng(seed + 1).standard_normal((N, H, 128, Dv)), 'float32').astype(np.float64)
+    bad = v.copy()
+    specials = np.array([np.inf, -np.inf, np.nan])
+    for n in poisoned:
+        rows = seq_rows(bad, offsets[n], offsets[n + 1], head_first)
+        rows[...] = specials[np.arange(rows.size) % 3].reshape(rows.shape)
+    return q, k, v, bad, g, h0, offsets
+
+
+# (lengths, Dv): lengths around the 64-step chunk (63, 64, 65), a sequence of one step, an empty
+# one, long ones with partial last chunks (H2 D64: 16 CTAs, Dv tiles of 64); 70 sequences of 0 to
+# 160 steps (140 CTAs at Dv tiles of 128, as many as an H100's or H200's SMs or more).
+VARLEN_CASES = {
+    'mixed': ([700, 1, 0, 1099, 64, 65, 63, 300], 64),
+    'many': ([int(n) for n in np.random.default_rng(41).integers(0, 161, 70)], 128),
+}
+
+
+@pytest.mark.skipif('gpu' not in PLACES, reason='needs a GPU (the sm_90a forward of a varlen call)')
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+@pytest.mark.parametrize('head_first', [True, False], ids=['hf', 'bthd'])
+@pytest.mark.parametrize('index_dtype', ['int32', 'int64'])
+@pytest.mark.parametrize('case', list(VARLEN_CASES))
+def test_sm90_forward_varlen(case, head_first, index_dtype, dtype, set_flag):
+    """The forward of a varlen call under both plans of PADDLE_OPS_GLA_GPU_FWD (auto: on sm_90a one
+    launch for every sequence, the offsets read on the device; plain: a launch per sequence on side
+    streams), within §5's bound of the float64 recurrence per sequence and of each other; under
+    auto on sm_90a an empty sequence's final state is its initial state, bit for bit. Then, under
+    auto, inf, -inf and NaN in every v row of the odd sequences (the rows the partial last chunk of
+    an even sequence loads past its end) leave the even ones bitwise as with those rows finite."""
+    lengths, Dv = VARLEN_CASES[case]
+    odd = range(1, len(lengths), 2)
+    q, k, v, bad, g, h0, offsets = poisoned_varlen(dtype, head_first, lengths, Dv, odd, seed=31)
+    o_ref, fs_ref, _, _ = varlen_ref(q, k, v, g, h0, offsets, 128 ** -0.5, head_first)
+    cu = make_tensor(offsets, index_dtype, 'gpu')
+
+    def run(values):
+        ts = [make_tensor(x, dtype, 'gpu') for x in (q, k, values, g)]
+        o, fs = paddle.gla(*ts, initial_state=make_tensor(h0, 'float32', 'gpu'), output_final_state=True,
+                           head_first=head_first, cu_seqlens=cu)
+        return tensor_values(o), tensor_values(fs)
+
+    results = {}
+    for plan in ('auto', 'plain'):
+        set_flag('PADDLE_OPS_GLA_GPU_FWD', plan)
+        results[plan] = run(v)
+        assert_rel_rms(results[plan][0], o_ref, dtype, f'o ({plan})')
+        assert_rel_rms(results[plan][1], fs_ref, dtype, f'final_state ({plan})')
+    for name, a, b in zip(('o', 'final_state'), results['auto'], results['plain']):
+        assert rel_rms(a, b) <= 4e-3, f'{name}: auto vs plain relative RMS {rel_rms(a, b):.3g}'
+    cc = gpu_compute_capability()
+    if cc is not None and cc[0] == 9:  # the one launch (elsewhere the kernels per sequence: within the bound)
+        for n in np.flatnonzero(np.diff(offsets) == 0):
+            np.testing.assert_array_equal(results['auto'][1][n], h0[n], err_msg=f'empty sequence {n}')
+    set_flag('PADDLE_OPS_GLA_GPU_FWD', 'auto')
+    o_bad, fs_bad = run(bad)
+    for n in range(0, len(lengths), 2):
+        bos, eos = offsets[n], offsets[n + 1]
+        got, want = seq_rows(o_bad, bos, eos, head_first), seq_rows(results['auto'][0], bos, eos, head_first)
+        np.testing.assert_array_equal(got, want, err_msg=f'o of sequence {n}')
+        np.testing.assert_array_equal(fs_bad[n], results['auto'][1][n], err_msg=f'final_state of sequence {n}')
 
 @pytest.mark.parametrize('place', PLACES)
 def test_varlen_errors(place):

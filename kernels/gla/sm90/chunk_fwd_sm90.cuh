@@ -34,6 +34,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -86,6 +87,10 @@ struct FwdKernel {
   static_assert(BV == 64 || BV == 128, "BV is 64 or 128");
   using Element = E;
   static constexpr int kDK = DK, kBV = BV, kNumStages = kStages, kQkStages = kStages + 1;
+  // The sequence split (FwdSegKernel below): 0 here, the whole of T per CTA.
+  static constexpr int kSegMode = 0;
+  // Packed sequences (FwdVarlenKernel below): false here, a CTA per (batch, head, Dv tile).
+  static constexpr bool kVarlen = false;
   using TiC = Int<kC>;
   using TiDK = Int<DK>;
   using TiBV = Int<BV>;
@@ -188,6 +193,10 @@ struct FwdKernel {
     uint64_t full_qk[kQkStages], empty_qk[kQkStages];
     uint64_t full_g[kStages], empty_g[kStages];
     uint64_t full_v[kStages], empty_v[kStages];
+    // Packed sequences (in the padding; unused otherwise): the partial last chunk's v load and
+    // its rows inside the sequence (kC: no partial chunk), for the producer.
+    uint64_t tail_v;
+    int tail_rows;
   };
   static constexpr int kSmemBytes = int(sizeof(Smem)) + 1024;
   static_assert(kSmemBytes <= 232448, "sm_90's shared memory per block (227 KB)");
@@ -206,6 +215,115 @@ struct FwdKernel {
     return p;
   }
 };
+
+// The sequence split of T for shapes with few (head, Dv tile) CTAs (LaunchFwdSplit below): the
+// same kernel, a CTA per (Dv tile, head, segment of seg_chunks whole chunks) in blockIdx.z.
+//   kSegMode 2 (pass 1, state only): the segment's state from zero and its total decay per key
+//     channel, exp2 of the float sum of the same per-chunk gate sums (log2 units) that scale the
+//     state in the chunk loop; no q (its TMA load is dropped), no A, no o. Segments 0 .. S - 2.
+//   kSegMode 1 (pass 3, outputs): the forward over the segment, starting from h0 (segment 0) or
+//     from seg_state (segment z > 0: the combined state at its start, slot z - 1); the last
+//     segment writes ht.
+// seg_state [S - 1, B * H, Dk, Dv] and seg_decay [S - 1, B * H, Dk], float32: pass 1 writes a
+// segment's local state and decay in slot z; the combine (FwdSegCombine) turns slot z into the
+// state at the start of segment z + 1, in place.
+template <class E, int DK, int BV, int kStages, int kMode>
+struct FwdSegKernel : FwdKernel<E, DK, BV, kStages> {
+  static_assert(kMode == 1 || kMode == 2, "1: outputs from a stored start state; 2: state only");
+  using Base = FwdKernel<E, DK, BV, kStages>;
+  static constexpr int kSegMode = kMode;
+  // The state-only pass loads k alone into the q/k ring.
+  static constexpr uint32_t kTxQk = uint32_t((kMode == 2 ? 1 : 2) * kC * DK * sizeof(E));
+  struct Params : Base::Params {
+    int seg_chunks;      // chunks per segment (the last one may be shorter)
+    int num_segs;        // S
+    float* seg_state;    // see above
+    float* seg_decay;
+  };
+  static Params MakeParams(const FwdArgs& a, int seg_chunks, int num_segs, float* seg_state, float* seg_decay) {
+    Params p{Base::MakeParams(a), seg_chunks, num_segs, seg_state, seg_decay};
+    return p;
+  }
+};
+
+// Packed variable-length sequences (fla's cu_seqlens, issue 30): q, k, gk, v, o hold N sequences
+// back to back along T (B = 1; [1, T, H, D] or head-first [1, H, T, D]), sequence n the rows
+// cu_seqlens[n] .. cu_seqlens[n + 1] - 1, h0 and ht [N, H, Dk, Dv]. One launch, a CTA per (Dv tile,
+// sequence slot * H + head): each CTA reads its sequence's two offsets (int32 or int64) from device
+// memory, so the host never reads them. The same kernel as FwdKernel (kVarlen): the TMA
+// coordinates shifted by the sequence's first row; the last chunk, when partial, loads the next
+// sequence's rows (or zeros past T), which the consumers neutralize: gates and Kd of rows past the
+// sequence zero (so P_63 is the sum of the sequence's own gates and S takes none of them; A is
+// masked to s <= t), and its o stored from registers for the rows inside the sequence only (a TMA
+// store would write the next sequence's rows). Their v rows (a non-finite one would reach S as
+// 0 * inf) are zeroed in shared memory by the producer warp: that chunk's v load completes on a
+// barrier of its own (tail_v), warp 0 zeroes the rows, fences them for the async proxy and only
+// then arrives on the stage's full_v, so the consumers' code is that of the other chunks (zeroing
+// there put 5 more spill loads a chunk in the main loop at BV 128). An
+// empty sequence writes ht = h0 (or zeros). Offsets are clamped to [0, T] and made non-decreasing
+// per CTA (no access outside the tensors; invalid offsets give unspecified outputs, not faults).
+//   order 0: slot n is sequence n (the CTAs of one sequence, every head and Dv tile, adjacent).
+//   order 1: slot r is the sequence of rank r by descending length (ties by index), computed in
+//     each CTA from the offsets (N <= kVarlenRankMax; above, order 0): CTAs start in block order,
+//     so the longest sequences start first and the short ones fill the tail (greedy longest-first).
+constexpr int kVarlenRankMax = 512;
+template <class E, int DK, int BV, int kStages>
+struct FwdVarlenKernel : FwdKernel<E, DK, BV, kStages> {
+  using Base = FwdKernel<E, DK, BV, kStages>;
+  static constexpr bool kVarlen = true;
+  static_assert(kVarlenRankMax <= Base::kGroups * DK, "the ranks' lengths live in Smem::tot");
+  struct Params : Base::Params {
+    const int32_t* cu32;   // N + 1 offsets, one of the two non-null
+    const int64_t* cu64;
+    int num_seqs;          // N
+    int order;             // 0 or 1 (above)
+    void* o;               // o's base and its row and head strides (the partial chunk's stores)
+    int64_t v_st, v_sh;
+  };
+  // `a`: B = 1, T the packed length, the strides of the packed tensors, h0 / ht [N, H, Dk, Dv].
+  static Params MakeParams(const FwdArgs& a, const void* cu_seqlens, bool offsets64, int num_seqs, int order) {
+    Params p{Base::MakeParams(a),
+             offsets64 ? nullptr : static_cast<const int32_t*>(cu_seqlens),
+             offsets64 ? static_cast<const int64_t*>(cu_seqlens) : nullptr,
+             num_seqs, order, a.o, a.v_st, a.v_sh};
+    return p;
+  }
+};
+
+// Sequence n's first row and length, clamped into [0, T].
+template <class P>
+__device__ __forceinline__ void VarlenSeq(const P& p, int n, int* bos, int* len) {
+  const int64_t lo = p.cu64 != nullptr ? p.cu64[n] : int64_t(p.cu32[n]);
+  const int64_t hi = p.cu64 != nullptr ? p.cu64[n + 1] : int64_t(p.cu32[n + 1]);
+  const int64_t b = lo < 0 ? 0 : lo > p.T ? p.T : lo;
+  const int64_t e = hi < b ? b : hi > p.T ? p.T : hi;
+  *bos = int(b), *len = int(e - b);
+}
+
+// The rank of sequence i among n by descending length, ties by index (order 1's slots).
+CUTE_HOST_DEVICE int VarlenRank(const int* lens, int n, int i) {
+  const int li = lens[i];
+  int rank = 0;
+  for (int j = 0; j < n; ++j) {
+    const int lj = lens[j];
+    rank += (lj > li || (lj == li && j < i)) ? 1 : 0;
+  }
+  return rank;
+}
+
+// A tensor's rows (mode kRowMode) shifted to start at row0 (packed sequences), else the tensor.
+template <bool kShift, int kRowMode, class T>
+CUTE_HOST_DEVICE auto SeqRows(T&& t, int row0) {
+  if constexpr (kShift) {
+    if constexpr (kRowMode == 0) {
+      return domain_offset(make_coord(row0, _0{}), t);
+    } else {
+      return domain_offset(make_coord(_0{}, row0), t);
+    }
+  } else {
+    return t;
+  }
+}
 
 // Two adjacent 16-bit elements <-> float2, as one 32-bit shared-memory access and one packed
 // conversion (round to nearest even, as E(x)). The pairs are always 4-byte aligned: an even
@@ -292,6 +410,25 @@ bool FwdOffsetsHold() {
          AccOffsetsHold<typename K::MmaO, Shape<Int<kC>, Int<K::kBV>>, typename K::LayoutO>();
 }
 
+// The check of the varlen tail's zeroing (host): in v's tile, the 8 elements j .. j + 7 (j a
+// multiple of 8) of every row s are contiguous and 16-byte aligned.
+template <class K>
+bool VarlenZeroPiecesHold() {
+  const typename K::LayoutV l{};
+  for (int st = 0; st < K::kNumStages; ++st) {
+    for (int s = 0; s < kC; ++s) {
+      for (int j = 0; j < K::kBV; j += 8) {
+        const int base = int(l(j, s, st));
+        if (base % 8 != 0) return false;
+        for (int e = 1; e < 8; ++e) {
+          if (int(l(j + e, s, st)) != base + e) return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
 // Named barriers of the two consumer warpgroups (ids 1..7; 0 is __syncthreads'), the plain one
 // and one that also returns whether any thread's `pred` was set.
 __device__ __forceinline__ void ConsumerSync(int id) {
@@ -321,9 +458,42 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   Smem& sm = *reinterpret_cast<Smem*>(smem_raw + pad);
 
   const int vt = blockIdx.x;          // Dv tile
-  const int bh = blockIdx.y;          // head
-  const int b = bh / p.H, h = bh - b * p.H;
-  const int NT = (p.T + kC - 1) / kC;
+  int bh = blockIdx.y;                // head (packed sequences: sequence slot * H + head)
+  int b = bh / p.H, h = bh - b * p.H;
+  // Chunks chunk0 .. chunk0 + NT - 1 of T: all of them, or one segment's (kSegMode != 0).
+  constexpr int kMode = K::kSegMode;
+  constexpr bool kVarlen = K::kVarlen;
+  int NT = (p.T + kC - 1) / kC;
+  int chunk0 = 0;
+  if constexpr (kMode != 0) {
+    chunk0 = int(blockIdx.z) * p.seg_chunks;
+    NT = min(NT - chunk0, p.seg_chunks);
+  }
+  // Packed sequences: the CTA's sequence (slot b, or the sequence of rank b by length), its rows
+  // row0 .. row0 + len - 1 of T (tensor batch 0); chunk m has len - m kC rows inside it (64 or
+  // more: the whole chunk). (row0 is read again at the end, rather than kept through the loop.)
+  int row0 = 0, len = 0;
+  if constexpr (kVarlen) {
+    int n = b;
+    if (p.order == 1 && p.num_seqs <= kVarlenRankMax) {
+      int* lens = reinterpret_cast<int*>(&sm.tot[0][0]);
+      int* pick = reinterpret_cast<int*>(&sm.totc[0][0]);
+      for (int i = threadIdx.x; i < p.num_seqs; i += kThreads) {
+        int bos_i, len_i;
+        VarlenSeq(p, i, &bos_i, &len_i);
+        lens[i] = len_i;
+      }
+      __syncthreads();
+      for (int i = threadIdx.x; i < p.num_seqs; i += kThreads) {
+        if (VarlenRank(lens, p.num_seqs, i) == b) *pick = i;
+      }
+      __syncthreads();
+      n = *pick;
+    }
+    VarlenSeq(p, n, &row0, &len);
+    bh = n * p.H + h, b = 0;
+    NT = (len + kC - 1) / kC;
+  }
   const int warp = threadIdx.x / 32;
 
   E* const s_elems = reinterpret_cast<E*>(sm.s);
@@ -348,6 +518,10 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       cutlass::arch::ClusterTransactionBarrier::init(&sm.full_v[st], 1);
       cutlass::arch::ClusterBarrier::init(&sm.empty_v[st], kConsumers);
     }
+    if constexpr (kVarlen) {
+      cutlass::arch::ClusterTransactionBarrier::init(&sm.tail_v, 1);
+      sm.tail_rows = NT > 0 ? len - (NT - 1) * kC : kC;
+    }
     cutlass::arch::fence_barrier_init();
   }
   __syncthreads();
@@ -362,26 +536,58 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       Tensor mK = p.tma_k.get_tma_tensor(make_shape(p.T, p.Dk, p.H, p.B));
       Tensor mG = p.tma_g.get_tma_tensor(make_shape(p.T, p.Dk, p.H, p.B));
       Tensor mV = p.tma_v.get_tma_tensor(make_shape(p.Dv, p.T, p.H, p.B));
-      Tensor gQ = local_tile(mQ(_, _, h, b), Shape<Int<kC>, Int<DK>>{}, make_coord(_, 0));  // (C, DK, n)
-      Tensor gK = local_tile(mK(_, _, h, b), Shape<Int<kC>, Int<DK>>{}, make_coord(_, 0));
-      Tensor gG = local_tile(mG(_, _, h, b), Shape<Int<kC>, Int<DK>>{}, make_coord(_, 0));
-      Tensor gV = local_tile(mV(_, _, h, b), Shape<Int<BV>, Int<kC>>{}, make_coord(vt, _));  // (BV, C, n)
+      Tensor gQ = local_tile(SeqRows<kVarlen, 0>(mQ(_, _, h, b), row0), Shape<Int<kC>, Int<DK>>{}, make_coord(_, 0));  // (C, DK, n)
+      Tensor gK = local_tile(SeqRows<kVarlen, 0>(mK(_, _, h, b), row0), Shape<Int<kC>, Int<DK>>{}, make_coord(_, 0));
+      Tensor gG = local_tile(SeqRows<kVarlen, 0>(mG(_, _, h, b), row0), Shape<Int<kC>, Int<DK>>{}, make_coord(_, 0));
+      Tensor gV = local_tile(SeqRows<kVarlen, 1>(mV(_, _, h, b), row0), Shape<Int<BV>, Int<kC>>{}, make_coord(vt, _));  // (BV, C, n)
       auto [tQg, tQs] = tma_partition(p.tma_q, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sQ), group_modes<0, 2>(gQ));
       auto [tKg, tKs] = tma_partition(p.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK), group_modes<0, 2>(gK));
       auto [tGg, tGs] = tma_partition(p.tma_g, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sG), group_modes<0, 2>(gG));
       auto [tVg, tVs] = tma_partition(p.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sV), group_modes<0, 2>(gV));
+      int tail_rows = kC;  // packed sequences: the last chunk's rows inside the sequence
+      if constexpr (kVarlen) tail_rows = sm.tail_rows;
       for (int m = 0; m < NT; ++m) {
         const int sg = m % kStages, sq = m % kQkStages;
         if (m >= kStages) cutlass::arch::ClusterBarrier::wait(&sm.empty_g[sg], (m / kStages - 1) & 1);
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&sm.full_g[sg], K::kTxG);
-        copy(p.tma_g.with(sm.full_g[sg]), tGg(_, m), tGs(_, sg));
+        copy(p.tma_g.with(sm.full_g[sg]), tGg(_, chunk0 + m), tGs(_, sg));
         if (m >= kQkStages) cutlass::arch::ClusterBarrier::wait(&sm.empty_qk[sq], (m / kQkStages - 1) & 1);
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&sm.full_qk[sq], K::kTxQk);
-        copy(p.tma_q.with(sm.full_qk[sq]), tQg(_, m), tQs(_, sq));
-        copy(p.tma_k.with(sm.full_qk[sq]), tKg(_, m), tKs(_, sq));
+        if constexpr (kMode != 2) copy(p.tma_q.with(sm.full_qk[sq]), tQg(_, chunk0 + m), tQs(_, sq));
+        copy(p.tma_k.with(sm.full_qk[sq]), tKg(_, chunk0 + m), tKs(_, sq));
         if (m >= kStages) cutlass::arch::ClusterBarrier::wait(&sm.empty_v[sg], (m / kStages - 1) & 1);
+        if constexpr (kVarlen) {
+          if (m == NT - 1 && tail_rows < kC) {  // the partial last chunk: on tail_v (below)
+            cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&sm.tail_v, K::kTxV);
+            copy(p.tma_v.with(sm.tail_v), tVg(_, m), tVs(_, sg));
+            continue;
+          }
+        }
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&sm.full_v[sg], K::kTxV);
-        copy(p.tma_v.with(sm.full_v[sg]), tVg(_, m), tVs(_, sg));
+        copy(p.tma_v.with(sm.full_v[sg]), tVg(_, chunk0 + m), tVs(_, sg));
+      }
+    }
+    if constexpr (kVarlen) {
+      // Packed sequences, a partial last chunk: its v tile holds the next sequence's rows past
+      // `valid` (0 * inf would reach S through Kd^T V and o through A V). Warp 0 waits for the
+      // tile, zeroes those rows (16-byte pieces: 8 consecutive j of one row s, contiguous under
+      // the GMMA swizzles; VarlenZeroPiecesHold checks it on the host), makes the generic writes
+      // visible to the async proxy (the consumers' wgmma), and only then completes full_v's
+      // phase for the consumers (one plain arrive, no bytes). The row count comes from shared
+      // memory: using the consumers' live `len` here made ptxas spill it (BV 64).
+      const int valid = sm.tail_rows;
+      if (warp == 0 && valid < kC) {
+        const int sg = (NT - 1) % kStages;
+        cutlass::arch::ClusterTransactionBarrier::wait(&sm.tail_v, 0);
+        const int lane = threadIdx.x % 32;
+        const int pieces = (kC - valid) * (BV / 8);
+        for (int q = lane; q < pieces; q += 32) {
+          const int s = valid + q / (BV / 8), j = (q % (BV / 8)) * 8;
+          *reinterpret_cast<uint4*>(&sV(j, s, sg)) = make_uint4(0u, 0u, 0u, 0u);
+        }
+        cutlass::arch::fence_view_async_shared();
+        __syncwarp();
+        if (lane == 0) cutlass::arch::ClusterBarrier::arrive(&sm.full_v[sg]);
       }
     }
     return;
@@ -424,12 +630,37 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   E* const a_elems = raw_pointer_cast(sm.a.begin());
   E* const o_elems = raw_pointer_cast(sm.o.begin());
 
-  // The initial state (zeros without one).
+  // The initial state (zeros without one); a segment's: zeros (state only), h0 (the first) or
+  // the combined state at its start.
   const int64_t state_base = int64_t(bh) * p.Dk * p.Dv;
-  CUTE_UNROLL
-  for (int e = 0; e < size(accS); ++e) {
-    const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
-    accS(e) = (p.h0 != nullptr && i < p.Dk && j < p.Dv) ? p.h0[state_base + int64_t(i) * p.Dv + j] : 0.f;
+  if constexpr (kMode == 0) {
+    CUTE_UNROLL
+    for (int e = 0; e < size(accS); ++e) {
+      const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
+      accS(e) = (p.h0 != nullptr && i < p.Dk && j < p.Dv) ? p.h0[state_base + int64_t(i) * p.Dv + j] : 0.f;
+    }
+  } else {
+    const float* h0 = nullptr;
+    if constexpr (kMode == 1) {
+      h0 = blockIdx.z == 0 ? p.h0 : p.seg_state + int64_t(blockIdx.z - 1) * p.B * p.H * p.Dk * p.Dv;
+    }
+    CUTE_UNROLL
+    for (int e = 0; e < size(accS); ++e) {
+      const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
+      accS(e) = (h0 != nullptr && i < p.Dk && j < p.Dv) ? h0[state_base + int64_t(i) * p.Dv + j] : 0.f;
+    }
+  }
+  if constexpr (kVarlen) {
+    if (NT == 0) {  // an empty sequence: ht = h0
+      if (p.ht != nullptr) {
+        CUTE_UNROLL
+        for (int e = 0; e < size(accS); ++e) {
+          const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
+          if (i < p.Dk && j < p.Dv) p.ht[state_base + int64_t(i) * p.Dv + j] = accS(e);
+        }
+      }
+      return;
+    }
   }
   // A thread's state accumulators cover two rows of S, srow and srow + 8 (the GMMA accumulator
   // layout: element e lies in row srow + 8 ((e / 2) mod 2)); their scalings are kept per chunk.
@@ -437,7 +668,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
 
   // o's TMA store (issued by consumer thread 0).
   Tensor mO = p.tma_o.get_tma_tensor(make_shape(p.T, p.Dv, p.H, p.B));
-  Tensor gO = local_tile(mO(_, _, h, b), Shape<Int<kC>, Int<BV>>{}, make_coord(_, vt));  // (C, BV, n)
+  Tensor gO = local_tile(SeqRows<kVarlen, 0>(mO(_, _, h, b), row0), Shape<Int<kC>, Int<BV>>{}, make_coord(_, vt));  // (C, BV, n)
   auto [tOg, tOs] = tma_partition(p.tma_o, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sO), group_modes<0, 2>(gO));
 
   constexpr int kPairs = K::kPairs, kGroups = K::kGroups, kRows = K::kRows, kRefGroups = K::kRefGroups;
@@ -467,8 +698,14 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
   // waits for all but the last group (o += A V; warpgroup_wait<wait_os>) before its barrier that
   // the rewrite of sS follows, and in the other mode for all of them.
   float vs[2], vp[2], vpost[2];
+  float dec[2] = {0.f, 0.f};  // state only: the segment's gate sums of the two state rows (log2 units)
   auto element_wise = [&](int m, auto wait_os) -> bool {
     const int sq = m % kQkStages, sg = m % kStages;
+    // Packed sequences: rows valid .. 63 of the last chunk lie past the sequence (their gates and
+    // Kd count as zero).
+    int valid = kC;
+    if constexpr (kVarlen) valid = len - m * kC;
+    (void)valid;
     cutlass::arch::ClusterTransactionBarrier::wait(&sm.full_g[sg], (m / kStages) & 1);
     // Pass 1: each thread's sums of its rows of two gate columns, in units of ln 2 (gk log2 e)
     // up to the other mode's part.
@@ -478,7 +715,10 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     auto qrow = [&](int r) { return sq * stage_step + roff[r % 8] + (r / 8) * step8; };
     CUTE_UNROLL
     for (int r = 0; r < kRows; ++r) {
-      const float2 gg = Load2(g0p + grow(r));
+      float2 gg = Load2(g0p + grow(r));
+      if constexpr (kVarlen) {
+        if (r0 + r >= valid) gg = make_float2(0.f, 0.f);
+      }
       g0[r] = gg.x * kLog2e, g1[r] = gg.y * kLog2e;
       s0 += g0[r], s1 += g1[r];
     }
@@ -507,6 +747,10 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
         if (gi < kRefGroups) sref[u] += t;
         else spost[u] += t;
       }
+    }
+    if constexpr (kMode == 2) {
+      CUTE_UNROLL
+      for (int u = 0; u < 2; ++u) dec[u] += sref[u] + spost[u];
     }
     // a log2 e, a = P_t - P_m: -(gates t+1..31) above the reference row, (gates 32..t) below it;
     // in place of the gates (the other mode reads them again).
@@ -537,11 +781,20 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       // Pass 3: Qd and Kd in place.
       CUTE_UNROLL
       for (int r = 0; r < kRows; ++r) {
-        E* pq = q0 + qrow(r);
-        E* pk = k0 + qrow(r);
-        const float2 qq = Load2(pq), kk = Load2(pk);
-        Store2(pq, qq.x * Exp2Ftz(g0[r]) * p.scale, qq.y * Exp2Ftz(g1[r]) * p.scale);
-        Store2(pk, kk.x * Exp2Ftz(-g0[r]), kk.y * Exp2Ftz(-g1[r]));
+        if constexpr (kMode != 2) {
+          E* pq = q0 + qrow(r);
+          E* pk = k0 + qrow(r);
+          float2 qq = Load2(pq), kk = Load2(pk);
+          if constexpr (kVarlen) {
+            if (r0 + r >= valid) kk = make_float2(0.f, 0.f);
+          }
+          Store2(pq, qq.x * Exp2Ftz(g0[r]) * p.scale, qq.y * Exp2Ftz(g1[r]) * p.scale);
+          Store2(pk, kk.x * Exp2Ftz(-g0[r]), kk.y * Exp2Ftz(-g1[r]));
+        } else {
+          E* pk = k0 + qrow(r);
+          const float2 kk = Load2(pk);
+          Store2(pk, kk.x * Exp2Ftz(-g0[r]), kk.y * Exp2Ftz(-g1[r]));
+        }
       }
       cutlass::arch::ClusterBarrier::arrive(&sm.empty_g[sg]);
       CUTE_UNROLL
@@ -555,21 +808,25 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       float c0 = 0.f, c1 = 0.f;
       CUTE_UNROLL
       for (int r = 0; r < kRows; ++r) {
-        const float2 gg = Load2(g0p + grow(r));
+        float2 gg = Load2(g0p + grow(r));
+        if constexpr (kVarlen) {
+          if (r0 + r >= valid) gg = make_float2(0.f, 0.f);
+        }
         g0[r] = gg.x, g1[r] = gg.y;
         c0 += fmaxf(gg.x, -kClampGate), c1 += fmaxf(gg.y, -kClampGate);
       }
       cutlass::arch::ClusterBarrier::arrive(&sm.empty_g[sg]);
-      *reinterpret_cast<float2*>(&sm.totc[grp][i0]) = make_float2(c0, c1);
-      ConsumerSync(3);
-      // The element-wise A, from the raw q, k (before they are scaled in place below) and the
-      // cumulative sums of the clamped gates (bounded, so their differences are finite).
-      float cpre0 = 0.f, cpre1 = 0.f;
-      for (int gi = 0; gi < grp; ++gi) cpre0 += sm.totc[gi][i0], cpre1 += sm.totc[gi][i0 + 1];
-      CUTE_UNROLL
-      for (int r = 0; r < kRows; ++r) {
-        cpre0 += fmaxf(g0[r], -kClampGate), cpre1 += fmaxf(g1[r], -kClampGate);
-        *reinterpret_cast<float2*>(&pc[pc_at(r0 + r, i0)]) = make_float2(cpre0, cpre1);
+      if constexpr (kMode != 2) {  // (the state-only pass has no A)
+        *reinterpret_cast<float2*>(&sm.totc[grp][i0]) = make_float2(c0, c1);
+        ConsumerSync(3);
+        // The element-wise A, from the raw q, k (before they are scaled in place below) and the
+        // cumulative sums of the clamped gates (bounded, so their differences are finite).
+        float cpre0 = 0.f, cpre1 = 0.f;
+        for (int gi = 0; gi < grp; ++gi) cpre0 += sm.totc[gi][i0], cpre1 += sm.totc[gi][i0 + 1];
+        CUTE_UNROLL
+        for (int r = 0; r < kRows; ++r) {
+          cpre0 += fmaxf(g0[r], -kClampGate), cpre1 += fmaxf(g1[r], -kClampGate);
+          *reinterpret_cast<float2*>(&pc[pc_at(r0 + r, i0)]) = make_float2(cpre0, cpre1);
       }
       ConsumerSync(4);
       for (int e = ct; e < kC * kC; e += kConsumers) {
@@ -588,6 +845,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
         sA(t, s) = E(acc * p.scale);
       }
       ConsumerSync(5);
+      }
       // Qd = scale q exp(P_t), Kd = k exp(gates t+1..63): running sums, exponents <= 0 for gk <= 0.
       // (The group sums back in natural units: the gates here are the raw ones.)
       float pre0 = below0 * kLn2, pre1 = below1 * kLn2, suf0 = above0 * kLn2, suf1 = above1 * kLn2;
@@ -599,12 +857,22 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       }
       CUTE_UNROLL
       for (int r = 0; r < kRows; ++r) {
-        pre0 += g0[r], pre1 += g1[r];
-        E* pq = q0 + qrow(r);
-        E* pk = k0 + qrow(r);
-        const float2 qq = Load2(pq), kk = Load2(pk);
-        Store2(pq, qq.x * __expf(pre0) * p.scale, qq.y * __expf(pre1) * p.scale);
-        Store2(pk, kk.x * __expf(kf0[r]), kk.y * __expf(kf1[r]));
+        if constexpr (kMode != 2) {
+          pre0 += g0[r], pre1 += g1[r];
+          E* pq = q0 + qrow(r);
+          E* pk = k0 + qrow(r);
+          float2 qq = Load2(pq), kk = Load2(pk);
+          if constexpr (kVarlen) {
+            if (r0 + r >= valid) kk = make_float2(0.f, 0.f);
+          }
+          Store2(pq, qq.x * __expf(pre0) * p.scale, qq.y * __expf(pre1) * p.scale);
+          Store2(pk, kk.x * __expf(kf0[r]), kk.y * __expf(kf1[r]));
+        } else {
+          (void)pre0, (void)pre1;
+          E* pk = k0 + qrow(r);
+          const float2 kk = Load2(pk);
+          Store2(pk, kk.x * __expf(kf0[r]), kk.y * __expf(kf1[r]));
+        }
       }
       CUTE_UNROLL
       for (int u = 0; u < 2; ++u) {
@@ -624,7 +892,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       for (int e = 0; e < size(accS); e += 2) {
         const int u = (e / 2) % 2;
         accS(e) *= f[u], accS(e + 1) *= f[u];
-        Store2(s_elems + offS(dS(e)), accS(e), accS(e + 1));
+        if constexpr (kMode != 2) Store2(s_elems + offS(dS(e)), accS(e), accS(e + 1));
       }
     } else if (next) {
       const float fs[2] = {post_prev[0] * vs[0], post_prev[1] * vs[1]};
@@ -632,7 +900,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
       CUTE_UNROLL
       for (int e = 0; e < size(accS); e += 2) {
         const int u = (e / 2) % 2;
-        Store2(s_elems + offS(dS(e)), accS(e) * fs[u], accS(e + 1) * fs[u]);
+        if constexpr (kMode != 2) Store2(s_elems + offS(dS(e)), accS(e) * fs[u], accS(e + 1) * fs[u]);
         accS(e) *= fp[u], accS(e + 1) *= fp[u];
       }
     } else {
@@ -664,59 +932,71 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     const int sq = n % kQkStages, sv = n % kStages;
     cutlass::arch::ClusterTransactionBarrier::wait(&sm.full_v[sv], (n / kStages) & 1);
 
-    // A = Qd Kd^T and S += Kd^T V; chunk n - 1's o to sO meanwhile; then o = Qd sS (three groups).
-    warpgroup_fence_operand(accS);
-    warpgroup_fence_operand(accA);
-    warpgroup_fence_operand(accO);
-    warpgroup_arrive();
-    // (Issued in both modes: a branch around wgmma would serialize them; the other mode drops A.)
-    mma_a.accumulate_ = GMMA::ScaleOut::Zero;
-    CUTE_UNROLL
-    for (int kb = 0; kb < size<2>(tArQ); ++kb) {
-      cute::gemm(mma_a, tArQ(_, _, kb, sq), tArK(_, _, kb, sq), accA);
-      mma_a.accumulate_ = GMMA::ScaleOut::One;
-    }
-    warpgroup_commit_batch();
-    mma_s.accumulate_ = GMMA::ScaleOut::One;
-    CUTE_UNROLL
-    for (int kb = 0; kb < size<2>(tSrK); ++kb) {
-      cute::gemm(mma_s, tSrK(_, _, kb, sq), tSrV(_, _, kb, sv), accS);
-    }
-    warpgroup_commit_batch();
-    if (n > 0) store_o();
-    warpgroup_fence_operand(accO);
-    warpgroup_arrive();
-    mma_o.accumulate_ = GMMA::ScaleOut::Zero;
-    CUTE_UNROLL
-    for (int kb = 0; kb < size<2>(tOrQ); ++kb) {
-      cute::gemm(mma_o, tOrQ(_, _, kb, sq), tOrS(_, _, kb), accO);
-      mma_o.accumulate_ = GMMA::ScaleOut::One;
-    }
-    warpgroup_commit_batch();
-    warpgroup_wait<2>();
-    warpgroup_fence_operand(accA);
-
-    if (safe) {
+    if constexpr (kMode == 2) {
+      // State only: S += Kd^T V.
+      warpgroup_fence_operand(accS);
+      warpgroup_arrive();
+      mma_s.accumulate_ = GMMA::ScaleOut::One;
       CUTE_UNROLL
-      for (int e = 0; e < size(accA); e += 2) {
-        const int t = get<0>(tAcA(e)), s = get<1>(tAcA(e));
-        Store2(a_elems + offA(dA(e)), s <= t ? accA(e) : 0.f, s + 1 <= t ? accA(e + 1) : 0.f);
+      for (int kb = 0; kb < size<2>(tSrK); ++kb) {
+        cute::gemm(mma_s, tSrK(_, _, kb, sq), tSrV(_, _, kb, sv), accS);
       }
-    }
-    cutlass::arch::fence_view_async_shared();  // A and chunk n - 1's o
-    ConsumerSync(7);
-    if (ct == 0 && n > 0) {
-      copy(p.tma_o, tOs, tOg(_, n - 1));
-      tma_store_arrive();
-    }
+      warpgroup_commit_batch();
+    } else {
+      // A = Qd Kd^T and S += Kd^T V; chunk n - 1's o to sO meanwhile; then o = Qd sS (three groups).
+      warpgroup_fence_operand(accS);
+      warpgroup_fence_operand(accA);
+      warpgroup_fence_operand(accO);
+      warpgroup_arrive();
+      // (Issued in both modes: a branch around wgmma would serialize them; the other mode drops A.)
+      mma_a.accumulate_ = GMMA::ScaleOut::Zero;
+      CUTE_UNROLL
+      for (int kb = 0; kb < size<2>(tArQ); ++kb) {
+        cute::gemm(mma_a, tArQ(_, _, kb, sq), tArK(_, _, kb, sq), accA);
+        mma_a.accumulate_ = GMMA::ScaleOut::One;
+      }
+      warpgroup_commit_batch();
+      mma_s.accumulate_ = GMMA::ScaleOut::One;
+      CUTE_UNROLL
+      for (int kb = 0; kb < size<2>(tSrK); ++kb) {
+        cute::gemm(mma_s, tSrK(_, _, kb, sq), tSrV(_, _, kb, sv), accS);
+      }
+      warpgroup_commit_batch();
+      if (n > 0) store_o();
+      warpgroup_fence_operand(accO);
+      warpgroup_arrive();
+      mma_o.accumulate_ = GMMA::ScaleOut::Zero;
+      CUTE_UNROLL
+      for (int kb = 0; kb < size<2>(tOrQ); ++kb) {
+        cute::gemm(mma_o, tOrQ(_, _, kb, sq), tOrS(_, _, kb), accO);
+        mma_o.accumulate_ = GMMA::ScaleOut::One;
+      }
+      warpgroup_commit_batch();
+      warpgroup_wait<2>();
+      warpgroup_fence_operand(accA);
 
-    // o += A V.
-    warpgroup_arrive();
-    CUTE_UNROLL
-    for (int kb = 0; kb < size<2>(tOrA); ++kb) {
-      cute::gemm(mma_o, tOrA(_, _, kb), tOrV(_, _, kb, sv), accO);
+      if (safe) {
+        CUTE_UNROLL
+        for (int e = 0; e < size(accA); e += 2) {
+          const int t = get<0>(tAcA(e)), s = get<1>(tAcA(e));
+          Store2(a_elems + offA(dA(e)), s <= t ? accA(e) : 0.f, s + 1 <= t ? accA(e + 1) : 0.f);
+        }
+      }
+      cutlass::arch::fence_view_async_shared();  // A and chunk n - 1's o
+      ConsumerSync(7);
+      if (ct == 0 && n > 0) {
+        copy(p.tma_o, tOs, tOg(_, chunk0 + n - 1));
+        tma_store_arrive();
+      }
+
+      // o += A V.
+      warpgroup_arrive();
+      CUTE_UNROLL
+      for (int kb = 0; kb < size<2>(tOrA); ++kb) {
+        cute::gemm(mma_o, tOrA(_, _, kb), tOrV(_, _, kb, sv), accO);
+      }
+      warpgroup_commit_batch();
     }
-    warpgroup_commit_batch();
 
     // Chunk n + 1's element-wise part while the products run (S and o = Qd sS done before its
     // mode barrier).
@@ -725,7 +1005,7 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     if (next) safe_next = element_wise(n + 1, Int<1>{});
     warpgroup_wait<0>();
     warpgroup_fence_operand(accS);
-    warpgroup_fence_operand(accO);
+    if constexpr (kMode != 2) warpgroup_fence_operand(accO);
     cutlass::arch::ClusterBarrier::arrive(&sm.empty_qk[sq]);  // chunk n's q, k, v are free
     cutlass::arch::ClusterBarrier::arrive(&sm.empty_v[sv]);
 
@@ -734,26 +1014,65 @@ __global__ void __launch_bounds__(kThreads, 1) GlaFwdSm90Kernel(CUTE_GRID_CONSTA
     post_cur[0] = vpost[0], post_cur[1] = vpost[1];
     safe = safe_next;
     cutlass::arch::fence_view_async_shared();
-    if (ct == 0) tma_store_wait<0>();  // chunk n - 1's o has left sO
+    if constexpr (kMode != 2) {
+      if (ct == 0) tma_store_wait<0>();  // chunk n - 1's o has left sO
+    }
     ConsumerSync(6);
   }
-  // The last chunk's o.
-  store_o();
-  cutlass::arch::fence_view_async_shared();
-  ConsumerSync(7);
-  if (ct == 0) {
-    copy(p.tma_o, tOs, tOg(_, NT - 1));
-    tma_store_arrive();
-  }
-
-  if (p.ht != nullptr) {
+  if constexpr (kMode == 2) {
+    // The segment's local state and (one Dv tile, one thread per row) its decay, slot z.
+    const int64_t bhs = int64_t(blockIdx.z) * p.B * p.H + bh;
     CUTE_UNROLL
     for (int e = 0; e < size(accS); ++e) {
       const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
-      if (i < p.Dk && j < p.Dv) p.ht[state_base + int64_t(i) * p.Dv + j] = accS(e);
+      if (i < p.Dk && j < p.Dv) p.seg_state[bhs * p.Dk * p.Dv + int64_t(i) * p.Dv + j] = accS(e);
     }
+    if (vt == 0 && get<1>(tScS(0)) == 0) {
+      CUTE_UNROLL
+      for (int u = 0; u < 2; ++u) {
+        const int i = srow + 8 * u;
+        if (i < p.Dk) p.seg_decay[bhs * p.Dk + i] = exp2f(dec[u]);
+      }
+    }
+    return;
+  } else {
+    // The last chunk's o (packed sequences, a partial chunk: its rows inside the sequence, from
+    // the registers).
+    bool direct = false;
+    if constexpr (kVarlen) direct = len - (NT - 1) * kC < kC;
+    if (!direct) {
+      store_o();
+      cutlass::arch::fence_view_async_shared();
+      ConsumerSync(7);
+      if (ct == 0) {
+        copy(p.tma_o, tOs, tOg(_, chunk0 + NT - 1));
+        tma_store_arrive();
+      }
+    } else if constexpr (kVarlen) {
+      const auto tOcO = thr_o.partition_C(make_identity_tensor(Shape<Int<kC>, Int<BV>>{}));
+      const int n_seq = bh / p.H;
+      int first, seq_len;
+      VarlenSeq(p, n_seq, &first, &seq_len);
+      const int rows = seq_len - (NT - 1) * kC;
+      E* const og = static_cast<E*>(p.o) + int64_t(bh - n_seq * p.H) * p.v_sh + int64_t(first + (NT - 1) * kC) * p.v_st;
+      CUTE_UNROLL
+      for (int e = 0; e < size(accO); e += 2) {
+        const int t = get<0>(tOcO(e)), j = vt * BV + get<1>(tOcO(e));
+        if (t < rows && j < p.Dv) Store2(og + int64_t(t) * p.v_st + j, accO(e), accO(e + 1));
+      }
+    }
+
+    bool write_ht = p.ht != nullptr;
+    if constexpr (kMode == 1) write_ht = write_ht && int(blockIdx.z) == p.num_segs - 1;
+    if (write_ht) {
+      CUTE_UNROLL
+      for (int e = 0; e < size(accS); ++e) {
+        const int i = get<0>(tScS(e)), j = vt * BV + get<1>(tScS(e));
+        if (i < p.Dk && j < p.Dv) p.ht[state_base + int64_t(i) * p.Dv + j] = accS(e);
+      }
+    }
+    if (ct == 0) tma_store_wait<0>();
   }
-  if (ct == 0) tma_store_wait<0>();
 #endif
 }
 
@@ -794,6 +1113,147 @@ cudaError_t LaunchFwd(const FwdArgs& a, cudaStream_t stream) {
                                          FwdSmemBytes<E, DK, BV, kStages>());
   if (err != cudaSuccess) return err;
   return LaunchFwdOnly<E, DK, BV, kStages>(a, stream);
+}
+
+// ---- packed variable-length sequences (cu_seqlens; FwdVarlenKernel above) ----------------------
+// One launch, offsets read on the device. `a`: B = 1, T the packed length, strides of the packed
+// tensors ([1, T, H, D] or [1, H, T, D], RowStrides with T the packed length), h0 / ht [N, H, Dk, Dv];
+// cu_seqlens: N + 1 int32 (offsets64 false) or int64 offsets on the device. The library's forward
+// takes it (kernels/gla/launch_gpu.cuh, RunSm90ForwardVarlen); measured in tools/dev/harness/gla/
+// (--varlen).
+template <class E, int DK, int BV, int kStages>
+constexpr auto FwdVarlenKernelPtr() {
+  return &GlaFwdSm90Kernel<FwdVarlenKernel<E, DK, BV, kStages>>;
+}
+inline bool FwdVarlenFits(const FwdArgs& a, int elem_bytes, int num_seqs) {
+  return a.B == 1 && num_seqs >= 1 && int64_t(num_seqs) * a.H <= 65535 && FwdFits(a, elem_bytes);
+}
+template <class E, int DK, int BV, int kStages>
+cudaError_t LaunchFwdVarlenOnly(const FwdArgs& a, const void* cu_seqlens, bool offsets64, int num_seqs, int order,
+                                cudaStream_t stream) {
+  using K = FwdVarlenKernel<E, DK, BV, kStages>;
+  const typename K::Params params = K::MakeParams(a, cu_seqlens, offsets64, num_seqs, order);
+  const dim3 grid((a.Dv + BV - 1) / BV, num_seqs * a.H);
+  FwdVarlenKernelPtr<E, DK, BV, kStages>()<<<grid, kThreads, K::kSmemBytes, stream>>>(params);
+  return cudaGetLastError();
+}
+template <class E, int DK, int BV, int kStages>
+cudaError_t LaunchFwdVarlen(const FwdArgs& a, const void* cu_seqlens, bool offsets64, int num_seqs, int order,
+                            cudaStream_t stream) {
+  cudaError_t err = cudaFuncSetAttribute(FwdVarlenKernelPtr<E, DK, BV, kStages>(),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         FwdSmemBytes<E, DK, BV, kStages>());
+  if (err != cudaSuccess) return err;
+  return LaunchFwdVarlenOnly<E, DK, BV, kStages>(a, cu_seqlens, offsets64, num_seqs, order, stream);
+}
+
+// ---- the sequence split (issue 30: few heads leave SMs idle) ------------------------------------
+// T in S segments of seg_chunks whole chunks: pass 1 (FwdSegKernel<..., 2>) the local state and
+// decay of segments 0 .. S - 2, pass 2 (FwdSegCombine) their states at the start of segments
+// 1 .. S - 1 in order, pass 3 (FwdSegKernel<..., 1>) the outputs of every segment. The library
+// takes it at BV 128 for few heads (kernels/gla/launch_gpu.cuh, Sm90ForwardSegChunks); measured in
+// tools/dev/harness/gla/.
+
+// Pass 2: per state element (bh, i, j), in order over the segments, in float32 (deterministic):
+// start_{z+1} = decay_z start_z + local_z, start_0 = h0 (or 0); slot z of seg_state becomes
+// start_{z+1}. (A template, so that a translation unit that never calls it compiles none.)
+template <int kThreadsPerBlock>
+__global__ void __launch_bounds__(kThreadsPerBlock) FwdSegCombine(int num_segs, int64_t bh_count, int Dk, int Dv,
+                                                                  const float* h0, float* seg_state,
+                                                                  const float* seg_decay) {
+  const int64_t per_head = int64_t(Dk) * Dv, n = bh_count * per_head;
+  for (int64_t idx = blockIdx.x * int64_t(kThreadsPerBlock) + threadIdx.x; idx < n;
+       idx += int64_t(gridDim.x) * kThreadsPerBlock) {
+    const int64_t bh = idx / per_head;
+    const int i = int((idx - bh * per_head) / Dv);
+    float st = h0 != nullptr ? h0[idx] : 0.f;
+    for (int z = 0; z + 1 < num_segs; ++z) {
+      float* slot = seg_state + int64_t(z) * n + idx;
+      st = fmaf(seg_decay[(int64_t(z) * bh_count + bh) * Dk + i], st, *slot);
+      *slot = st;
+    }
+  }
+}
+
+// Chunks per segment for a call with `ctas` = B * H * ceil(Dv / BV) CTAs on `num_sms` SMs (one
+// CTA an SM: the kernel's shared memory). The whole of T (no split) when the CTAs fill the SMs.
+// Else the S of least modelled time: each CTA takes a fixed time per chunk (the kernel is
+// latency-bound, docs/benchmarks.md), so a pass costs its waves times its chunks per segment
+// plus a start (the pipeline's fill, about a chunk): the outputs pass ceil(ctas S / sms)
+// (ceil(NT / S) + 1), the state-only pass (S - 1 segments) kStatePassCost times its own; ties go
+// to the fewer segments (less workspace, a shorter combine). kStatePassCost is a guess until the
+// harness's sweep measures it.
+inline int FwdSplitSegChunks(const FwdArgs& a, int BV, int num_sms) {
+  constexpr double kStatePassCost = 0.5;
+  const int NT = (a.T + kC - 1) / kC;
+  const int64_t ctas = int64_t(a.B) * a.H * ((a.Dv + BV - 1) / BV);
+  if (ctas >= num_sms || NT < 2) return NT;
+  auto waves = [&](int64_t n) { return double((n + num_sms - 1) / num_sms); };
+  int best = 1;
+  double best_cost = double(NT) + 1;
+  const int max_segs = int(std::min<int64_t>(NT, 8 * ((num_sms + ctas - 1) / ctas)));
+  for (int S = 2; S <= max_segs; ++S) {
+    const double len = double((NT + S - 1) / S) + 1;
+    const double cost = waves(ctas * S) * len + kStatePassCost * waves(ctas * (S - 1)) * len;
+    if (cost < best_cost - 1e-9) best = S, best_cost = cost;
+  }
+  return (NT + best - 1) / best;
+}
+inline int FwdSplitSegments(const FwdArgs& a, int seg_chunks) {
+  const int NT = (a.T + kC - 1) / kC;
+  return (NT + seg_chunks - 1) / seg_chunks;
+}
+// The float32 workspace of a split into S segments: (S - 1) states and decays.
+inline size_t FwdSplitWorkspaceBytes(const FwdArgs& a, int seg_chunks) {
+  const int64_t S = FwdSplitSegments(a, seg_chunks);
+  const int64_t bh = int64_t(a.B) * a.H;
+  return size_t((S - 1) * bh * a.Dk * (int64_t(a.Dv) + 1) * 4);
+}
+
+template <class E, int DK, int BV, int kStages, int kMode>
+constexpr auto FwdSegKernelPtr() {
+  return &GlaFwdSm90Kernel<FwdSegKernel<E, DK, BV, kStages, kMode>>;
+}
+
+// The three passes (one pass, LaunchFwdOnly, when S = 1); `workspace`: FwdSplitWorkspaceBytes,
+// 4-byte aligned. The caller has allowed the shared memory of both segment kernels
+// (FwdSegKernelPtr<..., 1> and <..., 2>, FwdSmemBytes).
+template <class E, int DK, int BV, int kStages>
+cudaError_t LaunchFwdSplitOnly(const FwdArgs& a, int seg_chunks, float* workspace, cudaStream_t stream) {
+  const int S = FwdSplitSegments(a, seg_chunks);
+  if (S <= 1) return LaunchFwdOnly<E, DK, BV, kStages>(a, stream);
+  using K1 = FwdSegKernel<E, DK, BV, kStages, 1>;
+  using K2 = FwdSegKernel<E, DK, BV, kStages, 2>;
+  const int64_t bh = int64_t(a.B) * a.H;
+  float* seg_state = workspace;
+  float* seg_decay = workspace + (S - 1) * bh * a.Dk * a.Dv;
+  const int vtiles = (a.Dv + BV - 1) / BV;
+  const typename K2::Params p2 = K2::MakeParams(a, seg_chunks, S, seg_state, seg_decay);
+  FwdSegKernelPtr<E, DK, BV, kStages, 2>()<<<dim3(vtiles, a.B * a.H, S - 1), kThreads, K2::kSmemBytes, stream>>>(p2);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  constexpr int kCombineThreads = 256;
+  const int64_t n = bh * a.Dk * a.Dv;
+  const int64_t want_blocks = (n + kCombineThreads - 1) / kCombineThreads;
+  const int blocks = int(want_blocks < 65535 ? want_blocks : 65535);
+  FwdSegCombine<kCombineThreads><<<blocks, kCombineThreads, 0, stream>>>(S, bh, a.Dk, a.Dv, a.h0, seg_state, seg_decay);
+  err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  const typename K1::Params p1 = K1::MakeParams(a, seg_chunks, S, seg_state, seg_decay);
+  FwdSegKernelPtr<E, DK, BV, kStages, 1>()<<<dim3(vtiles, a.B * a.H, S), kThreads, K1::kSmemBytes, stream>>>(p1);
+  return cudaGetLastError();
+}
+
+// The same with the shared-memory attributes set (the harness's entry point).
+template <class E, int DK, int BV, int kStages>
+cudaError_t LaunchFwdSplit(const FwdArgs& a, int seg_chunks, float* workspace, cudaStream_t stream) {
+  const int bytes = FwdSmemBytes<E, DK, BV, kStages>();
+  constexpr auto kAttr = cudaFuncAttributeMaxDynamicSharedMemorySize;
+  cudaError_t err = cudaFuncSetAttribute(FwdKernelPtr<E, DK, BV, kStages>(), kAttr, bytes);
+  if (err == cudaSuccess) err = cudaFuncSetAttribute(FwdSegKernelPtr<E, DK, BV, kStages, 1>(), kAttr, bytes);
+  if (err == cudaSuccess) err = cudaFuncSetAttribute(FwdSegKernelPtr<E, DK, BV, kStages, 2>(), kAttr, bytes);
+  if (err != cudaSuccess) return err;
+  return LaunchFwdSplitOnly<E, DK, BV, kStages>(a, seg_chunks, workspace, stream);
 }
 
 }  // namespace gla_sm90
