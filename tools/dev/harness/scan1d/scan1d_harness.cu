@@ -5,6 +5,7 @@
 // tools/dev/harness/scan (`--only '1-D'`, `--only '[4096, 16384]'`, `--only '[64, 2^20]'`).
 // Build: bash tools/dev/harness/build.sh scan1d; run: build-harness/scan1d_harness
 // [--no-check] [--only <substring of the case>] [--variant <substring of the variant>]
+// [--skip <substring of the case>] [--checked-only (no diagnostics)] [--no-time]; -DSCAN1D_SET2: the second set
 #include "tools/dev/harness/harness.cuh"
 
 #include <cmath>
@@ -19,9 +20,38 @@ using LaunchFn = void (*)(cudaStream_t, void*, const float*, float*, int64_t, in
 struct Variant {
   const char* name;
   LaunchFn lse, cumsum;  // null: not built for that op
+  bool diag = false;     // a diagnostic (scan1d::kNoLB, kLdSt, kNoScan): outputs not checked
 };
 
+template <int kThreads, int kItems, int kMinBlocks, int kFlags>
+constexpr Variant V(const char* name, bool diag = false) {
+  return Variant{name, scan1d::Launch<scan1d::LseV, kThreads, kItems, kMinBlocks, false, false, kFlags>,
+                 scan1d::Launch<scan1d::CumsumV, kThreads, kItems, kMinBlocks, false, false, kFlags>, diag};
+}
+
 // name: b<threads>i<items a thread>mb<blocks an SM compiled for>, p persistent, c the cheap lane total.
+#ifdef SCAN1D_SET2
+// The second set (README, "1-D single-pass variants"): the best of the first and what tests
+// where its time goes (d: a diagnostic, unchecked) or tries to hide it.
+const Variant kVariants[] = {
+    V<256, 16, 4, 0>("b256i16mb4"),
+    V<256, 16, 4, scan1d::kNoLB>("b256i16mb4-nolb", true),
+    V<256, 16, 4, scan1d::kLdSt>("b256i16mb4-ldst", true),
+    V<256, 16, 4, scan1d::kNoScan>("b256i16mb4-noscan", true),
+    V<256, 16, 4, scan1d::kFewBar | scan1d::kNoLB>("b256i16mb4f-nolb", true),
+    V<256, 16, 4, scan1d::kSpin>("b256i16mb4-spin"),
+    V<256, 16, 4, scan1d::kFixedNs>("b256i16mb4-ns32"),
+    V<256, 16, 4, scan1d::kFewBar>("b256i16mb4f"),
+    V<256, 16, 4, scan1d::kFewBar | scan1d::kSpin>("b256i16mb4f-spin"),
+    V<128, 16, 8, 0>("b128i16mb8"),
+    V<128, 16, 8, scan1d::kFewBar>("b128i16mb8f"),
+    V<256, 8, 6, 0>("b256i8mb6"),
+    V<256, 8, 8, 0>("b256i8mb8"),
+    V<256, 8, 6, scan1d::kFewBar>("b256i8mb6f"),
+    V<512, 16, 2, 0>("b512i16mb2"),
+    V<512, 16, 2, scan1d::kFewBar>("b512i16mb2f"),
+};
+#else
 const Variant kVariants[] = {
     {"b256i16mb4", scan1d::Launch<scan1d::LseV, 256, 16, 4, false, false>,
      scan1d::Launch<scan1d::CumsumV, 256, 16, 4, false, false>},
@@ -36,6 +66,7 @@ const Variant kVariants[] = {
     {"b512i16mb2p", scan1d::Launch<scan1d::LseV, 512, 16, 2, true, false>,
      scan1d::Launch<scan1d::CumsumV, 512, 16, 2, true, false>},
 };
+#endif
 
 enum class Dist { kNormal2, kNear0, kNeg, kHoles, kUnit };
 
@@ -178,33 +209,36 @@ double CheckCumsum(const std::vector<float>& x, const std::vector<float>& o, int
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> only, vonly;
-  bool check = true;
+  std::vector<std::string> only, vonly, skip;
+  bool check = true, checked_only = false, timed = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--no-check") check = false;
     if (a == "--only" && i + 1 < argc) only.push_back(argv[++i]);
     if (a == "--variant" && i + 1 < argc) vonly.push_back(argv[++i]);
+    if (a == "--skip" && i + 1 < argc) skip.push_back(argv[++i]);
+    if (a == "--checked-only") checked_only = true;  // diagnostics left out
+    if (a == "--no-time") timed = false;             // under compute-sanitizer: two runs a case
   }
   cudaStream_t stream = harness::Start();
   int sms = 0;
   HARNESS_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   harness::Header();
   for (const Case& c : kCases) {
-    if (!harness::Selected(only, c.name)) continue;
+    if (!harness::Selected(only, c.name) || (!skip.empty() && harness::Selected(skip, c.name))) continue;
     const int64_t n = c.rows * c.L;
     const std::vector<float> hx = Inputs(n, c.dist);
     harness::DeviceBuffer<float> x(n), out(n);
     x.Upload(hx);
     int64_t max_status = 0;
-    for (int tile : {256 * 16, 256 * 32, 512 * 16}) {
+    for (int tile : {128 * 16, 256 * 8, 256 * 16, 256 * 32, 512 * 16}) {  // every variant's tile
       max_status = std::max(max_status, scan1d::StatusBytes(c.rows, (c.L + tile - 1) / tile));
     }
     harness::DeviceBuffer<char> status(max_status);
     const double copy_ms = harness::CopyMs(stream, n * 4);
     for (const Variant& v : kVariants) {
       const LaunchFn fn = c.lse ? v.lse : v.cumsum;
-      if (fn == nullptr || !harness::Selected(vonly, v.name)) continue;
+      if (fn == nullptr || !harness::Selected(vonly, v.name) || (checked_only && v.diag)) continue;
       auto run = [&] { fn(stream, status.p, x.p, out.p, c.rows, c.L, c.exclusive, c.reverse, sms); };
       out.Poison();
       run();
@@ -217,13 +251,14 @@ int main(int argc, char** argv) {
       const std::vector<float> o2 = out.Download();
       const bool det = std::memcmp(o1.data(), o2.data(), n * 4) == 0;
       double err = NAN;
-      if (check) {
+      if (check && !v.diag) {
         err = c.lse ? CheckLse(hx, o1, c.rows, c.L, c.exclusive, c.reverse)
                     : CheckCumsum(hx, o1, c.rows, c.L, c.exclusive, c.reverse);
       }
-      const double ms = harness::TimeMs(stream, run);
-      const bool ok = det && (!check || err <= 1.0);
-      harness::Row(c.name, std::string(v.name) + (det ? "" : " NONDET"), ms, copy_ms, err, ok);
+      const double ms = timed ? harness::TimeMs(stream, run) : NAN;
+      const bool ok = v.diag || (det && (!check || err <= 1.0));
+      harness::Row(c.name, std::string(v.name) + (v.diag ? " diag" : "") + (det ? "" : " NONDET"), ms, copy_ms, err,
+                   ok);
     }
   }
   return 0;

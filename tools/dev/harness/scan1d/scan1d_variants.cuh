@@ -38,6 +38,23 @@
 
 namespace scan1d {
 
+// Variant flags (the last template argument of Tile1DKernel / Launch; 0: the kernel above).
+// Diagnostics (outputs not the op's; the harness does not check them):
+//   kNoLB   no look-back: nothing published or waited for; the carry a stand-in of the tile's
+//           own state (logcumsumexp: (R_t, t * its sum), so that tiles still take the fast path;
+//           cumsum: zero), the block barriers as before;
+//   kLdSt   the tile loaded and stored by the same code paths, nothing else: the copy floor;
+//   kNoScan the terms and the tile's block scan, then the terms plus the lane's prefix stored:
+//           no look-back, no decision, no output arithmetic.
+// Look-back polling: kSpin (volatile loads, no sleep), kFixedNs (a fixed 32 ns sleep) instead of
+// the backing-off sleep.
+// kFewBar: fewer block barriers a tile (7 -> 3 for logcumsumexp's fast tile, 4 -> 2 for
+//   cumsum): the range's second barrier dropped (fsm is next written after later barriers), the
+//   block scan in one barrier (each warp folds the warp totals before it, left to right, itself;
+//   no barrier after: its shared words are next written after the carry's), and warp 0 takes
+//   the decision straight after its look-back, under the carry's barrier.
+enum : int { kNoLB = 1, kLdSt = 2, kNoScan = 4, kSpin = 8, kFixedNs = 16, kFewBar = 32 };
+
 constexpr float kInfF = std::numeric_limits<float>::infinity();
 constexpr double kInfD = std::numeric_limits<double>::infinity();
 
@@ -137,22 +154,43 @@ struct LSF {
   __device__ LS operator()(LS a, LS b) const { return CombineLS(a, b); }
 };
 
+// A warp's inclusive and exclusive scans of one value a lane (lane order).
+template <typename S, typename F>
+__device__ __forceinline__ void WarpScan(S v, F f, S id, int lane, S* incl, S* ex) {
+  S in = v;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const S y = ShflUp(in, d);
+    if (lane >= d) in = f(y, in);
+  }
+  *ex = ShflUp(in, 1);
+  if (lane == 0) *ex = id;
+  *incl = in;
+}
+
 // Exclusive scan of one value a thread over the block (lane order, then warp order), from id:
-// *before (id for thread 0) and *total (every thread). smem: kWarps + 1 states.
-template <int kThreads, typename S, typename F>
+// *before (id for thread 0) and *total (every thread). smem: kWarps + 1 states. kOneBarrier
+// (kFewBar): one barrier, each warp folding the warp totals before it in warp order itself, and
+// none after: the caller keeps smem unwritten until a later barrier.
+template <int kThreads, bool kOneBarrier = false, typename S, typename F>
 __device__ __forceinline__ void BlockScan(S v, F f, S id, S* smem, S* before, S* total) {
   constexpr int kWarps = kThreads / 32;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  S incl = v;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const S y = ShflUp(incl, d);
-    if (lane >= d) incl = f(y, incl);
-  }
-  S ex = ShflUp(incl, 1);
-  if (lane == 0) ex = id;
+  S incl, ex;
+  WarpScan(v, f, id, lane, &incl, &ex);
   if (lane == 31) smem[warp] = incl;
   __syncthreads();
+  if (kOneBarrier) {
+    S acc = smem[0], pre = id;
+#pragma unroll
+    for (int w = 1; w < kWarps; ++w) {
+      if (w == warp) pre = acc;
+      acc = f(acc, smem[w]);
+    }
+    *before = warp == 0 ? ex : f(pre, ex);
+    *total = acc;
+    return;
+  }
   if (warp == 0) {
     S w = lane < kWarps ? smem[lane] : id;
     S wi = w;
@@ -269,7 +307,7 @@ struct CumsumV {
     return DD{__longlong_as_double(static_cast<long long>((static_cast<unsigned long long>(w.y) << 32) | w.x)),
               __longlong_as_double(static_cast<long long>((static_cast<unsigned long long>(w.w) << 32) | w.z))};
   }
-  template <int kThreads, int kItems, bool kCheap>
+  template <int kThreads, int kItems, bool kCheap, bool kFew = false>
   struct Work {
     DD before;  // the lane's exclusive prefix in the tile
     DD total;   // the tile's
@@ -282,7 +320,7 @@ struct CumsumV {
         t.hi = s;
         t.lo += e;
       }
-      BlockScan<kThreads>(t, AddDDF{}, DD{0.0, 0.0}, smem, &before, &total);
+      BlockScan<kThreads, kFew>(t, AddDDF{}, DD{0.0, 0.0}, smem, &before, &total);
     }
     __device__ Agg Aggregate() const { return total; }
     // Shared decision after the look-back (thread 0): nothing for cumsum.
@@ -336,7 +374,7 @@ struct LseV {
     return r;
   }
   // The shared decision (smem[0..5]): fast (1/0), R, f, base0 (as two floats: hi, lo of a double).
-  template <int kThreads, int kItems, bool kCheap>
+  template <int kThreads, int kItems, bool kCheap, bool kFew = false>
   struct Work {
     float Rt;        // the tile's max
     bool fast_agg;   // the tile's aggregate from the float terms
@@ -408,7 +446,7 @@ struct LseV {
         hi = MaxNaN(hi, fsm[2 * w]);
         lo = fminf(lo, fsm[2 * w + 1]);
       }
-      __syncthreads();
+      if (!kFew) __syncthreads();
       Rt = hi;
       fast_agg = isfinite(hi) && lo >= hi - kSpan;  // no NaN, +inf, all -inf, or wide range
       exact_done = false;
@@ -435,8 +473,8 @@ struct LseV {
             sl += (sh - (s - bb)) + (e[j] - bb);
             sh = s;
           }
-          BlockScan<kThreads>(static_cast<double>(sh) + static_cast<double>(sl), AddD{}, 0.0,
-                              reinterpret_cast<double*>(smem), &before, &total);
+          BlockScan<kThreads, kFew>(static_cast<double>(sh) + static_cast<double>(sl), AddD{}, 0.0,
+                                    reinterpret_cast<double*>(smem), &before, &total);
         }
       } else {
         Exact(x, smem);
@@ -515,20 +553,31 @@ struct LseV {
 };
 
 // ---- the kernel -------------------------------------------------------------------------------
-template <typename Op>
+template <typename Op, int kFlags = 0>
 __device__ __forceinline__ typename Op::Agg Wait(const Status& st, int64_t slot) {
   uint4 w = LoadWord(st.word + slot);
-  for (unsigned ns = 32; !Op::Ready(w); ns = ns < 256 ? 2 * ns : ns) {
-    __nanosleep(ns);
-    w = LoadWord(st.word + slot);
+  if ((kFlags & kSpin) != 0) {
+    while (!Op::Ready(w)) w = LoadWord(st.word + slot);
+  } else if ((kFlags & kFixedNs) != 0) {
+    while (!Op::Ready(w)) {
+      __nanosleep(32);
+      w = LoadWord(st.word + slot);
+    }
+  } else {
+    for (unsigned ns = 32; !Op::Ready(w); ns = ns < 256 ? 2 * ns : ns) {
+      __nanosleep(ns);
+      w = LoadWord(st.word + slot);
+    }
   }
   return Op::Unpack(w);
 }
 
-template <typename Op, int kThreads, int kItems, int kMinBlocks, bool kPersist, bool kCheap>
+template <typename Op, int kThreads, int kItems, int kMinBlocks, bool kPersist, bool kCheap, int kFlags = 0>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, Status st) {
   using Agg = typename Op::Agg;
-  using W = typename Op::template Work<kThreads, kItems, kCheap>;
+  constexpr bool kFew = (kFlags & kFewBar) != 0;
+  static_assert(!(kFew && kPersist), "kFewBar: one tile a block");
+  using W = typename Op::template Work<kThreads, kItems, kCheap, kFew>;
   constexpr int kWarps = kThreads / 32;
   constexpr int64_t kTile = int64_t{kThreads} * kItems;
   constexpr bool kLse = std::is_same<Op, LseV>::value;
@@ -561,10 +610,21 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, S
     const int64_t row = tl / p.ntiles, t = tl - row * p.ntiles;
     return p.vec && (t + 1) * kTile <= p.L;
   };
+  auto store = [&](int64_t row, int64_t t) {
+    const int64_t g0 = t * kTile + int64_t{warp} * 32 * kItems;
+    const int64_t first = g0 + int64_t{lane} * kItems;
+    const bool full = p.vec && g0 + 32 * kItems <= p.L;
+    Io<kItems>::Store(p.out, row * p.L, p.L, g0, first, full, p.reverse, x, reinterpret_cast<float*>(obuf[warp]));
+  };
   if (tile < total_tiles) load(tile, x);
   int it = 0;
   while (tile < total_tiles) {
     const int64_t row = tile / p.ntiles, t = tile - row * p.ntiles;
+    if constexpr ((kFlags & kLdSt) != 0) {  // diagnostic: the copy floor
+      static_assert(!kPersist, "diagnostics: one tile a block");
+      store(row, t);
+      break;
+    }
     int64_t next = total_tiles;
     bool next_staged = false;
     if (kPersist) {  // the next tile's ticket and copies, before this tile's look-back
@@ -592,14 +652,35 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, S
     } else {
       w.Prepare(x, scan_smem);
     }
-    if (p.ntiles > 1) {
+    if constexpr ((kFlags & kNoScan) != 0) {  // diagnostic: terms and block scan only
+      static_assert(!kPersist, "diagnostics: one tile a block");
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        if constexpr (kLse) {
+          x[j] = w.fast_agg ? e[j] + static_cast<float>(w.before) : x[j];
+        } else {
+          x[j] += static_cast<float>(w.before.hi);
+        }
+      }
+      store(row, t);
+      break;
+    }
+    bool decided = false;
+    if ((kFlags & kNoLB) != 0 && p.ntiles > 1) {  // diagnostic: a stand-in carry, no waits
+      if constexpr (kLse) {
+        if (t > 0 && w.fast_agg) carry = LS{static_cast<double>(w.Rt), fmax(2.0, static_cast<double>(t) * w.total)};
+      }
+      if (threadIdx.x == 0) carry_smem = carry;
+      __syncthreads();
+      carry = carry_smem;
+    } else if (p.ntiles > 1) {
       const Agg a = w.Aggregate();
       if (threadIdx.x == 32 || (kWarps == 1 && threadIdx.x == 0)) {  // publish, then the tree's upper levels
         StoreWord(st.word + st.Slot(row, 0, t), Op::Pack(a));
         Agg up = a;
         for (int b = 1; (t >> (b - 1)) & 1; ++b) {
           const int64_t right = t >> (b - 1);
-          up = Op::Combine(Wait<Op>(st, st.Slot(row, b - 1, right - 1)), up);
+          up = Op::Combine(Wait<Op, kFlags>(st, st.Slot(row, b - 1, right - 1)), up);
           StoreWord(st.word + st.Slot(row, b, t >> b), Op::Pack(up));
         }
       }
@@ -611,17 +692,21 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, S
           for (; b >= 0; --b) {
             if (((t >> b) & 1) && ++seen == lane) break;
           }
-          mine = Wait<Op>(st, st.Slot(row, b, (t >> b) - 1));
+          mine = Wait<Op, kFlags>(st, st.Slot(row, b, (t >> b) - 1));
         }
         for (int l = 0; l < nbits; ++l) carry = Op::Combine(carry, ShflIdx(mine, l));
         if (lane == 0) carry_smem = carry;
+        if constexpr (kLse && kFew) w.Decide(carry, fsm, lane);  // under the carry's barrier
       }
       __syncthreads();
       carry = carry_smem;
+      decided = kFew;
     }
     if constexpr (kLse) {
-      if (warp == 0) w.Decide(carry, fsm, lane);
-      __syncthreads();
+      if (!decided) {
+        if (warp == 0) w.Decide(carry, fsm, lane);
+        __syncthreads();
+      }
 #ifndef SCAN1D_FAST_ONLY
       if (fsm[0] == 0.f) load(tile, x);  // the rare exact path reads the tile again
 #endif
@@ -629,12 +714,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, S
     } else {
       w.Finish(carry, x, p.exclusive);
     }
-    {
-      const int64_t g0 = t * kTile + int64_t{warp} * 32 * kItems;
-      const int64_t first = g0 + int64_t{lane} * kItems;
-      const bool full = p.vec && g0 + 32 * kItems <= p.L;
-      Io<kItems>::Store(p.out, row * p.L, p.L, g0, first, full, p.reverse, x, reinterpret_cast<float*>(obuf[warp]));
-    }
+    store(row, t);
     if (!kPersist) break;
     __syncthreads();  // fsm, carry_smem reused
     if (next_staged) {
@@ -668,7 +748,7 @@ inline int64_t PerLine(int64_t n) {
 }
 inline int64_t StatusBytes(int64_t rows, int64_t n) { return 256 + rows * PerLine(n) * 16; }
 
-template <typename Op, int kThreads, int kItems, int kMinBlocks, bool kPersist, bool kCheap>
+template <typename Op, int kThreads, int kItems, int kMinBlocks, bool kPersist, bool kCheap, int kFlags = 0>
 void Launch(cudaStream_t stream, void* scratch, const float* x, float* out, int64_t rows, int64_t L, bool exclusive,
             bool reverse, int sms) {
   constexpr int64_t kTile = int64_t{kThreads} * kItems;
@@ -680,7 +760,7 @@ void Launch(cudaStream_t stream, void* scratch, const float* x, float* out, int6
   st.n = p.ntiles;
   st.per_line = PerLine(p.ntiles);
   cudaMemsetAsync(scratch, 0, StatusBytes(rows, p.ntiles), stream);
-  const auto kernel = Tile1DKernel<Op, kThreads, kItems, kMinBlocks, kPersist, kCheap>;
+  const auto kernel = Tile1DKernel<Op, kThreads, kItems, kMinBlocks, kPersist, kCheap, kFlags>;
   int64_t blocks = rows * p.ntiles;
   if (kPersist) {
     static int per_sm = -1;  // asked once: a host call between the memset and the launch would idle the GPU
