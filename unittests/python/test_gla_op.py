@@ -578,7 +578,10 @@ def test_sm90_forward_split(dims, head_first, dtype, set_flag):
     code would give the chunked kernels' bits under both); elsewhere both plans are the chunked
     kernels', bit for bit."""
     B, H, T, Dk, Dv, states = dims
-    q, k, v, g, h0 = make_inputs(B, H, T, Dk, Dv, head_first, seed=T + Dv, with_h0=states)
+    # Gates in [-0.01, 0]: a segment's start state still weighs in at the end of T (with gates in
+    # [-1, 0] everything but the last ~50 steps decays below float32's resolution, and the final
+    # states of both plans came out bitwise equal on the H200, 2026-11-30).
+    q, k, v, g, h0 = make_inputs(B, H, T, Dk, Dv, head_first, seed=T + Dv, g_low=-0.01, with_h0=states)
     q, k, v, g = rounded(dtype, q, k, v, g)
     h0 = None if h0 is None else cast_np(h0, 'float32').astype(np.float64)
     o_ref, fs_ref = gla_forward_ref(q, k, v, g, Dk ** -0.5, h0, head_first)

@@ -124,8 +124,7 @@ def test_many_sequences_equal_separate_calls(dtype, place):
     sequence run before its inputs were written, or read back before it finished, is far off).
     On sm_90a the bfloat16 forward runs the packed call in one launch (PADDLE_OPS_GLA_GPU_FWD=auto)
     and each separate call in the plain kernel (no sequence here is long enough to be split):
-    the same arithmetic on every row of a sequence, the next sequence's rows in its last chunk
-    neutralized as the zeros past T of a separate call."""
+    o and the final state within 1e-3 there (see below), every gradient as before."""
     lengths = [300, 1, 77, 0, 150, 64, 65, 200, 3, 128, 250, 90, 31]
     offsets = np.concatenate([[0], np.cumsum(lengths)])
     T, N, H, D = int(offsets[-1]), len(lengths), 2, 64
@@ -157,7 +156,12 @@ def test_many_sequences_equal_separate_calls(dtype, place):
                 [packed[6][n:n + 1]]
         for name, got, want in zip(('o', 'final_state', 'q_grad', 'k_grad', 'v_grad', 'gk_grad',
                                     'initial_state_grad'), parts, alone):
-            assert rel_rms(got, want) < 1e-6, (n, name, rel_rms(got, want))
+            # The sm_90a one-launch forward (bfloat16 on the GPU) handles a sequence's partial
+            # last chunk with the next sequence's rows neutralized rather than zeros past T: the
+            # same bound, but a few of o's elements round one bfloat16 ulp apart from a separate
+            # call's (H200, 2026-11-30: rel. RMS 8e-5); a stream-ordering fault is O(1).
+            bound = 1e-3 if (dtype == 'bfloat16' and place == 'gpu' and name in ('o', 'final_state')) else 1e-6
+            assert rel_rms(got, want) < bound, (n, name, rel_rms(got, want))
 
 
 def poisoned_varlen(dtype, head_first, lengths, Dv, poisoned, seed):
