@@ -157,10 +157,11 @@ __host__ __device__ __forceinline__ int LsMode(double am, double bm, double* arg
   *arg = am - bm;
   return kLsFmaA;
 }
+// Both fmas at once: the chain through `as` is one fma and two selects.
 __host__ __device__ __forceinline__ double LsStep(int mode, double as, double e, double bs) {
-  const double f = fma(mode == kLsFmaA ? as : bs, e, mode == kLsFmaA ? bs : as);
-  const double other = mode == kLsTakeB ? bs : mode == kLsOne ? 1.0 : mode == kLsKeep ? as : static_cast<double>(NAN);
-  return mode >= kLsFmaB ? f : other;
+  const double fb = fma(bs, e, as), fa = fma(as, e, bs);
+  const double other = mode == kLsKeep ? as : mode == kLsTakeB ? bs : mode == kLsOne ? 1.0 : static_cast<double>(NAN);
+  return mode == kLsFmaB ? fb : mode == kLsFmaA ? fa : other;
 }
 __device__ __forceinline__ float ValueLS(LS a) {
   if (a.m != a.m) return NAN;
@@ -429,7 +430,8 @@ struct LseV {
   // 32 steps at a time (chunk c: flat[32c + lane], the farthest chunk first; in a chunk the fold
   // runs from the highest valid lane down): the running max before each step from a warp scan,
   // each step's branch and exp on its own lane at once (LsMode), then the sequential part, one
-  // fma and selects a step (LsStep), in groups of 8 steps with the shuffles free to go ahead.
+  // fma and selects a step (LsStep), in groups of 4 steps with the shuffles free to go ahead
+  // (8: 44-52 B of spills in the kernel against 32).
   __device__ static Agg FoldLeft(Agg c, const uint4* flat, int D, int lane) {
     for (int c0 = (D - 1) & ~31; c0 >= 0; c0 -= 32) {
       const int n = D - c0 < 32 ? D - c0 : 32;  // steps in this chunk: lanes n - 1 .. 0
@@ -447,10 +449,10 @@ struct LseV {
       if (lane >= n) mode = kLsKeep;
       const double e = exp(arg);
       double sv = c.s;
-      for (int g = (n - 1) >> 3; g >= 0; --g) {
+      for (int g = (n - 1) >> 2; g >= 0; --g) {
 #pragma unroll
-        for (int i = 7; i >= 0; --i) {
-          const int l = 8 * g + i;
+        for (int i = 3; i >= 0; --i) {
+          const int l = 4 * g + i;
           const int md = __shfl_sync(0xffffffffu, mode, l);
           sv = LsStep(md, sv, ShflIdx(e, l), ShflIdx(b.s, l));
         }
