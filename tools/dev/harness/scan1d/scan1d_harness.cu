@@ -5,7 +5,8 @@
 // tools/dev/harness/scan (`--only '1-D'`, `--only '[4096, 16384]'`, `--only '[64, 2^20]'`).
 // Build: bash tools/dev/harness/build.sh scan1d; run: build-harness/scan1d_harness
 // [--no-check] [--only <substring of the case>] [--variant <substring of the variant>]
-// [--skip <substring of the case>] [--checked-only (no diagnostics)] [--no-time]; -DSCAN1D_SET2: the second set
+// [--skip <substring of the case>] [--checked-only (no diagnostics)] [--no-time]; -DSCAN1D_SET2 / -DSCAN1D_SET3: the
+// second / third set
 #include "tools/dev/harness/harness.cuh"
 
 #include <cmath>
@@ -30,7 +31,19 @@ constexpr Variant V(const char* name, bool diag = false) {
 }
 
 // name: b<threads>i<items a thread>mb<blocks an SM compiled for>, p persistent, c the cheap lane total.
-#ifdef SCAN1D_SET2
+#if defined(SCAN1D_SET3)
+// The third set (README, "third set"): the tree's look-back against the decoupled one with
+// inclusive prefixes folded left in order (scan1d::kIncl, `i`), on the second set's best tiles.
+const Variant kVariants[] = {
+    V<256, 16, 4, 0>("b256i16mb4"),
+    V<256, 16, 4, scan1d::kNoLB>("b256i16mb4-nolb", true),
+    V<256, 16, 4, scan1d::kIncl>("b256i16mb4i"),
+    V<256, 16, 4, scan1d::kIncl | scan1d::kSpin>("b256i16mb4i-spin"),
+    V<256, 16, 4, scan1d::kIncl | scan1d::kFewBar | scan1d::kSpin>("b256i16mb4fi-spin"),
+    V<512, 16, 2, scan1d::kIncl>("b512i16mb2i"),
+    V<512, 16, 2, scan1d::kIncl | scan1d::kFewBar>("b512i16mb2fi"),
+};
+#elif defined(SCAN1D_SET2)
 // The second set (README, "1-D single-pass variants"): the best of the first and what tests
 // where its time goes (d: a diagnostic, unchecked) or tries to hide it.
 const Variant kVariants[] = {

@@ -53,7 +53,14 @@ namespace scan1d {
 //   block scan in one barrier (each warp folds the warp totals before it, left to right, itself;
 //   no barrier after: its shared words are next written after the carry's), and warp 0 takes
 //   the decision straight after its look-back, under the carry's barrier.
-enum : int { kNoLB = 1, kLdSt = 2, kNoScan = 4, kSpin = 8, kFixedNs = 16, kFewBar = 32 };
+// kIncl (the third set): the tree replaced by a decoupled look-back with inclusive prefixes,
+//   folded left in order (LookBackIncl below: one status word a tile, state AGG then INCL).
+enum : int { kNoLB = 1, kLdSt = 2, kNoScan = 4, kSpin = 8, kFixedNs = 16, kFewBar = 32, kIncl = 64 };
+// kIncl's status word states (0: nothing published yet; the words are zeroed before a launch).
+constexpr unsigned kStAgg = 1, kStIncl = 2;
+// kIncl: how many windows of 32 aggregates a look-back keeps before it polls its farthest window
+// again for an inclusive prefix instead of moving further back.
+constexpr int kMaxWin = 8;
 
 constexpr float kInfF = std::numeric_limits<float>::infinity();
 constexpr double kInfD = std::numeric_limits<double>::infinity();
@@ -120,13 +127,41 @@ __device__ __forceinline__ float RoundDD(double hi, double lo) {
 struct LS {
   double m, s;
 };
-__device__ __forceinline__ LS CombineLS(LS a, LS b) {
+__host__ __device__ __forceinline__ LS CombineLS(LS a, LS b) {
   if (a.m != a.m || b.m != b.m) return LS{NAN, NAN};
   if (a.m == -kInfD) return b;
   if (b.m == -kInfD) return a;
   if (a.m == kInfD || b.m == kInfD) return LS{kInfD, 1.0};
   if (a.m >= b.m) return LS{a.m, fma(b.s, exp(b.m - a.m), a.s)};
   return LS{b.m, fma(a.s, exp(a.m - b.m), b.s)};
+}
+// CombineLS(a, b) cut in two (kIncl's left fold): its m is NMaxLS(a.m, b.m), and which branch it
+// takes and the exp's argument depend on a.m and b.m alone, so a warp gets them for 32 steps at
+// once (the running a.m from a scan of NMaxLS, which is associative: NaN if any is NaN, else the
+// first of the largest) and only LsStep's fma stays sequential. Bit for bit CombineLS:
+// LS{NMaxLS(a.m, b.m), LsStep(mode, a.s, exp(arg), b.s)} with mode = LsMode(a.m, b.m, &arg).
+enum : int { kLsKeep = 0, kLsTakeB = 1, kLsOne = 2, kLsNaN = 3, kLsFmaB = 4, kLsFmaA = 5 };
+__host__ __device__ __forceinline__ double NMaxLS(double a, double b) {
+  return (a != a || b != b) ? static_cast<double>(NAN) : (a >= b ? a : b);
+}
+__host__ __device__ __forceinline__ int LsMode(double am, double bm, double* arg) {
+  *arg = 0.0;
+  if (am != am || bm != bm) return kLsNaN;
+  if (am == -kInfD) return kLsTakeB;
+  if (bm == -kInfD) return kLsKeep;
+  if (am == kInfD || bm == kInfD) return kLsOne;
+  if (am >= bm) {
+    *arg = bm - am;
+    return kLsFmaB;
+  }
+  *arg = am - bm;
+  return kLsFmaA;
+}
+// Both fmas at once: the chain through `as` is one fma and two selects.
+__host__ __device__ __forceinline__ double LsStep(int mode, double as, double e, double bs) {
+  const double fb = fma(bs, e, as), fa = fma(as, e, bs);
+  const double other = mode == kLsKeep ? as : mode == kLsTakeB ? bs : mode == kLsOne ? 1.0 : static_cast<double>(NAN);
+  return mode == kLsFmaB ? fb : mode == kLsFmaA ? fa : other;
 }
 __device__ __forceinline__ float ValueLS(LS a) {
   if (a.m != a.m) return NAN;
@@ -288,7 +323,11 @@ struct Params {
 
 // ---- the ops ----------------------------------------------------------------------------------
 // Each op: Agg (the published aggregate), Pack/Unpack, Combine, Identity, and the tile's two
-// halves (Prepare before the look-back, Finish after it) over a per-thread Work.
+// halves (Prepare before the look-back, Finish after it) over a per-thread Work. kIncl adds:
+// Canon (the value a word holds: every value published or folded is made canonical first, so
+// that UnpackS(PackS(v, state)) is v bit for bit), PackS / State / UnpackS (the word with its
+// state, AGG or INCL) and FoldLeft (carry folded with the aggregates flat[D - 1], ..., flat[0],
+// in that order, each step Canon(Combine(carry, .)); warp 0, the same value on every lane).
 struct CumsumV {
   using Agg = DD;
   static constexpr float kPad = 0.f;
@@ -306,6 +345,26 @@ struct CumsumV {
   __device__ static Agg Unpack(uint4 w) {
     return DD{__longlong_as_double(static_cast<long long>((static_cast<unsigned long long>(w.y) << 32) | w.x)),
               __longlong_as_double(static_cast<long long>((static_cast<unsigned long long>(w.w) << 32) | w.z))};
+  }
+  // kIncl: the state in lo's last two bits, which Canon clears (at most 3 ulps of lo, 2^-104 of
+  // hi, a step); lo 0 where hi is not finite (as Pack).
+  __device__ static Agg Canon(Agg a) {
+    const long long lo = isfinite(a.hi) ? (__double_as_longlong(a.lo) & ~3ll) : 0ll;
+    return DD{a.hi, __longlong_as_double(lo)};
+  }
+  __device__ static uint4 PackS(Agg a, unsigned state) {  // a canonical
+    const long long lo = __double_as_longlong(a.lo) | state, hi = __double_as_longlong(a.hi);
+    return make_uint4(static_cast<unsigned>(hi), static_cast<unsigned>(hi >> 32), static_cast<unsigned>(lo),
+                      static_cast<unsigned>(lo >> 32));
+  }
+  __device__ static unsigned State(uint4 w) { return w.z & 3u; }
+  __device__ static Agg UnpackS(uint4 w) { return Unpack(make_uint4(w.x, w.y, w.z & ~3u, w.w)); }
+  // Sequential: AddDD's chain of ~13 dependent float64 adds a step (the aggregates are read from
+  // shared memory, independent of the chain).
+  __device__ static Agg FoldLeft(Agg c, const uint4* flat, int D, int /*lane*/) {
+#pragma unroll 4
+    for (int i = D - 1; i >= 0; --i) c = Canon(AddDD(c, UnpackS(flat[i])));
+    return c;
   }
   template <int kThreads, int kItems, bool kCheap, bool kFew = false>
   struct Work {
@@ -355,9 +414,52 @@ struct LseV {
                       static_cast<unsigned>(s >> 32));
   }
   __device__ static bool Ready(uint4 w) { return w.y != 0; }
+  // kIncl: the state in the word's second 32 bits; the payload whole (m is an element, +-inf or
+  // NAN, all floats; s the float64 itself), so Canon is the identity.
+  __device__ static Agg Canon(Agg a) { return a; }
+  __device__ static uint4 PackS(Agg a, unsigned state) {
+    const uint4 w = Pack(a);
+    return make_uint4(w.x, state, w.z, w.w);
+  }
+  __device__ static unsigned State(uint4 w) { return w.y; }
   __device__ static Agg Unpack(uint4 w) {
     return LS{static_cast<double>(__uint_as_float(w.x)),
               __longlong_as_double(static_cast<long long>((static_cast<unsigned long long>(w.w) << 32) | w.z))};
+  }
+  __device__ static Agg UnpackS(uint4 w) { return Unpack(w); }
+  // 32 steps at a time (chunk c: flat[32c + lane], the farthest chunk first; in a chunk the fold
+  // runs from the highest valid lane down): the running max before each step from a warp scan,
+  // each step's branch and exp on its own lane at once (LsMode), then the sequential part, one
+  // fma and selects a step (LsStep), in groups of 4 steps with the shuffles free to go ahead
+  // (8: 44-52 B of spills in the kernel against 32).
+  __device__ static Agg FoldLeft(Agg c, const uint4* flat, int D, int lane) {
+    for (int c0 = (D - 1) & ~31; c0 >= 0; c0 -= 32) {
+      const int n = D - c0 < 32 ? D - c0 : 32;  // steps in this chunk: lanes n - 1 .. 0
+      const LS b = lane < n ? UnpackS(flat[c0 + lane]) : LS{-kInfD, 0.0};
+      double inc = b.m;  // NMaxLS of lanes >= this one (their fold order: from lane 31 down)
+#pragma unroll
+      for (int d = 1; d < 32; d <<= 1) {
+        const double y = __shfl_down_sync(0xffffffffu, inc, d);
+        if (lane + d < 32) inc = NMaxLS(y, inc);
+      }
+      const double after = __shfl_down_sync(0xffffffffu, inc, 1);
+      const double am = lane == 31 ? c.m : NMaxLS(c.m, after);  // the carry's m before this step
+      double arg;
+      int mode = LsMode(am, b.m, &arg);
+      if (lane >= n) mode = kLsKeep;
+      const double e = exp(arg);
+      double sv = c.s;
+      for (int g = (n - 1) >> 2; g >= 0; --g) {
+#pragma unroll
+        for (int i = 3; i >= 0; --i) {
+          const int l = 4 * g + i;
+          const int md = __shfl_sync(0xffffffffu, mode, l);
+          sv = LsStep(md, sv, ShflIdx(e, l), ShflIdx(b.s, l));
+        }
+      }
+      c = LS{NMaxLS(c.m, __shfl_sync(0xffffffffu, inc, 0)), sv};
+    }
+    return c;
   }
   // exp(a - b), the difference taken exactly (LseFast::ExpDiff); 0 for a = -inf.
   __device__ static float ExpDiff(float a, float b) {
@@ -572,6 +674,56 @@ __device__ __forceinline__ typename Op::Agg Wait(const Status& st, int64_t slot)
   return Op::Unpack(w);
 }
 
+// kIncl's look-back (warp 0 of tile t > 0 of a line; tile t has published its aggregate A_t,
+// state AGG, before it). Lane l reads the word of tile t - 1 - l - 32w (window w = 0, 1, ...) and
+// reads again until every word below the nearest INCL (the smallest lane holding one) is at least
+// AGG. With an INCL at tile j: carry = P_j, then carry = Canon(Combine(carry, A_k)) for k = j + 1
+// .. t - 1 in increasing k (FoldLeft, from the aggregates kept in flat: flat[i] is tile t - 1 - i),
+// and that is P_{t-1}, the prefix before tile t; the caller publishes P_t = Canon(Combine(P_{t-1},
+// A_t)) as INCL. With none: the window's 32 aggregates kept, the next window; after kMaxWin
+// windows the farthest one is read again until an INCL shows up (its tiles are older than t and
+// wait only on older ones, so one does).
+// Determinism: tile 0 of a line publishes P_0 = Canon(A_0) straight away as INCL (never a
+// Combine with the identity), and every P_t (t > 0) is Canon(Combine(P_{t-1}, A_t)), whichever j
+// tile t found. By induction P_j is the left fold
+//   Canon(Combine(... Canon(Combine(P_0, A_1)) ..., A_j)),
+// so folding A_{j+1}, ..., A_{t-1} onto it in order runs the same operations on the same values
+// as folding from any other INCL j' < t: the carry and P_t are the same bits every run, however
+// the tiles' timing moved the INCLs. (Canon makes what a word holds what was computed: the
+// cumsum's state bits live in lo; logcumsumexp's word holds its state apart, Canon the identity.
+// FoldLeft's steps are Combine's own operations: LseV's splits CombineLS as LsMode / LsStep.)
+template <typename Op, int kFlags>
+__device__ __forceinline__ typename Op::Agg LookBackIncl(const Status& st, int64_t row, int64_t t, uint4* flat,
+                                                         int lane) {
+  unsigned ns = 32;
+  for (int w = 0;;) {
+    const int64_t k = t - 1 - (int64_t{w} * 32 + lane);
+    uint4 word = make_uint4(0u, 0u, 0u, 0u);
+    unsigned incl;
+    for (;;) {
+      if (k >= 0) word = LoadWord(st.word + st.Slot(row, 0, k));
+      const unsigned state = k >= 0 ? Op::State(word) : 0u;
+      incl = __ballot_sync(0xffffffffu, state == kStIncl);
+      const unsigned pending = __ballot_sync(0xffffffffu, k >= 0 && state == 0u);
+      const unsigned below = incl != 0u ? (incl & (0u - incl)) - 1u : 0xffffffffu;  // lanes nearer than it
+      if ((pending & below) == 0u && (incl != 0u || w + 1 < kMaxWin)) break;
+      if ((kFlags & kSpin) != 0) continue;
+      __nanosleep((kFlags & kFixedNs) != 0 ? 32u : ns);
+      ns = ns < 256 ? 2 * ns : ns;
+    }
+    if (incl != 0u) {
+      const int jl = __ffs(static_cast<int>(incl)) - 1;
+      if (lane < jl) flat[w * 32 + lane] = word;
+      const uint4 pw = make_uint4(__shfl_sync(0xffffffffu, word.x, jl), __shfl_sync(0xffffffffu, word.y, jl),
+                                  __shfl_sync(0xffffffffu, word.z, jl), __shfl_sync(0xffffffffu, word.w, jl));
+      __syncwarp();
+      return Op::FoldLeft(Op::UnpackS(pw), flat, w * 32 + jl, lane);
+    }
+    flat[w * 32 + lane] = word;  // every word AGG: the aggregates A_{t-1-32w-lane}
+    ++w;
+  }
+}
+
 template <typename Op, int kThreads, int kItems, int kMinBlocks, bool kPersist, bool kCheap, int kFlags = 0>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, Status st) {
   using Agg = typename Op::Agg;
@@ -586,6 +738,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, S
   __shared__ alignas(16) float fsm[2 * kWarps > 8 ? 2 * kWarps : 8];
   __shared__ Agg carry_smem;
   __shared__ unsigned long long tickets[2];
+  __shared__ uint4 lb_flat[(kFlags & kIncl) != 0 ? kMaxWin * 32 : 1];  // kIncl: the kept aggregates
   __shared__ float4 obuf[kWarps][32 * kItems / 4];
   __shared__ float4 stage[kPersist ? kThreads * kItems / 4 : 1];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -673,6 +826,24 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, S
       if (threadIdx.x == 0) carry_smem = carry;
       __syncthreads();
       carry = carry_smem;
+    } else if ((kFlags & kIncl) != 0 && p.ntiles > 1) {
+      static_assert((kFlags & kIncl) == 0 || !kPersist, "kIncl: one tile a block");
+      if (warp == 0) {  // publish A_t (AGG), look back, publish P_t (INCL); tile 0: P_0 = A_0
+        const Agg a = Op::Canon(w.Aggregate());
+        const int64_t slot = st.Slot(row, 0, t);
+        if (t == 0) {
+          if (lane == 0) StoreWord(st.word + slot, Op::PackS(a, kStIncl));
+        } else {
+          if (lane == 0) StoreWord(st.word + slot, Op::PackS(a, kStAgg));
+          carry = LookBackIncl<Op, kFlags>(st, row, t, lb_flat, lane);
+          if (lane == 0) StoreWord(st.word + slot, Op::PackS(Op::Canon(Op::Combine(carry, a)), kStIncl));
+        }
+        if (lane == 0) carry_smem = carry;
+        if constexpr (kLse && kFew) w.Decide(carry, fsm, lane);  // under the carry's barrier
+      }
+      __syncthreads();
+      carry = carry_smem;
+      decided = kFew;
     } else if (p.ntiles > 1) {
       const Agg a = w.Aggregate();
       if (threadIdx.x == 32 || (kWarps == 1 && threadIdx.x == 0)) {  // publish, then the tree's upper levels
