@@ -30,6 +30,12 @@ constexpr Variant V(const char* name, bool diag = false) {
                  scan1d::Launch<scan1d::CumsumV, kThreads, kItems, kMinBlocks, false, false, kFlags>, diag};
 }
 
+// Cumsum only (scan1d::kExact).
+template <int kThreads, int kItems, int kMinBlocks, int kFlags>
+constexpr Variant VC(const char* name) {
+  return Variant{name, nullptr, scan1d::Launch<scan1d::CumsumV, kThreads, kItems, kMinBlocks, false, false, kFlags>};
+}
+
 // name: b<threads>i<items a thread>mb<blocks an SM compiled for>, p persistent, c the cheap lane total.
 #if defined(SCAN1D_SET3)
 // The third set (README, "third set"): the tree's look-back against the decoupled one with
@@ -42,6 +48,13 @@ const Variant kVariants[] = {
     V<256, 16, 4, scan1d::kIncl | scan1d::kFewBar | scan1d::kSpin>("b256i16mb4fi-spin"),
     V<512, 16, 2, scan1d::kIncl>("b512i16mb2i"),
     V<512, 16, 2, scan1d::kIncl | scan1d::kFewBar>("b512i16mb2fi"),
+    // the fold's cheaper step (scan1d::kStep1, `i1`) and cumsum's exact carry (scan1d::kExact, `x`)
+    V<256, 16, 4, scan1d::kIncl | scan1d::kStep1>("b256i16mb4i1"),
+    V<256, 16, 4, scan1d::kIncl | scan1d::kStep1 | scan1d::kSpin>("b256i16mb4i1-spin"),
+    V<512, 16, 2, scan1d::kIncl | scan1d::kStep1>("b512i16mb2i1"),
+    VC<256, 16, 4, scan1d::kExact>("b256i16mb4x"),
+    VC<256, 16, 4, scan1d::kExact | scan1d::kSpin>("b256i16mb4x-spin"),
+    VC<512, 16, 2, scan1d::kExact>("b512i16mb2x"),
 };
 #elif defined(SCAN1D_SET2)
 // The second set (README, "1-D single-pass variants"): the best of the first and what tests
@@ -245,7 +258,7 @@ int main(int argc, char** argv) {
     x.Upload(hx);
     int64_t max_status = 0;
     for (int tile : {128 * 16, 256 * 8, 256 * 16, 256 * 32, 512 * 16}) {  // every variant's tile
-      max_status = std::max(max_status, scan1d::StatusBytes(c.rows, (c.L + tile - 1) / tile));
+      max_status = std::max(max_status, scan1d::StatusBytesMax(c.rows, (c.L + tile - 1) / tile));
     }
     harness::DeviceBuffer<char> status(max_status);
     const double copy_ms = harness::CopyMs(stream, n * 4);
