@@ -5,8 +5,8 @@
 // tools/dev/harness/scan (`--only '1-D'`, `--only '[4096, 16384]'`, `--only '[64, 2^20]'`).
 // Build: bash tools/dev/harness/build.sh scan1d; run: build-harness/scan1d_harness
 // [--no-check] [--only <substring of the case>] [--variant <substring of the variant>]
-// [--skip <substring of the case>] [--checked-only (no diagnostics)] [--no-time]; -DSCAN1D_SET2 / -DSCAN1D_SET3: the
-// second / third set
+// [--skip <substring of the case>] [--skip-variant <substring of the variant>] [--checked-only (no
+// diagnostics)] [--no-time]; -DSCAN1D_SET2 / -DSCAN1D_SET3: the second / third set
 #include "tools/dev/harness/harness.cuh"
 
 #include <cmath>
@@ -30,6 +30,11 @@ constexpr Variant V(const char* name, bool diag = false) {
                  scan1d::Launch<scan1d::CumsumV, kThreads, kItems, kMinBlocks, false, false, kFlags>, diag};
 }
 
+// Logcumsumexp only (scan1d::kSpread).
+template <int kThreads, int kItems, int kMinBlocks, int kFlags>
+constexpr Variant VL(const char* name) {
+  return Variant{name, scan1d::Launch<scan1d::LseV, kThreads, kItems, kMinBlocks, false, false, kFlags>, nullptr};
+}
 // Cumsum only (scan1d::kExact).
 template <int kThreads, int kItems, int kMinBlocks, int kFlags>
 constexpr Variant VC(const char* name) {
@@ -52,9 +57,15 @@ const Variant kVariants[] = {
     V<256, 16, 4, scan1d::kIncl | scan1d::kStep1>("b256i16mb4i1"),
     V<256, 16, 4, scan1d::kIncl | scan1d::kStep1 | scan1d::kSpin>("b256i16mb4i1-spin"),
     V<512, 16, 2, scan1d::kIncl | scan1d::kStep1>("b512i16mb2i1"),
+    VL<256, 16, 4, scan1d::kIncl | scan1d::kStep1 | scan1d::kSpread>("b256i16mb4i1s"),
+    VL<256, 16, 4, scan1d::kIncl | scan1d::kStep1 | scan1d::kSpread | scan1d::kFewBar | scan1d::kSpin>(
+        "b256i16mb4fi1s-spin"),
+    VL<512, 16, 2, scan1d::kIncl | scan1d::kStep1 | scan1d::kSpread>("b512i16mb2i1s"),
+    VL<256, 16, 3, scan1d::kIncl | scan1d::kStep1 | scan1d::kSpread>("b256i16mb3i1s"),
     VC<256, 16, 4, scan1d::kExact>("b256i16mb4x"),
     VC<256, 16, 4, scan1d::kExact | scan1d::kSpin>("b256i16mb4x-spin"),
     VC<512, 16, 2, scan1d::kExact>("b512i16mb2x"),
+    VC<256, 16, 3, scan1d::kExact>("b256i16mb3x"),
 };
 #elif defined(SCAN1D_SET2)
 // The second set (README, "1-D single-pass variants"): the best of the first and what tests
@@ -235,7 +246,7 @@ double CheckCumsum(const std::vector<float>& x, const std::vector<float>& o, int
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> only, vonly, skip;
+  std::vector<std::string> only, vonly, skip, vskip;
   bool check = true, checked_only = false, timed = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -243,6 +254,7 @@ int main(int argc, char** argv) {
     if (a == "--only" && i + 1 < argc) only.push_back(argv[++i]);
     if (a == "--variant" && i + 1 < argc) vonly.push_back(argv[++i]);
     if (a == "--skip" && i + 1 < argc) skip.push_back(argv[++i]);
+    if (a == "--skip-variant" && i + 1 < argc) vskip.push_back(argv[++i]);
     if (a == "--checked-only") checked_only = true;  // diagnostics left out
     if (a == "--no-time") timed = false;             // under compute-sanitizer: two runs a case
   }
@@ -265,6 +277,7 @@ int main(int argc, char** argv) {
     for (const Variant& v : kVariants) {
       const LaunchFn fn = c.lse ? v.lse : v.cumsum;
       if (fn == nullptr || !harness::Selected(vonly, v.name) || (checked_only && v.diag)) continue;
+      if (!vskip.empty() && harness::Selected(vskip, v.name)) continue;
       auto run = [&] { fn(stream, status.p, x.p, out.p, c.rows, c.L, c.exclusive, c.reverse, sms); };
       out.Poison();
       run();

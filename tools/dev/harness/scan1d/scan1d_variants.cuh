@@ -76,8 +76,13 @@ enum : int {
   kFewBar = 32,
   kIncl = 64,
   kStep1 = 128,
-  kExact = 256
+  kExact = 256,
+  kSpread = 512
 };
+// kSpread (logcumsumexp, with kIncl | kStep1): the fold's per-step work off the chain (the
+//   running maxima, the modes, the float64 exps, alpha and beta) spread over the block's warps,
+//   a chunk of 32 steps each, between two more block barriers, while warp 0 keeps only the fma
+//   chain (LseV::SpreadFold); warp 0 polls as kIncl.
 // kIncl's status word states (0: nothing published yet; the words are zeroed before a launch).
 constexpr unsigned kStAgg = 1, kStIncl = 2;
 // kIncl: how many windows of 32 aggregates a look-back keeps before it polls its farthest window
@@ -520,6 +525,35 @@ struct Params {
   bool exclusive, reverse, vec;
 };
 
+// kStep1's sequential loop: c = step(c, get(i)) for i = n - 1 down to 0, each word asked for four
+// steps before its step (a shared load's ~30 cycles against a chain of ~8-cycle steps; the plain
+// loop reloads one register just before each step). At 64 registers ptxas keeps two to three
+// loads in flight (nvcc 13.0, sm_90a). The same steps in the same order as the plain loop.
+template <typename C, typename Get, typename Step>
+__device__ __forceinline__ C FoldSeq(C c, int n, Get get, Step step) {
+  int i = n - 1;
+  if (i >= 3) {
+    auto q0 = get(i), q1 = get(i - 1), q2 = get(i - 2), q3 = get(i - 3);
+    for (; i >= 7; i -= 4) {
+      c = step(c, q0);
+      q0 = get(i - 4);
+      c = step(c, q1);
+      q1 = get(i - 5);
+      c = step(c, q2);
+      q2 = get(i - 6);
+      c = step(c, q3);
+      q3 = get(i - 7);
+    }
+    c = step(c, q0);
+    c = step(c, q1);
+    c = step(c, q2);
+    c = step(c, q3);
+    i -= 4;
+  }
+  for (; i >= 0; --i) c = step(c, get(i));
+  return c;
+}
+
 // ---- the ops ----------------------------------------------------------------------------------
 // Each op: Agg (the published aggregate), Pack/Unpack, Combine, Identity, and the tile's two
 // halves (Prepare before the look-back, Finish after it) over a per-thread Work. kIncl adds:
@@ -567,9 +601,15 @@ struct CumsumV {
   // read from shared memory, independent of the chain).
   template <int kFlags>
   __device__ static Agg FoldLeft(Agg c, const uint4* flat, int D, int /*lane*/) {
+    if constexpr ((kFlags & kStep1) != 0) {
+      return FoldSeq(
+          c, D, [&](int i) { return flat[i]; },
+          [](Agg x, uint4 w) { return Canon(StepDD(x, UnpackS(w))); });
+    } else {
 #pragma unroll 4
-    for (int i = D - 1; i >= 0; --i) c = Canon(InclStep<kFlags>(c, UnpackS(flat[i])));
-    return c;
+      for (int i = D - 1; i >= 0; --i) c = Canon(InclStep<kFlags>(c, UnpackS(flat[i])));
+      return c;
+    }
   }
   template <int kThreads, int kItems, bool kCheap, bool kFew = false>
   struct Work {
@@ -669,26 +709,64 @@ struct LseV {
         double2* ab = reinterpret_cast<double2*>(flat + c0);
         if (lane < n) ab[lane] = make_double2(al, be);
         __syncwarp();
-#pragma unroll 4
-        for (int l = n - 1; l >= 0; --l) {
-          const double2 q = ab[l];
-          sv = fma(q.x, sv, q.y);
-        }
+        sv = FoldSeq(
+            sv, n, [&](int l) { return ab[l]; }, [](double x, double2 q) { return fma(q.x, x, q.y); });
         __syncwarp();
-        c = LS{NMaxLS(c.m, __shfl_sync(0xffffffffu, inc, 0)), sv};
-        continue;
-      }
-      for (int g = (n - 1) >> 2; g >= 0; --g) {
+      } else {
+        for (int g = (n - 1) >> 2; g >= 0; --g) {
 #pragma unroll
-        for (int i = 3; i >= 0; --i) {
-          const int l = 4 * g + i;
-          const int md = __shfl_sync(0xffffffffu, mode, l);
-          sv = LsStep(md, sv, ShflIdx(e, l), ShflIdx(b.s, l));
+          for (int i = 3; i >= 0; --i) {
+            const int l = 4 * g + i;
+            const int md = __shfl_sync(0xffffffffu, mode, l);
+            sv = LsStep(md, sv, ShflIdx(e, l), ShflIdx(b.s, l));
+          }
         }
       }
       c = LS{NMaxLS(c.m, __shfl_sync(0xffffffffu, inc, 0)), sv};
     }
     return c;
+  }
+  // kSpread's fold (every thread of the block; D, c and flat's D aggregates the same for all):
+  // warp ci takes chunk ci (flat[32 ci ..], kMaxWin <= warps: one chunk at most a warp), its
+  // running max and total in fold order (tot[ci]); after a barrier, the chunk's start max
+  // (c.m, then the farther chunks' totals in order), its modes, exps and (alpha, beta) over its
+  // words of flat; after another, warp 0 alone runs s = fma(alpha, s, beta) over the D steps.
+  // The same values as FoldLeft<kStep1> (the returned carry is warp 0's).
+  template <int kWarps>
+  __device__ static Agg SpreadFold(Agg c, uint4* flat, int D, double* tot, int warp, int lane) {
+    static_assert(kMaxWin <= kWarps, "kSpread: one chunk a warp");
+    const int nch = (D + 31) >> 5, c0 = 32 * warp;
+    const bool mine = warp < nch;
+    const int n = mine ? (D - c0 < 32 ? D - c0 : 32) : 0;
+    const LS b = lane < n ? UnpackS(flat[c0 + lane]) : LS{-kInfD, 0.0};
+    double inc = b.m;
+    if (mine) {
+#pragma unroll
+      for (int d = 1; d < 32; d <<= 1) {
+        const double y = __shfl_down_sync(0xffffffffu, inc, d);
+        if (lane + d < 32) inc = NMaxLS(y, inc);
+      }
+      if (lane == 0) tot[warp] = inc;
+    }
+    __syncthreads();
+    double2* ab = reinterpret_cast<double2*>(flat);
+    if (mine) {
+      double cm = c.m;
+      for (int i = nch - 1; i > warp; --i) cm = NMaxLS(cm, tot[i]);
+      const double after = __shfl_down_sync(0xffffffffu, inc, 1);
+      const double am = lane == 31 ? cm : NMaxLS(cm, after);
+      double arg, al, be;
+      const int mode = LsMode(am, b.m, &arg);
+      LsAB(mode, exp(arg), b.s, &al, &be);
+      if (lane < n) ab[c0 + lane] = make_double2(al, be);
+    }
+    __syncthreads();
+    if (warp != 0) return c;
+    double m = c.m;
+    const double sv =
+        FoldSeq(c.s, D, [&](int l) { return ab[l]; }, [](double x, double2 q) { return fma(q.x, x, q.y); });
+    for (int i = nch - 1; i >= 0; --i) m = NMaxLS(m, tot[i]);
+    return LS{m, sv};
   }
   // exp(a - b), the difference taken exactly (LseFast::ExpDiff); 0 for a = -inf.
   __device__ static float ExpDiff(float a, float b) {
@@ -922,8 +1000,8 @@ __device__ __forceinline__ typename Op::Agg Wait(const Status& st, int64_t slot)
 // cumsum's state bits live in lo; logcumsumexp's word holds its state apart, Canon the identity.
 // FoldLeft's steps are Combine's own operations: LseV's splits CombineLS as LsMode / LsStep.)
 template <typename Op, int kFlags>
-__device__ __forceinline__ typename Op::Agg LookBackIncl(const Status& st, int64_t row, int64_t t, uint4* flat,
-                                                         int lane) {
+__device__ __forceinline__ int LookBackInclPoll(const Status& st, int64_t row, int64_t t, uint4* flat, int lane,
+                                                uint4* incl_word) {
   unsigned ns = 32;
   for (int w = 0;;) {
     const int64_t k = t - 1 - (int64_t{w} * 32 + lane);
@@ -943,14 +1021,21 @@ __device__ __forceinline__ typename Op::Agg LookBackIncl(const Status& st, int64
     if (incl != 0u) {
       const int jl = __ffs(static_cast<int>(incl)) - 1;
       if (lane < jl) flat[w * 32 + lane] = word;
-      const uint4 pw = make_uint4(__shfl_sync(0xffffffffu, word.x, jl), __shfl_sync(0xffffffffu, word.y, jl),
-                                  __shfl_sync(0xffffffffu, word.z, jl), __shfl_sync(0xffffffffu, word.w, jl));
+      *incl_word = make_uint4(__shfl_sync(0xffffffffu, word.x, jl), __shfl_sync(0xffffffffu, word.y, jl),
+                              __shfl_sync(0xffffffffu, word.z, jl), __shfl_sync(0xffffffffu, word.w, jl));
       __syncwarp();
-      return Op::template FoldLeft<kFlags>(Op::UnpackS(pw), flat, w * 32 + jl, lane);
+      return w * 32 + jl;
     }
     flat[w * 32 + lane] = word;  // every word AGG: the aggregates A_{t-1-32w-lane}
     ++w;
   }
+}
+template <typename Op, int kFlags>
+__device__ __forceinline__ typename Op::Agg LookBackIncl(const Status& st, int64_t row, int64_t t, uint4* flat,
+                                                         int lane) {
+  uint4 pw;
+  const int D = LookBackInclPoll<Op, kFlags>(st, row, t, flat, lane, &pw);
+  return Op::template FoldLeft<kFlags>(Op::UnpackS(pw), flat, D, lane);
 }
 
 // kExact: P_t's Wide in 4 words of 3 payload words each (l[0..4] as 10 halves, then sp), the
@@ -1044,6 +1129,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, S
   __shared__ Agg carry_smem;
   __shared__ unsigned long long tickets[2];
   __shared__ uint4 lb_flat[(kFlags & kIncl) != 0 ? kMaxWin * 32 : 1];  // kIncl: the kept aggregates
+  __shared__ double lb_tot[(kFlags & kSpread) != 0 ? kMaxWin : 1];        // kSpread: the chunks' maxima
+  __shared__ int lb_n;                                                    // kSpread: D (-1: tile 0)
+  __shared__ uint4 lb_pw;                                                 // kSpread: P_j's word
   __shared__ float4 obuf[kWarps][32 * kItems / 4];
   __shared__ float4 stage[kPersist ? kThreads * kItems / 4 : 1];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -1152,6 +1240,42 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, S
         }
         __syncthreads();
         carry = carry_smem;
+      }
+    } else if ((kFlags & kSpread) != 0 && p.ntiles > 1) {
+      static_assert((kFlags & kSpread) == 0 || (kLse && !kPersist && (kFlags & kStep1) != 0),
+                    "kSpread: logcumsumexp with kStep1, one tile a block");
+      if constexpr (kLse) {
+        const Agg a = Op::Canon(w.Aggregate());
+        const int64_t slot = st.Slot(row, 0, t);
+        if (warp == 0) {  // publish A_t (AGG) and poll, as kIncl; tile 0: P_0 = A_0
+          if (t == 0) {
+            if (lane == 0) {
+              StoreWord(st.word + slot, Op::PackS(a, kStIncl));
+              lb_n = -1;
+            }
+          } else {
+            if (lane == 0) StoreWord(st.word + slot, Op::PackS(a, kStAgg));
+            uint4 pw;
+            const int D = LookBackInclPoll<Op, kFlags>(st, row, t, lb_flat, lane, &pw);
+            if (lane == 0) {
+              lb_n = D;
+              lb_pw = pw;
+            }
+          }
+        }
+        __syncthreads();
+        const int D = lb_n;
+        if (D >= 0) {  // uniform
+          carry = Op::template SpreadFold<kWarps>(Op::UnpackS(lb_pw), lb_flat, D, lb_tot, warp, lane);
+          if (warp == 0 && lane == 0) StoreWord(st.word + slot, Op::PackS(Op::Canon(StepLS(carry, a)), kStIncl));
+        }
+        if (warp == 0) {
+          if (lane == 0) carry_smem = carry;
+          if constexpr (kFew) w.Decide(carry, fsm, lane);  // under the carry's barrier
+        }
+        __syncthreads();
+        carry = carry_smem;
+        decided = kFew;
       }
     } else if ((kFlags & kIncl) != 0 && p.ntiles > 1) {
       static_assert((kFlags & kIncl) == 0 || !kPersist, "kIncl: one tile a block");
