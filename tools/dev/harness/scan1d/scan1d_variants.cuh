@@ -81,7 +81,7 @@ enum : int {
 };
 // kSpread (logcumsumexp, with kIncl | kStep1): the fold's per-step work off the chain (the
 //   running maxima, the modes, the float64 exps, alpha and beta) spread over the block's warps,
-//   a chunk of 32 steps each, between two more block barriers, while warp 0 keeps only the fma
+//   a chunk of 32 steps each, between three more block barriers, while warp 0 keeps only the fma
 //   chain (LseV::SpreadFold); warp 0 polls as kIncl.
 // kIncl's status word states (0: nothing published yet; the words are zeroed before a launch).
 constexpr unsigned kStAgg = 1, kStIncl = 2;
@@ -999,6 +999,24 @@ __device__ __forceinline__ typename Op::Agg Wait(const Status& st, int64_t slot)
 // the tiles' timing moved the INCLs. (Canon makes what a word holds what was computed: the
 // cumsum's state bits live in lo; logcumsumexp's word holds its state apart, Canon the identity.
 // FoldLeft's steps are Combine's own operations: LseV's splits CombineLS as LsMode / LsStep.)
+// One window's poll: lane l's word of tile k (none for k < 0), read again until every word
+// nearer than the nearest INCL (with none, all 32) is at least AGG, and, with none, until one
+// shows up unless `onward` (the caller may move to the next window). Returns the INCL lanes.
+template <typename Op, int kFlags>
+__device__ __forceinline__ unsigned PollWindow(const Status& st, int64_t row, int64_t k, bool onward, unsigned* ns,
+                                               uint4* word) {
+  for (;;) {
+    if (k >= 0) *word = LoadWord(st.word + st.Slot(row, 0, k));
+    const unsigned state = k >= 0 ? Op::State(*word) : 0u;
+    const unsigned incl = __ballot_sync(0xffffffffu, state == kStIncl);
+    const unsigned pending = __ballot_sync(0xffffffffu, k >= 0 && state == 0u);
+    const unsigned below = incl != 0u ? (incl & (0u - incl)) - 1u : 0xffffffffu;  // lanes nearer than it
+    if ((pending & below) == 0u && (incl != 0u || onward)) return incl;
+    if ((kFlags & kSpin) != 0) continue;
+    __nanosleep((kFlags & kFixedNs) != 0 ? 32u : *ns);
+    *ns = *ns < 256 ? 2 * *ns : *ns;
+  }
+}
 template <typename Op, int kFlags>
 __device__ __forceinline__ int LookBackInclPoll(const Status& st, int64_t row, int64_t t, uint4* flat, int lane,
                                                 uint4* incl_word) {
@@ -1006,18 +1024,7 @@ __device__ __forceinline__ int LookBackInclPoll(const Status& st, int64_t row, i
   for (int w = 0;;) {
     const int64_t k = t - 1 - (int64_t{w} * 32 + lane);
     uint4 word = make_uint4(0u, 0u, 0u, 0u);
-    unsigned incl;
-    for (;;) {
-      if (k >= 0) word = LoadWord(st.word + st.Slot(row, 0, k));
-      const unsigned state = k >= 0 ? Op::State(word) : 0u;
-      incl = __ballot_sync(0xffffffffu, state == kStIncl);
-      const unsigned pending = __ballot_sync(0xffffffffu, k >= 0 && state == 0u);
-      const unsigned below = incl != 0u ? (incl & (0u - incl)) - 1u : 0xffffffffu;  // lanes nearer than it
-      if ((pending & below) == 0u && (incl != 0u || w + 1 < kMaxWin)) break;
-      if ((kFlags & kSpin) != 0) continue;
-      __nanosleep((kFlags & kFixedNs) != 0 ? 32u : ns);
-      ns = ns < 256 ? 2 * ns : ns;
-    }
+    const unsigned incl = PollWindow<Op, kFlags>(st, row, k, w + 1 < kMaxWin, &ns, &word);
     if (incl != 0u) {
       const int jl = __ffs(static_cast<int>(incl)) - 1;
       if (lane < jl) flat[w * 32 + lane] = word;
@@ -1093,18 +1100,7 @@ __device__ __forceinline__ Wide LookBackExact(const Status& st, int64_t row, int
   for (int64_t w = 0;; ++w) {
     const int64_t k = t - 1 - (w * 32 + lane);
     uint4 word = make_uint4(0u, 0u, 0u, 0u);
-    unsigned incl;
-    for (;;) {
-      if (k >= 0) word = LoadWord(st.word + st.Slot(row, 0, k));
-      const unsigned state = k >= 0 ? Op::State(word) : 0u;
-      incl = __ballot_sync(0xffffffffu, state == kStIncl);
-      const unsigned pending = __ballot_sync(0xffffffffu, k >= 0 && state == 0u);
-      const unsigned below = incl != 0u ? (incl & (0u - incl)) - 1u : 0xffffffffu;
-      if ((pending & below) == 0u) break;
-      if ((kFlags & kSpin) != 0) continue;
-      __nanosleep((kFlags & kFixedNs) != 0 ? 32u : ns);
-      ns = ns < 256 ? 2 * ns : ns;
-    }
+    const unsigned incl = PollWindow<Op, kFlags>(st, row, k, true, &ns, &word);
     const int jl = incl != 0u ? __ffs(static_cast<int>(incl)) - 1 : 32;
     Wide v = ZeroW();
     if (lane < jl && k >= 0) v = ToWideDD(Op::UnpackS(word));
