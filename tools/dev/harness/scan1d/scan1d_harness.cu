@@ -105,7 +105,7 @@ const Variant kVariants[] = {
 };
 #endif
 
-enum class Dist { kNormal2, kNear0, kNeg, kHoles, kUnit };
+enum class Dist { kNormal2, kNear0, kNeg, kHoles, kUnit, kSpread };
 
 struct Case {
   const char* name;
@@ -123,6 +123,8 @@ const Case kCases[] = {
     {"lse f32 1-D 2^22 neg", true, 1, int64_t{1} << 22, false, false, Dist::kNeg},
     {"cumsum f32 1-D 1000003", false, 1, 1000003, false, false, Dist::kUnit},
     {"cumsum f32 [3, 70001] excl rev", false, 3, 70001, true, true, Dist::kUnit},
+    // magnitudes 2^-30 .. 2^20, random signs: the carries' bits over ~95 bits (kExact's limbs)
+    {"cumsum f32 1-D 1000003 spread", false, 1, 1000003, false, false, Dist::kSpread},
     // the benchmark shapes
     {"lse f32 1-D 2^26", true, 1, int64_t{1} << 26, false, false, Dist::kNormal2},
     {"lse f32 1-D 2^26 excl rev", true, 1, int64_t{1} << 26, true, true, Dist::kNormal2},
@@ -147,6 +149,7 @@ std::vector<float> Inputs(int64_t n, Dist d) {
       case Dist::kNear0: x[i] = near0(g); break;
       case Dist::kNeg: x[i] = neg(g); break;
       case Dist::kHoles: x[i] = u(g) < 0.3f ? -INFINITY : n2(g); break;
+      case Dist::kSpread: x[i] = std::ldexp(unit(g), static_cast<int>(50 * u(g)) - 30); break;
     }
   }
   if (d == Dist::kHoles) {
