@@ -5,8 +5,8 @@
 // tools/dev/harness/scan (`--only '1-D'`, `--only '[4096, 16384]'`, `--only '[64, 2^20]'`).
 // Build: bash tools/dev/harness/build.sh scan1d; run: build-harness/scan1d_harness
 // [--no-check] [--only <substring of the case>] [--variant <substring of the variant>]
-// [--skip <substring of the case>] [--checked-only (no diagnostics)] [--no-time]; -DSCAN1D_SET2 / -DSCAN1D_SET3: the
-// second / third set
+// [--skip <substring of the case>] [--skip-variant <substring of the variant>] [--checked-only (no
+// diagnostics)] [--no-time]; -DSCAN1D_SET2 / -DSCAN1D_SET3: the second / third set
 #include "tools/dev/harness/harness.cuh"
 
 #include <cmath>
@@ -30,6 +30,17 @@ constexpr Variant V(const char* name, bool diag = false) {
                  scan1d::Launch<scan1d::CumsumV, kThreads, kItems, kMinBlocks, false, false, kFlags>, diag};
 }
 
+// Logcumsumexp only (scan1d::kSpread).
+template <int kThreads, int kItems, int kMinBlocks, int kFlags>
+constexpr Variant VL(const char* name) {
+  return Variant{name, scan1d::Launch<scan1d::LseV, kThreads, kItems, kMinBlocks, false, false, kFlags>, nullptr};
+}
+// Cumsum only (scan1d::kExact).
+template <int kThreads, int kItems, int kMinBlocks, int kFlags>
+constexpr Variant VC(const char* name) {
+  return Variant{name, nullptr, scan1d::Launch<scan1d::CumsumV, kThreads, kItems, kMinBlocks, false, false, kFlags>};
+}
+
 // name: b<threads>i<items a thread>mb<blocks an SM compiled for>, p persistent, c the cheap lane total.
 #if defined(SCAN1D_SET3)
 // The third set (README, "third set"): the tree's look-back against the decoupled one with
@@ -42,6 +53,19 @@ const Variant kVariants[] = {
     V<256, 16, 4, scan1d::kIncl | scan1d::kFewBar | scan1d::kSpin>("b256i16mb4fi-spin"),
     V<512, 16, 2, scan1d::kIncl>("b512i16mb2i"),
     V<512, 16, 2, scan1d::kIncl | scan1d::kFewBar>("b512i16mb2fi"),
+    // the fold's cheaper step (scan1d::kStep1, `i1`) and cumsum's exact carry (scan1d::kExact, `x`)
+    V<256, 16, 4, scan1d::kIncl | scan1d::kStep1>("b256i16mb4i1"),
+    V<256, 16, 4, scan1d::kIncl | scan1d::kStep1 | scan1d::kSpin>("b256i16mb4i1-spin"),
+    V<512, 16, 2, scan1d::kIncl | scan1d::kStep1>("b512i16mb2i1"),
+    VL<256, 16, 4, scan1d::kIncl | scan1d::kStep1 | scan1d::kSpread>("b256i16mb4i1s"),
+    VL<256, 16, 4, scan1d::kIncl | scan1d::kStep1 | scan1d::kSpread | scan1d::kFewBar | scan1d::kSpin>(
+        "b256i16mb4fi1s-spin"),
+    VL<512, 16, 2, scan1d::kIncl | scan1d::kStep1 | scan1d::kSpread>("b512i16mb2i1s"),
+    VL<256, 16, 3, scan1d::kIncl | scan1d::kStep1 | scan1d::kSpread>("b256i16mb3i1s"),
+    VC<256, 16, 4, scan1d::kExact>("b256i16mb4x"),
+    VC<256, 16, 4, scan1d::kExact | scan1d::kSpin>("b256i16mb4x-spin"),
+    VC<512, 16, 2, scan1d::kExact>("b512i16mb2x"),
+    VC<256, 16, 3, scan1d::kExact>("b256i16mb3x"),
 };
 #elif defined(SCAN1D_SET2)
 // The second set (README, "1-D single-pass variants"): the best of the first and what tests
@@ -81,7 +105,7 @@ const Variant kVariants[] = {
 };
 #endif
 
-enum class Dist { kNormal2, kNear0, kNeg, kHoles, kUnit };
+enum class Dist { kNormal2, kNear0, kNeg, kHoles, kUnit, kSpread };
 
 struct Case {
   const char* name;
@@ -99,6 +123,8 @@ const Case kCases[] = {
     {"lse f32 1-D 2^22 neg", true, 1, int64_t{1} << 22, false, false, Dist::kNeg},
     {"cumsum f32 1-D 1000003", false, 1, 1000003, false, false, Dist::kUnit},
     {"cumsum f32 [3, 70001] excl rev", false, 3, 70001, true, true, Dist::kUnit},
+    // magnitudes 2^-30 .. 2^20, random signs: the carries' bits over ~95 bits (kExact's limbs)
+    {"cumsum f32 1-D 1000003 spread", false, 1, 1000003, false, false, Dist::kSpread},
     // the benchmark shapes
     {"lse f32 1-D 2^26", true, 1, int64_t{1} << 26, false, false, Dist::kNormal2},
     {"lse f32 1-D 2^26 excl rev", true, 1, int64_t{1} << 26, true, true, Dist::kNormal2},
@@ -123,6 +149,7 @@ std::vector<float> Inputs(int64_t n, Dist d) {
       case Dist::kNear0: x[i] = near0(g); break;
       case Dist::kNeg: x[i] = neg(g); break;
       case Dist::kHoles: x[i] = u(g) < 0.3f ? -INFINITY : n2(g); break;
+      case Dist::kSpread: x[i] = std::ldexp(unit(g), static_cast<int>(50 * u(g)) - 30); break;
     }
   }
   if (d == Dist::kHoles) {
@@ -222,7 +249,7 @@ double CheckCumsum(const std::vector<float>& x, const std::vector<float>& o, int
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> only, vonly, skip;
+  std::vector<std::string> only, vonly, skip, vskip;
   bool check = true, checked_only = false, timed = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -230,6 +257,7 @@ int main(int argc, char** argv) {
     if (a == "--only" && i + 1 < argc) only.push_back(argv[++i]);
     if (a == "--variant" && i + 1 < argc) vonly.push_back(argv[++i]);
     if (a == "--skip" && i + 1 < argc) skip.push_back(argv[++i]);
+    if (a == "--skip-variant" && i + 1 < argc) vskip.push_back(argv[++i]);
     if (a == "--checked-only") checked_only = true;  // diagnostics left out
     if (a == "--no-time") timed = false;             // under compute-sanitizer: two runs a case
   }
@@ -245,13 +273,14 @@ int main(int argc, char** argv) {
     x.Upload(hx);
     int64_t max_status = 0;
     for (int tile : {128 * 16, 256 * 8, 256 * 16, 256 * 32, 512 * 16}) {  // every variant's tile
-      max_status = std::max(max_status, scan1d::StatusBytes(c.rows, (c.L + tile - 1) / tile));
+      max_status = std::max(max_status, scan1d::StatusBytesMax(c.rows, (c.L + tile - 1) / tile));
     }
     harness::DeviceBuffer<char> status(max_status);
     const double copy_ms = harness::CopyMs(stream, n * 4);
     for (const Variant& v : kVariants) {
       const LaunchFn fn = c.lse ? v.lse : v.cumsum;
       if (fn == nullptr || !harness::Selected(vonly, v.name) || (checked_only && v.diag)) continue;
+      if (!vskip.empty() && harness::Selected(vskip, v.name)) continue;
       auto run = [&] { fn(stream, status.p, x.p, out.p, c.rows, c.L, c.exclusive, c.reverse, sms); };
       out.Poison();
       run();

@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -55,7 +56,33 @@ namespace scan1d {
 //   the decision straight after its look-back, under the carry's barrier.
 // kIncl (the third set): the tree replaced by a decoupled look-back with inclusive prefixes,
 //   folded left in order (LookBackIncl below: one status word a tile, state AGG then INCL).
-enum : int { kNoLB = 1, kLdSt = 2, kNoScan = 4, kSpin = 8, kFixedNs = 16, kFewBar = 32, kIncl = 64 };
+// kStep1 (with kIncl): a cheaper step for the in-order fold, the chain of N dependent steps that
+//   kIncl's P_0 -> P_1 -> ... is. It is no longer Combine itself but another fixed function
+//   (InclStep), which is all the determinism argument needs. Logcumsumexp: s' = fma(alpha, s,
+//   beta) with alpha, beta of the step taken off the chain (StepLS: CombineLS's fma
+//   fma(b.s, e, a.s) becomes a.s + round(b.s * e), one rounding more); cumsum: the double-double
+//   left unnormalized, hi' = hi + a.hi, lo' = lo + (a.lo + hi's rounding error) (StepDD: one
+//   float64 add and Canon's bit mask on the chain instead of AddDD's ~13 adds).
+// kExact (cumsum, with kIncl): the carry an exact integer (Wide: 320 bits in units of 2^-149, the
+//   least bit of a float32), each tile's double-double aggregate converted to it exactly; the sum
+//   is associative, so the look-back reduces its window as a warp tree in any order and the
+//   result is the same bits (CUB's look-back, no in-order fold, no chain of steps).
+enum : int {
+  kNoLB = 1,
+  kLdSt = 2,
+  kNoScan = 4,
+  kSpin = 8,
+  kFixedNs = 16,
+  kFewBar = 32,
+  kIncl = 64,
+  kStep1 = 128,
+  kExact = 256,
+  kSpread = 512
+};
+// kSpread (logcumsumexp, with kIncl | kStep1): the fold's per-step work off the chain (the
+//   running maxima, the modes, the float64 exps, alpha and beta) spread over the block's warps,
+//   a chunk of 32 steps each, between three more block barriers, while warp 0 keeps only the fma
+//   chain (LseV::SpreadFold); warp 0 polls as kIncl.
 // kIncl's status word states (0: nothing published yet; the words are zeroed before a launch).
 constexpr unsigned kStAgg = 1, kStIncl = 2;
 // kIncl: how many windows of 32 aggregates a look-back keeps before it polls its farthest window
@@ -82,6 +109,7 @@ __device__ __forceinline__ uint4 LoadWord(const uint4* p) {
 // The tree's slots of `rows` lines of n tiles each (as TileStatus of scan_onepass.cuh).
 struct Status {
   uint4* word;                 // [rows * per_line]
+  uint4* wide;                 // kExact: [rows * n * 4], P_t's Wide (WidePut)
   unsigned long long* ticket;  // the next tile's ticket
   int64_t n, per_line;
   __device__ int64_t Slot(int64_t row, int b, int64_t k) const {
@@ -123,6 +151,163 @@ __device__ __forceinline__ float RoundDD(double hi, double lo) {
   return f;
 }
 
+// kStep1's cumsum step: hi the float64 sum of the his, lo collecting a.lo and each add's exact
+// error, never renormalized (the chain: hi's add, lo's add; the error's TwoSum hangs off it).
+// |lo| stays below N ulps of the largest |hi| met, its own roundings below N^2 2^-106 of it
+// (2^-78 for N = 2^14 tiles): far under the float32 outputs' half ulp. Canon clears lo's state
+// bits each step (kIncl's word); Finish's AddDD renormalizes.
+__host__ __device__ __forceinline__ DD StepDD(DD c, DD a) {
+  const double s = c.hi + a.hi;
+  const double bb = s - c.hi;
+  const double e = (c.hi - (s - bb)) + (a.hi - bb);
+  return DD{s, c.lo + (a.lo + e)};
+}
+
+// ---- kExact: cumsum's carry as an exact integer ------------------------------------------------
+// A Wide is a two's complement integer of 5 64-bit limbs in units of 2^-149 (float32's least
+// bit), |value| < 2^170 (lines of up to 2^41 float32 elements), and sp, the non-finite part (0,
+// +-inf or NaN) summed as a float (an associative sum on those four values). Every value of a
+// cumsum tile's double-double (float32 inputs, TwoSums and AddDDs in float64) is a multiple of
+// 2^-149: a float64 add of two multiples rounds either onto a grid of 2^-149 or coarser, or not at
+// all (below 2^-96 the sum has at most 53 bits). So ToWideDD is exact and the Wide sum of the
+// aggregates is the exact sum, whatever the order.
+constexpr int kWL = 5;
+struct Wide {
+  unsigned long long l[kWL];
+  float sp;
+};
+__host__ __device__ __forceinline__ Wide ZeroW() {
+  Wide r;
+  for (int i = 0; i < kWL; ++i) r.l[i] = 0;
+  r.sp = 0.f;
+  return r;
+}
+__host__ __device__ __forceinline__ Wide AddW(const Wide& a, const Wide& b) {
+  Wide r;
+#ifdef __CUDA_ARCH__
+  asm("add.cc.u64 %0, %5, %10;\n\t"
+      "addc.cc.u64 %1, %6, %11;\n\t"
+      "addc.cc.u64 %2, %7, %12;\n\t"
+      "addc.cc.u64 %3, %8, %13;\n\t"
+      "addc.u64 %4, %9, %14;"
+      : "=l"(r.l[0]), "=l"(r.l[1]), "=l"(r.l[2]), "=l"(r.l[3]), "=l"(r.l[4])
+      : "l"(a.l[0]), "l"(a.l[1]), "l"(a.l[2]), "l"(a.l[3]), "l"(a.l[4]), "l"(b.l[0]), "l"(b.l[1]), "l"(b.l[2]),
+        "l"(b.l[3]), "l"(b.l[4]));
+#else
+  unsigned long long c = 0;
+  for (int i = 0; i < kWL; ++i) {
+    const unsigned long long s = a.l[i] + b.l[i];
+    const unsigned long long c1 = s < a.l[i];
+    r.l[i] = s + c;
+    c = c1 + (r.l[i] < s);
+  }
+#endif
+  r.sp = a.sp + b.sp;
+  return r;
+}
+__host__ __device__ __forceinline__ void NegW(unsigned long long (&l)[kWL]) {
+  unsigned long long c = 1;
+  for (int i = 0; i < kWL; ++i) {
+    l[i] = ~l[i] + c;
+    c = (c != 0 && l[i] == 0) ? 1 : 0;
+  }
+}
+__host__ __device__ __forceinline__ unsigned long long BitsD(double d) {
+#ifdef __CUDA_ARCH__
+  return static_cast<unsigned long long>(__double_as_longlong(d));
+#else
+  unsigned long long u;
+  std::memcpy(&u, &d, 8);
+  return u;
+#endif
+}
+__host__ __device__ __forceinline__ double Pow2(int k) {  // k in a normal double's range
+  const unsigned long long u = static_cast<unsigned long long>(k + 1023) << 52;
+#ifdef __CUDA_ARCH__
+  return __longlong_as_double(static_cast<long long>(u));
+#else
+  double d;
+  std::memcpy(&d, &u, 8);
+  return d;
+#endif
+}
+// d finite, a multiple of 2^-149, |d| < 2^170: exactly (non-finite: sp).
+__host__ __device__ __forceinline__ Wide ToWide(double d) {
+  Wide r = ZeroW();
+  if (!(d - d == 0.0)) {  // +-inf, NaN
+    r.sp = static_cast<float>(d);
+    return r;
+  }
+  const unsigned long long bits = BitsD(d);
+  const int ex = static_cast<int>((bits >> 52) & 0x7ff);
+  if (ex == 0) return r;  // 0 (a subnormal double is no multiple of 2^-149)
+  unsigned long long m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+  int p = ex - 1075 + 149;  // m's bit 0 in units of 2^-149
+  if (p < 0) {              // the bits shifted out are 0
+    m = p > -64 ? m >> -p : 0;
+    p = 0;
+  }
+  const int q = p >> 6, sh = p & 63;
+  const unsigned long long lo = m << sh, hi = sh != 0 ? m >> (64 - sh) : 0;
+  for (int i = 0; i < kWL; ++i) r.l[i] = i == q ? lo : i == q + 1 ? hi : 0;
+  if (bits >> 63) NegW(r.l);
+  return r;
+}
+__host__ __device__ __forceinline__ Wide ToWideDD(DD a) { return AddW(ToWide(a.hi), ToWide(a.lo)); }
+// The double-double nearest a Wide, to ~2^-105 of it: hi the top 53 bits rounded to nearest
+// (half up), lo the next 64 rounded, every lower bit dropped; (sp, 0) when sp is not 0.
+__host__ __device__ __forceinline__ DD FromWide(const Wide& w) {
+  if (w.sp != 0.f) return DD{static_cast<double>(w.sp), 0.0};  // NaN too
+  unsigned long long a[kWL];
+  for (int i = 0; i < kWL; ++i) a[i] = w.l[i];
+  const bool neg = (a[kWL - 1] >> 63) != 0;
+  if (neg) NegW(a);
+  int q = -1;
+  unsigned long long top = 0, nx = 0, n2 = 0;
+  for (int i = 0; i < kWL; ++i) {
+    if (a[i] != 0) {
+      q = i;
+      top = a[i];
+      nx = i >= 1 ? a[i - 1] : 0;
+      n2 = i >= 2 ? a[i - 2] : 0;
+    }
+  }
+  if (q < 0) return DD{0.0, 0.0};
+#ifdef __CUDA_ARCH__
+  const int lz = __clzll(static_cast<long long>(top));
+#else
+  const int lz = __builtin_clzll(top);
+#endif
+  const unsigned long long t = lz != 0 ? (top << lz) | (nx >> (64 - lz)) : top;
+  const unsigned long long u = lz != 0 ? (nx << lz) | (n2 >> (64 - lz)) : nx;
+  // t's bit 0 weighs 2^(64q - lz) units; L = t's low 11 bits and u's top 53: its bit 0 weighs
+  // 2^(64q - lz - 53).
+  const unsigned long long L = ((t & 0x7ff) << 53) | (u >> 11);
+  const bool up = (L >> 63) != 0;  // the rest at least half hi's ulp: hi rounded up, lo negative
+  const double hm = static_cast<double>((t >> 11) + (up ? 1 : 0));
+  const double lm = up ? -static_cast<double>(0ull - L) : static_cast<double>(L);
+  const int e0 = 64 * q - lz - 149;
+  double hi = hm * Pow2(e0 + 11), lo = lm * Pow2(e0 - 53);
+  if (neg) {
+    hi = -hi;
+    lo = -lo;
+  }
+  return DD{hi, lo};
+}
+__device__ __forceinline__ Wide ShflXorW(const Wide& w, int m) {
+  Wide r;
+#pragma unroll
+  for (int i = 0; i < kWL; ++i) r.l[i] = __shfl_xor_sync(0xffffffffu, w.l[i], m);
+  r.sp = __shfl_xor_sync(0xffffffffu, w.sp, m);
+  return r;
+}
+// The warp's sum on every lane (exact: the butterfly's orders differ, the bits do not).
+__device__ __forceinline__ Wide WarpSumW(Wide v) {
+#pragma unroll
+  for (int m = 16; m > 0; m >>= 1) v = AddW(v, ShflXorW(v, m));
+  return v;
+}
+
 // ---- logcumsumexp's exact state: (max, sum of exp(x - max)), a single term (x, 1) exactly ----
 struct LS {
   double m, s;
@@ -162,6 +347,25 @@ __host__ __device__ __forceinline__ double LsStep(int mode, double as, double e,
   const double fb = fma(bs, e, as), fa = fma(as, e, bs);
   const double other = mode == kLsKeep ? as : mode == kLsTakeB ? bs : mode == kLsOne ? 1.0 : static_cast<double>(NAN);
   return mode == kLsFmaB ? fb : mode == kLsFmaA ? fa : other;
+}
+// kStep1's step: the sequential part of a step is one fma, s' = fma(alpha, s, beta), alpha and
+// beta from the mode, the exp and b.s alone (off the chain). kLsFmaB: s + round(b.s * e) (CombineLS
+// rounds once: an error of at most 2^-53 of the smaller term more); the other modes exactly as
+// CombineLS (s is a finite sum, never -0, so fma(1, s, 0) = s and fma(0, s, b) = b).
+__host__ __device__ __forceinline__ void LsAB(int mode, double e, double bs, double* alpha, double* beta) {
+  *alpha = mode == kLsFmaA ? e : (mode == kLsKeep || mode == kLsFmaB) ? 1.0 : 0.0;
+  *beta = mode == kLsFmaB   ? bs * e
+          : mode == kLsFmaA  ? bs
+          : mode == kLsTakeB ? bs
+          : mode == kLsOne   ? 1.0
+          : mode == kLsNaN   ? static_cast<double>(NAN)
+                             : 0.0;
+}
+__host__ __device__ __forceinline__ LS StepLS(LS a, LS b) {
+  double arg, al, be;
+  const int mode = LsMode(a.m, b.m, &arg);
+  LsAB(mode, exp(arg), b.s, &al, &be);
+  return LS{NMaxLS(a.m, b.m), fma(al, a.s, be)};
 }
 __device__ __forceinline__ float ValueLS(LS a) {
   if (a.m != a.m) return NAN;
@@ -321,6 +525,35 @@ struct Params {
   bool exclusive, reverse, vec;
 };
 
+// kStep1's sequential loop: c = step(c, get(i)) for i = n - 1 down to 0, each word asked for four
+// steps before its step (a shared load's ~30 cycles against a chain of ~8-cycle steps; the plain
+// loop reloads one register just before each step). At 64 registers ptxas keeps two to three
+// loads in flight (nvcc 13.0, sm_90a). The same steps in the same order as the plain loop.
+template <typename C, typename Get, typename Step>
+__device__ __forceinline__ C FoldSeq(C c, int n, Get get, Step step) {
+  int i = n - 1;
+  if (i >= 3) {
+    auto q0 = get(i), q1 = get(i - 1), q2 = get(i - 2), q3 = get(i - 3);
+    for (; i >= 7; i -= 4) {
+      c = step(c, q0);
+      q0 = get(i - 4);
+      c = step(c, q1);
+      q1 = get(i - 5);
+      c = step(c, q2);
+      q2 = get(i - 6);
+      c = step(c, q3);
+      q3 = get(i - 7);
+    }
+    c = step(c, q0);
+    c = step(c, q1);
+    c = step(c, q2);
+    c = step(c, q3);
+    i -= 4;
+  }
+  for (; i >= 0; --i) c = step(c, get(i));
+  return c;
+}
+
 // ---- the ops ----------------------------------------------------------------------------------
 // Each op: Agg (the published aggregate), Pack/Unpack, Combine, Identity, and the tile's two
 // halves (Prepare before the look-back, Finish after it) over a per-thread Work. kIncl adds:
@@ -359,12 +592,24 @@ struct CumsumV {
   }
   __device__ static unsigned State(uint4 w) { return w.z & 3u; }
   __device__ static Agg UnpackS(uint4 w) { return Unpack(make_uint4(w.x, w.y, w.z & ~3u, w.w)); }
-  // Sequential: AddDD's chain of ~13 dependent float64 adds a step (the aggregates are read from
-  // shared memory, independent of the chain).
+  // kIncl's step (P_t from P_{t-1} and A_t): AddDD, or kStep1's StepDD.
+  template <int kFlags>
+  __device__ static Agg InclStep(Agg c, Agg a) {
+    return (kFlags & kStep1) != 0 ? StepDD(c, a) : AddDD(c, a);
+  }
+  // Sequential: AddDD's chain of ~13 dependent float64 adds a step, StepDD's 2 (the aggregates are
+  // read from shared memory, independent of the chain).
+  template <int kFlags>
   __device__ static Agg FoldLeft(Agg c, const uint4* flat, int D, int /*lane*/) {
+    if constexpr ((kFlags & kStep1) != 0) {
+      return FoldSeq(
+          c, D, [&](int i) { return flat[i]; },
+          [](Agg x, uint4 w) { return Canon(StepDD(x, UnpackS(w))); });
+    } else {
 #pragma unroll 4
-    for (int i = D - 1; i >= 0; --i) c = Canon(AddDD(c, UnpackS(flat[i])));
-    return c;
+      for (int i = D - 1; i >= 0; --i) c = Canon(InclStep<kFlags>(c, UnpackS(flat[i])));
+      return c;
+    }
   }
   template <int kThreads, int kItems, bool kCheap, bool kFew = false>
   struct Work {
@@ -432,7 +677,16 @@ struct LseV {
   // each step's branch and exp on its own lane at once (LsMode), then the sequential part, one
   // fma and selects a step (LsStep), in groups of 4 steps with the shuffles free to go ahead
   // (8: 44-52 B of spills in the kernel against 32).
-  __device__ static Agg FoldLeft(Agg c, const uint4* flat, int D, int lane) {
+  // kIncl's step: CombineLS, or kStep1's StepLS.
+  template <int kFlags>
+  __device__ static Agg InclStep(Agg c, Agg a) {
+    return (kFlags & kStep1) != 0 ? StepLS(c, a) : CombineLS(c, a);
+  }
+  // kStep1: each lane turns its step's mode, exp and b.s into (alpha, beta), written over its
+  // word of flat, and the warp runs s = fma(alpha, s, beta) through the chunk from shared
+  // memory (broadcast reads, independent of s): one fma a step on the chain.
+  template <int kFlags>
+  __device__ static Agg FoldLeft(Agg c, uint4* flat, int D, int lane) {
     for (int c0 = (D - 1) & ~31; c0 >= 0; c0 -= 32) {
       const int n = D - c0 < 32 ? D - c0 : 32;  // steps in this chunk: lanes n - 1 .. 0
       const LS b = lane < n ? UnpackS(flat[c0 + lane]) : LS{-kInfD, 0.0};
@@ -449,17 +703,70 @@ struct LseV {
       if (lane >= n) mode = kLsKeep;
       const double e = exp(arg);
       double sv = c.s;
-      for (int g = (n - 1) >> 2; g >= 0; --g) {
+      if constexpr ((kFlags & kStep1) != 0) {
+        double al, be;
+        LsAB(mode, e, b.s, &al, &be);
+        double2* ab = reinterpret_cast<double2*>(flat + c0);
+        if (lane < n) ab[lane] = make_double2(al, be);
+        __syncwarp();
+        sv = FoldSeq(
+            sv, n, [&](int l) { return ab[l]; }, [](double x, double2 q) { return fma(q.x, x, q.y); });
+        __syncwarp();
+      } else {
+        for (int g = (n - 1) >> 2; g >= 0; --g) {
 #pragma unroll
-        for (int i = 3; i >= 0; --i) {
-          const int l = 4 * g + i;
-          const int md = __shfl_sync(0xffffffffu, mode, l);
-          sv = LsStep(md, sv, ShflIdx(e, l), ShflIdx(b.s, l));
+          for (int i = 3; i >= 0; --i) {
+            const int l = 4 * g + i;
+            const int md = __shfl_sync(0xffffffffu, mode, l);
+            sv = LsStep(md, sv, ShflIdx(e, l), ShflIdx(b.s, l));
+          }
         }
       }
       c = LS{NMaxLS(c.m, __shfl_sync(0xffffffffu, inc, 0)), sv};
     }
     return c;
+  }
+  // kSpread's fold (every thread of the block; D, c and flat's D aggregates the same for all):
+  // warp ci takes chunk ci (flat[32 ci ..], kMaxWin <= warps: one chunk at most a warp), its
+  // running max and total in fold order (tot[ci]); after a barrier, the chunk's start max
+  // (c.m, then the farther chunks' totals in order), its modes, exps and (alpha, beta) over its
+  // words of flat; after another, warp 0 alone runs s = fma(alpha, s, beta) over the D steps.
+  // The same values as FoldLeft<kStep1> (the returned carry is warp 0's).
+  template <int kWarps>
+  __device__ static Agg SpreadFold(Agg c, uint4* flat, int D, double* tot, int warp, int lane) {
+    static_assert(kMaxWin <= kWarps, "kSpread: one chunk a warp");
+    const int nch = (D + 31) >> 5, c0 = 32 * warp;
+    const bool mine = warp < nch;
+    const int n = mine ? (D - c0 < 32 ? D - c0 : 32) : 0;
+    const LS b = lane < n ? UnpackS(flat[c0 + lane]) : LS{-kInfD, 0.0};
+    double inc = b.m;
+    if (mine) {
+#pragma unroll
+      for (int d = 1; d < 32; d <<= 1) {
+        const double y = __shfl_down_sync(0xffffffffu, inc, d);
+        if (lane + d < 32) inc = NMaxLS(y, inc);
+      }
+      if (lane == 0) tot[warp] = inc;
+    }
+    __syncthreads();
+    double2* ab = reinterpret_cast<double2*>(flat);
+    if (mine) {
+      double cm = c.m;
+      for (int i = nch - 1; i > warp; --i) cm = NMaxLS(cm, tot[i]);
+      const double after = __shfl_down_sync(0xffffffffu, inc, 1);
+      const double am = lane == 31 ? cm : NMaxLS(cm, after);
+      double arg, al, be;
+      const int mode = LsMode(am, b.m, &arg);
+      LsAB(mode, exp(arg), b.s, &al, &be);
+      if (lane < n) ab[c0 + lane] = make_double2(al, be);
+    }
+    __syncthreads();
+    if (warp != 0) return c;
+    double m = c.m;
+    const double sv =
+        FoldSeq(c.s, D, [&](int l) { return ab[l]; }, [](double x, double2 q) { return fma(q.x, x, q.y); });
+    for (int i = nch - 1; i >= 0; --i) m = NMaxLS(m, tot[i]);
+    return LS{m, sv};
   }
   // exp(a - b), the difference taken exactly (LseFast::ExpDiff); 0 for a = -inf.
   __device__ static float ExpDiff(float a, float b) {
@@ -692,35 +999,114 @@ __device__ __forceinline__ typename Op::Agg Wait(const Status& st, int64_t slot)
 // the tiles' timing moved the INCLs. (Canon makes what a word holds what was computed: the
 // cumsum's state bits live in lo; logcumsumexp's word holds its state apart, Canon the identity.
 // FoldLeft's steps are Combine's own operations: LseV's splits CombineLS as LsMode / LsStep.)
+// One window's poll: lane l's word of tile k (none for k < 0), read again until every word
+// nearer than the nearest INCL (with none, all 32) is at least AGG, and, with none, until one
+// shows up unless `onward` (the caller may move to the next window). Returns the INCL lanes.
 template <typename Op, int kFlags>
-__device__ __forceinline__ typename Op::Agg LookBackIncl(const Status& st, int64_t row, int64_t t, uint4* flat,
-                                                         int lane) {
+__device__ __forceinline__ unsigned PollWindow(const Status& st, int64_t row, int64_t k, bool onward, unsigned* ns,
+                                               uint4* word) {
+  for (;;) {
+    if (k >= 0) *word = LoadWord(st.word + st.Slot(row, 0, k));
+    const unsigned state = k >= 0 ? Op::State(*word) : 0u;
+    const unsigned incl = __ballot_sync(0xffffffffu, state == kStIncl);
+    const unsigned pending = __ballot_sync(0xffffffffu, k >= 0 && state == 0u);
+    const unsigned below = incl != 0u ? (incl & (0u - incl)) - 1u : 0xffffffffu;  // lanes nearer than it
+    if ((pending & below) == 0u && (incl != 0u || onward)) return incl;
+    if ((kFlags & kSpin) != 0) continue;
+    __nanosleep((kFlags & kFixedNs) != 0 ? 32u : *ns);
+    *ns = *ns < 256 ? 2 * *ns : *ns;
+  }
+}
+template <typename Op, int kFlags>
+__device__ __forceinline__ int LookBackInclPoll(const Status& st, int64_t row, int64_t t, uint4* flat, int lane,
+                                                uint4* incl_word) {
   unsigned ns = 32;
   for (int w = 0;;) {
     const int64_t k = t - 1 - (int64_t{w} * 32 + lane);
     uint4 word = make_uint4(0u, 0u, 0u, 0u);
-    unsigned incl;
-    for (;;) {
-      if (k >= 0) word = LoadWord(st.word + st.Slot(row, 0, k));
-      const unsigned state = k >= 0 ? Op::State(word) : 0u;
-      incl = __ballot_sync(0xffffffffu, state == kStIncl);
-      const unsigned pending = __ballot_sync(0xffffffffu, k >= 0 && state == 0u);
-      const unsigned below = incl != 0u ? (incl & (0u - incl)) - 1u : 0xffffffffu;  // lanes nearer than it
-      if ((pending & below) == 0u && (incl != 0u || w + 1 < kMaxWin)) break;
-      if ((kFlags & kSpin) != 0) continue;
-      __nanosleep((kFlags & kFixedNs) != 0 ? 32u : ns);
-      ns = ns < 256 ? 2 * ns : ns;
-    }
+    const unsigned incl = PollWindow<Op, kFlags>(st, row, k, w + 1 < kMaxWin, &ns, &word);
     if (incl != 0u) {
       const int jl = __ffs(static_cast<int>(incl)) - 1;
       if (lane < jl) flat[w * 32 + lane] = word;
-      const uint4 pw = make_uint4(__shfl_sync(0xffffffffu, word.x, jl), __shfl_sync(0xffffffffu, word.y, jl),
-                                  __shfl_sync(0xffffffffu, word.z, jl), __shfl_sync(0xffffffffu, word.w, jl));
+      *incl_word = make_uint4(__shfl_sync(0xffffffffu, word.x, jl), __shfl_sync(0xffffffffu, word.y, jl),
+                              __shfl_sync(0xffffffffu, word.z, jl), __shfl_sync(0xffffffffu, word.w, jl));
       __syncwarp();
-      return Op::FoldLeft(Op::UnpackS(pw), flat, w * 32 + jl, lane);
+      return w * 32 + jl;
     }
     flat[w * 32 + lane] = word;  // every word AGG: the aggregates A_{t-1-32w-lane}
     ++w;
+  }
+}
+template <typename Op, int kFlags>
+__device__ __forceinline__ typename Op::Agg LookBackIncl(const Status& st, int64_t row, int64_t t, uint4* flat,
+                                                         int lane) {
+  uint4 pw;
+  const int D = LookBackInclPoll<Op, kFlags>(st, row, t, flat, lane, &pw);
+  return Op::template FoldLeft<kFlags>(Op::UnpackS(pw), flat, D, lane);
+}
+
+// kExact: P_t's Wide in 4 words of 3 payload words each (l[0..4] as 10 halves, then sp), the
+// first word of each a tag (1: written), so that a reader takes the 4 words only when all four
+// are tagged: each 16-byte word is single-copy atomic, the four together need no fence.
+__device__ __forceinline__ void WidePut(const Status& st, int64_t idx, const Wide& w, int lane) {
+  unsigned h[12];
+#pragma unroll
+  for (int i = 0; i < kWL; ++i) {
+    h[2 * i] = static_cast<unsigned>(w.l[i]);
+    h[2 * i + 1] = static_cast<unsigned>(w.l[i] >> 32);
+  }
+  h[10] = __float_as_uint(w.sp);
+  h[11] = 0;
+  if (lane < 4) {
+    unsigned a = h[0], b = h[1], c = h[2];
+#pragma unroll
+    for (int k = 1; k < 4; ++k) {
+      if (lane == k) {
+        a = h[3 * k];
+        b = h[3 * k + 1];
+        c = h[3 * k + 2];
+      }
+    }
+    StoreWord(st.wide + idx * 4 + lane, make_uint4(1u, a, b, c));
+  }
+}
+// One lane's read of P_k's Wide (polled until all four words are tagged).
+__device__ __forceinline__ Wide WideGet(const Status& st, int64_t idx) {
+  uint4 q[4];
+  for (unsigned ns = 32;; ns = ns < 256 ? 2 * ns : ns) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) q[k] = LoadWord(st.wide + idx * 4 + k);
+    if ((q[0].x & q[1].x & q[2].x & q[3].x) != 0u) break;
+    __nanosleep(ns);
+  }
+  const unsigned h[12] = {q[0].y, q[0].z, q[0].w, q[1].y, q[1].z, q[1].w,
+                          q[2].y, q[2].z, q[2].w, q[3].y, q[3].z, q[3].w};
+  Wide r;
+#pragma unroll
+  for (int i = 0; i < kWL; ++i) r.l[i] = (static_cast<unsigned long long>(h[2 * i + 1]) << 32) | h[2 * i];
+  r.sp = __uint_as_float(h[10]);
+  return r;
+}
+// kExact's look-back (cumsum, warp 0 of tile t > 0): CUB's. Lane l reads tile t - 1 - l - 32w's
+// word until every word nearer than the nearest INCL (or, with none, all 32) is at least AGG;
+// the window's aggregates nearer than the INCL, converted exactly (ToWideDD), and the INCL's
+// Wide (lane jl) summed as a warp tree and added to the windows before; with no INCL, the next
+// window. Exact sums: the same bits whichever INCL was found and in whatever order. Returns the
+// Wide sum of A_0 .. A_{t-1} on every lane.
+template <typename Op, int kFlags>
+__device__ __forceinline__ Wide LookBackExact(const Status& st, int64_t row, int64_t t, int lane) {
+  Wide acc = ZeroW();
+  unsigned ns = 32;
+  for (int64_t w = 0;; ++w) {
+    const int64_t k = t - 1 - (w * 32 + lane);
+    uint4 word = make_uint4(0u, 0u, 0u, 0u);
+    const unsigned incl = PollWindow<Op, kFlags>(st, row, k, true, &ns, &word);
+    const int jl = incl != 0u ? __ffs(static_cast<int>(incl)) - 1 : 32;
+    Wide v = ZeroW();
+    if (lane < jl && k >= 0) v = ToWideDD(Op::UnpackS(word));
+    if (lane == jl) v = WideGet(st, row * st.n + k);
+    acc = AddW(acc, WarpSumW(v));
+    if (incl != 0u) return acc;
   }
 }
 
@@ -739,6 +1125,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, S
   __shared__ Agg carry_smem;
   __shared__ unsigned long long tickets[2];
   __shared__ uint4 lb_flat[(kFlags & kIncl) != 0 ? kMaxWin * 32 : 1];  // kIncl: the kept aggregates
+  __shared__ double lb_tot[(kFlags & kSpread) != 0 ? kMaxWin : 1];        // kSpread: the chunks' maxima
+  __shared__ int lb_n;                                                    // kSpread: D (-1: tile 0)
+  __shared__ uint4 lb_pw;                                                 // kSpread: P_j's word
   __shared__ float4 obuf[kWarps][32 * kItems / 4];
   __shared__ float4 stage[kPersist ? kThreads * kItems / 4 : 1];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -826,6 +1215,64 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, S
       if (threadIdx.x == 0) carry_smem = carry;
       __syncthreads();
       carry = carry_smem;
+    } else if ((kFlags & kExact) != 0 && p.ntiles > 1) {
+      static_assert((kFlags & kExact) == 0 || (!kPersist && !kLse), "kExact: cumsum, one tile a block");
+      if constexpr (!kLse) {
+        if (warp == 0) {  // publish A_t (AGG), look back, publish P_t (its Wide, then INCL)
+          const Agg a = Op::Canon(w.Aggregate());
+          const int64_t slot = st.Slot(row, 0, t);
+          const Wide aw = ToWideDD(a);
+          if (t == 0) {
+            WidePut(st, row * st.n, aw, lane);
+            if (lane == 0) StoreWord(st.word + slot, Op::PackS(a, kStIncl));
+          } else {
+            if (lane == 0) StoreWord(st.word + slot, Op::PackS(a, kStAgg));
+            const Wide cw = LookBackExact<Op, kFlags>(st, row, t, lane);
+            WidePut(st, row * st.n + t, AddW(cw, aw), lane);
+            if (lane == 0) StoreWord(st.word + slot, Op::PackS(a, kStIncl));
+            carry = FromWide(cw);
+          }
+          if (lane == 0) carry_smem = carry;
+        }
+        __syncthreads();
+        carry = carry_smem;
+      }
+    } else if ((kFlags & kSpread) != 0 && p.ntiles > 1) {
+      static_assert((kFlags & kSpread) == 0 || (kLse && !kPersist && (kFlags & kStep1) != 0),
+                    "kSpread: logcumsumexp with kStep1, one tile a block");
+      if constexpr (kLse) {
+        const Agg a = Op::Canon(w.Aggregate());
+        const int64_t slot = st.Slot(row, 0, t);
+        if (warp == 0) {  // publish A_t (AGG) and poll, as kIncl; tile 0: P_0 = A_0
+          if (t == 0) {
+            if (lane == 0) {
+              StoreWord(st.word + slot, Op::PackS(a, kStIncl));
+              lb_n = -1;
+            }
+          } else {
+            if (lane == 0) StoreWord(st.word + slot, Op::PackS(a, kStAgg));
+            uint4 pw;
+            const int D = LookBackInclPoll<Op, kFlags>(st, row, t, lb_flat, lane, &pw);
+            if (lane == 0) {
+              lb_n = D;
+              lb_pw = pw;
+            }
+          }
+        }
+        __syncthreads();
+        const int D = lb_n;
+        if (D >= 0) {  // uniform
+          carry = Op::template SpreadFold<kWarps>(Op::UnpackS(lb_pw), lb_flat, D, lb_tot, warp, lane);
+          if (warp == 0 && lane == 0) StoreWord(st.word + slot, Op::PackS(Op::Canon(StepLS(carry, a)), kStIncl));
+        }
+        if (warp == 0) {
+          if (lane == 0) carry_smem = carry;
+          if constexpr (kFew) w.Decide(carry, fsm, lane);  // under the carry's barrier
+        }
+        __syncthreads();
+        carry = carry_smem;
+        decided = kFew;
+      }
     } else if ((kFlags & kIncl) != 0 && p.ntiles > 1) {
       static_assert((kFlags & kIncl) == 0 || !kPersist, "kIncl: one tile a block");
       if (warp == 0) {  // publish A_t (AGG), look back, publish P_t (INCL); tile 0: P_0 = A_0
@@ -836,7 +1283,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) Tile1DKernel(Params p, S
         } else {
           if (lane == 0) StoreWord(st.word + slot, Op::PackS(a, kStAgg));
           carry = LookBackIncl<Op, kFlags>(st, row, t, lb_flat, lane);
-          if (lane == 0) StoreWord(st.word + slot, Op::PackS(Op::Canon(Op::Combine(carry, a)), kStIncl));
+          const Agg pt = Op::Canon(Op::template InclStep<kFlags>(carry, a));
+          if (lane == 0) StoreWord(st.word + slot, Op::PackS(pt, kStIncl));
         }
         if (lane == 0) carry_smem = carry;
         if constexpr (kLse && kFew) w.Decide(carry, fsm, lane);  // under the carry's barrier
@@ -918,6 +1366,11 @@ inline int64_t PerLine(int64_t n) {
   return total;
 }
 inline int64_t StatusBytes(int64_t rows, int64_t n) { return 256 + rows * PerLine(n) * 16; }
+// kExact: n words a line, then 4 words a tile for the Wide prefixes.
+inline int64_t StatusBytesExact(int64_t rows, int64_t n) { return 256 + rows * n * 5 * 16; }
+inline int64_t StatusBytesMax(int64_t rows, int64_t n) {
+  return std::max(StatusBytes(rows, n), StatusBytesExact(rows, n));
+}
 
 template <typename Op, int kThreads, int kItems, int kMinBlocks, bool kPersist, bool kCheap, int kFlags = 0>
 void Launch(cudaStream_t stream, void* scratch, const float* x, float* out, int64_t rows, int64_t L, bool exclusive,
@@ -929,8 +1382,10 @@ void Launch(cudaStream_t stream, void* scratch, const float* x, float* out, int6
   st.ticket = static_cast<unsigned long long*>(scratch);
   st.word = reinterpret_cast<uint4*>(static_cast<char*>(scratch) + 256);
   st.n = p.ntiles;
-  st.per_line = PerLine(p.ntiles);
-  cudaMemsetAsync(scratch, 0, StatusBytes(rows, p.ntiles), stream);
+  constexpr bool kEx = (kFlags & kExact) != 0;
+  st.per_line = kEx ? p.ntiles : PerLine(p.ntiles);
+  st.wide = st.word + rows * p.ntiles;  // used by kExact only
+  cudaMemsetAsync(scratch, 0, kEx ? StatusBytesExact(rows, p.ntiles) : StatusBytes(rows, p.ntiles), stream);
   const auto kernel = Tile1DKernel<Op, kThreads, kItems, kMinBlocks, kPersist, kCheap, kFlags>;
   int64_t blocks = rows * p.ntiles;
   if (kPersist) {
