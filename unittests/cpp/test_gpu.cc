@@ -187,7 +187,8 @@ DenseTensor RunLcseGrad(const DenseTensor& x, const DenseTensor& out, const Dens
 }
 
 bool SameBits(const DenseTensor& a, const DenseTensor& b) {
-  return a.numel() == b.numel() && std::memcmp(a.raw_data(), b.raw_data(), a.numel() * SizeOf(a.dtype())) == 0;
+  return a.numel() == b.numel() &&
+         (a.numel() == 0 || std::memcmp(a.raw_data(), b.raw_data(), a.numel() * SizeOf(a.dtype())) == 0);
 }
 
 // `run()` (a GPU call returning its output) `runs` times: the first output copied to the host,
