@@ -124,7 +124,7 @@ def test_many_sequences_equal_separate_calls(dtype, place):
     sequence run before its inputs were written, or read back before it finished, is far off).
     On sm_90a the bfloat16 forward runs the packed call in one launch (PADDLE_OPS_GLA_GPU_FWD=auto)
     and each separate call in the plain kernel (no sequence here is long enough to be split):
-    o and the final state within 1e-3 there (see below), every gradient as before."""
+    o to one bfloat16 ulp and the final state within 1e-3 there (see below), every gradient as before."""
     lengths = [300, 1, 77, 0, 150, 64, 65, 200, 3, 128, 250, 90, 31]
     offsets = np.concatenate([[0], np.cumsum(lengths)])
     T, N, H, D = int(offsets[-1]), len(lengths), 2, 64
@@ -144,6 +144,7 @@ def test_many_sequences_equal_separate_calls(dtype, place):
                        cu_seqlens=make_tensor(offsets, 'int32', place))
     ((o * make_tensor(do, dtype, place)).sum() + fs.sum()).backward()
     packed = [tensor_values(x) for x in [o, fs] + [t.grad for t in ts] + [ht.grad]]
+    bad = []  # every sequence and output checked, then all that failed reported at once
     for n in range(N):
         bos, eos = int(offsets[n]), int(offsets[n + 1])
         if eos == bos:
@@ -159,9 +160,16 @@ def test_many_sequences_equal_separate_calls(dtype, place):
             # The sm_90a one-launch forward (bfloat16 on the GPU) handles a sequence's partial
             # last chunk with the next sequence's rows neutralized rather than zeros past T: the
             # same bound, but a few of o's elements round one bfloat16 ulp apart from a separate
-            # call's (H200, 2026-11-30: rel. RMS 8e-5); a stream-ordering fault is O(1).
-            bound = 1e-3 if (dtype == 'bfloat16' and place == 'gpu' and name in ('o', 'final_state')) else 1e-6
-            assert rel_rms(got, want) < bound, (n, name, rel_rms(got, want))
+            # call's (H200, 2026-11-30: rel. RMS 8e-5 over the call, 2.4e-3 on the one-step
+            # sequence, whose 128 outputs make one ulp count). So o there is held to a rel. RMS
+            # of 8e-3, about one bfloat16 ulp (2^-8 to 2^-7 relative), and the float32 final
+            # state to 1e-3; a stream-ordering fault is O(1).
+            bound = 1e-6
+            if dtype == 'bfloat16' and place == 'gpu' and name in ('o', 'final_state'):
+                bound = 8e-3 if name == 'o' else 1e-3
+            if not rel_rms(got, want) < bound:
+                bad.append('%s of sequence %d: rel. RMS %.2g' % (name, n, rel_rms(got, want)))
+    assert not bad, '; '.join(bad)
 
 
 def poisoned_varlen(dtype, head_first, lengths, Dv, poisoned, seed):
