@@ -540,7 +540,7 @@ int main(int argc, char** argv) {
       {"1-D 3 overflow", 1, 3, 1, 3, 0, false, false, false, true},
       // from rt::kCubScanTiles tiles on (513 here): the library scans the tile sums with CUB
       {"1-D 1050000 {0..3} +3 (CUB scan)", 1, 1050000, 1, 3, 3},
-      {"[2, 1050000, 1] int32 {0..300} -7", 2, 1050000, 1, 300, -7, true},
+      {"[2, 1050000, 1] int32 {0..3} -7", 2, 1050000, 1, 3, -7, true},
       {"1-D 1050000 negative (CUB scan)", 1, 1050000, 1, 3, 0, false, false, true},
       {"1-D 1050000 overflow (CUB scan)", 1, 1050000, 1, 3, 0, false, false, false, true},
   };
