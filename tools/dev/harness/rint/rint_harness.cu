@@ -361,8 +361,8 @@ void TimeCounts(cudaStream_t st, const std::string& name, int64_t n, int64_t inn
 
 // Pass 1 alone against the tile count (int64 counts in {0..3}): the path before ("prev"), the
 // library's sums with the one-block scan of 1024 threads (before), of 256 (now) and with CUB's,
-// and the epoch look-back, to place rt::kCubScanTiles. The floor:
-// a copy of the counts and their bytes.
+// and the two look-backs, to place rt::kCubScanTiles. The floor: a copy of the counts and their
+// bytes.
 void TimeScans(cudaStream_t st) {
   auto& g = harness::Rng();
   for (int lg : {15, 16, 18, 19, 20, 21, 22, 24}) {
@@ -375,7 +375,7 @@ void TimeScans(cudaStream_t st) {
     rv::Scratch vs(n);
     const double floor_ms = harness::CopyMs(st, (n * 8 + n) / 2);
     const std::string name = "pass 1, 2^" + std::to_string(lg) + " (" + std::to_string(vs.sc.tiles) + " tiles)";
-    for (rv::Pass1 p : {rv::Pass1::kPrev, rv::Pass1::kVec1024, rv::Pass1::kVec, rv::Pass1::kVecCub, rv::Pass1::kLookE}) {
+    for (rv::Pass1 p : kPass1s) {
       Print(name, rv::Pass1Name(p), harness::TimeMs(st, [&] { rv::Offsets(st, p, vs, cnt); }), floor_ms, floor_ms,
             true);
     }
