@@ -1,10 +1,11 @@
 // The GPU steps of repeat_interleave (declared in kernels/impl/repeat_interleave_kernel_impl.h),
 // on the kernels of repeat_interleave_tiles.cuh: the int-count form a vectorized copy (a thread
 // per 16 bytes of output); the tensor form written from the slices: the counts' sums per tile of
-// 2048 slices and their scan (the total, a negative-count flag and the overflow copied to the host
-// in one 16-byte copy unless output_size gives the length), then one pass that scans each tile's
-// counts in the block and writes each slice's copies to its run of outputs (no search, no
-// per-output or per-slice scratch). The gradient sums each slice's outputs from the starts of the
+// 2048 slices and their scan (one block, or CUB's device scan from 512 tiles on; the total, a
+// negative-count flag and the overflow copied to the host in one 16-byte copy unless
+// output_size gives the length), then one pass that scans each tile's counts in the block and
+// writes each slice's copies to its run of outputs (no search, no per-output or per-slice
+// scratch). The gradient sums each slice's outputs from the starts of the
 // scan engine (the only scratch is the n starts).
 #pragma once
 
@@ -43,12 +44,16 @@ inline const tiles::Offsets& TileOffsets(const GPUContext& ctx, Pieces<GPUContex
   const tiles::OffsetsScratch sc = tiles::OffsetsScratchFor(p->n);
   p->scratch = DenseTensor(DataType::INT64, DDim({sc.Int64s()}));
   int64_t* scratch = ctx.Alloc<int64_t>(&p->scratch);
+  cudaError_t err = cudaSuccess;
+  tiles::Offsets off{};
   if (p->repeats->dtype() == DataType::INT32) {
-    p->offsets = tiles::TileOffsets(ctx.stream(), sc, CountsOf<int32_t>(*p->repeats, p->n), scratch);
+    off = tiles::TileOffsets(ctx.stream(), sc, CountsOf<int32_t>(*p->repeats, p->n), scratch, &err);
   } else {
-    p->offsets = tiles::TileOffsets(ctx.stream(), sc, CountsOf<int64_t>(*p->repeats, p->n), scratch);
+    off = tiles::TileOffsets(ctx.stream(), sc, CountsOf<int64_t>(*p->repeats, p->n), scratch, &err);
   }
+  PADDLE_ENFORCE_GPU_SUCCESS(err);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+  p->offsets = off;  // set only once they are launched
   return p->offsets;
 }
 

@@ -3,10 +3,12 @@
 //
 // The tensor form writes from the input slices instead of searching from the outputs:
 //   1. TileSumsKernel: per tile of kTile slices, the clamped counts' sum (a negative count
-//      raises the tile's flag and counts as 0), and each count as a byte (min(count, 255));
-//   2. ScanTilesKernel, one block: the inclusive scan of the tile sums (cub::BlockScan); its last
-//      value is the total, which the host copies with the negative flag when output_size does
-//      not give the length;
+//      raises the tile's flag and counts as 0), and each count as a byte (min(count, 255)); a
+//      thread reads its kItems consecutive counts with 16-byte loads and stores their bytes
+//      with one store;
+//   2. the inclusive scan of the tile sums: one block (ScanTilesKernel, cub::BlockScan) for
+//      fewer than kCubScanTiles tiles, else cub::DeviceScan; its last value is the total,
+//      which the host copies with the negative flag when output_size does not give the length;
 //   3. one scatter pass: each tile scans its counts in the block (cub::BlockScan) from the tile's
 //      offset and writes each slice's copies to its run of outputs:
 //        - 1-D lines (inner == 1): the tile's outputs are staged in shared memory and stored
@@ -14,8 +16,9 @@
 //        - rows (inner > 1): a warp copies each slice's row to its run of output rows, 16-byte
 //          vectors where aligned (ScatterRowsKernel).
 //   No binary search, no per-output scratch (the scratch is a byte per slice and 20 bytes per
-//   tile); the bytes moved are the counts once, their bytes twice, x once and out once (a tile
-//   with a count above 255 reads its counts again instead of the bytes).
+//   tile, and CUB's temporary storage where it scans); the bytes moved are the counts once,
+//   their bytes twice, x once and out once (a tile with a count above 255 reads its counts
+//   again instead of the bytes).
 // The sums saturate at 2^63 (SatAdd): a total that reaches it has overflowed int64, and the
 // starts stay monotone whatever the counts, so every output is written by exactly one slice
 // (deterministic). The runs are cut to the output length M; the last slice's run ends at M,
@@ -40,8 +43,8 @@ constexpr int kThreads = 256;
 #ifndef PO_RINT_MIN_BLOCKS
 #define PO_RINT_MIN_BLOCKS 4
 #endif
-#ifndef PO_RINT_CUB_SCAN  // 1: the tile sums scanned by cub::DeviceScan (a harness variant)
-#define PO_RINT_CUB_SCAN 0
+#ifndef PO_RINT_CUB_TILES  // from this many tiles on, CUB's device scan scans the tile sums
+#define PO_RINT_CUB_TILES 512
 #endif
 #ifndef PO_RINT_STAGE_BYTES
 #define PO_RINT_STAGE_BYTES 32768
@@ -98,60 +101,125 @@ __device__ inline bool Aligned16(const void* p) { return reinterpret_cast<uintpt
 
 inline int64_t TileCount(int64_t n) { return (n + kTile - 1) / kTile; }
 
+// A thread's kItems consecutive counts from j0, clamped at 0 (`neg` raised by a negative one):
+// 16-byte loads where they are whole and aligned, else count by count (the line's end, a
+// broadcast count, unaligned counts).
+template <typename R>
+__device__ void LoadCounts(const Counts<R>& cnt, int64_t j0, uint64_t (&c)[kItems], bool& neg) {
+  if (j0 + kItems <= cnt.n && !cnt.broadcast) {
+    __align__(16) R raw[kItems];
+    LoadItems(cnt.c + j0, raw, Aligned16(cnt.c + j0));
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      neg = neg || raw[i] < 0;
+      c[i] = raw[i] < 0 ? 0 : static_cast<uint64_t>(raw[i]);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) c[i] = j0 + i < cnt.n ? cnt.At(j0 + i, &neg) : 0;
+  }
+}
+
+// A thread's count bytes min(c, 255), packed little-endian four to a word.
+static_assert(kItems % 4 == 0, "a thread's count bytes fill whole words");
+struct CountBytes {
+  uint32_t w[kItems / 4];
+  __device__ uint32_t operator[](int i) const { return (w[i / 4] >> (8 * (i % 4))) & 255u; }
+};
+
+// The bytes of c into b, `big` raised by a count above 255; returns the saturating sum.
+__device__ inline uint64_t PackCounts(const uint64_t (&c)[kItems], CountBytes& b, bool& big) {
+  uint64_t s = 0;
+#pragma unroll
+  for (int k = 0; k < kItems / 4; ++k) b.w[k] = 0;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    big = big || c[i] > 255;
+    b.w[i / 4] |= (c[i] > 255 ? 255u : static_cast<uint32_t>(c[i])) << (8 * (i % 4));
+    s = SatAdd()(s, c[i]);
+  }
+  return s;
+}
+
+// Tile t's part of pass 1 (the whole block calls it): thread i reads slices j0 = t * kTile +
+// i * kItems .. j0 + kItems - 1 (16-byte loads), stores their bytes with one store (kItems
+// bytes at j0: aligned, `bytes` being 16-byte aligned), and the block reduces the sums.
+// Returns the tile's saturating sum (thread 0's) and whether any count was negative or above 255.
+using SumReduce = cub::BlockReduce<uint64_t, kThreads>;
+template <typename R>
+__device__ uint64_t TileSum(const Counts<R>& cnt, int64_t t, uint8_t* bytes, SumReduce::TempStorage& tmp,
+                            int& any_neg, int& any_big) {
+  const int64_t j0 = t * kTile + threadIdx.x * kItems;
+  bool neg = false, big = false;
+  uint64_t c[kItems];
+  LoadCounts(cnt, j0, c, neg);
+  CountBytes b;
+  const uint64_t s = PackCounts(c, b, big);
+  if (j0 + kItems <= cnt.n) {
+    if constexpr (kItems == 4) {
+      *reinterpret_cast<uint32_t*>(bytes + j0) = b.w[0];
+    } else if constexpr (kItems == 8) {
+      *reinterpret_cast<uint2*>(bytes + j0) = make_uint2(b.w[0], b.w[1]);
+    } else {
+#pragma unroll
+      for (int k = 0; k < kItems / 4; ++k) reinterpret_cast<uint32_t*>(bytes + j0)[k] = b.w[k];
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      if (j0 + i < cnt.n) bytes[j0 + i] = static_cast<uint8_t>(b[i]);
+    }
+  }
+  const uint64_t total = SumReduce(tmp).Reduce(s, SatAdd());
+  any_neg = __syncthreads_or(neg);
+  any_big = __syncthreads_or(big);
+  return total;
+}
+
 // Pass 1, a block per tile: the tile's clamped sum (saturating), its flags (bit 0: a negative
 // count, bit 1: a count above 255) and each count as a byte (min(count, 255)), so that the
 // scatter of a tile without big counts reads 1 byte a slice instead of the counts again.
+// `negative` (zeroed before; every writer writes 1) where the tile sums go to CUB's scan.
 template <typename R>
 __global__ void __launch_bounds__(kThreads) TileSumsKernel(Counts<R> cnt, uint64_t* sums, uint32_t* flags,
                                                            uint8_t* bytes, uint64_t* negative) {
-  using Reduce = cub::BlockReduce<uint64_t, kThreads>;
-  __shared__ typename Reduce::TempStorage tmp;
+  __shared__ SumReduce::TempStorage tmp;
   const int64_t t = blockIdx.x;
-  bool neg = false, big = false;
-  uint64_t s = 0, c[kItems];
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {  // all loads before the stores (which may alias them)
-    const int64_t j = t * kTile + i * kThreads + threadIdx.x;  // striped: coalesced
-    c[i] = j < cnt.n ? cnt.At(j, &neg) : 0;
-  }
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const int64_t j = t * kTile + i * kThreads + threadIdx.x;
-    big = big || c[i] > 255;
-    if (j < cnt.n) bytes[j] = static_cast<uint8_t>(c[i] > 255 ? 255 : c[i]);
-    s = SatAdd()(s, c[i]);
-  }
-  const uint64_t total = Reduce(tmp).Reduce(s, SatAdd());
-  const int any_neg = __syncthreads_or(neg), any_big = __syncthreads_or(big);
+  int any_neg, any_big;
+  const uint64_t total = TileSum(cnt, t, bytes, tmp, any_neg, any_big);
   if (threadIdx.x == 0) {
     sums[t] = total;
     flags[t] = (any_neg ? 1u : 0u) | (any_big ? 2u : 0u);
-    if (negative != nullptr && any_neg) *negative = 1;  // (zeroed first; every writer writes 1)
+    if (negative != nullptr && any_neg) *negative = 1;
   }
 }
 
 // Pass 2, one block: the inclusive (saturating) scan of the tile sums, and the negative flag of
 // all tiles after the last (incl[tiles]), so one 16-byte copy brings the total and the flag.
-constexpr int kScanThreads = 1024;
-__global__ void __launch_bounds__(kScanThreads) ScanTilesKernel(const uint64_t* sums, const uint32_t* flags,
-                                                                uint64_t* incl, int64_t tiles) {
-  using Scan = cub::BlockScan<uint64_t, kScanThreads>;
+// kBlock * kPer sums a round. 256 threads: with 1024 (before) ptxas spilled 908 bytes (cub's
+// step over the 32 warps' 64-bit aggregates), and the block takes fewer than kCubScanTiles
+// tiles, one or two rounds of 1024.
+constexpr int kScanThreads = 256, kScanItems = 4;
+template <int kBlock = kScanThreads, int kPer = kScanItems>
+__global__ void __launch_bounds__(kBlock) ScanTilesKernel(const uint64_t* sums, const uint32_t* flags,
+                                                          uint64_t* incl, int64_t tiles) {
+  using Scan = cub::BlockScan<uint64_t, kBlock>;
   __shared__ typename Scan::TempStorage tmp;
   uint64_t carry = 0;
   bool neg = false;
-  for (int64_t b0 = 0; b0 < tiles; b0 += kScanThreads * 4) {
-    uint64_t v[4];
+  for (int64_t b0 = 0; b0 < tiles; b0 += kBlock * kPer) {
+    uint64_t v[kPer];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int64_t t = b0 + threadIdx.x * 4 + i;
+    for (int i = 0; i < kPer; ++i) {
+      const int64_t t = b0 + threadIdx.x * kPer + i;
       v[i] = t < tiles ? sums[t] : 0;
       neg = neg || (t < tiles && (flags[t] & 1u));
     }
     uint64_t aggregate;
     Scan(tmp).InclusiveScan(v, v, SatAdd(), aggregate);
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int64_t t = b0 + threadIdx.x * 4 + i;
+    for (int i = 0; i < kPer; ++i) {
+      const int64_t t = b0 + threadIdx.x * kPer + i;
       if (t < tiles) incl[t] = SatAdd()(carry, v[i]);
     }
     carry = SatAdd()(carry, aggregate);
@@ -168,44 +236,60 @@ struct Offsets {
   const uint8_t* bytes;   // per slice, min(count, 255)
 };
 
-// The scratch of pass 1 and 2, in int64: sums and incl (2 tiles + 1), the flags, the bytes.
+// How pass 2 scans the tile sums: one block (ScanTilesKernel: one launch; it walks the sums
+// 1024 at a time) or CUB's device scan (a memset of the negative flag, which pass 1 then sets,
+// and CUB's two launches; faster from a few hundred tiles on). Both give the same bits.
+enum class TileScan { kAuto, kOneBlock, kCub };
+constexpr int64_t kCubScanTiles = PO_RINT_CUB_TILES;
+
+// The scratch of pass 1 and 2, in int64: sums and incl (2 tiles + 1), the flags, the bytes,
+// and CUB's temporary storage where CUB scans.
 struct OffsetsScratch {
   int64_t tiles = 0, n = 0;
-  size_t cub_bytes = 0;  // PO_RINT_CUB_SCAN's temporary storage, after the bytes
+  bool cub = false;
+  size_t cub_bytes = 0;
   int64_t FlagsAt() const { return (2 * tiles + 2) / 2 * 2; }
   int64_t BytesAt() const { return FlagsAt() + (tiles + 3) / 4 * 2; }  // 16-byte aligned
   int64_t CubAt() const { return BytesAt() + (n + 15) / 16 * 2; }
   int64_t Int64s() const { return CubAt() + static_cast<int64_t>((cub_bytes + 15) / 16 * 2); }
 };
 
-inline OffsetsScratch OffsetsScratchFor(int64_t n) {
+// kAuto: CUB from kCubScanTiles tiles on (the others force a form: the harness times both).
+inline OffsetsScratch OffsetsScratchFor(int64_t n, TileScan scan = TileScan::kAuto) {
   OffsetsScratch s;
   s.tiles = TileCount(n);
   s.n = n;
-#if PO_RINT_CUB_SCAN
-  cub::DeviceScan::InclusiveScan(nullptr, s.cub_bytes, static_cast<const uint64_t*>(nullptr),
-                                 static_cast<uint64_t*>(nullptr), SatAdd(), static_cast<int>(s.tiles));
-#endif
+  s.cub = scan == TileScan::kCub || (scan == TileScan::kAuto && s.tiles >= kCubScanTiles);
+  if (s.cub) {
+    cub::DeviceScan::InclusiveScan(nullptr, s.cub_bytes, static_cast<const uint64_t*>(nullptr),
+                                   static_cast<uint64_t*>(nullptr), SatAdd(), static_cast<int>(s.tiles));
+  }
   return s;
 }
 
-// Passes 1 and 2 into `scratch` (OffsetsScratch's size, 16-byte aligned); n > 0.
+// Passes 1 and 2 into `scratch` (OffsetsScratch's size, 16-byte aligned); n > 0. Returns the
+// first error of the launches (CUB's, or of cudaMemsetAsync) in *err; the kernels' own launch
+// errors stay for cudaGetLastError.
 template <typename R>
-Offsets TileOffsets(cudaStream_t stream, const OffsetsScratch& s, Counts<R> cnt, int64_t* scratch) {
+Offsets TileOffsets(cudaStream_t stream, const OffsetsScratch& s, Counts<R> cnt, int64_t* scratch,
+                    cudaError_t* err) {
   uint64_t* sums = reinterpret_cast<uint64_t*>(scratch);
   uint64_t* incl = sums + s.tiles;
   uint32_t* flags = reinterpret_cast<uint32_t*>(scratch + s.FlagsAt());
   uint8_t* bytes = reinterpret_cast<uint8_t*>(scratch + s.BytesAt());
-#if PO_RINT_CUB_SCAN
-  cudaMemsetAsync(incl + s.tiles, 0, sizeof(uint64_t), stream);
-  TileSumsKernel<R><<<static_cast<unsigned>(s.tiles), kThreads, 0, stream>>>(cnt, sums, flags, bytes, incl + s.tiles);
-  size_t cub_bytes = s.cub_bytes;
-  cub::DeviceScan::InclusiveScan(scratch + s.CubAt(), cub_bytes, sums, incl, SatAdd(), static_cast<int>(s.tiles),
-                                 stream);
-#else
-  TileSumsKernel<R><<<static_cast<unsigned>(s.tiles), kThreads, 0, stream>>>(cnt, sums, flags, bytes, nullptr);
-  ScanTilesKernel<<<1, kScanThreads, 0, stream>>>(sums, flags, incl, s.tiles);
-#endif
+  const unsigned grid = static_cast<unsigned>(s.tiles);
+  *err = cudaSuccess;
+  if (s.cub) {
+    *err = cudaMemsetAsync(incl + s.tiles, 0, sizeof(uint64_t), stream);
+    if (*err != cudaSuccess) return Offsets{incl, flags, bytes};
+    TileSumsKernel<R><<<grid, kThreads, 0, stream>>>(cnt, sums, flags, bytes, incl + s.tiles);
+    size_t cub_bytes = s.cub_bytes;
+    *err = cub::DeviceScan::InclusiveScan(scratch + s.CubAt(), cub_bytes, sums, incl, SatAdd(),
+                                          static_cast<int>(s.tiles), stream);
+  } else {
+    TileSumsKernel<R><<<grid, kThreads, 0, stream>>>(cnt, sums, flags, bytes, nullptr);
+    ScanTilesKernel<><<<1, kScanThreads, 0, stream>>>(sums, flags, incl, s.tiles);
+  }
   return Offsets{incl, flags, bytes};
 }
 

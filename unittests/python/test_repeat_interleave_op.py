@@ -118,6 +118,37 @@ def test_many_tiles_and_counts_above_255(shape, axis, place):
             paddle.repeat_interleave(xt, ct, axis=axis, output_size=int(c.sum())).numpy(), expected)
 
 
+@pytest.mark.parametrize('place', PLACES)
+def test_many_tiles_past_the_device_scan_threshold(place):
+    """From 512 tiles of 2048 slices on the GPU scans the tile sums with CUB's device scan
+    instead of one block (kernels/gpu/repeat_interleave_tiles.cuh): 514 tiles here, a line of x
+    and two lines of it, a count above 255, int32 and int64 counts and a broadcast count, with
+    and without output_size: np.repeat, bit for bit; a negative count and an overflowing sum in
+    the last tiles still raise."""
+    rng = np.random.default_rng(31)
+    n = 1024 * 2048 // 2 + 3000
+    x = rng.standard_normal((2, n)).astype(np.float32)
+    c = rng.integers(0, 4, size=n)
+    c[n - 1500] = 300
+    for xs, axis in ((x[0], 0), (x, 1)):
+        expected = np.repeat(xs, c, axis=axis)
+        xt = make_tensor(xs, 'float32', place)
+        for cdt in ('int32', 'int64'):
+            ct = counts(c, place, cdt)
+            np.testing.assert_array_equal(paddle.repeat_interleave(xt, ct, axis=axis).numpy(), expected)
+            np.testing.assert_array_equal(
+                paddle.repeat_interleave(xt, ct, axis=axis, output_size=int(c.sum())).numpy(), expected)
+    xt = make_tensor(x[0], 'float32', place)
+    np.testing.assert_array_equal(paddle.repeat_interleave(xt, counts([2], place)).numpy(), np.repeat(x[0], 2))
+    bad = c.copy()
+    bad[n - 7] = -1
+    with pytest.raises(ValueError, match=r'repeats.*non-negative'):
+        paddle.repeat_interleave(xt, counts(bad, place))
+    big = np.full(n, 1 << 50, dtype=np.int64)  # the sum passes 2**63 in the fifth tile
+    with pytest.raises(ValueError, match=r'2\*\*63 - 1'):
+        paddle.repeat_interleave(paddle.empty([n, 0], 'float32', place=place), counts(big, place), axis=0)
+
+
 @pytest.mark.skipif('gpu' not in PLACES, reason='the GPU trusts output_size; the CPU checks it (test above)')
 def test_gpu_output_size_is_trusted():
     """docs/spec.md §4: on the GPU outputs past the true total repeat the last slice, an

@@ -87,7 +87,9 @@ std::vector<T> Reference(const std::vector<T>& x, const std::vector<int64_t>& c,
 template <typename T, typename R>
 int64_t RunNew(cudaStream_t st, const rt::OffsetsScratch& sc, rt::Counts<R> cnt, int64_t* scratch, const T* x, T* out,
                int64_t outer, int64_t inner, int64_t output_size, int64_t* pinned) {
-  const rt::Offsets off = rt::TileOffsets(st, sc, cnt, scratch);
+  cudaError_t err;
+  const rt::Offsets off = rt::TileOffsets(st, sc, cnt, scratch, &err);
+  HARNESS_CHECK(err);
   int64_t M = output_size;
   if (M < 0) {
     HARNESS_CHECK(cudaMemcpyAsync(pinned, off.incl + sc.tiles - 1, 16, cudaMemcpyDeviceToHost, st));
@@ -118,18 +120,23 @@ int64_t RunVariant(cudaStream_t st, const rv::Variant& v, rv::Scratch& s, rt::Co
   return M;
 }
 
+constexpr rv::Pass1 kPass1s[] = {rv::Pass1::kPrev, rv::Pass1::kVec1024, rv::Pass1::kVec, rv::Pass1::kVecCub,
+                                 rv::Pass1::kLook, rv::Pass1::kLookE};
+
 // Pass 1 of each variant against the library's: incl[0..tiles] (the negative flag last), the
 // tile flags and the bytes, bit for bit. Returns the names that differ ("" if none).
 template <typename R>
 std::string ComparePass1(cudaStream_t st, const rt::OffsetsScratch& sc, int64_t* lib_scratch, rv::Scratch& vs,
                          rt::Counts<R> cnt) {
-  const rt::Offsets lib = rt::TileOffsets(st, sc, cnt, lib_scratch);
+  cudaError_t err;
+  const rt::Offsets lib = rt::TileOffsets(st, sc, cnt, lib_scratch, &err);
+  HARNESS_CHECK(err);
   HARNESS_CHECK(cudaStreamSynchronize(st));
   const auto incl = harness::Download(lib.incl, sc.tiles + 1);
   const auto flags = harness::Download(lib.flags, sc.tiles);
   const auto bytes = harness::Download(lib.bytes, sc.n);
   std::string bad;
-  for (rv::Pass1 p : {rv::Pass1::kVec, rv::Pass1::kVecCub, rv::Pass1::kLook, rv::Pass1::kLookE}) {
+  for (rv::Pass1 p : kPass1s) {
     HARNESS_CHECK(cudaMemset(vs.offsets, 0xff, vs.sc.Int64s() * sizeof(int64_t)));
     const rt::Offsets o = rv::Offsets(st, p, vs, cnt);
     HARNESS_CHECK(cudaStreamSynchronize(st));
@@ -179,7 +186,7 @@ bool CheckCase(cudaStream_t st, const Case& cs) {
   };
   bool ok = true;
   const std::string pass1_bad = with_counts([&](auto cnt) { return ComparePass1(st, sc, scratch.p, vs, cnt); });
-  std::printf("  %-40s pass 1 of vec, vcub, look, looke: %s\n", cs.name.c_str(),
+  std::printf("  %-40s pass 1 of prev, v1024, vec, vcub, look, looke: %s\n", cs.name.c_str(),
               pass1_bad.empty() ? "same bits" : ("DIFFER:" + pass1_bad).c_str());
   ok = ok && pass1_bad.empty();
   for (int given = 0; given < 2; ++given) {
@@ -308,9 +315,11 @@ void TimeCounts(cudaStream_t st, const std::string& name, int64_t n, int64_t inn
   Print(name, "before o_size", harness::TimeMs(st, [&] { before(true); }), floor_ms, old_floor_ms, true);
   Print(name, "new", harness::TimeMs(st, [&] { after(false); }), floor_ms, old_floor_ms, ok);
   Print(name, "new o_size", harness::TimeMs(st, [&] { after(true); }), floor_ms, old_floor_ms, ok);
-  const rt::Offsets off = rt::TileOffsets(st, sc, cnt, scratch.p);
-  Print(name, "  its offsets", harness::TimeMs(st, [&] { rt::TileOffsets(st, sc, cnt, scratch.p); }), floor_ms,
-        old_floor_ms, ok);
+  cudaError_t err;
+  const rt::Offsets off = rt::TileOffsets(st, sc, cnt, scratch.p, &err);
+  HARNESS_CHECK(err);
+  Print(name, sc.cub ? "  its offsets cub" : "  its offsets 1blk",
+        harness::TimeMs(st, [&] { rt::TileOffsets(st, sc, cnt, scratch.p, &err); }), floor_ms, old_floor_ms, ok);
   Print(name, "  its scatter", harness::TimeMs(st, [&] { rt::Scatter(st, g_sms, cnt, off, dx.p, dout.p, 1, total, inner); }),
         floor_ms, old_floor_ms, ok);
   // The variants of rint_variants.cuh: each checked bit for bit against the path before (its
@@ -334,11 +343,12 @@ void TimeCounts(cudaStream_t st, const std::string& name, int64_t n, int64_t inn
     auto fused = [&] { rv::Fused(st, g_sms, vs, cnt, dx.p, dout.p, total); };
     Print(name, "fused o_size", harness::TimeMs(st, fused), floor_ms, old_floor_ms, same_as_ref(fused));
   }
-  for (rv::Pass1 p : {rv::Pass1::kVec, rv::Pass1::kVecCub, rv::Pass1::kLook, rv::Pass1::kLookE}) {
+  for (rv::Pass1 p : kPass1s) {
     Print(name, std::string("  offsets ") + rv::Pass1Name(p), harness::TimeMs(st, [&] { rv::Offsets(st, p, vs, cnt); }), floor_ms, old_floor_ms, ok);
   }
   if (inner == 1) {
-    const rt::Offsets lib_off = rt::TileOffsets(st, sc, cnt, scratch.p);
+    const rt::Offsets lib_off = rt::TileOffsets(st, sc, cnt, scratch.p, &err);
+    HARNESS_CHECK(err);
     for (rv::Scat s : {rv::Scat::kN32x4, rv::Scat::kN32x6, rv::Scat::kN16x6, rv::Scat::kN16x8, rv::Scat::kPipe16x4,
                        rv::Scat::kPipe32x4, rv::Scat::kPipe16x6, rv::Scat::kMarks16x4, rv::Scat::kMarks32x4}) {
       const std::string sn = std::string("  scatter ") + rv::ScatName(s);
@@ -347,6 +357,29 @@ void TimeCounts(cudaStream_t st, const std::string& name, int64_t n, int64_t inn
     }
   }
   cudaFreeHost(pinned);
+}
+
+// Pass 1 alone against the tile count (int64 counts in {0..3}): the path before ("prev"), the
+// library's sums with the one-block scan of 1024 threads (before), of 256 (now) and with CUB's,
+// and the two look-backs, to place rt::kCubScanTiles. The floor: a copy of the counts and their
+// bytes.
+void TimeScans(cudaStream_t st) {
+  auto& g = harness::Rng();
+  for (int lg : {15, 16, 18, 19, 20, 21, 22, 24}) {
+    const int64_t n = int64_t{1} << lg;
+    std::vector<int64_t> hc(n);
+    for (auto& v : hc) v = static_cast<int64_t>(g() % 4);
+    harness::DeviceBuffer<int64_t> dc(n);
+    dc.Upload(hc);
+    const rt::Counts<int64_t> cnt{dc.p, n, false};
+    rv::Scratch vs(n);
+    const double floor_ms = harness::CopyMs(st, (n * 8 + n) / 2);
+    const std::string name = "pass 1, 2^" + std::to_string(lg) + " (" + std::to_string(vs.sc.tiles) + " tiles)";
+    for (rv::Pass1 p : kPass1s) {
+      Print(name, rv::Pass1Name(p), harness::TimeMs(st, [&] { rv::Offsets(st, p, vs, cnt); }), floor_ms, floor_ms,
+            true);
+    }
+  }
 }
 
 void TimeInt(cudaStream_t st, const std::string& name, int64_t n, int64_t inner, int64_t r) {
@@ -505,6 +538,11 @@ int main(int argc, char** argv) {
       {"1-D 2000 negative", 1, 2000, 1, 3, 0, false, false, true},
       {"[1, 2000, 8] negative", 1, 2000, 8, 3, 0, false, false, true},
       {"1-D 3 overflow", 1, 3, 1, 3, 0, false, false, false, true},
+      // from rt::kCubScanTiles tiles on (513 here): the library scans the tile sums with CUB
+      {"1-D 1050000 {0..3} +3 (CUB scan)", 1, 1050000, 1, 3, 3},
+      {"[2, 1050000, 1] int32 {0..3} -7", 2, 1050000, 1, 3, -7, true},
+      {"1-D 1050000 negative (CUB scan)", 1, 1050000, 1, 3, 0, false, false, true},
+      {"1-D 1050000 overflow (CUB scan)", 1, 1050000, 1, 3, 0, false, false, false, true},
   };
   for (const Case& cs : cases) {
     ok = CheckCase<float>(st, cs) && ok;
@@ -526,6 +564,7 @@ int main(int argc, char** argv) {
     TimeCounts(st, "1-D 2^24 counts", int64_t{1} << 24, 1);
     TimeCounts(st, "[2^16, 256] axis 0 counts", int64_t{1} << 16, 256);
     TimeInt(st, "1-D 2^24 int 2", int64_t{1} << 24, 1, 2);
+    TimeScans(st);
   }
   cudaStreamDestroy(st);
   return ok ? 0 : 1;

@@ -3,12 +3,15 @@
 // variant produces what the library's path produces, bit for bit (rint_harness.cu checks it):
 //
 // Pass 1, the tile offsets (rt::Offsets: incl[0..tiles), the negative flag in incl[tiles], the
-// tile flags, a byte per count):
-//   - SumsVecKernel<kLook = false>: a thread reads its 8 consecutive counts as 16-byte vectors
-//     (4 loads of int64, 2 of int32, instead of 8 striped 8-byte loads) and stores their 8
-//     bytes with one 8-byte store (instead of 8 byte stores); the tile sums then go to the
-//     library's one-block scan ("vec") or to cub::DeviceScan ("vcub");
-//   - SumsVecKernel<kLook = true> ("look"): the same sums, then the scan engine's look-back
+// tile flags, a byte per count). The library's pass 1 (rt::TileOffsets) reads a thread's 8
+// consecutive counts as 16-byte vectors, stores their bytes with one 8-byte store, then scans
+// the tile sums in one block below rt::kCubScanTiles tiles, else with cub::DeviceScan:
+//   - StripedSumsKernel ("prev"): the library's pass 1 before that (8 striped 8-byte loads and
+//     8 byte stores a thread, then always the one-block scan, of 1024 threads then), kept to
+//     time against;
+//   - "vec" / "vcub": the library's sums with the one-block scan / CUB's scan, whatever the
+//     tile count; "v1024": the library's sums with the one-block scan of 1024 threads (before);
+//   - SumsLookKernel ("look"): the library's sums, then the scan engine's look-back
 //     (kernels/funcs/gpu/scan_onepass.cuh: tiles in ticket order, the tree of block aggregates)
 //     gives each tile its inclusive offset in the same kernel: one launch and a small memset
 //     instead of two launches, no one-block scan. The state carries the negative flag (an OR),
@@ -70,106 +73,64 @@ struct SatOp {
   __device__ State Combine(State a, State b) const { return rt::SatAdd()(a, b); }
 };
 
-// A thread's 8 consecutive counts (j0..j0+7), clamped at 0: 16-byte loads where whole and aligned.
-template <typename R>
-__device__ void LoadCounts8(const rt::Counts<R>& cnt, int64_t j0, uint64_t (&c)[kItems], bool& neg) {
-  if (j0 + kItems <= cnt.n && !cnt.broadcast) {
-    __align__(16) R raw[kItems];
-    rt::LoadItems(cnt.c + j0, raw, rt::Aligned16(cnt.c + j0));
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      neg = neg || raw[i] < 0;
-      c[i] = raw[i] < 0 ? 0 : static_cast<uint64_t>(raw[i]);
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) c[i] = j0 + i < cnt.n ? cnt.At(j0 + i, &neg) : 0;
-  }
-}
-
-// The bytes min(c, 255) packed little-endian in two words, whether any count passed 255, and the
-// saturating sum.
-__device__ inline uint64_t PackBytes(const uint64_t (&c)[kItems], uint2& packed, bool& big) {
-  uint64_t s = 0;
-  packed = make_uint2(0, 0);
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    big = big || c[i] > 255;
-    const uint32_t b = c[i] > 255 ? 255u : static_cast<uint32_t>(c[i]);
-    if (i < 4) packed.x |= b << (8 * i); else packed.y |= b << (8 * (i - 4));
-    s = rt::SatAdd()(s, c[i]);
-  }
-  return s;
-}
-
+// Byte i of a thread's 8 count bytes, packed little-endian in two words.
 __device__ inline uint32_t ByteAt(const uint2& p, int i) { return ((i < 4 ? p.x : p.y) >> (8 * (i % 4))) & 255u; }
 
-// Pass 1's part of a tile (the whole block calls it): its counts read (16-byte loads), their
-// bytes stored (one 8-byte store a thread), the saturating sum (thread 0's) and whether any
-// count was negative or above 255.
-using SumReduce = cub::BlockReduce<uint64_t, kThreads>;
+// The library's pass 1 before its 16-byte loads ("prev"): thread i reads slices t * kTile + k *
+// kThreads + i (k = 0..7, striped: coalesced 8-byte loads), stores their bytes one by one; the
+// sums, flags and bytes as rt::TileSumsKernel writes them (for the one-block scan).
 template <typename R>
-__device__ uint64_t TileSum(const rt::Counts<R>& cnt, int64_t t, uint8_t* bytes, SumReduce::TempStorage& tmp,
-                            int& any_neg, int& any_big) {
-  const int64_t j0 = t * kTile + threadIdx.x * kItems;
+__global__ void __launch_bounds__(kThreads) StripedSumsKernel(rt::Counts<R> cnt, uint64_t* sums, uint32_t* flags,
+                                                              uint8_t* bytes) {
+  __shared__ rt::SumReduce::TempStorage tmp;
+  const int64_t t = blockIdx.x;
   bool neg = false, big = false;
-  uint64_t c[kItems];
-  LoadCounts8(cnt, j0, c, neg);
-  uint2 packed;
-  const uint64_t s = PackBytes(c, packed, big);
-  if (j0 + kItems <= cnt.n) {
-    *reinterpret_cast<uint2*>(bytes + j0) = packed;  // j0 % 8 == 0, bytes 16-byte aligned
-  } else {
+  uint64_t s = 0, c[kItems];
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      if (j0 + i < cnt.n) bytes[j0 + i] = static_cast<uint8_t>(ByteAt(packed, i));
-    }
+  for (int i = 0; i < kItems; ++i) {  // all loads before the stores
+    const int64_t j = t * kTile + i * kThreads + threadIdx.x;
+    c[i] = j < cnt.n ? cnt.At(j, &neg) : 0;
   }
-  const uint64_t total = SumReduce(tmp).Reduce(s, rt::SatAdd());
-  any_neg = __syncthreads_or(neg);
-  any_big = __syncthreads_or(big);
-  return total;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int64_t j = t * kTile + i * kThreads + threadIdx.x;
+    big = big || c[i] > 255;
+    if (j < cnt.n) bytes[j] = static_cast<uint8_t>(c[i] > 255 ? 255 : c[i]);
+    s = rt::SatAdd()(s, c[i]);
+  }
+  const uint64_t total = rt::SumReduce(tmp).Reduce(s, rt::SatAdd());
+  const int any_neg = __syncthreads_or(neg), any_big = __syncthreads_or(big);
+  if (threadIdx.x == 0) {
+    sums[t] = total;
+    flags[t] = (any_neg ? 1u : 0u) | (any_big ? 2u : 0u);
+  }
 }
 
-// Pass 1, a block per tile. kLook: tiles in ticket order, incl[t] through the engine's
-// look-back (st zeroed before the launch), incl[tiles] the negative flag; else sums[t] and the
-// flags as TileSumsKernel writes them (and *negative = 1 where given, zeroed before).
-template <typename R, bool kLook>
-__global__ void __launch_bounds__(kThreads) SumsVecKernel(rt::Counts<R> cnt, uint64_t* sums, uint64_t* incl,
-                                                          uint32_t* flags, uint8_t* bytes, uint64_t* negative,
-                                                          int64_t tiles, sg::TileStatus<SumNeg> st) {
-  using Reduce = cub::BlockReduce<uint64_t, kThreads>;
-  __shared__ typename Reduce::TempStorage tmp;
+// Pass 1 in one kernel ("look"), a block per tile in ticket order: the library's tile sums
+// (rt::TileSum), incl[t] through the engine's look-back (st zeroed before the launch),
+// incl[tiles] the negative flag.
+template <typename R>
+__global__ void __launch_bounds__(kThreads) SumsLookKernel(rt::Counts<R> cnt, uint64_t* incl, uint32_t* flags,
+                                                           uint8_t* bytes, int64_t tiles, sg::TileStatus<SumNeg> st) {
+  __shared__ rt::SumReduce::TempStorage tmp;
   __shared__ unsigned long long ticket;
   __shared__ SumNeg carry;
-  int64_t t = blockIdx.x;
-  if constexpr (kLook) {
-    if (threadIdx.x == 0) ticket = atomicAdd(st.ticket, 1ull);
-    __syncthreads();
-    t = static_cast<int64_t>(ticket);
-  }
+  if (threadIdx.x == 0) ticket = atomicAdd(st.ticket, 1ull);
+  __syncthreads();
+  const int64_t t = static_cast<int64_t>(ticket);
   int any_neg, any_big;
-  const uint64_t total = TileSum(cnt, t, bytes, tmp, any_neg, any_big);
-  const uint32_t flag = (any_neg ? 1u : 0u) | (any_big ? 2u : 0u);
-  if constexpr (kLook) {
-    const SumNegOp op;
-    if (threadIdx.x < 32) {
-      const SumNeg mine{total, any_neg ? 1u : 0u, 0};
-      if (threadIdx.x == 0) st.PublishUp(op, 0, t, mine);
-      const SumNeg before = sg::WarpLookback(op, st, 0, t, op.Identity(), threadIdx.x);
-      if (threadIdx.x == 0) carry = op.Combine(before, mine);
-    }
-    if (threadIdx.x == 0) {
-      incl[t] = carry.s;
-      flags[t] = flag;
-      if (t + 1 == tiles) incl[tiles] = carry.neg;
-    }
-  } else {
-    if (threadIdx.x == 0) {
-      sums[t] = total;
-      flags[t] = flag;
-      if (negative != nullptr && any_neg) *negative = 1;
-    }
+  const uint64_t total = rt::TileSum(cnt, t, bytes, tmp, any_neg, any_big);
+  const SumNegOp op;
+  if (threadIdx.x < 32) {
+    const SumNeg mine{total, any_neg ? 1u : 0u, 0};
+    if (threadIdx.x == 0) st.PublishUp(op, 0, t, mine);
+    const SumNeg before = sg::WarpLookback(op, st, 0, t, op.Identity(), threadIdx.x);
+    if (threadIdx.x == 0) carry = op.Combine(before, mine);
+  }
+  if (threadIdx.x == 0) {
+    incl[t] = carry.s;
+    flags[t] = (any_neg ? 1u : 0u) | (any_big ? 2u : 0u);
+    if (t + 1 == tiles) incl[tiles] = carry.neg;
   }
 }
 
@@ -348,8 +309,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   uint64_t s;
   {
     uint64_t c[kItems];
-    LoadCounts8(cnt, j0, c, neg);
-    s = PackBytes(c, packed, big);
+    rt::LoadCounts(cnt, j0, c, neg);
+    rt::CountBytes cb;
+    s = rt::PackCounts(c, cb, big);
+    packed = make_uint2(cb.w[0], cb.w[1]);
   }
   if (j0 + kItems <= n) {
     rt::LoadItems(x + j0, v, rt::Aligned16(x + j0));
@@ -394,14 +357,13 @@ struct EpochStatus {
 template <typename R>
 __global__ void __launch_bounds__(kThreads) SumsEpochKernel(rt::Counts<R> cnt, uint64_t* incl, uint32_t* flags,
                                                             uint8_t* bytes, int64_t tiles, EpochStatus es) {
-  using Reduce = cub::BlockReduce<uint64_t, kThreads>;
-  __shared__ typename Reduce::TempStorage tmp;
+  __shared__ rt::SumReduce::TempStorage tmp;
   __shared__ unsigned int ticket;
   if (threadIdx.x == 0) ticket = atomicInc(es.ticket, gridDim.x - 1);
   __syncthreads();
   const int64_t t = ticket;
   int any_neg, any_big;
-  const uint64_t total = TileSum(cnt, t, bytes, tmp, any_neg, any_big);
+  const uint64_t total = rt::TileSum(cnt, t, bytes, tmp, any_neg, any_big);
   if (threadIdx.x >= 32) return;
   const int lane = threadIdx.x;
   const uint32_t tag = es.epoch << 2;
@@ -612,11 +574,13 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 
 // ---- host side
 
-enum class Pass1 { kLib, kVec, kVecCub, kLook, kLookE };
+enum class Pass1 { kLib, kPrev, kVec1024, kVec, kVecCub, kLook, kLookE };
 enum class Scat { kLib, kN32x4, kN16x6, kN16x8, kN32x6, kPipe16x4, kPipe32x4, kPipe16x6, kMarks16x4, kMarks32x4 };
 inline const char* Pass1Name(Pass1 p) {
   switch (p) {
     case Pass1::kLib: return "lib";
+    case Pass1::kPrev: return "prev";
+    case Pass1::kVec1024: return "v1024";
     case Pass1::kVec: return "vec";
     case Pass1::kVecCub: return "vcub";
     case Pass1::kLook: return "look";
@@ -640,26 +604,24 @@ inline const char* ScatName(Scat s) {
   return "?";
 }
 
-// Scratch for a variant: the library's layout (rt::OffsetsScratch) plus the look-back status
-// and cub's temporary storage.
+// Scratch for a variant: the library's layout (rt::OffsetsScratch, with CUB's temporary
+// storage) plus the look-back statuses.
 struct Scratch {
-  rt::OffsetsScratch sc;
+  rt::OffsetsScratch sc;                   // the library's choice of scan
+  rt::OffsetsScratch sc_block, sc_cub;     // each scan forced (the same layout, sc_cub's CUB storage)
   sg::TileStatusLayout<SumNeg> look_layout;
   sg::TileStatusLayout<uint64_t> fused_layout;
-  int64_t* offsets = nullptr;  // sc.Int64s()
+  int64_t* offsets = nullptr;  // sc_cub.Int64s() or more
   char* status = nullptr;      // max of both layouts
-  void* cub_tmp = nullptr;
-  size_t cub_bytes = 0;
   EpochStatus epoch{};  // zeroed once; epoch advanced per call
-  explicit Scratch(int64_t n) : sc(rt::OffsetsScratchFor(n)) {
+  explicit Scratch(int64_t n)
+      : sc(rt::OffsetsScratchFor(n)),
+        sc_block(rt::OffsetsScratchFor(n, rt::TileScan::kOneBlock)),
+        sc_cub(rt::OffsetsScratchFor(n, rt::TileScan::kCub)) {
     look_layout = sg::TileStatusLayout<SumNeg>{1, sc.tiles, 1};
     fused_layout = sg::TileStatusLayout<uint64_t>{1, sc.tiles, 1};
-    HARNESS_CHECK(cudaMalloc(&offsets, sc.Int64s() * sizeof(int64_t)));
+    HARNESS_CHECK(cudaMalloc(&offsets, std::max(sc.Int64s(), sc_cub.Int64s()) * sizeof(int64_t)));
     HARNESS_CHECK(cudaMalloc(&status, std::max(look_layout.Bytes(), fused_layout.Bytes())));
-    HARNESS_CHECK(cub::DeviceScan::InclusiveScan(nullptr, cub_bytes, static_cast<const uint64_t*>(nullptr),
-                                                 static_cast<uint64_t*>(nullptr), rt::SatAdd(),
-                                                 static_cast<int>(sc.tiles)));
-    HARNESS_CHECK(cudaMalloc(&cub_tmp, std::max<size_t>(cub_bytes, 16)));
     HARNESS_CHECK(cudaMalloc(&epoch.agg, sc.tiles * sizeof(uint64_t)));
     HARNESS_CHECK(cudaMalloc(&epoch.inc, sc.tiles * sizeof(uint64_t)));
     HARNESS_CHECK(cudaMalloc(&epoch.status, sc.tiles * sizeof(uint32_t)));
@@ -670,7 +632,6 @@ struct Scratch {
   ~Scratch() {
     cudaFree(offsets);
     cudaFree(status);
-    cudaFree(cub_tmp);
     cudaFree(epoch.agg);
     cudaFree(epoch.inc);
     cudaFree(epoch.status);
@@ -688,27 +649,28 @@ template <typename R>
 rt::Offsets Offsets(cudaStream_t st, Pass1 p, Scratch& s, rt::Counts<R> cnt) {
   const int64_t tiles = s.sc.tiles;
   const unsigned grid = static_cast<unsigned>(tiles);
+  cudaError_t err = cudaSuccess;
   switch (p) {
     case Pass1::kLib:
-      return rt::TileOffsets(st, s.sc, cnt, s.offsets);
     case Pass1::kVec:
-      SumsVecKernel<R, false><<<grid, kThreads, 0, st>>>(cnt, s.Sums(), s.Incl(), s.Flags(), s.Bytes(), nullptr, tiles,
-                                                         sg::TileStatus<SumNeg>{});
-      rt::ScanTilesKernel<<<1, rt::kScanThreads, 0, st>>>(s.Sums(), s.Flags(), s.Incl(), tiles);
-      break;
     case Pass1::kVecCub: {
-      HARNESS_CHECK(cudaMemsetAsync(s.Incl() + tiles, 0, sizeof(uint64_t), st));
-      SumsVecKernel<R, false><<<grid, kThreads, 0, st>>>(cnt, s.Sums(), s.Incl(), s.Flags(), s.Bytes(),
-                                                         s.Incl() + tiles, tiles, sg::TileStatus<SumNeg>{});
-      size_t b = s.cub_bytes;
-      HARNESS_CHECK(cub::DeviceScan::InclusiveScan(s.cub_tmp, b, s.Sums(), s.Incl(), rt::SatAdd(),
-                                                   static_cast<int>(tiles), st));
-      break;
+      const rt::OffsetsScratch& sc = p == Pass1::kLib ? s.sc : p == Pass1::kVec ? s.sc_block : s.sc_cub;
+      const rt::Offsets o = rt::TileOffsets(st, sc, cnt, s.offsets, &err);
+      HARNESS_CHECK(err);
+      return o;
     }
+    case Pass1::kPrev:
+    case Pass1::kVec1024:
+      if (p == Pass1::kPrev) {
+        StripedSumsKernel<R><<<grid, kThreads, 0, st>>>(cnt, s.Sums(), s.Flags(), s.Bytes());
+      } else {
+        rt::TileSumsKernel<R><<<grid, kThreads, 0, st>>>(cnt, s.Sums(), s.Flags(), s.Bytes(), nullptr);
+      }
+      rt::ScanTilesKernel<1024, 4><<<1, 1024, 0, st>>>(s.Sums(), s.Flags(), s.Incl(), tiles);  // as before
+      break;
     case Pass1::kLook:
       HARNESS_CHECK(cudaMemsetAsync(s.status, 0, s.look_layout.ZeroBytes(), st));
-      SumsVecKernel<R, true><<<grid, kThreads, 0, st>>>(cnt, s.Sums(), s.Incl(), s.Flags(), s.Bytes(), nullptr, tiles,
-                                                        s.look_layout.In(s.status));
+      SumsLookKernel<R><<<grid, kThreads, 0, st>>>(cnt, s.Incl(), s.Flags(), s.Bytes(), tiles, s.look_layout.In(s.status));
       break;
     case Pass1::kLookE:
       s.epoch.epoch = s.epoch.epoch % ((1u << 30) - 1) + 1;  // 1 .. 2^30 - 1, never 0 (the zeroed statuses)
@@ -797,6 +759,7 @@ struct Variant {
   Scat s;
 };
 constexpr Variant kVariants[] = {
+    {"prev", Pass1::kPrev, Scat::kLib},
     {"vec", Pass1::kVec, Scat::kLib},          {"vcub", Pass1::kVecCub, Scat::kLib},
     {"look", Pass1::kLook, Scat::kLib},        {"lib+n32/4", Pass1::kLib, Scat::kN32x4},
     {"look+n32/4", Pass1::kLook, Scat::kN32x4}, {"look+n32/6", Pass1::kLook, Scat::kN32x6},
