@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds a gla kernel harness with one nvcc call for sm_90a: `build.sh` (or `build.sh fwd`) the
-# forward's, gla_harness.cu -> build-harness/gla_harness (and run_split.sh, run_varlen.sh beside it, and the split's
+# forward's, gla_harness.cu -> build-harness/gla_harness (and run_fwd_plan.sh beside it, and the split's
 # host check, split_host_check.cc -> build-harness/gla_split_host_check); `build.sh bwd` the backward's,
 # gla_bwd_harness.cu -> build-harness/gla_bwd_harness (and its host check, bwd_host_check.cc ->
 # build-harness/gla_bwd_host_check, and run_bwd.sh as run.sh beside them). CuTe/CUTLASS headers: $CUTLASS_INCLUDE, else the
@@ -19,8 +19,7 @@ which=${1:-fwd}
 case "$which" in
   fwd) src=gla_harness.cu; bin=gla_harness
        g++ -O2 -std=c++17 -o "$out/gla_split_host_check" tools/dev/harness/gla/split_host_check.cc
-       cp tools/dev/harness/gla/run_split.sh "$out/run_split.sh"
-       cp tools/dev/harness/gla/run_varlen.sh "$out/run_varlen.sh" ;;
+       cp tools/dev/harness/gla/run_fwd_plan.sh "$out/run_fwd_plan.sh" ;;
   bwd) src=gla_bwd_harness.cu; bin=gla_bwd_harness
        g++ -O2 -std=c++17 -I. -static-libstdc++ -static-libgcc -o "$out/gla_bwd_host_check" tools/dev/harness/gla/bwd_host_check.cc
        cp tools/dev/harness/gla/run_bwd.sh "$out/run.sh" ;;
