@@ -6,6 +6,8 @@
 #   cp -r /usr/include/eigen3 .dep/eigen/include/ && cp -r /usr/share/eigen3/cmake .dep/eigen/share/eigen3/
 #   cp -r /usr/src/googletest .dep/googletest && echo /.dep/ >> .git/info/exclude
 #   mkdir -p .dep/fmt/include && cp -r /usr/include/fmt .dep/fmt/include/
+#   mkdir -p .dep/cutlass && cp -r "$(python3 -c 'import os, cutlass_library as c; print(os.path.dirname(c.__file__))')/source/include" .dep/cutlass/
+#   (CuTe/CUTLASS headers of the nvidia-cutlass wheel: without them the build leaves out gla's sm_90a kernels)
 #   mkdir -p .dep/hwy/include .dep/hwy/lib/x86_64-linux-gnu && cp -r /usr/include/hwy .dep/hwy/include/
 #   cp -a /usr/lib/x86_64-linux-gnu/libhwy*.so* /usr/lib/x86_64-linux-gnu/cmake/hwy .dep/hwy/lib/x86_64-linux-gnu/
 #   (Highway: the CMake package there is relocatable; the build copies libhwy.so.1 beside _C)
@@ -26,11 +28,13 @@ fi
 # another machine from this same tree) and build only the host code and the Python module: for a
 # device session with little time left. Only the pytest-based steps run then (no GoogleTest).
 extra=(); targets=()
+# The carried CuTe/CUTLASS headers, so that the device's build has gla's sm_90a kernels
+[ -f .dep/cutlass/include/cute/tensor.hpp ] && extra+=(-DCUTLASS_INCLUDE_DIR=$PWD/.dep/cutlass/include)
 if [ "${PREBUILT:-0}" = 1 ]; then
   mkdir -p /tmp/gpu_objs && tar -xJf .dep/gpu_objs.tar.xz -C /tmp/gpu_objs
-  extra=(-DPADDLE_OPS_GPU_OBJECTS=/tmp/gpu_objs -DWITH_TESTING=OFF); targets=(--target _C)
+  extra+=(-DPADDLE_OPS_GPU_OBJECTS=/tmp/gpu_objs -DWITH_TESTING=OFF); targets=(--target _C)
 elif [ "${ONLY_C:-0}" = 1 ]; then  # the Python module only (no GoogleTest): the quickest full build
-  extra=(-DWITH_TESTING=OFF); targets=(--target _C)
+  extra+=(-DWITH_TESTING=OFF); targets=(--target _C)
 fi
 if [ ! -f build-dev/CMakeCache.txt ]; then
   # One CUDA architecture (the H100's; PADDLE_OPS_CUDA_ARCHS overrides): the full default list
