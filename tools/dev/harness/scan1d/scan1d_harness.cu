@@ -6,13 +6,22 @@
 // Build: bash tools/dev/harness/build.sh scan1d; run: build-harness/scan1d_harness
 // [--no-check] [--only <substring of the case>] [--variant <substring of the variant>]
 // [--skip <substring of the case>] [--skip-variant <substring of the variant>] [--checked-only (no
-// diagnostics)] [--no-time]; -DSCAN1D_SET2 / -DSCAN1D_SET3: the second / third set
+// diagnostics)] [--no-time]; -DSCAN1D_SET2 / -DSCAN1D_SET3: the second / third set; -DSCAN1D_LIB:
+// the library's routed path (ScanGpuLaunch: "lib-new", its carry-in "lib-new init", and the path
+// before, "lib-old") beside the harness's best
 #include "tools/dev/harness/harness.cuh"
 
 #include <cmath>
 #include <limits>
 
 #include "tools/dev/harness/scan1d/scan1d_variants.cuh"
+
+#ifdef SCAN1D_LIB
+#define PADDLE_ENFORCE_GPU_SUCCESS(expr) HARNESS_CHECK(expr)
+#include "kernels/funcs/gpu/scan_launch.cuh"
+#include "kernels/gpu/logcumsumexp_tiles.cuh"
+#include "kernels/impl/cum_scan_ops.h"
+#endif
 
 namespace {
 
@@ -22,7 +31,21 @@ struct Variant {
   const char* name;
   LaunchFn lse, cumsum;  // null: not built for that op
   bool diag = false;     // a diagnostic (scan1d::kNoLB, kLdSt, kNoScan): outputs not checked
+  bool init = false;     // a carry-in per row (g_init; SCAN1D_LIB's "lib-new init")
 };
+
+// The carry-in of the "init" variants, per row r: r % 3 == 0 a state of several terms (m not a
+// float, s not 1), 1 a single term (v, 1), 2 none (-inf, 0); on the device as the library's
+// LogSumExpState<double> (m, s.hi, s.lo).
+struct InitRow {
+  double m, s;
+};
+InitRow InitOf(int64_t r) {
+  if (r % 3 == 0) return InitRow{2.345678901234567, 2.5};
+  if (r % 3 == 1) return InitRow{-1.5, 1.0};
+  return InitRow{-INFINITY, 0.0};
+}
+void* g_init = nullptr;  // device: [rows] states, set before an init variant runs
 
 template <int kThreads, int kItems, int kMinBlocks, int kFlags>
 constexpr Variant V(const char* name, bool diag = false) {
@@ -42,7 +65,31 @@ constexpr Variant VC(const char* name) {
 }
 
 // name: b<threads>i<items a thread>mb<blocks an SM compiled for>, p persistent, c the cheap lane total.
-#if defined(SCAN1D_SET3)
+#if defined(SCAN1D_LIB)
+// The library's routed code (issue 29, the engine's block tiles: kernels/funcs/gpu/scan_block_rows.cuh
+// with kernels/gpu/logcumsumexp_tiles.cuh's LseBlockTile) through ScanGpuLaunch, beside the
+// harness's best (b512i16mb2i1s) and the tree (b256i16mb4): "lib-new" the routed path, "lib-old"
+// the engine's warp segments of before (the same call with the row segment forced to 8192, which
+// keeps rows off the block tiles), "lib-new init" the routed path from a carry-in per row.
+harness::Scratch g_scratch;
+template <int kWhich>  // 0: old, 1: new, 2: new with the carry-in
+void LibLse(cudaStream_t stream, void*, const float* x, float* out, int64_t rows, int64_t L, bool exclusive,
+            bool reverse, int) {
+  using Op = phi::funcs::LogcumsumexpOp<float, double>;
+  g_scratch.Begin();
+  const Op op{{}, x, out};
+  const auto* init = kWhich == 2 ? static_cast<const Op::State*>(g_init) : nullptr;
+  phi::funcs::ScanGpuLaunch(stream, g_scratch, phi::funcs::ScanLayout{rows, L, 1}, exclusive, reverse, op, init,
+                            kWhich == 0 ? 8192 : 0);
+}
+const Variant kVariants[] = {
+    V<256, 16, 4, 0>("b256i16mb4"),
+    VL<512, 16, 2, scan1d::kIncl | scan1d::kStep1 | scan1d::kSpread>("b512i16mb2i1s"),
+    Variant{"lib-old", LibLse<0>, nullptr},
+    Variant{"lib-new", LibLse<1>, nullptr},
+    Variant{"lib-new init", LibLse<2>, nullptr, false, true},
+};
+#elif defined(SCAN1D_SET3)
 // The third set (README, "third set"): the tree's look-back against the decoupled one with
 // inclusive prefixes folded left in order (scan1d::kIncl, `i`), on the second set's best tiles.
 const Variant kVariants[] = {
@@ -130,6 +177,10 @@ const Case kCases[] = {
     {"lse f32 1-D 2^26 excl rev", true, 1, int64_t{1} << 26, true, true, Dist::kNormal2},
     {"lse f32 [64, 2^20] last", true, 64, int64_t{1} << 20, false, false, Dist::kNormal2},
     {"lse f32 [4096, 16384] last", true, 4096, 16384, false, false, Dist::kNormal2},
+#ifdef SCAN1D_LIB
+    {"lse f32 [512, 2^16] last", true, 512, int64_t{1} << 16, false, false, Dist::kNormal2},
+    {"lse f32 [3, 2^16] holes excl rev", true, 3, int64_t{1} << 16, true, true, Dist::kHoles},
+#endif
     {"cumsum f32 1-D 2^26", false, 1, int64_t{1} << 26, false, false, Dist::kUnit},
     {"cumsum f32 1-D 2^26 excl rev", false, 1, int64_t{1} << 26, true, true, Dist::kUnit},
     {"cumsum f32 [64, 2^20] last", false, 64, int64_t{1} << 20, false, false, Dist::kUnit},
@@ -162,14 +213,24 @@ std::vector<float> Inputs(int64_t n, Dist d) {
 
 // logcumsumexp: err in units of spec §1's bound (relative 2.5e-7; 1e-6 of |ref| below 1; 1e-12
 // absolute below 1e-6); a one-term prefix must give that term bit for bit, special values exactly.
+// with_init: each row starts from InitOf(row), as if its terms came before the row.
 double CheckLse(const std::vector<float>& x, const std::vector<float>& o, int64_t rows, int64_t L, bool excl,
-                bool rev) {
+                bool rev, bool with_init = false) {
   return harness::ForEachLine(rows, L, 1, rev, [&](auto at, double& worst) {
     double m = -INFINITY;
     long double s = 0;
     int n = 0;
     float first = 0;
     bool nan = false, pinf = false;
+    if (with_init) {
+      const InitRow c = InitOf(at(0) / L);
+      if (c.m != -INFINITY) {
+        m = c.m;
+        s = c.s;
+        n = c.s == 1.0 ? 1 : 2;
+        first = static_cast<float>(c.m);
+      }
+    }
     for (int64_t k = 0; k < L; ++k) {
       const int64_t i = at(k);
       for (int pass = 0; pass < 2; ++pass) {
@@ -281,6 +342,17 @@ int main(int argc, char** argv) {
       const LaunchFn fn = c.lse ? v.lse : v.cumsum;
       if (fn == nullptr || !harness::Selected(vonly, v.name) || (checked_only && v.diag)) continue;
       if (!vskip.empty() && harness::Selected(vskip, v.name)) continue;
+      harness::DeviceBuffer<double> init_states(v.init ? c.rows * 3 : 1);  // (m, hi, lo) a row
+      if (v.init) {
+        std::vector<double> h(c.rows * 3);
+        for (int64_t r = 0; r < c.rows; ++r) {
+          h[3 * r] = InitOf(r).m;
+          h[3 * r + 1] = InitOf(r).s;
+          h[3 * r + 2] = 0.0;
+        }
+        init_states.Upload(h);
+        g_init = init_states.p;
+      }
       auto run = [&] { fn(stream, status.p, x.p, out.p, c.rows, c.L, c.exclusive, c.reverse, sms); };
       out.Poison();
       run();
@@ -294,7 +366,7 @@ int main(int argc, char** argv) {
       const bool det = std::memcmp(o1.data(), o2.data(), n * 4) == 0;
       double err = NAN;
       if (check && !v.diag) {
-        err = c.lse ? CheckLse(hx, o1, c.rows, c.L, c.exclusive, c.reverse)
+        err = c.lse ? CheckLse(hx, o1, c.rows, c.L, c.exclusive, c.reverse, v.init)
                     : CheckCumsum(hx, o1, c.rows, c.L, c.exclusive, c.reverse);
       }
       const double ms = timed ? harness::TimeMs(stream, run) : NAN;
