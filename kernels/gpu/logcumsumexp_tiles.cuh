@@ -601,9 +601,17 @@ struct LseBlockTile {
   }
 };
 
-// float32 rows from kLseBlockRowsFrom steps on take the block tiles (H200, tools/dev/harness/scan1d
-// and .dev/lseincl: see docs/benchmarks.md, 2026-11-30 tenth session).
-constexpr int64_t kLseBlockRowsFrom = int64_t{1} << 16;
+// Which float32 rows (of those the engine would cut into warp segments: fewer than 4096 rows, or
+// a carry-in) take the block tiles: rows of 2^18 steps or more, and rows of 2^16 or more where
+// at most 128 of them. Measured on the H200 (tools/dev/harness/scan1d -DSCAN1D_LIB, x copy,
+// the warp segments against the block tiles; docs/benchmarks.md, 2026-11-30 tenth session):
+// 1-D 2^26 3.69 -> 2.63, [64, 2^20] 3.41 -> 2.83, [512, 2^18] 3.51 -> 3.02, [16, 2^18]
+// 9.55 -> 5.05, [128, 2^16] 6.00 -> 4.44, [1, 2^16] 13.1 -> 4.04; but [256, 2^16] 4.36 against
+// 4.52 and [512, 2^16] 3.70 against 4.55 (8 tiles a row: many short chains of look-backs).
+// Shorter rows were not measured and keep the segments.
+inline bool LseBlockRowsFor(int64_t rows, int64_t length) {
+  return length >= (int64_t{1} << 18) || (length >= (int64_t{1} << 16) && rows <= 128);
+}
 
 template <typename T>
 struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, double>::value>> {
@@ -617,13 +625,13 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   // exp/log chains and the loads, and [4096, L] rows in one wave on 132 SMs (measured on the
   // H200: 3 blocks at 80 registers were 10 % slower on [4096, 16384]).
   static constexpr int kMinBlocks = PO_LSE_MIN_BLOCKS;
-  // float32 rows of kBlockRowsFrom steps or more (1-D tensors, few long rows; with a carry-in
-  // too) take the engine's block tiles (scan_block_rows.cuh) with LseBlockTile: 512 threads of
-  // 16 steps, compiled for 2 blocks an SM (the harness's b512i16mb2i1s).
+  // float32 rows that LseBlockRowsFor takes (1-D tensors, few long rows; with a carry-in too)
+  // go to the engine's block tiles (scan_block_rows.cuh) with LseBlockTile: 512 threads of 16
+  // steps, compiled for 2 blocks an SM (the harness's b512i16mb2i1s).
   static constexpr bool kBlockRows = std::is_same<T, float>::value;
   using BlockTile = LseBlockTile<512, 16>;
   static constexpr int kBlockThreads = 512, kBlockItems = 16, kBlockMinBlocks = 2;
-  static constexpr int64_t kBlockRowsFrom = kLseBlockRowsFrom;
+  static bool BlockRowsFor(int64_t rows, int64_t length) { return LseBlockRowsFor(rows, length); }
   static constexpr int V = LseVec<T>::kV;
   // Sub-tiles loaded per group (one reference R each group). A logical warp of fewer than 32
   // lanes scans a short row (at most W * V steps) in one sub-tile, so it loads one: the others

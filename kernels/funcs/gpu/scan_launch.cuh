@@ -33,7 +33,7 @@ PO_TILE_TRAIT(TileOwnLongRows, kOwnLongRows, bool, false)
 
 // Whether the op's tiles take such rows (a carry-in too) on the block tiles of
 // scan_block_rows.cuh (GpuTileScan<Op>::kBlockRows, with BlockTile, kBlockThreads, kBlockItems,
-// kBlockMinBlocks and kBlockRowsFrom, the shortest row taken): float32 logcumsumexp,
+// kBlockMinBlocks and BlockRowsFor(rows, length), the rows taken): float32 logcumsumexp,
 // kernels/gpu/logcumsumexp_tiles.cuh. Tried before kOwnLongRows.
 PO_TILE_TRAIT(TileBlockRows, kBlockRows, bool, false)
 
@@ -75,7 +75,7 @@ void ScanRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int6
   } else {
     if constexpr (TileBlockRows<GpuTileScan<Op>>::value) {
       using Tiles = GpuTileScan<Op>;
-      if (seg_len <= 0 && g.length >= Tiles::kBlockRowsFrom) {
+      if (seg_len <= 0 && Tiles::BlockRowsFor(rows, g.length)) {
         LaunchBlockRows<typename Tiles::BlockTile, Tiles::kBlockThreads, Tiles::kBlockItems, Tiles::kBlockMinBlocks>(
             stream, scratch, g, rows, exclusive, op, init);
         return;

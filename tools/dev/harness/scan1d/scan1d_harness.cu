@@ -71,7 +71,8 @@ constexpr Variant VC(const char* name) {
 // harness's best (b512i16mb2i1s) and the tree (b256i16mb4): "lib-new" the routed path, "lib-old"
 // the engine's warp segments of before (the same call with the row segment forced to 8192, which
 // keeps rows off the block tiles), "lib-new init" the routed path from a carry-in per row.
-harness::Scratch g_scratch;
+harness::Scratch& g_scratch = *new harness::Scratch;  // released in main, never destroyed: no
+                                                       // device call after the driver shuts down
 template <int kWhich>  // 0: old, 1: new, 2: new with the carry-in
 void LibLse(cudaStream_t stream, void*, const float* x, float* out, int64_t rows, int64_t L, bool exclusive,
             bool reverse, int) {
@@ -180,6 +181,19 @@ const Case kCases[] = {
 #ifdef SCAN1D_LIB
     {"lse f32 [512, 2^16] last", true, 512, int64_t{1} << 16, false, false, Dist::kNormal2},
     {"lse f32 [3, 2^16] holes excl rev", true, 3, int64_t{1} << 16, true, true, Dist::kHoles},
+    // rows and lengths around the block tiles' threshold (timing only: --only grid)
+    {"lse f32 [1, 2^16] grid", true, 1, int64_t{1} << 16, false, false, Dist::kNormal2},
+    {"lse f32 [16, 2^16] grid", true, 16, int64_t{1} << 16, false, false, Dist::kNormal2},
+    {"lse f32 [64, 2^16] grid", true, 64, int64_t{1} << 16, false, false, Dist::kNormal2},
+    {"lse f32 [128, 2^16] grid", true, 128, int64_t{1} << 16, false, false, Dist::kNormal2},
+    {"lse f32 [256, 2^16] grid", true, 256, int64_t{1} << 16, false, false, Dist::kNormal2},
+    {"lse f32 [16, 2^18] grid", true, 16, int64_t{1} << 18, false, false, Dist::kNormal2},
+    {"lse f32 [64, 2^18] grid", true, 64, int64_t{1} << 18, false, false, Dist::kNormal2},
+    {"lse f32 [128, 2^18] grid", true, 128, int64_t{1} << 18, false, false, Dist::kNormal2},
+    {"lse f32 [256, 2^18] grid", true, 256, int64_t{1} << 18, false, false, Dist::kNormal2},
+    {"lse f32 [512, 2^18] grid", true, 512, int64_t{1} << 18, false, false, Dist::kNormal2},
+    {"lse f32 [128, 2^20] grid", true, 128, int64_t{1} << 20, false, false, Dist::kNormal2},
+    {"lse f32 [4, 2^22] grid", true, 4, int64_t{1} << 22, false, false, Dist::kNormal2},
 #endif
     {"cumsum f32 1-D 2^26", false, 1, int64_t{1} << 26, false, false, Dist::kUnit},
     {"cumsum f32 1-D 2^26 excl rev", false, 1, int64_t{1} << 26, true, true, Dist::kUnit},
@@ -375,5 +389,8 @@ int main(int argc, char** argv) {
                    ok);
     }
   }
+#ifdef SCAN1D_LIB
+  g_scratch.Release();  // before the driver shuts down
+#endif
   return 0;
 }
