@@ -14,8 +14,9 @@ from test_logcumsumexp_accuracy import reference as lse_reference
 
 pytestmark = pytest.mark.skipif(not gpu_available(), reason='needs a GPU (the GPU scan engine)')
 
-# (shape, axis): 1-D and few long rows take the single pass (segments of 4096 steps), many rows a
-# warp each, short rows 4 or 16 lanes a row; power-of-two rows of 4 to 512 steps are staged (a
+# (shape, axis): 1-D and few long rows take the single pass (warp segments; float32
+# logcumsumexp the block tiles, below), many rows a warp each, short rows 4 or 16 lanes a row;
+# power-of-two rows of 4 to 512 steps are staged (a
 # thread a row of up to 64 steps, several threads a longer row; a last block of fewer rows); then
 # columns: few lines in one pass (scan_columns.cuh: inner 7 without vector accesses; inner 96
 # with them, 3 tiles across by 33 segments), more in three phases (2048 lines by 10 segments).
@@ -150,3 +151,31 @@ def test_float64_staged_rows_within_spec(shape, axis, exclusive, reverse):
     assert np.array_equal(np.isneginf(lse), np.isneginf(lref))
     fin = np.isfinite(lref)
     assert np.all(np.abs(lse[fin] - lref[fin]) <= 1e-14 * np.maximum(1.0, np.abs(lref[fin])))
+
+
+# float32 logcumsumexp's block tiles (kernels/funcs/gpu/scan_block_rows.cuh with
+# logcumsumexp_tiles.cuh's LseBlockTile: a thread block a tile of 8192 steps, a look-back over
+# inclusive prefixes) take rows of 2^18 steps or more, and rows of 2^16 or more where at most 128;
+# other rows keep the warp segments. Shapes on both sides of each edge and a length off the
+# vector width, with a leading run of -inf (the single-term rule across tiles) and a value far
+# below the rest (a tile on the exact path), in every exclusive/reverse mode: held to docs/spec.md
+# §1 against the float64 reference, two runs bitwise equal.
+BLOCK_EDGES = [((65535,), 0), ((65536,), 0), ((128, 65536), 1), ((129, 65536), 1), ((2, 262147), 1)]
+
+
+@pytest.mark.parametrize('shape,axis', BLOCK_EDGES)
+@pytest.mark.parametrize('exclusive,reverse', DIRECTIONS)
+def test_logcumsumexp_float32_block_tile_edges(shape, axis, exclusive, reverse):
+    rng = np.random.default_rng(5)
+    x = (2 * rng.standard_normal(shape)).astype(np.float32)
+    x[..., :9000] = -np.inf
+    x[..., 30000] = -400.0
+    fn = lambda t: paddle.logcumsumexp(t, axis=axis, exclusive=exclusive, reverse=reverse)
+    out = run_gpu_twice(fn, x, 'float32').astype(np.float64)
+    ref = lse_reference(x, axis, exclusive, reverse)
+    assert np.array_equal(np.isneginf(out), np.isneginf(ref))
+    fin = np.isfinite(ref) & (np.abs(ref) >= 1e-6)
+    rel = np.abs(out[fin] - ref[fin]) / np.abs(ref[fin])
+    bound = np.where(np.abs(ref[fin]) >= 0.5, 2.5e-7, 1e-6)
+    worst = np.argmax(rel / bound)
+    assert rel[worst] <= bound[worst], f'relative error {rel[worst]:.3g} at ref {ref[fin][worst]!r}'
