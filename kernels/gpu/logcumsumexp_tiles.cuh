@@ -20,6 +20,9 @@
 // terms (docs/spec.md §1's wide-range case), and the tile falls back on the exact generic steps. Which
 // path a tile takes depends on the data alone, so results stay deterministic.
 //
+// float32 rows of 2^18 steps or more (2^16 where at most 128 rows) take the engine's block tiles
+// instead (LseBlockTile below, on scan_block_rows.cuh).
+//
 // A segment total (phase 1 of a long row) needs no per-element prefix: each lane sums its
 // elements against the group's R in a compensated float64 of its own, and the lanes are added
 // once per segment by a fixed tree.
@@ -292,8 +295,9 @@ __device__ inline void LoadRowItems(const T* x, int64_t base, int64_t L, bool re
 // ---- float32 rows on the engine's block tiles (scan_block_rows.cuh; GpuTileScan::BlockRows) ----
 // A tile of kThreads * kItems steps in registers. Its state is (m, s) in float64 without
 // compensation (LsePair: m the max, an element, s the sum of exp(x - m); one term is (x, 1)
-// exactly), published in one status word (m as a float: a tile's max is an element, +-inf or
-// NaN; the state word; s).
+// exactly), published in one status word (m as a float: the published states are the tiles'
+// aggregates and the prefixes without the carry-in, whose max is an element, +-inf or NaN; the
+// state word; s).
 // Before the look-back: the tile's range, and where no NaN or +inf is in it and every element
 // lies within kSpan of its max R_t, the float32 terms e = exp(x - R_t) summed (float-float lane
 // totals, a float64 block scan of them); else the exact states (float64 (max, sum) per lane,

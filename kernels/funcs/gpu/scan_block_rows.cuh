@@ -2,12 +2,13 @@
 // v3): a thread block per tile of kThreads * kItems steps, held in registers from one read (the
 // warp segments of scan_onepass.cuh read theirs twice: once for the aggregate, once after the
 // look-back), and the carry before the tile from a decoupled look-back over inclusive prefixes,
-// folded in order. The op's tiles supply the arithmetic (GpuTileScan<Op>::kBlockRows and
-// BlockRows, which launches LaunchBlockRows with its block tile; kernels/gpu/logcumsumexp_tiles.cuh
-// for float32 logcumsumexp); this file holds what is the same for every op: tickets, the status
-// words, the look-back's polling, the in-order fold's loop, a block scan, and the kernel's order
-// of steps. Measured and checked first in the kernel harness (tools/dev/harness/scan1d, the
-// third set, "i1s"), which also drives this kernel through ScanGpuLaunch.
+// folded in order. The op's tiles supply the arithmetic (GpuTileScan<Op>::kBlockRows, its
+// BlockTile and the rows it takes, BlockRowsFor; kernels/gpu/logcumsumexp_tiles.cuh for float32
+// logcumsumexp), scan_launch.cuh's ScanRows launches it (LaunchBlockRows); this file holds what is
+// the same for every op: tickets, the status words, the look-back's polling, the in-order fold's
+// loop, a block scan, and the kernel's order of steps. Measured and checked first in the kernel
+// harness (tools/dev/harness/scan1d, the third set, "i1s"), which also drives this kernel through
+// ScanGpuLaunch (-DSCAN1D_LIB).
 //
 // The look-back. Tile t of a line publishes its aggregate A_t (state AGG) in one 16-byte status
 // word (payload and state together: one store, no fence), then warp 0 reads the words of the
@@ -31,10 +32,10 @@
 // published prefixes leave it out, and each tile joins it in front of its carry afterwards,
 // Join(CarryIn(init), P_{t-1}) (tile 0: CarryIn(init) alone), a fixed function again.
 //
-// What the op's block tile B = Tiles::Block<kThreads, kItems> provides (every member called by
-// every thread of the block unless said): Agg (the published state), Shared (its shared memory),
-// kPad (the value loaded past a line's end); Identity(); Pack(a, state) / WordState(w) /
-// Unpack(w), a state word (UnpackS(Pack(a, s)) is a, bit for bit); Step(c, a) (one thread);
+// What the op's block tile B (GpuTileScan<Op>::BlockTile) provides (every member called by every
+// thread of the block unless said): Agg (the published state), Shared (its shared memory), kPad
+// (the value loaded past a line's end); Identity(); Pack(a, state) / WordState(w) / Unpack(w), a
+// state word of 16 bytes (Unpack(Pack(a, s)) is a, bit for bit); Step(c, a) (one thread);
 // Fold(c, flat, D, sh, warp, lane): c folded with flat[D - 1], ..., flat[0] (the words of tiles
 // t - D .. t - 1) in that order, its value needed on warp 0 only; CarryIn(init, line) and
 // Join(c, p) (one thread); Prepare(x, sh), before the look-back; Aggregate() (the tile's A_t);
