@@ -488,6 +488,21 @@ struct LseBlockTile {
     BlockScanOne<kThreads>(mine, CombineF{}, Identity(), sh.scan, &ebefore, &etotal);
     exact_done = true;
   }
+  // before and total from float64 terms exp(x - Rt) (every element finite or -inf, within kSpan
+  // of Rt); a loop that is not unrolled, as Exact.
+  __device__ void PreciseSums(const float (&x)[kItems], float Rt_, Shared& sh) {
+    float xl[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) xl[j] = x[j];
+    double s = 0.0;
+#pragma unroll 1
+    for (int j = 0; j < kItems; ++j) {
+      s += xl[j] == -std::numeric_limits<float>::infinity()
+               ? 0.0
+               : exp(static_cast<double>(xl[j]) - static_cast<double>(Rt_));
+    }
+    BlockScanOne<kThreads>(s, AddF{}, 0.0, reinterpret_cast<double*>(sh.scan), &before, &total);
+  }
   __device__ void Prepare(const float (&x)[kItems], Shared& sh) {
     float hi = -std::numeric_limits<float>::infinity(), lo = std::numeric_limits<float>::infinity();
 #pragma unroll
@@ -533,6 +548,17 @@ struct LseBlockTile {
       }
       BlockScanOne<kThreads>(static_cast<double>(th) + static_cast<double>(tl), AddF{}, 0.0,
                              reinterpret_cast<double*>(sh.scan), &before, &total);
+      // docs/spec.md §1 near 0: the float terms' relative error (~1e-7, also in the sum) would be
+      // absolute in every later output, and an output near 0 needs 1e-6 of itself. Prefixes only
+      // grow along a scan, and the tile's own total is at most the prefix after it, so a tile
+      // whose total is at least kNearZero feeds only outputs past kNearZero (as the warp
+      // segments' totals, LseFast::NeedsExact); below that, the sums are taken again from
+      // float64 terms (total: relative ~1e-16), exp(x - Rt) with Rt an element. Decided on the
+      // tile's data alone (Rt + log(total) in float32: off by at most 2e-6 + |Rt| * 2^-24 against
+      // the 0.01 margin wherever |Rt| < 1.6e5; beyond, Rt alone decides the side).
+      if (!(hi + __logf(static_cast<float>(total)) >= static_cast<float>(LseFast::kNearZero) + 0.01f)) {
+        PreciseSums(x, hi, sh);  // uniform over the block
+      }
     } else {
       Exact(x, sh);
     }
