@@ -300,11 +300,14 @@ __device__ inline void LoadRowItems(const T* x, int64_t base, int64_t L, bool re
 // state word; s).
 // Before the look-back: the tile's range, and where no NaN or +inf is in it and every element
 // lies within kSpan of its max R_t, the float32 terms e = exp(x - R_t) summed (float-float lane
-// totals, a float64 block scan of them); else the exact states (float64 (max, sum) per lane,
-// a block scan of them). After it, with carry (m_c, s_c) and R = max(R_t, m_c), every output is
-// R + log2(s) * ln2 from a float running sum s = base + f * (terms so far), f = exp(R_t - R),
-// base = s_c exp(m_c - R) + f * before, one fma a step, taken only where every output of the
-// tile lies at least kLeanB (12) from 0 and the carry holds more than one term (LseFast::LeanLevel's
+// totals, a float64 block scan of them), again from float64 terms (PreciseSums) where the
+// tile's own total is below kNearZero (spec §1 near 0: later outputs near 0 stand on this
+// aggregate; the first version, float32 terms in every tile, failed the GPU suite's near-0 test
+// on (2, 70000)); else the exact states (float64 (max, sum) per lane, a block scan of them).
+// After it, with carry (m_c, s_c) and R = max(R_t, m_c), every output is R + log2(s) * ln2
+// from a float running sum s = base + f * (terms so far), f = exp(R_t - R), base = s_c
+// exp(m_c - R) + f * before, one fma a step, taken only where every output of the tile lies at
+// least kLeanB (12) from 0 and the carry holds more than one term (LseFast::LeanLevel's
 // rules with a wider margin: f's rounding is one more). Every other tile (outputs near 0, one-term
 // prefixes, NaN, +inf, a range wider than kSpan) reads its elements again and takes the exact
 // path: float64 states per element, outputs ValueLS (a one-term prefix gives its term).
