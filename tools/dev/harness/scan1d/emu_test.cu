@@ -99,8 +99,7 @@ static std::vector<float> EmuBlock(const std::vector<float>& x, int64_t rows, in
       const bool exact = !fast_agg;
       std::vector<HL> ebefore(kThreads);
       HL etotal{-INFINITY, 0};
-      if (exact) {
-        ++st->exact_agg;
+      auto exact_states = [&] {
         for (int l = 0; l < kThreads; ++l) {
           double m = -INFINITY;
           for (int j = 0; j < kItems; ++j) m = std::max(m, double(xt[l * kItems + j]));
@@ -111,6 +110,10 @@ static std::vector<float> EmuBlock(const std::vector<float>& x, int64_t rows, in
           ebefore[l] = etotal;
           etotal = Comb(etotal, HL{m, s});
         }
+      };
+      if (exact) {
+        ++st->exact_agg;
+        exact_states();
       }
       const HL a = exact ? etotal : HL{double(Rt), total};
       HL c{-INFINITY, 0};
@@ -141,18 +144,7 @@ static std::vector<float> EmuBlock(const std::vector<float>& x, int64_t rows, in
         }
         continue;
       }
-      if (!exact) {  // SlowFinish computes the exact states then
-        for (int l = 0; l < kThreads; ++l) {
-          double m = -INFINITY;
-          for (int j = 0; j < kItems; ++j) m = std::max(m, double(xt[l * kItems + j]));
-          double s = 0;
-          if (m != -INFINITY) {
-            for (int j = 0; j < kItems; ++j) s += xt[l * kItems + j] == -INFINITY ? 0.0 : std::exp(double(xt[l * kItems + j]) - m);
-          }
-          ebefore[l] = etotal;
-          etotal = Comb(etotal, HL{m, s});
-        }
-      }
+      if (!exact) exact_states();  // SlowFinish computes them then
       for (int l = 0; l < kThreads; ++l) {
         HL p = Comb(c, ebefore[l]);
         for (int j = 0; j < kItems; ++j) {
