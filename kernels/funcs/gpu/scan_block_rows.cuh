@@ -23,7 +23,8 @@
 // induction P_j is the same left fold of A_0 .. A_j whichever tile computed it, and folding
 // A_{j+1} .. A_{t-1} onto it gives the same bits for whichever j the timing exposed. Step need not
 // be the op's Combine, only a fixed function (the op may split it for speed; the accuracy is that
-// of a left fold over tiles). The fold's D steps are one dependent chain; the op's Fold may spread
+// of a left fold over tiles), and A_t one fixed function of the tile's elements (the op may pick
+// its arithmetic by them: LseBlockTile sums float64 terms where the tile's total is near 0). The fold's D steps are one dependent chain; the op's Fold may spread
 // their work off the chain over the block's warps (FoldInOrder below runs the chain itself).
 // Tiles are taken in ticket order (an atomic per launch, not blockIdx), so a tile only waits on
 // tiles whose blocks already run: no deadlock, whatever the scheduler does.
