@@ -21,7 +21,8 @@
 // path a tile takes depends on the data alone, so results stay deterministic.
 //
 // float32 rows of 2^18 steps or more (2^16 where at most 128 rows) take the engine's block tiles
-// instead (LseBlockTile below, on scan_block_rows.cuh).
+// instead (LseBlockTile below, on scan_block_rows.cuh; the gradient's: LseGradBlockTile in
+// logcumsumexp_grad_rows.cuh).
 //
 // A segment total (phase 1 of a long row) needs no per-element prefix: each lane sums its
 // elements against the group's R in a compensated float64 of its own, and the lanes are added
@@ -1364,12 +1365,28 @@ struct LseGradFast {
   }
 };
 
+// Which float32 gradient rows take the block tiles (LseGradBlockTile, logcumsumexp_grad_rows.cuh):
+// the forward's rule (LseBlockRowsFor), not yet measured for the gradient (the scan1d harness's
+// lib-grad-* variants and grid cases, tools/dev/harness/scan1d/README.md, time it).
+// -DPO_LSE_GRAD_BLOCK=0 keeps every gradient row off them.
+#ifndef PO_LSE_GRAD_BLOCK
+#define PO_LSE_GRAD_BLOCK 1
+#endif
+inline bool LseGradBlockRowsFor(int64_t rows, int64_t length) { return LseBlockRowsFor(rows, length); }
+
 template <typename T>
 struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same<T, double>::value>> {
   using Op = LogcumsumexpGradOp<T, double>;
   using State = typename Op::State;
   static constexpr bool kFast = true;
   static constexpr int kMinBlocks = 3;  // as the forward: at most 80 registers, 24 warps per SM
+  // float32 rows that LseGradBlockRowsFor takes go to the engine's block tiles with
+  // LseGradBlockTile (out, out_grad and x read once, x_grad written once): 512 threads of 16
+  // steps, 2 blocks an SM, as the forward.
+  static constexpr bool kBlockRows = PO_LSE_GRAD_BLOCK && std::is_same<T, float>::value;
+  using BlockTile = LseGradBlockTile<512, 16>;
+  static constexpr int kBlockThreads = 512, kBlockItems = 16, kBlockMinBlocks = 2;
+  static bool BlockRowsFor(int64_t rows, int64_t length) { return LseGradBlockRowsFor(rows, length); }
 
   template <int W, int kItems, bool kStore>
   __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,

@@ -193,3 +193,70 @@ BLOCK_CROSSING = [((2, 70000), 1), ((262147,), 0), ((2, 2**20 + 1), 1)]
 def test_logcumsumexp_float32_block_tiles_near_zero(shape, axis, exclusive, reverse):
     x = crossing_data(shape, axis, np.random.default_rng(29))
     check_lse_float32_within_spec(x, axis, exclusive, reverse)
+
+
+def lse_grad_float32_gpu_twice(x, g, axis, exclusive, reverse):
+    """x.grad of the GPU float32 logcumsumexp under out.backward(g), run twice (bitwise equal);
+    returns (out, x_grad) as float64."""
+    runs = []
+    for _ in range(2):
+        t = make_tensor(x, 'float32', 'gpu', stop_gradient=False)
+        out = paddle.logcumsumexp(t, axis=axis, exclusive=exclusive, reverse=reverse)
+        out.backward(make_tensor(g, 'float32', 'gpu'))
+        runs.append((tensor_values(out), tensor_values(t.grad)))
+    assert np.array_equal(runs[0][1].view(np.uint8), runs[1][1].view(np.uint8)), 'two runs differ in a bit'
+    return runs[0][0].astype(np.float64), runs[0][1].astype(np.float64)
+
+
+def lse_grad_reference(x, out, g, axis, exclusive, reverse):
+    """docs/spec.md §1's gradient in float64 on the given outputs: x_grad[i] = sum over the
+    outputs j that x[i] feeds of g[j] exp(x[i] - out[j]), as exp(x - c) times a reverse
+    cumulative sum of g exp(c - out) (c the line's largest output; outputs of -inf feed only
+    x = -inf, whose gradient is 0). Returns (ref, mag), mag the same sum of |g|."""
+    xs, os, gs = (np.moveaxis(np.asarray(a, np.float64), axis, -1) for a in (x, out, g))
+    if reverse:
+        xs, os, gs = xs[..., ::-1], os[..., ::-1], gs[..., ::-1]
+    fin = np.isfinite(os)
+    c = np.max(np.where(fin, os, -np.inf), axis=-1, keepdims=True)
+    w = np.where(fin, np.exp(c - np.where(fin, os, c)), 0.0)
+
+    def rev_cumsum(v):
+        s = np.cumsum(v[..., ::-1], axis=-1)[..., ::-1]
+        if exclusive:  # the outputs after the element
+            s = np.concatenate([s[..., 1:], np.zeros_like(s[..., :1])], axis=-1)
+        return s
+
+    f = np.where(np.isneginf(xs), 0.0, np.exp(xs - c))
+    ref, mag = f * rev_cumsum(gs * w), f * rev_cumsum(np.abs(gs) * w)
+    if reverse:
+        ref, mag = ref[..., ::-1], mag[..., ::-1]
+    return np.moveaxis(ref, -1, axis), np.moveaxis(mag, -1, axis)
+
+
+# float32 logcumsumexp's gradient on the block tiles (kernels/gpu/logcumsumexp_grad_rows.cuh's
+# LseGradBlockTile, taken by the rows the forward's rule takes: 2^18 steps or more, 2^16 or more
+# where at most 128 rows; the others keep the warp segments' telescoped tiles): shapes on both
+# sides of each edge and a length off the vector width, with a leading run of -inf (gradient 0),
+# a value far below the rest, out_grad of both signs, and crossing data (outputs near 0 after many
+# tiles), in every exclusive/reverse mode; held to 1e-5 (op_test's float32 gradient tolerance) of
+# the same sum of |out_grad| against the float64 reference on the GPU's outputs, two runs bitwise.
+GRAD_BLOCK_EDGES = [((65535,), 0), ((65536,), 0), ((128, 65536), 1), ((129, 65536), 1), ((2, 262147), 1)]
+
+
+@pytest.mark.parametrize('shape,axis', GRAD_BLOCK_EDGES + BLOCK_CROSSING)
+@pytest.mark.parametrize('exclusive,reverse', DIRECTIONS)
+def test_logcumsumexp_float32_grad_block_tiles(shape, axis, exclusive, reverse):
+    rng = np.random.default_rng(31)
+    if (shape, axis) in BLOCK_CROSSING:
+        x = crossing_data(shape, axis, rng)
+    else:
+        x = (2 * rng.standard_normal(shape)).astype(np.float32)
+        x[..., :9000] = -np.inf
+        x[..., 30000] = -400.0
+    g = rng.standard_normal(shape).astype(np.float32)
+    out, grad = lse_grad_float32_gpu_twice(x, g, axis, exclusive, reverse)
+    ref, mag = lse_grad_reference(x, out, g, axis, exclusive, reverse)
+    assert np.all(grad[np.isneginf(x)] == 0.0)
+    err = np.abs(grad - ref) / np.maximum(mag, 1e-30)
+    worst = np.unravel_index(np.argmax(err), err.shape)
+    assert err[worst] <= 1e-5, f'error {err[worst]:.3g} of the |out_grad| sum at {worst}, ref {ref[worst]!r}'

@@ -42,6 +42,15 @@
 // Join(c, p) (one thread); Prepare(x, sh), before the look-back; Aggregate() (the tile's A_t);
 // Finish(carry, exclusive, x, sh, reload): x replaced by its outputs, reload(x) reading the
 // tile's elements again where the op needs them after the look-back.
+//
+// Optional, B::kOwnIO (true): the tile reads and writes arrays of its own choice (logcumsumexp's
+// gradient reads out, out_grad and x and writes x_grad: LseGradBlockTile in
+// kernels/gpu/logcumsumexp_grad_rows.cuh). The kernel then loads the tile's first array from
+// B::In(op) (in place of op.x), stores the outputs to B::Out(op) (in place of op.out), takes
+// 16-byte accesses where B::Vec(op, length) says (the launcher), and calls
+// Prepare(op, x, sh, io) and Finish(op, carry, exclusive, x, sh, io) with io, a BlockIO: the
+// thread's steps, Load(p, v, pad) of any array at them (16-byte accesses on a full group) and
+// Index(s), a step's offset in memory.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -54,6 +63,38 @@
 namespace phi {
 namespace funcs {
 namespace scan_gpu {
+
+// Whether the block tile B reads and writes its own arrays (B::kOwnIO; see the header).
+template <typename B, typename = void>
+struct BlockOwnIO : std::false_type {};
+template <typename B>
+struct BlockOwnIO<B, std::void_t<decltype(B::kOwnIO)>> : std::integral_constant<bool, B::kOwnIO> {};
+
+// A thread's place in its tile: steps first .. first + kItems - 1 of the line at base (length L,
+// g.reverse: steps run from the line's end); g0 the warp's group, full: 16-byte accesses.
+template <typename T, int kItems>
+struct BlockIO {
+  int64_t base, L, g0, first, tile0;  // tile0: the tile's first step
+  bool reverse, full;
+  int lane;
+  __device__ int64_t Index(int64_t s) const { return reverse ? base + L - 1 - s : base + s; }
+  __device__ void Load(const T* p, T (&v)[kItems], T pad) const {
+    using Group = BlockedGroup<T, kItems>;
+    if (full) {
+      if (reverse) {
+        Group::template Load<true>(p, base, L, g0, v, lane);
+      } else {
+        Group::template Load<false>(p, base, L, g0, v, lane);
+      }
+      return;
+    }
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const int64_t s = first + j;
+      v[j] = s < L ? p[Index(s)] : pad;
+    }
+  }
+};
 
 // Status word states (0: nothing published yet; the launcher zeroes the words).
 constexpr unsigned kBlockAgg = 1, kBlockIncl = 2;
@@ -228,25 +269,31 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   const int64_t g0 = t * kTile + int64_t{warp} * 32 * kItems;  // the warp's group
   const int64_t first = g0 + int64_t{lane} * kItems;
   const bool full = vec && g0 + 32 * kItems <= L;
-  auto load = [&](T(&v)[kItems]) {
-    if (full) {
-      if (g.reverse) {
-        Group::template Load<true>(op.x, base, L, g0, v, lane);
-      } else {
-        Group::template Load<false>(op.x, base, L, g0, v, lane);
-      }
-      return;
+  const BlockIO<T, kItems> io{base, L, g0, first, t * kTile, g.reverse, full, lane};
+  constexpr bool kOwn = BlockOwnIO<B>::value;
+  const T* in = [&] {
+    if constexpr (kOwn) {
+      return B::In(op);
+    } else {
+      return op.x;
     }
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      const int64_t s = first + j;
-      v[j] = s < L ? op.x[g.reverse ? base + L - 1 - s : base + s] : static_cast<T>(B::kPad);
+  }();
+  T* out = [&] {
+    if constexpr (kOwn) {
+      return B::Out(op);
+    } else {
+      return op.out;
     }
-  };
+  }();
+  auto load = [&](T(&v)[kItems]) { io.Load(in, v, static_cast<T>(B::kPad)); };
   T x[kItems];
   load(x);
   B b;
-  b.Prepare(x, sh);
+  if constexpr (kOwn) {
+    b.Prepare(op, x, sh, io);
+  } else {
+    b.Prepare(x, sh);
+  }
   const Agg a = b.Aggregate();
   Agg carry = B::Identity();
   if (ntiles > 1) {
@@ -282,18 +329,22 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   }
   __syncthreads();
   carry = carry_smem;
-  b.Finish(carry, exclusive, x, sh, load);
+  if constexpr (kOwn) {
+    b.Finish(op, carry, exclusive, x, sh, io);
+  } else {
+    b.Finish(carry, exclusive, x, sh, load);
+  }
   if (full) {
     if (g.reverse) {
-      Group::template Store<true>(op.out, base, L, g0, x, lane, obuf[warp]);
+      Group::template Store<true>(out, base, L, g0, x, lane, obuf[warp]);
     } else {
-      Group::template Store<false>(op.out, base, L, g0, x, lane, obuf[warp]);
+      Group::template Store<false>(out, base, L, g0, x, lane, obuf[warp]);
     }
   } else {
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
       const int64_t s = first + j;
-      if (s < L) op.out[g.reverse ? base + L - 1 - s : base + s] = x[j];
+      if (s < L) out[io.Index(s)] = x[j];
     }
   }
 }

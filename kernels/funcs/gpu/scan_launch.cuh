@@ -33,8 +33,8 @@ PO_TILE_TRAIT(TileOwnLongRows, kOwnLongRows, bool, false)
 
 // Whether the op's tiles take such rows (a carry-in too) on the block tiles of
 // scan_block_rows.cuh (GpuTileScan<Op>::kBlockRows, with BlockTile, kBlockThreads, kBlockItems,
-// kBlockMinBlocks and BlockRowsFor(rows, length), the rows taken): float32 logcumsumexp,
-// kernels/gpu/logcumsumexp_tiles.cuh. Tried before kOwnLongRows.
+// kBlockMinBlocks and BlockRowsFor(rows, length), the rows taken): float32 logcumsumexp and its
+// gradient, kernels/gpu/logcumsumexp_tiles.cuh. Tried before kOwnLongRows.
 PO_TILE_TRAIT(TileBlockRows, kBlockRows, bool, false)
 
 // `rows` rows (inner == 1) of g.length steps on the block tiles B of kThreads * kItems steps.
@@ -50,8 +50,9 @@ void LaunchBlockRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& 
   st.ticket = reinterpret_cast<unsigned long long*>(p);
   st.word = reinterpret_cast<uint4*>(p + 256);
   st.n = ntiles;
-  const bool vec = g.length % 4 == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 &&
-                   reinterpret_cast<uintptr_t>(op.out) % 16 == 0;
+  bool vec = g.length % 4 == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 &&
+             reinterpret_cast<uintptr_t>(op.out) % 16 == 0;
+  if constexpr (BlockOwnIO<B>::value) vec = B::Vec(op, g.length);  // the tile's own arrays
   BlockRowKernel<B, kThreads, kItems, kMinBlocks><<<static_cast<unsigned>(rows * ntiles), kThreads, 0, stream>>>(
       op, g, rows, ntiles, st, init, exclusive, vec);
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());

@@ -26,12 +26,16 @@
 namespace {
 
 using LaunchFn = void (*)(cudaStream_t, void*, const float*, float*, int64_t, int64_t, bool, bool, int);
+// The gradient's (x, out, out_grad -> x_grad; exclusive and reverse of the forward).
+using GradFn = void (*)(cudaStream_t, const float*, const float*, const float*, float*, int64_t, int64_t, bool,
+                        bool);
 
 struct Variant {
   const char* name;
   LaunchFn lse, cumsum;  // null: not built for that op
   bool diag = false;     // a diagnostic (scan1d::kNoLB, kLdSt, kNoScan): outputs not checked
   bool init = false;     // a carry-in per row (g_init; SCAN1D_LIB's "lib-new init")
+  GradFn grad = nullptr;  // logcumsumexp's gradient (SCAN1D_LIB's "lib-grad-*"; the grad cases)
 };
 
 // The carry-in of the "init" variants, per row r: r % 3 == 0 a state of several terms (m not a
@@ -83,12 +87,49 @@ void LibLse(cudaStream_t stream, void*, const float* x, float* out, int64_t rows
   phi::funcs::ScanGpuLaunch(stream, g_scratch, phi::funcs::ScanLayout{rows, L, 1}, exclusive, reverse, op, init,
                             kWhich == 0 ? 8192 : 0);
 }
+// logcumsumexp's float32 gradient (issue 29, the backward on the block tiles: LseGradBlockTile in
+// kernels/gpu/logcumsumexp_grad_rows.cuh): "lib-grad-new" the routed path (rows that
+// LseGradBlockRowsFor takes on the block tiles), "lib-grad-old" the warp segments' telescoped
+// tiles (the row segment forced to 8192, as lib-old), "grad-b<threads>i<items>mb<blocks>" the
+// block tiles launched directly in other shapes (for rows the routed path keeps off them too).
+template <int kWhich>  // 0: old, 1: new
+void LibGrad(cudaStream_t stream, const float* x, const float* out, const float* og, float* xg, int64_t rows,
+             int64_t L, bool exclusive, bool reverse) {
+  phi::funcs::LogcumsumexpGradOp<float, double> op;
+  op.x = x;
+  op.out = out;
+  op.out_grad = og;
+  op.x_grad = xg;
+  op.exclusive = exclusive;
+  g_scratch.Begin();
+  phi::funcs::ScanGpuLaunch(stream, g_scratch, phi::funcs::ScanLayout{rows, L, 1}, exclusive, !reverse, op,
+                            nullptr, kWhich == 0 ? 8192 : 0);
+}
+template <int kThreads, int kItems, int kMinBlocks>
+void BlockGrad(cudaStream_t stream, const float* x, const float* out, const float* og, float* xg, int64_t rows,
+               int64_t L, bool exclusive, bool reverse) {
+  using Op = phi::funcs::LogcumsumexpGradOp<float, double>;
+  Op op;
+  op.x = x;
+  op.out = out;
+  op.out_grad = og;
+  op.x_grad = xg;
+  op.exclusive = exclusive;
+  g_scratch.Begin();
+  const phi::funcs::scan_gpu::LineGeometry g{L, 1, !reverse};
+  phi::funcs::scan_gpu::LaunchBlockRows<phi::funcs::scan_gpu::LseGradBlockTile<kThreads, kItems>, kThreads, kItems,
+                                        kMinBlocks>(stream, g_scratch, g, rows, exclusive, op, nullptr);
+}
 const Variant kVariants[] = {
     V<256, 16, 4, 0>("b256i16mb4"),
     VL<512, 16, 2, scan1d::kIncl | scan1d::kStep1 | scan1d::kSpread>("b512i16mb2i1s"),
     Variant{"lib-old", LibLse<0>, nullptr},
     Variant{"lib-new", LibLse<1>, nullptr},
     Variant{"lib-new init", LibLse<2>, nullptr, false, true},
+    Variant{"lib-grad-old", nullptr, nullptr, false, false, LibGrad<0>},
+    Variant{"lib-grad-new", nullptr, nullptr, false, false, LibGrad<1>},
+    Variant{"grad-b512i8mb2", nullptr, nullptr, false, false, BlockGrad<512, 8, 2>},
+    Variant{"grad-b256i16mb3", nullptr, nullptr, false, false, BlockGrad<256, 16, 3>},
 };
 #elif defined(SCAN1D_SET3)
 // The third set (README, "third set"): the tree's look-back against the decoupled one with
@@ -165,6 +206,8 @@ struct Case {
   int64_t rows, L;
   bool exclusive, reverse;
   Dist dist;
+  bool grad = false;  // logcumsumexp's gradient (the lib-grad-* variants): x from dist, out its
+                      // forward (long double, rounded), out_grad ~ N(0, 1)
 };
 
 const Case kCases[] = {
@@ -205,6 +248,25 @@ const Case kCases[] = {
     {"lse f32 [512, 2^18] grid", true, 512, int64_t{1} << 18, false, false, Dist::kNormal2},
     {"lse f32 [128, 2^20] grid", true, 128, int64_t{1} << 20, false, false, Dist::kNormal2},
     {"lse f32 [4, 2^22] grid", true, 4, int64_t{1} << 22, false, false, Dist::kNormal2},
+    // the gradient (GradCheck): awkward cases first (holes: -inf runs, a NaN and a +inf; near 0;
+    // crossing data; a length off the vector width and the tile), then the benchmark shapes and
+    // rows around the threshold (grid: timing)
+    {"grad f32 1-D 1000003 holes", true, 1, 1000003, false, false, Dist::kHoles, true},
+    {"grad f32 1-D 1000003 holes excl rev", true, 1, 1000003, true, true, Dist::kHoles, true},
+    {"grad f32 [3, 70001] near0 excl", true, 3, 70001, true, false, Dist::kNear0, true},
+    {"grad f32 [2, 70000] cross", true, 2, 70000, false, false, Dist::kCross, true},
+    {"grad f32 [2, 70000] cross excl", true, 2, 70000, true, false, Dist::kCross, true},
+    {"grad f32 [2, 70000] cross rev", true, 2, 70000, false, true, Dist::kCross, true},
+    {"grad f32 [2, 70000] cross excl rev", true, 2, 70000, true, true, Dist::kCross, true},
+    {"grad f32 [3, 2^16] holes excl rev", true, 3, int64_t{1} << 16, true, true, Dist::kHoles, true},
+    {"grad f32 1-D 2^22 neg", true, 1, int64_t{1} << 22, false, false, Dist::kNeg, true},
+    {"grad f32 1-D 2^26", true, 1, int64_t{1} << 26, false, false, Dist::kNormal2, true},
+    {"grad f32 1-D 2^26 excl rev", true, 1, int64_t{1} << 26, true, true, Dist::kNormal2, true},
+    {"grad f32 [64, 2^20] last", true, 64, int64_t{1} << 20, false, false, Dist::kNormal2, true},
+    {"grad f32 [4096, 16384] last", true, 4096, 16384, false, false, Dist::kNormal2, true},
+    {"grad f32 [128, 2^16] grid", true, 128, int64_t{1} << 16, false, false, Dist::kNormal2, true},
+    {"grad f32 [256, 2^16] grid", true, 256, int64_t{1} << 16, false, false, Dist::kNormal2, true},
+    {"grad f32 [512, 2^18] grid", true, 512, int64_t{1} << 18, false, false, Dist::kNormal2, true},
 #endif
     {"cumsum f32 1-D 2^26", false, 1, int64_t{1} << 26, false, false, Dist::kUnit},
     {"cumsum f32 1-D 2^26 excl rev", false, 1, int64_t{1} << 26, true, true, Dist::kUnit},
@@ -334,6 +396,122 @@ double CheckCumsum(const std::vector<float>& x, const std::vector<float>& o, int
   });
 }
 
+// logcumsumexp's forward in long double rounded to float (the gradient cases' `out`): -inf with
+// no term yet, a one-term prefix its term, NaN after a NaN, +inf after a +inf.
+std::vector<float> LseForward(const std::vector<float>& x, int64_t rows, int64_t L, bool excl, bool rev) {
+  std::vector<float> o(x.size());
+  harness::ForEachLine(rows, L, 1, rev, [&](auto at, double&) {
+    long double m = -INFINITY, s = 0;
+    bool nan = false, pinf = false, any = false;
+    for (int64_t k = 0; k < L; ++k) {
+      const int64_t i = at(k);
+      const auto value = [&] {
+        if (nan) return NAN;
+        if (pinf) return INFINITY;
+        if (!any) return -INFINITY;
+        return static_cast<float>(m + logl(s));
+      };
+      if (excl) o[i] = value();
+      const float v = x[i];
+      if (v != v) nan = true;
+      if (v == INFINITY) pinf = true;
+      if (v == v && v != INFINITY && v != -INFINITY) {
+        if (!any || v > m) {
+          s = any ? s * expl(m - static_cast<long double>(v)) + 1 : 1;
+          m = v;
+        } else {
+          s += expl(static_cast<long double>(v) - m);
+        }
+        any = true;
+      }
+      if (!excl) o[i] = value();
+    }
+  });
+  return o;
+}
+
+// The gradient against the op's own recurrence in long double on the float outputs (docs/spec.md
+// §1, gradient; as tools/dev/harness/scan's --grad): err = |x_grad - ref| over the same sum taken
+// of |out_grad|, in units of 1e-6 (ok <= 10, the scan harness's rule; the pytest's 1e-5 of the
+// largest |ref| is looser). x = -inf (and an exclusive scan's first step) must give 0 exactly, a
+// NaN reference a NaN, an infinite one the same infinity.
+double CheckGrad(const std::vector<float>& x, const std::vector<float>& o, const std::vector<float>& og,
+                 const std::vector<float>& xg, int64_t rows, int64_t L, bool excl, bool rev) {
+  return harness::ForEachLine(rows, L, 1, !rev, [&](auto at, double& worst) {
+    long double b = 0, mb = 0;
+    float prev = 0.f;
+    for (int64_t k = 0; k < L; ++k) {
+      const int64_t i = at(k);
+      const float ok = o[i];
+      long double gate = 0;
+      if (k > 0 && ok != -INFINITY) gate = ok == prev ? 1.0L : expl(static_cast<long double>(ok) - prev);
+      long double ref = 0, mag = 0;
+      bool zero = x[i] == -INFINITY;
+      if (excl) {
+        zero = zero || k == 0;
+        const long double f = zero ? 0.0L : expl(static_cast<long double>(x[i]) - prev);
+        ref = b * f, mag = mb * f;
+        b = gate * b + og[i], mb = gate * mb + std::fabs(og[i]);
+      } else {
+        b = gate * b + og[i], mb = gate * mb + std::fabs(og[i]);
+        const long double f = zero ? 0.0L : expl(static_cast<long double>(x[i]) - ok);
+        ref = b * f, mag = mb * f;
+      }
+      prev = ok;
+      const float got = xg[i];
+      double e;
+      if (zero) {
+        e = got == 0.f ? 0 : INFINITY;
+      } else if (ref != ref) {
+        e = got != got ? 0 : INFINITY;
+      } else if (std::isinf(static_cast<double>(ref))) {
+        e = static_cast<double>(got) == static_cast<double>(ref) ? 0 : INFINITY;
+      } else {
+        e = static_cast<double>(std::fabs(got - ref) / std::max(mag, 1e-30L)) / 1e-6;
+        if (got != got) e = INFINITY;
+      }
+      if (!(e <= worst)) worst = e;
+    }
+  });
+}
+
+#ifdef SCAN1D_LIB
+// A gradient case through every variant with a GradFn: checked, run twice bitwise, timed.
+void GradCase(const Case& c, cudaStream_t stream, bool check, bool timed, const std::vector<std::string>& vonly,
+              const std::vector<std::string>& vskip) {
+  const int64_t n = c.rows * c.L;
+  const std::vector<float> hx = Inputs(n, c.dist, c.L);
+  const std::vector<float> ho = LseForward(hx, c.rows, c.L, c.exclusive, c.reverse);
+  std::vector<float> hg(n);
+  std::normal_distribution<float> unit(0.f, 1.f);
+  for (auto& v : hg) v = unit(harness::Rng());
+  harness::DeviceBuffer<float> x(n), o(n), g(n), xg(n);
+  x.Upload(hx);
+  o.Upload(ho);
+  g.Upload(hg);
+  const double copy_ms = harness::CopyMs(stream, n * 4);
+  for (const Variant& v : kVariants) {
+    if (v.grad == nullptr || !harness::Selected(vonly, v.name)) continue;
+    if (!vskip.empty() && harness::Selected(vskip, v.name)) continue;
+    auto run = [&] { v.grad(stream, x.p, o.p, g.p, xg.p, c.rows, c.L, c.exclusive, c.reverse); };
+    xg.Poison();
+    run();
+    HARNESS_CHECK(cudaStreamSynchronize(stream));
+    HARNESS_CHECK(cudaGetLastError());
+    const std::vector<float> r1 = xg.Download();
+    xg.Poison();
+    run();
+    HARNESS_CHECK(cudaStreamSynchronize(stream));
+    const std::vector<float> r2 = xg.Download();
+    const bool det = std::memcmp(r1.data(), r2.data(), n * 4) == 0;
+    const double err = check ? CheckGrad(hx, ho, hg, r1, c.rows, c.L, c.exclusive, c.reverse) : NAN;
+    const double ms = timed ? harness::TimeMs(stream, run) : NAN;
+    const bool ok = det && (!check || err <= 10.0);
+    harness::Row(c.name, std::string(v.name) + (det ? "" : " NONDET"), ms, copy_ms, err, ok);
+  }
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -355,6 +533,12 @@ int main(int argc, char** argv) {
   harness::Header();
   for (const Case& c : kCases) {
     if (!harness::Selected(only, c.name) || (!skip.empty() && harness::Selected(skip, c.name))) continue;
+    if (c.grad) {
+#ifdef SCAN1D_LIB
+      GradCase(c, stream, check, timed, vonly, vskip);
+#endif
+      continue;
+    }
     const int64_t n = c.rows * c.L;
     const std::vector<float> hx = Inputs(n, c.dist, c.L);
     harness::DeviceBuffer<float> x(n), out(n);
