@@ -161,11 +161,15 @@ struct LseGradRows {
 //     (>= 0 or NaN, taken canonical in Aggregate) with its sign bit set, and b. The fold is that
 //     fma chain on warp 0. No carry-in: the library's gradient has none (CarryIn and Join are
 //     written for the contract: a carry-in is cut off by the first step's gate anyway).
+//   - kStash: out_grad waits out the look-back in the warp's store-staging buffer (BlockIO::stage,
+//     32 * kItems floats a warp, unused until the stores) rather than in registers: with o and
+//     out_grad held, Finish's x and float64 temporaries spilled at 512 x 16 (64 registers: 88
+//     bytes of spill stores a thread; 256 x 16 at 80: 52).
 //   - The output before a thread's first step: the previous lane's last (a shuffle), the
 //     previous warp's (shared memory), or, for the tile's first thread, one load of the step
 //     before the tile. Steps past the line's end (the last tile) read 0s; they come after every
 //     real step, so they change only the last tile's aggregate, which nobody reads.
-template <int kThreads, int kItems>
+template <int kThreads, int kItems, bool kStash = true>
 struct LseGradBlockTile {
   using Op = LogcumsumexpGradOp<float, double>;
   using Agg = GatedState<double>;
@@ -216,7 +220,7 @@ struct LseGradBlockTile {
     return Agg{0.0, b};
   }
 
-  float g[kItems];  // out_grad at the thread's steps
+  float g[kStash ? 1 : kItems];  // out_grad at the thread's steps (kStash: in io.stage instead)
   float prev0;      // the output before the thread's first step (scan order)
   Agg before;       // the thread's exclusive state in the tile
   Agg total;        // the tile's
@@ -225,7 +229,8 @@ struct LseGradBlockTile {
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     float edge = 0.f;  // the output before the tile (none at the line's start)
     if (threadIdx.x == 0 && io.tile0 > 0) edge = op.out[io.Index(io.tile0 - 1)];
-    io.Load(op.out_grad, g, 0.f);
+    float gl[kItems];
+    io.Load(op.out_grad, gl, 0.f);
     if (lane == 31) sh.last[warp] = o[kItems - 1];
     const float up = __shfl_up_sync(0xffffffffu, o[kItems - 1], 1);
     __syncthreads();
@@ -235,7 +240,15 @@ struct LseGradBlockTile {
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
       const double gate = F::Gate(o[j], j == 0 ? prev0 : o[j - 1], j == 0 && first0);
-      mine = F::Combine(mine, Agg{gate, static_cast<double>(g[j])});
+      mine = F::Combine(mine, Agg{gate, static_cast<double>(gl[j])});
+    }
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      if (kStash) {
+        reinterpret_cast<float*>(io.stage)[j * 32 + lane] = gl[j];  // conflict-free
+      } else {
+        g[kStash ? 0 : j] = gl[j];
+      }
     }
     BlockScanOne<kThreads>(mine, CombineF{}, Identity(), sh.scan, &before, &total);
   }
@@ -251,22 +264,26 @@ struct LseGradBlockTile {
     io.Load(op.x, x, 0.f);
     double b = fma(before.a, carry.b, before.b);  // Combine(carry, before).b
     const bool first0 = io.first == 0;
+    const int lane = threadIdx.x % 32;
     float prev = prev0;
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
       const bool first = j == 0 && first0;
       const double gate = F::Gate(o[j], prev, first);
+      const double gj = static_cast<double>(kStash ? reinterpret_cast<const float*>(io.stage)[j * 32 + lane]
+                                                   : g[kStash ? 0 : j]);
       float r;
       if (exclusive) {
         r = F::Out(b, x[j], prev, first);
-        b = fma(gate, b, static_cast<double>(g[j]));
+        b = fma(gate, b, gj);
       } else {
-        b = fma(gate, b, static_cast<double>(g[j]));
+        b = fma(gate, b, gj);
         r = F::Out(b, x[j], o[j], false);
       }
       prev = o[j];
       o[j] = r;
     }
+    __syncwarp();  // io.stage read by every lane before the stores write it
   }
 };
 

@@ -49,8 +49,10 @@
 // B::In(op) (in place of op.x), stores the outputs to B::Out(op) (in place of op.out), takes
 // 16-byte accesses where B::Vec(op, length) says (the launcher), and calls
 // Prepare(op, x, sh, io) and Finish(op, carry, exclusive, x, sh, io) with io, a BlockIO: the
-// thread's steps, Load(p, v, pad) of any array at them (16-byte accesses on a full group) and
-// Index(s), a step's offset in memory.
+// thread's steps, Load(p, v, pad) of any array at them (16-byte accesses on a full group),
+// Index(s), a step's offset in memory, and stage, the warp's store-staging buffer (32 * kItems
+// values of T), free for the tile's own use from Prepare until Finish returns; Finish ends that
+// use with a __syncwarp() (the stores that follow write it).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -77,6 +79,7 @@ struct BlockIO {
   int64_t base, L, g0, first, tile0;  // tile0: the tile's first step
   bool reverse, full;
   int lane;
+  uint4* stage;  // the warp's staging (B::kOwnIO: the tile's until Finish returns)
   __device__ int64_t Index(int64_t s) const { return reverse ? base + L - 1 - s : base + s; }
   __device__ void Load(const T* p, T (&v)[kItems], T pad) const {
     using Group = BlockedGroup<T, kItems>;
@@ -269,7 +272,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   const int64_t g0 = t * kTile + int64_t{warp} * 32 * kItems;  // the warp's group
   const int64_t first = g0 + int64_t{lane} * kItems;
   const bool full = vec && g0 + 32 * kItems <= L;
-  const BlockIO<T, kItems> io{base, L, g0, first, t * kTile, g.reverse, full, lane};
+  const BlockIO<T, kItems> io{base, L, g0, first, t * kTile, g.reverse, full, lane, obuf[warp]};
   constexpr bool kOwn = BlockOwnIO<B>::value;
   const T* in = [&] {
     if constexpr (kOwn) {

@@ -91,7 +91,8 @@ void LibLse(cudaStream_t stream, void*, const float* x, float* out, int64_t rows
 // kernels/gpu/logcumsumexp_grad_rows.cuh): "lib-grad-new" the routed path (rows that
 // LseGradBlockRowsFor takes on the block tiles), "lib-grad-old" the warp segments' telescoped
 // tiles (the row segment forced to 8192, as lib-old), "grad-b<threads>i<items>mb<blocks>" the
-// block tiles launched directly in other shapes (for rows the routed path keeps off them too).
+// block tiles launched directly in other shapes (for rows the routed path keeps off them too;
+// "-reg": out_grad held in registers across the look-back, LseGradBlockTile's kStash off).
 template <int kWhich>  // 0: old, 1: new
 void LibGrad(cudaStream_t stream, const float* x, const float* out, const float* og, float* xg, int64_t rows,
              int64_t L, bool exclusive, bool reverse) {
@@ -105,7 +106,7 @@ void LibGrad(cudaStream_t stream, const float* x, const float* out, const float*
   phi::funcs::ScanGpuLaunch(stream, g_scratch, phi::funcs::ScanLayout{rows, L, 1}, exclusive, !reverse, op,
                             nullptr, kWhich == 0 ? 8192 : 0);
 }
-template <int kThreads, int kItems, int kMinBlocks>
+template <int kThreads, int kItems, int kMinBlocks, bool kStash = true>
 void BlockGrad(cudaStream_t stream, const float* x, const float* out, const float* og, float* xg, int64_t rows,
                int64_t L, bool exclusive, bool reverse) {
   using Op = phi::funcs::LogcumsumexpGradOp<float, double>;
@@ -117,7 +118,7 @@ void BlockGrad(cudaStream_t stream, const float* x, const float* out, const floa
   op.exclusive = exclusive;
   g_scratch.Begin();
   const phi::funcs::scan_gpu::LineGeometry g{L, 1, !reverse};
-  phi::funcs::scan_gpu::LaunchBlockRows<phi::funcs::scan_gpu::LseGradBlockTile<kThreads, kItems>, kThreads, kItems,
+  phi::funcs::scan_gpu::LaunchBlockRows<phi::funcs::scan_gpu::LseGradBlockTile<kThreads, kItems, kStash>, kThreads, kItems,
                                         kMinBlocks>(stream, g_scratch, g, rows, exclusive, op, nullptr);
 }
 const Variant kVariants[] = {
@@ -130,6 +131,7 @@ const Variant kVariants[] = {
     Variant{"lib-grad-new", nullptr, nullptr, false, false, LibGrad<1>},
     Variant{"grad-b512i8mb2", nullptr, nullptr, false, false, BlockGrad<512, 8, 2>},
     Variant{"grad-b256i16mb3", nullptr, nullptr, false, false, BlockGrad<256, 16, 3>},
+    Variant{"grad-b512i16mb2-reg", nullptr, nullptr, false, false, BlockGrad<512, 16, 2, false>},
 };
 #elif defined(SCAN1D_SET3)
 // The third set (README, "third set"): the tree's look-back against the decoupled one with
