@@ -155,12 +155,8 @@ int main() {
   };
   bool bad = false;
   for (const C& c : cases) {
-    const int64_t n = c.rows * c.L;
-    const std::vector<float> x = Inputs(n, c.d, c.L);
-    const std::vector<float> o = LseForward(x, c.rows, c.L, c.excl, c.rev);
-    std::vector<float> g(n);
-    std::normal_distribution<float> unit(0.f, 1.f);
-    for (auto& v : g) v = unit(harness::Rng());
+    const GradData d(c.rows, c.L, c.excl, c.rev, c.d);
+    const std::vector<float>&x = d.x, &o = d.o, &g = d.g;
     for (int up = 0; up < 2; ++up) {
       g_up = up != 0;
       const double e1 = CheckGrad(x, o, g, EmuGradBlock<512, 16>(x, o, g, c.rows, c.L, c.excl, c.rev), c.rows, c.L,

@@ -432,6 +432,32 @@ std::vector<float> LseForward(const std::vector<float>& x, int64_t rows, int64_t
   return o;
 }
 
+// A gradient case's data: x from dist, out its forward (LseForward), out_grad ~ N(0, 1).
+struct GradData {
+  std::vector<float> x, o, g;
+  GradData(int64_t rows, int64_t L, bool excl, bool rev, Dist d)
+      : x(Inputs(rows * L, d, L)), o(LseForward(x, rows, L, excl, rev)), g(x.size()) {
+    std::normal_distribution<float> unit(0.f, 1.f);
+    for (auto& v : g) v = unit(harness::Rng());
+  }
+};
+
+// run() twice from poisoned outputs: the first run's outputs; *det: the second's bits the same.
+template <typename Run>
+std::vector<float> TwoRuns(harness::DeviceBuffer<float>& out, cudaStream_t stream, Run run, bool* det) {
+  out.Poison();
+  run();
+  HARNESS_CHECK(cudaStreamSynchronize(stream));
+  HARNESS_CHECK(cudaGetLastError());
+  const std::vector<float> o1 = out.Download();
+  out.Poison();
+  run();
+  HARNESS_CHECK(cudaStreamSynchronize(stream));
+  const std::vector<float> o2 = out.Download();
+  *det = std::memcmp(o1.data(), o2.data(), o1.size() * 4) == 0;
+  return o1;
+}
+
 // The gradient against the op's own recurrence in long double on the float outputs (docs/spec.md
 // §1, gradient; as tools/dev/harness/scan's --grad): err = |x_grad - ref| over the same sum taken
 // of |out_grad|, in units of 1e-6 (ok <= 10, the scan harness's rule; the pytest's 1e-5 of the
@@ -482,11 +508,8 @@ double CheckGrad(const std::vector<float>& x, const std::vector<float>& o, const
 void GradCase(const Case& c, cudaStream_t stream, bool check, bool timed, const std::vector<std::string>& vonly,
               const std::vector<std::string>& vskip) {
   const int64_t n = c.rows * c.L;
-  const std::vector<float> hx = Inputs(n, c.dist, c.L);
-  const std::vector<float> ho = LseForward(hx, c.rows, c.L, c.exclusive, c.reverse);
-  std::vector<float> hg(n);
-  std::normal_distribution<float> unit(0.f, 1.f);
-  for (auto& v : hg) v = unit(harness::Rng());
+  const GradData d(c.rows, c.L, c.exclusive, c.reverse, c.dist);
+  const std::vector<float>&hx = d.x, &ho = d.o, &hg = d.g;
   harness::DeviceBuffer<float> x(n), o(n), g(n), xg(n);
   x.Upload(hx);
   o.Upload(ho);
@@ -496,16 +519,8 @@ void GradCase(const Case& c, cudaStream_t stream, bool check, bool timed, const 
     if (v.grad == nullptr || !harness::Selected(vonly, v.name)) continue;
     if (!vskip.empty() && harness::Selected(vskip, v.name)) continue;
     auto run = [&] { v.grad(stream, x.p, o.p, g.p, xg.p, c.rows, c.L, c.exclusive, c.reverse); };
-    xg.Poison();
-    run();
-    HARNESS_CHECK(cudaStreamSynchronize(stream));
-    HARNESS_CHECK(cudaGetLastError());
-    const std::vector<float> r1 = xg.Download();
-    xg.Poison();
-    run();
-    HARNESS_CHECK(cudaStreamSynchronize(stream));
-    const std::vector<float> r2 = xg.Download();
-    const bool det = std::memcmp(r1.data(), r2.data(), n * 4) == 0;
+    bool det = false;
+    const std::vector<float> r1 = TwoRuns(xg, stream, run, &det);
     const double err = check ? CheckGrad(hx, ho, hg, r1, c.rows, c.L, c.exclusive, c.reverse) : NAN;
     const double ms = timed ? harness::TimeMs(stream, run) : NAN;
     const bool ok = det && (!check || err <= 10.0);
@@ -567,16 +582,8 @@ int main(int argc, char** argv) {
         g_init = init_states.p;
       }
       auto run = [&] { fn(stream, status.p, x.p, out.p, c.rows, c.L, c.exclusive, c.reverse, sms); };
-      out.Poison();
-      run();
-      HARNESS_CHECK(cudaStreamSynchronize(stream));
-      HARNESS_CHECK(cudaGetLastError());
-      const std::vector<float> o1 = out.Download();
-      out.Poison();
-      run();
-      HARNESS_CHECK(cudaStreamSynchronize(stream));
-      const std::vector<float> o2 = out.Download();
-      const bool det = std::memcmp(o1.data(), o2.data(), n * 4) == 0;
+      bool det = false;
+      const std::vector<float> o1 = TwoRuns(out, stream, run, &det);
       double err = NAN;
       if (check && !v.diag) {
         err = c.lse ? CheckLse(hx, o1, c.rows, c.L, c.exclusive, c.reverse, v.init)
