@@ -93,33 +93,31 @@ void LibLse(cudaStream_t stream, void*, const float* x, float* out, int64_t rows
 // tiles (the row segment forced to 8192, as lib-old), "grad-b<threads>i<items>mb<blocks>" the
 // block tiles launched directly in other shapes (for rows the routed path keeps off them too;
 // "-reg": out_grad held in registers across the look-back, LseGradBlockTile's kStash off).
-template <int kWhich>  // 0: old, 1: new
-void LibGrad(cudaStream_t stream, const float* x, const float* out, const float* og, float* xg, int64_t rows,
-             int64_t L, bool exclusive, bool reverse) {
-  phi::funcs::LogcumsumexpGradOp<float, double> op;
+using GradOp = phi::funcs::LogcumsumexpGradOp<float, double>;
+GradOp MakeGradOp(const float* x, const float* out, const float* og, float* xg, bool exclusive) {
+  GradOp op;
   op.x = x;
   op.out = out;
   op.out_grad = og;
   op.x_grad = xg;
   op.exclusive = exclusive;
+  return op;
+}
+template <int kWhich>  // 0: old, 1: new
+void LibGrad(cudaStream_t stream, const float* x, const float* out, const float* og, float* xg, int64_t rows,
+             int64_t L, bool exclusive, bool reverse) {
   g_scratch.Begin();
-  phi::funcs::ScanGpuLaunch(stream, g_scratch, phi::funcs::ScanLayout{rows, L, 1}, exclusive, !reverse, op,
-                            nullptr, kWhich == 0 ? 8192 : 0);
+  phi::funcs::ScanGpuLaunch(stream, g_scratch, phi::funcs::ScanLayout{rows, L, 1}, exclusive, !reverse,
+                            MakeGradOp(x, out, og, xg, exclusive), nullptr, kWhich == 0 ? 8192 : 0);
 }
 template <int kThreads, int kItems, int kMinBlocks, bool kStash = true>
 void BlockGrad(cudaStream_t stream, const float* x, const float* out, const float* og, float* xg, int64_t rows,
                int64_t L, bool exclusive, bool reverse) {
-  using Op = phi::funcs::LogcumsumexpGradOp<float, double>;
-  Op op;
-  op.x = x;
-  op.out = out;
-  op.out_grad = og;
-  op.x_grad = xg;
-  op.exclusive = exclusive;
+  using phi::funcs::scan_gpu::LseGradBlockTile;
   g_scratch.Begin();
   const phi::funcs::scan_gpu::LineGeometry g{L, 1, !reverse};
-  phi::funcs::scan_gpu::LaunchBlockRows<phi::funcs::scan_gpu::LseGradBlockTile<kThreads, kItems, kStash>, kThreads, kItems,
-                                        kMinBlocks>(stream, g_scratch, g, rows, exclusive, op, nullptr);
+  phi::funcs::scan_gpu::LaunchBlockRows<LseGradBlockTile<kThreads, kItems, kStash>, kThreads, kItems, kMinBlocks>(
+      stream, g_scratch, g, rows, exclusive, MakeGradOp(x, out, og, xg, exclusive), nullptr);
 }
 const Variant kVariants[] = {
     V<256, 16, 4, 0>("b256i16mb4"),
