@@ -26,6 +26,7 @@
 #include <limits>
 
 #include "kernels/funcs/gpu/scan_agent.cuh"
+#include "kernels/funcs/gpu/scan_block_rows.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 
 #ifndef PO_LSE_GRAD_ITEMS
@@ -140,6 +141,149 @@ struct LseGradRows {
     }
     if (t0 < s1) carry = WarpScanSteps<32, ScanPolicy::kRowItems, kStore>(op, line, t0, s1, carry, exclusive, lane);
     return carry;
+  }
+};
+
+// The gradient's block tiles (scan_block_rows.cuh, the scan engine v3) for float32 1-D tensors
+// and few long rows (LseGradBlockRowsFor in logcumsumexp_tiles.cuh): a block per tile of
+// kThreads * kItems steps, out, out_grad and x each read once (x after the look-back) and x_grad
+// written once, 2 x a copy's bytes (the warp segments of the telescoped tiles read out and
+// out_grad twice: 3 x). Per element the arithmetic of LseGradRows above (LseGradRowMath): the
+// gate of the exact float64 difference of two float outputs (1 + expm1f, its rounding put back
+// by one fma), the float64 recurrence b = fma(gate, b, out_grad), x_grad = b * exp(x - o) the
+// same way; the gates are taken twice (the fold before the look-back, the outputs after it:
+// the same function of the same floats, so the same bits), not held across the look-back.
+//   - The published aggregate A_t is the tile's (gate product, b) pair, a fixed left fold: each
+//     thread folds its steps in order, then a block scan (lane, then warp order). The step
+//     P_t = Step(P_{t-1}, A_t) keeps b alone, fma(A_t.a, P.b, A_t.b): every prefix from a
+//     line's start holds the first step, whose gate is 0, so its gate product is 0 (the op's
+//     outputs read b alone) and the INCL word carries b with a marker; an AGG word carries a
+//     (>= 0 or NaN, taken canonical in Aggregate) with its sign bit set, and b. The fold is that
+//     fma chain on warp 0. No carry-in: the library's gradient has none (CarryIn and Join are
+//     written for the contract: a carry-in is cut off by the first step's gate anyway).
+//   - kStash: out_grad waits out the look-back in the warp's store-staging buffer (BlockIO::stage,
+//     32 * kItems floats a warp, unused until the stores) rather than in registers: with o and
+//     out_grad held, Finish's x and float64 temporaries spilled at 512 x 16 (64 registers: 88
+//     bytes of spill stores a thread; 256 x 16 at 80: 52).
+//   - The output before a thread's first step: the previous lane's last (a shuffle), the
+//     previous warp's (shared memory), or, for the tile's first thread, one load of the step
+//     before the tile. Steps past the line's end (the last tile) read 0s; they come after every
+//     real step, so they change only the last tile's aggregate, which nobody reads.
+template <int kThreads, int kItems, bool kStash = true>
+struct LseGradBlockTile {
+  using Op = LogcumsumexpGradOp<float, double>;
+  using Agg = GatedState<double>;
+  using F = LseGradRowMath;
+  static constexpr bool kOwnIO = true;
+  static constexpr float kPad = 0.f;
+  static constexpr int kWarps = kThreads / 32;
+  struct Shared {
+    Agg scan[kWarps + 1];
+    float last[kWarps];  // each warp's last output
+  };
+  struct CombineF {
+    __device__ Agg operator()(const Agg& e, const Agg& l) const { return F::Combine(e, l); }
+  };
+
+  __device__ static const float* In(const Op& op) { return op.out; }
+  __device__ static float* Out(const Op& op) { return op.x_grad; }
+  static bool Vec(const Op& op, int64_t L) {
+    const auto a = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+    return L % 4 == 0 && a(op.x) && a(op.out) && a(op.out_grad) && a(op.x_grad);
+  }
+  __device__ static Agg Identity() { return Agg{1.0, 0.0}; }
+  __device__ static uint4 Pack(const Agg& a, unsigned state) {
+    const unsigned long long b = static_cast<unsigned long long>(__double_as_longlong(a.b));
+    const unsigned long long g = static_cast<unsigned long long>(__double_as_longlong(a.a));
+    const unsigned lo = state == kBlockIncl ? 0xffffffffu : static_cast<unsigned>(g);
+    const unsigned hi = state == kBlockIncl ? 0xffffffffu : static_cast<unsigned>(g >> 32) | 0x80000000u;
+    return make_uint4(lo, hi, static_cast<unsigned>(b), static_cast<unsigned>(b >> 32));
+  }
+  __device__ static unsigned WordState(uint4 w) {
+    if (w.x == 0xffffffffu && w.y == 0xffffffffu) return kBlockIncl;
+    return (w.y & 0x80000000u) != 0u ? kBlockAgg : 0u;
+  }
+  __device__ static Agg Unpack(uint4 w) {
+    const double b = __longlong_as_double(static_cast<long long>((static_cast<unsigned long long>(w.w) << 32) | w.z));
+    if (w.x == 0xffffffffu && w.y == 0xffffffffu) return Agg{0.0, b};
+    const unsigned long long g = (static_cast<unsigned long long>(w.y & 0x7fffffffu) << 32) | w.x;
+    return Agg{__longlong_as_double(static_cast<long long>(g)), b};
+  }
+  __device__ static Agg Step(const Agg& c, const Agg& a) { return Agg{0.0, fma(a.a, c.b, a.b)}; }
+  __device__ static Agg CarryIn(const GatedState<double>* init, int64_t line) { return init[line]; }
+  __device__ static Agg Join(const Agg& c, const Agg& p) { return Agg{0.0, fma(p.a, c.b, p.b)}; }
+  // c folded with flat[D - 1], ..., flat[0]: the fma chain on warp 0 (the other warps return c).
+  __device__ static Agg Fold(Agg c, uint4* flat, int D, Shared&, int warp, int) {
+    if (warp != 0) return c;
+    const double b = FoldInOrder(
+        c.b, D, [&](int i) { return Unpack(flat[i]); }, [](double x, const Agg& q) { return fma(q.a, x, q.b); });
+    return Agg{0.0, b};
+  }
+
+  float g[kStash ? 1 : kItems];  // out_grad at the thread's steps (kStash: in io.stage instead)
+  float prev0;      // the output before the thread's first step (scan order)
+  Agg before;       // the thread's exclusive state in the tile
+  Agg total;        // the tile's
+
+  __device__ void Prepare(const Op& op, const float (&o)[kItems], Shared& sh, const BlockIO<float, kItems>& io) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    float edge = 0.f;  // the output before the tile (none at the line's start)
+    if (threadIdx.x == 0 && io.tile0 > 0) edge = op.out[io.Index(io.tile0 - 1)];
+    float gl[kItems];
+    io.Load(op.out_grad, gl, 0.f);
+    if (lane == 31) sh.last[warp] = o[kItems - 1];
+    const float up = __shfl_up_sync(0xffffffffu, o[kItems - 1], 1);
+    __syncthreads();
+    prev0 = lane != 0 ? up : warp != 0 ? sh.last[warp - 1] : edge;
+    const bool first0 = io.first == 0;  // the line's first step
+    Agg mine{1.0, 0.0};
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const double gate = F::Gate(o[j], j == 0 ? prev0 : o[j - 1], j == 0 && first0);
+      mine = F::Combine(mine, Agg{gate, static_cast<double>(gl[j])});
+    }
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      if (kStash) {
+        reinterpret_cast<float*>(io.stage)[j * 32 + lane] = gl[j];  // conflict-free
+      } else {
+        g[kStash ? 0 : j] = gl[j];
+      }
+    }
+    BlockScanOne<kThreads>(mine, CombineF{}, Identity(), sh.scan, &before, &total);
+  }
+  // A_t: the tile's total, its gate product canonical (>= 0: |a| is a for every a the gates
+  // give, -0 aside; a NaN as the one quiet NaN) so that its sign bit can mark the word.
+  __device__ Agg Aggregate() const {
+    const double a = total.a != total.a ? __longlong_as_double(0x7ff8000000000000ll) : fabs(total.a);
+    return Agg{a, total.b};
+  }
+  __device__ void Finish(const Op& op, const Agg& carry, bool exclusive, float (&o)[kItems], Shared&,
+                         const BlockIO<float, kItems>& io) {
+    float x[kItems];
+    io.Load(op.x, x, 0.f);
+    double b = fma(before.a, carry.b, before.b);  // Combine(carry, before).b
+    const bool first0 = io.first == 0;
+    const int lane = threadIdx.x % 32;
+    float prev = prev0;
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const bool first = j == 0 && first0;
+      const double gate = F::Gate(o[j], prev, first);
+      const double gj = static_cast<double>(kStash ? reinterpret_cast<const float*>(io.stage)[j * 32 + lane]
+                                                   : g[kStash ? 0 : j]);
+      float r;
+      if (exclusive) {
+        r = F::Out(b, x[j], prev, first);
+        b = fma(gate, b, gj);
+      } else {
+        b = fma(gate, b, gj);
+        r = F::Out(b, x[j], o[j], false);
+      }
+      prev = o[j];
+      o[j] = r;
+    }
+    __syncwarp();  // io.stage read by every lane before the stores write it
   }
 };
 

@@ -20,6 +20,10 @@
 // terms (docs/spec.md §1's wide-range case), and the tile falls back on the exact generic steps. Which
 // path a tile takes depends on the data alone, so results stay deterministic.
 //
+// float32 rows of 2^18 steps or more (2^16 where at most 128 rows) take the engine's block tiles
+// instead (LseBlockTile below, on scan_block_rows.cuh; the gradient's: LseGradBlockTile in
+// logcumsumexp_grad_rows.cuh).
+//
 // A segment total (phase 1 of a long row) needs no per-element prefix: each lane sums its
 // elements against the group's R in a compensated float64 of its own, and the lanes are added
 // once per segment by a fixed tree.
@@ -31,6 +35,7 @@
 #include <type_traits>
 
 #include "kernels/funcs/gpu/scan_agent.cuh"
+#include "kernels/funcs/gpu/scan_block_rows.cuh"
 #include "kernels/gpu/logcumsumexp_grad_rows.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 
@@ -288,6 +293,360 @@ __device__ inline void LoadRowItems(const T* x, int64_t base, int64_t L, bool re
   }
 }
 
+// ---- float32 rows on the engine's block tiles (scan_block_rows.cuh; GpuTileScan::BlockRows) ----
+// A tile of kThreads * kItems steps in registers. Its state is (m, s) in float64 without
+// compensation (LsePair: m the max, an element, s the sum of exp(x - m); one term is (x, 1)
+// exactly), published in one status word (m as a float: the published states are the tiles'
+// aggregates and the prefixes without the carry-in, whose max is an element, +-inf or NaN; the
+// state word; s).
+// Before the look-back: the tile's range, and where no NaN or +inf is in it and every element
+// lies within kSpan of its max R_t, the float32 terms e = exp(x - R_t) summed (float-float lane
+// totals, a float64 block scan of them), again from float64 terms (PreciseSums) where the
+// tile's own total is below kNearZero (spec §1 near 0: later outputs near 0 stand on this
+// aggregate; the first version, float32 terms in every tile, failed the GPU suite's near-0 test
+// on (2, 70000)); else the exact states (float64 (max, sum) per lane, a block scan of them).
+// After it, with carry (m_c, s_c) and R = max(R_t, m_c), every output is R + log2(s) * ln2
+// from a float running sum s = base + f * (terms so far), f = exp(R_t - R), base = s_c
+// exp(m_c - R) + f * before, one fma a step, taken only where every output of the tile lies at
+// least kLeanB (12) from 0 and the carry holds more than one term (LseFast::LeanLevel's
+// rules with a wider margin: f's rounding is one more). Every other tile (outputs near 0, one-term
+// prefixes, NaN, +inf, a range wider than kSpan) reads its elements again and takes the exact
+// path: float64 states per element, outputs ValueLS (a one-term prefix gives its term).
+// The look-back's step (Step) is CombinePair cut so that its sequential part is one fma,
+// s' = fma(alpha, s, beta) (kLsFmaB: s + round(b.s * e), one rounding more than CombinePair);
+// Fold spreads the rest (running maxima, modes, float64 exps, alpha and beta) over the block's
+// warps, a chunk of 32 steps each, and warp 0 runs the fma chain. The harness's "i1s" variants
+// (tools/dev/harness/scan1d, kIncl | kStep1 | kSpread) checked this arithmetic against a float64
+// reference on holes, NaN, +-inf, near-0 and negative rows, exclusive and reverse.
+struct LsePair {
+  double m, s;
+};
+struct LseBlockOps {
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+  __device__ static LsePair Combine(LsePair a, LsePair b) {
+    if (a.m != a.m || b.m != b.m) return LsePair{NAN, NAN};
+    if (a.m == -kInf) return b;
+    if (b.m == -kInf) return a;
+    if (a.m == kInf || b.m == kInf) return LsePair{kInf, 1.0};
+    if (a.m >= b.m) return LsePair{a.m, fma(b.s, exp(b.m - a.m), a.s)};
+    return LsePair{b.m, fma(a.s, exp(a.m - b.m), b.s)};
+  }
+  // Combine's branch and exp argument depend on a.m and b.m alone (its m is NMax(a.m, b.m)).
+  enum : int { kKeep = 0, kTakeB = 1, kOne = 2, kNaN = 3, kFmaB = 4, kFmaA = 5 };
+  __device__ static double NMax(double a, double b) {
+    return (a != a || b != b) ? static_cast<double>(NAN) : (a >= b ? a : b);
+  }
+  __device__ static int Mode(double am, double bm, double* arg) {
+    *arg = 0.0;
+    if (am != am || bm != bm) return kNaN;
+    if (am == -kInf) return kTakeB;
+    if (bm == -kInf) return kKeep;
+    if (am == kInf || bm == kInf) return kOne;
+    if (am >= bm) {
+      *arg = bm - am;
+      return kFmaB;
+    }
+    *arg = am - bm;
+    return kFmaA;
+  }
+  // The step's (alpha, beta): s' = fma(alpha, s, beta) (s is a finite sum, never -0, so
+  // fma(1, s, 0) = s and fma(0, s, b) = b: the other modes exactly as Combine).
+  __device__ static void AlphaBeta(int mode, double e, double bs, double* alpha, double* beta) {
+    *alpha = mode == kFmaA ? e : (mode == kKeep || mode == kFmaB) ? 1.0 : 0.0;
+    *beta = mode == kFmaB    ? bs * e
+            : mode == kFmaA  ? bs
+            : mode == kTakeB ? bs
+            : mode == kOne   ? 1.0
+            : mode == kNaN   ? static_cast<double>(NAN)
+                             : 0.0;
+  }
+  __device__ static LsePair Step(LsePair a, LsePair b) {
+    double arg, al, be;
+    const int mode = Mode(a.m, b.m, &arg);
+    AlphaBeta(mode, exp(arg), b.s, &al, &be);
+    return LsePair{NMax(a.m, b.m), fma(al, a.s, be)};
+  }
+  __device__ static float Value(LsePair a) {
+    if (a.m != a.m) return NAN;
+    if (a.m == -kInf) return -std::numeric_limits<float>::infinity();
+    if (a.m == kInf) return std::numeric_limits<float>::infinity();
+    if (a.s == 1.0) return static_cast<float>(a.m);
+    return static_cast<float>(a.m + log(a.s));
+  }
+};
+
+template <int kThreads, int kItems>
+struct LseBlockTile {
+  using Agg = LsePair;
+  using Ops = LseBlockOps;
+  static constexpr int kWarps = kThreads / 32;
+  static constexpr float kPad = -std::numeric_limits<float>::infinity();
+  static constexpr float kSpan = LseFast::kSpan;
+  static constexpr double kLeanB = 12.0;
+  static_assert(kBlockWindows <= kWarps, "Fold: one chunk of 32 steps a warp at most");
+  struct Shared {
+    LsePair scan[kWarps + 1];
+    alignas(16) float fsm[2 * kWarps > 8 ? 2 * kWarps : 8];  // the range; then the decision
+    double tot[kBlockWindows];                             // Fold: the chunks' maxima
+  };
+
+  __device__ static LsePair Identity() { return LsePair{-Ops::kInf, 0.0}; }
+  __device__ static uint4 Pack(LsePair a, unsigned state) {
+    const long long s = __double_as_longlong(a.s);
+    return make_uint4(__float_as_uint(static_cast<float>(a.m)), state, static_cast<unsigned>(s),
+                      static_cast<unsigned>(s >> 32));
+  }
+  __device__ static unsigned WordState(uint4 w) { return w.y; }
+  __device__ static LsePair Unpack(uint4 w) {
+    return LsePair{static_cast<double>(__uint_as_float(w.x)),
+                   __longlong_as_double(static_cast<long long>((static_cast<unsigned long long>(w.w) << 32) | w.z))};
+  }
+  __device__ static LsePair Step(LsePair c, LsePair a) { return Ops::Step(c, a); }
+  // The library's carry-in state (m, compensated sum) as a pair; joined in front of the carry.
+  template <typename State>
+  __device__ static LsePair CarryIn(const State* init, int64_t line) {
+    const State& c = init[line];
+    if (c.m == -Ops::kInf) return Identity();
+    return LsePair{c.m, c.s.hi + c.s.lo};
+  }
+  __device__ static LsePair Join(LsePair c, LsePair p) { return Ops::Combine(c, p); }
+
+  // c folded with flat[D - 1], ..., flat[0] by Step, in that order. Warp w takes chunk w
+  // (flat[32 w ..]): its running max and total in fold order (sh.tot[w]); after a barrier, the
+  // chunk's start max (c.m, then the farther chunks' totals in order), its modes, exps and
+  // (alpha, beta) over its words of flat; after another, warp 0 alone runs the fma chain.
+  __device__ static LsePair Fold(LsePair c, uint4* flat, int D, Shared& sh, int warp, int lane) {
+    const int nch = (D + 31) >> 5, c0 = 32 * warp;
+    const bool mine = warp < nch;
+    const int n = mine ? (D - c0 < 32 ? D - c0 : 32) : 0;
+    const LsePair b = lane < n ? Unpack(flat[c0 + lane]) : Identity();
+    double inc = b.m;  // NMax of this lane and the lanes above it (their fold order: lane 31 down)
+    if (mine) {
+#pragma unroll
+      for (int d = 1; d < 32; d <<= 1) {
+        const double y = __shfl_down_sync(0xffffffffu, inc, d);
+        if (lane + d < 32) inc = Ops::NMax(y, inc);
+      }
+      if (lane == 0) sh.tot[warp] = inc;
+    }
+    __syncthreads();
+    double2* ab = reinterpret_cast<double2*>(flat);
+    if (mine) {
+      double cm = c.m;
+      for (int i = nch - 1; i > warp; --i) cm = Ops::NMax(cm, sh.tot[i]);
+      const double after = __shfl_down_sync(0xffffffffu, inc, 1);
+      const double am = lane == 31 ? cm : Ops::NMax(cm, after);
+      double arg, al, be;
+      const int mode = Ops::Mode(am, b.m, &arg);
+      Ops::AlphaBeta(mode, exp(arg), b.s, &al, &be);
+      if (lane < n) ab[c0 + lane] = make_double2(al, be);
+    }
+    __syncthreads();
+    if (warp != 0) return c;
+    double m = c.m;
+    const double s =
+        FoldInOrder(c.s, D, [&](int l) { return ab[l]; }, [](double x, double2 q) { return fma(q.x, x, q.y); });
+    for (int i = nch - 1; i >= 0; --i) m = Ops::NMax(m, sh.tot[i]);
+    return LsePair{m, s};
+  }
+
+  struct AddF {
+    __device__ double operator()(double a, double b) const { return a + b; }
+  };
+  struct CombineF {
+    __device__ LsePair operator()(LsePair a, LsePair b) const { return Ops::Combine(a, b); }
+  };
+
+  float Rt;            // the tile's max
+  bool fast_agg;       // the tile's aggregate from the float terms
+  double before;       // fast: the thread's exclusive sum of terms against Rt, in the tile
+  double total;        // fast: the tile's
+  LsePair ebefore;     // exact: the thread's exclusive state in the tile (when computed)
+  LsePair etotal;
+  bool exact_done;
+  float e[kItems];     // fast: the terms
+
+  // The exact states (the rare paths walk local copies in loops that are not unrolled, as
+  // ColumnSlow, so that the unrolled fast path keeps its registers).
+  __device__ void Exact(const float (&x)[kItems], Shared& sh) {
+    float xl[kItems];
+    double m = -Ops::kInf;
+    bool nan = false, pinf = false;
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      xl[j] = x[j];
+      nan |= x[j] != x[j];
+      pinf |= x[j] == std::numeric_limits<float>::infinity();
+      m = x[j] > m ? static_cast<double>(x[j]) : m;
+    }
+    double s = 0.0;
+    if (m != -Ops::kInf) {
+#pragma unroll 1
+      for (int j = 0; j < kItems; ++j) {
+        s += xl[j] == -std::numeric_limits<float>::infinity() ? 0.0 : exp(static_cast<double>(xl[j]) - m);
+      }
+    }
+    LsePair mine{m, s};
+    if (pinf) mine = LsePair{Ops::kInf, 1.0};
+    if (nan) mine = LsePair{NAN, NAN};
+    BlockScanOne<kThreads>(mine, CombineF{}, Identity(), sh.scan, &ebefore, &etotal);
+    exact_done = true;
+  }
+  // before and total from float64 terms exp(x - Rt) (every element finite or -inf, within kSpan
+  // of Rt); a loop that is not unrolled, as Exact.
+  __device__ void PreciseSums(const float (&x)[kItems], float Rt_, Shared& sh) {
+    float xl[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) xl[j] = x[j];
+    double s = 0.0;
+#pragma unroll 1
+    for (int j = 0; j < kItems; ++j) {
+      s += xl[j] == -std::numeric_limits<float>::infinity()
+               ? 0.0
+               : exp(static_cast<double>(xl[j]) - static_cast<double>(Rt_));
+    }
+    BlockScanOne<kThreads>(s, AddF{}, 0.0, reinterpret_cast<double*>(sh.scan), &before, &total);
+  }
+  __device__ void Prepare(const float (&x)[kItems], Shared& sh) {
+    float hi = -std::numeric_limits<float>::infinity(), lo = std::numeric_limits<float>::infinity();
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      hi = LseFast::MaxNaN(hi, x[j]);
+      lo = fminf(lo, x[j]);
+    }
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+      hi = LseFast::MaxNaN(hi, __shfl_xor_sync(0xffffffffu, hi, d));
+      lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, d));
+    }
+    if (lo == -std::numeric_limits<float>::infinity()) {  // uniform over the warp: without the -inf
+      lo = std::numeric_limits<float>::infinity();
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) lo = x[j] == -std::numeric_limits<float>::infinity() ? lo : fminf(lo, x[j]);
+#pragma unroll
+      for (int d = 16; d > 0; d >>= 1) lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, d));
+    }
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (lane == 0) {
+      sh.fsm[2 * warp] = hi;
+      sh.fsm[2 * warp + 1] = lo;
+    }
+    __syncthreads();
+    hi = -std::numeric_limits<float>::infinity();
+    lo = std::numeric_limits<float>::infinity();
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      hi = LseFast::MaxNaN(hi, sh.fsm[2 * w]);
+      lo = fminf(lo, sh.fsm[2 * w + 1]);
+    }
+    __syncthreads();
+    Rt = hi;
+    fast_agg = isfinite(hi) && lo >= hi - kSpan;  // no NaN, +inf, all -inf, or wide range
+    exact_done = false;
+    if (fast_agg) {
+      float th = 0.f, tl = 0.f;
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        e[j] = LseFast::ExpDiff(x[j], hi);
+        TwoSumInto(&th, &tl, e[j]);
+      }
+      BlockScanOne<kThreads>(static_cast<double>(th) + static_cast<double>(tl), AddF{}, 0.0,
+                             reinterpret_cast<double*>(sh.scan), &before, &total);
+      // docs/spec.md §1 near 0: the float terms' relative error (~1e-7, also in the sum) would be
+      // absolute in every later output, and an output near 0 needs 1e-6 of itself. Prefixes only
+      // grow along a scan, and the tile's own total is at most the prefix after it, so a tile
+      // whose total is at least kNearZero feeds only outputs past kNearZero (as the warp
+      // segments' totals, LseFast::NeedsExact); below that, the sums are taken again from
+      // float64 terms (total: relative ~1e-16), exp(x - Rt) with Rt an element. Decided on the
+      // tile's data alone (Rt + log(total) in float32: off by at most 2e-6 + |Rt| * 2^-24 against
+      // the 0.01 margin wherever |Rt| < 1.6e5; beyond, Rt alone decides the side).
+      if (!(hi + __logf(static_cast<float>(total)) >= static_cast<float>(LseFast::kNearZero) + 0.01f)) {
+        PreciseSums(x, hi, sh);  // uniform over the block
+      }
+    } else {
+      Exact(x, sh);
+    }
+  }
+  __device__ LsePair Aggregate() const { return fast_agg ? LsePair{static_cast<double>(Rt), total} : etotal; }
+
+  // Warp 0, after the look-back: whether the tile's outputs take the fast path, R, f, base0
+  // (lane 0 writes them to d). Two float64 exps on lanes 0 and 1 at once, then two logs.
+  __device__ void Decide(LsePair c, float* d, int lane) const {
+    bool fast = fast_agg && c.m == c.m && c.m != Ops::kInf && c.m != -Ops::kInf && c.s != 1.0;
+    float R = Rt;
+    double f = 1.0, base0 = 0.0;
+    if (fast) {  // uniform over the warp
+      R = fmaxf(Rt, static_cast<float>(c.m));
+      fast = c.m >= static_cast<double>(R) - kSpan;
+      const double ex = exp((lane == 0 ? static_cast<double>(Rt) : c.m) - static_cast<double>(R));
+      f = __shfl_sync(0xffffffffu, ex, 0);
+      base0 = c.s * __shfl_sync(0xffffffffu, ex, 1);
+      const double lg = log(lane == 0 ? c.s : base0 + f * total);
+      const double v = c.m + __shfl_sync(0xffffffffu, lg, 0);
+      const double top = static_cast<double>(R) + __shfl_sync(0xffffffffu, lg, 1);
+      fast = fast && (v >= kLeanB + 0.01 || top <= -kLeanB - 0.01);
+    }
+    if (lane == 0) {
+      d[0] = fast ? 1.f : 0.f;
+      d[1] = R;
+      d[2] = static_cast<float>(f);
+      reinterpret_cast<double*>(d)[2] = base0;  // d[4..5]
+      reinterpret_cast<double*>(d)[3] = f;      // d[6..7]
+    }
+  }
+  template <typename Reload>
+  __device__ void Finish(LsePair carry, bool exclusive, float (&o)[kItems], Shared& sh, Reload reload) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (warp == 0) Decide(carry, sh.fsm, lane);
+    __syncthreads();
+    const float* d = sh.fsm;
+    if (d[0] != 0.f) {
+      const float R = d[1], ff = d[2];
+      const double base0 = reinterpret_cast<const double*>(d)[2], fd = reinterpret_cast<const double*>(d)[3];
+      float s = static_cast<float>(fma(fd, before, base0));
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        if (!exclusive) s = fmaf(ff, e[j], s);
+        o[j] = LseFast::OutLog2(R, s);
+        if (exclusive) s = fmaf(ff, e[j], s);
+      }
+      return;
+    }
+    reload(o);  // the exact path reads the tile again (x is not kept live across the look-back)
+    SlowFinish(carry, exclusive, o, sh);
+  }
+  __device__ void SlowFinish(LsePair carry, bool exclusive, float (&o)[kItems], Shared& sh) {
+    if (!exact_done) Exact(o, sh);  // uniform over the block
+    LsePair p = Ops::Combine(carry, ebefore);
+    float xl[kItems], ol[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) xl[j] = o[j];
+#pragma unroll 1
+    for (int j = 0; j < kItems; ++j) {
+      if (exclusive) ol[j] = Ops::Value(p);
+      const float xv = xl[j];
+      LsePair t{static_cast<double>(xv), xv == -std::numeric_limits<float>::infinity() ? 0.0 : 1.0};
+      if (xv != xv) t = LsePair{NAN, NAN};
+      p = Ops::Combine(p, t);
+      if (!exclusive) ol[j] = Ops::Value(p);
+    }
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) o[j] = ol[j];
+  }
+};
+
+// Which float32 rows (of those the engine would cut into warp segments: fewer than 4096 rows, or
+// a carry-in) take the block tiles: rows of 2^18 steps or more, and rows of 2^16 or more where
+// at most 128 of them. Measured on the H200 (tools/dev/harness/scan1d -DSCAN1D_LIB, x copy,
+// the warp segments against the block tiles; docs/benchmarks.md, 2026-11-30 tenth session):
+// 1-D 2^26 3.69 -> 2.63, [64, 2^20] 3.41 -> 2.83, [512, 2^18] 3.51 -> 3.02, [16, 2^18]
+// 9.55 -> 5.05, [128, 2^16] 6.00 -> 4.44, [1, 2^16] 13.1 -> 4.04; but [256, 2^16] 4.36 against
+// 4.52 and [512, 2^16] 3.70 against 4.55 (8 tiles a row: many short chains of look-backs).
+// Shorter rows were not measured and keep the segments.
+inline bool LseBlockRowsFor(int64_t rows, int64_t length) {
+  return length >= (int64_t{1} << 18) || (length >= (int64_t{1} << 16) && rows <= 128);
+}
+
 template <typename T>
 struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, double>::value>> {
   using Op = LogcumsumexpOp<T, double>;
@@ -300,6 +659,13 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   // exp/log chains and the loads, and [4096, L] rows in one wave on 132 SMs (measured on the
   // H200: 3 blocks at 80 registers were 10 % slower on [4096, 16384]).
   static constexpr int kMinBlocks = PO_LSE_MIN_BLOCKS;
+  // float32 rows that LseBlockRowsFor takes (1-D tensors, few long rows; with a carry-in too)
+  // go to the engine's block tiles (scan_block_rows.cuh) with LseBlockTile: 512 threads of 16
+  // steps, compiled for 2 blocks an SM (the harness's b512i16mb2i1s).
+  static constexpr bool kBlockRows = std::is_same<T, float>::value;
+  using BlockTile = LseBlockTile<512, 16>;
+  static constexpr int kBlockThreads = 512, kBlockItems = 16, kBlockMinBlocks = 2;
+  static bool BlockRowsFor(int64_t rows, int64_t length) { return LseBlockRowsFor(rows, length); }
   static constexpr int V = LseVec<T>::kV;
   // Sub-tiles loaded per group (one reference R each group). A logical warp of fewer than 32
   // lanes scans a short row (at most W * V steps) in one sub-tile, so it loads one: the others
@@ -999,12 +1365,28 @@ struct LseGradFast {
   }
 };
 
+// Which float32 gradient rows take the block tiles (LseGradBlockTile, logcumsumexp_grad_rows.cuh):
+// the forward's rule (LseBlockRowsFor), not yet measured for the gradient (the scan1d harness's
+// lib-grad-* variants and grid cases, tools/dev/harness/scan1d/README.md, time it).
+// -DPO_LSE_GRAD_BLOCK=0 keeps every gradient row off them.
+#ifndef PO_LSE_GRAD_BLOCK
+#define PO_LSE_GRAD_BLOCK 1
+#endif
+inline bool LseGradBlockRowsFor(int64_t rows, int64_t length) { return LseBlockRowsFor(rows, length); }
+
 template <typename T>
 struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same<T, double>::value>> {
   using Op = LogcumsumexpGradOp<T, double>;
   using State = typename Op::State;
   static constexpr bool kFast = true;
   static constexpr int kMinBlocks = 3;  // as the forward: at most 80 registers, 24 warps per SM
+  // float32 rows that LseGradBlockRowsFor takes go to the engine's block tiles with
+  // LseGradBlockTile (out, out_grad and x read once, x_grad written once): 512 threads of 16
+  // steps, 2 blocks an SM, as the forward.
+  static constexpr bool kBlockRows = PO_LSE_GRAD_BLOCK && std::is_same<T, float>::value;
+  using BlockTile = LseGradBlockTile<512, 16>;
+  static constexpr int kBlockThreads = 512, kBlockItems = 16, kBlockMinBlocks = 2;
+  static bool BlockRowsFor(int64_t rows, int64_t length) { return LseGradBlockRowsFor(rows, length); }
 
   template <int W, int kItems, bool kStore>
   __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,

@@ -289,7 +289,8 @@ TEST(GpuTest, ScanEngineEveryStrategyDeterministicAndMatchesCpu) {
 
 // The fast tiles of logcumsumexp and its gradient (float32 and float16; logcumsumexp_tiles.cuh)
 // on the engine's strategies: rows in one pass with 1 to 1024 segments ([3, 100003], [1, 300007],
-// [1, 2^22]), few columns in one pass ([5, 1001, 7]; [1, 20000, 3]: 157 segments a line, a deep
+// [1, 2^22]; float32 takes the block tiles of scan_block_rows.cuh there, and on [2, 262147], a
+// length off the vector width, and [128, 65536], the most rows of 2^16 they take), few columns in one pass ([5, 1001, 7]; [1, 20000, 3]: 157 segments a line, a deep
 // look-back tree), column phase 2 of the three phases a block per line ([8300, 1024]: 130
 // segments, beyond ScanPolicy::kWarpTotals). Each call is repeated and compared bitwise; the forward is also held to
 // the CPU kernel (both within docs/spec.md §1 of the float64 truth, so within twice that of each other).
@@ -302,6 +303,7 @@ void CheckFastTiles(double tol) {
       {{1001, 13}, 1}, {{517, 61}, 1},   {{2100, 301}, 1},    {{3, 100003}, 1},
       {{1, 300007}, 0}, {{1, 1 << 22}, 0}, {{5, 1001, 7}, 1}, {{1, 20000, 3}, 1}, {{8300, 1024}, 0},
       {{1001, 64}, 1}, {{300, 256}, 1},  // staged short rows: a thread a row, 4 threads a row
+      {{2, 262147}, 1}, {{128, 65536}, 1},
   };
   std::mt19937 rng(17);
   std::normal_distribution<float> nd(0, 3);

@@ -10,12 +10,14 @@ import pytest
 
 import paddle_ops as paddle
 from op_test import gpu_available, make_tensor, tensor_values
+from test_logcumsumexp_accuracy import crossing_data
 from test_logcumsumexp_accuracy import reference as lse_reference
 
 pytestmark = pytest.mark.skipif(not gpu_available(), reason='needs a GPU (the GPU scan engine)')
 
-# (shape, axis): 1-D and few long rows take the single pass (segments of 4096 steps), many rows a
-# warp each, short rows 4 or 16 lanes a row; power-of-two rows of 4 to 512 steps are staged (a
+# (shape, axis): 1-D and few long rows take the single pass (warp segments; float32
+# logcumsumexp the block tiles, below), many rows a warp each, short rows 4 or 16 lanes a row;
+# power-of-two rows of 4 to 512 steps are staged (a
 # thread a row of up to 64 steps, several threads a longer row; a last block of fewer rows); then
 # columns: few lines in one pass (scan_columns.cuh: inner 7 without vector accesses; inner 96
 # with them, 3 tiles across by 33 segments), more in three phases (2048 lines by 10 segments).
@@ -64,15 +66,10 @@ def test_cumsum_tiles_finite_rows_match_cpu(shape, axis):
     np.testing.assert_array_equal(run_gpu_twice(fn, x, 'float32'), tensor_values(fn(make_tensor(x, 'float32', 'cpu'))))
 
 
-@pytest.mark.parametrize('shape,axis', SHAPES)
-@pytest.mark.parametrize('center', [0.0, -30.0, 12.0])
-@pytest.mark.parametrize('exclusive,reverse', [(False, False), (True, True)])
-def test_logcumsumexp_float32_within_spec(shape, axis, center, exclusive, reverse):
-    # center -30: every output far below 0 (the lean outputs without the precise path), 12: far
-    # above it, 0: outputs that cross 0 (precise, fast and lean tiles in one row). docs/spec.md §1:
-    # relative 2.5e-7 where |ref| >= 0.5, 1e-6 where 1e-6 <= |ref| < 0.5.
-    rng = np.random.default_rng(3)
-    x = (center + 2 * rng.standard_normal(shape)).astype(np.float32)
+def check_lse_float32_within_spec(x, axis, exclusive, reverse):
+    """GPU float32 logcumsumexp of x, run twice (bitwise equal), within docs/spec.md §1 of the
+    float64 reference: relative 2.5e-7 where |ref| >= 0.5, 1e-6 where 1e-6 <= |ref| < 0.5, -inf
+    where it is -inf."""
     fn = lambda t: paddle.logcumsumexp(t, axis=axis, exclusive=exclusive, reverse=reverse)
     out = run_gpu_twice(fn, x, 'float32').astype(np.float64)
     ref = lse_reference(x, axis, exclusive, reverse)
@@ -82,6 +79,17 @@ def test_logcumsumexp_float32_within_spec(shape, axis, center, exclusive, revers
     bound = np.where(np.abs(ref[fin]) >= 0.5, 2.5e-7, 1e-6)
     worst = np.argmax(rel / bound)
     assert rel[worst] <= bound[worst], f'relative error {rel[worst]:.3g} at ref {ref[fin][worst]!r}'
+
+
+@pytest.mark.parametrize('shape,axis', SHAPES)
+@pytest.mark.parametrize('center', [0.0, -30.0, 12.0])
+@pytest.mark.parametrize('exclusive,reverse', [(False, False), (True, True)])
+def test_logcumsumexp_float32_within_spec(shape, axis, center, exclusive, reverse):
+    # center -30: every output far below 0 (the lean outputs without the precise path), 12: far
+    # above it, 0: outputs that cross 0 (precise, fast and lean tiles in one row).
+    rng = np.random.default_rng(3)
+    x = (center + 2 * rng.standard_normal(shape)).astype(np.float32)
+    check_lse_float32_within_spec(x, axis, exclusive, reverse)
 
 
 # Staged short rows of every element size: 2-byte (float16, bfloat16 above), 4-byte (int32),
@@ -150,3 +158,105 @@ def test_float64_staged_rows_within_spec(shape, axis, exclusive, reverse):
     assert np.array_equal(np.isneginf(lse), np.isneginf(lref))
     fin = np.isfinite(lref)
     assert np.all(np.abs(lse[fin] - lref[fin]) <= 1e-14 * np.maximum(1.0, np.abs(lref[fin])))
+
+
+# float32 logcumsumexp's block tiles (kernels/funcs/gpu/scan_block_rows.cuh with
+# logcumsumexp_tiles.cuh's LseBlockTile: a thread block a tile of 8192 steps, a look-back over
+# inclusive prefixes) take rows of 2^18 steps or more, and rows of 2^16 or more where at most 128;
+# other rows keep the warp segments. Shapes on both sides of each edge and a length off the
+# vector width, with a leading run of -inf (the single-term rule across tiles) and a value far
+# below the rest (a tile on the exact path), in every exclusive/reverse mode: held to docs/spec.md
+# §1 against the float64 reference, two runs bitwise equal.
+BLOCK_EDGES = [((65535,), 0), ((65536,), 0), ((128, 65536), 1), ((129, 65536), 1), ((2, 262147), 1)]
+
+
+@pytest.mark.parametrize('shape,axis', BLOCK_EDGES)
+@pytest.mark.parametrize('exclusive,reverse', DIRECTIONS)
+def test_logcumsumexp_float32_block_tile_edges(shape, axis, exclusive, reverse):
+    rng = np.random.default_rng(5)
+    x = (2 * rng.standard_normal(shape)).astype(np.float32)
+    x[..., :9000] = -np.inf
+    x[..., 30000] = -400.0
+    check_lse_float32_within_spec(x, axis, exclusive, reverse)
+
+
+# Rows whose outputs near 0 come after many block tiles (crossing_data: each row's sum of
+# exponentials nears 1 at its end): those outputs stand on every earlier tile's aggregate. The
+# first block tiles summed float32 terms in every tile and missed spec §1's 1e-6 of |ref| there
+# (test_logcumsumexp_accuracy.py's (2, 70000), relative 2.6e-3 on the H200); a tile whose own
+# total is below 0.5 now sums float64 terms (LseBlockTile::PreciseSums).
+BLOCK_CROSSING = [((2, 70000), 1), ((262147,), 0), ((2, 2**20 + 1), 1)]
+
+
+@pytest.mark.parametrize('shape,axis', BLOCK_CROSSING)
+@pytest.mark.parametrize('exclusive,reverse', DIRECTIONS)
+def test_logcumsumexp_float32_block_tiles_near_zero(shape, axis, exclusive, reverse):
+    x = crossing_data(shape, axis, np.random.default_rng(29))
+    check_lse_float32_within_spec(x, axis, exclusive, reverse)
+
+
+def lse_grad_float32_gpu_twice(x, g, axis, exclusive, reverse):
+    """x.grad of the GPU float32 logcumsumexp under out.backward(g), run twice (bitwise equal);
+    returns (out, x_grad) as float64."""
+    runs = []
+    for _ in range(2):
+        t = make_tensor(x, 'float32', 'gpu', stop_gradient=False)
+        out = paddle.logcumsumexp(t, axis=axis, exclusive=exclusive, reverse=reverse)
+        out.backward(make_tensor(g, 'float32', 'gpu'))
+        runs.append((tensor_values(out), tensor_values(t.grad)))
+    assert np.array_equal(runs[0][1].view(np.uint8), runs[1][1].view(np.uint8)), 'two runs differ in a bit'
+    return runs[0][0].astype(np.float64), runs[0][1].astype(np.float64)
+
+
+def lse_grad_reference(x, out, g, axis, exclusive, reverse):
+    """docs/spec.md §1's gradient in float64 on the given outputs: x_grad[i] = sum over the
+    outputs j that x[i] feeds of g[j] exp(x[i] - out[j]), as exp(x - c) times a reverse
+    cumulative sum of g exp(c - out) (c the line's largest output; outputs of -inf feed only
+    x = -inf, whose gradient is 0). Returns (ref, mag), mag the same sum of |g|."""
+    xs, os, gs = (np.moveaxis(np.asarray(a, np.float64), axis, -1) for a in (x, out, g))
+    if reverse:
+        xs, os, gs = xs[..., ::-1], os[..., ::-1], gs[..., ::-1]
+    fin = np.isfinite(os)
+    c = np.max(np.where(fin, os, -np.inf), axis=-1, keepdims=True)
+    w = np.where(fin, np.exp(c - np.where(fin, os, c)), 0.0)
+
+    def rev_cumsum(v):
+        s = np.cumsum(v[..., ::-1], axis=-1)[..., ::-1]
+        if exclusive:  # the outputs after the element
+            s = np.concatenate([s[..., 1:], np.zeros_like(s[..., :1])], axis=-1)
+        return s
+
+    f = np.where(np.isneginf(xs), 0.0, np.exp(xs - c))
+    ref, mag = f * rev_cumsum(gs * w), f * rev_cumsum(np.abs(gs) * w)
+    if reverse:
+        ref, mag = ref[..., ::-1], mag[..., ::-1]
+    return np.moveaxis(ref, -1, axis), np.moveaxis(mag, -1, axis)
+
+
+# float32 logcumsumexp's gradient on the block tiles (kernels/gpu/logcumsumexp_grad_rows.cuh's
+# LseGradBlockTile, taken by the rows the forward's rule takes: 2^18 steps or more, 2^16 or more
+# where at most 128 rows; the others keep the warp segments' telescoped tiles): shapes on both
+# sides of each edge and a length off the vector width, with a leading run of -inf (gradient 0),
+# a value far below the rest, out_grad of both signs, and crossing data (outputs near 0 after many
+# tiles), in every exclusive/reverse mode; held to 1e-5 (op_test's float32 gradient tolerance) of
+# the same sum of |out_grad| against the float64 reference on the GPU's outputs, two runs bitwise.
+GRAD_BLOCK_EDGES = [((65535,), 0), ((65536,), 0), ((128, 65536), 1), ((129, 65536), 1), ((2, 262147), 1)]
+
+
+@pytest.mark.parametrize('shape,axis', GRAD_BLOCK_EDGES + BLOCK_CROSSING)
+@pytest.mark.parametrize('exclusive,reverse', DIRECTIONS)
+def test_logcumsumexp_float32_grad_block_tiles(shape, axis, exclusive, reverse):
+    rng = np.random.default_rng(31)
+    if (shape, axis) in BLOCK_CROSSING:
+        x = crossing_data(shape, axis, rng)
+    else:
+        x = (2 * rng.standard_normal(shape)).astype(np.float32)
+        x[..., :9000] = -np.inf
+        x[..., 30000] = -400.0
+    g = rng.standard_normal(shape).astype(np.float32)
+    out, grad = lse_grad_float32_gpu_twice(x, g, axis, exclusive, reverse)
+    ref, mag = lse_grad_reference(x, out, g, axis, exclusive, reverse)
+    assert np.all(grad[np.isneginf(x)] == 0.0)
+    err = np.abs(grad - ref) / np.maximum(mag, 1e-30)
+    worst = np.unravel_index(np.argmax(err), err.shape)
+    assert err[worst] <= 1e-5, f'error {err[worst]:.3g} of the |out_grad| sum at {worst}, ref {ref[worst]!r}'

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "kernels/funcs/gpu/scan_columns.cuh"
+#include "kernels/funcs/gpu/scan_block_rows.cuh"
 #include "kernels/funcs/gpu/scan_kernel.cuh"
 #include "kernels/funcs/gpu/scan_onepass.cuh"
 #include "kernels/funcs/gpu/scan_staged_rows.cuh"
@@ -30,6 +31,33 @@ inline unsigned Blocks(int64_t threads) {
 // a segment length forced by the caller (integer cumsum: CUB's DeviceScan, kernels/gpu/cumsum_tiles.cuh).
 PO_TILE_TRAIT(TileOwnLongRows, kOwnLongRows, bool, false)
 
+// Whether the op's tiles take such rows (a carry-in too) on the block tiles of
+// scan_block_rows.cuh (GpuTileScan<Op>::kBlockRows, with BlockTile, kBlockThreads, kBlockItems,
+// kBlockMinBlocks and BlockRowsFor(rows, length), the rows taken): float32 logcumsumexp and its
+// gradient, kernels/gpu/logcumsumexp_tiles.cuh. Tried before kOwnLongRows.
+PO_TILE_TRAIT(TileBlockRows, kBlockRows, bool, false)
+
+// `rows` rows (inner == 1) of g.length steps on the block tiles B of kThreads * kItems steps.
+template <typename B, int kThreads, int kItems, int kMinBlocks, typename Op, typename Scratch>
+void LaunchBlockRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t rows, bool exclusive,
+                     const Op& op, const typename Op::State* init) {
+  constexpr int64_t kTile = int64_t{kThreads} * kItems;
+  const int64_t ntiles = (g.length + kTile - 1) / kTile;
+  const int64_t bytes = BlockRowStatus::Bytes(rows, ntiles);
+  char* p = static_cast<char*>(scratch(bytes));
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaMemsetAsync(p, 0, static_cast<size_t>(bytes), stream));
+  BlockRowStatus st;
+  st.ticket = reinterpret_cast<unsigned long long*>(p);
+  st.word = reinterpret_cast<uint4*>(p + 256);
+  st.n = ntiles;
+  bool vec = g.length % 4 == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 &&
+             reinterpret_cast<uintptr_t>(op.out) % 16 == 0;
+  if constexpr (BlockOwnIO<B>::value) vec = B::Vec(op, g.length);  // the tile's own arrays
+  BlockRowKernel<B, kThreads, kItems, kMinBlocks><<<static_cast<unsigned>(rows * ntiles), kThreads, 0, stream>>>(
+      op, g, rows, ntiles, st, init, exclusive, vec);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
 // Rows (inner == 1). A logical warp of W lanes per row; with W == 32, rows too few to fill the
 // GPU (or a carry-in given) are cut into segments of TileRowSegment steps (ScanPolicy::kRowSegment
 // unless the op's tiles say) scanned in one pass with a look-back.
@@ -46,6 +74,14 @@ void ScanRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int6
     RowScanKernel<W, kItems><<<Blocks(rows * W), ScanPolicy::kThreads, 0, stream>>>(op, g, rows, exclusive);
     PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
   } else {
+    if constexpr (TileBlockRows<GpuTileScan<Op>>::value) {
+      using Tiles = GpuTileScan<Op>;
+      if (seg_len <= 0 && Tiles::BlockRowsFor(rows, g.length)) {
+        LaunchBlockRows<typename Tiles::BlockTile, Tiles::kBlockThreads, Tiles::kBlockItems, Tiles::kBlockMinBlocks>(
+            stream, scratch, g, rows, exclusive, op, init);
+        return;
+      }
+    }
     if constexpr (TileOwnLongRows<GpuTileScan<Op>>::value) {
       if (init == nullptr && seg_len <= 0 && GpuTileScan<Op>::LongRows(stream, scratch, g, rows, exclusive, op)) return;
     }

@@ -1,0 +1,180 @@
+// Host-only emulation of logcumsumexp's float32 gradient on the block tiles
+// (kernels/gpu/logcumsumexp_grad_rows.cuh's LseGradBlockTile<kThreads, kItems> on
+// kernels/funcs/gpu/scan_block_rows.cuh), checked by the harness's own gradient checker (CheckGrad,
+// scan1d_harness.cu): per element LseGradRowMath's gate (1 + expm1f of the float rounding of the
+// exact float64 difference, the rounding put back by one fma) and output factor (expf the same
+// way), per thread the left fold of (gate, out_grad) pairs, BlockScanOne's order (Kogge-Stone in
+// each warp, then over the warp totals), the aggregate's canonical gate product, the in-order
+// fma chain of LseGradBlockTile::Step from tile 0's published b, and Finish's walk (the gates
+// taken again). Also with every float32 expm1f/expf result one ulp high ("+1ulp", a pessimistic
+// model of the GPU's). Exits 1 where a case is outside the bound (err > 10). (The 1-D 1000003
+// holes rows hold a NaN: every gradient before it in the forward's order is NaN, as the
+// reference's; the [3, 2^16] holes rows have -inf runs and, in the last row, a +inf.)
+// Build as check_test.cu, from tools/dev/harness/scan1d/grad_emu_test.cu (README).
+#define main harness_main
+#include "tools/dev/harness/scan1d/scan1d_harness.cu"
+#undef main
+
+namespace {
+struct GS {
+  double a, b;
+};
+GS Cmb(GS e, GS l) { return {e.a * l.a, std::fma(l.a, e.b, l.b)}; }  // LseGradRowMath::Combine
+bool g_up = false, g_nofix = false;
+double ExpH(double d, bool gate) {  // LseGradRowMath::Exp
+  if (std::fabs(d) <= 80.0) {
+    const float df = static_cast<float>(d);
+    float r = gate ? std::expm1(df) : std::exp(df);
+    if (g_up && r != 0.f) r = std::nextafter(r, INFINITY);
+    const double e = gate ? 1.0 + static_cast<double>(r) : static_cast<double>(r);
+    if (g_nofix) return e;
+    return std::fma(e, d - static_cast<double>(df), e);
+  }
+  return std::exp(d);
+}
+double GateH(float o, float prev, bool first) {
+  if (first || o == -INFINITY) return 0.0;
+  return o == prev ? 1.0 : ExpH(static_cast<double>(o) - static_cast<double>(prev), true);
+}
+float OutH(double b, float x, float o, bool none) {
+  if (none || x == -INFINITY) return 0.f;
+  return static_cast<float>(b * ExpH(static_cast<double>(x) - static_cast<double>(o), false));
+}
+
+// BlockScanOne<kThreads> of v with Cmb from {1, 0}: before[i] and the total.
+template <int kThreads>
+GS BlockScanH(const std::vector<GS>& v, std::vector<GS>* before) {
+  constexpr int kWarps = kThreads / 32;
+  const GS id{1.0, 0.0};
+  std::vector<GS> wt(kWarps), ex(kThreads);
+  for (int w = 0; w < kWarps; ++w) {
+    GS in[32];
+    for (int l = 0; l < 32; ++l) in[l] = v[w * 32 + l];
+    for (int d = 1; d < 32; d <<= 1) {
+      GS nx[32];
+      for (int l = 0; l < 32; ++l) nx[l] = l >= d ? Cmb(in[l - d], in[l]) : in[l];
+      std::copy(nx, nx + 32, in);
+    }
+    for (int l = 0; l < 32; ++l) ex[w * 32 + l] = l == 0 ? id : in[l - 1];
+    wt[w] = in[31];
+  }
+  GS wi[32];
+  for (int l = 0; l < 32; ++l) wi[l] = l < kWarps ? wt[l] : id;
+  for (int d = 1; d < kWarps; d <<= 1) {
+    GS nx[32];
+    for (int l = 0; l < 32; ++l) nx[l] = l >= d ? Cmb(wi[l - d], wi[l]) : wi[l];
+    std::copy(nx, nx + 32, wi);
+  }
+  for (int i = 0; i < kThreads; ++i) {
+    const int w = i / 32;
+    (*before)[i] = w == 0 ? ex[i] : Cmb(w == 0 ? id : wi[w - 1], ex[i]);
+  }
+  return wi[kWarps - 1];
+}
+
+// x_grad of rows of L (row-major; the forward reversed: rev), the gradient scanning against it.
+template <int kThreads, int kItems>
+std::vector<float> EmuGradBlock(const std::vector<float>& x, const std::vector<float>& o,
+                                const std::vector<float>& og, int64_t rows, int64_t L, bool excl, bool rev) {
+  constexpr int64_t kT = int64_t{kThreads} * kItems;
+  std::vector<float> xg(x.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    auto at = [&](int64_t s) { return r * L + (!rev ? L - 1 - s : s); };  // the gradient's scan order
+    double pb = 0.0;  // P_{t-1}.b (the published prefix keeps b alone)
+    for (int64_t t0 = 0; t0 < L; t0 += kT) {
+      std::vector<float> ot(kT), gt(kT), xt(kT);
+      for (int64_t k = 0; k < kT; ++k) {
+        const bool in = t0 + k < L;
+        ot[k] = in ? o[at(t0 + k)] : 0.f;
+        gt[k] = in ? og[at(t0 + k)] : 0.f;
+        xt[k] = in ? x[at(t0 + k)] : 0.f;
+      }
+      const float edge = t0 > 0 ? o[at(t0 - 1)] : 0.f;
+      std::vector<GS> mine(kThreads), before(kThreads);
+      std::vector<float> prev0(kThreads);
+      for (int i = 0; i < kThreads; ++i) {
+        prev0[i] = i == 0 ? edge : ot[i * kItems - 1];
+        const bool first0 = t0 == 0 && i == 0;
+        GS m{1.0, 0.0};
+        for (int j = 0; j < kItems; ++j) {
+          const int k = i * kItems + j;
+          m = Cmb(m, GS{GateH(ot[k], j == 0 ? prev0[i] : ot[k - 1], j == 0 && first0), double(gt[k])});
+        }
+        mine[i] = m;
+      }
+      GS total = BlockScanH<kThreads>(mine, &before);
+      total.a = total.a != total.a ? NAN : std::fabs(total.a);  // Aggregate()
+      const double carry_b = pb;  // tile 0: the identity's 0
+      pb = t0 == 0 ? total.b : std::fma(total.a, pb, total.b);  // P_t (Step; tile 0: A_0's b)
+      for (int i = 0; i < kThreads; ++i) {
+        double b = std::fma(before[i].a, carry_b, before[i].b);
+        const bool first0 = t0 == 0 && i == 0;
+        float prev = prev0[i];
+        for (int j = 0; j < kItems; ++j) {
+          const int64_t k = int64_t{i} * kItems + j;
+          const bool first = j == 0 && first0;
+          const double gate = GateH(ot[k], prev, first);
+          float res;
+          if (excl) {
+            res = OutH(b, xt[k], prev, first);
+            b = std::fma(gate, b, double(gt[k]));
+          } else {
+            b = std::fma(gate, b, double(gt[k]));
+            res = OutH(b, xt[k], ot[k], false);
+          }
+          prev = ot[k];
+          if (t0 + k < L) xg[at(t0 + k)] = res;
+        }
+      }
+    }
+  }
+  return xg;
+}
+}  // namespace
+
+int main() {
+  struct C {
+    const char* name;
+    int64_t rows, L;
+    bool excl, rev;
+    Dist d;
+  };
+  const C cases[] = {
+      {"1-D 1000003 holes", 1, 1000003, false, false, Dist::kHoles},
+      {"1-D 1000003 holes excl rev", 1, 1000003, true, true, Dist::kHoles},
+      {"[3, 2^16] holes", 3, int64_t{1} << 16, false, false, Dist::kHoles},  // no NaN: finite rows with -inf runs
+      {"[3, 2^16] holes excl rev", 3, int64_t{1} << 16, true, true, Dist::kHoles},
+      {"[3, 70001] near0 excl", 3, 70001, true, false, Dist::kNear0},
+      {"[2, 70000] cross", 2, 70000, false, false, Dist::kCross},
+      {"[2, 70000] cross excl", 2, 70000, true, false, Dist::kCross},
+      {"[2, 70000] cross rev", 2, 70000, false, true, Dist::kCross},
+      {"[2, 70000] cross excl rev", 2, 70000, true, true, Dist::kCross},
+      {"1-D 2^22 neg", 1, int64_t{1} << 22, false, false, Dist::kNeg},
+      {"1-D 2^22 N(0, 2)", 1, int64_t{1} << 22, false, false, Dist::kNormal2},
+      {"1-D 2^22 N(0, 2) excl rev", 1, int64_t{1} << 22, true, true, Dist::kNormal2},
+  };
+  bool bad = false;
+  for (const C& c : cases) {
+    const GradData d(c.rows, c.L, c.excl, c.rev, c.d);
+    const std::vector<float>&x = d.x, &o = d.o, &g = d.g;
+    for (int up = 0; up < 2; ++up) {
+      g_up = up != 0;
+      const double e1 = CheckGrad(x, o, g, EmuGradBlock<512, 16>(x, o, g, c.rows, c.L, c.excl, c.rev), c.rows, c.L,
+                                  c.excl, c.rev);
+      const double e2 = CheckGrad(x, o, g, EmuGradBlock<256, 16>(x, o, g, c.rows, c.L, c.excl, c.rev), c.rows, c.L,
+                                  c.excl, c.rev);
+      std::printf("%-30s %-6s b512i16 err %.3g, b256i16 err %.3g (units of 1e-6 of the |out_grad| sum; ok <= 10)%s\n",
+                  c.name, up ? "+1ulp" : "", e1, e2, e1 <= 10 && e2 <= 10 ? "" : "  FAIL");
+      bad |= !(e1 <= 10 && e2 <= 10);
+    }
+    // what the checker sees of a coarser arithmetic (printed, not judged): float32 gates and factors
+    // alone, their rounding d - float(d) not put back
+    g_up = false;
+    g_nofix = true;
+    const double en = CheckGrad(x, o, g, EmuGradBlock<512, 16>(x, o, g, c.rows, c.L, c.excl, c.rev), c.rows, c.L,
+                                c.excl, c.rev);
+    g_nofix = false;
+    std::printf("%-30s        float32 gates without the fma: err %.3g\n", c.name, en);
+  }
+  return bad ? 1 : 0;
+}
