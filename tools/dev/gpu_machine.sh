@@ -9,8 +9,9 @@
 #   mkdir -p .dep/cutlass && cp -r "$(python3 -c 'import os, cutlass_library as c; print(os.path.dirname(c.__file__))')/source/include" .dep/cutlass/
 #   (CuTe/CUTLASS headers of the nvidia-cutlass wheel: without them the build leaves out gla's sm_90a kernels)
 #   mkdir -p .dep/hwy/include .dep/hwy/lib/x86_64-linux-gnu && cp -r /usr/include/hwy .dep/hwy/include/
-#   cp -a /usr/lib/x86_64-linux-gnu/libhwy*.so* /usr/lib/x86_64-linux-gnu/cmake/hwy .dep/hwy/lib/x86_64-linux-gnu/
-#   (Highway: the CMake package there is relocatable; the build copies libhwy.so.1 beside _C)
+#   mkdir -p .dep/hwy/lib/x86_64-linux-gnu/cmake && cp -a /usr/lib/x86_64-linux-gnu/libhwy*.so* .dep/hwy/lib/x86_64-linux-gnu/
+#   cp -a /usr/lib/x86_64-linux-gnu/cmake/hwy .dep/hwy/lib/x86_64-linux-gnu/cmake/
+#   (Highway: its CMake package finds its prefix four folders up, so it must sit at lib/<triple>/cmake/hwy; the build copies libhwy.so.1 beside _C)
 # then carry `.dep` and run, on the GPU machine:
 #   bash tools/dev/gpu_machine.sh test acc bench pscan flood gla san
 # Steps: test (ctest: GoogleTest + pytest, every place), gtest, pytest, acc (gpu_accuracy.py),
