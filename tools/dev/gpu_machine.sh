@@ -14,6 +14,8 @@
 #   (Highway: its CMake package finds its prefix four folders up, so it must sit at lib/<triple>/cmake/hwy; the build copies libhwy.so.1 beside _C)
 # then carry `.dep` and run, on the GPU machine:
 #   bash tools/dev/gpu_machine.sh test acc bench pscan flood gla san
+# (no step: build only; through the device tool, whose commands end at 600 s: `bash
+# tools/dev/gpu_machine.sh` in one call, `NOBUILD=1 bash tools/dev/gpu_machine.sh test` in the next)
 # Steps: test (ctest: GoogleTest + pytest, every place), gtest, pytest, acc (gpu_accuracy.py),
 # bench (bench_gpu.py), pscan, flood, gla (their benchmarks), flagla (gla beside fla),
 # flawarm (fla's Triton kernels compiled ahead in parallel, for flagla), ncu (Nsight Compute over
@@ -93,7 +95,13 @@ triton_cache_pack() {
 for step in "$@"; do
   echo "=== $step"
   case $step in
-    test) ctest --test-dir build-dev --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?"; grep -E "tests passed|PASSED|FAILED|passed|failed|skipped|Error" $OUT/ctest.log | tail -25 ;;
+    test) # cpp_tests and python_tests side by side, pytest over 8 workers where pytest-xdist is there
+          # (the H200's image has it): about 325 s after the build, which took the rest of one 600 s
+          # device call the first time, so on the device tool run the build alone, then
+          # NOBUILD=1 ... test in a second call while the machine is warm (eleventh session)
+          python3 -c "import xdist" 2>/dev/null && export PYTEST_ADDOPTS="${PYTEST_ADDOPTS:--n 8 -p no:cacheprovider}"
+          ctest --test-dir build-dev -j ${CTEST_J:-2} -V > $OUT/ctest.log 2>&1; echo "ctest rc=$?"
+          grep -E "tests passed|Passed|FAILED|[0-9]+ (passed|failed)|Error" $OUT/ctest.log | tail -25 ;;
     gtest) # GTEST_SHARDS=n: n processes at once, each a shard (GoogleTest's own sharding)
            lim=$(( ${DEADLINE:-100000} + 20 - SECONDS )); n=${GTEST_SHARDS:-1}; pids=()
            for i in $(seq 0 $(( n - 1 ))); do
