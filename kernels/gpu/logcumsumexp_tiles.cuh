@@ -1365,14 +1365,35 @@ struct LseGradFast {
   }
 };
 
-// Which float32 gradient rows take the block tiles (LseGradBlockTile, logcumsumexp_grad_rows.cuh):
-// the forward's rule (LseBlockRowsFor), not yet measured for the gradient (the scan1d harness's
-// lib-grad-* variants and grid cases, tools/dev/harness/scan1d/README.md, time it).
-// -DPO_LSE_GRAD_BLOCK=0 keeps every gradient row off them.
+// Which float32 gradient rows take the block tiles (LseGradBlockTile, logcumsumexp_grad_rows.cuh).
+// Measured on the H200 (tools/dev/harness/scan1d -DSCAN1D_LIB, run_lsegrad.sh, x a copy of the
+// same tensor in the same run; 2026-11-30 eleventh session, docs/benchmarks.md): before (the warp
+// segments' telescoped tiles, or a warp a row) -> the block tiles 512 x 16, out_grad staged in
+// shared memory across the look-back (kStash) / held in registers (kStash off, "-reg"):
+//   1-D 2^26 9.14 -> 4.17 / 4.36, [64, 2^20] 8.59 -> 4.86 / 4.84, [128, 2^16] 14.82 -> 4.30 / 4.34,
+//   [256, 2^16] 9.21 -> - / 4.41 (kStash at 256 x 16: 4.77, 512 x 8: 4.89),
+//   [4096, 16384] 6.55 -> - / 4.64 (kStash at 256 x 16: 5.23, 512 x 8: 5.22; before: a warp a
+//   row, RowScanKernel<32, 8> at 72 registers, 28 % occupancy, 21 % of memory throughput).
+// So: BlockTile (kStash) takes the forward's rule (LseBlockRowsFor: 2^18 steps or more, 2^16 or
+// more where at most 128 rows), which the engine asks only for rows it would cut into warp
+// segments (fewer than 3072 here: ScanPolicy::kTargetRowWarpsPerSlot x kMinBlocks); BlockTile2
+// (kStash off, as fast or faster on every measured shape but 1-D) takes every other row of
+// PO_LSE_GRAD_BLOCK_MIN_LENGTH steps or more (16384: the shortest measured), whatever their
+// count, the rows a warp each took before included (TileBlockRows2 in scan_launch.cuh). Rows
+// of 4096 to 16383 steps ([2048, 8192], [16384, 4096]) and shorter ([2^16, 1024]) were not
+// measured on the block tiles and keep their paths; the harness's gradient grid times them
+// (tools/dev/harness/scan1d/run_gradroute.sh), and -DPO_LSE_GRAD_BLOCK_MIN_LENGTH=<steps> moves
+// the edge. -DPO_LSE_GRAD_BLOCK=0 keeps every gradient row off the block tiles.
 #ifndef PO_LSE_GRAD_BLOCK
 #define PO_LSE_GRAD_BLOCK 1
 #endif
+#ifndef PO_LSE_GRAD_BLOCK_MIN_LENGTH
+#define PO_LSE_GRAD_BLOCK_MIN_LENGTH 16384
+#endif
 inline bool LseGradBlockRowsFor(int64_t rows, int64_t length) { return LseBlockRowsFor(rows, length); }
+inline bool LseGradBlock2RowsFor(int64_t /*rows*/, int64_t length) {
+  return length >= int64_t{PO_LSE_GRAD_BLOCK_MIN_LENGTH};
+}
 
 template <typename T>
 struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same<T, double>::value>> {
@@ -1382,11 +1403,16 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
   static constexpr int kMinBlocks = 3;  // as the forward: at most 80 registers, 24 warps per SM
   // float32 rows that LseGradBlockRowsFor takes go to the engine's block tiles with
   // LseGradBlockTile (out, out_grad and x read once, x_grad written once): 512 threads of 16
-  // steps, 2 blocks an SM, as the forward.
+  // steps, 2 blocks an SM, as the forward; the rows LseGradBlock2RowsFor takes (where the first
+  // declines, and rows of any count) to the same tiles with out_grad in registers (kStash off).
   static constexpr bool kBlockRows = PO_LSE_GRAD_BLOCK && std::is_same<T, float>::value;
   using BlockTile = LseGradBlockTile<512, 16>;
   static constexpr int kBlockThreads = 512, kBlockItems = 16, kBlockMinBlocks = 2;
   static bool BlockRowsFor(int64_t rows, int64_t length) { return LseGradBlockRowsFor(rows, length); }
+  static constexpr bool kBlockRows2 = kBlockRows;
+  using BlockTile2 = LseGradBlockTile<512, 16, false>;
+  static constexpr int kBlock2Threads = 512, kBlock2Items = 16, kBlock2MinBlocks = 2;
+  static bool Block2RowsFor(int64_t rows, int64_t length) { return LseGradBlock2RowsFor(rows, length); }
 
   template <int W, int kItems, bool kStore>
   __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,

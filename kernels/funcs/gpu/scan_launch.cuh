@@ -37,6 +37,14 @@ PO_TILE_TRAIT(TileOwnLongRows, kOwnLongRows, bool, false)
 // gradient, kernels/gpu/logcumsumexp_tiles.cuh. Tried before kOwnLongRows.
 PO_TILE_TRAIT(TileBlockRows, kBlockRows, bool, false)
 
+// Whether the op's tiles have a second block tile for rows of any count (GpuTileScan<Op>::kBlockRows2,
+// with BlockTile2, kBlock2Threads, kBlock2Items, kBlock2MinBlocks and Block2RowsFor(rows, length)):
+// tried where BlockRowsFor declines, and also for rows the engine gives a warp each (as many as
+// its target, without a carry-in), which never reach BlockRowsFor. Not for a forced row segment.
+// float32 logcumsumexp's gradient (kernels/gpu/logcumsumexp_tiles.cuh): the forward keeps its
+// rule, measured to lose on many short rows.
+PO_TILE_TRAIT(TileBlockRows2, kBlockRows2, bool, false)
+
 // `rows` rows (inner == 1) of g.length steps on the block tiles B of kThreads * kItems steps.
 template <typename B, int kThreads, int kItems, int kMinBlocks, typename Op, typename Scratch>
 void LaunchBlockRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t rows, bool exclusive,
@@ -60,7 +68,9 @@ void LaunchBlockRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& 
 
 // Rows (inner == 1). A logical warp of W lanes per row; with W == 32, rows too few to fill the
 // GPU (or a carry-in given) are cut into segments of TileRowSegment steps (ScanPolicy::kRowSegment
-// unless the op's tiles say) scanned in one pass with a look-back.
+// unless the op's tiles say) scanned in one pass with a look-back, unless the op's block tiles
+// take them (TileBlockRows, then TileBlockRows2); rows that fill it go to a warp each unless the
+// op's second block tile takes them (TileBlockRows2).
 template <int W, int kItems, typename Op, typename Scratch>
 void ScanRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t rows, bool exclusive,
               const Op& op, const typename Op::State* init = nullptr, int64_t seg_len = 0) {
@@ -71,6 +81,14 @@ void ScanRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int6
     RowScanKernel<W, kItems><<<Blocks(rows * W), ScanPolicy::kThreads, 0, stream>>>(op, g, rows, exclusive);
     PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
   } else if (rows >= target && init == nullptr) {
+    if constexpr (TileBlockRows2<GpuTileScan<Op>>::value) {
+      using Tiles = GpuTileScan<Op>;
+      if (seg_len <= 0 && Tiles::Block2RowsFor(rows, g.length)) {
+        LaunchBlockRows<typename Tiles::BlockTile2, Tiles::kBlock2Threads, Tiles::kBlock2Items,
+                        Tiles::kBlock2MinBlocks>(stream, scratch, g, rows, exclusive, op, init);
+        return;
+      }
+    }
     RowScanKernel<W, kItems><<<Blocks(rows * W), ScanPolicy::kThreads, 0, stream>>>(op, g, rows, exclusive);
     PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
   } else {
@@ -79,6 +97,14 @@ void ScanRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int6
       if (seg_len <= 0 && Tiles::BlockRowsFor(rows, g.length)) {
         LaunchBlockRows<typename Tiles::BlockTile, Tiles::kBlockThreads, Tiles::kBlockItems, Tiles::kBlockMinBlocks>(
             stream, scratch, g, rows, exclusive, op, init);
+        return;
+      }
+    }
+    if constexpr (TileBlockRows2<GpuTileScan<Op>>::value) {
+      using Tiles = GpuTileScan<Op>;
+      if (seg_len <= 0 && Tiles::Block2RowsFor(rows, g.length)) {
+        LaunchBlockRows<typename Tiles::BlockTile2, Tiles::kBlock2Threads, Tiles::kBlock2Items,
+                        Tiles::kBlock2MinBlocks>(stream, scratch, g, rows, exclusive, op, init);
         return;
       }
     }

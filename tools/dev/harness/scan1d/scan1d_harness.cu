@@ -89,10 +89,13 @@ void LibLse(cudaStream_t stream, void*, const float* x, float* out, int64_t rows
 }
 // logcumsumexp's float32 gradient (issue 29, the backward on the block tiles: LseGradBlockTile in
 // kernels/gpu/logcumsumexp_grad_rows.cuh): "lib-grad-new" the routed path (rows that
-// LseGradBlockRowsFor takes on the block tiles), "lib-grad-old" the warp segments' telescoped
-// tiles (the row segment forced to 8192, as lib-old), "grad-b<threads>i<items>mb<blocks>" the
+// LseGradBlockRowsFor takes on BlockTile, kStash; rows of PO_LSE_GRAD_BLOCK_MIN_LENGTH steps or
+// more that it leaves, of any count, on BlockTile2, kStash off), "lib-grad-old" the path before
+// the block tiles (the row segment forced to 8192, as lib-old: the warp segments' telescoped
+// tiles, or a warp a row where the rows fill the GPU), "grad-b<threads>i<items>mb<blocks>" the
 // block tiles launched directly in other shapes (for rows the routed path keeps off them too;
-// "-reg": out_grad held in registers across the look-back, LseGradBlockTile's kStash off).
+// "-reg": out_grad held in registers across the look-back, LseGradBlockTile's kStash off; the
+// smaller tiles, 256 x 16, 256 x 8 and 128 x 8, for rows of 4096, 2048 and 1024 steps).
 using GradOp = phi::funcs::LogcumsumexpGradOp<float, double>;
 GradOp MakeGradOp(const float* x, const float* out, const float* og, float* xg, bool exclusive) {
   GradOp op;
@@ -130,6 +133,10 @@ const Variant kVariants[] = {
     Variant{"grad-b512i8mb2", nullptr, nullptr, false, false, BlockGrad<512, 8, 2>},
     Variant{"grad-b256i16mb3", nullptr, nullptr, false, false, BlockGrad<256, 16, 3>},
     Variant{"grad-b512i16mb2-reg", nullptr, nullptr, false, false, BlockGrad<512, 16, 2, false>},
+    Variant{"grad-b512i16mb2-stash", nullptr, nullptr, false, false, BlockGrad<512, 16, 2>},
+    Variant{"grad-b256i16mb3-reg", nullptr, nullptr, false, false, BlockGrad<256, 16, 3, false>},
+    Variant{"grad-b256i8mb4-reg", nullptr, nullptr, false, false, BlockGrad<256, 8, 4, false>},
+    Variant{"grad-b128i8mb8-reg", nullptr, nullptr, false, false, BlockGrad<128, 8, 8, false>},
 };
 #elif defined(SCAN1D_SET3)
 // The third set (README, "third set"): the tree's look-back against the decoupled one with
@@ -267,6 +274,28 @@ const Case kCases[] = {
     {"grad f32 [128, 2^16] grid", true, 128, int64_t{1} << 16, false, false, Dist::kNormal2, true},
     {"grad f32 [256, 2^16] grid", true, 256, int64_t{1} << 16, false, false, Dist::kNormal2, true},
     {"grad f32 [512, 2^18] grid", true, 512, int64_t{1} << 18, false, false, Dist::kNormal2, true},
+    // the routing of branch r23-gradroute (LseGradBlock2RowsFor: rows of 16384 steps or more on
+    // BlockTile2, whatever their count): its edges checked (rows 129 and 200 below the engine's
+    // 3072 a warp each, 3072 at it; lengths 16380 below the edge, 16387 off the vector width),
+    // crossing data (outputs near 0 after many tiles), near 0, holes
+    {"grad f32 [200, 16387] cross", true, 200, 16387, false, false, Dist::kCross, true},
+    {"grad f32 [200, 16387] cross excl", true, 200, 16387, true, false, Dist::kCross, true},
+    {"grad f32 [200, 16387] cross rev", true, 200, 16387, false, true, Dist::kCross, true},
+    {"grad f32 [200, 16387] cross excl rev", true, 200, 16387, true, true, Dist::kCross, true},
+    {"grad f32 [200, 16380] cross excl rev", true, 200, 16380, true, true, Dist::kCross, true},
+    {"grad f32 [3, 20000] near0 excl", true, 3, 20000, true, false, Dist::kNear0, true},
+    {"grad f32 [129, 2^16] holes excl rev", true, 129, int64_t{1} << 16, true, true, Dist::kHoles, true},
+    {"grad f32 [3072, 16384] cross", true, 3072, 16384, false, false, Dist::kCross, true},
+    {"grad f32 [3072, 16384] cross excl rev", true, 3072, 16384, true, true, Dist::kCross, true},
+    {"grad f32 [3072, 16388] holes excl", true, 3072, 16388, true, false, Dist::kHoles, true},
+    // rows and lengths around the new edge (timing: --only grid; [4096, 16384] is "last" above)
+    {"grad f32 [512, 2^16] grid", true, 512, int64_t{1} << 16, false, false, Dist::kNormal2, true},
+    {"grad f32 [1024, 16384] grid", true, 1024, 16384, false, false, Dist::kNormal2, true},
+    {"grad f32 [2048, 8192] grid", true, 2048, 8192, false, false, Dist::kNormal2, true},
+    {"grad f32 [8192, 8192] grid", true, 8192, 8192, false, false, Dist::kNormal2, true},
+    {"grad f32 [16384, 4096] grid", true, 16384, 4096, false, false, Dist::kNormal2, true},
+    {"grad f32 [2^15, 2048] grid", true, int64_t{1} << 15, 2048, false, false, Dist::kNormal2, true},
+    {"grad f32 [2^16, 1024] grid", true, int64_t{1} << 16, 1024, false, false, Dist::kNormal2, true},
 #endif
     {"cumsum f32 1-D 2^26", false, 1, int64_t{1} << 26, false, false, Dist::kUnit},
     {"cumsum f32 1-D 2^26 excl rev", false, 1, int64_t{1} << 26, true, true, Dist::kUnit},
