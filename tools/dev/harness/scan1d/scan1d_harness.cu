@@ -284,6 +284,7 @@ const Case kCases[] = {
     {"grad f32 [200, 16387] cross excl rev", true, 200, 16387, true, true, Dist::kCross, true},
     {"grad f32 [200, 16380] cross excl rev", true, 200, 16380, true, true, Dist::kCross, true},
     {"grad f32 [3, 20000] near0 excl", true, 3, 20000, true, false, Dist::kNear0, true},
+    {"grad f32 [4, 16388] holes rev", true, 4, 16388, false, true, Dist::kHoles, true},
     {"grad f32 [129, 2^16] holes excl rev", true, 129, int64_t{1} << 16, true, true, Dist::kHoles, true},
     {"grad f32 [3072, 16384] cross", true, 3072, 16384, false, false, Dist::kCross, true},
     {"grad f32 [3072, 16384] cross excl rev", true, 3072, 16384, true, true, Dist::kCross, true},
