@@ -351,6 +351,58 @@ TEST(GpuTest, ScanEngineFastTilesFloat16DeterministicAndMatchCpu) {
   CheckFastTiles<dtype::float16>(std::ldexp(1.0, -9));  // two float16 ulps at |out| in [1, 2)
 }
 
+// float32 logcumsumexp's gradient on the block tiles' second tile (logcumsumexp_tiles.cuh's
+// BlockTile2, LseGradBlock2RowsFor: rows of 16384 steps or more that the forward's rule leaves,
+// whatever their count; scan_launch.cuh's TileBlockRows2): the length edge at 129 rows (16380
+// keeps the warp segments, 16384 takes the tile), a length off the vector width with few rows,
+// 129 rows of 2^16 (past the forward's 128), and 3072 rows (the engine's target for the
+// gradient: before, a warp a row) in two modes. The GPU's x_grad, run twice bitwise, against the
+// CPU's float64 gradient on the GPU's float32 outputs (docs/spec.md §1, gradient): within 1e-5
+// of the same gradient of |out_grad|, 0 exactly where x is -inf. Inputs N(0, 2) with a leading
+// run of -inf and one value far below the rest.
+TEST(GpuTest, ScanEngineLogcumsumexpFloat32GradSecondBlockTile) {
+  REQUIRE_GPU();
+  ScopedGpuScanBackend engine("engine");
+  const std::vector<EngineCase> cases = {
+      {{129, 16380}, 1}, {{129, 16384}, 1}, {{3, 20001}, 1}, {{129, 65536}, 1}, {{3072, 16384}, 1}};
+  std::mt19937 rng(41);
+  std::normal_distribution<float> nd(0, 2);
+  for (const EngineCase& c : cases) {
+    const int64_t n = c.numel(), L = c.dims[1];
+    std::vector<float> v(n), g(n);
+    for (int64_t i = 0; i < n; ++i) {
+      v[i] = (i % L) < std::min<int64_t>(9000, L / 2) ? -INFINITY : nd(rng);
+      g[i] = nd(rng) / 2;
+    }
+    v[n / 2 + 17] = -400.f;
+    const DenseTensor xg = MakeGpu<float>(c.dims, v), doutg = MakeGpu<float>(c.dims, g);
+    std::vector<double> xd(v.begin(), v.end()), gd(g.begin(), g.end()), ga(n);
+    for (int64_t i = 0; i < n; ++i) ga[i] = std::fabs(gd[i]);
+    const DenseTensor x64 = MakeCpu<double>(c.dims, xd), g64 = MakeCpu<double>(c.dims, gd),
+                      a64 = MakeCpu<double>(c.dims, ga);
+    for (int mode = 0; mode < 4; ++mode) {
+      if (c.dims[0] >= 3072 && mode != 0 && mode != 3) continue;
+      const bool excl = mode & 1, rev = mode & 2;
+      const std::string what = "logcumsumexp_grad float32 " + c.Describe(mode);
+      const DenseTensor outg = RunCum("logcumsumexp", xg, c.axis, excl, rev);
+      const DenseTensor got = OnHostDeterministic([&] { return RunLcseGrad(xg, outg, doutg, c.axis, excl, rev); }, what);
+      const DenseTensor out = ToCpu(outg);
+      const DenseTensor o64 = MakeCpu<double>(c.dims, std::vector<double>(out.data<float>(), out.data<float>() + n));
+      const DenseTensor ref = RunLcseGrad(x64, o64, g64, c.axis, excl, rev);
+      const DenseTensor mag = RunLcseGrad(x64, o64, a64, c.axis, excl, rev);
+      int bad = 0;
+      for (int64_t i = 0; i < n && bad < 5; ++i) {
+        const double a = got.data<float>()[i], r = ref.data<double>()[i], m = mag.data<double>()[i];
+        const bool ok = std::isinf(v[i]) && v[i] < 0 ? a == 0.0 : std::fabs(a - r) <= 1e-5 * std::max(m, 1e-30);
+        if (!ok) {
+          ++bad;
+          ADD_FAILURE() << what << " element " << i << ": gpu " << a << " float64 " << r << " |out_grad| sum " << m;
+        }
+      }
+    }
+  }
+}
+
 // float32 logcumsumexp on the thread steps (logcumsumexp_tiles.cuh's Thread: the column three
 // phases and the staged short rows), whose level (precise, float-float, lean 1, lean 2) is chosen
 // per chunk and held once the carry is past kLean2: outputs crossing 0 slowly (x ~ U(-14, -6))

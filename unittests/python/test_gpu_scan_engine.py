@@ -233,30 +233,74 @@ def lse_grad_reference(x, out, g, axis, exclusive, reverse):
     return np.moveaxis(ref, -1, axis), np.moveaxis(mag, -1, axis)
 
 
-# float32 logcumsumexp's gradient on the block tiles (kernels/gpu/logcumsumexp_grad_rows.cuh's
-# LseGradBlockTile, taken by the rows the forward's rule takes: 2^18 steps or more, 2^16 or more
-# where at most 128 rows; the others keep the warp segments' telescoped tiles): shapes on both
-# sides of each edge and a length off the vector width, with a leading run of -inf (gradient 0),
-# a value far below the rest, out_grad of both signs, and crossing data (outputs near 0 after many
-# tiles), in every exclusive/reverse mode; held to 1e-5 (op_test's float32 gradient tolerance) of
-# the same sum of |out_grad| against the float64 reference on the GPU's outputs, two runs bitwise.
-GRAD_BLOCK_EDGES = [((65535,), 0), ((65536,), 0), ((128, 65536), 1), ((129, 65536), 1), ((2, 262147), 1)]
-
-
-@pytest.mark.parametrize('shape,axis', GRAD_BLOCK_EDGES + BLOCK_CROSSING)
-@pytest.mark.parametrize('exclusive,reverse', DIRECTIONS)
-def test_logcumsumexp_float32_grad_block_tiles(shape, axis, exclusive, reverse):
-    rng = np.random.default_rng(31)
-    if (shape, axis) in BLOCK_CROSSING:
-        x = crossing_data(shape, axis, rng)
-    else:
-        x = (2 * rng.standard_normal(shape)).astype(np.float32)
-        x[..., :9000] = -np.inf
-        x[..., 30000] = -400.0
-    g = rng.standard_normal(shape).astype(np.float32)
+def check_lse_grad_float32(x, g, axis, exclusive, reverse):
+    """The GPU float32 gradient of logcumsumexp (x, out_grad g), run twice (bitwise equal), held to
+    1e-5 (op_test's float32 gradient tolerance) of the same sum of |out_grad| against the float64
+    reference on the GPU's outputs, and 0 exactly where x is -inf."""
     out, grad = lse_grad_float32_gpu_twice(x, g, axis, exclusive, reverse)
     ref, mag = lse_grad_reference(x, out, g, axis, exclusive, reverse)
     assert np.all(grad[np.isneginf(x)] == 0.0)
     err = np.abs(grad - ref) / np.maximum(mag, 1e-30)
     worst = np.unravel_index(np.argmax(err), err.shape)
     assert err[worst] <= 1e-5, f'error {err[worst]:.3g} of the |out_grad| sum at {worst}, ref {ref[worst]!r}'
+
+
+def grad_edge_data(shape, axis, crossing, rng):
+    """x and out_grad for a gradient edge test: crossing data (outputs near 0 after many tiles), or
+    N(0, 2) with a leading run of -inf (gradient 0; at most half the line) and a value far below
+    the rest (a tile's wide range); out_grad N(0, 1), both signs."""
+    if crossing:
+        x = crossing_data(shape, axis, rng)
+    else:
+        L = shape[axis]
+        x = np.moveaxis((2 * rng.standard_normal(shape)).astype(np.float32), axis, -1)
+        x[..., :min(9000, L // 2)] = -np.inf
+        x[..., min(30000, (3 * L) // 4)] = -400.0
+        x = np.moveaxis(x, -1, axis)
+    return x, rng.standard_normal(shape).astype(np.float32)
+
+
+# float32 logcumsumexp's gradient on the block tiles (kernels/gpu/logcumsumexp_grad_rows.cuh's
+# LseGradBlockTile): out_grad staged in shared memory (kStash) for the rows the forward's rule
+# takes (2^18 steps or more, 2^16 or more where at most 128 rows), in registers for every other
+# row of 16384 steps or more (below: second block tile); the others keep the warp segments'
+# telescoped tiles. Shapes on both sides of each edge of the forward's rule ((65535,) and
+# (129, 65536) take the second tile) and a length off the vector width, with a leading run of -inf
+# (gradient 0), a value far below the rest, out_grad of both signs, and crossing data (outputs
+# near 0 after many tiles), in every exclusive/reverse mode; held to 1e-5 (op_test's float32
+# gradient tolerance) of the same sum of |out_grad| against the float64 reference on the GPU's
+# outputs, two runs bitwise.
+GRAD_BLOCK_EDGES = [((65535,), 0), ((65536,), 0), ((128, 65536), 1), ((129, 65536), 1), ((2, 262147), 1)]
+
+
+@pytest.mark.parametrize('shape,axis', GRAD_BLOCK_EDGES + BLOCK_CROSSING)
+@pytest.mark.parametrize('exclusive,reverse', DIRECTIONS)
+def test_logcumsumexp_float32_grad_block_tiles(shape, axis, exclusive, reverse):
+    x, g = grad_edge_data(shape, axis, (shape, axis) in BLOCK_CROSSING, np.random.default_rng(31))
+    check_lse_grad_float32(x, g, axis, exclusive, reverse)
+
+
+# The gradient's second block tile (logcumsumexp_tiles.cuh's BlockTile2 and LseGradBlock2RowsFor,
+# taken through scan_launch.cuh's TileBlockRows2): float32 rows of 16384 steps or more that the
+# forward's rule leaves, whatever their count, the rows a warp each took before included (3072
+# rows and more: the engine's target for the gradient). Lengths on both sides of 16384 at 129
+# rows (16380 keeps the warp segments), lengths off the vector width (16387, 20001), few rows
+# (3, 20001), 3072 rows (the engine's other branch) at the edge, and crossing data on both
+# branches; every exclusive/reverse mode, the 3072-row shapes (50M elements) in two.
+GRAD_BLOCK2_EDGES = [((129, 16380), 1), ((129, 16384), 1), ((300, 16387), 1), ((3, 20001), 1),
+                     ((3072, 16384), 1)]
+GRAD_BLOCK2_CROSSING = [((200, 16387), 1), ((3072, 16388), 1)]
+
+
+def grad_block2_params():
+    for shape, axis in GRAD_BLOCK2_EDGES + GRAD_BLOCK2_CROSSING:
+        modes = DIRECTIONS if shape[0] < 3072 else [(False, False), (True, True)]
+        for exclusive, reverse in modes:
+            yield pytest.param(shape, axis, exclusive, reverse, (shape, axis) in GRAD_BLOCK2_CROSSING,
+                               id=f'{shape}-{axis}-excl{int(exclusive)}-rev{int(reverse)}')
+
+
+@pytest.mark.parametrize('shape,axis,exclusive,reverse,crossing', list(grad_block2_params()))
+def test_logcumsumexp_float32_grad_second_block_tile(shape, axis, exclusive, reverse, crossing):
+    x, g = grad_edge_data(shape, axis, crossing, np.random.default_rng(37))
+    check_lse_grad_float32(x, g, axis, exclusive, reverse)
