@@ -66,6 +66,22 @@ void LaunchBlockRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& 
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
+// The rows on the op's second block tile where it takes them (TileBlockRows2's Block2RowsFor);
+// false, nothing launched, otherwise.
+template <typename Op, typename Scratch>
+bool ScanBlockRows2(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t rows, bool exclusive,
+                    const Op& op, const typename Op::State* init) {
+  if constexpr (TileBlockRows2<GpuTileScan<Op>>::value) {
+    using Tiles = GpuTileScan<Op>;
+    if (Tiles::Block2RowsFor(rows, g.length)) {
+      LaunchBlockRows<typename Tiles::BlockTile2, Tiles::kBlock2Threads, Tiles::kBlock2Items,
+                      Tiles::kBlock2MinBlocks>(stream, scratch, g, rows, exclusive, op, init);
+      return true;
+    }
+  }
+  return false;
+}
+
 // Rows (inner == 1). A logical warp of W lanes per row; with W == 32, rows too few to fill the
 // GPU (or a carry-in given) are cut into segments of TileRowSegment steps (ScanPolicy::kRowSegment
 // unless the op's tiles say) scanned in one pass with a look-back, unless the op's block tiles
@@ -81,14 +97,7 @@ void ScanRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int6
     RowScanKernel<W, kItems><<<Blocks(rows * W), ScanPolicy::kThreads, 0, stream>>>(op, g, rows, exclusive);
     PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
   } else if (rows >= target && init == nullptr) {
-    if constexpr (TileBlockRows2<GpuTileScan<Op>>::value) {
-      using Tiles = GpuTileScan<Op>;
-      if (seg_len <= 0 && Tiles::Block2RowsFor(rows, g.length)) {
-        LaunchBlockRows<typename Tiles::BlockTile2, Tiles::kBlock2Threads, Tiles::kBlock2Items,
-                        Tiles::kBlock2MinBlocks>(stream, scratch, g, rows, exclusive, op, init);
-        return;
-      }
-    }
+    if (seg_len <= 0 && ScanBlockRows2(stream, scratch, g, rows, exclusive, op, init)) return;
     RowScanKernel<W, kItems><<<Blocks(rows * W), ScanPolicy::kThreads, 0, stream>>>(op, g, rows, exclusive);
     PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
   } else {
@@ -100,14 +109,7 @@ void ScanRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int6
         return;
       }
     }
-    if constexpr (TileBlockRows2<GpuTileScan<Op>>::value) {
-      using Tiles = GpuTileScan<Op>;
-      if (seg_len <= 0 && Tiles::Block2RowsFor(rows, g.length)) {
-        LaunchBlockRows<typename Tiles::BlockTile2, Tiles::kBlock2Threads, Tiles::kBlock2Items,
-                        Tiles::kBlock2MinBlocks>(stream, scratch, g, rows, exclusive, op, init);
-        return;
-      }
-    }
+    if (seg_len <= 0 && ScanBlockRows2(stream, scratch, g, rows, exclusive, op, init)) return;
     if constexpr (TileOwnLongRows<GpuTileScan<Op>>::value) {
       if (init == nullptr && seg_len <= 0 && GpuTileScan<Op>::LongRows(stream, scratch, g, rows, exclusive, op)) return;
     }
