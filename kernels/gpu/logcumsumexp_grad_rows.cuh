@@ -144,8 +144,9 @@ struct LseGradRows {
   }
 };
 
-// The gradient's block tiles (scan_block_rows.cuh, the scan engine v3) for float32 1-D tensors
-// and few long rows (LseGradBlockRowsFor in logcumsumexp_tiles.cuh): a block per tile of
+// The gradient's block tiles (scan_block_rows.cuh, the scan engine v3) for float32 1-D tensors,
+// few long rows (LseGradBlockRowsFor in logcumsumexp_tiles.cuh: kStash) and rows of 16384 steps
+// or more of any count (LseGradBlock2RowsFor: kStash off): a block per tile of
 // kThreads * kItems steps, out, out_grad and x each read once (x after the look-back) and x_grad
 // written once, 2 x a copy's bytes (the warp segments of the telescoped tiles read out and
 // out_grad twice: 3 x). Per element the arithmetic of LseGradRows above (LseGradRowMath): the

@@ -1377,7 +1377,7 @@ struct LseGradFast {
 // So: BlockTile (kStash) takes the forward's rule (LseBlockRowsFor: 2^18 steps or more, 2^16 or
 // more where at most 128 rows), which the engine asks only for rows it would cut into warp
 // segments (fewer than 3072 here: ScanPolicy::kTargetRowWarpsPerSlot x kMinBlocks); BlockTile2
-// (kStash off, as fast or faster on every measured shape but 1-D) takes every other row of
+// (kStash off: within 1 % or faster on every measured shape but 1-D) takes every other row of
 // PO_LSE_GRAD_BLOCK_MIN_LENGTH steps or more (16384: the shortest measured), whatever their
 // count, the rows a warp each took before included (TileBlockRows2 in scan_launch.cuh). Rows
 // of 4096 to 16383 steps ([2048, 8192], [16384, 4096]) and shorter ([2^16, 1024]) were not

@@ -1,5 +1,6 @@
-// The GPU scan engine's block tiles for 1-D tensors and few long rows (issue 29, the scan engine
-// v3): a thread block per tile of kThreads * kItems steps, held in registers from one read (the
+// The GPU scan engine's block tiles for 1-D tensors and few long rows, and through an op's second
+// tile (scan_launch.cuh's TileBlockRows2) long rows of any count (issue 29, the scan engine v3):
+// a thread block per tile of kThreads * kItems steps, held in registers from one read (the
 // warp segments of scan_onepass.cuh read theirs twice: once for the aggregate, once after the
 // look-back), and the carry before the tile from a decoupled look-back over inclusive prefixes,
 // folded in order. The op's tiles supply the arithmetic (GpuTileScan<Op>::kBlockRows, its
