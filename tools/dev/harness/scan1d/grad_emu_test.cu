@@ -152,6 +152,11 @@ int main() {
       {"1-D 2^22 neg", 1, int64_t{1} << 22, false, false, Dist::kNeg},
       {"1-D 2^22 N(0, 2)", 1, int64_t{1} << 22, false, false, Dist::kNormal2},
       {"1-D 2^22 N(0, 2) excl rev", 1, int64_t{1} << 22, true, true, Dist::kNormal2},
+      // the second block tile's rows (r23-gradroute: kStash off, the same arithmetic): 2 to 3 tiles a row
+      {"[200, 16387] cross", 200, 16387, false, false, Dist::kCross},
+      {"[200, 16387] cross excl rev", 200, 16387, true, true, Dist::kCross},
+      {"[3, 20000] near0 excl", 3, 20000, true, false, Dist::kNear0},
+      {"[4, 16388] holes rev", 4, 16388, false, true, Dist::kHoles},
   };
   bool bad = false;
   for (const C& c : cases) {
