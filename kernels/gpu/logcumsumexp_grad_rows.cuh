@@ -13,8 +13,11 @@
 //   - the gate and the factor take the CPU SIMD path's arithmetic: the difference d of two float
 //     outputs is exact in float64, its float rounding df goes through expm1f (gate = 1 + expm1f)
 //     or expf (factor), and the rounding d - df is put back with one float64 fma (a gate's error
-//     ~1e-7 |1 - gate|, a factor's ~2e-7). |d| > 80 or NaN take the float64 exp; a first step,
-//     an out of -inf, equal outputs and an x of -inf are the op's special cases;
+//     ~1e-7 |1 - gate|, a factor's ~2e-7). A gate below 1/2 (expm1f < -1/2) is expf's instead
+//     (PO_LSE_GRAD_GATE_EXPF; the CPU keeps 1 + expm1 there): 1 + expm1f keeps expm1f's
+//     absolute error, up to ~6e-8 where expm1f nears -1, which is 6e-8 / gate of a small gate
+//     (below). |d| > 80 or NaN take the float64 exp; a first step, an out of -inf, equal outputs
+//     and an x of -inf are the op's special cases;
 //   - the recurrence stays float64: each lane folds its steps' (gate, out_grad) pairs, a
 //     Kogge-Stone scan across the warp gives what lies before each lane (carry included), and
 //     the lane walks its steps again for the outputs. Nothing depends on the data's range, so
@@ -32,6 +35,11 @@
 #ifndef PO_LSE_GRAD_ITEMS
 #define PO_LSE_GRAD_ITEMS 8
 #endif
+// Gates below 1/2 as expf rather than 1 + expm1f (LseGradRowMath::Exp); 0: 1 + expm1f for every
+// gate, as before 2026-11-30 and as the CPU.
+#ifndef PO_LSE_GRAD_GATE_EXPF
+#define PO_LSE_GRAD_GATE_EXPF 1
+#endif
 
 namespace phi {
 namespace funcs {
@@ -41,12 +49,22 @@ struct LseGradRowMath {
   using State = GatedState<double>;
   static constexpr float kInf = std::numeric_limits<float>::infinity();
 
-  // exp(d) for the difference d of two float outputs; kGate: as 1 + expm1 (see above).
+  // exp(d) for the difference d of two float outputs; kGate: as 1 + expm1 (see above) where the
+  // gate is 1/2 or more. Below, 1 + expm1f would leave expm1f's absolute error in the gate: the
+  // scan1d harness's [4096, 16384] N(0, 2) gradient (tools/dev/harness/README.md, "the gates
+  // below 1/2"), a jump of 7.6 at a row's start (gate 5e-4) after an out_grad of 0.008, was 1.9
+  // of its bound's 10 on the H200 and 8.5 emulated with expm1f one ulp off, 0.11 / 0.22 with expf.
   template <bool kGate>
   __device__ static double Exp(double d) {
     if (fabs(d) <= 80.0) {
       const float df = static_cast<float>(d);
-      const double e = kGate ? 1.0 + static_cast<double>(expm1f(df)) : static_cast<double>(expf(df));
+      double e;
+      if (kGate) {
+        const float m = expm1f(df);
+        e = PO_LSE_GRAD_GATE_EXPF && m < -0.5f ? static_cast<double>(expf(df)) : 1.0 + static_cast<double>(m);
+      } else {
+        e = static_cast<double>(expf(df));
+      }
       return fma(e, d - static_cast<double>(df), e);
     }
     return exp(d);

@@ -1378,17 +1378,24 @@ struct LseGradFast {
 // more where at most 128 rows), which the engine asks only for rows it would cut into warp
 // segments (fewer than 3072 here: ScanPolicy::kTargetRowWarpsPerSlot x kMinBlocks); BlockTile2
 // (kStash off: within 1 % or faster on every measured shape but 1-D) takes every other row of
-// PO_LSE_GRAD_BLOCK_MIN_LENGTH steps or more (16384: the shortest measured), whatever their
-// count, the rows a warp each took before included (TileBlockRows2 in scan_launch.cuh). Rows
-// of 4096 to 16383 steps ([2048, 8192], [16384, 4096]) and shorter ([2^16, 1024]) were not
-// measured on the block tiles and keep their paths; the harness's gradient grid times them
-// (tools/dev/harness/scan1d/run_gradroute.sh), and -DPO_LSE_GRAD_BLOCK_MIN_LENGTH=<steps> moves
-// the edge. -DPO_LSE_GRAD_BLOCK=0 keeps every gradient row off the block tiles.
+// PO_LSE_GRAD_BLOCK_MIN_LENGTH steps or more, whatever their count, the rows a warp each took
+// before included (TileBlockRows2 in scan_launch.cuh). The edge, 8192 steps (one tile a row),
+// from the second run (run_gradroute.sh, built from r23-gradroute, the edge then 16384; x copy,
+// before -> the library's routing / BlockTile2 forced): [64, 2^20] 8.70 -> 4.92, [4096, 16384]
+// 6.51 -> 4.63, [1024, 16384] 9.41 -> 4.41, [256, 2^16] 9.50 -> 4.55, [512, 2^16] 9.83 -> 4.63;
+// [2048, 8192] 5.73 -> 4.29 (kStash 4.25), [8192, 8192] 5.30 -> 4.42. Shorter rows keep their
+// paths: 512 x 16 loses there ([16384, 4096] 5.30 -> 7.26, half of each block past the row's
+// end; [2^15, 2048] 5.10 -> 13.5), and the smaller tiles that won, measured and not taken
+// ([16384, 4096] 256 x 16 4.70, [2^15, 2048] 256 x 8 4.50, [2^16, 1024] 128 x 8 4.39: 10-13 %),
+// would each be one more tile type compiled into logcumsumexp_kernel.cu, already CI's longest
+// compile, for the grid's shapes alone. Lengths 8193 to 16383 (a partly empty second tile) were
+// not timed. -DPO_LSE_GRAD_BLOCK_MIN_LENGTH=<steps> moves the edge; -DPO_LSE_GRAD_BLOCK=0 keeps
+// every gradient row off the block tiles.
 #ifndef PO_LSE_GRAD_BLOCK
 #define PO_LSE_GRAD_BLOCK 1
 #endif
 #ifndef PO_LSE_GRAD_BLOCK_MIN_LENGTH
-#define PO_LSE_GRAD_BLOCK_MIN_LENGTH 16384
+#define PO_LSE_GRAD_BLOCK_MIN_LENGTH 8192
 #endif
 inline bool LseGradBlockRowsFor(int64_t rows, int64_t length) { return LseBlockRowsFor(rows, length); }
 inline bool LseGradBlock2RowsFor(int64_t /*rows*/, int64_t length) {

@@ -352,11 +352,12 @@ TEST(GpuTest, ScanEngineFastTilesFloat16DeterministicAndMatchCpu) {
 }
 
 // float32 logcumsumexp's gradient on the block tiles' second tile (logcumsumexp_tiles.cuh's
-// BlockTile2, LseGradBlock2RowsFor: rows of 16384 steps or more that the forward's rule leaves,
-// whatever their count; scan_launch.cuh's TileBlockRows2): the length edge at 129 rows (16380
-// keeps the warp segments, 16384 takes the tile), a length off the vector width with few rows,
-// 129 rows of 2^16 (past the forward's 128), and 3072 rows (the engine's target for the
-// gradient: before, a warp a row) in two modes. The GPU's x_grad, run twice bitwise, against the
+// BlockTile2, LseGradBlock2RowsFor: rows of 8192 steps or more that the forward's rule leaves,
+// whatever their count; scan_launch.cuh's TileBlockRows2): the length edge at 129 rows (8188
+// keeps the warp segments, 8192 takes the tile, one a row), lengths off the vector width with
+// few rows (8195: a second tile of 3 steps; 20001: three tiles), 129 rows of 2^16 (past the
+// forward's 128), and 3072 rows (the engine's target for the gradient: before, a warp a row) in
+// two modes. The GPU's x_grad, run twice bitwise, against the
 // CPU's float64 gradient on the GPU's float32 outputs (docs/spec.md §1, gradient): within 1e-5
 // of the same gradient of |out_grad|, 0 exactly where x is -inf. Inputs N(0, 2) with a leading
 // run of -inf and one value far below the rest.
@@ -364,7 +365,7 @@ TEST(GpuTest, ScanEngineLogcumsumexpFloat32GradSecondBlockTile) {
   REQUIRE_GPU();
   ScopedGpuScanBackend engine("engine");
   const std::vector<EngineCase> cases = {
-      {{129, 16380}, 1}, {{129, 16384}, 1}, {{3, 20001}, 1}, {{129, 65536}, 1}, {{3072, 16384}, 1}};
+      {{129, 8188}, 1}, {{129, 8192}, 1}, {{3, 8195}, 1}, {{3, 20001}, 1}, {{129, 65536}, 1}, {{3072, 8192}, 1}};
   std::mt19937 rng(41);
   std::normal_distribution<float> nd(0, 2);
   for (const EngineCase& c : cases) {

@@ -263,7 +263,7 @@ def grad_edge_data(shape, axis, crossing, rng):
 # float32 logcumsumexp's gradient on the block tiles (kernels/gpu/logcumsumexp_grad_rows.cuh's
 # LseGradBlockTile): out_grad staged in shared memory (kStash) for the rows the forward's rule
 # takes (2^18 steps or more, 2^16 or more where at most 128 rows), in registers for every other
-# row of 16384 steps or more (below: second block tile); the others keep the warp segments'
+# row of 8192 steps or more (below: second block tile); the others keep the warp segments'
 # telescoped tiles. Shapes on both sides of each edge of the forward's rule ((65535,) and
 # (129, 65536) take the second tile) and a length off the vector width, with a leading run of -inf
 # (gradient 0), a value far below the rest, out_grad of both signs, and crossing data (outputs
@@ -281,15 +281,16 @@ def test_logcumsumexp_float32_grad_block_tiles(shape, axis, exclusive, reverse):
 
 
 # The gradient's second block tile (logcumsumexp_tiles.cuh's BlockTile2 and LseGradBlock2RowsFor,
-# taken through scan_launch.cuh's TileBlockRows2): float32 rows of 16384 steps or more that the
+# taken through scan_launch.cuh's TileBlockRows2): float32 rows of 8192 steps or more that the
 # forward's rule leaves, whatever their count, the rows a warp each took before included (3072
-# rows and more: the engine's target for the gradient). Lengths on both sides of 16384 at 129
-# rows (16380 keeps the warp segments), lengths off the vector width (16387, 20001), few rows
-# (3, 20001), 3072 rows (the engine's other branch) at the edge, and crossing data on both
-# branches; every exclusive/reverse mode, the 3072-row shapes (50M elements) in two.
-GRAD_BLOCK2_EDGES = [((129, 16380), 1), ((129, 16384), 1), ((300, 16387), 1), ((3, 20001), 1),
-                     ((3072, 16384), 1)]
-GRAD_BLOCK2_CROSSING = [((200, 16387), 1), ((3072, 16388), 1)]
+# rows and more: the engine's target for the gradient). Lengths on both sides of 8192 at 129
+# rows (8188 keeps the warp segments; 8192: one tile a row, no look-back; 8196: a second tile of
+# 4 steps), lengths off the vector width (8195, 16387, 20001), few rows (3, 20001), 3072 rows
+# (the engine's other branch) at the edge, and crossing data on both branches (16387: three
+# tiles a row); every exclusive/reverse mode, the 3072-row shapes (25M elements) in two.
+GRAD_BLOCK2_EDGES = [((129, 8188), 1), ((129, 8192), 1), ((129, 8196), 1), ((300, 8195), 1), ((3, 20001), 1),
+                     ((3072, 8192), 1)]
+GRAD_BLOCK2_CROSSING = [((200, 16387), 1), ((3072, 8196), 1)]
 
 
 def grad_block2_params():

@@ -2,15 +2,16 @@
 // (kernels/gpu/logcumsumexp_grad_rows.cuh's LseGradBlockTile<kThreads, kItems> on
 // kernels/funcs/gpu/scan_block_rows.cuh), checked by the harness's own gradient checker (CheckGrad,
 // scan1d_harness.cu): per element LseGradRowMath's gate (1 + expm1f of the float rounding of the
-// exact float64 difference, the rounding put back by one fma) and output factor (expf the same
-// way), per thread the left fold of (gate, out_grad) pairs, BlockScanOne's order (Kogge-Stone in
+// exact float64 difference, expf below 1/2, the rounding put back by one fma) and output factor
+// (expf the same way), per thread the left fold of (gate, out_grad) pairs, BlockScanOne's order (Kogge-Stone in
 // each warp, then over the warp totals), the aggregate's canonical gate product, the in-order
 // fma chain of LseGradBlockTile::Step from tile 0's published b, and Finish's walk (the gates
 // taken again). Also with every float32 expm1f/expf result one ulp high ("+1ulp", a pessimistic
 // model of the GPU's). Exits 1 where a case is outside the bound (err > 10). (The 1-D 1000003
 // holes rows hold a NaN: every gradient before it in the forward's order is NaN, as the
 // reference's; the [3, 2^16] holes rows have -inf runs and, in the last row, a +inf.)
-// Build as check_test.cu, from tools/dev/harness/scan1d/grad_emu_test.cu (README).
+// Build as check_test.cu, from tools/dev/harness/scan1d/grad_emu_test.cu (README). `--many [rows]`:
+// the harness's [4096, 16384] N(0, 2) rows alone, the gates below 1/2 both ways (Many below).
 #define main harness_main
 #include "tools/dev/harness/scan1d/scan1d_harness.cu"
 #undef main
@@ -21,12 +22,15 @@ struct GS {
 };
 GS Cmb(GS e, GS l) { return {e.a * l.a, std::fma(l.a, e.b, l.b)}; }  // LseGradRowMath::Combine
 bool g_up = false, g_nofix = false;
+bool g_old_gate = false;  // every gate as 1 + expm1f (the arithmetic before gates below 1/2 took expf)
 double ExpH(double d, bool gate) {  // LseGradRowMath::Exp
   if (std::fabs(d) <= 80.0) {
     const float df = static_cast<float>(d);
     float r = gate ? std::expm1(df) : std::exp(df);
+    const bool as_exp = gate && !g_old_gate && r < -0.5f;
+    if (as_exp) r = std::exp(df);
     if (g_up && r != 0.f) r = std::nextafter(r, INFINITY);
-    const double e = gate ? 1.0 + static_cast<double>(r) : static_cast<double>(r);
+    const double e = gate && !as_exp ? 1.0 + static_cast<double>(r) : static_cast<double>(r);
     if (g_nofix) return e;
     return std::fma(e, d - static_cast<double>(df), e);
   }
@@ -78,6 +82,7 @@ std::vector<float> EmuGradBlock(const std::vector<float>& x, const std::vector<f
                                 const std::vector<float>& og, int64_t rows, int64_t L, bool excl, bool rev) {
   constexpr int64_t kT = int64_t{kThreads} * kItems;
   std::vector<float> xg(x.size());
+#pragma omp parallel for schedule(dynamic, 16)
   for (int64_t r = 0; r < rows; ++r) {
     auto at = [&](int64_t s) { return r * L + (!rev ? L - 1 - s : s); };  // the gradient's scan order
     double pb = 0.0;  // P_{t-1}.b (the published prefix keeps b alone)
@@ -130,9 +135,81 @@ std::vector<float> EmuGradBlock(const std::vector<float>& x, const std::vector<f
   }
   return xg;
 }
+
+// CheckGrad's measure for inclusive forward rows (the gradient from each row's end), with where
+// its worst element sits: row, p (the forward's position), ref, mag (the |out_grad| sum), got.
+struct Worst {
+  double err = 0;
+  int64_t row = 0, p = 0;
+  double ref = 0, mag = 0;
+  float got = 0;
+};
+Worst WorstIncl(const std::vector<float>& x, const std::vector<float>& o, const std::vector<float>& og,
+                const std::vector<float>& xg, int64_t rows, int64_t L) {
+  std::vector<Worst> per(rows);
+#pragma omp parallel for schedule(dynamic, 16)
+  for (int64_t r = 0; r < rows; ++r) {
+    long double b = 0, mb = 0;
+    float prev = 0.f;
+    Worst w;
+    for (int64_t k = 0; k < L; ++k) {
+      const int64_t p = L - 1 - k, i = r * L + p;
+      long double gate = 0;
+      if (k > 0 && o[i] != -INFINITY) gate = o[i] == prev ? 1.0L : expl(static_cast<long double>(o[i]) - prev);
+      b = gate * b + og[i], mb = gate * mb + std::fabs(og[i]);
+      prev = o[i];
+      if (x[i] == -INFINITY) continue;
+      const long double f = expl(static_cast<long double>(x[i]) - o[i]);
+      const double e = static_cast<double>(std::fabs(xg[i] - b * f) / std::max(mb * f, 1e-30L)) / 1e-6;
+      if (e > w.err) w = Worst{e, r, p, static_cast<double>(b * f), static_cast<double>(mb * f), xg[i]};
+    }
+    per[r] = w;
+  }
+  Worst all;
+  for (const Worst& w : per) all = w.err > all.err ? w : all;
+  return all;
+}
+
+// [4096, 16384] N(0, 2), inclusive (the scan1d harness's "grad f32 [4096, 16384] last", generated
+// first from the harness's seed as in its checked step, so the same data as the GPU's), its first
+// `rows` rows on the second block tile (512 x 16, two tiles a row), emulated with every gate as
+// 1 + expm1f (g_old_gate: the arithmetic the H200 ran) and with the gates below 1/2 as expf (the
+// library's now), each also +1ulp: the worst element, where it sits and the row's start that
+// feeds it. Returns 1 where the library's arithmetic is outside the bound.
+int Many(int64_t rows) {
+  const int64_t R = 4096, L = 16384;
+  const GradData d(R, L, false, false, Dist::kNormal2);
+  const std::vector<float> x(d.x.begin(), d.x.begin() + rows * L), o(d.o.begin(), d.o.begin() + rows * L),
+      g(d.g.begin(), d.g.begin() + rows * L);
+  bool bad = false;
+  const char* names[4] = {"1 + expm1f", "1 + expm1f +1ulp", "gates < 1/2 expf", "gates < 1/2 expf +1ulp"};
+  for (int mode = 0; mode < 4; ++mode) {
+    g_up = mode & 1;
+    g_old_gate = (mode & 2) == 0;
+    const std::vector<float> xg = EmuGradBlock<512, 16>(x, o, g, rows, L, false, false);
+    const double e = CheckGrad(x, o, g, xg, rows, L, false, false);
+    const Worst w = WorstIncl(x, o, g, xg, rows, L);
+    std::printf("[%lld, 16384] N(0, 2) %-23s err %.3g (worst: row %lld, position %lld, got %.9g, ref %.9g, "
+                "|out_grad| sum %.3g)\n",
+                static_cast<long long>(rows), names[mode], e, static_cast<long long>(w.row),
+                static_cast<long long>(w.p), w.got, w.ref, w.mag);
+    if (mode >= 2) bad |= !(e <= 10);
+    if (mode < 2) {  // the row's start (forward order) up to the worst element and a little past it
+      const int64_t b0 = w.row * L;
+      for (int64_t p = 0; p <= std::min<int64_t>(w.p + 2, L - 1); ++p) {
+        const double dd = p > 0 ? static_cast<double>(o[b0 + p - 1]) - static_cast<double>(o[b0 + p]) : NAN;
+        std::printf("    p %lld: x %.6g, out %.9g, out_grad %.6g; gate exp(out[p-1] - out[p]) = exp(%.6g) = %.6g\n",
+                    static_cast<long long>(p), x[b0 + p], o[b0 + p], g[b0 + p], dd, std::exp(dd));
+      }
+    }
+  }
+  g_up = g_old_gate = false;
+  return bad ? 1 : 0;
+}
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--many") return Many(argc > 2 ? std::atoll(argv[2]) : 4096);
   struct C {
     const char* name;
     int64_t rows, L;
@@ -172,9 +249,15 @@ int main() {
                   c.name, up ? "+1ulp" : "", e1, e2, e1 <= 10 && e2 <= 10 ? "" : "  FAIL");
       bad |= !(e1 <= 10 && e2 <= 10);
     }
+    // the gates as 1 + expm1f throughout, as before (printed, not judged)
+    g_up = false;
+    g_old_gate = true;
+    const double eo = CheckGrad(x, o, g, EmuGradBlock<512, 16>(x, o, g, c.rows, c.L, c.excl, c.rev), c.rows, c.L,
+                                c.excl, c.rev);
+    g_old_gate = false;
+    std::printf("%-30s        every gate 1 + expm1f (before): err %.3g\n", c.name, eo);
     // what the checker sees of a coarser arithmetic (printed, not judged): float32 gates and factors
     // alone, their rounding d - float(d) not put back
-    g_up = false;
     g_nofix = true;
     const double en = CheckGrad(x, o, g, EmuGradBlock<512, 16>(x, o, g, c.rows, c.L, c.excl, c.rev), c.rows, c.L,
                                 c.excl, c.rev);

@@ -274,26 +274,34 @@ const Case kCases[] = {
     {"grad f32 [128, 2^16] grid", true, 128, int64_t{1} << 16, false, false, Dist::kNormal2, true},
     {"grad f32 [256, 2^16] grid", true, 256, int64_t{1} << 16, false, false, Dist::kNormal2, true},
     {"grad f32 [512, 2^18] grid", true, 512, int64_t{1} << 18, false, false, Dist::kNormal2, true},
-    // the routing of branch r23-gradroute (LseGradBlock2RowsFor: rows of 16384 steps or more on
+    // the routing of branch r23-gradroute (LseGradBlock2RowsFor: rows of 8192 steps or more on
     // BlockTile2, whatever their count): its edges checked (rows 129 and 200 below the engine's
-    // 3072 a warp each, 3072 at it; lengths 16380 below the edge, 16387 off the vector width),
-    // crossing data (outputs near 0 after many tiles), near 0, holes
+    // 3072 a warp each, 3072 at it; lengths 8188 below the edge, 8192 at it, one tile a row, 8195
+    // and 16387 off the vector width, a second and third tile of 3 steps), crossing data (outputs
+    // near 0 after many tiles), near 0, holes
     {"grad f32 [200, 16387] cross", true, 200, 16387, false, false, Dist::kCross, true},
     {"grad f32 [200, 16387] cross excl", true, 200, 16387, true, false, Dist::kCross, true},
     {"grad f32 [200, 16387] cross rev", true, 200, 16387, false, true, Dist::kCross, true},
     {"grad f32 [200, 16387] cross excl rev", true, 200, 16387, true, true, Dist::kCross, true},
-    {"grad f32 [200, 16380] cross excl rev", true, 200, 16380, true, true, Dist::kCross, true},
+    {"grad f32 [200, 8188] cross excl rev", true, 200, 8188, true, true, Dist::kCross, true},
+    {"grad f32 [200, 8192] cross excl rev", true, 200, 8192, true, true, Dist::kCross, true},
+    {"grad f32 [200, 8195] cross", true, 200, 8195, false, false, Dist::kCross, true},
     {"grad f32 [3, 20000] near0 excl", true, 3, 20000, true, false, Dist::kNear0, true},
     {"grad f32 [4, 16388] holes rev", true, 4, 16388, false, true, Dist::kHoles, true},
+    {"grad f32 [5, 8192] holes excl rev", true, 5, 8192, true, true, Dist::kHoles, true},
     {"grad f32 [129, 2^16] holes excl rev", true, 129, int64_t{1} << 16, true, true, Dist::kHoles, true},
-    {"grad f32 [3072, 16384] cross", true, 3072, 16384, false, false, Dist::kCross, true},
-    {"grad f32 [3072, 16384] cross excl rev", true, 3072, 16384, true, true, Dist::kCross, true},
-    {"grad f32 [3072, 16388] holes excl", true, 3072, 16388, true, false, Dist::kHoles, true},
-    // rows and lengths around the new edge (timing: --only grid; [4096, 16384] is "last" above)
+    {"grad f32 [3072, 8188] cross", true, 3072, 8188, false, false, Dist::kCross, true},
+    {"grad f32 [3072, 8192] cross", true, 3072, 8192, false, false, Dist::kCross, true},
+    {"grad f32 [3072, 8192] cross excl rev", true, 3072, 8192, true, true, Dist::kCross, true},
+    {"grad f32 [3072, 8196] holes excl", true, 3072, 8196, true, false, Dist::kHoles, true},
+    // rows and lengths around the edge (timing: --only grid; [4096, 16384] is "last" above;
+    // [2048, 12288] and [4096, 8200]: a second tile half full and of 8 steps, not yet timed)
     {"grad f32 [512, 2^16] grid", true, 512, int64_t{1} << 16, false, false, Dist::kNormal2, true},
     {"grad f32 [1024, 16384] grid", true, 1024, 16384, false, false, Dist::kNormal2, true},
     {"grad f32 [2048, 8192] grid", true, 2048, 8192, false, false, Dist::kNormal2, true},
     {"grad f32 [8192, 8192] grid", true, 8192, 8192, false, false, Dist::kNormal2, true},
+    {"grad f32 [2048, 12288] grid", true, 2048, 12288, false, false, Dist::kNormal2, true},
+    {"grad f32 [4096, 8200] grid", true, 4096, 8200, false, false, Dist::kNormal2, true},
     {"grad f32 [16384, 4096] grid", true, 16384, 4096, false, false, Dist::kNormal2, true},
     {"grad f32 [2^15, 2048] grid", true, int64_t{1} << 15, 2048, false, false, Dist::kNormal2, true},
     {"grad f32 [2^16, 1024] grid", true, int64_t{1} << 16, 1024, false, false, Dist::kNormal2, true},
