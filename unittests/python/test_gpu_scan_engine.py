@@ -305,3 +305,24 @@ def grad_block2_params():
 def test_logcumsumexp_float32_grad_second_block_tile(shape, axis, exclusive, reverse, crossing):
     x, g = grad_edge_data(shape, axis, crossing, np.random.default_rng(37))
     check_lse_grad_float32(x, g, axis, exclusive, reverse)
+
+
+# Gates far below 1 on the block tiles (LseGradRowMath::Exp in logcumsumexp_grad_rows.cuh): at
+# a line's start (the forward's order) a term larger by 7.5, 12 and 20 takes over (gates 6e-4,
+# 6e-6, 2e-9), and out_grad is 0 but at the last output, so the first element's gradient is that
+# gate times the rest. As 1 + expm1f such a gate kept expm1f's absolute error (~3e-8: 5e-5, 5e-3
+# of the gradient; past a jump of 17 the gate was 0); the gates below 1/2 take expf. (3, 20001)
+# takes the second block tile (the line's start in the last of three tiles), (1, 65536) the
+# first (kStash).
+@pytest.mark.parametrize('shape', [(3, 20001), (1, 65536)])
+@pytest.mark.parametrize('exclusive,reverse', DIRECTIONS)
+def test_logcumsumexp_float32_grad_small_gates(shape, exclusive, reverse):
+    rng = np.random.default_rng(43)
+    x = (2 * rng.standard_normal(shape)).astype(np.float32)
+    g = np.zeros(shape, np.float32)
+    for r, jump in enumerate([7.5, 12.0, 20.0] if shape[0] == 3 else [20.0]):
+        x[r, :2] = [4.0 - jump, 4.0]
+    g[:, -1] = 1.0
+    if reverse:  # the same lines in the forward's order
+        x, g = x[:, ::-1].copy(), g[:, ::-1].copy()
+    check_lse_grad_float32(x, g, 1, exclusive, reverse)
