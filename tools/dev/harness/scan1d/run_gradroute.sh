@@ -13,30 +13,40 @@
 # (unchecked, bitwise-compared) on [64, 2^20], [4096, 16384] and the grid (rows of 1024 to 2^16
 # steps, 128 to 2^16 rows, and [2048, 12288], [4096, 8200]: a second tile half full and of 8
 # steps; 1-D 2^26, routed as before, left out: its reference is one long double line);
-# compute-sanitizer memcheck and racecheck on small routed cases (one tile a row among them).
-# Each step under its own timeout, at most 250 s in all (about 140 expected). Run from the
-# repository root on the device machine: bash <dir>/run.sh
+# compute-sanitizer memcheck and racecheck on small routed cases (one tile a row among them);
+# where scan1d_gradroute_expm1 lies beside it (the same build with "-DSCAN1D_LIB
+# -DPO_LSE_GRAD_GATE_EXPF=0" as variant gradroute_expm1: every gate 1 + expm1f, as before),
+# lib-grad-new timed by both binaries, the cost of taking the gates below 1/2 as expf. Each step
+# under its own timeout, at most 475 s in all (about 250 expected). Run from the repository
+# root on the device machine: bash <dir>/run.sh
 set -u
 d=$(dirname "$0")
 h="$d/scan1d_gradroute"
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-16}
 echo "== gradient, awkward cases, every gradient variant: checked"
-timeout 30 "$h" --no-time --variant grad --only 'grad f32 1-D 1000003' --only 'grad f32 [3, 70001]' \
+timeout 75 "$h" --no-time --variant grad --only 'grad f32 1-D 1000003' --only 'grad f32 [3, 70001]' \
   --only 'grad f32 [2, 70000]' --only 'grad f32 [3, 2^16]' --only 'grad f32 1-D 2^22 neg' \
   --only 'grad f32 [3, 20000]' --only 'grad f32 [4, 16388]' --only 'grad f32 [5, 8192]'
 echo "== gradient, the routing's edges and [4096, 16384], lib-grad-new and lib-grad-old: checked"
 timeout 70 "$h" --no-time --variant lib-grad --only 'grad f32 [200, ' --only 'grad f32 [129, 2^16]' \
   --only 'grad f32 [3072, ' --only 'grad f32 [4096, 16384] last'
 echo "== gradient timing round (unchecked, bitwise-compared): every gradient variant"
-timeout 110 "$h" --no-check --variant grad --only 'grad f32 [64, 2^20]' \
+timeout 120 "$h" --no-check --variant grad --only 'grad f32 [64, 2^20]' \
   --only 'grad f32 [4096, 16384]' --only 'grid' --skip 'excl rev' --skip 'lse f32' --skip '[512, 2^18]'
 if command -v compute-sanitizer > /dev/null; then
   echo "== memcheck, small cases, the routed path and the smaller forced tiles"
-  timeout 20 compute-sanitizer --tool memcheck "$h" --no-time --variant lib-grad-new --variant grad-b128i8 \
+  timeout 30 compute-sanitizer --tool memcheck "$h" --no-time --variant lib-grad-new --variant grad-b128i8 \
     --variant grad-b256i8 --only 'grad f32 [3, 20000]' --only 'grad f32 [4, 16388]' --only 'grad f32 [5, 8192]' |
     grep -v '^|---' | tail -17
   echo "== racecheck, [3, 20000] near0 excl, [4, 16388] holes rev and [5, 8192] holes excl rev, the same variants"
-  timeout 20 compute-sanitizer --tool racecheck "$h" --no-time --variant lib-grad-new --variant grad-b128i8 \
+  timeout 30 compute-sanitizer --tool racecheck "$h" --no-time --variant lib-grad-new --variant grad-b128i8 \
     --variant grad-b256i8 --only 'grad f32 [4, 16388]' --only 'grad f32 [3, 20000]' --only 'grad f32 [5, 8192]' |
     tail -13
+fi
+if [ -x "$d/scan1d_gradroute_expm1" ]; then
+  echo "== the gates below 1/2 as expf (gradroute) against 1 + expm1f throughout (gradroute_expm1): lib-grad-new, timed"
+  for b in scan1d_gradroute scan1d_gradroute_expm1 scan1d_gradroute; do
+    timeout 50 "$d/$b" --no-check --variant lib-grad-new --only 'grad f32 1-D 2^26' --only 'grad f32 [4096, 16384]' \
+      --only 'grad f32 [8192, 8192]' --only 'grad f32 [128, 2^16]' --skip 'excl rev' | grep -v '^|---'
+  done
 fi
