@@ -163,13 +163,13 @@ struct LseGradRows {
 };
 
 // The gradient's block tiles (scan_block_rows.cuh, the scan engine v3) for float32 1-D tensors,
-// few long rows (LseGradBlockRowsFor in logcumsumexp_tiles.cuh: kStash) and rows of 16384 steps
+// few long rows (LseGradBlockRowsFor in logcumsumexp_tiles.cuh: kStash) and rows of 8192 steps
 // or more of any count (LseGradBlock2RowsFor: kStash off): a block per tile of
 // kThreads * kItems steps, out, out_grad and x each read once (x after the look-back) and x_grad
 // written once, 2 x a copy's bytes (the warp segments of the telescoped tiles read out and
 // out_grad twice: 3 x). Per element the arithmetic of LseGradRows above (LseGradRowMath): the
-// gate of the exact float64 difference of two float outputs (1 + expm1f, its rounding put back
-// by one fma), the float64 recurrence b = fma(gate, b, out_grad), x_grad = b * exp(x - o) the
+// gate of the exact float64 difference of two float outputs (1 + expm1f, expf below 1/2, its
+// rounding put back by one fma), the float64 recurrence b = fma(gate, b, out_grad), x_grad = b * exp(x - o) the
 // same way; the gates are taken twice (the fold before the look-back, the outputs after it:
 // the same function of the same floats, so the same bits), not held across the look-back.
 //   - The published aggregate A_t is the tile's (gate product, b) pair, a fixed left fold: each

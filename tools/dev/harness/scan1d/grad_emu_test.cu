@@ -10,8 +10,9 @@
 // model of the GPU's). Exits 1 where a case is outside the bound (err > 10). (The 1-D 1000003
 // holes rows hold a NaN: every gradient before it in the forward's order is NaN, as the
 // reference's; the [3, 2^16] holes rows have -inf runs and, in the last row, a +inf.)
-// Build as check_test.cu, from tools/dev/harness/scan1d/grad_emu_test.cu (README). `--many [rows]`:
-// the harness's [4096, 16384] N(0, 2) rows alone, the gates below 1/2 both ways (Many below).
+// Build as check_test.cu, from tools/dev/harness/scan1d/grad_emu_test.cu (README). `--many [rows]`
+// and `--holes`: the H200 run's [4096, 16384] N(0, 2) and [3072, 16388] holes excl rows alone,
+// the gates below 1/2 both ways (Many and Holes below).
 #define main harness_main
 #include "tools/dev/harness/scan1d/scan1d_harness.cu"
 #undef main
@@ -136,16 +137,16 @@ std::vector<float> EmuGradBlock(const std::vector<float>& x, const std::vector<f
   return xg;
 }
 
-// CheckGrad's measure for inclusive forward rows (the gradient from each row's end), with where
-// its worst element sits: row, p (the forward's position), ref, mag (the |out_grad| sum), got.
+// CheckGrad's measure for rows of the forward not reversed, with where its worst element sits:
+// row, p (the forward's position), ref, mag (the |out_grad| sum), got.
 struct Worst {
   double err = 0;
   int64_t row = 0, p = 0;
   double ref = 0, mag = 0;
   float got = 0;
 };
-Worst WorstIncl(const std::vector<float>& x, const std::vector<float>& o, const std::vector<float>& og,
-                const std::vector<float>& xg, int64_t rows, int64_t L) {
+Worst WorstAt(const std::vector<float>& x, const std::vector<float>& o, const std::vector<float>& og,
+              const std::vector<float>& xg, int64_t rows, int64_t L, bool excl) {
   std::vector<Worst> per(rows);
 #pragma omp parallel for schedule(dynamic, 16)
   for (int64_t r = 0; r < rows; ++r) {
@@ -156,12 +157,21 @@ Worst WorstIncl(const std::vector<float>& x, const std::vector<float>& o, const 
       const int64_t p = L - 1 - k, i = r * L + p;
       long double gate = 0;
       if (k > 0 && o[i] != -INFINITY) gate = o[i] == prev ? 1.0L : expl(static_cast<long double>(o[i]) - prev);
-      b = gate * b + og[i], mb = gate * mb + std::fabs(og[i]);
+      long double ref = 0, mag = 0;
+      const bool zero = x[i] == -INFINITY || (excl && k == 0);
+      if (excl) {
+        const long double f = zero ? 0.0L : expl(static_cast<long double>(x[i]) - prev);
+        ref = b * f, mag = mb * f;
+        b = gate * b + og[i], mb = gate * mb + std::fabs(og[i]);
+      } else {
+        b = gate * b + og[i], mb = gate * mb + std::fabs(og[i]);
+        const long double f = zero ? 0.0L : expl(static_cast<long double>(x[i]) - o[i]);
+        ref = b * f, mag = mb * f;
+      }
       prev = o[i];
-      if (x[i] == -INFINITY) continue;
-      const long double f = expl(static_cast<long double>(x[i]) - o[i]);
-      const double e = static_cast<double>(std::fabs(xg[i] - b * f) / std::max(mb * f, 1e-30L)) / 1e-6;
-      if (e > w.err) w = Worst{e, r, p, static_cast<double>(b * f), static_cast<double>(mb * f), xg[i]};
+      if (zero || ref != ref) continue;
+      const double e = static_cast<double>(std::fabs(xg[i] - ref) / std::max(mag, 1e-30L)) / 1e-6;
+      if (e > w.err) w = Worst{e, r, p, static_cast<double>(ref), static_cast<double>(mag), xg[i]};
     }
     per[r] = w;
   }
@@ -170,46 +180,75 @@ Worst WorstIncl(const std::vector<float>& x, const std::vector<float>& o, const 
   return all;
 }
 
-// [4096, 16384] N(0, 2), inclusive (the scan1d harness's "grad f32 [4096, 16384] last", generated
-// first from the harness's seed as in its checked step, so the same data as the GPU's), its first
-// `rows` rows on the second block tile (512 x 16, two tiles a row), emulated with every gate as
-// 1 + expm1f (g_old_gate: the arithmetic the H200 ran) and with the gates below 1/2 as expf (the
-// library's now), each also +1ulp: the worst element, where it sits and the row's start that
-// feeds it. Returns 1 where the library's arithmetic is outside the bound.
-int Many(int64_t rows) {
-  const int64_t R = 4096, L = 16384;
-  const GradData d(R, L, false, false, Dist::kNormal2);
-  const std::vector<float> x(d.x.begin(), d.x.begin() + rows * L), o(d.o.begin(), d.o.begin() + rows * L),
-      g(d.g.begin(), d.g.begin() + rows * L);
+// Row `row`'s start (forward order) up to position `last` (and two past it): x, out, out_grad
+// and the gate that joins each step to the one before.
+void PrintStart(const std::vector<float>& x, const std::vector<float>& o, const std::vector<float>& g, int64_t row,
+                int64_t L, int64_t last) {
+  const int64_t b0 = row * L;
+  for (int64_t p = 0; p <= std::min<int64_t>(last + 2, L - 1); ++p) {
+    const double dd = p > 0 ? static_cast<double>(o[b0 + p - 1]) - static_cast<double>(o[b0 + p]) : NAN;
+    std::printf("    p %lld: x %.6g, out %.9g, out_grad %.6g; gate exp(out[p-1] - out[p]) = exp(%.6g) = %.6g\n",
+                static_cast<long long>(p), x[b0 + p], o[b0 + p], g[b0 + p], dd, std::exp(dd));
+  }
+}
+
+// Rows of L on the second block tile, emulated with every gate as 1 + expm1f (g_old_gate: the
+// arithmetic the H200 ran) and with the gates below 1/2 as expf (the library's now), each also
+// +1ulp: the worst element, where it sits and (for the first two) the row's start that feeds it.
+// Returns 1 where the library's arithmetic is outside the bound.
+int Compare(const char* name, const std::vector<float>& x, const std::vector<float>& o, const std::vector<float>& g,
+            int64_t rows, int64_t L, bool excl, int64_t show) {
   bool bad = false;
   const char* names[4] = {"1 + expm1f", "1 + expm1f +1ulp", "gates < 1/2 expf", "gates < 1/2 expf +1ulp"};
   for (int mode = 0; mode < 4; ++mode) {
     g_up = mode & 1;
     g_old_gate = (mode & 2) == 0;
-    const std::vector<float> xg = EmuGradBlock<512, 16>(x, o, g, rows, L, false, false);
-    const double e = CheckGrad(x, o, g, xg, rows, L, false, false);
-    const Worst w = WorstIncl(x, o, g, xg, rows, L);
-    std::printf("[%lld, 16384] N(0, 2) %-23s err %.3g (worst: row %lld, position %lld, got %.9g, ref %.9g, "
-                "|out_grad| sum %.3g)\n",
-                static_cast<long long>(rows), names[mode], e, static_cast<long long>(w.row),
-                static_cast<long long>(w.p), w.got, w.ref, w.mag);
+    const std::vector<float> xg = EmuGradBlock<512, 16>(x, o, g, rows, L, excl, false);
+    const double e = CheckGrad(x, o, g, xg, rows, L, excl, false);
+    const Worst w = WorstAt(x, o, g, xg, rows, L, excl);
+    std::printf("%s %-23s err %.3g (worst: row %lld, position %lld, got %.9g, ref %.9g, |out_grad| sum %.3g)\n", name,
+                names[mode], e, static_cast<long long>(w.row), static_cast<long long>(w.p), w.got, w.ref, w.mag);
     if (mode >= 2) bad |= !(e <= 10);
-    if (mode < 2) {  // the row's start (forward order) up to the worst element and a little past it
-      const int64_t b0 = w.row * L;
-      for (int64_t p = 0; p <= std::min<int64_t>(w.p + 2, L - 1); ++p) {
-        const double dd = p > 0 ? static_cast<double>(o[b0 + p - 1]) - static_cast<double>(o[b0 + p]) : NAN;
-        std::printf("    p %lld: x %.6g, out %.9g, out_grad %.6g; gate exp(out[p-1] - out[p]) = exp(%.6g) = %.6g\n",
-                    static_cast<long long>(p), x[b0 + p], o[b0 + p], g[b0 + p], dd, std::exp(dd));
-      }
-    }
+    if (mode < 2 && w.p <= show) PrintStart(x, o, g, w.row, L, w.p);
   }
   g_up = g_old_gate = false;
   return bad ? 1 : 0;
+}
+
+// [4096, 16384] N(0, 2), inclusive (the scan1d harness's "grad f32 [4096, 16384] last", generated
+// first from the harness's seed as in its checked step, so the same data as the GPU's), its first
+// `rows` rows, through Compare.
+int Many(int64_t rows) {
+  const int64_t R = 4096, L = 16384;
+  const GradData d(R, L, false, false, Dist::kNormal2);
+  const std::vector<float> x(d.x.begin(), d.x.begin() + rows * L), o(d.o.begin(), d.o.begin() + rows * L),
+      g(d.g.begin(), d.g.begin() + rows * L);
+  return Compare("[4096, 16384] N(0, 2)", x, o, g, rows, L, false, 20);
+}
+
+// "grad f32 [3072, 16388] holes excl" of the H200's run built from 23926c9 (0.629; lib-grad-old
+// 0.232): its data generated after those of the cases its checked step ran before it, in
+// kCases' order then, so the GPU's data; through Compare.
+int Holes() {
+  struct C {
+    int64_t rows, L;
+    bool excl, rev;
+    Dist d;
+  };
+  const C before[] = {{4096, 16384, false, false, Dist::kNormal2}, {200, 16387, false, false, Dist::kCross},
+                      {200, 16387, true, false, Dist::kCross},     {200, 16387, false, true, Dist::kCross},
+                      {200, 16387, true, true, Dist::kCross},      {200, 16380, true, true, Dist::kCross},
+                      {129, 65536, true, true, Dist::kHoles},      {3072, 16384, false, false, Dist::kCross},
+                      {3072, 16384, true, true, Dist::kCross}};
+  for (const C& c : before) GradData(c.rows, c.L, c.excl, c.rev, c.d);
+  const GradData d(3072, 16388, true, false, Dist::kHoles);
+  return Compare("[3072, 16388] holes excl", d.x, d.o, d.g, 3072, 16388, true, 20);
 }
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--many") return Many(argc > 2 ? std::atoll(argv[2]) : 4096);
+  if (argc > 1 && std::string(argv[1]) == "--holes") return Holes();
   struct C {
     const char* name;
     int64_t rows, L;
