@@ -52,8 +52,8 @@ struct LseGradRowMath {
   // exp(d) for the difference d of two float outputs; kGate: as 1 + expm1 (see above) where the
   // gate is 1/2 or more. Below, 1 + expm1f would leave expm1f's absolute error in the gate: the
   // scan1d harness's [4096, 16384] N(0, 2) gradient (tools/dev/harness/README.md, "the gates
-  // below 1/2"), a jump of 7.6 at a row's start (gate 5e-4) after an out_grad of 0.008, was 1.9
-  // of its bound's 10 on the H200 and 8.5 emulated with expm1f one ulp off, 0.11 / 0.22 with expf.
+  // below 1/2"), jumps of 7.6 at rows' starts (gates of 5e-4), was 1.9 of its bound's 10 on the
+  // H200 (the same on the host), 8.5 with expm1f one ulp off; with expf 0.11 / 0.22.
   template <bool kGate>
   __device__ static double Exp(double d) {
     if (fabs(d) <= 80.0) {
@@ -169,8 +169,8 @@ struct LseGradRows {
 // written once, 2 x a copy's bytes (the warp segments of the telescoped tiles read out and
 // out_grad twice: 3 x). Per element the arithmetic of LseGradRows above (LseGradRowMath): the
 // gate of the exact float64 difference of two float outputs (1 + expm1f, expf below 1/2, its
-// rounding put back by one fma), the float64 recurrence b = fma(gate, b, out_grad), x_grad = b * exp(x - o) the
-// same way; the gates are taken twice (the fold before the look-back, the outputs after it:
+// rounding put back by one fma), the float64 recurrence b = fma(gate, b, out_grad), x_grad =
+// b * exp(x - o) the same way; the gates are taken twice (the fold before the look-back, the outputs after it:
 // the same function of the same floats, so the same bits), not held across the look-back.
 //   - The published aggregate A_t is the tile's (gate product, b) pair, a fixed left fold: each
 //     thread folds its steps in order, then a block scan (lane, then warp order). The step
