@@ -51,6 +51,14 @@
 #ifndef PO_LSE_GRAD_ROWS
 #define PO_LSE_GRAD_ROWS 0
 #endif
+// float16/bfloat16 logcumsumexp on float32's fast paths with the lean16 arithmetic (the block tiles
+// for 1-D and long rows, lean16 groups and chunks in the row groups, the staged rows and the
+// column thread steps; LseFast::Exp16). 0 keeps the older 16-bit paths (the float32 arithmetic
+// on the warp segments, no block tiles): the kernel harness (tools/dev/harness/lse16) builds
+// both to compare.
+#ifndef PO_LSE16_FAST
+#define PO_LSE16_FAST 1
+#endif
 
 namespace phi {
 namespace funcs {
@@ -196,6 +204,51 @@ struct LseFast {
     asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(l) : "f"(S));
     return fmaf(l, 0.693147180559945309f, R);
   }
+  // ---- float16/bfloat16 outputs (the "lean16" arithmetic; docs/architecture.md) ----
+  // A 16-bit output is rounded once from float, so a float result within delta of the exact
+  // value, delta <= half an ulp of the 16-bit type, is within one ulp (and its rounding within
+  // one ulp of the rounded reference, as the tests measure). Half an ulp is at least 2^-12 |out|
+  // (float16) or 2^-9 |out| (bfloat16, where normal; float16 subnormals and bfloat16 values
+  // near 2^-133 are left to the precise paths). Where every output of a group is at least
+  // kLean16Pos above 0, delta may be ~1e-5 absolute plus ~1.2e-7 |out| relative and still be
+  // twenty times inside half an ulp of 2^-12 * 0.5 = 1.2e-4, so the lean16 arithmetic drops
+  // what float32's 2.5e-7 needs: a term is ex2.approx(fma(x, log2 e, -R log2 e)) (Exp16: one
+  // fma, one MUFU op; relative error <= ex2's 2^-22 + fma's rounding of |x - R| log2 e <= 116
+  // (2^-24 * 116 * ln 2 = 4.8e-6) + the rounding of R log2 e (|R| * 6e-8, and |R| <= |out| + 80
+  // since every output lies in [R - kSpan, R + log n]): <= 5e-6 + |R| 6e-8), sums are plain
+  // floats (at most 17 roundings of 2^-24 over a lane's or chunk's 16 terms: 1e-6 in log S),
+  // no float-float pairs, and the output is OutLog2 (SFU log2: 1.1e-7 absolute). Together
+  // delta <= ~1.2e-5 + |out| 1.3e-7. Groups whose outputs are at most -kLean16Neg take it too:
+  // the carry they pass on then holds a relative error up to ~1.2e-5, which moves a later output
+  // near 0 (its sum is at least exp(-0.5)) by at most 1.2e-5 * exp(-kLean16Neg + 0.5) = 6.6e-9
+  // absolute, as little as float32's lean levels move it (2.4e-7 * exp(-3.5)). Outputs in
+  // between keep float32's arithmetic (Out, the precise float64 tiles).
+  static constexpr float kLean16Pos = 0.5f;
+  static constexpr float kLean16Neg = 8.f;
+  __device__ static float Exp16(float x, float Rl2e) {  // Rl2e = R * log2(e); x = -inf gives 0
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(fmaf(x, 1.44269504088896341f, -Rl2e)));
+    return r;
+  }
+  // May a group with reference R after `carry` (Rebased to c), n terms at most, take lean16?
+  // The carry holds more than one finite term and its value v >= kLean16Pos (outputs only grow
+  // along a scan), or even the group's largest possible output R + log(c + n) <= -kLean16Neg.
+  // Decided in float32 with LeanLevel's margin (0.01; valid where |m| < 1.6e5, beyond which m
+  // decides the sign).
+  __device__ static bool Lean16(const State& carry, float R, const Sum& c, int n) {
+    if (carry.m == -std::numeric_limits<double>::infinity()) return false;
+    if (carry.s.hi == 1.0 && carry.s.lo == 0.0) return false;
+    constexpr float kMargin = 0.01f;
+    if (Lean16Carry(carry)) return true;
+    return R + __logf(static_cast<float>(c.hi) + static_cast<float>(n)) <= -kLean16Neg - kMargin;
+  }
+  // The carry's own value is past kLean16Pos (then every later output of its line is too).
+  __device__ static bool Lean16Carry(const State& carry) {
+    if (carry.m == -std::numeric_limits<double>::infinity()) return false;
+    if (carry.s.hi == 1.0 && carry.s.lo == 0.0) return false;
+    return static_cast<float>(carry.m) + __logf(static_cast<float>(carry.s.hi)) >= kLean16Pos + 0.01f;
+  }
+
   // 0: not lean; 1: every output of the group at least kLean from 0; 2: at least kLean2.
   // Decided in float32 (a float64 log per group and lane cost ~3 instructions per element):
   // the carry's value v = m + log(s) (s >= 1: the carry holds its own maximum) and the group's
@@ -375,14 +428,20 @@ struct LseBlockOps {
   }
 };
 
-template <int kThreads, int kItems>
+template <int kThreads, int kItems, typename T = float>
 struct LseBlockTile {
   using Agg = LsePair;
   using Ops = LseBlockOps;
   static constexpr int kWarps = kThreads / 32;
   static constexpr float kPad = -std::numeric_limits<float>::infinity();
   static constexpr float kSpan = LseFast::kSpan;
-  static constexpr double kLeanB = 12.0;
+  // float16/bfloat16 (k16): the tile's terms from LseFast::Exp16 summed as plain floats, and the
+  // fast outputs wherever every output of the tile is at least kLean16Pos above 0 or kLean16Neg
+  // below it (LseFast's lean16 bounds; Finish's running sum and f's rounding add ~1e-6).
+  static constexpr bool k16 = !std::is_same<T, float>::value;
+  static constexpr double kLeanB = 12.0;  // float32's
+  static constexpr double kLeanPos = k16 ? LseFast::kLean16Pos : kLeanB;
+  static constexpr double kLeanNeg = k16 ? LseFast::kLean16Neg : kLeanB;
   static_assert(kBlockWindows <= kWarps, "Fold: one chunk of 32 steps a warp at most");
   struct Shared {
     LsePair scan[kWarps + 1];
@@ -507,7 +566,10 @@ struct LseBlockTile {
     }
     BlockScanOne<kThreads>(s, AddF{}, 0.0, reinterpret_cast<double*>(sh.scan), &before, &total);
   }
-  __device__ void Prepare(const float (&x)[kItems], Shared& sh) {
+  __device__ void Prepare(const T (&xt)[kItems], Shared& sh) {
+    float x[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) x[j] = static_cast<float>(xt[j]);
     float hi = -std::numeric_limits<float>::infinity(), lo = std::numeric_limits<float>::infinity();
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
@@ -545,10 +607,19 @@ struct LseBlockTile {
     exact_done = false;
     if (fast_agg) {
       float th = 0.f, tl = 0.f;
+      if constexpr (k16) {  // Exp16 terms, a plain float lane sum
+        const float rl = hi * 1.44269504088896341f;
 #pragma unroll
-      for (int j = 0; j < kItems; ++j) {
-        e[j] = LseFast::ExpDiff(x[j], hi);
-        TwoSumInto(&th, &tl, e[j]);
+        for (int j = 0; j < kItems; ++j) {
+          e[j] = LseFast::Exp16(x[j], rl);
+          th += e[j];
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+          e[j] = LseFast::ExpDiff(x[j], hi);
+          TwoSumInto(&th, &tl, e[j]);
+        }
       }
       BlockScanOne<kThreads>(static_cast<double>(th) + static_cast<double>(tl), AddF{}, 0.0,
                              reinterpret_cast<double*>(sh.scan), &before, &total);
@@ -584,7 +655,7 @@ struct LseBlockTile {
       const double lg = log(lane == 0 ? c.s : base0 + f * total);
       const double v = c.m + __shfl_sync(0xffffffffu, lg, 0);
       const double top = static_cast<double>(R) + __shfl_sync(0xffffffffu, lg, 1);
-      fast = fast && (v >= kLeanB + 0.01 || top <= -kLeanB - 0.01);
+      fast = fast && (v >= kLeanPos + 0.01 || top <= -kLeanNeg - 0.01);
     }
     if (lane == 0) {
       d[0] = fast ? 1.f : 0.f;
@@ -595,7 +666,7 @@ struct LseBlockTile {
     }
   }
   template <typename Reload>
-  __device__ void Finish(LsePair carry, bool exclusive, float (&o)[kItems], Shared& sh, Reload reload) {
+  __device__ void Finish(LsePair carry, bool exclusive, T (&o)[kItems], Shared& sh, Reload reload) {
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     if (warp == 0) Decide(carry, sh.fsm, lane);
     __syncthreads();
@@ -607,13 +678,22 @@ struct LseBlockTile {
 #pragma unroll
       for (int j = 0; j < kItems; ++j) {
         if (!exclusive) s = fmaf(ff, e[j], s);
-        o[j] = LseFast::OutLog2(R, s);
+        o[j] = static_cast<T>(LseFast::OutLog2(R, s));
         if (exclusive) s = fmaf(ff, e[j], s);
       }
       return;
     }
     reload(o);  // the exact path reads the tile again (x is not kept live across the look-back)
-    SlowFinish(carry, exclusive, o, sh);
+    if constexpr (k16) {
+      float f[kItems];
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) f[j] = static_cast<float>(o[j]);
+      SlowFinish(carry, exclusive, f, sh);
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) o[j] = static_cast<T>(f[j]);
+    } else {
+      SlowFinish(carry, exclusive, o, sh);
+    }
   }
   __device__ void SlowFinish(LsePair carry, bool exclusive, float (&o)[kItems], Shared& sh) {
     if (!exact_done) Exact(o, sh);  // uniform over the block
@@ -662,8 +742,10 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   // float32 rows that LseBlockRowsFor takes (1-D tensors, few long rows; with a carry-in too)
   // go to the engine's block tiles (scan_block_rows.cuh) with LseBlockTile: 512 threads of 16
   // steps, compiled for 2 blocks an SM (the harness's b512i16mb2i1s).
-  static constexpr bool kBlockRows = std::is_same<T, float>::value;
-  using BlockTile = LseBlockTile<512, 16>;
+  static constexpr bool kBlockRows = std::is_same<T, float>::value || PO_LSE16_FAST;
+  // float16/bfloat16 take the lean16 arithmetic (LseFast::Exp16) where LseFast::Lean16 allows.
+  static constexpr bool kLean16 = !std::is_same<T, float>::value && PO_LSE16_FAST;
+  using BlockTile = LseBlockTile<512, 16, T>;
   static constexpr int kBlockThreads = 512, kBlockItems = 16, kBlockMinBlocks = 2;
   static bool BlockRowsFor(int64_t rows, int64_t length) { return LseBlockRowsFor(rows, length); }
   static constexpr int V = LseVec<T>::kV;
@@ -922,6 +1004,33 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       StoreRowRaw<T, V>(op.out, line.base, L, kRev, first + c * V, s1, vec, v);
     }
   }
+  // A lean16 group of WarpRows (16-bit outputs, LseFast::Lean16): Exp16 terms, plain float lane
+  // sums and running sums, OutLog2 outputs; the lane totals scanned in float64 as the float32
+  // groups'. Returns the carry after the group.
+  template <bool kRev>
+  __device__ static State Lean16Group(const Op& op, const OpLine<Op>& line, int64_t g0, int lane, int64_t s1, bool vec,
+                                      const float (&x)[kLaneItems], float R, LseFast::Sum c, bool exclusive) {
+    const float rl = R * 1.44269504088896341f;
+    float e[kLaneItems];
+    float acc = 0.f;
+#pragma unroll
+    for (int j = 0; j < kLaneItems; ++j) {
+      e[j] = LseFast::Exp16(x[j], rl);  // 0 for -inf and padding
+      acc += e[j];
+    }
+    double before, total;
+    ScanLaneTotals<32>(static_cast<double>(acc), 0xffffffffu, lane, &before, &total);
+    float s = static_cast<float>(c.hi + (c.lo + before));
+    T o[kLaneItems];
+#pragma unroll
+    for (int j = 0; j < kLaneItems; ++j) {
+      if (!exclusive) s += e[j];
+      o[j] = static_cast<T>(LseFast::OutLog2(R, s));
+      if (exclusive) s += e[j];
+    }
+    LaneStore<kRev>(op, line, g0, lane, s1, vec, o);
+    return State{static_cast<double>(R), Add(c, LseFast::Sum::Of(total))};
+  }
   template <bool kRev>
   __device__ static State WarpRows(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                    bool exclusive, int lane) {
@@ -938,6 +1047,12 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       LseFast::Sum c;
       if (LseFast::Usable(carry, hi, lo, bad, &R)) {
         c = LseFast::Rebase(carry, R);
+        if constexpr (kLean16) {  // 16-bit outputs: the lean16 group where it may
+          if (LseFast::Lean16(carry, R, c, static_cast<int>(kGroupSteps))) {
+            carry = Lean16Group<kRev>(op, line, g0, lane, s1, vec, x, R, c, exclusive);
+            continue;
+          }
+        }
         lean = LseFast::LeanLevel(carry, R, c, static_cast<int>(kGroupSteps));
       }
       if (lean == 0) {
@@ -1099,6 +1214,37 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
         continue;
       }
       const LseFast::Sum c = LseFast::Rebase(carry, R);
+      if constexpr (kLean16) {  // 16-bit outputs: the lean16 chunk where LseFast::Lean16 allows
+        bool l16;
+        if (kStore) {
+          l16 = high || LseFast::Lean16(carry, R, c, kChunk);
+          high = high || (l16 && LseFast::Lean16Carry(carry));
+        } else {
+          if (!settled) settled = !LseFast::NeedsExact(carry);
+          l16 = settled;  // totals past kNearZero feed only outputs past it
+        }
+        if (l16) {
+          const float rl = R * 1.44269504088896341f;
+          float acc = 0.f;
+          if (!kStore) {
+#pragma unroll
+            for (int k = 0; k < kChunk; ++k) acc += LseFast::Exp16(x[k], rl);  // 0 for padding
+          } else {
+            T* po = op.out + (px - op.x);
+            float s = static_cast<float>(c.hi + c.lo);
+#pragma unroll
+            for (int k = 0; k < kChunk; ++k) {
+              const float e = LseFast::Exp16(x[k], rl);
+              acc += e;
+              if (!exclusive) s += e;
+              if (k < n) po[k * step] = static_cast<T>(LseFast::OutLog2(R, s));
+              if (exclusive) s += e;
+            }
+          }
+          carry = State{static_cast<double>(R), Add(c, LseFast::Sum::Of(static_cast<double>(acc)))};
+          continue;
+        }
+      }
       int level = 0;
       if (kStore) {
         if (!high) {
@@ -1259,6 +1405,21 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       return;
     }
     const LseFast::Sum c = LseFast::Rebase(carry, R);
+    if constexpr (kLean16) {  // 16-bit outputs: lean16 (LseFast::Lean16) as the thread steps
+      if (LseFast::Lean16(carry, R, c, K)) {
+        const float rl = R * 1.44269504088896341f;
+        float s = static_cast<float>(c.hi + c.lo);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          if (k >= n) break;
+          const float e = LseFast::Exp16(f[k], rl);
+          if (!exclusive) s += e;
+          x[k] = static_cast<T>(LseFast::OutLog2(R, s));
+          if (exclusive) s += e;
+        }
+        return;
+      }
+    }
     const int lean = LseFast::LeanLevel(carry, R, c, K);
     if (lean == 0) {  // rare past a line's first outputs: loops over local copies, not unrolled
       ColumnSlow<K, T> slow(f);

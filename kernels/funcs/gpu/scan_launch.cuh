@@ -50,7 +50,9 @@ void LaunchBlockRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& 
   st.ticket = reinterpret_cast<unsigned long long*>(p);
   st.word = reinterpret_cast<uint4*>(p + 256);
   st.n = ntiles;
-  bool vec = g.length % 4 == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 &&
+  // 16-byte accesses: every row's first element aligned (lengths a multiple of 16 bytes' elements)
+  constexpr int64_t kVecElems = 16 / static_cast<int64_t>(sizeof(*op.x));
+  bool vec = g.length % kVecElems == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 &&
              reinterpret_cast<uintptr_t>(op.out) % 16 == 0;
   if constexpr (BlockOwnIO<B>::value) vec = B::Vec(op, g.length);  // the tile's own arrays
   BlockRowKernel<B, kThreads, kItems, kMinBlocks><<<static_cast<unsigned>(rows * ntiles), kThreads, 0, stream>>>(
