@@ -20,9 +20,15 @@
 // terms (docs/spec.md §1's wide-range case), and the tile falls back on the exact generic steps. Which
 // path a tile takes depends on the data alone, so results stay deterministic.
 //
-// float32 rows of 2^18 steps or more (2^16 where at most 128 rows) take the engine's block tiles
-// instead (LseBlockTile below, on scan_block_rows.cuh; the gradient's: LseGradBlockTile in
-// logcumsumexp_grad_rows.cuh).
+// float32, float16 and bfloat16 rows of 2^18 steps or more (2^16 where at most 128 rows) take the
+// engine's block tiles instead (LseBlockTile below, on scan_block_rows.cuh; the float32
+// gradient's: LseGradBlockTile in logcumsumexp_grad_rows.cuh).
+//
+// float16/bfloat16 (PO_LSE16_FAST): the same paths, read and written in their own type (16-byte
+// vectors of 8 elements), computed in float; where every output of a group or chunk lies at least
+// 0.5 above 0 or 8 below it, the lean16 arithmetic (LseFast::Exp16 terms, plain float sums, the
+// SFU's log2; LseFast's lean16 comment has the bound against one 16-bit ulp), including a line's
+// first chunk or group where its first finite term is 0.51 or more; elsewhere float32's.
 //
 // A segment total (phase 1 of a long row) needs no per-element prefix: each lane sums its
 // elements against the group's R in a compensated float64 of its own, and the lanes are added
@@ -716,7 +722,7 @@ struct LseBlockTile {
 };
 
 // Which float32 rows (of those the engine would cut into warp segments: fewer than 4096 rows, or
-// a carry-in) take the block tiles: rows of 2^18 steps or more, and rows of 2^16 or more where
+// a carry-in) take the block tiles (float16/bfloat16 the same, not measured apart): rows of 2^18 steps or more, and rows of 2^16 or more where
 // at most 128 of them. Measured on the H200 (tools/dev/harness/scan1d -DSCAN1D_LIB, x copy,
 // the warp segments against the block tiles; docs/benchmarks.md, 2026-11-30 tenth session):
 // 1-D 2^26 3.69 -> 2.63, [64, 2^20] 3.41 -> 2.83, [512, 2^18] 3.51 -> 3.02, [16, 2^18]
@@ -741,7 +747,8 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   static constexpr int kMinBlocks = PO_LSE_MIN_BLOCKS;
   // float32 rows that LseBlockRowsFor takes (1-D tensors, few long rows; with a carry-in too)
   // go to the engine's block tiles (scan_block_rows.cuh) with LseBlockTile: 512 threads of 16
-  // steps, compiled for 2 blocks an SM (the harness's b512i16mb2i1s).
+  // steps, compiled for 2 blocks an SM (the harness's b512i16mb2i1s); float16/bfloat16 too
+  // (PO_LSE16_FAST; LseBlockTile<512, 16, T>, lean16 terms and outputs).
   static constexpr bool kBlockRows = std::is_same<T, float>::value || PO_LSE16_FAST;
   // float16/bfloat16 take the lean16 arithmetic (LseFast::Exp16) where LseFast::Lean16 allows.
   static constexpr bool kLean16 = !std::is_same<T, float>::value && PO_LSE16_FAST;
@@ -1031,6 +1038,51 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     LaneStore<kRev>(op, line, g0, lane, s1, vec, o);
     return State{static_cast<double>(R), Add(c, LseFast::Sum::Of(total))};
   }
+  // A row's first group (nothing before it) in lean16 where its first finite term xf is at least
+  // kLean16Pos + 0.01 (every output from the second finite term on is at least xf) or even its
+  // largest possible output R + log(512) is at most -kLean16Neg - 0.01; the outputs whose prefix
+  // holds one finite term are that term (the lanes' term counts scanned once, ScanLaneCounts), the
+  // others lean16's. The carry after it is (xf, 1) where the group holds one finite term. Declines
+  // (false, nothing stored) otherwise: the float32 steps take the group (precise where near 0).
+  // Out of line (once a row), so that the lean loops keep their registers.
+  template <bool kRev>
+  __device__ __noinline__ static bool Lean16FirstGroup(const Op& op, const OpLine<Op>& line, int64_t g0, int lane, int64_t s1,
+                                          bool vec, const float (&x)[kLaneItems], float R, bool exclusive,
+                                          State* carry) {
+    TermCount mine{0, 0.f};
+#pragma unroll
+    for (int j = 0; j < kLaneItems; ++j) mine = mine.Then(x[j]);
+    TermCount cb, ct;
+    ScanLaneCounts<32>(mine, 0xffffffffu, lane, &cb, &ct);
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    const float xf = ct.v;  // the group's first finite term (R finite: there is one)
+    if (!(xf >= LseFast::kLean16Pos + 0.01f ||
+          R + __logf(static_cast<float>(32 * kLaneItems)) <= -LseFast::kLean16Neg - 0.01f)) {
+      return false;  // uniform over the warp
+    }
+    const float rl = R * 1.44269504088896341f;
+    float e[kLaneItems];
+    float acc = 0.f;
+#pragma unroll
+    for (int j = 0; j < kLaneItems; ++j) {
+      e[j] = LseFast::Exp16(x[j], rl);
+      acc += e[j];
+    }
+    double before, total;
+    ScanLaneTotals<32>(static_cast<double>(acc), 0xffffffffu, lane, &before, &total);
+    float s = static_cast<float>(before);
+    TermCount run = cb;
+    T o[kLaneItems];
+#pragma unroll
+    for (int j = 0; j < kLaneItems; ++j) {
+      if (!exclusive) s += e[j], run = run.Then(x[j]);
+      o[j] = static_cast<T>(run.n == 0 ? -kInf : run.n == 1 ? run.v : LseFast::OutLog2(R, s));
+      if (exclusive) s += e[j], run = run.Then(x[j]);
+    }
+    LaneStore<kRev>(op, line, g0, lane, s1, vec, o);
+    *carry = ct.AsState(static_cast<double>(R), LseFast::Sum::Of(total));
+    return true;
+  }
   template <bool kRev>
   __device__ static State WarpRows(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                    bool exclusive, int lane) {
@@ -1050,6 +1102,10 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
         if constexpr (kLean16) {  // 16-bit outputs: the lean16 group where it may
           if (LseFast::Lean16(carry, R, c, static_cast<int>(kGroupSteps))) {
             carry = Lean16Group<kRev>(op, line, g0, lane, s1, vec, x, R, c, exclusive);
+            continue;
+          }
+          if (carry.m == -std::numeric_limits<double>::infinity() &&
+              Lean16FirstGroup<kRev>(op, line, g0, lane, s1, vec, x, R, exclusive, &carry)) {
             continue;
           }
         }
@@ -1215,13 +1271,19 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       }
       const LseFast::Sum c = LseFast::Rebase(carry, R);
       if constexpr (kLean16) {  // 16-bit outputs: the lean16 chunk where LseFast::Lean16 allows
+        if (carry.m == -std::numeric_limits<double>::infinity() &&
+            Lean16FirstChunk<kChunk, kStore>(op, px, step, x, n, R, exclusive, &carry)) {
+          continue;
+        }
         bool l16;
         if (kStore) {
           l16 = high || LseFast::Lean16(carry, R, c, kChunk);
           high = high || (l16 && LseFast::Lean16Carry(carry));
         } else {
           if (!settled) settled = !LseFast::NeedsExact(carry);
-          l16 = settled;  // totals past kNearZero feed only outputs past it
+          // totals past kNearZero feed only outputs past it; those far below 0 move later outputs
+          // near 0 by ~7e-9 at most (LseFast's lean16 comment)
+          l16 = settled || LseFast::Lean16(carry, R, c, kChunk);
         }
         if (l16) {
           const float rl = R * 1.44269504088896341f;
@@ -1292,6 +1354,43 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       carry = State{static_cast<double>(R), Add(c, LseFast::Sum::Of(acc.ToDouble()))};
     }
     return carry;
+  }
+
+  // A line's first chunk (nothing before it) in lean16, as Lean16FirstGroup: where its first
+  // finite term xf is at least kLean16Pos + 0.01 or R + log(kChunk) at most -kLean16Neg - 0.01;
+  // the outputs whose prefix holds one finite term are that term, the others lean16's; returns
+  // false (nothing stored) otherwise. On random data it spares the precise float64 chunk
+  // (PreciseChunk: a float64 exp and log an element) on the lines that start at 0.51 or above.
+  template <int kChunk, bool kStore>
+  __device__ static bool Lean16FirstChunk(const Op& op, const T* px, int64_t step, const float (&x)[kChunk], int n,
+                                          float R, bool exclusive, State* carry) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    float xf = -kInf;
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k) xf = xf == -kInf ? x[k] : xf;  // the first finite (padding is -inf)
+    if (!(xf >= LseFast::kLean16Pos + 0.01f ||
+          R + __logf(static_cast<float>(kChunk)) <= -LseFast::kLean16Neg - 0.01f)) {
+      return false;
+    }
+    const float rl = R * 1.44269504088896341f;
+    T* po = kStore ? op.out + (px - op.x) : nullptr;
+    float s = 0.f;
+    int cnt = 0;
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k) {
+      const float e = LseFast::Exp16(x[k], rl);
+      if (kStore && exclusive && k < n) {
+        po[k * step] = static_cast<T>(cnt == 0 ? -kInf : cnt == 1 ? xf : LseFast::OutLog2(R, s));
+      }
+      s += e;
+      cnt += x[k] != -kInf ? 1 : 0;
+      if (kStore && !exclusive && k < n) {
+        po[k * step] = static_cast<T>(cnt == 0 ? -kInf : cnt == 1 ? xf : LseFast::OutLog2(R, s));
+      }
+    }
+    *carry = cnt == 1 ? State{static_cast<double>(xf), LseFast::Sum::Of(1.0)}
+                      : State{static_cast<double>(R), LseFast::Sum::Of(static_cast<double>(s))};
+    return true;
   }
 
   // A chunk of Thread taken precisely (LseFast::NeedsExact): float64 terms, the finite terms

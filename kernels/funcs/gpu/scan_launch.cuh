@@ -33,8 +33,8 @@ PO_TILE_TRAIT(TileOwnLongRows, kOwnLongRows, bool, false)
 
 // Whether the op's tiles take such rows (a carry-in too) on the block tiles of
 // scan_block_rows.cuh (GpuTileScan<Op>::kBlockRows, with BlockTile, kBlockThreads, kBlockItems,
-// kBlockMinBlocks and BlockRowsFor(rows, length), the rows taken): float32 logcumsumexp and its
-// gradient, kernels/gpu/logcumsumexp_tiles.cuh. Tried before kOwnLongRows.
+// kBlockMinBlocks and BlockRowsFor(rows, length), the rows taken): logcumsumexp (float32,
+// float16, bfloat16) and its float32 gradient, kernels/gpu/logcumsumexp_tiles.cuh. Tried before kOwnLongRows.
 PO_TILE_TRAIT(TileBlockRows, kBlockRows, bool, false)
 
 // `rows` rows (inner == 1) of g.length steps on the block tiles B of kThreads * kItems steps.
