@@ -65,6 +65,12 @@
 #ifndef PO_LSE16_FAST
 #define PO_LSE16_FAST 1
 #endif
+// With PO_LSE16_FAST: a line's first chunk or group in lean16 where its first finite term allows
+// (Lean16FirstChunk, Lean16FirstGroup); 0 leaves them to float32's precise steps (the harness
+// times both: not yet measured).
+#ifndef PO_LSE16_FIRST
+#define PO_LSE16_FIRST 1
+#endif
 
 namespace phi {
 namespace funcs {
@@ -1104,7 +1110,7 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
             carry = Lean16Group<kRev>(op, line, g0, lane, s1, vec, x, R, c, exclusive);
             continue;
           }
-          if (carry.m == -std::numeric_limits<double>::infinity() &&
+          if (PO_LSE16_FIRST && carry.m == -std::numeric_limits<double>::infinity() &&
               Lean16FirstGroup<kRev>(op, line, g0, lane, s1, vec, x, R, exclusive, &carry)) {
             continue;
           }
@@ -1271,7 +1277,7 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       }
       const LseFast::Sum c = LseFast::Rebase(carry, R);
       if constexpr (kLean16) {  // 16-bit outputs: the lean16 chunk where LseFast::Lean16 allows
-        if (carry.m == -std::numeric_limits<double>::infinity() &&
+        if (PO_LSE16_FIRST && carry.m == -std::numeric_limits<double>::infinity() &&
             Lean16FirstChunk<kChunk, kStore>(op, px, step, x, n, R, exclusive, &carry)) {
           continue;
         }
