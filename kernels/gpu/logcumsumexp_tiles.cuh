@@ -1481,6 +1481,22 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     }
     return tc.AsState(Rd, LseFast::Sum::Of(S));
   }
+  // ColumnScan's outputs from a plain float running sum (lean level 2, or lean16 with kExp16:
+  // LseFast::Exp16 terms instead of ExpDiff's).
+  template <bool kExp16, int K>
+  __device__ static void ColumnPlainSum(const float (&f)[K], int n, float R, const LseFast::Sum& c, bool exclusive,
+                                        T (&x)[K]) {
+    const float rl = R * 1.44269504088896341f;
+    float s = static_cast<float>(c.hi + c.lo);
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (k >= n) break;
+      const float e = kExp16 ? LseFast::Exp16(f[k], rl) : LseFast::ExpDiff(f[k], R);
+      if (!exclusive) s += e;
+      x[k] = static_cast<T>(LseFast::OutLog2(R, s));
+      if (exclusive) s += e;
+    }
+  }
   // Their scan from carry, in place, as the thread steps above decide a chunk: the op's combine
   // where the fast arithmetic does not apply, the precise float64 terms while the carry
   // NeedsExact, else float32 terms against R = max(their max, the carry's) with a float-float
@@ -1512,16 +1528,7 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     const LseFast::Sum c = LseFast::Rebase(carry, R);
     if constexpr (kLean16) {  // 16-bit outputs: lean16 (LseFast::Lean16) as the thread steps
       if (LseFast::Lean16(carry, R, c, K)) {
-        const float rl = R * 1.44269504088896341f;
-        float s = static_cast<float>(c.hi + c.lo);
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-          if (k >= n) break;
-          const float e = LseFast::Exp16(f[k], rl);
-          if (!exclusive) s += e;
-          x[k] = static_cast<T>(LseFast::OutLog2(R, s));
-          if (exclusive) s += e;
-        }
+        ColumnPlainSum<true, K>(f, n, R, c, exclusive, x);
         return;
       }
     }
@@ -1555,15 +1562,7 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       return;
     }
     if (lean == 2) {
-      float s = static_cast<float>(c.hi + c.lo);
-#pragma unroll
-      for (int k = 0; k < K; ++k) {
-        if (k >= n) break;
-        const float e = LseFast::ExpDiff(f[k], R);
-        if (!exclusive) s += e;
-        x[k] = static_cast<T>(LseFast::OutLog2(R, s));
-        if (exclusive) s += e;
-      }
+      ColumnPlainSum<false, K>(f, n, R, c, exclusive, x);
       return;
     }
     FloatFloat S = FloatFloat::Of(c.hi + c.lo);

@@ -17,6 +17,7 @@
 
 #include "paddle_ops/common/bfloat16.h"
 #include "paddle_ops/common/float16.h"
+#include "tools/dev/harness/lse16/ulp16.h"
 
 using F16 = phi::dtype::float16;
 using BF16 = phi::dtype::bfloat16;
@@ -36,16 +37,6 @@ static float Lg2(float s) {  // lg2.approx.ftz.f32, 2^-22.6 absolute
 static float Exp16(float x, float rl) { return Ex2(std::fmaf(x, 1.44269504088896341f, -rl)); }
 static float OutLog2(float R, float S) { return std::fmaf(Lg2(S), 0.693147180559945309f, R); }
 
-template <typename T>
-double Ulp16(double r);
-template <>
-double Ulp16<F16>(double r) {
-  return std::ldexp(1.0, std::max(std::ilogb(std::fabs(r)), -14) - 10);
-}
-template <>
-double Ulp16<BF16>(double r) {
-  return std::ldexp(1.0, std::max(std::ilogb(std::fabs(r)), -126) - 7);
-}
 
 struct Result {
   double ulp = 0;

@@ -27,6 +27,7 @@
 #include "kernels/impl/cum_scan_ops.h"
 #include "paddle_ops/common/bfloat16.h"
 #include "paddle_ops/common/float16.h"
+#include "tools/dev/harness/lse16/ulp16.h"
 
 using F16 = phi::dtype::float16;
 using BF16 = phi::dtype::bfloat16;
@@ -68,16 +69,6 @@ static const Shape kSmall[] = {
     {"[16, 5000, 8] axis 1", 16, 5000, 8},
 };
 
-template <typename T>
-double Ulp16(double r);
-template <>
-double Ulp16<F16>(double r) {
-  return std::ldexp(1.0, std::max(std::ilogb(std::fabs(r)), -14) - 10);
-}
-template <>
-double Ulp16<BF16>(double r) {
-  return std::ldexp(1.0, std::max(std::ilogb(std::fabs(r)), -126) - 7);
-}
 
 struct Check {
   double ulp = 0;   // max strict error in ulps where |ref| >= 1e-6
