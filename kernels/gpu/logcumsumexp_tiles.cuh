@@ -1256,6 +1256,14 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     bool high = false;     // store: the carry's value is past kLean2 (+ margin)
     bool settled = false;  // totals: the carry no longer NeedsExact
     for (int64_t t0 = s0; t0 < s1; t0 += kChunk) {
+      if constexpr (kLean16) {  // past kLean16Pos for good, a short rest: float state (Lean16Float)
+        if ((kStore ? high : settled) && s1 - t0 <= kLean16FloatSpan) {
+          int64_t t = t0;
+          carry = Lean16Float<kChunk, kStore>(op, line, step, t0, s1, carry, exclusive, &t);
+          if (t >= s1) break;
+          t0 = t;  // the chunk it declined (NaN, +inf, a wide range): the steps below take it
+        }
+      }
       const int64_t t1 = t0 + kChunk < s1 ? t0 + kChunk : s1;
       const int n = static_cast<int>(t1 - t0);
       const T* px = op.x + line.g.At(line.base, t0).offset;
@@ -1360,6 +1368,60 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       carry = State{static_cast<double>(R), Add(c, LseFast::Sum::Of(acc.ToDouble()))};
     }
     return carry;
+  }
+
+  // The rest [t, s1) of a thread's steps (at most kLean16FloatSpan) once the carry is past
+  // kLean16Pos (store: `high`; totals: `settled`), with the carry as a float pair (m, s)
+  // instead of the float64 state: no float64 operation or float<->float64 conversion per chunk
+  // (about 6 conversions and 12 float64 operations a chunk of 8 before; conversions issue at 16
+  // a clock an SM). Its error on top of lean16's: the running sum's roundings, at most
+  // kLean16FloatSpan * 2^-24 = 1.5e-5 relative, and a rebase by ExpDiff (~2.4e-7) wherever the
+  // max grows, at most one a chunk, 7.7e-6: 2.3e-5, twice that where the carry came from such
+  // spans too (phase 1 of the columns, the runs before in a staged row: a sum of parts each off by
+  // at most e is off by at most e), with lean16's 1.2e-5 still inside 2^-12 * 0.5 = 1.2e-4. Every
+  // output here is past kLean16Pos. Stops (*stop = t) at a chunk with a NaN or +inf or wider than
+  // kSpan (the steps above take it), or at once if the carry's max is not a float.
+  static constexpr int64_t kLean16FloatSpan = 256;
+  template <int kChunk, bool kStore>
+  __device__ static State Lean16Float(const Op& op, const OpLine<Op>& line, int64_t step, int64_t t, int64_t s1,
+                                      State carry, bool exclusive, int64_t* stop) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    float m = static_cast<float>(carry.m);
+    if (static_cast<double>(m) != carry.m) {
+      *stop = t;
+      return carry;
+    }
+    float s = static_cast<float>(carry.s.hi + carry.s.lo);
+    for (; t < s1; t += kChunk) {
+      const int n = static_cast<int>(t + kChunk < s1 ? kChunk : s1 - t);
+      const T* px = op.x + line.g.At(line.base, t).offset;
+      float x[kChunk];
+      float tmax = -kInf, tmin = kInf;
+#pragma unroll
+      for (int k = 0; k < kChunk; ++k) {
+        x[k] = k < n ? static_cast<float>(px[k * step]) : -kInf;
+        tmax = LseFast::MaxNaN(tmax, x[k]);
+        tmin = x[k] == -kInf ? tmin : fminf(tmin, x[k]);
+      }
+      const float R = fmaxf(tmax, m);  // tmax NaN: R = m, caught below
+      if (tmax != tmax || tmax == kInf) break;
+      if (R != m) {  // the max grows: every term and m within kSpan of R (LseFast::Usable)
+        if (!(tmin >= R - LseFast::kSpan && m >= R - LseFast::kSpan)) break;
+        s *= LseFast::ExpDiff(m, R);
+        m = R;
+      }
+      const float rl = R * 1.44269504088896341f;
+      T* po = kStore ? op.out + (px - op.x) : nullptr;
+#pragma unroll
+      for (int k = 0; k < kChunk; ++k) {
+        const float e = LseFast::Exp16(x[k], rl);  // 0 for -inf and padding
+        if (!exclusive) s += e;
+        if (kStore && k < n) po[k * step] = static_cast<T>(LseFast::OutLog2(R, s));
+        if (exclusive) s += e;
+      }
+    }
+    *stop = t;
+    return State{static_cast<double>(m), LseFast::Sum::Of(static_cast<double>(s))};
   }
 
   // A line's first chunk (nothing before it) in lean16, as Lean16FirstGroup: where its first
