@@ -28,7 +28,8 @@
 // vectors of 8 elements), computed in float; where every output of a group or chunk lies at least
 // 0.5 above 0 or 8 below it, the lean16 arithmetic (LseFast::Exp16 terms, plain float sums, the
 // SFU's log2; LseFast's lean16 comment has the bound against one 16-bit ulp), including a line's
-// first chunk or group where its first finite term is 0.51 or more; elsewhere float32's.
+// first chunk or group where its first finite term is 0.51 or more, and a thread step's last 256
+// steps past 0.5 with a float carry (Lean16Float); elsewhere float32's.
 //
 // A segment total (phase 1 of a long row) needs no per-element prefix: each lane sums its
 // elements against the group's R in a compensated float64 of its own, and the lanes are added
