@@ -1245,6 +1245,21 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   // at level 2 (every output at least kLean2 from 0), as WarpRows and ColumnScan. Levels only
   // rise along a line where the carry's value decides them (prefix values grow), so once the
   // carry is past kLean2 (store) or past kNearZero (totals), it is not tested again.
+  // A thread step's chunk: steps [0, n) from px at `step`, as floats (-inf past n), their max (NaN
+  // if one is NaN) and the smallest other than -inf.
+  template <int kChunk>
+  __device__ static void LoadChunk(const T* px, int64_t step, int n, float (&x)[kChunk], float* tmax, float* tmin) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    float hi = -kInf, lo = kInf;
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k) {
+      x[k] = k < n ? static_cast<float>(px[k * step]) : -kInf;
+      hi = LseFast::MaxNaN(hi, x[k]);
+      lo = x[k] == -kInf ? lo : fminf(lo, x[k]);
+    }
+    *tmax = hi;
+    *tmin = lo;
+  }
   template <int kItems, bool kStore>
   __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                  bool exclusive) {
@@ -1269,13 +1284,8 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       const int n = static_cast<int>(t1 - t0);
       const T* px = op.x + line.g.At(line.base, t0).offset;
       float x[kChunk];
-      float tmax = -kInf, tmin = kInf;
-#pragma unroll
-      for (int k = 0; k < kChunk; ++k) {
-        x[k] = k < n ? static_cast<float>(px[k * step]) : -kInf;
-        tmax = LseFast::MaxNaN(tmax, x[k]);
-        tmin = x[k] == -kInf ? tmin : fminf(tmin, x[k]);
-      }
+      float tmax, tmin;
+      LoadChunk<kChunk>(px, step, n, x, &tmax, &tmin);
       const bool bad = tmax != tmax || tmax == kInf;
       float R;
       if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
@@ -1397,13 +1407,8 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       const int n = static_cast<int>(t + kChunk < s1 ? kChunk : s1 - t);
       const T* px = op.x + line.g.At(line.base, t).offset;
       float x[kChunk];
-      float tmax = -kInf, tmin = kInf;
-#pragma unroll
-      for (int k = 0; k < kChunk; ++k) {
-        x[k] = k < n ? static_cast<float>(px[k * step]) : -kInf;
-        tmax = LseFast::MaxNaN(tmax, x[k]);
-        tmin = x[k] == -kInf ? tmin : fminf(tmin, x[k]);
-      }
+      float tmax, tmin;
+      LoadChunk<kChunk>(px, step, n, x, &tmax, &tmin);
       const float R = fmaxf(tmax, m);  // tmax NaN: R = m, caught below
       if (tmax != tmax || tmax == kInf) break;
       if (R != m) {  // the max grows: every term and m within kSpan of R (LseFast::Usable)
