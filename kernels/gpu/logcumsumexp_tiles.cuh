@@ -20,9 +20,16 @@
 // terms (docs/spec.md §1's wide-range case), and the tile falls back on the exact generic steps. Which
 // path a tile takes depends on the data alone, so results stay deterministic.
 //
-// float32 rows of 2^18 steps or more (2^16 where at most 128 rows) take the engine's block tiles
-// instead (LseBlockTile below, on scan_block_rows.cuh; the gradient's: LseGradBlockTile in
-// logcumsumexp_grad_rows.cuh).
+// float32, float16 and bfloat16 rows of 2^18 steps or more (2^16 where at most 128 rows) take the
+// engine's block tiles instead (LseBlockTile below, on scan_block_rows.cuh; the float32
+// gradient's: LseGradBlockTile in logcumsumexp_grad_rows.cuh).
+//
+// float16/bfloat16 (PO_LSE16_FAST): the same paths, read and written in their own type (16-byte
+// vectors of 8 elements), computed in float; where every output of a group or chunk lies at least
+// 0.5 above 0 or 8 below it, the lean16 arithmetic (LseFast::Exp16 terms, plain float sums, the
+// SFU's log2; LseFast's lean16 comment has the bound against one 16-bit ulp), including a line's
+// first chunk or group where its first finite term is 0.51 or more, and a thread step's last 256
+// steps past 0.5 with a float carry (Lean16Float); elsewhere float32's.
 //
 // A segment total (phase 1 of a long row) needs no per-element prefix: each lane sums its
 // elements against the group's R in a compensated float64 of its own, and the lanes are added
@@ -50,6 +57,20 @@
 // GPU (the kernel harness builds them with -DPO_LSE_GRAD_ROWS=1).
 #ifndef PO_LSE_GRAD_ROWS
 #define PO_LSE_GRAD_ROWS 0
+#endif
+// float16/bfloat16 logcumsumexp on float32's fast paths with the lean16 arithmetic (the block tiles
+// for 1-D and long rows, lean16 groups and chunks in the row groups, the staged rows and the
+// column thread steps; LseFast::Exp16). 0 keeps the older 16-bit paths (the float32 arithmetic
+// on the warp segments, no block tiles): the kernel harness (tools/dev/harness/lse16) builds
+// both to compare.
+#ifndef PO_LSE16_FAST
+#define PO_LSE16_FAST 1
+#endif
+// With PO_LSE16_FAST: a line's first chunk or group in lean16 where its first finite term allows
+// (Lean16FirstChunk, Lean16FirstGroup); 0 leaves them to float32's precise steps (the harness
+// times both: not yet measured).
+#ifndef PO_LSE16_FIRST
+#define PO_LSE16_FIRST 1
 #endif
 
 namespace phi {
@@ -196,6 +217,51 @@ struct LseFast {
     asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(l) : "f"(S));
     return fmaf(l, 0.693147180559945309f, R);
   }
+  // ---- float16/bfloat16 outputs (the "lean16" arithmetic; docs/architecture.md) ----
+  // A 16-bit output is rounded once from float, so a float result within delta of the exact
+  // value, delta <= half an ulp of the 16-bit type, is within one ulp (and its rounding within
+  // one ulp of the rounded reference, as the tests measure). Half an ulp is at least 2^-12 |out|
+  // (float16) or 2^-9 |out| (bfloat16, where normal; float16 subnormals and bfloat16 values
+  // near 2^-133 are left to the precise paths). Where every output of a group is at least
+  // kLean16Pos above 0, delta may be ~1e-5 absolute plus ~1.2e-7 |out| relative and still be
+  // twenty times inside half an ulp of 2^-12 * 0.5 = 1.2e-4, so the lean16 arithmetic drops
+  // what float32's 2.5e-7 needs: a term is ex2.approx(fma(x, log2 e, -R log2 e)) (Exp16: one
+  // fma, one MUFU op; relative error <= ex2's 2^-22 + fma's rounding of |x - R| log2 e <= 116
+  // (2^-24 * 116 * ln 2 = 4.8e-6) + the rounding of R log2 e (|R| * 6e-8, and |R| <= |out| + 80
+  // since every output lies in [R - kSpan, R + log n]): <= 5e-6 + |R| 6e-8), sums are plain
+  // floats (at most 17 roundings of 2^-24 over a lane's or chunk's 16 terms: 1e-6 in log S),
+  // no float-float pairs, and the output is OutLog2 (SFU log2: 1.1e-7 absolute). Together
+  // delta <= ~1.2e-5 + |out| 1.3e-7. Groups whose outputs are at most -kLean16Neg take it too:
+  // the carry they pass on then holds a relative error up to ~1.2e-5, which moves a later output
+  // near 0 (its sum is at least exp(-0.5)) by at most 1.2e-5 * exp(-kLean16Neg + 0.5) = 6.6e-9
+  // absolute, as little as float32's lean levels move it (2.4e-7 * exp(-3.5)). Outputs in
+  // between keep float32's arithmetic (Out, the precise float64 tiles).
+  static constexpr float kLean16Pos = 0.5f;
+  static constexpr float kLean16Neg = 8.f;
+  __device__ static float Exp16(float x, float Rl2e) {  // Rl2e = R * log2(e); x = -inf gives 0
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(fmaf(x, 1.44269504088896341f, -Rl2e)));
+    return r;
+  }
+  // May a group with reference R after `carry` (Rebased to c), n terms at most, take lean16?
+  // The carry holds more than one finite term and its value v >= kLean16Pos (outputs only grow
+  // along a scan), or even the group's largest possible output R + log(c + n) <= -kLean16Neg.
+  // Decided in float32 with LeanLevel's margin (0.01; valid where |m| < 1.6e5, beyond which m
+  // decides the sign).
+  __device__ static bool Lean16(const State& carry, float R, const Sum& c, int n) {
+    if (carry.m == -std::numeric_limits<double>::infinity()) return false;
+    if (carry.s.hi == 1.0 && carry.s.lo == 0.0) return false;
+    constexpr float kMargin = 0.01f;
+    if (Lean16Carry(carry)) return true;
+    return R + __logf(static_cast<float>(c.hi) + static_cast<float>(n)) <= -kLean16Neg - kMargin;
+  }
+  // The carry's own value is past kLean16Pos (then every later output of its line is too).
+  __device__ static bool Lean16Carry(const State& carry) {
+    if (carry.m == -std::numeric_limits<double>::infinity()) return false;
+    if (carry.s.hi == 1.0 && carry.s.lo == 0.0) return false;
+    return static_cast<float>(carry.m) + __logf(static_cast<float>(carry.s.hi)) >= kLean16Pos + 0.01f;
+  }
+
   // 0: not lean; 1: every output of the group at least kLean from 0; 2: at least kLean2.
   // Decided in float32 (a float64 log per group and lane cost ~3 instructions per element):
   // the carry's value v = m + log(s) (s >= 1: the carry holds its own maximum) and the group's
@@ -375,14 +441,20 @@ struct LseBlockOps {
   }
 };
 
-template <int kThreads, int kItems>
+template <int kThreads, int kItems, typename T = float>
 struct LseBlockTile {
   using Agg = LsePair;
   using Ops = LseBlockOps;
   static constexpr int kWarps = kThreads / 32;
   static constexpr float kPad = -std::numeric_limits<float>::infinity();
   static constexpr float kSpan = LseFast::kSpan;
-  static constexpr double kLeanB = 12.0;
+  // float16/bfloat16 (k16): the tile's terms from LseFast::Exp16 summed as plain floats, and the
+  // fast outputs wherever every output of the tile is at least kLean16Pos above 0 or kLean16Neg
+  // below it (LseFast's lean16 bounds; Finish's running sum and f's rounding add ~1e-6).
+  static constexpr bool k16 = !std::is_same<T, float>::value;
+  static constexpr double kLeanB = 12.0;  // float32's
+  static constexpr double kLeanPos = k16 ? LseFast::kLean16Pos : kLeanB;
+  static constexpr double kLeanNeg = k16 ? LseFast::kLean16Neg : kLeanB;
   static_assert(kBlockWindows <= kWarps, "Fold: one chunk of 32 steps a warp at most");
   struct Shared {
     LsePair scan[kWarps + 1];
@@ -507,7 +579,10 @@ struct LseBlockTile {
     }
     BlockScanOne<kThreads>(s, AddF{}, 0.0, reinterpret_cast<double*>(sh.scan), &before, &total);
   }
-  __device__ void Prepare(const float (&x)[kItems], Shared& sh) {
+  __device__ void Prepare(const T (&xt)[kItems], Shared& sh) {
+    float x[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) x[j] = static_cast<float>(xt[j]);
     float hi = -std::numeric_limits<float>::infinity(), lo = std::numeric_limits<float>::infinity();
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
@@ -545,10 +620,19 @@ struct LseBlockTile {
     exact_done = false;
     if (fast_agg) {
       float th = 0.f, tl = 0.f;
+      if constexpr (k16) {  // Exp16 terms, a plain float lane sum
+        const float rl = hi * 1.44269504088896341f;
 #pragma unroll
-      for (int j = 0; j < kItems; ++j) {
-        e[j] = LseFast::ExpDiff(x[j], hi);
-        TwoSumInto(&th, &tl, e[j]);
+        for (int j = 0; j < kItems; ++j) {
+          e[j] = LseFast::Exp16(x[j], rl);
+          th += e[j];
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+          e[j] = LseFast::ExpDiff(x[j], hi);
+          TwoSumInto(&th, &tl, e[j]);
+        }
       }
       BlockScanOne<kThreads>(static_cast<double>(th) + static_cast<double>(tl), AddF{}, 0.0,
                              reinterpret_cast<double*>(sh.scan), &before, &total);
@@ -584,7 +668,7 @@ struct LseBlockTile {
       const double lg = log(lane == 0 ? c.s : base0 + f * total);
       const double v = c.m + __shfl_sync(0xffffffffu, lg, 0);
       const double top = static_cast<double>(R) + __shfl_sync(0xffffffffu, lg, 1);
-      fast = fast && (v >= kLeanB + 0.01 || top <= -kLeanB - 0.01);
+      fast = fast && (v >= kLeanPos + 0.01 || top <= -kLeanNeg - 0.01);
     }
     if (lane == 0) {
       d[0] = fast ? 1.f : 0.f;
@@ -595,7 +679,7 @@ struct LseBlockTile {
     }
   }
   template <typename Reload>
-  __device__ void Finish(LsePair carry, bool exclusive, float (&o)[kItems], Shared& sh, Reload reload) {
+  __device__ void Finish(LsePair carry, bool exclusive, T (&o)[kItems], Shared& sh, Reload reload) {
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     if (warp == 0) Decide(carry, sh.fsm, lane);
     __syncthreads();
@@ -607,13 +691,22 @@ struct LseBlockTile {
 #pragma unroll
       for (int j = 0; j < kItems; ++j) {
         if (!exclusive) s = fmaf(ff, e[j], s);
-        o[j] = LseFast::OutLog2(R, s);
+        o[j] = static_cast<T>(LseFast::OutLog2(R, s));
         if (exclusive) s = fmaf(ff, e[j], s);
       }
       return;
     }
     reload(o);  // the exact path reads the tile again (x is not kept live across the look-back)
-    SlowFinish(carry, exclusive, o, sh);
+    if constexpr (k16) {
+      float f[kItems];
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) f[j] = static_cast<float>(o[j]);
+      SlowFinish(carry, exclusive, f, sh);
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) o[j] = static_cast<T>(f[j]);
+    } else {
+      SlowFinish(carry, exclusive, o, sh);
+    }
   }
   __device__ void SlowFinish(LsePair carry, bool exclusive, float (&o)[kItems], Shared& sh) {
     if (!exact_done) Exact(o, sh);  // uniform over the block
@@ -636,7 +729,7 @@ struct LseBlockTile {
 };
 
 // Which float32 rows (of those the engine would cut into warp segments: fewer than 4096 rows, or
-// a carry-in) take the block tiles: rows of 2^18 steps or more, and rows of 2^16 or more where
+// a carry-in) take the block tiles (float16/bfloat16 the same, not measured apart): rows of 2^18 steps or more, and rows of 2^16 or more where
 // at most 128 of them. Measured on the H200 (tools/dev/harness/scan1d -DSCAN1D_LIB, x copy,
 // the warp segments against the block tiles; docs/benchmarks.md, 2026-11-30 tenth session):
 // 1-D 2^26 3.69 -> 2.63, [64, 2^20] 3.41 -> 2.83, [512, 2^18] 3.51 -> 3.02, [16, 2^18]
@@ -661,9 +754,12 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   static constexpr int kMinBlocks = PO_LSE_MIN_BLOCKS;
   // float32 rows that LseBlockRowsFor takes (1-D tensors, few long rows; with a carry-in too)
   // go to the engine's block tiles (scan_block_rows.cuh) with LseBlockTile: 512 threads of 16
-  // steps, compiled for 2 blocks an SM (the harness's b512i16mb2i1s).
-  static constexpr bool kBlockRows = std::is_same<T, float>::value;
-  using BlockTile = LseBlockTile<512, 16>;
+  // steps, compiled for 2 blocks an SM (the harness's b512i16mb2i1s); float16/bfloat16 too
+  // (PO_LSE16_FAST; LseBlockTile<512, 16, T>, lean16 terms and outputs).
+  static constexpr bool kBlockRows = std::is_same<T, float>::value || PO_LSE16_FAST;
+  // float16/bfloat16 take the lean16 arithmetic (LseFast::Exp16) where LseFast::Lean16 allows.
+  static constexpr bool kLean16 = !std::is_same<T, float>::value && PO_LSE16_FAST;
+  using BlockTile = LseBlockTile<512, 16, T>;
   static constexpr int kBlockThreads = 512, kBlockItems = 16, kBlockMinBlocks = 2;
   static bool BlockRowsFor(int64_t rows, int64_t length) { return LseBlockRowsFor(rows, length); }
   static constexpr int V = LseVec<T>::kV;
@@ -922,6 +1018,78 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       StoreRowRaw<T, V>(op.out, line.base, L, kRev, first + c * V, s1, vec, v);
     }
   }
+  // A lean16 group of WarpRows (16-bit outputs, LseFast::Lean16): Exp16 terms, plain float lane
+  // sums and running sums, OutLog2 outputs; the lane totals scanned in float64 as the float32
+  // groups'. Returns the carry after the group.
+  template <bool kRev>
+  __device__ static State Lean16Group(const Op& op, const OpLine<Op>& line, int64_t g0, int lane, int64_t s1, bool vec,
+                                      const float (&x)[kLaneItems], float R, LseFast::Sum c, bool exclusive) {
+    const float rl = R * 1.44269504088896341f;
+    float e[kLaneItems];
+    float acc = 0.f;
+#pragma unroll
+    for (int j = 0; j < kLaneItems; ++j) {
+      e[j] = LseFast::Exp16(x[j], rl);  // 0 for -inf and padding
+      acc += e[j];
+    }
+    double before, total;
+    ScanLaneTotals<32>(static_cast<double>(acc), 0xffffffffu, lane, &before, &total);
+    float s = static_cast<float>(c.hi + (c.lo + before));
+    T o[kLaneItems];
+#pragma unroll
+    for (int j = 0; j < kLaneItems; ++j) {
+      if (!exclusive) s += e[j];
+      o[j] = static_cast<T>(LseFast::OutLog2(R, s));
+      if (exclusive) s += e[j];
+    }
+    LaneStore<kRev>(op, line, g0, lane, s1, vec, o);
+    return State{static_cast<double>(R), Add(c, LseFast::Sum::Of(total))};
+  }
+  // A row's first group (nothing before it) in lean16 where its first finite term xf is at least
+  // kLean16Pos + 0.01 (every output from the second finite term on is at least xf) or even its
+  // largest possible output R + log(512) is at most -kLean16Neg - 0.01; the outputs whose prefix
+  // holds one finite term are that term (the lanes' term counts scanned once, ScanLaneCounts), the
+  // others lean16's. The carry after it is (xf, 1) where the group holds one finite term. Declines
+  // (false, nothing stored) otherwise: the float32 steps take the group (precise where near 0).
+  // Out of line (once a row), so that the lean loops keep their registers.
+  template <bool kRev>
+  __device__ __noinline__ static bool Lean16FirstGroup(const Op& op, const OpLine<Op>& line, int64_t g0, int lane, int64_t s1,
+                                          bool vec, const float (&x)[kLaneItems], float R, bool exclusive,
+                                          State* carry) {
+    TermCount mine{0, 0.f};
+#pragma unroll
+    for (int j = 0; j < kLaneItems; ++j) mine = mine.Then(x[j]);
+    TermCount cb, ct;
+    ScanLaneCounts<32>(mine, 0xffffffffu, lane, &cb, &ct);
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    const float xf = ct.v;  // the group's first finite term (R finite: there is one)
+    if (!(xf >= LseFast::kLean16Pos + 0.01f ||
+          R + __logf(static_cast<float>(32 * kLaneItems)) <= -LseFast::kLean16Neg - 0.01f)) {
+      return false;  // uniform over the warp
+    }
+    const float rl = R * 1.44269504088896341f;
+    float e[kLaneItems];
+    float acc = 0.f;
+#pragma unroll
+    for (int j = 0; j < kLaneItems; ++j) {
+      e[j] = LseFast::Exp16(x[j], rl);
+      acc += e[j];
+    }
+    double before, total;
+    ScanLaneTotals<32>(static_cast<double>(acc), 0xffffffffu, lane, &before, &total);
+    float s = static_cast<float>(before);
+    TermCount run = cb;
+    T o[kLaneItems];
+#pragma unroll
+    for (int j = 0; j < kLaneItems; ++j) {
+      if (!exclusive) s += e[j], run = run.Then(x[j]);
+      o[j] = static_cast<T>(run.n == 0 ? -kInf : run.n == 1 ? run.v : LseFast::OutLog2(R, s));
+      if (exclusive) s += e[j], run = run.Then(x[j]);
+    }
+    LaneStore<kRev>(op, line, g0, lane, s1, vec, o);
+    *carry = ct.AsState(static_cast<double>(R), LseFast::Sum::Of(total));
+    return true;
+  }
   template <bool kRev>
   __device__ static State WarpRows(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                    bool exclusive, int lane) {
@@ -938,6 +1106,16 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       LseFast::Sum c;
       if (LseFast::Usable(carry, hi, lo, bad, &R)) {
         c = LseFast::Rebase(carry, R);
+        if constexpr (kLean16) {  // 16-bit outputs: the lean16 group where it may
+          if (LseFast::Lean16(carry, R, c, static_cast<int>(kGroupSteps))) {
+            carry = Lean16Group<kRev>(op, line, g0, lane, s1, vec, x, R, c, exclusive);
+            continue;
+          }
+          if (PO_LSE16_FIRST && carry.m == -std::numeric_limits<double>::infinity() &&
+              Lean16FirstGroup<kRev>(op, line, g0, lane, s1, vec, x, R, exclusive, &carry)) {
+            continue;
+          }
+        }
         lean = LseFast::LeanLevel(carry, R, c, static_cast<int>(kGroupSteps));
       }
       if (lean == 0) {
@@ -1067,6 +1245,21 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   // at level 2 (every output at least kLean2 from 0), as WarpRows and ColumnScan. Levels only
   // rise along a line where the carry's value decides them (prefix values grow), so once the
   // carry is past kLean2 (store) or past kNearZero (totals), it is not tested again.
+  // A thread step's chunk: steps [0, n) from px at `step`, as floats (-inf past n), their max (NaN
+  // if one is NaN) and the smallest other than -inf.
+  template <int kChunk>
+  __device__ static void LoadChunk(const T* px, int64_t step, int n, float (&x)[kChunk], float* tmax, float* tmin) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    float hi = -kInf, lo = kInf;
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k) {
+      x[k] = k < n ? static_cast<float>(px[k * step]) : -kInf;
+      hi = LseFast::MaxNaN(hi, x[k]);
+      lo = x[k] == -kInf ? lo : fminf(lo, x[k]);
+    }
+    *tmax = hi;
+    *tmin = lo;
+  }
   template <int kItems, bool kStore>
   __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                  bool exclusive) {
@@ -1079,17 +1272,20 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     bool high = false;     // store: the carry's value is past kLean2 (+ margin)
     bool settled = false;  // totals: the carry no longer NeedsExact
     for (int64_t t0 = s0; t0 < s1; t0 += kChunk) {
+      if constexpr (kLean16) {  // past kLean16Pos for good, a short rest: float state (Lean16Float)
+        if ((kStore ? high : settled) && s1 - t0 <= kLean16FloatSpan) {
+          int64_t t = t0;
+          carry = Lean16Float<kChunk, kStore>(op, line, step, t0, s1, carry, exclusive, &t);
+          if (t >= s1) break;
+          t0 = t;  // the chunk it declined (NaN, +inf, a wide range): the steps below take it
+        }
+      }
       const int64_t t1 = t0 + kChunk < s1 ? t0 + kChunk : s1;
       const int n = static_cast<int>(t1 - t0);
       const T* px = op.x + line.g.At(line.base, t0).offset;
       float x[kChunk];
-      float tmax = -kInf, tmin = kInf;
-#pragma unroll
-      for (int k = 0; k < kChunk; ++k) {
-        x[k] = k < n ? static_cast<float>(px[k * step]) : -kInf;
-        tmax = LseFast::MaxNaN(tmax, x[k]);
-        tmin = x[k] == -kInf ? tmin : fminf(tmin, x[k]);
-      }
+      float tmax, tmin;
+      LoadChunk<kChunk>(px, step, n, x, &tmax, &tmin);
       const bool bad = tmax != tmax || tmax == kInf;
       float R;
       if (!LseFast::Usable(carry, tmax, tmin, bad, &R)) {
@@ -1099,6 +1295,43 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
         continue;
       }
       const LseFast::Sum c = LseFast::Rebase(carry, R);
+      if constexpr (kLean16) {  // 16-bit outputs: the lean16 chunk where LseFast::Lean16 allows
+        if (PO_LSE16_FIRST && carry.m == -std::numeric_limits<double>::infinity() &&
+            Lean16FirstChunk<kChunk, kStore>(op, px, step, x, n, R, exclusive, &carry)) {
+          continue;
+        }
+        bool l16;
+        if (kStore) {
+          l16 = high || LseFast::Lean16(carry, R, c, kChunk);
+          high = high || (l16 && LseFast::Lean16Carry(carry));
+        } else {
+          if (!settled) settled = !LseFast::NeedsExact(carry);
+          // totals past kNearZero feed only outputs past it; those far below 0 move later outputs
+          // near 0 by ~7e-9 at most (LseFast's lean16 comment)
+          l16 = settled || LseFast::Lean16(carry, R, c, kChunk);
+        }
+        if (l16) {
+          const float rl = R * 1.44269504088896341f;
+          float acc = 0.f;
+          if (!kStore) {
+#pragma unroll
+            for (int k = 0; k < kChunk; ++k) acc += LseFast::Exp16(x[k], rl);  // 0 for padding
+          } else {
+            T* po = op.out + (px - op.x);
+            float s = static_cast<float>(c.hi + c.lo);
+#pragma unroll
+            for (int k = 0; k < kChunk; ++k) {
+              const float e = LseFast::Exp16(x[k], rl);
+              acc += e;
+              if (!exclusive) s += e;
+              if (k < n) po[k * step] = static_cast<T>(LseFast::OutLog2(R, s));
+              if (exclusive) s += e;
+            }
+          }
+          carry = State{static_cast<double>(R), Add(c, LseFast::Sum::Of(static_cast<double>(acc)))};
+          continue;
+        }
+      }
       int level = 0;
       if (kStore) {
         if (!high) {
@@ -1146,6 +1379,92 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       carry = State{static_cast<double>(R), Add(c, LseFast::Sum::Of(acc.ToDouble()))};
     }
     return carry;
+  }
+
+  // The rest [t, s1) of a thread's steps (at most kLean16FloatSpan) once the carry is past
+  // kLean16Pos (store: `high`; totals: `settled`), with the carry as a float pair (m, s)
+  // instead of the float64 state: no float64 operation or float<->float64 conversion per chunk
+  // (about 6 conversions and 12 float64 operations a chunk of 8 before; conversions issue at 16
+  // a clock an SM). Its error on top of lean16's: the running sum's roundings, at most
+  // kLean16FloatSpan * 2^-24 = 1.5e-5 relative, and a rebase by ExpDiff (~2.4e-7) wherever the
+  // max grows, at most one a chunk, 7.7e-6: 2.3e-5, twice that where the carry came from such
+  // spans too (phase 1 of the columns, the runs before in a staged row: a sum of parts each off by
+  // at most e is off by at most e), with lean16's 1.2e-5 still inside 2^-12 * 0.5 = 1.2e-4. Every
+  // output here is past kLean16Pos. Stops (*stop = t) at a chunk with a NaN or +inf or wider than
+  // kSpan (the steps above take it), or at once if the carry's max is not a float.
+  static constexpr int64_t kLean16FloatSpan = 256;
+  template <int kChunk, bool kStore>
+  __device__ static State Lean16Float(const Op& op, const OpLine<Op>& line, int64_t step, int64_t t, int64_t s1,
+                                      State carry, bool exclusive, int64_t* stop) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    float m = static_cast<float>(carry.m);
+    if (static_cast<double>(m) != carry.m) {
+      *stop = t;
+      return carry;
+    }
+    float s = static_cast<float>(carry.s.hi + carry.s.lo);
+    for (; t < s1; t += kChunk) {
+      const int n = static_cast<int>(t + kChunk < s1 ? kChunk : s1 - t);
+      const T* px = op.x + line.g.At(line.base, t).offset;
+      float x[kChunk];
+      float tmax, tmin;
+      LoadChunk<kChunk>(px, step, n, x, &tmax, &tmin);
+      const float R = fmaxf(tmax, m);  // tmax NaN: R = m, caught below
+      if (tmax != tmax || tmax == kInf) break;
+      if (R != m) {  // the max grows: every term and m within kSpan of R (LseFast::Usable)
+        if (!(tmin >= R - LseFast::kSpan && m >= R - LseFast::kSpan)) break;
+        s *= LseFast::ExpDiff(m, R);
+        m = R;
+      }
+      const float rl = R * 1.44269504088896341f;
+      T* po = kStore ? op.out + (px - op.x) : nullptr;
+#pragma unroll
+      for (int k = 0; k < kChunk; ++k) {
+        const float e = LseFast::Exp16(x[k], rl);  // 0 for -inf and padding
+        if (!exclusive) s += e;
+        if (kStore && k < n) po[k * step] = static_cast<T>(LseFast::OutLog2(R, s));
+        if (exclusive) s += e;
+      }
+    }
+    *stop = t;
+    return State{static_cast<double>(m), LseFast::Sum::Of(static_cast<double>(s))};
+  }
+
+  // A line's first chunk (nothing before it) in lean16, as Lean16FirstGroup: where its first
+  // finite term xf is at least kLean16Pos + 0.01 or R + log(kChunk) at most -kLean16Neg - 0.01;
+  // the outputs whose prefix holds one finite term are that term, the others lean16's; returns
+  // false (nothing stored) otherwise. On random data it spares the precise float64 chunk
+  // (PreciseChunk: a float64 exp and log an element) on the lines that start at 0.51 or above.
+  template <int kChunk, bool kStore>
+  __device__ static bool Lean16FirstChunk(const Op& op, const T* px, int64_t step, const float (&x)[kChunk], int n,
+                                          float R, bool exclusive, State* carry) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    float xf = -kInf;
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k) xf = xf == -kInf ? x[k] : xf;  // the first finite (padding is -inf)
+    if (!(xf >= LseFast::kLean16Pos + 0.01f ||
+          R + __logf(static_cast<float>(kChunk)) <= -LseFast::kLean16Neg - 0.01f)) {
+      return false;
+    }
+    const float rl = R * 1.44269504088896341f;
+    T* po = kStore ? op.out + (px - op.x) : nullptr;
+    float s = 0.f;
+    int cnt = 0;
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k) {
+      const float e = LseFast::Exp16(x[k], rl);
+      if (kStore && exclusive && k < n) {
+        po[k * step] = static_cast<T>(cnt == 0 ? -kInf : cnt == 1 ? xf : LseFast::OutLog2(R, s));
+      }
+      s += e;
+      cnt += x[k] != -kInf ? 1 : 0;
+      if (kStore && !exclusive && k < n) {
+        po[k * step] = static_cast<T>(cnt == 0 ? -kInf : cnt == 1 ? xf : LseFast::OutLog2(R, s));
+      }
+    }
+    *carry = cnt == 1 ? State{static_cast<double>(xf), LseFast::Sum::Of(1.0)}
+                      : State{static_cast<double>(R), LseFast::Sum::Of(static_cast<double>(s))};
+    return true;
   }
 
   // A chunk of Thread taken precisely (LseFast::NeedsExact): float64 terms, the finite terms
@@ -1230,6 +1549,22 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     }
     return tc.AsState(Rd, LseFast::Sum::Of(S));
   }
+  // ColumnScan's outputs from a plain float running sum (lean level 2, or lean16 with kExp16:
+  // LseFast::Exp16 terms instead of ExpDiff's).
+  template <bool kExp16, int K>
+  __device__ static void ColumnPlainSum(const float (&f)[K], int n, float R, const LseFast::Sum& c, bool exclusive,
+                                        T (&x)[K]) {
+    const float rl = R * 1.44269504088896341f;
+    float s = static_cast<float>(c.hi + c.lo);
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (k >= n) break;
+      const float e = kExp16 ? LseFast::Exp16(f[k], rl) : LseFast::ExpDiff(f[k], R);
+      if (!exclusive) s += e;
+      x[k] = static_cast<T>(LseFast::OutLog2(R, s));
+      if (exclusive) s += e;
+    }
+  }
   // Their scan from carry, in place, as the thread steps above decide a chunk: the op's combine
   // where the fast arithmetic does not apply, the precise float64 terms while the carry
   // NeedsExact, else float32 terms against R = max(their max, the carry's) with a float-float
@@ -1259,6 +1594,12 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       return;
     }
     const LseFast::Sum c = LseFast::Rebase(carry, R);
+    if constexpr (kLean16) {  // 16-bit outputs: lean16 (LseFast::Lean16) as the thread steps
+      if (LseFast::Lean16(carry, R, c, K)) {
+        ColumnPlainSum<true, K>(f, n, R, c, exclusive, x);
+        return;
+      }
+    }
     const int lean = LseFast::LeanLevel(carry, R, c, K);
     if (lean == 0) {  // rare past a line's first outputs: loops over local copies, not unrolled
       ColumnSlow<K, T> slow(f);
@@ -1289,15 +1630,7 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       return;
     }
     if (lean == 2) {
-      float s = static_cast<float>(c.hi + c.lo);
-#pragma unroll
-      for (int k = 0; k < K; ++k) {
-        if (k >= n) break;
-        const float e = LseFast::ExpDiff(f[k], R);
-        if (!exclusive) s += e;
-        x[k] = static_cast<T>(LseFast::OutLog2(R, s));
-        if (exclusive) s += e;
-      }
+      ColumnPlainSum<false, K>(f, n, R, c, exclusive, x);
       return;
     }
     FloatFloat S = FloatFloat::Of(c.hi + c.lo);

@@ -246,7 +246,7 @@ __device__ __forceinline__ void BlockScanOne(S v, F f, S id, S* smem, S* before,
 }
 
 // Rows (inner == 1) of ntiles tiles each: a block per tile, in ticket order. vec: 16-byte
-// accesses (the length a multiple of 4, x and out aligned).
+// accesses (the length a multiple of 16 bytes' elements, x and out aligned).
 template <typename B, int kThreads, int kItems, int kMinBlocks, typename Op>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     BlockRowKernel(Op op, LineGeometry g, int64_t rows, int64_t ntiles, BlockRowStatus st,

@@ -33,8 +33,8 @@ PO_TILE_TRAIT(TileOwnLongRows, kOwnLongRows, bool, false)
 
 // Whether the op's tiles take such rows (a carry-in too) on the block tiles of
 // scan_block_rows.cuh (GpuTileScan<Op>::kBlockRows, with BlockTile, kBlockThreads, kBlockItems,
-// kBlockMinBlocks and BlockRowsFor(rows, length), the rows taken): float32 logcumsumexp and its
-// gradient, kernels/gpu/logcumsumexp_tiles.cuh. Tried before kOwnLongRows.
+// kBlockMinBlocks and BlockRowsFor(rows, length), the rows taken): logcumsumexp (float32,
+// float16, bfloat16) and its float32 gradient, kernels/gpu/logcumsumexp_tiles.cuh. Tried before kOwnLongRows.
 PO_TILE_TRAIT(TileBlockRows, kBlockRows, bool, false)
 
 // Whether the op's tiles have a second block tile for rows of any count (GpuTileScan<Op>::kBlockRows2,
@@ -58,7 +58,9 @@ void LaunchBlockRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& 
   st.ticket = reinterpret_cast<unsigned long long*>(p);
   st.word = reinterpret_cast<uint4*>(p + 256);
   st.n = ntiles;
-  bool vec = g.length % 4 == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 &&
+  // 16-byte accesses: every row's first element aligned (lengths a multiple of 16 bytes' elements)
+  constexpr int64_t kVecElems = 16 / static_cast<int64_t>(sizeof(*op.x));
+  bool vec = g.length % kVecElems == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 &&
              reinterpret_cast<uintptr_t>(op.out) % 16 == 0;
   if constexpr (BlockOwnIO<B>::value) vec = B::Vec(op, g.length);  // the tile's own arrays
   BlockRowKernel<B, kThreads, kItems, kMinBlocks><<<static_cast<unsigned>(rows * ntiles), kThreads, 0, stream>>>(
