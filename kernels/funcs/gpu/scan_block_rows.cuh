@@ -61,6 +61,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/funcs/gpu/lookback_primitives.cuh"
 #include "kernels/funcs/gpu/scan_agent.cuh"
 
 namespace phi {
@@ -105,18 +106,7 @@ constexpr unsigned kBlockAgg = 1, kBlockIncl = 2;
 // Windows of 32 aggregates a look-back keeps before it polls its farthest window again.
 constexpr int kBlockWindows = 8;
 
-__device__ __forceinline__ void StoreStatusWord(uint4* p, uint4 v) {
-  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-               : "memory");
-}
-__device__ __forceinline__ uint4 LoadStatusWord(const uint4* p) {
-  uint4 v;
-  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p)
-               : "memory");
-  return v;
-}
+// StoreStatusWord / LoadStatusWord (16-byte volatile accesses): lookback_primitives.cuh.
 
 // One status word per tile (line-major), and the ticket, in scratch memory zeroed by the launcher.
 struct BlockRowStatus {
@@ -168,33 +158,7 @@ __device__ __forceinline__ int BlockLookbackPoll(const BlockRowStatus& st, int64
   }
 }
 
-// The in-order fold's chain: c = step(c, get(i)) for i = n - 1 down to 0, each operand asked for
-// four steps ahead (a shared load's latency against a chain of short steps). The same steps in
-// the same order as the plain loop.
-template <typename C, typename Get, typename Step>
-__device__ __forceinline__ C FoldInOrder(C c, int n, Get get, Step step) {
-  int i = n - 1;
-  if (i >= 3) {
-    auto q0 = get(i), q1 = get(i - 1), q2 = get(i - 2), q3 = get(i - 3);
-    for (; i >= 7; i -= 4) {
-      c = step(c, q0);
-      q0 = get(i - 4);
-      c = step(c, q1);
-      q1 = get(i - 5);
-      c = step(c, q2);
-      q2 = get(i - 6);
-      c = step(c, q3);
-      q3 = get(i - 7);
-    }
-    c = step(c, q0);
-    c = step(c, q1);
-    c = step(c, q2);
-    c = step(c, q3);
-    i -= 4;
-  }
-  for (; i >= 0; --i) c = step(c, get(i));
-  return c;
-}
+// The in-order fold's chain (FoldInOrder): lookback_primitives.cuh.
 
 // A value of any 4-byte-multiple type shuffled up by d lanes (word by word: the same bits).
 template <typename S>

@@ -37,6 +37,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/funcs/gpu/lookback_primitives.cuh"
+
 namespace scan1d {
 
 // Variant flags (the last template argument of Tile1DKernel / Launch; 0: the kernel above).
@@ -93,18 +95,9 @@ constexpr float kInfF = std::numeric_limits<float>::infinity();
 constexpr double kInfD = std::numeric_limits<double>::infinity();
 
 // ---- packed status: 16 bytes, the flag inside ------------------------------------------------
-__device__ __forceinline__ void StoreWord(uint4* p, uint4 v) {
-  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-               : "memory");
-}
-__device__ __forceinline__ uint4 LoadWord(const uint4* p) {
-  uint4 v;
-  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p)
-               : "memory");
-  return v;
-}
+// The library's 16-byte status word accesses (kernels/funcs/gpu/lookback_primitives.cuh).
+__device__ __forceinline__ void StoreWord(uint4* p, uint4 v) { phi::funcs::scan_gpu::StoreStatusWord(p, v); }
+__device__ __forceinline__ uint4 LoadWord(const uint4* p) { return phi::funcs::scan_gpu::LoadStatusWord(p); }
 
 // The tree's slots of `rows` lines of n tiles each (as TileStatus of scan_onepass.cuh).
 struct Status {
@@ -525,33 +518,11 @@ struct Params {
   bool exclusive, reverse, vec;
 };
 
-// kStep1's sequential loop: c = step(c, get(i)) for i = n - 1 down to 0, each word asked for four
-// steps before its step (a shared load's ~30 cycles against a chain of ~8-cycle steps; the plain
-// loop reloads one register just before each step). At 64 registers ptxas keeps two to three
-// loads in flight (nvcc 13.0, sm_90a). The same steps in the same order as the plain loop.
+// kStep1's sequential loop: the library's FoldInOrder (each word asked for four steps before
+// its step; at 64 registers ptxas keeps two to three loads in flight, nvcc 13.0, sm_90a).
 template <typename C, typename Get, typename Step>
 __device__ __forceinline__ C FoldSeq(C c, int n, Get get, Step step) {
-  int i = n - 1;
-  if (i >= 3) {
-    auto q0 = get(i), q1 = get(i - 1), q2 = get(i - 2), q3 = get(i - 3);
-    for (; i >= 7; i -= 4) {
-      c = step(c, q0);
-      q0 = get(i - 4);
-      c = step(c, q1);
-      q1 = get(i - 5);
-      c = step(c, q2);
-      q2 = get(i - 6);
-      c = step(c, q3);
-      q3 = get(i - 7);
-    }
-    c = step(c, q0);
-    c = step(c, q1);
-    c = step(c, q2);
-    c = step(c, q3);
-    i -= 4;
-  }
-  for (; i >= 0; --i) c = step(c, get(i));
-  return c;
+  return phi::funcs::scan_gpu::FoldInOrder(c, n, get, step);
 }
 
 // ---- the ops ----------------------------------------------------------------------------------
