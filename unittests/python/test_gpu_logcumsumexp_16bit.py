@@ -103,9 +103,12 @@ def test_logcumsumexp_16bit_specials_and_single_terms(shape, axis, dtype, exclus
         a[..., 11] = rng.uniform(-0.01, 0.01, a.shape[:-1])  # a fine ulp; below later maxima
     if n > 200:
         a[..., n // 2:n // 2 + 150] = -np.inf
-    flat = x.reshape(-1)
-    flat[(3 * flat.size) // 4] = np.inf
-    flat[(7 * flat.size) // 8] = np.nan
+    # +inf and NaN past the head (at step 3n/4 and 7n/8, at least `head`) of the lines 3/4 and 7/8
+    # of the way through, so the single-term prefixes checked below hold in every line.
+    lead = a.shape[:-1]
+    lines = int(np.prod(lead))
+    for frac, val in ((3 / 4, np.inf), (7 / 8, np.nan)):
+        a[np.unravel_index(int(frac * lines), lead) + (min(n - 1, max(head, int(frac * n))),)] = val
     out = check_lse16(x, dtype, axis, exclusive, reverse)
     if head > 20 and not reverse:  # the single-term prefixes: steps 11 .. head-1 (12 .. head exclusive)
         o = np.moveaxis(out, axis, -1)
