@@ -83,8 +83,12 @@ void ThreePhases(cudaStream_t stream, harness::Scratch& scratch, const sg::LineG
 // The paths: the library's route, the telescoped steps as the library ran them (8 steps a chunk,
 // 3 blocks an SM), and LseGradColumns in the three phases: "lean" LseGradColMath's arithmetic,
 // "row" LseGradRowMath's; i<steps a chunk>/<blocks an SM> (i16:8: 16 steps a chunk for the totals,
-// 8 for the stores).
-enum class Path { kLib, kOld8, kRow8mb4, kNew8, kNew8mb4, kNew16mb4, kNew16x8mb4, kNew8mb5, kNew4mb5 };
+// 8 for the stores). "1p k<steps> g<lines>/<blocks an SM>": the one pass of scan_columns.cuh
+// (OnePassColumns) with the op's thread steps (ThreadColumnSteps: each element read from DRAM
+// once, 16 bytes against the three phases' 24), here on whichever steps the build's
+// PO_LSE_GRAD_COLS picks (new binary: LseGradColumns; old: the telescoped chunks).
+enum class Path { kLib, kOld8, kRow8mb4, kNew8, kNew8mb4, kNew16mb4, kNew16x8mb4, kNew8mb5, kNew4mb5,
+                  k1pK16G32, k1pK32G32, k1pK16G64, k1pK8G32 };
 static const char* PathName(Path p) {
   switch (p) {
     case Path::kLib: return "lib";
@@ -96,6 +100,10 @@ static const char* PathName(Path p) {
     case Path::kNew16x8mb4: return "3p lean i16:8/4";
     case Path::kNew8mb5: return "3p lean i8/5";
     case Path::kNew4mb5: return "3p lean i4/5";
+    case Path::k1pK16G32: return "1p k16 g32/4";
+    case Path::k1pK32G32: return "1p k32 g32/4";
+    case Path::k1pK16G64: return "1p k16 g64/4";
+    case Path::k1pK8G32: return "1p k8 g32/4";
   }
   return "?";
 }
@@ -128,15 +136,20 @@ static const char* DataName(Data d) {
 }
 
 // x in each line's forward order (the runs of -inf lie along the lines: a forward's leading run,
-// some lines' whole, and runs inside).
-static std::vector<float> MakeX(Data d, const Shape& s, bool fwd_reverse) {
-  auto& rng = harness::Rng();
-  std::normal_distribution<float> normal(0.f, 2.f), neg(-30.f, 3.f);
-  std::uniform_real_distribution<float> near0(-4.f, 0.5f), cross0(-14.f, -6.f), u(0.f, 1.f);
+// some lines' whole, and runs inside), and out_grad ~ N(0, 1); each line from its own generator
+// (seeded by the case and the line: the lines in parallel, the data the same every run).
+static uint64_t g_case_seed = 20261130;
+static void MakeData(Data d, const Shape& s, bool fwd_reverse, std::vector<float>& x, std::vector<float>& og) {
   const float inf = std::numeric_limits<float>::infinity();
   const int64_t L = s.length, lines = s.outer * s.inner;
-  std::vector<float> x(s.numel());
+  x.assign(s.numel(), 0.f);
+  og.assign(s.numel(), 0.f);
+  const uint64_t seed = g_case_seed++ * 0x9E3779B97F4A7C15ull;
+#pragma omp parallel for schedule(dynamic, 64)
   for (int64_t ln = 0; ln < lines; ++ln) {
+    std::mt19937_64 rng(seed ^ static_cast<uint64_t>(ln));
+    std::normal_distribution<float> normal(0.f, 2.f), neg(-30.f, 3.f), unit(0.f, 1.f);
+    std::uniform_real_distribution<float> near0(-4.f, 0.5f), cross0(-14.f, -6.f), u(0.f, 1.f);
     const int64_t base = ln / s.inner * L * s.inner + ln % s.inner;
     int64_t run = 0;
     if (d == Data::kNegInfRuns) {
@@ -161,9 +174,9 @@ static std::vector<float> MakeX(Data d, const Shape& s, bool fwd_reverse) {
         case Data::kJumps: v = u(rng) < 0.003f ? 8.f + 12.f * u(rng) : normal(rng); break;  // gates far below 1
       }
       x[off] = v;
+      og[off] = unit(rng);
     }
   }
-  return x;
 }
 
 void Case(const Shape& s, Data d, bool exclusive, bool fwd_reverse, const std::vector<Path>& paths,
@@ -174,9 +187,8 @@ void Case(const Shape& s, Data d, bool exclusive, bool fwd_reverse, const std::v
   if (!harness::Selected(g_opt.only, name)) return;
   const int64_t n = s.numel();
   const double copy_ms = g_opt.small ? NAN : harness::CopyMs(stream, n * 4);
-  std::normal_distribution<float> unit(0.f, 1.f);
-  std::vector<float> hx = MakeX(d, s, fwd_reverse), ho(n), hg(n);
-  for (auto& v : hg) v = unit(harness::Rng());
+  std::vector<float> hx, ho(n), hg;
+  MakeData(d, s, fwd_reverse, hx, hg);
   harness::ForEachLine(s.outer, s.length, s.inner, fwd_reverse, [&](auto at, double&) {  // the forward
     long double m = -INFINITY, sum = 0;
     for (int64_t k = 0; k < s.length; ++k) {
@@ -223,6 +235,10 @@ void Case(const Shape& s, Data d, bool exclusive, bool fwd_reverse, const std::v
         case Path::kNew16x8mb4: ThreePhases<8, true, 4, true, 16>(stream, scratch, geo, lines, exclusive, op); break;
         case Path::kNew8mb5: ThreePhases<8, true, 5>(stream, scratch, geo, lines, exclusive, op); break;
         case Path::kNew4mb5: ThreePhases<4, true, 5>(stream, scratch, geo, lines, exclusive, op); break;
+        case Path::k1pK16G32: sg::OnePassColumns<sg::ThreadColumnSteps<Op, 16, 32, 4>>(stream, scratch, geo, lines, exclusive, op); break;
+        case Path::k1pK32G32: sg::OnePassColumns<sg::ThreadColumnSteps<Op, 32, 32, 4>>(stream, scratch, geo, lines, exclusive, op); break;
+        case Path::k1pK16G64: sg::OnePassColumns<sg::ThreadColumnSteps<Op, 16, 64, 4>>(stream, scratch, geo, lines, exclusive, op); break;
+        case Path::k1pK8G32: sg::OnePassColumns<sg::ThreadColumnSteps<Op, 8, 32, 4>>(stream, scratch, geo, lines, exclusive, op); break;
       }
     };
     std::vector<float> first;
@@ -292,9 +308,11 @@ int main(int argc, char** argv) {
   }
   cudaStream_t stream = harness::Start();
   harness::Header();
-  const std::vector<Path> all{Path::kLib,       Path::kOld8,        Path::kRow8mb4, Path::kNew8,    Path::kNew8mb4,
-                              Path::kNew16mb4, Path::kNew16x8mb4, Path::kNew8mb5, Path::kNew4mb5};
-  const std::vector<Path> two{Path::kLib, Path::kOld8, Path::kRow8mb4, Path::kNew8mb4};
+  const std::vector<Path> all{Path::kLib,       Path::kOld8,        Path::kRow8mb4,  Path::kNew8,
+                              Path::kNew8mb4,    Path::kNew16mb4,    Path::kNew16x8mb4, Path::kNew8mb5,
+                              Path::kNew4mb5,    Path::k1pK16G32,    Path::k1pK32G32, Path::k1pK16G64,
+                              Path::k1pK8G32};
+  const std::vector<Path> two{Path::kLib, Path::kOld8, Path::kRow8mb4, Path::kNew8mb4, Path::k1pK16G32};
   // --small: two cases for memcheck / racecheck (untimed).
   if (g_opt.small) {
     const Shape s{"[3, 700, 37] axis 1", 3, 700, 37};
