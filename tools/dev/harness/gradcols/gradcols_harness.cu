@@ -24,6 +24,7 @@
 #include "kernels/funcs/gpu/scan_launch.cuh"
 #include "kernels/gpu/logcumsumexp_tiles.cuh"
 #include "kernels/impl/cum_scan_ops.h"
+#include "tools/dev/harness/lse_grad_ref.h"
 
 namespace sg = phi::funcs::scan_gpu;
 using Op = phi::funcs::LogcumsumexpGradOp<float, double>;
@@ -187,26 +188,9 @@ void Case(const Shape& s, Data d, bool exclusive, bool fwd_reverse, const std::v
   if (!harness::Selected(g_opt.only, name)) return;
   const int64_t n = s.numel();
   const double copy_ms = g_opt.small ? NAN : harness::CopyMs(stream, n * 4);
-  std::vector<float> hx, ho(n), hg;
+  std::vector<float> hx, ho, hg;
   MakeData(d, s, fwd_reverse, hx, hg);
-  harness::ForEachLine(s.outer, s.length, s.inner, fwd_reverse, [&](auto at, double&) {  // the forward
-    long double m = -INFINITY, sum = 0;
-    for (int64_t k = 0; k < s.length; ++k) {
-      const int64_t off = at(k);
-      const long double before = m == -INFINITY ? -INFINITY : m + std::log(sum);
-      const long double v = hx[off];
-      if (v == -INFINITY) {
-      } else if (v == m) {  // +inf after +inf too
-        sum += 1.0L;
-      } else if (v > m) {
-        sum = sum * std::exp(m - v) + 1.0L;
-        m = v;
-      } else {
-        sum += std::exp(v - m);
-      }
-      ho[off] = static_cast<float>(exclusive ? before : (m == -INFINITY ? m : m + std::log(sum)));
-    }
-  });
+  harness::LseForward(s.outer, s.length, s.inner, fwd_reverse, exclusive, hx, ho);
   harness::DeviceBuffer<float> x(n), o(n), g(n), xg(n);
   x.Upload(hx);
   o.Upload(ho);
@@ -252,44 +236,7 @@ void Case(const Shape& s, Data d, bool exclusive, bool fwd_reverse, const std::v
     const bool same = std::memcmp(first.data(), second.data(), n * sizeof(float)) == 0;
     double err = NAN;
     if (g_opt.check) {
-      err = harness::ForEachLine(s.outer, s.length, s.inner, !fwd_reverse, [&](auto at, double& worst) {
-        long double b = 0, mb = 0;
-        float prev = 0.f;
-        for (int64_t k = 0; k < s.length; ++k) {
-          const int64_t off = at(k);
-          const float ok = ho[off];
-          const float xv = hx[off];
-          long double gate = 0;
-          if (k > 0 && ok != -INFINITY) gate = ok == prev ? 1.0L : std::exp(static_cast<long double>(ok) - prev);
-          long double ref, mag;
-          bool zero = xv == -INFINITY;  // the op's exact zeros
-          if (exclusive) {
-            zero = zero || k == 0;
-            const long double f = zero ? 0.0L : std::exp(static_cast<long double>(xv) - prev);
-            ref = zero ? 0.0L : b * f, mag = zero ? 0.0L : mb * f;
-            b = gate * b + hg[off], mb = gate * mb + std::fabs(hg[off]);
-          } else {
-            b = gate * b + hg[off], mb = gate * mb + std::fabs(hg[off]);
-            const long double f = zero ? 0.0L : std::exp(static_cast<long double>(xv) - ok);
-            ref = zero ? 0.0L : b * f, mag = zero ? 0.0L : mb * f;
-          }
-          prev = ok;
-          const float got = first[off];
-          double e;
-          if (zero) {
-            e = got == 0.f ? 0.0 : INFINITY;
-          } else if (std::isnan(ref) || std::isinf(ref) || std::isnan(mag) || std::isinf(mag)) {
-            // the op's NaN and +-inf: the same class (a magnitude that is not finite leaves no scale)
-            const bool match = std::isnan(ref) ? std::isnan(got)
-                               : std::isinf(ref) ? got == static_cast<float>(ref)
-                                                 : std::isfinite(got);
-            e = match ? 0.0 : INFINITY;
-          } else {
-            e = static_cast<double>(std::fabs(got - ref) / std::max(mag, 1e-30L)) / 1e-6;
-          }
-          if (!(e <= worst)) worst = e;
-        }
-      });
+      err = harness::LseGradError(s.outer, s.length, s.inner, fwd_reverse, exclusive, hx, ho, hg, first);
     }
     const double ms = g_opt.small ? NAN : harness::TimeMs(stream, [&] { launch(); });
     scratch.Release();
