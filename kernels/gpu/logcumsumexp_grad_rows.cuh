@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/funcs/gpu/scan_agent.cuh"
 #include "kernels/funcs/gpu/scan_block_rows.cuh"
@@ -54,7 +55,9 @@ struct LseGradRowMath {
   // scan1d harness's [4096, 16384] N(0, 2) gradient (tools/dev/harness/README.md, "the gates
   // below 1/2"), jumps of 7.6 at rows' starts (gates of 5e-4), was 1.9 of its bound's 10 on the
   // H200 (the same on the host), 8.5 with expm1f one ulp off; with expf 0.11 / 0.22.
-  template <bool kGate>
+  // kFar: |d| > 80 through ExpFar, a call, so that the float64 exp's registers are not the
+  // caller's (LseGradColumns; the row tiles inline it as before).
+  template <bool kGate, bool kFar = false>
   __device__ static double Exp(double d) {
     if (fabs(d) <= 80.0) {
       const float df = static_cast<float>(d);
@@ -67,17 +70,20 @@ struct LseGradRowMath {
       }
       return fma(e, d - static_cast<double>(df), e);
     }
-    return exp(d);
+    return kFar ? ExpFar(d) : exp(d);
   }
+  __device__ __noinline__ static double ExpFar(double d) { return exp(d); }
   // The op's gate of a step with output o after the output `prev` (first: the line's first step).
+  template <bool kFar = false>
   __device__ static double Gate(float o, float prev, bool first) {
     if (first || o == -kInf) return 0.0;
-    return o == prev ? 1.0 : Exp<true>(static_cast<double>(o) - static_cast<double>(prev));
+    return o == prev ? 1.0 : Exp<true, kFar>(static_cast<double>(o) - static_cast<double>(prev));
   }
   // x_grad from the recurrence's b and the output that x first feeds (`o`; none: `none`).
+  template <bool kFar = false>
   __device__ static float Out(double b, float x, float o, bool none) {
     if (none || x == -kInf) return 0.f;
-    return static_cast<float>(b * Exp<false>(static_cast<double>(x) - static_cast<double>(o)));
+    return static_cast<float>(b * Exp<false, kFar>(static_cast<double>(x) - static_cast<double>(o)));
   }
   __device__ static State Combine(const State& e, const State& l) { return {e.a * l.a, fma(l.a, e.b, l.b)}; }
 };
@@ -159,6 +165,143 @@ struct LseGradRows {
     }
     if (t0 < s1) carry = WarpScanSteps<32, ScanPolicy::kRowItems, kStore>(op, line, t0, s1, carry, exclusive, lane);
     return carry;
+  }
+};
+
+// The gradient's column thread steps for float32 (GpuTileScan<LogcumsumexpGradOp<float, double>>
+// ::Thread, taken when PO_LSE_GRAD_COLS is 1): a thread walks steps [s0, s1) of one line, as the
+// three column phases (scan_kernel.cuh's ColumnScanKernel), the one pass's ThreadColumnSteps and
+// the column totals call it. Per element the arithmetic of LseGradRows above (LseGradRowMath: the
+// gate of the exact float64 difference of two float outputs, the float64 recurrence
+// b = fma(gate, b, out_grad), x_grad = b * exp(x - o)), folded left in scan order from the carry,
+// so nothing depends on the data's range and no chunk falls back. What the telescoped steps they
+// replace (LseGradFast, kept as ThreadTelescoped) cost, per element of a chunk of 8:
+//   - segment totals (kStore off): out and out_grad read (8 bytes), one float32 exp (the exact
+//     difference to the chunk's reference), a float-float sum; per chunk a max/min/NaN pass, the
+//     step before the chunk read again, two float64 exps and a float64 combination (Carry), and
+//     the generic fallback's code beside it (registers: 80, the launch bound's cap);
+//   - the stores (kStore): out, out_grad and x read, x_grad written (16 bytes), three float32
+//     exps (term, rebase to the output, x's factor) and the float-float sums; per chunk three
+//     float64 exps (Rebase, Carry).
+// Here: the same bytes (x only with kStore; the output before s0 read once a thread, not once a
+// chunk), one float32 exp (the gate: expm1f, or expf below 1/2) and ~6 float64 operations an
+// element for the totals, two float32 exps and ~10 float64 operations with the stores; no float64
+// exp but where |o - prev| or |x - o| > 80; no reductions, no fallback. PO_LSE_GRAD_COL_ITEMS
+// (default the engine's kItems, 8): the steps whose loads are issued together.
+#ifndef PO_LSE_GRAD_COL_ITEMS
+#define PO_LSE_GRAD_COL_ITEMS 0
+#endif
+// 1 (default): LseGradColMath's arithmetic below; 0: LseGradRowMath's, as the row tiles.
+#ifndef PO_LSE_GRAD_COL_LEAN
+#define PO_LSE_GRAD_COL_LEAN 1
+#endif
+
+// The columns' lean arithmetic: LseGradRowMath's, with fewer float <-> double conversions (on the
+// H200 64-bit conversions issue at 16 a clock an SM, as MUFU: LseGradRowMath's gate takes ~5
+// of them and its factor ~5, the element's whole budget at the copy's pace). The difference of
+// two floats is taken in float32 with its rounding error exactly (TwoSum: s + err = a - b, as
+// LseFast::ExpDiff), and the rounding is put back in float32:
+//   - a gate of 1/2 or more: 1 + m' in float64, m' = fmaf(1 + m, err, m), m = expm1f(s): the
+//     float rounding of m' adds half an ulp of |1 - gate| (LseGradRowMath: the fma in float64);
+//   - a gate below 1/2 and a factor: e' = fmaf(e, err, e), e = expf(s), widened once: half an
+//     ulp of the gate or factor more than LseGradRowMath's.
+// One conversion a gate (m' or e'), two a factor (e', the product b * e' back to float), one for
+// out_grad in the recurrence. |s| > 80 (or NaN) takes the float64 exp of the float64 difference
+// (ExpFar, a call). Emulated on the host: tools/dev/harness/scan1d/grad_emu_test.cu --cols.
+struct LseGradColMath {
+  static constexpr float kInf = std::numeric_limits<float>::infinity();
+  // s + err = a - b exactly (s rounded to float); err is NaN where s is not finite.
+  __device__ static void Diff(float a, float b, float* s, float* err) {
+    *s = a - b;
+    const float bb = *s - a;
+    *err = (a - (*s - bb)) + (-b - bb);
+  }
+  __device__ static double Gate(float o, float prev, bool first) {
+    if (first || o == -kInf) return 0.0;
+    if (o == prev) return 1.0;
+    float s, err;
+    Diff(o, prev, &s, &err);
+    if (!(fabsf(s) <= 80.f)) return LseGradRowMath::ExpFar(static_cast<double>(o) - static_cast<double>(prev));
+    const float m = expm1f(s);
+    if (PO_LSE_GRAD_GATE_EXPF && m < -0.5f) {
+      const float e = expf(s);
+      return static_cast<double>(fmaf(e, err, e));
+    }
+    return 1.0 + static_cast<double>(fmaf(1.f + m, err, m));
+  }
+  __device__ static float Out(double b, float x, float o, bool none) {
+    if (none || x == -kInf) return 0.f;
+    float s, err;
+    Diff(x, o, &s, &err);
+    if (!(fabsf(s) <= 80.f)) {
+      return static_cast<float>(b * LseGradRowMath::ExpFar(static_cast<double>(x) - static_cast<double>(o)));
+    }
+    const float e = expf(s);
+    return static_cast<float>(b * static_cast<double>(fmaf(e, err, e)));
+  }
+};
+// LseGradRowMath with the float64 exp past |d| > 80 as a call (the columns' registers).
+struct LseGradRowMathFar {
+  __device__ static double Gate(float o, float prev, bool first) { return LseGradRowMath::Gate<true>(o, prev, first); }
+  __device__ static float Out(double b, float x, float o, bool none) {
+    return LseGradRowMath::Out<true>(b, x, o, none);
+  }
+};
+
+struct LseGradColumns {
+  using Op = LogcumsumexpGradOp<float, double>;
+  using State = GatedState<double>;
+
+  template <int kItems, bool kStore, bool kLean = PO_LSE_GRAD_COL_LEAN != 0>
+  __device__ static State ThreadSteps(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                      bool exclusive) {
+    using F = std::conditional_t<kLean, LseGradColMath, LseGradRowMathFar>;
+    if (s0 >= s1) return carry;
+    const ScanPos p0 = line.g.At(line.base, s0);
+    const int64_t step = line.g.reverse ? -line.g.inner : line.g.inner;
+    float prev = s0 > 0 ? __ldg(op.out + p0.prev) : 0.f;  // the output before s0 (scan order)
+    double a = carry.a, b = carry.b;
+    int64_t off = p0.offset;
+    for (int64_t t0 = s0; t0 < s1; t0 += kItems) {
+      const int64_t left = s1 - t0;
+      float o[kItems], g[kItems], x[kItems];
+      int64_t at = off;
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        if (k < left) {
+          o[k] = __ldg(op.out + at);
+          g[k] = __ldg(op.out_grad + at);
+          if (kStore) x[k] = __ldg(op.x + at);
+        }
+        at += step;
+      }
+      at = off;
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        if (k < left) {
+          const bool first = t0 + k == 0;  // the line's first step: gate 0
+          const double gate = F::Gate(o[k], prev, first);
+          a *= gate;
+          if (kStore) {
+            float r;
+            if (exclusive) {
+              r = F::Out(b, x[k], prev, first);
+              b = fma(gate, b, static_cast<double>(g[k]));
+            } else {
+              b = fma(gate, b, static_cast<double>(g[k]));
+              r = F::Out(b, x[k], o[k], false);
+            }
+            op.x_grad[at] = r;
+          } else {
+            b = fma(gate, b, static_cast<double>(g[k]));
+          }
+          prev = o[k];
+        }
+        at += step;
+      }
+      off = at;
+    }
+    return State{a, b};
   }
 };
 

@@ -72,6 +72,16 @@
 #ifndef PO_LSE16_FIRST
 #define PO_LSE16_FIRST 1
 #endif
+// float32 gradient columns on LseGradColumns (logcumsumexp_grad_rows.cuh: per-element gates, a
+// float64 recurrence) instead of the telescoped chunks: 1 since the H200 run of 2026-11-30 (the
+// column-gradient harness, tools/dev/harness/gradcols: [16384, 4096] axis 0 8.23 -> 4.35 x copy,
+// [32, 4, 2048, 128] axis 2 8.06 -> 4.33, smaller errors); 0 keeps the telescoped chunks.
+#ifndef PO_LSE_GRAD_COLS
+#define PO_LSE_GRAD_COLS 1
+#endif
+#ifndef PO_LSE_GRAD_COL_MIN_BLOCKS
+#define PO_LSE_GRAD_COL_MIN_BLOCKS 4
+#endif
 
 namespace phi {
 namespace funcs {
@@ -1741,6 +1751,11 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
   using State = typename Op::State;
   static constexpr bool kFast = true;
   static constexpr int kMinBlocks = 3;  // as the forward: at most 80 registers, 24 warps per SM
+  // The three column phases' kernels on LseGradColumns (PO_LSE_GRAD_COLS, float32): 4 blocks an
+  // SM (at most 64 registers; ptxas -v: 63 and 64, no spills, where 3 blocks' bound of 80 gave
+  // the stores 80 with a spill), 32 warps an SM against the telescoped steps' 24.
+  static constexpr int kColumnScanMinBlocks =
+      PO_LSE_GRAD_COLS && std::is_same<T, float>::value ? PO_LSE_GRAD_COL_MIN_BLOCKS : kMinBlocks;
   // float32 rows that LseGradBlockRowsFor takes go to the engine's block tiles with
   // LseGradBlockTile (out, out_grad and x read once, x_grad written once): 512 threads of 16
   // steps, 2 blocks an SM, as the forward; the rows LseGradBlock2RowsFor takes (where the first
@@ -1858,9 +1873,26 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
     return carry;
   }
 
+  // A thread's steps of a column line (the three column phases, the one pass's thread steps, the
+  // column totals): float32 with PO_LSE_GRAD_COLS takes LseGradColumns (logcumsumexp_grad_rows.cuh:
+  // the rows' per-element gates and float64 recurrence), else the telescoped chunks below.
   template <int kItems, bool kStore>
   __device__ static State Thread(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                  bool exclusive) {
+#if PO_LSE_GRAD_COLS
+    if constexpr (std::is_same<T, float>::value) {
+      constexpr int kN = PO_LSE_GRAD_COL_ITEMS > 0 ? PO_LSE_GRAD_COL_ITEMS : kItems;
+      return LseGradColumns::ThreadSteps<kN, kStore>(op, line, s0, s1, carry, exclusive);
+    }
+#endif
+    return ThreadTelescoped<kItems, kStore>(op, line, s0, s1, carry, exclusive);
+  }
+  // The telescoped chunks (LseGradFast): kItems steps summed against their largest output, float64
+  // once a chunk; a chunk with a non-finite output or a span over LseFast::kSpan takes the generic
+  // steps.
+  template <int kItems, bool kStore>
+  __device__ static State ThreadTelescoped(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                                           bool exclusive) {
     for (int64_t t0 = s0; t0 < s1; t0 += kItems) {
       const int64_t t1 = t0 + kItems < s1 ? t0 + kItems : s1;
       float o[kItems], g[kItems];

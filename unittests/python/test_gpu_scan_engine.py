@@ -326,3 +326,40 @@ def test_logcumsumexp_float32_grad_small_gates(shape, exclusive, reverse):
     if reverse:  # the same lines in the forward's order
         x, g = x[:, ::-1].copy(), g[:, ::-1].copy()
     check_lse_grad_float32(x, g, 1, exclusive, reverse)
+
+
+# float32 logcumsumexp's gradient on columns (inner > 1), all through the op's column thread steps
+# (logcumsumexp_tiles.cuh's GpuTileScan<LogcumsumexpGradOp>::Thread: logcumsumexp_grad_rows.cuh's
+# LseGradColumns where built with PO_LSE_GRAD_COLS=1, else the telescoped chunks): the three
+# column phases (1024 to 262143 lines: segment totals, their scan, the segments again; lines off
+# the vector width and the 256-thread blocks, lengths off the 8-step chunk and the segment, a
+# middle axis), one segment a line (262144 lines or more: ColumnScanKernel<0>) and the one pass
+# over few lines (scan_columns.cuh's ThreadColumnSteps); N(0, 2) with a leading run of -inf and a
+# value far below the rest, or crossing data; every exclusive/reverse mode.
+GRAD_COLUMNS = [((2048, 1031), 0, False), ((3, 700, 401), 1, False), ((13, 262147), 0, False), ((5003, 101), 0, False),
+                ((1500, 1030), 0, True), ((4, 600, 300), 1, True)]
+
+
+@pytest.mark.parametrize('shape,axis,crossing', GRAD_COLUMNS)
+@pytest.mark.parametrize('exclusive,reverse', DIRECTIONS)
+def test_logcumsumexp_float32_grad_columns(shape, axis, crossing, exclusive, reverse):
+    x, g = grad_edge_data(shape, axis, crossing, np.random.default_rng(41))
+    check_lse_grad_float32(x, g, axis, exclusive, reverse)
+
+
+# Gates far below 1 on columns (LseGradColMath / LseGradRowMath: expf below 1/2): at each
+# column's start (the forward's order) a term larger by 7.5, 12 or 20 takes over, out_grad 0 but
+# at the last output; the three phases ((3000, 1030): 47 segments a line) and the one pass
+# ((3000, 96)).
+@pytest.mark.parametrize('shape', [(3000, 1030), (3000, 96)])
+@pytest.mark.parametrize('exclusive,reverse', DIRECTIONS)
+def test_logcumsumexp_float32_grad_columns_small_gates(shape, exclusive, reverse):
+    rng = np.random.default_rng(47)
+    x = (2 * rng.standard_normal(shape)).astype(np.float32)
+    g = np.zeros(shape, np.float32)
+    jumps = np.array([7.5, 12.0, 20.0], np.float32)[np.arange(shape[1]) % 3]
+    x[0], x[1] = 4.0 - jumps, 4.0
+    g[-1] = 1.0
+    if reverse:  # the same columns in the forward's order
+        x, g = x[::-1].copy(), g[::-1].copy()
+    check_lse_grad_float32(x, g, 0, exclusive, reverse)

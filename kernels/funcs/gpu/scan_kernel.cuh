@@ -32,6 +32,10 @@ namespace scan_gpu {
 // second argument): GpuTileScan<Op>::kMinBlocks where a tile scanner sets it, else 1 (no cap
 // on registers below the 255 of 256 threads).
 PO_TILE_TRAIT(TileMinBlocks, kMinBlocks, int, 1)
+// The blocks per SM the three column phases' kernels (ColumnScanKernel) are compiled for:
+// GpuTileScan<Op>::kColumnScanMinBlocks where a tile scanner sets it, else TileMinBlocks (an op
+// whose column thread steps need fewer registers than its rows: logcumsumexp's float32 gradient).
+PO_TILE_TRAIT(TileColumnScanMinBlocks, kColumnScanMinBlocks, int, TileMinBlocks<Tiles>::value)
 
 // The single pass's steps per row segment and the threads the column segments aim at:
 // GpuTileScan<Op>::kRowSegment / kColumnThreads where a tile scanner sets them, else
@@ -136,7 +140,7 @@ __global__ void __launch_bounds__(ScanPolicy::kTotalsThreads)
 // ---- inner > 1: columns, a thread per (segment, line), line fastest --------------------------
 // init: a carry-in per line (null for none), combined before the line's first step.
 template <int kPhase, typename Op>
-__global__ void __launch_bounds__(ScanPolicy::kThreads, TileMinBlocks<GpuTileScan<Op>>::value)
+__global__ void __launch_bounds__(ScanPolicy::kThreads, TileColumnScanMinBlocks<GpuTileScan<Op>>::value)
     ColumnScanKernel(Op op, LineGeometry g, int64_t lines, int64_t nseg, int64_t seg_len,
                      typename Op::State* totals, bool exclusive, const typename Op::State* init = nullptr) {
   const int64_t t = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;

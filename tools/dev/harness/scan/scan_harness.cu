@@ -18,6 +18,7 @@
 #include "kernels/impl/cum_scan_ops.h"
 #include "paddle_ops/common/bfloat16.h"
 #include "paddle_ops/common/float16.h"
+#include "tools/dev/harness/lse_grad_ref.h"
 #include "tools/dev/harness/scan/scan_column_chain.cuh"
 
 using phi::funcs::ScanLayout;
@@ -439,21 +440,7 @@ void GradCase(const char* variant, const Shape& s, bool exclusive, bool fwd_reve
   std::vector<float> hx(n), ho(n), hg(n);
   for (auto& v : hx) v = normal(harness::Rng());
   for (auto& v : hg) v = unit(harness::Rng());
-  harness::ForEachLine(s.outer, s.length, s.inner, fwd_reverse, [&](auto at, double&) {  // the forward
-    long double m = -INFINITY, sum = 0;
-    for (int64_t k = 0; k < s.length; ++k) {
-      const int64_t off = at(k);
-      const long double before = m == -INFINITY ? -INFINITY : m + std::log(sum);
-      const long double v = hx[off];
-      if (v > m) {
-        sum = sum * std::exp(m - v) + 1.0L;
-        m = v;
-      } else {
-        sum += std::exp(v - m);
-      }
-      ho[off] = static_cast<float>(exclusive ? before : m + std::log(sum));
-    }
-  });
+  harness::LseForward(s.outer, s.length, s.inner, fwd_reverse, exclusive, hx, ho);
   harness::DeviceBuffer<float> x(n), o(n), g(n), xg(n);
   x.Upload(hx);
   o.Upload(ho);
@@ -480,29 +467,7 @@ void GradCase(const char* variant, const Shape& s, bool exclusive, bool fwd_reve
     const std::vector<float> first = TwoRuns(xg, scratch, stream, launch, &same);
     double err = NAN;
     if (g_opt.check) {
-      err = harness::ForEachLine(s.outer, s.length, s.inner, !fwd_reverse, [&](auto at, double& worst) {
-        long double b = 0, mb = 0;
-        float prev = 0.f;
-        for (int64_t k = 0; k < s.length; ++k) {
-          const int64_t off = at(k);
-          const float ok = ho[off];
-          long double gate = 0;
-          if (k > 0 && ok != -INFINITY) gate = ok == prev ? 1.0L : std::exp(static_cast<long double>(ok) - prev);
-          long double ref, mag;
-          if (exclusive) {
-            const long double f = k == 0 ? 0.0L : std::exp(static_cast<long double>(hx[off]) - prev);
-            ref = b * f, mag = mb * f;
-            b = gate * b + hg[off], mb = gate * mb + std::fabs(hg[off]);
-          } else {
-            b = gate * b + hg[off], mb = gate * mb + std::fabs(hg[off]);
-            const long double f = std::exp(static_cast<long double>(hx[off]) - ok);
-            ref = b * f, mag = mb * f;
-          }
-          prev = ok;
-          const double e = static_cast<double>(std::fabs(first[off] - ref) / std::max(mag, 1e-30L)) / 1e-6;
-          if (!(e <= worst)) worst = e;
-        }
-      });
+      err = harness::LseGradError(s.outer, s.length, s.inner, fwd_reverse, exclusive, hx, ho, hg, first);
     }
     const double ms = harness::TimeMs(stream, [&] { launch(); });
     scratch.Release();

@@ -10,6 +10,8 @@
 // model of the GPU's). Exits 1 where a case is outside the bound (err > 10). (The 1-D 1000003
 // holes rows hold a NaN: every gradient before it in the forward's order is NaN, as the
 // reference's; the [3, 2^16] holes rows have -inf runs and, in the last row, a +inf.)
+// `--cols`: the column thread steps (LseGradColumns) in the three column phases (EmuGradCols);
+// `--cols-many`: the same on Many's data.
 // Build as check_test.cu, from tools/dev/harness/scan1d/grad_emu_test.cu (README). `--many [rows]`
 // and `--holes`: the H200 run's [4096, 16384] N(0, 2) and [3072, 16388] holes excl rows alone,
 // the gates below 1/2 both ways (Many and Holes below).
@@ -45,6 +47,39 @@ float OutH(double b, float x, float o, bool none) {
   if (none || x == -INFINITY) return 0.f;
   return static_cast<float>(b * ExpH(static_cast<double>(x) - static_cast<double>(o), false));
 }
+
+// LseGradColMath (the columns' lean arithmetic, kernels/gpu/logcumsumexp_grad_rows.cuh): the
+// float difference and its exact rounding error (TwoSum), the rounding put back in float32.
+float UpH(float r) { return g_up && r != 0.f ? std::nextafter(r, INFINITY) : r; }
+void DiffH(float a, float b, float* s, float* err) {
+  *s = a - b;
+  const float bb = *s - a;
+  *err = (a - (*s - bb)) + (-b - bb);
+}
+double GateLeanH(float o, float prev, bool first) {
+  if (first || o == -INFINITY) return 0.0;
+  if (o == prev) return 1.0;
+  float s, err;
+  DiffH(o, prev, &s, &err);
+  if (!(std::fabs(s) <= 80.f)) return std::exp(static_cast<double>(o) - static_cast<double>(prev));
+  const float m = UpH(std::expm1(s));
+  if (m < -0.5f) {
+    const float e = UpH(std::exp(s));
+    return static_cast<double>(std::fma(e, err, e));
+  }
+  return 1.0 + static_cast<double>(std::fma(1.f + m, err, m));
+}
+float OutLeanH(double b, float x, float o, bool none) {
+  if (none || x == -INFINITY) return 0.f;
+  float s, err;
+  DiffH(x, o, &s, &err);
+  if (!(std::fabs(s) <= 80.f)) return static_cast<float>(b * std::exp(static_cast<double>(x) - static_cast<double>(o)));
+  const float e = UpH(std::exp(s));
+  return static_cast<float>(b * static_cast<double>(std::fma(e, err, e)));
+}
+bool g_lean = false;  // EmuGradCols: LseGradColMath (else LseGradRowMath)
+double GateC(float o, float prev, bool first) { return g_lean ? GateLeanH(o, prev, first) : GateH(o, prev, first); }
+float OutC(double b, float x, float o, bool none) { return g_lean ? OutLeanH(b, x, o, none) : OutH(b, x, o, none); }
 
 // BlockScanOne<kThreads> of v with Cmb from {1, 0}: before[i] and the total.
 template <int kThreads>
@@ -135,6 +170,106 @@ std::vector<float> EmuGradBlock(const std::vector<float>& x, const std::vector<f
     }
   }
   return xg;
+}
+
+// The column thread steps (LseGradColumns, -DPO_LSE_GRAD_COLS=1) in the engine's three column
+// phases, each row taken as one line (the arithmetic does not see the stride): the line cut into
+// segments of seg_len steps (ScanColumnsThreePhase's), phase 1 a thread's left fold of
+// (gate, out_grad) from {1, 0} over its segment, phase 2 the segment totals' exclusive scan (here
+// a left fold; on the GPU WarpTotalsScanKernel's warp scan or BlockTotalsScanKernel's runs: another
+// order of the same float64 combinations), phase 3 the thread's walk from b of its prefix, the
+// gates taken again. seg_len >= L: one segment (ColumnScanKernel<0>).
+std::vector<float> EmuGradCols(const std::vector<float>& x, const std::vector<float>& o, const std::vector<float>& og,
+                               int64_t rows, int64_t L, bool excl, bool rev, int64_t seg_len) {
+  std::vector<float> xg(x.size());
+  const int64_t nseg = (L + seg_len - 1) / seg_len;
+#pragma omp parallel for schedule(dynamic, 16)
+  for (int64_t r = 0; r < rows; ++r) {
+    auto at = [&](int64_t s) { return r * L + (!rev ? L - 1 - s : s); };  // the gradient's scan order
+    std::vector<GS> tot(nseg);
+    for (int64_t sg = 0; sg < nseg; ++sg) {  // phase 1
+      const int64_t s0 = sg * seg_len, s1 = std::min(L, s0 + seg_len);
+      float prev = s0 > 0 ? o[at(s0 - 1)] : 0.f;
+      GS m{1.0, 0.0};
+      for (int64_t k = s0; k < s1; ++k) {
+        const double gate = GateC(o[at(k)], prev, k == 0);
+        m = GS{m.a * gate, std::fma(gate, m.b, double(og[at(k)]))};
+        prev = o[at(k)];
+      }
+      tot[sg] = m;
+    }
+    GS run{1.0, 0.0};
+    for (int64_t sg = 0; sg < nseg; ++sg) {  // phase 2
+      const GS t = tot[sg];
+      tot[sg] = run;
+      run = Cmb(run, t);
+    }
+    for (int64_t sg = 0; sg < nseg; ++sg) {  // phase 3
+      const int64_t s0 = sg * seg_len, s1 = std::min(L, s0 + seg_len);
+      float prev = s0 > 0 ? o[at(s0 - 1)] : 0.f;
+      double b = tot[sg].b;
+      for (int64_t k = s0; k < s1; ++k) {
+        const int64_t i = at(k);
+        const bool first = k == 0;
+        const double gate = GateC(o[i], prev, first);
+        if (excl) {
+          xg[i] = OutC(b, x[i], prev, first);
+          b = std::fma(gate, b, double(og[i]));
+        } else {
+          b = std::fma(gate, b, double(og[i]));
+          xg[i] = OutC(b, x[i], o[i], false);
+        }
+        prev = o[i];
+      }
+    }
+  }
+  return xg;
+}
+
+// --cols: EmuGradCols on the cases' rows as lines, segments of 64, 128 and 256 steps (the
+// three phases' on [2048, 1031] axis 0, [32, 4, 2048, 128] axis 2 and [16384, 4096] axis 0) and one
+// segment a line, LseGradRowMath's arithmetic ("row") and LseGradColMath's ("lean"), each also with
+// every float32 expm1f/expf result one ulp high (+1ulp). Returns 1 where one is outside the bound.
+template <typename Cases>
+int Cols(const Cases& cases) {
+  bool bad = false;
+  for (const auto& c : cases) {
+    const GradData d(c.rows, c.L, c.excl, c.rev, c.d);
+    for (int mode = 0; mode < 4; ++mode) {
+      g_up = (mode & 1) != 0;
+      g_lean = (mode & 2) != 0;
+      std::printf("%-30s %-4s %-6s", c.name, g_lean ? "lean" : "row", g_up ? "+1ulp" : "");
+      bool row_bad = false;
+      for (int64_t seg : {int64_t{64}, int64_t{128}, int64_t{256}, c.L}) {
+        const double e =
+            CheckGrad(d.x, d.o, d.g, EmuGradCols(d.x, d.o, d.g, c.rows, c.L, c.excl, c.rev, seg), c.rows, c.L, c.excl, c.rev);
+        std::printf(" seg %lld err %.3g,", static_cast<long long>(seg), e);
+        row_bad |= !(e <= 10);
+      }
+      bad |= row_bad;
+      std::printf("%s\n", row_bad ? "  FAIL" : "");
+    }
+  }
+  g_up = g_lean = false;
+  return bad ? 1 : 0;
+}
+
+// --cols-many: the H200's [4096, 16384] N(0, 2) gradient data (Many's: jumps of ~7.6 at rows'
+// starts, gates of 5e-4) through EmuGradCols, segments of 256 steps, both arithmetics, +1ulp too.
+int ColsMany() {
+  const int64_t R = 4096, L = 16384;
+  const GradData d(R, L, false, false, Dist::kNormal2);
+  bool bad = false;
+  for (int mode = 0; mode < 4; ++mode) {
+    g_up = (mode & 1) != 0;
+    g_lean = (mode & 2) != 0;
+    const double e = CheckGrad(d.x, d.o, d.g, EmuGradCols(d.x, d.o, d.g, R, L, false, false, 256), R, L, false, false);
+    std::printf("[4096, 16384] N(0, 2) cols seg 256 %-4s %-6s err %.3g%s\n", g_lean ? "lean" : "row",
+                g_up ? "+1ulp" : "", e, e <= 10 ? "" : "  FAIL");
+    bad |= !(e <= 10);
+  }
+  g_up = g_lean = false;
+  return bad ? 1 : 0;
 }
 
 // CheckGrad's measure for rows of the forward not reversed, with where its worst element sits:
@@ -249,6 +384,7 @@ int Holes() {
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--many") return Many(argc > 2 ? std::atoll(argv[2]) : 4096);
   if (argc > 1 && std::string(argv[1]) == "--holes") return Holes();
+  if (argc > 1 && std::string(argv[1]) == "--cols-many") return ColsMany();
   struct C {
     const char* name;
     int64_t rows, L;
@@ -274,6 +410,7 @@ int main(int argc, char** argv) {
       {"[3, 20000] near0 excl", 3, 20000, true, false, Dist::kNear0},
       {"[4, 16388] holes rev", 4, 16388, false, true, Dist::kHoles},
   };
+  if (argc > 1 && std::string(argv[1]) == "--cols") return Cols(cases);
   bool bad = false;
   for (const C& c : cases) {
     const GradData d(c.rows, c.L, c.excl, c.rev, c.d);

@@ -10,6 +10,7 @@
 // the library's routed path (ScanGpuLaunch: "lib-new", its carry-in "lib-new init", and the path
 // before, "lib-old") beside the harness's best
 #include "tools/dev/harness/harness.cuh"
+#include "tools/dev/harness/lse_grad_ref.h"
 
 #include <cmath>
 #include <limits>
@@ -501,42 +502,7 @@ std::vector<float> TwoRuns(harness::DeviceBuffer<float>& out, cudaStream_t strea
 // NaN reference a NaN, an infinite one the same infinity.
 double CheckGrad(const std::vector<float>& x, const std::vector<float>& o, const std::vector<float>& og,
                  const std::vector<float>& xg, int64_t rows, int64_t L, bool excl, bool rev) {
-  return harness::ForEachLine(rows, L, 1, !rev, [&](auto at, double& worst) {
-    long double b = 0, mb = 0;
-    float prev = 0.f;
-    for (int64_t k = 0; k < L; ++k) {
-      const int64_t i = at(k);
-      const float ok = o[i];
-      long double gate = 0;
-      if (k > 0 && ok != -INFINITY) gate = ok == prev ? 1.0L : expl(static_cast<long double>(ok) - prev);
-      long double ref = 0, mag = 0;
-      bool zero = x[i] == -INFINITY;
-      if (excl) {
-        zero = zero || k == 0;
-        const long double f = zero ? 0.0L : expl(static_cast<long double>(x[i]) - prev);
-        ref = b * f, mag = mb * f;
-        b = gate * b + og[i], mb = gate * mb + std::fabs(og[i]);
-      } else {
-        b = gate * b + og[i], mb = gate * mb + std::fabs(og[i]);
-        const long double f = zero ? 0.0L : expl(static_cast<long double>(x[i]) - ok);
-        ref = b * f, mag = mb * f;
-      }
-      prev = ok;
-      const float got = xg[i];
-      double e;
-      if (zero) {
-        e = got == 0.f ? 0 : INFINITY;
-      } else if (ref != ref) {
-        e = got != got ? 0 : INFINITY;
-      } else if (std::isinf(static_cast<double>(ref))) {
-        e = static_cast<double>(got) == static_cast<double>(ref) ? 0 : INFINITY;
-      } else {
-        e = static_cast<double>(std::fabs(got - ref) / std::max(mag, 1e-30L)) / 1e-6;
-        if (got != got) e = INFINITY;
-      }
-      if (!(e <= worst)) worst = e;
-    }
-  });
+  return harness::LseGradError(rows, L, 1, rev, excl, x, o, og, xg);  // tools/dev/harness/lse_grad_ref.h
 }
 
 #ifdef SCAN1D_LIB
