@@ -1,0 +1,319 @@
+// float64 logcumsumexp on the GPU engine (GpuTileScan<LogcumsumexpOp<double, double>>; included
+// by kernels/gpu/logcumsumexp_tiles.cuh, whose fast tiles are for float32 and the 16-bit types).
+//
+// What the generic tiles do for float64 (the engine's path for every shape before this file;
+// ScanGpuLaunch in scan_launch.cuh, GenericTileScan in scan_agent.cuh):
+//   1-D 2^26, [64, 2^20] (fewer than 2048 rows, TileMinBlocks 1): OnePassRowKernel<8>, a warp per
+//     8192-step segment, each segment read twice (its aggregate, then the rescan after the tree
+//     look-back of scan_onepass.cuh);
+//   [4096, 16384] last: RowScanKernel<32, 8>, a warp per row in tiles of 256 steps;
+//   [2^20, 64] last: StagedRowKernel (scan_staged_rows.cuh, 8-byte rows of <= 128 steps);
+//   [16384, 4096] axis 0 and [32, 4, 2048, 128] axis 2: the column three phases
+//     (ColumnScanKernel<1>, ScanSegmentTotals, ColumnScanKernel<3>: each element read twice).
+// Per element, all of them take LogAddExpCombine<double> states (m, compensated sum hi + lo): a
+// Combine per element into the lane's (or thread's) aggregate and again into its prefix when
+// storing (each a double exp, Scale's fma pair and a TwoSum), a share of the warp scan's
+// Combines over 24-byte states (shuffled as six words), and Value's double log: about three
+// double exps, a log and ~60 more double operations and branches per element, plus the second
+// read of the segmented paths.
+//
+// Here (1-D tensors and few long rows; LongRows below): a thread block per tile of
+// kThreads * kItems steps, read once into registers, with the tree look-back of scan_onepass.cuh
+// (TileStatus::PublishUp, WarpLookback) over the op's own compensated states, so the carry is the
+// same fixed tree of Combines as the generic single pass (deterministic, and a tree's accuracy:
+// no chain of one rounding per tile). scan_block_rows.cuh's look-back publishes 16-byte words,
+// too small for a float64 max and a compensated sum. Per element: one double exp of x - Rt
+// (Rt the tile's max; the difference taken exactly, TwoSum, so |x - Rt| up to kSpan costs no
+// 2^-53 |x - Rt| in the term) summed in double, and after the look-back one double log:
+//   S_k = base + f * (sum of the tile's terms up to k),  out_k = R + log(S_k)
+// with R = max(Rt, carry max), f = exp(Rt - R), base = carry sum * exp(carry max - R). The tile
+// takes this path only where every output's log(S_k) is bounded: no NaN or +inf in it, the
+// carry holds at least two finite terms (so no output is a single term, docs/spec.md §1) and its
+// max lies within kSpan of R (S_k >= base >= exp(-kSpan)). Then |log S_k| <= max(kSpan, log n),
+// and the error of out_k is the relative error of S_k (at most ~46 roundings: the thread's
+// running sum, the block scan's depth, f and base, the terms' exps) plus the log's ulp of at
+// most kSpan plus out's own rounding: ~7e-15 absolute at worst, inside §1's
+// 1e-14 * max(1, |ref|). Every other tile (the line's first, after a run of -inf, a NaN or +inf,
+// a rise of more than kSpan over its carry) reads its elements again and takes the generic
+// per-element states (exact: §1's single terms and special values as the generic tiles).
+// Which path a tile takes depends on the data alone.
+//
+// Routed (LongRows) only with PO_LSE_F64_ROWS=1 until it has run on a GPU (the kernel harness,
+// tools/dev/harness/lse64, builds with it and compares both paths); rows with a carry-in keep
+// the generic single pass (the engine's LongRows hook takes none; the harness drives the
+// kernel with one directly).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/funcs/gpu/scan_agent.cuh"
+#include "kernels/funcs/gpu/scan_block_rows.cuh"
+#include "kernels/funcs/gpu/scan_onepass.cuh"
+#include "kernels/impl/cum_scan_ops.h"
+
+#ifndef PO_LSE_F64_ROWS
+#define PO_LSE_F64_ROWS 0
+#endif
+
+namespace phi {
+namespace funcs {
+namespace scan_gpu {
+
+template <int kThreads, int kItems>
+struct Lse64BlockTile {
+  using Ops = LogAddExpCombine<double>;
+  using State = LogSumExpState<double>;
+  static constexpr int kWarps = kThreads / 32;
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+  static constexpr double kSpan = 16.0;  // |log S_k| bound of the fast outputs (see the header)
+  struct Shared {
+    double hi[kWarps];
+    unsigned flags[kWarps];
+    double dscan[kWarps + 1];
+    State sscan[kWarps + 1];
+    State carry;  // the decision (Decide), read by every thread after a barrier
+    double R, f, base;
+    int fast;
+  };
+
+  // exp(a - b) with the difference taken exactly (TwoSum): exp(s + err) = exp(s) (1 + err).
+  // 0 where exp(s) is 0 (a = -inf, or a - b below -745 or overflowing to -inf).
+  __device__ static double ExpDiff(double a, double b) {
+    const double s = a - b;
+    const double bb = s - a;
+    const double err = (a - (s - bb)) + (-b - bb);
+    const double e = exp(s);
+    const double r = fma(e, err, e);
+    return e == 0.0 ? 0.0 : r;
+  }
+  struct AddF {
+    __device__ double operator()(double a, double b) const { return a + b; }
+  };
+  struct CombineF {
+    __device__ State operator()(const State& a, const State& b) const { return Ops::Combine(a, b); }
+  };
+
+  double Rt;         // the tile's max
+  bool fast_agg;     // no NaN or +inf, not all -inf: the terms are exp(x - Rt)
+  bool exact_done;   // ebefore, etotal computed
+  double before;     // fast: the thread's exclusive sum of terms in the tile
+  double total;      // fast: the tile's
+  State ebefore, etotal;
+
+  // The generic states (a loop that is not unrolled over a local copy, as the float32 tile's
+  // Exact, so that the unrolled fast path keeps its registers): the thread's fold, a block scan.
+  __device__ void Exact(const double (&x)[kItems], Shared& sh) {
+    double xl[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) xl[j] = x[j];
+    State p = Ops::Identity();
+#pragma unroll 1
+    for (int j = 0; j < kItems; ++j) p = Ops::Combine(p, Ops::Of(xl[j]));
+    BlockScanOne<kThreads>(p, CombineF{}, Ops::Identity(), sh.sscan, &ebefore, &etotal);
+    exact_done = true;
+  }
+
+  // The tile's max and flags; fast: x replaced by its terms exp(x - Rt) and their block scan.
+  __device__ void Prepare(double (&x)[kItems], Shared& sh) {
+    double hi = -kInf;
+    bool nan = false, pinf = false;
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      nan |= x[j] != x[j];
+      pinf |= x[j] == kInf;
+      hi = x[j] > hi ? x[j] : hi;
+    }
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) hi = fmax(hi, __shfl_xor_sync(0xffffffffu, hi, d));
+    const unsigned fl = __reduce_or_sync(0xffffffffu, (nan ? 1u : 0u) | (pinf ? 2u : 0u));
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (lane == 0) {
+      sh.hi[warp] = hi;
+      sh.flags[warp] = fl;
+    }
+    __syncthreads();
+    double r = -kInf;
+    unsigned f = 0u;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      r = fmax(r, sh.hi[w]);
+      f |= sh.flags[w];
+    }
+    Rt = r;
+    fast_agg = f == 0u && r != -kInf;
+    exact_done = false;
+    if (fast_agg) {  // uniform over the block
+      double ts = 0.0;
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        x[j] = ExpDiff(x[j], r);
+        ts += x[j];
+      }
+      BlockScanOne<kThreads>(ts, AddF{}, 0.0, sh.dscan, &before, &total);
+    } else {
+      Exact(x, sh);
+    }
+  }
+  // The tile's aggregate A_t (a state of the op: Rt's own term is exp(0) = 1 in total).
+  __device__ State Aggregate() const { return fast_agg ? State{Rt, CompensatedSum<double>::Of(total)} : etotal; }
+
+  // One thread, after the look-back: whether the outputs take R + log(S_k), and R, f, base.
+  __device__ void Decide(const State& c, Shared& sh) const {
+    bool fast = fast_agg && c.m == c.m && c.m != kInf && c.m != -kInf && !(c.s.hi == 1.0 && c.s.lo == 0.0);
+    double R = Rt, f = 1.0, base = 0.0;
+    if (fast) {
+      R = fmax(Rt, c.m);
+      fast = c.m >= R - kSpan;
+      f = ExpDiff(Rt, R);
+      const double g = ExpDiff(c.m, R);
+      base = fma(c.s.hi, g, c.s.lo * g);
+    }
+    sh.fast = fast ? 1 : 0;
+    sh.R = R;
+    sh.f = f;
+    sh.base = base;
+    sh.carry = c;
+  }
+
+  // o: the terms (fast) in, the outputs out; reload(o) reads the tile's elements again.
+  template <typename Reload>
+  __device__ void Finish(bool exclusive, double (&o)[kItems], Shared& sh, Reload reload) {
+    if (sh.fast != 0) {  // uniform over the block
+      const double R = sh.R, f = sh.f, base = sh.base;
+      double s = before;
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        const double t = o[j];
+        if (!exclusive) s += t;
+        o[j] = R + log(fma(f, s, base));
+        if (exclusive) s += t;
+      }
+      return;
+    }
+    reload(o);
+    SlowFinish(exclusive, o, sh);
+  }
+  // The generic states' outputs (o: the elements in, the outputs out).
+  __device__ void SlowFinish(bool exclusive, double (&o)[kItems], Shared& sh) {
+    if (!exact_done) Exact(o, sh);  // uniform over the block
+    State p = Ops::Combine(sh.carry, ebefore);
+    double xl[kItems], ol[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) xl[j] = o[j];
+#pragma unroll 1
+    for (int j = 0; j < kItems; ++j) {
+      if (exclusive) ol[j] = Ops::Value(p);
+      p = Ops::Combine(p, Ops::Of(xl[j]));
+      if (!exclusive) ol[j] = Ops::Value(p);
+    }
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) o[j] = ol[j];
+  }
+};
+
+// Rows (inner == 1) of ntiles tiles each: a block per tile, in ticket order (tiles only wait on
+// tiles whose blocks already run). vec: 16-byte accesses (the length even, x and out aligned).
+template <int kThreads, int kItems, int kMinBlocks, typename Op>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    Lse64BlockRowKernel(Op op, LineGeometry g, int64_t rows, int64_t ntiles, TileStatus<typename Op::State> st,
+                        const typename Op::State* init, bool exclusive, bool vec) {
+  using State = typename Op::State;
+  using Tile = Lse64BlockTile<kThreads, kItems>;
+  using Group = BlockedGroup<double, kItems>;
+  constexpr int kWarps = kThreads / 32;
+  constexpr int64_t kTile = int64_t{kThreads} * kItems;
+  __shared__ typename Tile::Shared sh;
+  __shared__ uint4 obuf[kWarps][32 * Group::kNC];  // the stores' staging
+  __shared__ unsigned long long ticket;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (threadIdx.x == 0) ticket = atomicAdd(st.ticket, 1ull);
+  __syncthreads();
+  const int64_t tile = static_cast<int64_t>(ticket);
+  if (tile >= rows * ntiles) return;  // the whole block
+  const int64_t row = tile / ntiles, t = tile - row * ntiles;
+  const int64_t base = g.Base(row), L = g.length;
+  const int64_t g0 = t * kTile + int64_t{warp} * 32 * kItems;  // the warp's group
+  const int64_t first = g0 + int64_t{lane} * kItems;
+  const bool full = vec && g0 + 32 * kItems <= L;
+  const BlockIO<double, kItems> io{base, L, g0, first, t * kTile, g.reverse, full, lane, obuf[warp]};
+  constexpr double kPad = -std::numeric_limits<double>::infinity();
+  double x[kItems];
+  io.Load(op.x, x, kPad);
+  Tile b;
+  b.Prepare(x, sh);
+  const State start = init != nullptr ? init[row] : Op::Identity();
+  if (ntiles > 1) {
+    if (warp == 0) {
+      const State a = b.Aggregate();
+      if (lane == 0) st.PublishUp(op, row, t, a);
+      const State c = t > 0 ? WarpLookback(op, st, row, t, start, lane) : start;
+      if (lane == 0) b.Decide(c, sh);
+    }
+  } else if (threadIdx.x == 0) {
+    b.Decide(start, sh);
+  }
+  __syncthreads();
+  b.Finish(exclusive, x, sh, [&](double(&v)[kItems]) { io.Load(op.x, v, kPad); });
+  if (full) {
+    if (g.reverse) {
+      Group::template Store<true>(op.out, base, L, g0, x, lane, obuf[warp]);
+    } else {
+      Group::template Store<false>(op.out, base, L, g0, x, lane, obuf[warp]);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const int64_t s = first + j;
+      if (s < L) op.out[io.Index(s)] = x[j];
+    }
+  }
+}
+
+// `rows` rows (inner == 1) of g.length steps on Lse64BlockRowKernel; init: a carry-in per row
+// (null: none).
+template <int kThreads, int kItems, int kMinBlocks, typename Op, typename Scratch>
+void LaunchLse64Rows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t rows, bool exclusive,
+                     const Op& op, const typename Op::State* init) {
+  constexpr int64_t kTile = int64_t{kThreads} * kItems;
+  const int64_t ntiles = (g.length + kTile - 1) / kTile;
+  const auto st = MakeTileStatus<typename Op::State>(stream, scratch, rows, ntiles);
+  const bool vec = g.length % 2 == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 &&
+                   reinterpret_cast<uintptr_t>(op.out) % 16 == 0;
+  Lse64BlockRowKernel<kThreads, kItems, kMinBlocks>
+      <<<static_cast<unsigned>(rows * ntiles), kThreads, 0, stream>>>(op, g, rows, ntiles, st, init, exclusive, vec);
+  PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
+}
+
+// Which float64 rows (of those the engine cuts into segments: fewer than 2048 rows, no carry-in)
+// take the block tiles: the float32 rule (LseBlockRowsFor's numbers), not yet measured for
+// float64.
+inline bool Lse64BlockRowsFor(int64_t rows, int64_t length) {
+  return length >= (int64_t{1} << 18) || (length >= (int64_t{1} << 16) && rows <= 128);
+}
+
+// float64 logcumsumexp: the generic tiles, its short rows staged (scan_staged_rows.cuh), and
+// with PO_LSE_F64_ROWS its 1-D tensors and few long rows on Lse64BlockRowKernel: 256 threads of
+// 16 steps, 3 blocks an SM (the harness's b256i16mb3).
+template <>
+struct GpuTileScan<LogcumsumexpOp<double, double>, void> : GenericTileScan<LogcumsumexpOp<double, double>> {
+  using Op = LogcumsumexpOp<double, double>;
+  static constexpr bool kStagedRows = true;
+  static constexpr bool kOwnLongRows = PO_LSE_F64_ROWS != 0;
+  static constexpr int kBlockThreads = 256, kBlockItems = 16, kBlockMinBlocks = 3;
+  template <typename Scratch>
+  static bool LongRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t rows, bool exclusive,
+                       const Op& op) {
+    if (g.inner != 1 || !Lse64BlockRowsFor(rows, g.length)) return false;
+    LaunchLse64Rows<kBlockThreads, kBlockItems, kBlockMinBlocks>(stream, scratch, g, rows, exclusive, op, nullptr);
+    return true;
+  }
+};
+
+}  // namespace scan_gpu
+}  // namespace funcs
+}  // namespace phi
