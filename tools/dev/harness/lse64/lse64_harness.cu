@@ -2,8 +2,8 @@
 // tiles of kernels/gpu/logcumsumexp_f64_tiles.cuh against the engine's generic path, on the rows
 // they are for (1-D, few long rows) and awkward ones, checked against a long double reference at
 // docs/spec.md §1's float64 bound, run twice (bitwise), timed against a copy of the same tensor.
-// Built with -DPO_LSE_F64_ROWS=1 (build.sh passes it below), so the library's choice ("lib") is
-// the routed path; "old" is the engine's generic single pass (ScanGpuLaunch with the row segment
+// Built with PO_LSE_F64_ROWS=1 (defined below), so the library's choice ("lib") is the routed
+// path; "old" is the engine's generic single pass (ScanGpuLaunch with the row segment
 // forced: the library's float64 path before this file); "b<threads>i<items>mb<blocks>" the block
 // tiles launched directly (with a carry-in where the case has one).
 //   lse64_harness [--only S]... [--skip S]... [--variant S]... [--no-check] [--no-time] [--list]
@@ -11,6 +11,7 @@
 #include "tools/dev/harness/harness.cuh"
 
 #define PADDLE_ENFORCE_GPU_SUCCESS(expr) HARNESS_CHECK(expr)
+#define PO_LSE_F64_ROWS 1  // the library's choice ("lib") routes the block tiles
 
 #include <cmath>
 #include <cstring>
@@ -23,9 +24,6 @@
 #include "kernels/gpu/logcumsumexp_tiles.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 
-#if !PO_LSE_F64_ROWS
-#error "build with -DPO_LSE_F64_ROWS=1 (tools/dev/harness/lse64/build.sh)"
-#endif
 
 using phi::funcs::ScanLayout;
 using Op = phi::funcs::LogcumsumexpOp<double, double>;
