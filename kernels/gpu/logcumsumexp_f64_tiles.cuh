@@ -27,14 +27,17 @@
 // 2^-53 |x - Rt| in the term) summed in double, and after the look-back one double log:
 //   S_k = base + f * (sum of the tile's terms up to k),  out_k = R + log(S_k)
 // with R = max(Rt, carry max), f = exp(Rt - R), base = carry sum * exp(carry max - R). The tile
-// takes this path only where every output's log(S_k) is bounded: no NaN or +inf in it, the
-// carry holds at least two finite terms (so no output is a single term, docs/spec.md §1) and its
-// max lies within kSpan of R (S_k >= base >= exp(-kSpan)). Then |log S_k| <= max(kSpan, log n),
+// takes this path only where every output's log(S_k) is bounded: no NaN or +inf in it, and
+// either the carry holds a finite term whose max lies within kSpan of R (S_k >= base >=
+// exp(-kSpan)), or the carry is empty (a line's first tile, or after -inf only) and every finite
+// element lies within kSpan of Rt (S_k >= exp(-kSpan) once a term is in). Outputs whose prefix
+// holds one finite term are that term, bit for bit (docs/spec.md §1: the tile's first two finite
+// steps are known from Prepare; Decide). Then |log S_k| <= max(kSpan, log n),
 // and the error of out_k is the relative error of S_k (at most ~46 roundings: the thread's
 // running sum, the block scan's depth, f and base, the terms' exps) plus the log's ulp of at
 // most kSpan plus out's own rounding: ~7e-15 absolute at worst, inside §1's
-// 1e-14 * max(1, |ref|). Every other tile (the line's first, after a run of -inf, a NaN or +inf,
-// a rise of more than kSpan over its carry) reads its elements again and takes the generic
+// 1e-14 * max(1, |ref|). Every other tile (a NaN or +inf, all -inf, a rise of more than kSpan
+// over its carry, a first tile wider than kSpan) reads its elements again and takes the generic
 // per-element states (exact: §1's single terms and special values as the generic tiles).
 // Which path a tile takes depends on the data alone.
 //
@@ -72,14 +75,23 @@ struct Lse64BlockTile {
   static constexpr double kInf = std::numeric_limits<double>::infinity();
   static constexpr double kSpan = 16.0;  // |log S_k| bound of the fast outputs (see the header)
   struct Shared {
-    double hi[kWarps];
+    double hi[kWarps], lo[kWarps];
     unsigned flags[kWarps];
+    int pos[2 * kWarps];  // each warp's first two finite steps
     double dscan[kWarps + 1];
     State sscan[kWarps + 1];
-    State carry;  // the decision (Decide), read by every thread after a barrier
-    double R, f, base;
-    int fast;
+    double lo_t, x1;  // the tile's smallest finite element and its first finite one
+    int p1, p2;       // the tile's first two finite steps (kNone: none)
+    State carry;      // the decision (Decide), read by every thread after a barrier
+    double R, f, base, sval;
+    int fast, sp_lo, sp_hi;  // outputs at tile steps [sp_lo, sp_hi) are sval (single terms)
   };
+  static constexpr int kNone = 0x7fffffff;
+  // The two smallest of two sorted pairs.
+  __device__ static void Two(int a1, int a2, int b1, int b2, int* r1, int* r2) {
+    *r1 = min(a1, b1);
+    *r2 = min(max(a1, b1), min(a2, b2));
+  }
 
   // exp(a - b) with the difference taken exactly (TwoSum): exp(s + err) = exp(s) (1 + err).
   // 0 where exp(s) is 0 (a = -inf, or a - b below -745 or overflowing to -inf).
@@ -118,35 +130,61 @@ struct Lse64BlockTile {
     exact_done = true;
   }
 
-  // The tile's max and flags; fast: x replaced by its terms exp(x - Rt) and their block scan.
+  // The tile's max, smallest finite element, first two finite steps and flags; fast: x
+  // replaced by its terms exp(x - Rt) and their block scan.
   __device__ void Prepare(double (&x)[kItems], Shared& sh) {
-    double hi = -kInf;
+    const int r0 = static_cast<int>(threadIdx.x) * kItems;  // the thread's first step in the tile
+    double hi = -kInf, lo = kInf;
     bool nan = false, pinf = false;
+    int q1 = kNone, q2 = kNone;
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
       nan |= x[j] != x[j];
       pinf |= x[j] == kInf;
       hi = x[j] > hi ? x[j] : hi;
+      const bool fin = x[j] > -kInf && x[j] < kInf;
+      lo = fin && x[j] < lo ? x[j] : lo;
+      q2 = fin && q1 != kNone && q2 == kNone ? r0 + j : q2;
+      q1 = fin && q1 == kNone ? r0 + j : q1;
     }
 #pragma unroll
-    for (int d = 16; d > 0; d >>= 1) hi = fmax(hi, __shfl_xor_sync(0xffffffffu, hi, d));
+    for (int d = 16; d > 0; d >>= 1) {
+      hi = fmax(hi, __shfl_xor_sync(0xffffffffu, hi, d));
+      lo = fmin(lo, __shfl_xor_sync(0xffffffffu, lo, d));
+      Two(q1, q2, __shfl_xor_sync(0xffffffffu, q1, d), __shfl_xor_sync(0xffffffffu, q2, d), &q1, &q2);
+    }
     const unsigned fl = __reduce_or_sync(0xffffffffu, (nan ? 1u : 0u) | (pinf ? 2u : 0u));
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     if (lane == 0) {
       sh.hi[warp] = hi;
+      sh.lo[warp] = lo;
       sh.flags[warp] = fl;
+      sh.pos[2 * warp] = q1;
+      sh.pos[2 * warp + 1] = q2;
     }
     __syncthreads();
-    double r = -kInf;
+    double r = -kInf, l = kInf;
     unsigned f = 0u;
+    int p1 = kNone, p2 = kNone;
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) {
       r = fmax(r, sh.hi[w]);
+      l = fmin(l, sh.lo[w]);
       f |= sh.flags[w];
+      Two(p1, p2, sh.pos[2 * w], sh.pos[2 * w + 1], &p1, &p2);
     }
     Rt = r;
     fast_agg = f == 0u && r != -kInf;
     exact_done = false;
+    if (threadIdx.x == 0) {
+      sh.lo_t = l;
+      sh.p1 = p1;
+      sh.p2 = p2;
+    }
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      if (r0 + j == p1) sh.x1 = x[j];  // read by Decide (thread 0) after the block scans' barriers
+    }
     if (fast_agg) {  // uniform over the block
       double ts = 0.0;
 #pragma unroll
@@ -162,22 +200,44 @@ struct Lse64BlockTile {
   // The tile's aggregate A_t (a state of the op: Rt's own term is exp(0) = 1 in total).
   __device__ State Aggregate() const { return fast_agg ? State{Rt, CompensatedSum<double>::Of(total)} : etotal; }
 
-  // One thread, after the look-back: whether the outputs take R + log(S_k), and R, f, base.
-  __device__ void Decide(const State& c, Shared& sh) const {
-    bool fast = fast_agg && c.m == c.m && c.m != kInf && c.m != -kInf && !(c.s.hi == 1.0 && c.s.lo == 0.0);
-    double R = Rt, f = 1.0, base = 0.0;
-    if (fast) {
+  // Thread 0, after the look-back (and Prepare's barrier): whether the outputs take
+  // R + log(S_k), with R, f, base, and the steps whose prefix holds a single finite term (that
+  // term, bit for bit: docs/spec.md §1). An empty carry (a line's first tile, or after -inf
+  // only): R = Rt, base 0, taken where every finite element lies within kSpan of Rt (a prefix of
+  // two terms or more then has S_k >= exp(x_p1 - Rt) >= exp(-kSpan)); the prefixes without a
+  // term give log(0) = -inf; those with one, steps [p1, p2) (exclusive: (p1, p2]), its term x1.
+  // A carry of one term v: the steps before p1 (exclusive: up to p1) give v.
+  __device__ void Decide(const State& c, bool exclusive, Shared& sh) const {
+    const int cnt = c.m == -kInf ? 0 : (c.s.hi == 1.0 && c.s.lo == 0.0) ? 1 : 2;
+    bool fast = fast_agg && c.m == c.m && c.m != kInf;
+    double R = Rt, f = 1.0, base = 0.0, sval = 0.0;
+    constexpr int kTile = kThreads * kItems;
+    const int p1 = min(sh.p1, kTile), p2 = min(sh.p2, kTile), e = exclusive ? 1 : 0;
+    int lo = 0, hi = 0;
+    if (fast && cnt == 0) {
+      fast = sh.lo_t >= Rt - kSpan;
+      sval = sh.x1;
+      lo = p1 + e;
+      hi = p2 + e;
+    } else if (fast) {
       R = fmax(Rt, c.m);
       fast = c.m >= R - kSpan;
       f = ExpDiff(Rt, R);
       const double g = ExpDiff(c.m, R);
       base = fma(c.s.hi, g, c.s.lo * g);
+      if (cnt == 1) {
+        sval = c.m;
+        hi = p1 + e;
+      }
     }
     sh.fast = fast ? 1 : 0;
     sh.R = R;
     sh.f = f;
     sh.base = base;
     sh.carry = c;
+    sh.sval = sval;
+    sh.sp_lo = lo;
+    sh.sp_hi = hi;
   }
 
   // o: the terms (fast) in, the outputs out; reload(o) reads the tile's elements again.
@@ -192,6 +252,13 @@ struct Lse64BlockTile {
         if (!exclusive) s += t;
         o[j] = R + log(fma(f, s, base));
         if (exclusive) s += t;
+      }
+      const int lo = sh.sp_lo, hi = sh.sp_hi;
+      if (lo < hi) {  // uniform over the block; a line's first tiles only
+        const int r0 = static_cast<int>(threadIdx.x) * kItems;
+        const double v = sh.sval;
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) o[j] = r0 + j >= lo && r0 + j < hi ? v : o[j];
       }
       return;
     }
@@ -252,10 +319,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       const State a = b.Aggregate();
       if (lane == 0) st.PublishUp(op, row, t, a);
       const State c = t > 0 ? WarpLookback(op, st, row, t, start, lane) : start;
-      if (lane == 0) b.Decide(c, sh);
+      if (lane == 0) b.Decide(c, exclusive, sh);
     }
   } else if (threadIdx.x == 0) {
-    b.Decide(start, sh);
+    b.Decide(start, exclusive, sh);
   }
   __syncthreads();
   b.Finish(exclusive, x, sh, [&](double(&v)[kItems]) { io.Load(op.x, v, kPad); });
