@@ -62,6 +62,15 @@
 #ifndef PO_LSE_F64_ROWS
 #define PO_LSE_F64_ROWS 0
 #endif
+// The warp rows (Lse64WarpRows below) for the engine's full-warp row steps: 0 until run on a GPU.
+#ifndef PO_LSE_F64_WARP
+#define PO_LSE_F64_WARP 0
+#endif
+// Blocks an SM the engine's float64 row and column kernels are compiled for (TileMinBlocks; 1,
+// the engine's default, leaves them as before; a harness variant).
+#ifndef PO_LSE_F64_MIN_BLOCKS
+#define PO_LSE_F64_MIN_BLOCKS 1
+#endif
 
 namespace phi {
 namespace funcs {
@@ -356,6 +365,110 @@ void LaunchLse64Rows(cudaStream_t stream, Scratch& scratch, const LineGeometry& 
   PADDLE_ENFORCE_GPU_SUCCESS(cudaGetLastError());
 }
 
+// A full warp's steps [s0, s1) of a row (GpuTileScan::Warp for W = 32: many rows a warp each,
+// RowScanKernel, and the warp segments of the single pass, OnePassRowKernel), from `carry`, in
+// tiles of 32 * kItems steps with the block tiles' arithmetic: the tile's max Rt (a warp
+// reduction), float64 terms exp(x - Rt) (exact differences), kItems / 2 sub-tiles of 64 steps
+// read as 16-byte pairs (lane l: steps 2l, 2l + 1 of each, coalesced), each sub-tile's pair sums
+// scanned over the warp and the sub-tiles' totals added in order; outputs R + log(base + f * s)
+// as Lse64BlockTile's; the carry passes as the op's compensated state, Combine(carry, (Rt,
+// total)), one exp a tile, the same on every lane. A tile without NaN or +inf and not all -inf
+// always gives its aggregate this way (kStore false); its outputs only where the carry holds two
+// finite terms or more whose max lies within kSpan of R (a line's first tile, NaN, +inf and
+// wider rises take the generic steps, WarpScanSteps, over the tile).
+// The generic steps over one tile of Lse64WarpRows (not inlined: once a tile at most, and rare).
+template <int kItems, bool kStore, typename Op>
+__device__ __noinline__ typename Op::State Lse64WarpGeneric(const Op& op, const OpLine<Op>& line, int64_t t0,
+                                                            int64_t t1, typename Op::State carry, bool exclusive,
+                                                            int lane) {
+  return WarpScanSteps<32, kItems, kStore>(op, line, t0, t1, carry, exclusive, lane);
+}
+
+template <int kItems, bool kStore, typename Op>
+__device__ typename Op::State Lse64WarpRows(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1,
+                                            typename Op::State carry, bool exclusive, int lane) {
+  using State = typename Op::State;
+  using Ops = LogAddExpCombine<double>;
+  using Tile = Lse64BlockTile<32, kItems>;
+  static_assert(kItems % 2 == 0, "pairs of steps");
+  constexpr int U = kItems / 2;
+  constexpr int64_t kTile = 32 * kItems;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const int64_t L = line.g.length, base = line.base;
+  const bool rev = line.g.reverse;
+  const bool vec = L % 2 == 0 && reinterpret_cast<uintptr_t>(op.x) % 16 == 0 &&
+                   (!kStore || reinterpret_cast<uintptr_t>(op.out) % 16 == 0);
+  for (int64_t t0 = s0; t0 < s1; t0 += kTile) {
+    const int64_t t1 = t0 + kTile < s1 ? t0 + kTile : s1;
+    double v[U][2];
+    double hi = -kInf;
+    bool bad = false;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      v[u][0] = -kInf;
+      v[u][1] = -kInf;
+      LoadRowRaw<double, 2>(op.x, base, L, rev, t0 + 64 * u + 2 * lane, t1, vec, v[u]);
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        bad |= v[u][k] != v[u][k] || v[u][k] == kInf;
+        hi = v[u][k] > hi ? v[u][k] : hi;
+      }
+    }
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) hi = fmax(hi, __shfl_xor_sync(0xffffffffu, hi, d));
+    bad = __any_sync(0xffffffffu, bad);
+    const double Rt = hi;
+    bool fast = !bad && Rt != -kInf;  // uniform over the warp
+    double R = Rt, f = 1.0, b0 = 0.0;
+    if (kStore && fast) {
+      const bool two = carry.m != -kInf && !(carry.s.hi == 1.0 && carry.s.lo == 0.0);
+      fast = two && carry.m == carry.m && carry.m != kInf;
+      if (fast) {
+        R = fmax(Rt, carry.m);
+        fast = carry.m >= R - Tile::kSpan;
+        f = Tile::ExpDiff(Rt, R);
+        const double g = Tile::ExpDiff(carry.m, R);
+        b0 = fma(carry.s.hi, g, carry.s.lo * g);
+      }
+    }
+    if (!fast) {
+      carry = Lse64WarpGeneric<kItems, kStore>(op, line, t0, t1, carry, exclusive, lane);
+      continue;
+    }
+    double T = 0.0, ex[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      v[u][0] = Tile::ExpDiff(v[u][0], Rt);
+      v[u][1] = Tile::ExpDiff(v[u][1], Rt);
+      double incl = v[u][0] + v[u][1];
+#pragma unroll
+      for (int d = 1; d < 32; d <<= 1) {
+        const double y = __shfl_up_sync(0xffffffffu, incl, d);
+        if (lane >= d) incl += y;
+      }
+      const double e = __shfl_up_sync(0xffffffffu, incl, 1);
+      ex[u] = T + (lane == 0 ? 0.0 : e);
+      T += __shfl_sync(0xffffffffu, incl, 31);
+    }
+    if constexpr (kStore) {
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        double s = ex[u], o[2];
+#pragma unroll
+        for (int k = 0; k < 2; ++k) {
+          const double t = v[u][k];
+          if (!exclusive) s += t;
+          o[k] = R + log(fma(f, s, b0));
+          if (exclusive) s += t;
+        }
+        StoreRowRaw<double, 2>(op.out, base, L, rev, t0 + 64 * u + 2 * lane, t1, vec, o);
+      }
+    }
+    carry = Ops::Combine(carry, State{Rt, CompensatedSum<double>::Of(T)});
+  }
+  return carry;
+}
+
 // Which float64 rows (of those the engine cuts into segments: fewer than 2048 rows, no carry-in)
 // take the block tiles: the float32 rule (LseBlockRowsFor's numbers), not yet measured for
 // float64.
@@ -363,14 +476,17 @@ inline bool Lse64BlockRowsFor(int64_t rows, int64_t length) {
   return length >= (int64_t{1} << 18) || (length >= (int64_t{1} << 16) && rows <= 128);
 }
 
-// float64 logcumsumexp: the generic tiles, its short rows staged (scan_staged_rows.cuh), and
-// with PO_LSE_F64_ROWS its 1-D tensors and few long rows on Lse64BlockRowKernel: 256 threads of
-// 16 steps, 3 blocks an SM (the harness's b256i16mb3).
+// float64 logcumsumexp: the generic tiles, its short rows staged (scan_staged_rows.cuh), with
+// PO_LSE_F64_ROWS its 1-D tensors and few long rows on Lse64BlockRowKernel (256 threads of 16
+// steps, 3 blocks an SM: the harness's b256i16mb3), and with PO_LSE_F64_WARP its full-warp row
+// steps (many rows, and the warp segments) on Lse64WarpRows.
 template <>
 struct GpuTileScan<LogcumsumexpOp<double, double>, void> : GenericTileScan<LogcumsumexpOp<double, double>> {
   using Op = LogcumsumexpOp<double, double>;
+  using State = Op::State;
   static constexpr bool kStagedRows = true;
   static constexpr bool kOwnLongRows = PO_LSE_F64_ROWS != 0;
+  static constexpr int kMinBlocks = PO_LSE_F64_MIN_BLOCKS;
   static constexpr int kBlockThreads = 256, kBlockItems = 16, kBlockMinBlocks = 3;
   template <typename Scratch>
   static bool LongRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t rows, bool exclusive,
@@ -378,6 +494,17 @@ struct GpuTileScan<LogcumsumexpOp<double, double>, void> : GenericTileScan<Logcu
     if (g.inner != 1 || !Lse64BlockRowsFor(rows, g.length)) return false;
     LaunchLse64Rows<kBlockThreads, kBlockItems, kBlockMinBlocks>(stream, scratch, g, rows, exclusive, op, nullptr);
     return true;
+  }
+  // Full warps (W = 32) on Lse64WarpRows with PO_LSE_F64_WARP; logical warps of fewer lanes
+  // (short rows that are not staged) keep the generic steps.
+  template <int W, int kItems, bool kStore>
+  __device__ static State Warp(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
+                               bool exclusive, int lane) {
+    if constexpr (PO_LSE_F64_WARP != 0 && W == 32 && kItems % 2 == 0) {
+      return Lse64WarpRows<kItems, kStore>(op, line, s0, s1, carry, exclusive, lane);
+    } else {
+      return GenericTileScan<Op>::template Warp<W, kItems, kStore>(op, line, s0, s1, carry, exclusive, lane);
+    }
   }
 };
 

@@ -12,6 +12,9 @@
 
 #define PADDLE_ENFORCE_GPU_SUCCESS(expr) HARNESS_CHECK(expr)
 #define PO_LSE_F64_ROWS 1  // the library's choice ("lib") routes the block tiles
+#ifndef PO_LSE_F64_WARP
+#define PO_LSE_F64_WARP 1  // and its warp rows (-DPO_LSE_F64_WARP=0: the generic warp steps)
+#endif
 
 #include <cmath>
 #include <cstring>
@@ -72,6 +75,19 @@ static double PosInf(std::mt19937_64& r, int64_t row, int64_t k) {
 static double NaNAt(std::mt19937_64& r, int64_t row, int64_t k) {
   return k == 50001 + 7 * row ? std::numeric_limits<double>::quiet_NaN() : std::normal_distribution<double>(0, 1)(r);
 }
+// Short rows' holes: 300 -inf, one term, 300 -inf, then 40 % holes.
+static double RowHoles(std::mt19937_64& r, int64_t, int64_t k) {
+  const double u = std::uniform_real_distribution<double>(0, 1)(r);
+  if (k < 300) return -kInf;
+  if (k == 300) return -2.5;
+  if (k < 600) return -kInf;
+  return u < 0.4 ? -kInf : std::normal_distribution<double>(0, 3)(r);
+}
+static double RowSpecials(std::mt19937_64& r, int64_t row, int64_t k) {
+  if (row % 3 == 0 && k == 500) return kInf;
+  if (row % 3 == 1 && k == 700) return std::numeric_limits<double>::quiet_NaN();
+  return std::normal_distribution<double>(0, 2)(r);
+}
 static double Big(std::mt19937_64& r, int64_t, int64_t) {  // |x| ~ 1e4: outputs far from 0
   return 1e4 + std::normal_distribution<double>(0, 5)(r);
 }
@@ -107,6 +123,14 @@ static std::vector<Case> Cases() {
   add("nan [2, 2^17]", 2, int64_t{1} << 17, NaNAt, true);
   add("big 2^19+1", 1, (int64_t{1} << 19) + 1, Big, true);
   add("small 70001", 1, 70001, Normal, true, true);
+  // the warp rows (PO_LSE_F64_WARP): many rows a warp each (RowScanKernel), and the warp segments
+  // of the single pass (rows too short for the block tiles, or with a carry-in)
+  add("rows [2100, 301]", 2100, 301, Normal, true);
+  add("rows [2048, 4098] holes", 2048, 4098, RowHoles, true);
+  add("rows [2049, 1030] specials", 2049, 1030, RowSpecials, true);
+  add("rows [2048, 3000] cross0", 2048, 3000, Cross0, true);
+  add("seg [100, 20001]", 100, 20001, Normal, true, true);
+  add("seg [7, 9000] holes", 7, 9000, RowHoles, true, true);
   return c;
 }
 
