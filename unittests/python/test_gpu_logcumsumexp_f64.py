@@ -68,12 +68,13 @@ def awkward(shape, axis, seed):
     rng = np.random.default_rng(seed)
     x = 2 * rng.standard_normal(shape)
     xs = np.moveaxis(x, axis, -1)
-    xs[..., :9000] = -np.inf
-    xs[..., 9000] = 3.25  # the only finite term up to 9100 (the single-term rule across tiles)
-    xs[..., 9001:9100] = -np.inf
-    xs[..., 30000] = -400.0
-    if xs.shape[-1] > 50000:
-        xs[..., 50000] += 40.0  # a rise past the tiles' span over their carry
+    n = xs.shape[-1]
+    a = min(9000, n // 4)  # a run of -inf across tiles, then the only finite term up to a + 100
+    xs[..., :a] = -np.inf
+    xs[..., a] = 3.25
+    xs[..., a + 1:a + 100] = -np.inf
+    xs[..., min(30000, n // 2)] = -400.0
+    xs[..., min(50000, 3 * n // 4)] += 40.0  # a rise past the tiles' span over their carry
     return x
 
 
