@@ -1,6 +1,6 @@
 // The GPU engine's fast tiles for logcumsumexp (GpuTileScan specialized for LogcumsumexpOp on
 // float, float16 and bfloat16 with the float64 state of kernels/gpu/logcumsumexp_kernel.cu;
-// float64 inputs keep the generic tiles).
+// float64 inputs: logcumsumexp_f64_tiles.cuh, included at the end).
 //
 // The generic tiles combine (max, compensated sum) states element by element, a float64 exp
 // and several float64 operations per element. Here a tile (a logical warp's W * V elements,

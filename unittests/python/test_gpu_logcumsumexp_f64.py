@@ -1,8 +1,10 @@
-"""float64 logcumsumexp on the GPU at the edges of its block tiles (issue 29;
+"""float64 logcumsumexp on the GPU at the edges of its block tiles and warp rows (issue 29;
 kernels/gpu/logcumsumexp_f64_tiles.cuh: a thread block a tile of 4096 steps, float64 terms
 exp(x - tile max) summed in float64 and one log per output, the carry from the engine's tree
 look-back; taken, where built with PO_LSE_F64_ROWS=1, by rows of 2^18 steps or more and rows of
-2^16 or more where at most 128, fewer than 2048 rows). The shapes sit on both sides of each edge,
+2^16 or more where at most 128, fewer than 2048 rows; with PO_LSE_F64_WARP=1 the same arithmetic
+a warp tile of 256 steps for many rows, a warp each, and for the single pass's warp segments,
+(2047, 4096)). The shapes sit on both sides of each edge,
 and every row holds what sends a tile to the generic per-element states: a leading run of -inf
 and a single finite term (docs/spec.md §1: that term, bit for bit), a value far below the rest, a
 rise of 40 over the carry (more than the tiles' span of 16), +inf and NaN. Held to §1's float64
@@ -20,7 +22,8 @@ from test_logcumsumexp_accuracy import crossing_data
 pytestmark = pytest.mark.skipif(not gpu_available(), reason='needs a GPU (the GPU scan engine)')
 
 DIRECTIONS = [(False, False), (True, False), (False, True), (True, True)]
-EDGES = [((65535,), 0), ((65536,), 0), ((128, 65536), 1), ((129, 65536), 1), ((2, 262147), 1), ((2047, 4096), 1)]
+EDGES = [((65535,), 0), ((65536,), 0), ((128, 65536), 1), ((129, 65536), 1), ((2, 262147), 1), ((2047, 4096), 1),
+         ((2048, 4098), 1), ((2049, 1031), 1), ((4099, 3), 0)]
 
 
 def lse_long(x, axis, exclusive, reverse):
