@@ -1,6 +1,6 @@
 // The GPU engine's fast tiles for logcumsumexp (GpuTileScan specialized for LogcumsumexpOp on
 // float, float16 and bfloat16 with the float64 state of kernels/gpu/logcumsumexp_kernel.cu;
-// float64 inputs keep the generic tiles).
+// float64 inputs: logcumsumexp_f64_tiles.cuh, included at the end).
 //
 // The generic tiles combine (max, compensated sum) states element by element, a float64 exp
 // and several float64 operations per element. Here a tile (a logical warp's W * V elements,
@@ -1655,11 +1655,7 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   }
 };
 
-// float64 logcumsumexp keeps the generic tiles; its short rows are staged (scan_staged_rows.cuh).
-template <>
-struct GpuTileScan<LogcumsumexpOp<double, double>, void> : GenericTileScan<LogcumsumexpOp<double, double>> {
-  static constexpr bool kStagedRows = true;
-};
+// float64 logcumsumexp: kernels/gpu/logcumsumexp_f64_tiles.cuh (included at the end of this file).
 
 
 // The gradient (LogcumsumexpGradOp, scanned against the forward's direction). In scan order o
@@ -1953,3 +1949,7 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
 }  // namespace scan_gpu
 }  // namespace funcs
 }  // namespace phi
+
+// float64 logcumsumexp's tiles (GpuTileScan<LogcumsumexpOp<double, double>>): the generic tiles,
+// staged short rows, and the block tiles for 1-D tensors and few long rows (PO_LSE_F64_ROWS).
+#include "kernels/gpu/logcumsumexp_f64_tiles.cuh"
