@@ -67,10 +67,11 @@
 #define PO_LSE16_FAST 1
 #endif
 // With PO_LSE16_FAST: a line's first chunk or group in lean16 where its first finite term allows
-// (Lean16FirstChunk, Lean16FirstGroup); 0 leaves them to float32's precise steps (the harness
-// times both: not yet measured).
+// (Lean16FirstChunk, Lean16FirstGroup); 0 leaves them to float32's precise steps. 0: on the H200
+// (2026-11-30, tools/dev/harness/lse16) float16 [4096, 16384] took 3.26 x copy with it and 2.11
+// without (bfloat16 2.26 without), the staged rows and columns within 4 % either way.
 #ifndef PO_LSE16_FIRST
-#define PO_LSE16_FIRST 1
+#define PO_LSE16_FIRST 0
 #endif
 // float32 gradient columns on LseGradColumns (logcumsumexp_grad_rows.cuh: per-element gates, a
 // float64 recurrence) instead of the telescoped chunks: 1 since the H200 run of 2026-11-30 (the
