@@ -6,8 +6,12 @@ paddle_ops itself comes from PYTHONPATH; this file only makes the shared test mo
 (op_test.py, op_db.py) importable.
 """
 
+import fcntl
 import os
 import sys
+import tempfile
+
+import pytest
 
 # JAX takes 75% of a GPU's memory at its first array unless told not to; the tests that follow in
 # the same process (the > 2^31-element cases of test_gpu_limits.py need ~21 GiB) would then run out.
@@ -55,3 +59,37 @@ def pytest_report_header(config):
             os.path.dirname(paddle_ops.__file__), ', '.join(available_places()))
     except Exception as e:  # the header is informational; collection reports the real error
         return 'paddle_ops not importable: %s: %s' % (type(e).__name__, e)
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "whole_gpu: fills the GPU's memory; under pytest-xdist it runs while no other test does")
+
+
+@pytest.fixture(autouse=True)
+def _whole_gpu_turns(request):
+    """Under pytest-xdist every worker shares the one GPU, and a test that fills its memory (the
+    out-of-memory tests of test_gpu_limits.py, marked whole_gpu) made another worker's ordinary
+    allocation fail (H200, 2026-11-30: test_gla_op.py's to_tensor). Two file locks per run: a test
+    passes a gate, then holds the GPU lock shared; a whole_gpu test keeps the gate closed while it
+    waits for the GPU lock alone and runs, so no test starts meanwhile and none starves it."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        yield
+        return
+    whole = request.node.get_closest_marker("whole_gpu") is not None
+    base = os.path.join(tempfile.gettempdir(),
+                        "paddle_ops_pytest_" + os.environ.get("PYTEST_XDIST_TESTRUNUID", str(os.getppid())))
+    with open(base + ".gate", "a") as gate, open(base + ".gpu", "a") as gpu:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        if whole:
+            fcntl.flock(gpu, fcntl.LOCK_EX)
+        else:
+            fcntl.flock(gate, fcntl.LOCK_UN)
+            fcntl.flock(gpu, fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(gpu, fcntl.LOCK_UN)
+            if whole:
+                fcntl.flock(gate, fcntl.LOCK_UN)

@@ -4,7 +4,8 @@ asking for more GPU memory than exists raises MemoryError naming the size asked 
 which the next call works. Every test needs a GPU and skips (saying so) without one.
 
 Memory: the largest case holds about 5 float16 tensors of 2^31 + 3 elements (~21 GiB) at once;
-the out-of-memory tests fill the device with 1 GiB blocks first and free them after.
+the out-of-memory tests fill the device with 1 GiB blocks first and free them after (marked
+whole_gpu: under pytest-xdist no other test runs meanwhile, conftest.py).
 Set PADDLE_OPS_SKIP_HUGE=1 to leave the > 2^31 cases out (e.g. under compute-sanitizer).
 """
 import gc
@@ -180,6 +181,7 @@ def test_out_of_memory_names_the_size_and_the_next_call_works():
 
 
 @pytest.mark.parametrize("op_name", list(_scan_cases()))
+@pytest.mark.whole_gpu
 def test_op_out_of_memory_then_works(op_name):
     """Each op on a full device: MemoryError naming the bytes it asked for (the output or a
     temporary); once memory is freed the same call gives the right answer."""
@@ -200,6 +202,7 @@ def test_op_out_of_memory_then_works(op_name):
 
 
 @pytest.mark.parametrize("op_name", ["logcumsumexp", "cumsum", "pscan"])
+@pytest.mark.whole_gpu
 def test_grad_out_of_memory_then_works(op_name):
     make, op = _scan_cases()[op_name]
     args = make()
