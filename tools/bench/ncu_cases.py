@@ -4,7 +4,9 @@ Compute (`ncu --profile-from-start off`) sees only those kernels:
     ncu --profile-from-start off --set full -o prof python3 tools/bench/ncu_cases.py gla lcse
 
 Cases: gla (seed shape, bf16: forward, then backward), lcse (logcumsumexp float32 on the five
-engine shapes of bench_gpu.py, and float16 [4096, 16384]), lcse_grad (its gradient, float32).
+engine shapes of bench_gpu.py, and float16 [4096, 16384]), lcse_grad (its gradient, float32),
+lcse16 / lcse64 (logcumsumexp float16 and bfloat16 / float64 on the five shapes), cumsum
+(float32 and int64 on the five shapes).
 """
 import ctypes
 import sys
@@ -63,6 +65,28 @@ def lcse():
         once(lambda: paddle.logcumsumexp(x, axis=axis))
     x = paddle.to_tensor(rng.standard_normal((4096, 16384), dtype=np.float32), place="gpu").astype("float16")
     once(lambda: paddle.logcumsumexp(x, axis=1))
+
+
+def _five(dtypes, op):
+    rng = np.random.default_rng(0)
+    for shape, axis in SHAPES:
+        for dt in dtypes:
+            a = rng.integers(-1000, 1000, shape) if dt == "int64" else rng.standard_normal(shape, dtype=np.float32)
+            x = paddle.to_tensor(a, dtype=dt, place="gpu")
+            once(lambda: op(x, axis=axis))
+            del x
+
+
+def lcse16():
+    _five(["float16", "bfloat16"], paddle.logcumsumexp)
+
+
+def lcse64():
+    _five(["float64"], paddle.logcumsumexp)
+
+
+def cumsum():
+    _five(["float32", "int64"], paddle.cumsum)
 
 
 def lcse_grad():
