@@ -14,7 +14,7 @@
 //     outputs is exact in float64, its float rounding df goes through expm1f (gate = 1 + expm1f)
 //     or expf (factor), and the rounding d - df is put back with one float64 fma (a gate's error
 //     ~1e-7 |1 - gate|, a factor's ~2e-7). A gate below 1/2 (expm1f < -1/2) is expf's instead
-//     (PO_LSE_GRAD_GATE_EXPF; the CPU keeps 1 + expm1 there): 1 + expm1f keeps expm1f's
+//     (PO_LSE_GRAD_GATE_EXPF; the CPU's SIMD gates as well): 1 + expm1f keeps expm1f's
 //     absolute error, up to ~6e-8 where expm1f nears -1, which is 6e-8 / gate of a small gate
 //     (below). |d| > 80 or NaN take the float64 exp; a first step, an out of -inf, equal outputs
 //     and an x of -inf are the op's special cases;

@@ -389,6 +389,32 @@ def test_grad_large_magnitude(exclusive, reverse, dtype, place):
 
 
 @pytest.mark.parametrize('place', PLACES)
+@pytest.mark.parametrize('exclusive,reverse', EXCLUSIVE_REVERSE)
+def test_grad_through_small_gates(exclusive, reverse, place):
+    """float32 lines whose first two outputs jump by 7.5, 12, 16 and 20, out_grad only at the
+    end: x[0]'s gradient passes one gate of exp(-jump). A gate taken as 1 + expm1 in float keeps
+    expm1's absolute error (~6e-8: all of a gate of 2e-9); taken as exp it keeps its relative
+    accuracy (the CPU's SIMD gates and the GPU's below 1/2). Each element within 1e-5 of the
+    reference's sum of |out_grad| terms (the GPU tests' measure, test_gpu_scan_engine.py)."""
+    rng = np.random.default_rng(43)
+    x = (2 * rng.standard_normal((4, 600))).astype(np.float32)
+    for r, jump in enumerate([7.5, 12.0, 16.0, 20.0]):
+        x[r, :2] = [4.0 - jump, 4.0]
+    g = np.zeros_like(x)
+    g[:, -1] = 1.0
+    if reverse:  # the same lines in the forward's order
+        x, g = x[:, ::-1].copy(), g[:, ::-1].copy()
+    kwargs = dict(axis=1, exclusive=exclusive, reverse=reverse)
+    xt, out, gt = backward_with(x, g, 'float32', place, **kwargs)
+    grad = tensor_values(xt.grad).astype(np.float64)
+    ref = grad_reference(xt, out, gt, **kwargs).astype(np.float64)
+    mag = grad_reference(xt, out, make_tensor(np.abs(g), 'float32', place), **kwargs).astype(np.float64)
+    err = np.abs(grad - ref) / np.maximum(mag, 1e-30)
+    worst = np.unravel_index(np.argmax(err), err.shape)
+    assert err[worst] <= 1e-5, f'error {err[worst]:.3g} at {worst}: grad {grad[worst]!r}, ref {ref[worst]!r}'
+
+
+@pytest.mark.parametrize('place', PLACES)
 @pytest.mark.parametrize('reverse', [False, True])
 @pytest.mark.parametrize('axis', [0, 1])
 def test_grad_of_sum_adds_up_to_length(axis, reverse, place):

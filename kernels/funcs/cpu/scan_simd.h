@@ -37,7 +37,7 @@ struct ScanCall {
 //     (float exp and log, float-float sums, double once per block; float64 lanes near 0 and for
 //     special blocks); float64 is double throughout.
 //   LogcumsumexpGradScan: gradient of logcumsumexp, the reverse gated recurrence of docs/spec.md
-//     §1 in double lanes (float outputs: gates as 1 + expm1 and exp(x - o) in float lanes).
+//     §1 in double lanes (float outputs: gates as 1 + expm1, below 1/2 as exp, and exp(x - o) in float lanes).
 //     c.reverse is the direction of the gradient's scan (the opposite of the forward's).
 //   CumsumScan: double-double sums in double lanes (float32 and 16-bit types, float64 rows and
 //     float64 columns in groups of 8; other float64 columns and integers stay generic).

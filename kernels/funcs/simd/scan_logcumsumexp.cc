@@ -315,12 +315,15 @@ HWY_INLINE void DoubleLogNearZero(VD plo, VD phi, VD rlo, VD rhi, VD* olo, VD* o
 // exp(d) - 1 in float lanes, |d| <= 80: ExpNonPositiveF's reduction and polynomial, with
 // exp(r) - 1 = r + r^2 P(r) taken directly where m = 0 (|d| < ln2 / 2), so the result keeps a
 // relative error of about 1 ulp also for tiny d; elsewhere y 2^m - 1 (|result| >= 0.29).
-HWY_INLINE VF Expm1F(VF d) {
+// *exp_d: exp(d) itself from the same reduction, (1 + (exp(r) - 1)) 2^m, about 1 ulp.
+HWY_INLINE VF Expm1F(VF d, VF* exp_d) {
   const DF df;
   VF m, r;
   const VF y = ExpReducedF(df, d, &m, &r);
   const VF em1 = hn::MulAdd(y, hn::Mul(r, r), r);  // exp(r) - 1
-  const VF big = hn::MulSub(hn::Add(em1, hn::Set(df, 1.0f)), Pow2F(df, m), hn::Set(df, 1.0f));
+  const VF p2 = Pow2F(df, m), e1 = hn::Add(em1, hn::Set(df, 1.0f));
+  *exp_d = hn::Mul(e1, p2);
+  const VF big = hn::MulSub(e1, p2, hn::Set(df, 1.0f));
   return hn::IfThenElse(hn::Eq(m, hn::Zero(df)), em1, big);
 }
 // Whether some lane of the pair is outside [-80, 80] or NaN; then *lo, *hi are the double
@@ -347,19 +350,27 @@ HWY_INLINE void ExpOfDiffPair(VD dlo, VD dhi, VD* lo, VD* hi) {
   *lo = hn::MulAdd(tlo, hn::Sub(dlo, hn::PromoteTo(dd, hlo)), tlo);
   *hi = hn::MulAdd(thi, hn::Sub(dhi, hn::PromoteTo(dd, hhi)), thi);
 }
-// exp(d) on a pair for the gradient's gates, d = o - o_prev of float outputs, as 1 + expm1: expm1
-// of d rounded to float in float lanes, then (1 + e)(1 + dl) for the rounding dl of d. A gate's
-// error is then ~1e-7 |1 - gate| (plus 2^-53), not ~1e-7 (docs/spec.md §1, gradient).
+// exp(d) on a pair for the gradient's gates, d = o - o_prev of float outputs: a gate of 1/2 or
+// more as 1 + expm1 (expm1 of d rounded to float, in float lanes; the sum exact in double), one
+// below 1/2 as exp of that float itself, then g (1 + dl) for the rounding dl of d. A gate's error
+// is then ~1e-7 min(|1 - gate|, gate) (plus 2^-53): near 1, long runs of gates do not drift; far
+// below, 1 + expm1 would keep expm1's absolute error (~6e-8, all of a gate of 1e-7: a jump of 16
+// in the outputs; the GPU's gates likewise, PO_LSE_GRAD_GATE_EXPF). docs/spec.md §1, gradient.
 HWY_INLINE void GateExpPair(VD dlo, VD dhi, VD* lo, VD* hi) {
   if (DoubleExpOutside80(dlo, dhi, lo, hi)) return;
   const DD dd;
   const DF df;
   const DH dh;
   const auto hlo = hn::DemoteTo(dh, dlo), hhi = hn::DemoteTo(dh, dhi);
-  VD elo, ehi;
-  Split(Expm1F(hn::Combine(df, hhi, hlo)), &elo, &ehi);
-  const VD one = hn::Set(dd, 1.0);
-  const VD glo = hn::Add(elo, one), ghi = hn::Add(ehi, one);
+  VF ef;
+  const VF em1 = Expm1F(hn::Combine(df, hhi, hlo), &ef);
+  VD elo, ehi, xlo, xhi;
+  Split(em1, &elo, &ehi);
+  Split(ef, &xlo, &xhi);
+  const VD one = hn::Set(dd, 1.0), half = hn::Set(dd, 0.5);
+  VD glo = hn::Add(elo, one), ghi = hn::Add(ehi, one);
+  glo = hn::IfThenElse(hn::Lt(glo, half), xlo, glo);
+  ghi = hn::IfThenElse(hn::Lt(ghi, half), xhi, ghi);
   *lo = hn::MulAdd(glo, hn::Sub(dlo, hn::PromoteTo(dd, hlo)), glo);
   *hi = hn::MulAdd(ghi, hn::Sub(dhi, hn::PromoteTo(dd, hhi)), ghi);
 }
