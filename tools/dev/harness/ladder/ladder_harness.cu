@@ -388,8 +388,7 @@ __global__ void __launch_bounds__(kSThreads, 2)
   const int64_t strip0 = int64_t{blockIdx.x} * kSWidth;
   const int64_t ln0 = strip0 + grp * kSVec;
   const bool has = ln0 < lines;
-  const int64_t o = ln0 / inner;
-  const int64_t base = o * L * inner + (ln0 - o * inner);
+  const int64_t base = sg::LineGeometry{L, inner, false}.Base(ln0);
   auto issue = [&](int64_t seg) {
     if (seg < nseg && has) {
       float4* dst = stage + static_cast<int>(seg % kSStages) * (kSSteps * kSThreads) + t;
@@ -464,7 +463,7 @@ __global__ void __launch_bounds__(256) WalkKernel(const float* x, float* out, in
                                                   int64_t lines) {
   const int64_t ln = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   if (ln >= lines) return;
-  const int64_t o = ln / inner, off = o * L * inner + (ln - o * inner);
+  const int64_t off = sg::LineGeometry{L, inner, false}.Base(ln);
   const float* px = x + off;
   float* po = out + off;
   float cur[K], nxt[K];
@@ -630,49 +629,47 @@ Rung WalkRung(const std::string& label) {
   return r;
 }
 
+// The rungs every main geometry runs (the tile's occupancy, and "free" for rungs 1 and 4).
+template <int kThreads, int kItems, int kMinBlocks>
+void MainRungs(std::vector<Rung>& r) {
+  r.push_back(RowRung<kThreads, kItems, kMinBlocks, kCopy, float>("1 copy"));
+  r.push_back(RowRung<kThreads, kItems, kMinBlocks, kCopy, float>("1 copy", false));
+  r.push_back(RowRung<kThreads, kItems, kMinBlocks, kSerial, float>("2 serial"));
+  r.push_back(RowRung<kThreads, kItems, kMinBlocks, kSerial, double>("2 serial"));
+  r.push_back(RowRung<kThreads, kItems, kMinBlocks, kWarp, float>("3 warp"));
+  r.push_back(RowRung<kThreads, kItems, kMinBlocks, kBlock, float>("4 block bs2"));
+  r.push_back(RowRung<kThreads, kItems, kMinBlocks, kBlock, float, kBs1>("4 block bs1"));
+  r.push_back(RowRung<kThreads, kItems, kMinBlocks, kBlock, float>("4 block bs2", false));
+  r.push_back(RowRung<kThreads, kItems, kMinBlocks, kBlock, double>("4 block bs2"));
+  r.push_back(RowRung<kThreads, kItems, kMinBlocks, kLseTile, float>("5 lse"));
+  r.push_back(RowRung<kThreads, kItems, kMinBlocks, kLook, float>("6 lb"));
+  r.push_back(RowRung<kThreads, kItems, kMinBlocks, kLook, double>("6 lb"));
+}
+
+// Rungs 1 and 4 of another geometry.
+template <int kThreads, int kItems, int kMinBlocks>
+void OccupancyRungs(std::vector<Rung>& r) {
+  r.push_back(RowRung<kThreads, kItems, kMinBlocks, kCopy, float>("1 copy"));
+  r.push_back(RowRung<kThreads, kItems, kMinBlocks, kBlock, float>("4 block bs2"));
+  r.push_back(RowRung<kThreads, kItems, kMinBlocks, kBlock, double>("4 block bs2"));
+}
+
 std::vector<Rung> RowRungs() {
   std::vector<Rung> r;
-  // The library's block tile geometry (256 x 16, 4 an SM), every rung.
-  r.push_back(RowRung<256, 16, 4, kCopy, float>("1 copy"));
+  // The library's block tile geometry (256 x 16, 4 an SM), and its extra forms.
+  MainRungs<256, 16, 4>(r);
   r.push_back(RowRung<256, 16, 4, kCopy, float, kNoTicket>("1 copy noticket"));
-  r.push_back(RowRung<256, 16, 4, kCopy, float>("1 copy", false));
-  r.push_back(RowRung<256, 16, 4, kSerial, float>("2 serial"));
   r.push_back(RowRung<256, 16, 4, kSerial, float, kInterleave>("2 serial il"));
-  r.push_back(RowRung<256, 16, 4, kSerial, double>("2 serial"));
-  r.push_back(RowRung<256, 16, 4, kWarp, float>("3 warp"));
   r.push_back(RowRung<256, 16, 4, kWarp, double>("3 warp"));
-  r.push_back(RowRung<256, 16, 4, kBlock, float>("4 block bs2"));
-  r.push_back(RowRung<256, 16, 4, kBlock, float, kBs1>("4 block bs1"));
   r.push_back(RowRung<256, 16, 4, kBlock, float, kLib3>("4 block lib3"));
   r.push_back(RowRung<256, 16, 4, kBlock, float, kInterleave>("4 block bs2 il"));
-  r.push_back(RowRung<256, 16, 4, kBlock, float>("4 block bs2", false));
-  r.push_back(RowRung<256, 16, 4, kBlock, double>("4 block bs2"));
   r.push_back(RowRung<256, 16, 4, kBlock, double, kBs1>("4 block bs1"));
-  r.push_back(RowRung<256, 16, 4, kLseTile, float>("5 lse"));
-  r.push_back(RowRung<256, 16, 4, kLook, float>("6 lb"));
-  r.push_back(RowRung<256, 16, 4, kLook, double>("6 lb"));
-  // 512 x 16, 2 an SM (the harness's best look-back tiles).
-  r.push_back(RowRung<512, 16, 2, kCopy, float>("1 copy"));
-  r.push_back(RowRung<512, 16, 2, kCopy, float>("1 copy", false));
-  r.push_back(RowRung<512, 16, 2, kSerial, float>("2 serial"));
-  r.push_back(RowRung<512, 16, 2, kSerial, double>("2 serial"));
-  r.push_back(RowRung<512, 16, 2, kWarp, float>("3 warp"));
-  r.push_back(RowRung<512, 16, 2, kBlock, float>("4 block bs2"));
-  r.push_back(RowRung<512, 16, 2, kBlock, float, kBs1>("4 block bs1"));
-  r.push_back(RowRung<512, 16, 2, kBlock, float>("4 block bs2", false));
-  r.push_back(RowRung<512, 16, 2, kBlock, double>("4 block bs2"));
-  r.push_back(RowRung<512, 16, 2, kLseTile, float>("5 lse"));
-  r.push_back(RowRung<512, 16, 2, kLook, float>("6 lb"));
-  r.push_back(RowRung<512, 16, 2, kLook, double>("6 lb"));
-  // Occupancy: 128 x 16 at 8 an SM, 256 x 8 at 4 and 8.
-  r.push_back(RowRung<128, 16, 8, kCopy, float>("1 copy"));
-  r.push_back(RowRung<128, 16, 8, kBlock, float>("4 block bs2"));
-  r.push_back(RowRung<128, 16, 8, kBlock, double>("4 block bs2"));
-  r.push_back(RowRung<256, 8, 4, kCopy, float>("1 copy"));
-  r.push_back(RowRung<256, 8, 4, kBlock, float>("4 block bs2"));
-  r.push_back(RowRung<256, 8, 8, kCopy, float>("1 copy"));
-  r.push_back(RowRung<256, 8, 8, kBlock, float>("4 block bs2"));
-  r.push_back(RowRung<256, 8, 8, kBlock, double>("4 block bs2"));
+  // 512 x 16, 2 an SM (the harness's best look-back tiles); occupancy: 128 x 16 at 8 an SM,
+  // 256 x 8 at 4 and 8.
+  MainRungs<512, 16, 2>(r);
+  OccupancyRungs<128, 16, 8>(r);
+  OccupancyRungs<256, 8, 4>(r);
+  OccupancyRungs<256, 8, 8>(r);
   // The scan1d tiles (lse: kIncl | kStep1 | kSpread, "i1s"; cumsum: kIncl | kExact, "x").
   using scan1d::kExact;
   using scan1d::kIncl;
