@@ -16,7 +16,9 @@
 //                 block reduction, one barrier more), ex2.approx of each x - max, float sums
 //                 scanned as rung 4 (bs2), lg2.approx for the output;
 //   6 lb          rung 4 (bs2) + the library's decoupled look-back (BlockLookbackPoll over 16-byte
-//                 status words, FoldInOrder), the op a plain sum: the line's whole scan.
+//                 status words, FoldInOrder), the op a plain sum: the line's whole scan; `6 lb lse`
+//                 rung 5 + the same look-back of (max, float sum) states, each output
+//                 r + log2(base + f * terms so far) * ln2 from the carry: the whole logcumsumexp.
 // `il`: pass 1 interleaved with the loads (each 16-byte load waits for the previous chunk's sum)
 // instead of every load issued before any arithmetic; `noticket`: tile = blockIdx.x. Rows rungs are
 // pinned to the blocks an SM the tile is compiled for (dynamic shared memory makes the rest not
@@ -77,8 +79,18 @@ __device__ __forceinline__ float ExpFrom(float x, float m_log2e) { return Ex2(fm
 __device__ __forceinline__ float ZeroOf(float v) { return __fmul_rn(v, 0.f); }
 __device__ __forceinline__ double ZeroOf(double v) { return __dmul_rn(v, 0.0); }
 
+// logcumsumexp's state in float: exp(m) * s, s a float sum; combined at the larger max.
+struct LseState {
+  float m, s;
+};
+__device__ __forceinline__ LseState CombineLse(LseState a, LseState b) {
+  const float m = fmaxf(a.m, b.m);
+  if (m == kNegInf) return a;
+  return LseState{m, a.s * Ex2((a.m - m) * kLog2e) + b.s * Ex2((b.m - m) * kLog2e)};
+}
+
 // ---- rows ---------------------------------------------------------------------------------------
-enum : int { kCopy = 1, kSerial = 2, kWarp = 3, kBlock = 4, kLseTile = 5, kLook = 6 };
+enum : int { kCopy = 1, kSerial = 2, kWarp = 3, kBlock = 4, kLseTile = 5, kLook = 6, kLseLook = 7 };
 // Options (the kernel's last template argument); bs1 / lib3 pick rung 4's block scan.
 enum : int { kInterleave = 1, kNoTicket = 2, kBs1 = 4, kLib3 = 8 };
 
@@ -110,6 +122,56 @@ struct SumWord {
     }
   }
 };
+
+// The same for logcumsumexp's float state.
+struct LseWord {
+  __device__ static uint4 Pack(LseState a, unsigned state) {
+    return make_uint4(__float_as_uint(a.m), __float_as_uint(a.s), state, 0u);
+  }
+  __device__ static unsigned WordState(uint4 w) { return w.z; }
+  __device__ static LseState Unpack(uint4 w) { return LseState{__uint_as_float(w.x), __uint_as_float(w.y)}; }
+};
+
+// Warp 0 of tile t (its aggregate agg published by the caller's words, W's): the library's
+// look-back (BlockLookbackPoll, then FoldInOrder with step) as BlockRowKernel takes it; every
+// thread gets the carry before the tile (identity for tile 0, or a single tile a row).
+template <typename W, typename C, typename Step>
+__device__ __forceinline__ C LookBack(const sg::BlockRowStatus& st, int64_t row, int64_t t, int64_t ntiles, C agg,
+                                      C identity, Step step, uint4* flat, uint4* incl_word, int* nflat,
+                                      C* carry_smem) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (ntiles <= 1) return identity;
+  if (warp == 0) {  // publish A_t (AGG) and look back; tile 0: P_0 = A_0 (INCL)
+    if (t == 0) {
+      if (lane == 0) {
+        sg::StoreStatusWord(st.At(row, 0), W::Pack(agg, sg::kBlockIncl));
+        *nflat = -1;
+      }
+    } else {
+      if (lane == 0) sg::StoreStatusWord(st.At(row, t), W::Pack(agg, sg::kBlockAgg));
+      uint4 pw;
+      const int D = sg::BlockLookbackPoll<W>(st, row, t, flat, lane, &pw);
+      if (lane == 0) {
+        *nflat = D;
+        *incl_word = pw;
+      }
+    }
+  }
+  __syncthreads();
+  const int D = *nflat;
+  if (warp == 0) {
+    C carry = identity;
+    if (D >= 0) {
+      carry = sg::FoldInOrder(
+          W::Unpack(*incl_word), D, [&](int i) { return flat[i]; },
+          [&](C c, uint4 w) { return step(c, W::Unpack(w)); });
+      if (lane == 0) sg::StoreStatusWord(st.At(row, t), W::Pack(step(carry, agg), sg::kBlockIncl));
+    }
+    if (lane == 0) *carry_smem = carry;
+  }
+  __syncthreads();
+  return *carry_smem;
+}
 
 struct Plus {
   template <typename A>
@@ -176,15 +238,18 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) RowLadderKernel(RowArgs 
   constexpr int64_t kTile = int64_t{kThreads} * kItems;
   constexpr int kForm = (kOpts & kBs1) != 0 ? 1 : (kOpts & kLib3) != 0 ? 3 : 2;
   static_assert((kOpts & kInterleave) == 0 || (kRung >= kSerial && kRung <= kBlock), "il: the sum rungs");
-  static_assert(kRung != kLseTile || std::is_same<A, float>::value, "lse: float sums");
+  constexpr bool kLseRung = kRung == kLseTile || kRung == kLseLook;
+  static_assert(!kLseRung || std::is_same<A, float>::value, "lse: float sums");
   __shared__ uint4 obuf[kWarps][32 * kNC];  // the stores' staging
   __shared__ A sm[kWarps + 1];
   __shared__ float tile_max[kWarps];
   __shared__ unsigned long long ticket;
-  __shared__ uint4 flat[kRung == kLook ? sg::kBlockWindows * 32 : 1];  // the look-back's aggregates
+  constexpr bool kLb = kRung == kLook || kRung == kLseLook;
+  __shared__ uint4 flat[kLb ? sg::kBlockWindows * 32 : 1];  // the look-back's aggregates
   __shared__ uint4 incl_word;
   __shared__ int nflat;
   __shared__ A carry_smem;
+  __shared__ LseState lse_carry;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   int64_t tile;
   if constexpr ((kOpts & kNoTicket) != 0) {
@@ -214,7 +279,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) RowLadderKernel(RowArgs 
     }
   } else {
     Group::template Load<false>(a.x, base, a.L, g0, v, lane);
-    if constexpr (kRung >= kSerial && kRung != kLseTile) {
+    if constexpr (kRung >= kSerial && !kLseRung) {
 #pragma unroll
       for (int j = 0; j < kItems; ++j) tot += static_cast<A>(v[j]);
     }
@@ -223,7 +288,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) RowLadderKernel(RowArgs 
   if constexpr (kRung == kCopy) {
 #pragma unroll
     for (int j = 0; j < kItems; ++j) o[j] = v[j];
-  } else if constexpr (kRung == kLseTile) {
+  } else if constexpr (kLseRung) {
     float m = v[0];
 #pragma unroll
     for (int j = 1; j < kItems; ++j) m = fmaxf(m, v[j]);
@@ -244,11 +309,26 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) RowLadderKernel(RowArgs 
     }
     float before, total;
     TileSum<kThreads, 2>(s, sm, &before, &total);
-    float p = before;
+    if constexpr (kRung == kLseLook) {  // + the look-back of (max, float sum) states
+      const LseState c = LookBack<LseWord>(
+          a.st, row, t, a.ntiles, LseState{mx, total}, LseState{kNegInf, 0.f},
+          [](LseState x, LseState y) { return CombineLse(x, y); }, flat, &incl_word, &nflat, &lse_carry);
+      const float r = fmaxf(c.m, mx);  // outputs r + log(base + f * (terms so far))
+      const float base0 = c.m == kNegInf ? 0.f : c.s * Ex2((c.m - r) * kLog2e);
+      const float f = Ex2((mx - r) * kLog2e);
+      float q = before;
 #pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      p += e[j];
-      o[j] = fmaf(Lg2(p), kLn2, mx);
+      for (int j = 0; j < kItems; ++j) {
+        q += e[j];
+        o[j] = fmaf(Lg2(fmaf(f, q, base0)), kLn2, r);
+      }
+    } else {
+      float p = before;
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        p += e[j];
+        o[j] = fmaf(Lg2(p), kLn2, mx);
+      }
     }
   } else {
     A pre;
@@ -262,40 +342,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) RowLadderKernel(RowArgs 
       A before, total;
       TileSum<kThreads, kForm>(tot, sm, &before, &total);
       pre = before;
-      if constexpr (kRung == kLook) {  // as BlockRowKernel, the op a sum
-        using W = SumWord<A>;
-        A carry = A(0);
-        if (a.ntiles > 1) {
-          if (warp == 0) {  // publish A_t (AGG) and look back; tile 0: P_0 = A_0 (INCL)
-            if (t == 0) {
-              if (lane == 0) {
-                sg::StoreStatusWord(a.st.At(row, 0), W::Pack(total, sg::kBlockIncl));
-                nflat = -1;
-              }
-            } else {
-              if (lane == 0) sg::StoreStatusWord(a.st.At(row, t), W::Pack(total, sg::kBlockAgg));
-              uint4 pw;
-              const int D = sg::BlockLookbackPoll<W>(a.st, row, t, flat, lane, &pw);
-              if (lane == 0) {
-                nflat = D;
-                incl_word = pw;
-              }
-            }
-          }
-          __syncthreads();
-          const int D = nflat;
-          if (warp == 0) {
-            if (D >= 0) {
-              carry = sg::FoldInOrder(
-                  W::Unpack(incl_word), D, [&](int i) { return flat[i]; },
-                  [](A c, uint4 w) { return c + W::Unpack(w); });
-              if (lane == 0) sg::StoreStatusWord(a.st.At(row, t), W::Pack(carry + total, sg::kBlockIncl));
-            }
-            if (lane == 0) carry_smem = carry;
-          }
-          __syncthreads();
-          carry = carry_smem;
-        }
+      if constexpr (kRung == kLook) {  // + the look-back, the op a sum
+        const A carry = LookBack<SumWord<A>>(
+            a.st, row, t, a.ntiles, total, A(0), [](A x, A y) { return x + y; }, flat, &incl_word, &nflat,
+            &carry_smem);
         pre = carry + before;
       }
     }
@@ -338,17 +388,10 @@ struct SumOp {
     }
   }
 };
-struct LseState {
-  float m, s;  // exp(m) * s, s a float sum
-};
 struct LseOp {
   using S = LseState;
   __device__ static S Identity() { return S{kNegInf, 0.f}; }
-  __device__ S operator()(S a, S b) const {
-    const float m = fmaxf(a.m, b.m);
-    if (m == kNegInf) return a;
-    return S{m, a.s * Ex2((a.m - m) * kLog2e) + b.s * Ex2((b.m - m) * kLog2e)};
-  }
+  __device__ S operator()(S a, S b) const { return CombineLse(a, b); }
   __device__ static float Max(const float (&x)[kSSteps], int n, float m) {
 #pragma unroll
     for (int k = 0; k < kSSteps; ++k) m = k < n ? fmaxf(m, x[k]) : m;
@@ -552,21 +595,24 @@ Rung RowRung(const std::string& label, bool pin = true) {
   const int dyn = PinnedDyn(reinterpret_cast<const void*>(kernel), kThreads, kMinBlocks, pin, &occ);
   constexpr int64_t kTile = int64_t{kThreads} * kItems;
   Rung r;
-  r.name = label + (kRung == kCopy || kRung == kLseTile ? "" : std::is_same<A, double>::value ? " f64" : " f32") +
-           " " + Geometry(kThreads, kItems, kMinBlocks) + (pin ? "" : " free") + " [" + std::to_string(occ) + "/SM]";
+  const bool typed = kRung != kCopy && kRung != kLseTile && kRung != kLseLook;
+  r.name = label + (!typed ? "" : std::is_same<A, double>::value ? " f64" : " f32") + " " +
+           Geometry(kThreads, kItems, kMinBlocks) + (pin ? "" : " free") + " [" + std::to_string(occ) + "/SM]";
   r.launch = [kernel, dyn](cudaStream_t stream, const Run& run) {
     const Shape& sh = *run.shape;
     const int64_t ntiles = sh.L / kTile;
     sg::BlockRowStatus st{reinterpret_cast<uint4*>(static_cast<char*>(run.scratch) + 256),
                           static_cast<unsigned long long*>(run.scratch), ntiles};
     if ((kOpts & kNoTicket) == 0) {
-      cudaMemsetAsync(run.scratch, 0, kRung == kLook ? sg::BlockRowStatus::Bytes(sh.outer, ntiles) : 8, stream);
+      const bool lb = kRung == kLook || kRung == kLseLook;
+      cudaMemsetAsync(run.scratch, 0, lb ? sg::BlockRowStatus::Bytes(sh.outer, ntiles) : 8, stream);
     }
     kernel<<<static_cast<unsigned>(sh.outer * ntiles), kThreads, dyn, stream>>>(
         RowArgs{run.x, run.out, sh.L, ntiles, st});
   };
-  r.check = kRung == kCopy ? kBits : kRung == kLseTile ? kLse : kSum;
-  r.seg = kRung == kSerial ? kItems : kRung == kWarp ? 32 * kItems : kRung == kLook ? 0 : kTile;
+  r.check = kRung == kCopy ? kBits : kRung == kLseTile || kRung == kLseLook ? kLse : kSum;
+  const bool line = kRung == kLook || kRung == kLseLook;
+  r.seg = kRung == kSerial ? kItems : kRung == kWarp ? 32 * kItems : line ? 0 : kTile;
   return r;
 }
 
@@ -644,6 +690,7 @@ void MainRungs(std::vector<Rung>& r) {
   r.push_back(RowRung<kThreads, kItems, kMinBlocks, kLseTile, float>("5 lse"));
   r.push_back(RowRung<kThreads, kItems, kMinBlocks, kLook, float>("6 lb"));
   r.push_back(RowRung<kThreads, kItems, kMinBlocks, kLook, double>("6 lb"));
+  r.push_back(RowRung<kThreads, kItems, kMinBlocks, kLseLook, float>("6 lb lse"));
 }
 
 // Rungs 1 and 4 of another geometry.
