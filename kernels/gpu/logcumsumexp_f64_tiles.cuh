@@ -309,16 +309,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   __shared__ uint4 obuf[kWarps][32 * Group::kNC];  // the stores' staging
   __shared__ unsigned long long ticket;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (threadIdx.x == 0) ticket = atomicAdd(st.ticket, 1ull);
-  __syncthreads();
-  const int64_t tile = static_cast<int64_t>(ticket);
+  const int64_t tile = DrawTileTicket(st.ticket, ticket);
   if (tile >= rows * ntiles) return;  // the whole block
   const int64_t row = tile / ntiles, t = tile - row * ntiles;
-  const int64_t base = g.Base(row), L = g.length;
-  const int64_t g0 = t * kTile + int64_t{warp} * 32 * kItems;  // the warp's group
-  const int64_t first = g0 + int64_t{lane} * kItems;
-  const bool full = vec && g0 + 32 * kItems <= L;
-  const BlockIO<double, kItems> io{base, L, g0, first, t * kTile, g.reverse, full, lane, obuf[warp]};
+  const auto io = BlockIO<double, kItems>::ForTile(g, g.Base(row), t * kTile, vec, obuf[warp]);
   constexpr double kPad = -std::numeric_limits<double>::infinity();
   double x[kItems];
   io.Load(op.x, x, kPad);
@@ -337,19 +331,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   }
   __syncthreads();
   b.Finish(exclusive, x, sh, [&](double(&v)[kItems]) { io.Load(op.x, v, kPad); });
-  if (full) {
-    if (g.reverse) {
-      Group::template Store<true>(op.out, base, L, g0, x, lane, obuf[warp]);
-    } else {
-      Group::template Store<false>(op.out, base, L, g0, x, lane, obuf[warp]);
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      const int64_t s = first + j;
-      if (s < L) op.out[io.Index(s)] = x[j];
-    }
-  }
+  io.Store(op.out, x);
 }
 
 // `rows` rows (inner == 1) of g.length steps on Lse64BlockRowKernel; init: a carry-in per row

@@ -44,6 +44,7 @@
 #include "kernels/funcs/gpu/scan_agent.cuh"
 #include "kernels/funcs/gpu/scan_block_rows.cuh"
 #include "kernels/gpu/logcumsumexp_grad_rows.cuh"
+#include "kernels/gpu/lse_block_decide.cuh"
 #include "kernels/impl/cum_scan_ops.h"
 
 #ifndef PO_LSE_MIN_BLOCKS
@@ -665,29 +666,9 @@ struct LseBlockTile {
   __device__ LsePair Aggregate() const { return fast_agg ? LsePair{static_cast<double>(Rt), total} : etotal; }
 
   // Warp 0, after the look-back: whether the tile's outputs take the fast path, R, f, base0
-  // (lane 0 writes them to d). Two float64 exps on lanes 0 and 1 at once, then two logs.
+  // (lane 0 writes them to d; lse_block_decide.cuh).
   __device__ void Decide(LsePair c, float* d, int lane) const {
-    bool fast = fast_agg && c.m == c.m && c.m != Ops::kInf && c.m != -Ops::kInf && c.s != 1.0;
-    float R = Rt;
-    double f = 1.0, base0 = 0.0;
-    if (fast) {  // uniform over the warp
-      R = fmaxf(Rt, static_cast<float>(c.m));
-      fast = c.m >= static_cast<double>(R) - kSpan;
-      const double ex = exp((lane == 0 ? static_cast<double>(Rt) : c.m) - static_cast<double>(R));
-      f = __shfl_sync(0xffffffffu, ex, 0);
-      base0 = c.s * __shfl_sync(0xffffffffu, ex, 1);
-      const double lg = log(lane == 0 ? c.s : base0 + f * total);
-      const double v = c.m + __shfl_sync(0xffffffffu, lg, 0);
-      const double top = static_cast<double>(R) + __shfl_sync(0xffffffffu, lg, 1);
-      fast = fast && (v >= kLeanPos + 0.01 || top <= -kLeanNeg - 0.01);
-    }
-    if (lane == 0) {
-      d[0] = fast ? 1.f : 0.f;
-      d[1] = R;
-      d[2] = static_cast<float>(f);
-      reinterpret_cast<double*>(d)[2] = base0;  // d[4..5]
-      reinterpret_cast<double*>(d)[3] = f;      // d[6..7]
-    }
+    LseDecideTile(c.m, c.s, fast_agg, Rt, total, kSpan, kLeanPos, kLeanNeg, d, lane);
   }
   template <typename Reload>
   __device__ void Finish(LsePair carry, bool exclusive, T (&o)[kItems], Shared& sh, Reload reload) {

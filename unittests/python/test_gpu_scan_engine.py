@@ -307,6 +307,23 @@ def test_logcumsumexp_float32_grad_second_block_tile(shape, axis, exclusive, rev
     check_lse_grad_float32(x, g, axis, exclusive, reverse)
 
 
+def small_gates_data(shape, axis, jumps, reverse, seed):
+    """x ~ N(0, 2) whose lines along axis start (in the forward's order) with 4 - jump, 4 (one
+    jump a line, in the order of the other axes), and out_grad 0 but at each line's last output:
+    the first element's gradient is a gate exp(-jump) times the rest. reverse: the same lines in
+    the forward's order (flipped along axis)."""
+    rng = np.random.default_rng(seed)
+    x = (2 * rng.standard_normal(shape)).astype(np.float32)
+    g = np.zeros(shape, np.float32)
+    lines_x, lines_g = np.moveaxis(x, axis, -1), np.moveaxis(g, axis, -1)  # views
+    lines_x[..., 0] = 4.0 - np.asarray(jumps, np.float32)
+    lines_x[..., 1] = 4.0
+    lines_g[..., -1] = 1.0
+    if reverse:
+        x, g = np.flip(x, axis).copy(), np.flip(g, axis).copy()
+    return x, g
+
+
 # Gates far below 1 on the block tiles (LseGradRowMath::Exp in logcumsumexp_grad_rows.cuh): at
 # a line's start (the forward's order) a term larger by 7.5, 12 and 20 takes over (gates 6e-4,
 # 6e-6, 2e-9), and out_grad is 0 but at the last output, so the first element's gradient is that
@@ -317,14 +334,8 @@ def test_logcumsumexp_float32_grad_second_block_tile(shape, axis, exclusive, rev
 @pytest.mark.parametrize('shape', [(3, 20001), (1, 65536)])
 @pytest.mark.parametrize('exclusive,reverse', DIRECTIONS)
 def test_logcumsumexp_float32_grad_small_gates(shape, exclusive, reverse):
-    rng = np.random.default_rng(43)
-    x = (2 * rng.standard_normal(shape)).astype(np.float32)
-    g = np.zeros(shape, np.float32)
-    for r, jump in enumerate([7.5, 12.0, 20.0] if shape[0] == 3 else [20.0]):
-        x[r, :2] = [4.0 - jump, 4.0]
-    g[:, -1] = 1.0
-    if reverse:  # the same lines in the forward's order
-        x, g = x[:, ::-1].copy(), g[:, ::-1].copy()
+    jumps = [7.5, 12.0, 20.0] if shape[0] == 3 else [20.0]  # one a row
+    x, g = small_gates_data(shape, 1, jumps, reverse, 43)
     check_lse_grad_float32(x, g, 1, exclusive, reverse)
 
 
@@ -354,12 +365,6 @@ def test_logcumsumexp_float32_grad_columns(shape, axis, crossing, exclusive, rev
 @pytest.mark.parametrize('shape', [(3000, 1030), (3000, 96)])
 @pytest.mark.parametrize('exclusive,reverse', DIRECTIONS)
 def test_logcumsumexp_float32_grad_columns_small_gates(shape, exclusive, reverse):
-    rng = np.random.default_rng(47)
-    x = (2 * rng.standard_normal(shape)).astype(np.float32)
-    g = np.zeros(shape, np.float32)
-    jumps = np.array([7.5, 12.0, 20.0], np.float32)[np.arange(shape[1]) % 3]
-    x[0], x[1] = 4.0 - jumps, 4.0
-    g[-1] = 1.0
-    if reverse:  # the same columns in the forward's order
-        x, g = x[::-1].copy(), g[::-1].copy()
+    jumps = np.array([7.5, 12.0, 20.0], np.float32)[np.arange(shape[1]) % 3]  # one a column
+    x, g = small_gates_data(shape, 0, jumps, reverse, 47)
     check_lse_grad_float32(x, g, 0, exclusive, reverse)

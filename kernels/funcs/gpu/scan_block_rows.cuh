@@ -82,6 +82,16 @@ struct BlockIO {
   bool reverse, full;
   int lane;
   uint4* stage;  // the warp's staging (B::kOwnIO: the tile's until Finish returns)
+  // The calling thread's place in the tile that starts at step tile0 of the line at base (g: its
+  // length and direction): its warp's group of 32 * kItems steps, 16-byte accesses where vec and
+  // the group lies whole in the line; stage: the warp's staging.
+  __device__ static BlockIO ForTile(const LineGeometry& g, int64_t base, int64_t tile0, bool vec, uint4* stage) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int64_t g0 = tile0 + int64_t{warp} * 32 * kItems;  // the warp's group
+    const int64_t first = g0 + int64_t{lane} * kItems;
+    const bool full = vec && g0 + 32 * kItems <= g.length;
+    return BlockIO{base, g.length, g0, first, tile0, g.reverse, full, lane, stage};
+  }
   __device__ int64_t Index(int64_t s) const { return reverse ? base + L - 1 - s : base + s; }
   __device__ void Load(const T* p, T (&v)[kItems], T pad) const {
     using Group = BlockedGroup<T, kItems>;
@@ -99,7 +109,33 @@ struct BlockIO {
       v[j] = s < L ? p[Index(s)] : pad;
     }
   }
+  // The thread's outputs v to p (full: 16-byte stores through stage).
+  __device__ void Store(T* p, const T (&v)[kItems]) const {
+    using Group = BlockedGroup<T, kItems>;
+    if (full) {
+      if (reverse) {
+        Group::template Store<true>(p, base, L, g0, v, lane, stage);
+      } else {
+        Group::template Store<false>(p, base, L, g0, v, lane, stage);
+      }
+      return;
+    }
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const int64_t s = first + j;
+      if (s < L) p[Index(s)] = v[j];
+    }
+  }
 };
+
+// The block's tile in ticket order (the blocks take the tiles in the order they start, so a tile
+// waits only on tiles whose blocks already run): thread 0 draws it from counter into the kernel's
+// __shared__ word `ticket`, every thread reads it after the barrier.
+__device__ __forceinline__ int64_t DrawTileTicket(unsigned long long* counter, unsigned long long& ticket) {
+  if (threadIdx.x == 0) ticket = atomicAdd(counter, 1ull);
+  __syncthreads();
+  return static_cast<int64_t>(ticket);
+}
 
 // Status word states (0: nothing published yet; the launcher zeroes the words).
 constexpr unsigned kBlockAgg = 1, kBlockIncl = 2;
@@ -228,16 +264,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   __shared__ unsigned long long ticket;
   __shared__ uint4 obuf[kWarps][32 * Group::kNC];  // the stores' staging
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (threadIdx.x == 0) ticket = atomicAdd(st.ticket, 1ull);
-  __syncthreads();
-  const int64_t tile = static_cast<int64_t>(ticket);
+  const int64_t tile = DrawTileTicket(st.ticket, ticket);
   if (tile >= rows * ntiles) return;  // the whole block
   const int64_t row = tile / ntiles, t = tile - row * ntiles;
-  const int64_t base = g.Base(row), L = g.length;
-  const int64_t g0 = t * kTile + int64_t{warp} * 32 * kItems;  // the warp's group
-  const int64_t first = g0 + int64_t{lane} * kItems;
-  const bool full = vec && g0 + 32 * kItems <= L;
-  const BlockIO<T, kItems> io{base, L, g0, first, t * kTile, g.reverse, full, lane, obuf[warp]};
+  const auto io = BlockIO<T, kItems>::ForTile(g, g.Base(row), t * kTile, vec, obuf[warp]);
   constexpr bool kOwn = BlockOwnIO<B>::value;
   const T* in = [&] {
     if constexpr (kOwn) {
@@ -302,19 +332,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   } else {
     b.Finish(carry, exclusive, x, sh, load);
   }
-  if (full) {
-    if (g.reverse) {
-      Group::template Store<true>(out, base, L, g0, x, lane, obuf[warp]);
-    } else {
-      Group::template Store<false>(out, base, L, g0, x, lane, obuf[warp]);
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      const int64_t s = first + j;
-      if (s < L) out[io.Index(s)] = x[j];
-    }
-  }
+  io.Store(out, x);
 }
 
 }  // namespace scan_gpu

@@ -1,6 +1,7 @@
-// The kernel harness's shared driver pieces (tools/dev/harness/README.md): device buffers,
-// random inputs, poisoned outputs, timing against a device-to-device copy of the same bytes in
-// the same run, and a result table. A harness is one .cu file and this header, built with one
+// The kernel harness's shared driver pieces (tools/dev/harness/README.md): cases and the
+// benchmark's shapes, device buffers, random inputs, poisoned outputs, two runs compared bit for
+// bit, timing against a device-to-device copy of the same bytes in the same run, and a result
+// table. A harness is one .cu file and this header, built with one
 // nvcc call (tools/dev/harness/build.sh) and run on a GPU as a binary, so that a kernel variant
 // is checked and timed in seconds without building the library.
 #pragma once
@@ -58,6 +59,27 @@ struct DeviceBuffer {
   int64_t Bytes() const { return n * int64_t{sizeof(T)}; }
 };
 
+// An [outer, length, inner] case (the scan runs along length), named in the result table.
+struct Shape {
+  const char* name;
+  int64_t outer, length, inner;
+  int64_t numel() const { return outer * length * inner; }
+};
+
+// The five benchmark shapes of tools/bench/bench_gpu.py.
+inline const Shape kBenchShapes[] = {
+    {"1-D 2^26", 1, int64_t{1} << 26, 1},
+    {"[4096, 16384] last", 4096, 16384, 1},
+    {"[16384, 4096] axis 0", 1, 16384, 4096},
+    {"[2^20, 64] last", int64_t{1} << 20, 64, 1},
+    {"[32, 4, 2048, 128] axis 2", 128, 2048, 128},
+};
+
+template <typename T>
+bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
 // Scratch for the launch layers (a `scratch(bytes)` callable), cached as the library's
 // allocator caches: Begin() before each launch hands the same blocks out again in order, so a
 // timed launch pays no cudaMalloc (the library's stream-ordered pool does not either).
@@ -87,6 +109,22 @@ struct Scratch {
   }
   ~Scratch() { Release(); }
 };
+
+// Runs launch() twice into the poisoned `out` (the scratch released after each): the first
+// run's result, and in *same whether the second gave the same bits.
+template <typename T, typename Launch>
+std::vector<T> TwoRuns(DeviceBuffer<T>& out, Scratch& scratch, cudaStream_t stream, Launch&& launch, bool* same) {
+  std::vector<T> first;
+  for (int run = 0; run < 2; ++run) {
+    out.Poison();
+    launch();
+    HARNESS_CHECK(cudaStreamSynchronize(stream));
+    scratch.Release();
+    if (run == 0) first = out.Download();
+  }
+  *same = SameBits(first, out.Download());
+  return first;
+}
 
 // Median milliseconds of `fn` (which queues work on `stream`) over `repeat` runs after `warmup`.
 template <typename Fn>

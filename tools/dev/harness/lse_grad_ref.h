@@ -82,4 +82,27 @@ inline double LseGradError(int64_t outer, int64_t length, int64_t inner, bool fw
   });
 }
 
+// The gradient's device tensors: x, out and out_grad uploaded from the host, x_grad for the
+// launches to write; Op<...>() the gradient op (LogcumsumexpGradOp<float, double> or a type
+// derived from it) on them.
+struct LseGradTensors {
+  DeviceBuffer<float> x, out, out_grad, x_grad;
+  LseGradTensors(const std::vector<float>& hx, const std::vector<float>& ho, const std::vector<float>& hg)
+      : x(static_cast<int64_t>(hx.size())), out(x.n), out_grad(x.n), x_grad(x.n) {
+    x.Upload(hx);
+    out.Upload(ho);
+    out_grad.Upload(hg);
+  }
+  template <typename Op>
+  Op MakeOp(bool exclusive) const {
+    Op op;
+    op.x = x.p;
+    op.out = out.p;
+    op.out_grad = out_grad.p;
+    op.x_grad = x_grad.p;
+    op.exclusive = exclusive;
+    return op;
+  }
+};
+
 }  // namespace harness

@@ -109,11 +109,7 @@ static const char* PathName(Path p) {
   return "?";
 }
 
-struct Shape {
-  const char* name;
-  int64_t outer, length, inner;
-  int64_t numel() const { return outer * length * inner; }
-};
+using harness::Shape;
 
 struct Options {
   bool check = true, small = false, lib_only = false;
@@ -191,16 +187,8 @@ void Case(const Shape& s, Data d, bool exclusive, bool fwd_reverse, const std::v
   std::vector<float> hx, ho, hg;
   MakeData(d, s, fwd_reverse, hx, hg);
   harness::LseForward(s.outer, s.length, s.inner, fwd_reverse, exclusive, hx, ho);
-  harness::DeviceBuffer<float> x(n), o(n), g(n), xg(n);
-  x.Upload(hx);
-  o.Upload(ho);
-  g.Upload(hg);
-  Op op;
-  op.x = x.p;
-  op.out = o.p;
-  op.out_grad = g.p;
-  op.x_grad = xg.p;
-  op.exclusive = exclusive;
+  harness::LseGradTensors t(hx, ho, hg);
+  Op op = t.MakeOp<Op>(exclusive);
   const phi::funcs::ScanLayout l{s.outer, s.length, s.inner};
   const sg::LineGeometry geo{s.length, s.inner, !fwd_reverse};
   const int64_t lines = s.outer * s.inner;
@@ -225,15 +213,8 @@ void Case(const Shape& s, Data d, bool exclusive, bool fwd_reverse, const std::v
         case Path::k1pK8G32: sg::OnePassColumns<sg::ThreadColumnSteps<Op, 8, 32, 4>>(stream, scratch, geo, lines, exclusive, op); break;
       }
     };
-    std::vector<float> first;
-    for (int run = 0; run < 2; ++run) {
-      xg.Poison();
-      launch();
-      HARNESS_CHECK(cudaStreamSynchronize(stream));
-      if (run == 0) first = xg.Download();
-    }
-    const std::vector<float> second = xg.Download();
-    const bool same = std::memcmp(first.data(), second.data(), n * sizeof(float)) == 0;
+    bool same = false;
+    const std::vector<float> first = harness::TwoRuns(t.x_grad, scratch, stream, launch, &same);
     double err = NAN;
     if (g_opt.check) {
       err = harness::LseGradError(s.outer, s.length, s.inner, fwd_reverse, exclusive, hx, ho, hg, first);

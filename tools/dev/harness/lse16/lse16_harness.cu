@@ -31,21 +31,8 @@
 
 using F16 = phi::dtype::float16;
 using BF16 = phi::dtype::bfloat16;
+using harness::Shape;
 using phi::funcs::ScanLayout;
-
-struct Shape {
-  const char* name;
-  int64_t outer, length, inner;
-  int64_t numel() const { return outer * length * inner; }
-};
-
-static const Shape kBench[] = {
-    {"1-D 2^26", 1, int64_t{1} << 26, 1},
-    {"[4096, 16384] last", 4096, 16384, 1},
-    {"[16384, 4096] axis 0", 1, 16384, 4096},
-    {"[2^20, 64] last", int64_t{1} << 20, 64, 1},
-    {"[32, 4, 2048, 128] axis 2", 128, 2048, 128},
-};
 
 // Small shapes, one per path: block tiles (1-D; rows of 2^16 and near 2^18, LseBlockRowsFor's
 // thresholds, whose edges the pytest covers; lengths off the 16-byte vector), the row groups (4096 rows:
@@ -156,11 +143,6 @@ struct Options {
 };
 static Options g_opt;
 
-template <typename T>
-bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-
 static void PrintRow(const std::string& name, const std::string& variant, double ms, double copy_ms, const Check& c,
                      bool checked, bool same) {
   const bool ok = same && (!checked || (c.bad == 0 && c.ulp <= 1.0));
@@ -187,15 +169,8 @@ void RunCase(const char* tname, const char* kind, const Shape& s, bool exclusive
     scratch.Begin();
     phi::funcs::ScanGpuLaunch(stream, scratch, l, exclusive, reverse, op);
   };
-  std::vector<T> first;
-  for (int run = 0; run < 2; ++run) {
-    out.Poison();
-    launch();
-    HARNESS_CHECK(cudaStreamSynchronize(stream));
-    scratch.Release();
-    if (run == 0) first = out.Download();
-  }
-  const bool same = SameBits(first, out.Download());
+  bool same = false;
+  const std::vector<T> first = harness::TwoRuns(out, scratch, stream, launch, &same);
   Check c;
   if (g_opt.check) c = Verify<T>(s, hx, first, exclusive, reverse);
   double ms = NAN, copy = NAN;
@@ -297,7 +272,7 @@ template <typename T>
 void AllCases(const char* tname, cudaStream_t stream) {
   using G = Gens<T>;
   if (!g_opt.small_only) {
-    for (const Shape& s : kBench) RunCase<T>(tname, "normal", s, false, false, G::Normal, stream, true);
+    for (const Shape& s : harness::kBenchShapes) RunCase<T>(tname, "normal", s, false, false, G::Normal, stream, true);
   }
   const bool modes[4][2] = {{false, false}, {true, false}, {false, true}, {true, true}};
   for (const Shape& s : kSmall) {
@@ -334,7 +309,7 @@ int main(int argc, char** argv) {
   if (f32 && g_opt.time) {  // float32 on the benchmark shapes, timed against its own copy (unchecked here)
     const bool check = g_opt.check;
     g_opt.check = false;
-    for (const Shape& s : kBench) {
+    for (const Shape& s : harness::kBenchShapes) {
       std::string name = std::string("lse f32 ") + s.name + " normal";
       if (!harness::Selected(g_opt.only, name)) continue;
       std::vector<float> hx(s.numel());

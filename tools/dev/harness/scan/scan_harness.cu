@@ -21,20 +21,11 @@
 #include "tools/dev/harness/lse_grad_ref.h"
 #include "tools/dev/harness/scan/scan_column_chain.cuh"
 
+using harness::Shape;
 using phi::funcs::ScanLayout;
 
-struct Shape {
-  const char* name;
-  int64_t outer, length, inner;
-  int64_t numel() const { return outer * length * inner; }
-};
-
-static const Shape kShapes[] = {
-    {"1-D 2^26", 1, int64_t{1} << 26, 1},
-    {"[4096, 16384] last", 4096, 16384, 1},
-    {"[16384, 4096] axis 0", 1, 16384, 4096},
-    {"[2^20, 64] last", int64_t{1} << 20, 64, 1},
-    {"[32, 4, 2048, 128] axis 2", 128, 2048, 128},
+// The shapes after the benchmark's (harness::kBenchShapes).
+static const Shape kMoreShapes[] = {
     {"[64, 2^20] last", 64, int64_t{1} << 20, 1},
     // short rows of other lengths (the staged rows, scan_staged_rows.cuh), 2^24 elements each
     {"[2^20, 16] last", int64_t{1} << 20, 16, 1},
@@ -164,11 +155,6 @@ double IntCumsumError(const Shape& s, const std::vector<T>& x, const std::vector
       if (exclusive) sum += static_cast<U>(x[off]);
     }
   });
-}
-
-template <typename T>
-bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
 // Column launches to compare (cases with inner > 1; --columns picks the column shapes): the
@@ -303,23 +289,6 @@ void LaunchColumns(ColumnPath path, cudaStream_t stream, Scratch& scratch, const
   }
 }
 
-// Runs launch() twice into the poisoned `out` (the scratch released after each): the first
-// run's result, and in *same whether the second gave the same bits.
-template <typename T, typename Launch>
-std::vector<T> TwoRuns(harness::DeviceBuffer<T>& out, harness::Scratch& scratch, cudaStream_t stream,
-                       Launch&& launch, bool* same) {
-  std::vector<T> first;
-  for (int run = 0; run < 2; ++run) {
-    out.Poison();
-    launch();
-    HARNESS_CHECK(cudaStreamSynchronize(stream));
-    scratch.Release();
-    if (run == 0) first = out.Download();
-  }
-  *same = SameBits(first, out.Download());
-  return first;
-}
-
 struct Options {
   bool quick = false, seg = false, check = true, types = false, grad = false, columns_only = false,
        compare = true, vs_three_phase = false, strips = false, lookback = false;
@@ -405,7 +374,7 @@ void RunCase(const char* opname, const Shape& s, bool exclusive, bool reverse, i
       (void)v;
 #endif
       bool same = false;
-      const std::vector<T> first = TwoRuns(out, scratch, stream, launch, &same);
+      const std::vector<T> first = harness::TwoRuns(out, scratch, stream, launch, &same);
       const double err = g_opt.check ? err_fn(s, hx, first, exclusive, reverse) : NAN;
       const double ms = harness::TimeMs(stream, [&] { launch(); });
       scratch.Release();
@@ -441,16 +410,8 @@ void GradCase(const char* variant, const Shape& s, bool exclusive, bool fwd_reve
   for (auto& v : hx) v = normal(harness::Rng());
   for (auto& v : hg) v = unit(harness::Rng());
   harness::LseForward(s.outer, s.length, s.inner, fwd_reverse, exclusive, hx, ho);
-  harness::DeviceBuffer<float> x(n), o(n), g(n), xg(n);
-  x.Upload(hx);
-  o.Upload(ho);
-  g.Upload(hg);
-  Op op;
-  op.x = x.p;
-  op.out = o.p;
-  op.out_grad = g.p;
-  op.x_grad = xg.p;
-  op.exclusive = exclusive;
+  harness::LseGradTensors t(hx, ho, hg);
+  Op op = t.MakeOp<Op>(exclusive);
   const ScanLayout l{s.outer, s.length, s.inner};
   for (ColumnPath path : ColumnPaths<decltype(op)>(s)) {
     if (!g_opt.PathSelected(ColumnPathName(path, RegisterColumns<decltype(op)>()))) continue;
@@ -464,7 +425,7 @@ void GradCase(const char* variant, const Shape& s, bool exclusive, bool fwd_reve
       }
     };
     bool same = false;
-    const std::vector<float> first = TwoRuns(xg, scratch, stream, launch, &same);
+    const std::vector<float> first = harness::TwoRuns(t.x_grad, scratch, stream, launch, &same);
     double err = NAN;
     if (g_opt.check) {
       err = harness::LseGradError(s.outer, s.length, s.inner, fwd_reverse, exclusive, hx, ho, hg, first);
@@ -540,7 +501,7 @@ void IntCarryInCase(cudaStream_t stream, double copy_ms) {
       phi::funcs::ScanGpuLaunch(stream, scratch, ScanLayout{s.outer, s.length, 1}, f[0], f[1], op, init.p);
     };
     bool same = false;
-    const std::vector<int64_t> o = TwoRuns(out, scratch, stream, launch, &same);
+    const std::vector<int64_t> o = harness::TwoRuns(out, scratch, stream, launch, &same);
     const double err = harness::ForEachLine(s.outer, s.length, s.inner, f[1], [&](auto at, double& bad) {
       const int64_t row = at(0) / s.length;
       int64_t sum = hinit[row];
@@ -622,10 +583,12 @@ int main(int argc, char** argv) {
   auto csumbf = [](const BF16* x, BF16* o) { return phi::funcs::CumsumFloatOp<BF16, double>{{}, x, o}; };
   auto csum64 = [](const double* x, double* o) { return phi::funcs::CumsumFloatOp<double, double>{{}, x, o}; };
   harness::Header();
-  std::vector<Shape> shapes(std::begin(kShapes), std::end(kShapes));
+  std::vector<Shape> shapes(std::begin(harness::kBenchShapes), std::end(harness::kBenchShapes));
+  shapes.insert(shapes.end(), std::begin(kMoreShapes), std::end(kMoreShapes));
   if (opt.columns_only) {  // the column shapes, and awkward ones for the column tiles
+    const std::vector<Shape> all = std::move(shapes);
     shapes.clear();
-    for (const Shape& s : kShapes) {
+    for (const Shape& s : all) {
       if (s.inner > 1) shapes.push_back(s);
     }
     for (const Shape& s : kColumnShapes) shapes.push_back(s);

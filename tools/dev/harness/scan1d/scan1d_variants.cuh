@@ -38,6 +38,7 @@
 #include <type_traits>
 
 #include "kernels/funcs/gpu/lookback_primitives.cuh"
+#include "kernels/gpu/lse_block_decide.cuh"
 
 namespace scan1d {
 
@@ -862,30 +863,11 @@ struct LseV {
     }
     __device__ Agg Aggregate() const { return fast_agg ? LS{static_cast<double>(Rt), total} : etotal; }
     // Warp 0, after the look-back: whether the tile's outputs take the fast path, R, f, base0
-    // (lane 0 writes them). Two float64 exps on lanes 0 and 1 at once, then two logs: the chain
-    // on every tile's critical path is two transcendentals deep, not four.
+    // (lane 0 writes them): the library's decision (lse_block_decide.cuh, LseBlockTile::Decide)
+    // with kLeanV on both sides. Two float64 exps on lanes 0 and 1 at once, then two logs: the
+    // chain on every tile's critical path is two transcendentals deep, not four.
     __device__ void Decide(Agg c, float* d, int lane) const {
-      bool fast = fast_agg && c.m == c.m && c.m != kInfD && c.m != -kInfD && c.s != 1.0;
-      float R = Rt;
-      double f = 1.0, base0 = 0.0;
-      if (fast) {  // uniform over the warp
-        R = fmaxf(Rt, static_cast<float>(c.m));
-        fast = c.m >= static_cast<double>(R) - kSpan;
-        const double ex = exp((lane == 0 ? static_cast<double>(Rt) : c.m) - static_cast<double>(R));
-        f = __shfl_sync(0xffffffffu, ex, 0);
-        base0 = c.s * __shfl_sync(0xffffffffu, ex, 1);
-        const double lg = log(lane == 0 ? c.s : base0 + f * total);
-        const double v = c.m + __shfl_sync(0xffffffffu, lg, 0);
-        const double top = static_cast<double>(R) + __shfl_sync(0xffffffffu, lg, 1);
-        fast = fast && (v >= kLeanV + 0.01 || top <= -kLeanV - 0.01);
-      }
-      if (lane == 0) {
-        d[0] = fast ? 1.f : 0.f;
-        d[1] = R;
-        d[2] = static_cast<float>(f);
-        reinterpret_cast<double*>(d)[2] = base0;  // d[4..5]
-        reinterpret_cast<double*>(d)[3] = f;      // d[6..7]
-      }
+      phi::funcs::scan_gpu::LseDecideTile(c.m, c.s, fast_agg, Rt, total, kSpan, kLeanV, kLeanV, d, lane);
     }
     // Fast (d[0] != 0): o from the terms e; else o holds the tile's x again (the caller reloads
     // it: x is not kept live across the look-back) and is replaced by the outputs.
