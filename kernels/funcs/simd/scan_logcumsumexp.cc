@@ -364,13 +364,17 @@ HWY_INLINE void GateExpPair(VD dlo, VD dhi, VD* lo, VD* hi) {
   const auto hlo = hn::DemoteTo(dh, dlo), hhi = hn::DemoteTo(dh, dhi);
   VF ef;
   const VF em1 = Expm1F(hn::Combine(df, hhi, hlo), &ef);
-  VD elo, ehi, xlo, xhi;
+  VD elo, ehi;
   Split(em1, &elo, &ehi);
-  Split(ef, &xlo, &xhi);
-  const VD one = hn::Set(dd, 1.0), half = hn::Set(dd, 0.5);
+  const VD one = hn::Set(dd, 1.0);
   VD glo = hn::Add(elo, one), ghi = hn::Add(ehi, one);
-  glo = hn::IfThenElse(hn::Lt(glo, half), xlo, glo);
-  ghi = hn::IfThenElse(hn::Lt(ghi, half), xhi, ghi);
+  if (!hn::AllFalse(df, hn::Lt(em1, hn::Set(df, -0.5f)))) {  // some gate below 1/2 (rare past a line's start)
+    VD xlo, xhi;
+    Split(ef, &xlo, &xhi);
+    const VD half = hn::Set(dd, 0.5);
+    glo = hn::IfThenElse(hn::Lt(glo, half), xlo, glo);
+    ghi = hn::IfThenElse(hn::Lt(ghi, half), xhi, ghi);
+  }
   *lo = hn::MulAdd(glo, hn::Sub(dlo, hn::PromoteTo(dd, hlo)), glo);
   *hi = hn::MulAdd(ghi, hn::Sub(dhi, hn::PromoteTo(dd, hhi)), ghi);
 }
