@@ -27,9 +27,10 @@
 // float16/bfloat16 (PO_LSE16_FAST): the same paths, read and written in their own type (16-byte
 // vectors of 8 elements), computed in float; where every output of a group or chunk lies at least
 // 0.5 above 0 or 8 below it, the lean16 arithmetic (LseFast::Exp16 terms, plain float sums, the
-// SFU's log2; LseFast's lean16 comment has the bound against one 16-bit ulp), including a line's
-// first chunk or group where its first finite term is 0.51 or more, and a thread step's last 256
-// steps past 0.5 with a float carry (Lean16Float); elsewhere float32's.
+// SFU's log2; LseFast's lean16 comment has the bound against one 16-bit ulp), and a thread
+// step's last 256 steps past 0.5 with a float carry (Lean16Float); elsewhere float32's (a line's
+// first chunk or group too: in lean16 where its first term allowed, it cost float16 [4096, 16384]
+// 2.11 -> 3.26 x copy on the H200 and gained nothing elsewhere, 2026-11-30; removed).
 //
 // A segment total (phase 1 of a long row) needs no per-element prefix: each lane sums its
 // elements against the group's R in a compensated float64 of its own, and the lanes are added
@@ -66,13 +67,6 @@
 // both to compare.
 #ifndef PO_LSE16_FAST
 #define PO_LSE16_FAST 1
-#endif
-// With PO_LSE16_FAST: a line's first chunk or group in lean16 where its first finite term allows
-// (Lean16FirstChunk, Lean16FirstGroup); 0 leaves them to float32's precise steps. 0: on the H200
-// (2026-11-30, tools/dev/harness/lse16) float16 [4096, 16384] took 3.26 x copy with it and 2.11
-// without (bfloat16 2.26 without), the staged rows and columns within 4 % either way.
-#ifndef PO_LSE16_FIRST
-#define PO_LSE16_FIRST 0
 #endif
 // float32 gradient columns on LseGradColumns (logcumsumexp_grad_rows.cuh: per-element gates, a
 // float64 recurrence) instead of the telescoped chunks: 1 since the H200 run of 2026-11-30 (the
@@ -1037,51 +1031,6 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     LaneStore<kRev>(op, line, g0, lane, s1, vec, o);
     return State{static_cast<double>(R), Add(c, LseFast::Sum::Of(total))};
   }
-  // A row's first group (nothing before it) in lean16 where its first finite term xf is at least
-  // kLean16Pos + 0.01 (every output from the second finite term on is at least xf) or even its
-  // largest possible output R + log(512) is at most -kLean16Neg - 0.01; the outputs whose prefix
-  // holds one finite term are that term (the lanes' term counts scanned once, ScanLaneCounts), the
-  // others lean16's. The carry after it is (xf, 1) where the group holds one finite term. Declines
-  // (false, nothing stored) otherwise: the float32 steps take the group (precise where near 0).
-  // Out of line (once a row), so that the lean loops keep their registers.
-  template <bool kRev>
-  __device__ __noinline__ static bool Lean16FirstGroup(const Op& op, const OpLine<Op>& line, int64_t g0, int lane, int64_t s1,
-                                          bool vec, const float (&x)[kLaneItems], float R, bool exclusive,
-                                          State* carry) {
-    TermCount mine{0, 0.f};
-#pragma unroll
-    for (int j = 0; j < kLaneItems; ++j) mine = mine.Then(x[j]);
-    TermCount cb, ct;
-    ScanLaneCounts<32>(mine, 0xffffffffu, lane, &cb, &ct);
-    constexpr float kInf = std::numeric_limits<float>::infinity();
-    const float xf = ct.v;  // the group's first finite term (R finite: there is one)
-    if (!(xf >= LseFast::kLean16Pos + 0.01f ||
-          R + __logf(static_cast<float>(32 * kLaneItems)) <= -LseFast::kLean16Neg - 0.01f)) {
-      return false;  // uniform over the warp
-    }
-    const float rl = R * 1.44269504088896341f;
-    float e[kLaneItems];
-    float acc = 0.f;
-#pragma unroll
-    for (int j = 0; j < kLaneItems; ++j) {
-      e[j] = LseFast::Exp16(x[j], rl);
-      acc += e[j];
-    }
-    double before, total;
-    ScanLaneTotals<32>(static_cast<double>(acc), 0xffffffffu, lane, &before, &total);
-    float s = static_cast<float>(before);
-    TermCount run = cb;
-    T o[kLaneItems];
-#pragma unroll
-    for (int j = 0; j < kLaneItems; ++j) {
-      if (!exclusive) s += e[j], run = run.Then(x[j]);
-      o[j] = static_cast<T>(run.n == 0 ? -kInf : run.n == 1 ? run.v : LseFast::OutLog2(R, s));
-      if (exclusive) s += e[j], run = run.Then(x[j]);
-    }
-    LaneStore<kRev>(op, line, g0, lane, s1, vec, o);
-    *carry = ct.AsState(static_cast<double>(R), LseFast::Sum::Of(total));
-    return true;
-  }
   template <bool kRev>
   __device__ static State WarpRows(const Op& op, const OpLine<Op>& line, int64_t s0, int64_t s1, State carry,
                                    bool exclusive, int lane) {
@@ -1101,10 +1050,6 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
         if constexpr (kLean16) {  // 16-bit outputs: the lean16 group where it may
           if (LseFast::Lean16(carry, R, c, static_cast<int>(kGroupSteps))) {
             carry = Lean16Group<kRev>(op, line, g0, lane, s1, vec, x, R, c, exclusive);
-            continue;
-          }
-          if (PO_LSE16_FIRST && carry.m == -std::numeric_limits<double>::infinity() &&
-              Lean16FirstGroup<kRev>(op, line, g0, lane, s1, vec, x, R, exclusive, &carry)) {
             continue;
           }
         }
@@ -1288,10 +1233,6 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
       }
       const LseFast::Sum c = LseFast::Rebase(carry, R);
       if constexpr (kLean16) {  // 16-bit outputs: the lean16 chunk where LseFast::Lean16 allows
-        if (PO_LSE16_FIRST && carry.m == -std::numeric_limits<double>::infinity() &&
-            Lean16FirstChunk<kChunk, kStore>(op, px, step, x, n, R, exclusive, &carry)) {
-          continue;
-        }
         bool l16;
         if (kStore) {
           l16 = high || LseFast::Lean16(carry, R, c, kChunk);
@@ -1420,43 +1361,6 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
     }
     *stop = t;
     return State{static_cast<double>(m), LseFast::Sum::Of(static_cast<double>(s))};
-  }
-
-  // A line's first chunk (nothing before it) in lean16, as Lean16FirstGroup: where its first
-  // finite term xf is at least kLean16Pos + 0.01 or R + log(kChunk) at most -kLean16Neg - 0.01;
-  // the outputs whose prefix holds one finite term are that term, the others lean16's; returns
-  // false (nothing stored) otherwise. On random data it spares the precise float64 chunk
-  // (PreciseChunk: a float64 exp and log an element) on the lines that start at 0.51 or above.
-  template <int kChunk, bool kStore>
-  __device__ static bool Lean16FirstChunk(const Op& op, const T* px, int64_t step, const float (&x)[kChunk], int n,
-                                          float R, bool exclusive, State* carry) {
-    constexpr float kInf = std::numeric_limits<float>::infinity();
-    float xf = -kInf;
-#pragma unroll
-    for (int k = 0; k < kChunk; ++k) xf = xf == -kInf ? x[k] : xf;  // the first finite (padding is -inf)
-    if (!(xf >= LseFast::kLean16Pos + 0.01f ||
-          R + __logf(static_cast<float>(kChunk)) <= -LseFast::kLean16Neg - 0.01f)) {
-      return false;
-    }
-    const float rl = R * 1.44269504088896341f;
-    T* po = kStore ? op.out + (px - op.x) : nullptr;
-    float s = 0.f;
-    int cnt = 0;
-#pragma unroll
-    for (int k = 0; k < kChunk; ++k) {
-      const float e = LseFast::Exp16(x[k], rl);
-      if (kStore && exclusive && k < n) {
-        po[k * step] = static_cast<T>(cnt == 0 ? -kInf : cnt == 1 ? xf : LseFast::OutLog2(R, s));
-      }
-      s += e;
-      cnt += x[k] != -kInf ? 1 : 0;
-      if (kStore && !exclusive && k < n) {
-        po[k * step] = static_cast<T>(cnt == 0 ? -kInf : cnt == 1 ? xf : LseFast::OutLog2(R, s));
-      }
-    }
-    *carry = cnt == 1 ? State{static_cast<double>(xf), LseFast::Sum::Of(1.0)}
-                      : State{static_cast<double>(R), LseFast::Sum::Of(static_cast<double>(s))};
-    return true;
   }
 
   // A chunk of Thread taken precisely (LseFast::NeedsExact): float64 terms, the finite terms
