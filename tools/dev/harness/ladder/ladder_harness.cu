@@ -19,6 +19,14 @@
 //                 status words, FoldInOrder), the op a plain sum: the line's whole scan; `6 lb lse`
 //                 rung 5 + the same look-back of (max, float sum) states, each output
 //                 r + log2(base + f * terms so far) * ln2 from the carry: the whole logcumsumexp.
+//   7 pipe        rung 6 in persistent blocks that draw the next tile and start its loads (cp.async
+//                 into a shared stage, kStages - 1 tiles ahead) before the look-back; `/2` `/3` in
+//                 the geometry are the stages here;
+//   8 r2          rung 6 in persistent blocks that read each tile twice: R (aggregate, published),
+//                 then R of the next tile before the look-back of this one, then S (the tile again,
+//                 from the L2: the scan and the stores); `/n` in the geometry the blocks an SM.
+// `grp`: the look-back over groups of 32 tiles (GroupLookBack, deterministic); `diag`: the clock
+// sums of each part of a tile printed under the row (DiagSlot).
 // `il`: pass 1 interleaved with the loads (each 16-byte load waits for the previous chunk's sum)
 // instead of every load issued before any arithmetic; `noticket`: tile = blockIdx.x. Rows rungs are
 // pinned to the blocks an SM the tile is compiled for (dynamic shared memory makes the rest not
@@ -92,14 +100,25 @@ __device__ __forceinline__ LseState CombineLse(LseState a, LseState b) {
 // ---- rows ---------------------------------------------------------------------------------------
 enum : int { kCopy = 1, kSerial = 2, kWarp = 3, kBlock = 4, kLseTile = 5, kLook = 6, kLseLook = 7 };
 // Options (the kernel's last template argument); bs1 / lib3 pick rung 4's block scan.
-enum : int { kInterleave = 1, kNoTicket = 2, kBs1 = 4, kLib3 = 8 };
+enum : int { kInterleave = 1, kNoTicket = 2, kBs1 = 4, kLib3 = 8, kGroupLb = 16, kDiag = 32 };
 
 struct RowArgs {
   const float* x;
   float* out;
   int64_t L, ntiles;
+  int64_t rows;           // kPipe: the rows (tiles rows * ntiles)
   sg::BlockRowStatus st;  // the ticket; rung 6 the status words too
+  uint4* gword;           // kGroupLb: a status word per group of 32 tiles (after the tiles' words)
+  unsigned long long* diag;  // kDiag: clock sums (DiagSlot), nullptr otherwise
 };
+
+// kDiag's sums over the tiles (SM clocks, from the ticket): the loads and the tile's aggregate
+// done (AGG published), the look-back done (carry known), the block's stores issued; D, the
+// aggregates folded; the tiles.
+enum DiagSlot : int { kDiagAgg = 0, kDiagCarry, kDiagEnd, kDiagD, kDiagTiles, kDiagSlots };
+__device__ __forceinline__ void DiagAdd(unsigned long long* diag, int slot, unsigned long long v) {
+  if (diag != nullptr) atomicAdd(diag + slot, v);
+}
 
 // A sum's status word for the library's look-back (BlockLookbackPoll reads WordState).
 template <typename A>
@@ -138,22 +157,23 @@ struct LseWord {
 template <typename W, typename C, typename Step>
 __device__ __forceinline__ C LookBack(const sg::BlockRowStatus& st, int64_t row, int64_t t, int64_t ntiles, C agg,
                                       C identity, Step step, uint4* flat, uint4* incl_word, int* nflat,
-                                      C* carry_smem) {
+                                      C* carry_smem, unsigned long long* diag = nullptr, bool published = false) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   if (ntiles <= 1) return identity;
-  if (warp == 0) {  // publish A_t (AGG) and look back; tile 0: P_0 = A_0 (INCL)
+  if (warp == 0) {  // publish A_t (AGG) and look back; tile 0: P_0 = A_0 (INCL); `published`: done before
     if (t == 0) {
       if (lane == 0) {
-        sg::StoreStatusWord(st.At(row, 0), W::Pack(agg, sg::kBlockIncl));
+        if (!published) sg::StoreStatusWord(st.At(row, 0), W::Pack(agg, sg::kBlockIncl));
         *nflat = -1;
       }
     } else {
-      if (lane == 0) sg::StoreStatusWord(st.At(row, t), W::Pack(agg, sg::kBlockAgg));
+      if (lane == 0 && !published) sg::StoreStatusWord(st.At(row, t), W::Pack(agg, sg::kBlockAgg));
       uint4 pw;
       const int D = sg::BlockLookbackPoll<W>(st, row, t, flat, lane, &pw);
       if (lane == 0) {
         *nflat = D;
         *incl_word = pw;
+        DiagAdd(diag, kDiagD, static_cast<unsigned long long>(D));
       }
     }
   }
@@ -168,6 +188,109 @@ __device__ __forceinline__ C LookBack(const sg::BlockRowStatus& st, int64_t row,
       if (lane == 0) sg::StoreStatusWord(st.At(row, t), W::Pack(step(carry, agg), sg::kBlockIncl));
     }
     if (lane == 0) *carry_smem = carry;
+  }
+  __syncthreads();
+  return *carry_smem;
+}
+
+// kGroupLb: a deterministic look-back over groups of 32 tiles (an experiment for the engine). Tile
+// t = 32k + r publishes A_t (AGG); G_k, group k's total, is one fixed tree of its 32 aggregates
+// (the warp's inclusive shuffle scan, lane 31), Q_k = Step(Q_{k-1}, G_k) its inclusive prefix,
+// published in the group's word by the group's last tile; the carry before tile t is
+// Step(Q_{k-1}, S) with S the same warp scan of A_32k .. A_{t-1} (lane r - 1). Q_{k-1} not
+// published yet: the tile folds Q_j (the nearest published) with G_{j+1} .. G_{k-1}, computing
+// each G from its tiles' aggregates itself, the same tree: the same bits as the group's last tile
+// gets, so the result does not depend on timing. The chain is one Step per 32 tiles.
+template <typename W, typename C, typename Step>
+__device__ __forceinline__ C WarpScanWords(C v, int lane, Step step) {
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const C y = sg::ShflUpWords(v, d);
+    if (lane >= d) v = step(y, v);
+  }
+  return v;
+}
+
+template <typename C>
+__device__ __forceinline__ C Broadcast(const C& v, int src) {
+  constexpr int kWords = static_cast<int>(sizeof(C) / 4);
+  unsigned in[kWords], out[kWords];
+  memcpy(in, &v, sizeof(C));
+#pragma unroll
+  for (int i = 0; i < kWords; ++i) out[i] = __shfl_sync(0xffffffffu, in[i], src);
+  C r;
+  memcpy(&r, out, sizeof(C));
+  return r;
+}
+
+template <typename W, typename C>
+__device__ __forceinline__ C PollAgg(const sg::BlockRowStatus& st, int64_t row, int64_t k) {
+  uint4 w = sg::LoadStatusWord(st.At(row, k));
+  for (unsigned ns = 32; W::WordState(w) == 0u; ns = ns < 256 ? 2 * ns : ns) {
+    __nanosleep(ns);
+    w = sg::LoadStatusWord(st.At(row, k));
+  }
+  return W::Unpack(w);
+}
+
+template <typename W, typename C, typename Step>
+__device__ __forceinline__ C GroupLookBack(const sg::BlockRowStatus& st, uint4* gword, int64_t row, int64_t t,
+                                           int64_t ntiles, C agg, C identity, Step step, C* gtot, C* carry_smem,
+                                           unsigned long long* diag) {
+  constexpr int kMaxGroups = sg::kBlockWindows * 32 * 16 / static_cast<int>(sizeof(C));  // gtot's room
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (ntiles <= 1) return identity;
+  if (warp == 0) {
+    const int64_t ngroups = (ntiles + 31) / 32, k = t / 32;
+    const int r = static_cast<int>(t % 32);
+    if (lane == 0) sg::StoreStatusWord(st.At(row, t), W::Pack(agg, sg::kBlockAgg));
+    C mine = lane == r ? agg : identity;
+    if (lane < r) mine = PollAgg<W, C>(st, row, 32 * k + lane);
+    const C in = WarpScanWords<W>(mine, lane, step);
+    C carry = identity;
+    if (k > 0) {  // Q_{k-1}
+      int64_t j = k - 1;
+      int n = 0;  // G_{k-1}, G_{k-2}, ... in gtot[0], gtot[1], ... (lane 31 writes them)
+      C q = identity;
+      for (;;) {
+        const uint4 w = sg::LoadStatusWord(gword + row * ngroups + j);
+        if (W::WordState(w) == sg::kBlockIncl) {
+          q = W::Unpack(w);
+          break;
+        }
+        if (n == kMaxGroups) {  // no room: wait for Q_j itself
+          __nanosleep(64);
+          continue;
+        }
+        const C gj = WarpScanWords<W>(PollAgg<W, C>(st, row, 32 * j + lane), lane, step);
+        if (j == 0) {  // Q_0 = G_0 (lane 31's), to every lane; published for the tiles after
+          q = Broadcast(gj, 31);
+          if (lane == 0) sg::StoreStatusWord(gword + row * ngroups, W::Pack(q, sg::kBlockIncl));
+          break;
+        }
+        if (lane == 31) gtot[n] = gj;
+        ++n;
+        --j;
+      }
+      __syncwarp();
+      for (int i = n - 1; i >= 0; --i) {  // q = Q_{k-1-i}: the same bits its group's last tile
+        q = step(q, gtot[i]);               // publishes, so published here too (a benign race)
+        if (lane == 0) sg::StoreStatusWord(gword + row * ngroups + (k - 1 - i), W::Pack(q, sg::kBlockIncl));
+      }
+      carry = q;
+      if (lane == 0) DiagAdd(diag, kDiagD, static_cast<unsigned long long>(n));
+    }
+    const C ex = sg::ShflUpWords(in, 1);  // lane r: S = the scan of A_32k .. A_{t-1}
+    C before = carry;
+    if (r > 0) {
+      const C s_r = Broadcast(ex, r);
+      before = k > 0 ? step(carry, s_r) : s_r;
+    }
+    if (r == 31 && lane == 31) {  // the group's last tile: Q_k = Step(Q_{k-1}, G_k); G_k is lane 31's in
+      const C qk = k > 0 ? step(carry, in) : in;
+      sg::StoreStatusWord(gword + row * ngroups + k, W::Pack(qk, sg::kBlockIncl));
+    }
+    if (lane == 0) *carry_smem = before;
   }
   __syncthreads();
   return *carry_smem;
@@ -259,6 +382,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) RowLadderKernel(RowArgs 
     __syncthreads();
     tile = static_cast<int64_t>(ticket);
   }
+  constexpr bool kD = (kOpts & kDiag) != 0;
+  const long long clk0 = kD ? clock64() : 0;
   const int64_t row = tile / a.ntiles, t = tile - row * a.ntiles;
   const int64_t base = row * a.L, g0 = t * kTile + int64_t{warp} * 32 * kItems;
   float v[kItems];
@@ -310,9 +435,17 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) RowLadderKernel(RowArgs 
     float before, total;
     TileSum<kThreads, 2>(s, sm, &before, &total);
     if constexpr (kRung == kLseLook) {  // + the look-back of (max, float sum) states
-      const LseState c = LookBack<LseWord>(
-          a.st, row, t, a.ntiles, LseState{mx, total}, LseState{kNegInf, 0.f},
-          [](LseState x, LseState y) { return CombineLse(x, y); }, flat, &incl_word, &nflat, &lse_carry);
+      if (kD && threadIdx.x == 0) DiagAdd(a.diag, kDiagAgg, clock64() - clk0);
+      const auto comb = [](LseState x, LseState y) { return CombineLse(x, y); };
+      LseState c;
+      if constexpr ((kOpts & kGroupLb) != 0) {
+        c = GroupLookBack<LseWord>(a.st, a.gword, row, t, a.ntiles, LseState{mx, total}, LseState{kNegInf, 0.f}, comb,
+                                   reinterpret_cast<LseState*>(flat), &lse_carry, kD ? a.diag : nullptr);
+      } else {
+        c = LookBack<LseWord>(a.st, row, t, a.ntiles, LseState{mx, total}, LseState{kNegInf, 0.f}, comb, flat,
+                              &incl_word, &nflat, &lse_carry, kD ? a.diag : nullptr);
+      }
+      if (kD && threadIdx.x == 0) DiagAdd(a.diag, kDiagCarry, clock64() - clk0);
       const float r = fmaxf(c.m, mx);  // outputs r + log(base + f * (terms so far))
       const float base0 = c.m == kNegInf ? 0.f : c.s * Ex2((c.m - r) * kLog2e);
       const float f = Ex2((mx - r) * kLog2e);
@@ -343,9 +476,17 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) RowLadderKernel(RowArgs 
       TileSum<kThreads, kForm>(tot, sm, &before, &total);
       pre = before;
       if constexpr (kRung == kLook) {  // + the look-back, the op a sum
-        const A carry = LookBack<SumWord<A>>(
-            a.st, row, t, a.ntiles, total, A(0), [](A x, A y) { return x + y; }, flat, &incl_word, &nflat,
-            &carry_smem);
+        if (kD && threadIdx.x == 0) DiagAdd(a.diag, kDiagAgg, clock64() - clk0);
+        const auto plus = [](A x, A y) { return x + y; };
+        A carry;
+        if constexpr ((kOpts & kGroupLb) != 0) {
+          carry = GroupLookBack<SumWord<A>>(a.st, a.gword, row, t, a.ntiles, total, A(0), plus,
+                                            reinterpret_cast<A*>(flat), &carry_smem, kD ? a.diag : nullptr);
+        } else {
+          carry = LookBack<SumWord<A>>(a.st, row, t, a.ntiles, total, A(0), plus, flat, &incl_word, &nflat,
+                                       &carry_smem, kD ? a.diag : nullptr);
+        }
+        if (kD && threadIdx.x == 0) DiagAdd(a.diag, kDiagCarry, clock64() - clk0);
         pre = carry + before;
       }
     }
@@ -357,6 +498,269 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) RowLadderKernel(RowArgs 
     }
   }
   Group::template Store<false>(a.out, base, a.L, g0, o, lane, obuf[warp]);
+  if constexpr (kD) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      DiagAdd(a.diag, kDiagEnd, clock64() - clk0);
+      DiagAdd(a.diag, kDiagTiles, 1);
+    }
+  }
+}
+
+// Rung 7 `pipe`: rung 6 (the library's look-back, a float sum or logcumsumexp's states) in
+// persistent blocks (as many as fit) that draw the next tile's ticket and start its loads (cp.async
+// into a shared-memory stage, kStages - 1 tiles ahead) before the current tile's look-back, so a
+// block waiting there still has bytes in flight (the diag rows: a look-back takes about two
+// L2 round trips under load, ~8000 clocks, twice the tile's loads). Outputs written back into the
+// stage, then stored warp-striped from it.
+template <int kThreads, int kItems, int kStages, bool kIsLse>
+__global__ void __launch_bounds__(kThreads) PipeKernel(RowArgs a) {
+  constexpr int kWarps = kThreads / 32;
+  constexpr int64_t kTile = int64_t{kThreads} * kItems;
+  constexpr int kChunks = static_cast<int>(kTile / 4), kPer = kItems / 4;  // float4s: a tile's, a thread's
+  extern __shared__ float4 stage[];  // kStages * kChunks
+  __shared__ unsigned long long tk[kStages];
+  __shared__ float sm[kWarps + 1];
+  __shared__ float tile_max[kWarps];
+  __shared__ uint4 flat[sg::kBlockWindows * 32];
+  __shared__ uint4 incl_word;
+  __shared__ int nflat;
+  __shared__ float carry_smem;
+  __shared__ LseState lse_carry;
+  const int lane = threadIdx.x % 32;
+  const int64_t total = a.rows * a.ntiles;
+  auto issue = [&](int st_i, int64_t tile) {
+    if (tile < total) {
+      const int64_t row = tile / a.ntiles, t = tile - row * a.ntiles;
+      const float4* src = reinterpret_cast<const float4*>(a.x + row * a.L + t * kTile);
+#pragma unroll
+      for (int i = 0; i < kPer; ++i) {
+        const int c = i * kThreads + threadIdx.x;
+        phi::funcs::CpAsync<16>(&stage[st_i * kChunks + c], src + c);
+      }
+    }
+    phi::funcs::CpAsyncCommit();
+  };
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int i = 0; i < kStages - 1; ++i) tk[i] = atomicAdd(a.st.ticket, 1ull);
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < kStages - 1; ++i) issue(i, static_cast<int64_t>(tk[i]));
+  for (int s = 0;; s = (s + 1) % kStages) {
+    const int64_t tile = static_cast<int64_t>(tk[s]);
+    if (tile >= total) break;  // the block's later tickets are larger
+    const int sn = (s + kStages - 1) % kStages;
+    if (threadIdx.x == 0) tk[sn] = atomicAdd(a.st.ticket, 1ull);
+    __syncthreads();
+    issue(sn, static_cast<int64_t>(tk[sn]));
+    phi::funcs::CpAsyncWait<kStages - 1>();
+    __syncthreads();
+    const int64_t row = tile / a.ntiles, t = tile - row * a.ntiles;
+    float4* my = &stage[s * kChunks + threadIdx.x * kPer];
+    float v[kItems];
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) {
+      const float4 q = my[i];
+      v[4 * i] = q.x;
+      v[4 * i + 1] = q.y;
+      v[4 * i + 2] = q.z;
+      v[4 * i + 3] = q.w;
+    }
+    float o[kItems];
+    if constexpr (kIsLse) {
+      const int warp = threadIdx.x / 32;
+      float m = v[0];
+#pragma unroll
+      for (int j = 1; j < kItems; ++j) m = fmaxf(m, v[j]);
+#pragma unroll
+      for (int d = 16; d > 0; d >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, d));
+      if (lane == 0) tile_max[warp] = m;
+      __syncthreads();
+      float mx = tile_max[0];
+#pragma unroll
+      for (int w = 1; w < kWarps; ++w) mx = fmaxf(mx, tile_max[w]);
+      const float ml = mx * kLog2e;
+      float e[kItems];
+      float sum = 0.f;
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        e[j] = ExpFrom(v[j], ml);
+        sum += e[j];
+      }
+      float before, tot;
+      TileSum<kThreads, 2>(sum, sm, &before, &tot);
+      const LseState c = LookBack<LseWord>(
+          a.st, row, t, a.ntiles, LseState{mx, tot}, LseState{kNegInf, 0.f},
+          [](LseState x, LseState y) { return CombineLse(x, y); }, flat, &incl_word, &nflat, &lse_carry);
+      const float r = fmaxf(c.m, mx);
+      const float base0 = c.m == kNegInf ? 0.f : c.s * Ex2((c.m - r) * kLog2e);
+      const float f = Ex2((mx - r) * kLog2e);
+      float q = before;
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        q += e[j];
+        o[j] = fmaf(Lg2(fmaf(f, q, base0)), kLn2, r);
+      }
+    } else {
+      float tot = 0.f;
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) tot += v[j];
+      float before, total_t;
+      TileSum<kThreads, 2>(tot, sm, &before, &total_t);
+      const float carry = LookBack<SumWord<float>>(
+          a.st, row, t, a.ntiles, total_t, 0.f, [](float x, float y) { return x + y; }, flat, &incl_word, &nflat,
+          &carry_smem);
+      float p = carry + before;
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        p += v[j];
+        o[j] = p;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) my[i] = make_float4(o[4 * i], o[4 * i + 1], o[4 * i + 2], o[4 * i + 3]);
+    __syncthreads();
+    float4* dst = reinterpret_cast<float4*>(a.out + row * a.L + t * kTile);
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) {
+      const int c = i * kThreads + threadIdx.x;
+      dst[c] = stage[s * kChunks + c];
+    }
+    __syncthreads();  // stage s is refilled kStages - 1 tiles on
+  }
+  phi::funcs::CpAsyncWaitAll();
+}
+
+// Rung 8 `r2`: each tile read twice, the second time from the L2. Persistent blocks draw a tile,
+// read it and publish its aggregate (R), then, before looking back for the tile before, draw and
+// read the next one (R again): the look-back's wait (two L2 round trips under load, the diag rows)
+// overlaps the next tile's loads instead of idling the block. Then the tile's scan (S) reads its
+// 16 KB again (about 2 x the blocks resident x 16 KB read since: the L2 holds them) and stores.
+// Every tile's aggregate is published before its block waits on anything: no deadlock.
+template <int kThreads, int kItems, bool kIsLse>
+__global__ void __launch_bounds__(kThreads) TwoReadKernel(RowArgs a) {
+  constexpr int kWarps = kThreads / 32;
+  constexpr int64_t kTile = int64_t{kThreads} * kItems;
+  using Group = sg::BlockedGroup<float, kItems>;
+  using C = typename std::conditional<kIsLse, LseState, float>::type;
+  using W = typename std::conditional<kIsLse, LseWord, SumWord<float>>::type;
+  __shared__ uint4 obuf[kWarps][32 * Group::kNC];
+  __shared__ unsigned long long tk;
+  __shared__ float sm[kWarps + 1];
+  __shared__ float tile_max[kWarps];
+  __shared__ uint4 flat[sg::kBlockWindows * 32];
+  __shared__ uint4 incl_word;
+  __shared__ int nflat;
+  __shared__ C carry_smem;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int64_t total = a.rows * a.ntiles;
+  auto draw = [&]() {
+    if (threadIdx.x == 0) tk = atomicAdd(a.st.ticket, 1ull);
+    __syncthreads();
+    const int64_t u = static_cast<int64_t>(tk);
+    __syncthreads();
+    return u;
+  };
+  auto at = [&](int64_t u, int64_t* row, int64_t* t, int64_t* g0) {
+    *row = u / a.ntiles;
+    *t = u - *row * a.ntiles;
+    *g0 = *t * kTile + int64_t{warp} * 32 * kItems;
+  };
+  // R: the tile's aggregate, published (tile 0 of a row: its inclusive prefix)
+  auto reduce = [&](int64_t u) -> C {
+    int64_t row, t, g0;
+    at(u, &row, &t, &g0);
+    float v[kItems];
+    Group::template Load<false>(a.x, row * a.L, a.L, g0, v, lane);
+    C agg;
+    if constexpr (kIsLse) {
+      float m = v[0];
+#pragma unroll
+      for (int j = 1; j < kItems; ++j) m = fmaxf(m, v[j]);
+#pragma unroll
+      for (int d = 16; d > 0; d >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, d));
+      if (lane == 0) tile_max[warp] = m;
+      __syncthreads();
+      float mx = tile_max[0];
+#pragma unroll
+      for (int w = 1; w < kWarps; ++w) mx = fmaxf(mx, tile_max[w]);
+      const float ml = mx * kLog2e;
+      float sum = 0.f;
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) sum += ExpFrom(v[j], ml);
+      float before, tot;
+      TileSum<kThreads, 2>(sum, sm, &before, &tot);
+      agg = LseState{mx, tot};
+    } else {
+      float sum = 0.f;
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) sum += v[j];
+      float before, tot;
+      TileSum<kThreads, 2>(sum, sm, &before, &tot);
+      agg = tot;
+    }
+    if (a.ntiles > 1 && threadIdx.x == 0) {
+      sg::StoreStatusWord(a.st.At(row, t), W::Pack(agg, t == 0 ? sg::kBlockIncl : sg::kBlockAgg));
+    }
+    __syncthreads();  // sm and tile_max reused
+    return agg;
+  };
+  int64_t cur = draw();
+  C cur_agg = cur < total ? reduce(cur) : C{};
+  while (cur < total) {
+    const int64_t nxt = draw();
+    const C nxt_agg = nxt < total ? reduce(nxt) : C{};
+    int64_t row, t, g0;
+    at(cur, &row, &t, &g0);
+    float v[kItems], o[kItems];
+    if constexpr (kIsLse) {
+      const LseState c = LookBack<W>(
+          a.st, row, t, a.ntiles, cur_agg, LseState{kNegInf, 0.f},
+          [](LseState x, LseState y) { return CombineLse(x, y); }, flat, &incl_word, &nflat, &carry_smem, nullptr,
+          true);
+      Group::template Load<false>(a.x, row * a.L, a.L, g0, v, lane);  // S: again, from the L2
+      const float mx = cur_agg.m, ml = mx * kLog2e;
+      float e[kItems], sum = 0.f;
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        e[j] = ExpFrom(v[j], ml);
+        sum += e[j];
+      }
+      float before, tot;
+      TileSum<kThreads, 2>(sum, sm, &before, &tot);
+      const float r = fmaxf(c.m, mx);
+      const float base0 = c.m == kNegInf ? 0.f : c.s * Ex2((c.m - r) * kLog2e);
+      const float f = Ex2((mx - r) * kLog2e);
+      float q = before;
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        q += e[j];
+        o[j] = fmaf(Lg2(fmaf(f, q, base0)), kLn2, r);
+      }
+    } else {
+      const float carry = LookBack<W>(
+          a.st, row, t, a.ntiles, cur_agg, 0.f, [](float x, float y) { return x + y; }, flat, &incl_word, &nflat,
+          &carry_smem, nullptr, true);
+      Group::template Load<false>(a.x, row * a.L, a.L, g0, v, lane);
+      float sum = 0.f;
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) sum += v[j];
+      float before, tot;
+      TileSum<kThreads, 2>(sum, sm, &before, &tot);
+      float p = carry + before;
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        p += v[j];
+        o[j] = p;
+      }
+    }
+    Group::template Store<false>(a.out, row * a.L, a.L, g0, o, lane, obuf[warp]);
+    __syncthreads();  // sm reused by the next reduce
+    cur = nxt;
+    cur_agg = nxt_agg;
+  }
 }
 
 // ---- columns --------------------------------------------------------------------------------
@@ -555,6 +959,7 @@ struct Run {
   const Shape* shape;
   void* scratch;
   int sms;
+  unsigned long long* diag;  // kDiagSlots counters (kDiag rungs)
 };
 
 struct Rung {
@@ -562,6 +967,7 @@ struct Rung {
   std::function<void(cudaStream_t, const Run&)> launch;
   Check check;
   int64_t seg;  // the check's segments (steps); 0: the whole line
+  bool diag = false;  // kDiag: print the last launch's clock sums under the row
 };
 
 // Dynamic shared memory that leaves `target` blocks of `kernel` an SM (0 where registers or
@@ -597,22 +1003,81 @@ Rung RowRung(const std::string& label, bool pin = true) {
   Rung r;
   const bool typed = kRung != kCopy && kRung != kLseTile && kRung != kLseLook;
   r.name = label + (!typed ? "" : std::is_same<A, double>::value ? " f64" : " f32") + " " +
-           Geometry(kThreads, kItems, kMinBlocks) + (pin ? "" : " free") + " [" + std::to_string(occ) + "/SM]";
+           Geometry(kThreads, kItems, kMinBlocks) + (pin ? "" : " free") + " [" + std::to_string(occ) + "/SM]" +
+           ((kOpts & kGroupLb) != 0 ? " grp" : "") + ((kOpts & kDiag) != 0 ? " diag" : "");
   r.launch = [kernel, dyn](cudaStream_t stream, const Run& run) {
     const Shape& sh = *run.shape;
     const int64_t ntiles = sh.L / kTile;
     sg::BlockRowStatus st{reinterpret_cast<uint4*>(static_cast<char*>(run.scratch) + 256),
                           static_cast<unsigned long long*>(run.scratch), ntiles};
+    const int64_t groups = (ntiles + 31) / 32;
     if ((kOpts & kNoTicket) == 0) {
       const bool lb = kRung == kLook || kRung == kLseLook;
-      cudaMemsetAsync(run.scratch, 0, lb ? sg::BlockRowStatus::Bytes(sh.outer, ntiles) : 8, stream);
+      const int64_t gbytes = (kOpts & kGroupLb) != 0 ? sh.outer * groups * 16 : 0;
+      cudaMemsetAsync(run.scratch, 0, lb ? sg::BlockRowStatus::Bytes(sh.outer, ntiles) + gbytes : 8, stream);
     }
+    constexpr bool kD = (kOpts & kDiag) != 0;
+    if (kD) cudaMemsetAsync(run.diag, 0, kDiagSlots * 8, stream);
     kernel<<<static_cast<unsigned>(sh.outer * ntiles), kThreads, dyn, stream>>>(
-        RowArgs{run.x, run.out, sh.L, ntiles, st});
+        RowArgs{run.x, run.out, sh.L, ntiles, sh.outer, st, st.word + sh.outer * ntiles, kD ? run.diag : nullptr});
   };
   r.check = kRung == kCopy ? kBits : kRung == kLseTile || kRung == kLseLook ? kLse : kSum;
+  r.diag = (kOpts & kDiag) != 0;
   const bool line = kRung == kLook || kRung == kLseLook;
   r.seg = kRung == kSerial ? kItems : kRung == kWarp ? 32 * kItems : line ? 0 : kTile;
+  return r;
+}
+
+template <int kThreads, int kItems, int kStages, bool kIsLse>
+Rung PipeRung(const std::string& label) {
+  const auto kernel = PipeKernel<kThreads, kItems, kStages, kIsLse>;
+  constexpr int64_t kTile = int64_t{kThreads} * kItems;
+  const int dyn = static_cast<int>(kStages * kTile * 4);
+  HARNESS_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     dyn));
+  HARNESS_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                     cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+  int occ = 0;
+  HARNESS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, kThreads, dyn));
+  Rung r;
+  r.name = label + (kIsLse ? " lse " : " f32 ") + Geometry(kThreads, kItems, kStages) + " st [" + std::to_string(occ) +
+           "/SM]";
+  r.launch = [kernel, dyn, occ](cudaStream_t stream, const Run& run) {
+    const Shape& sh = *run.shape;
+    const int64_t ntiles = sh.L / kTile;
+    sg::BlockRowStatus st{reinterpret_cast<uint4*>(static_cast<char*>(run.scratch) + 256),
+                          static_cast<unsigned long long*>(run.scratch), ntiles};
+    cudaMemsetAsync(run.scratch, 0, sg::BlockRowStatus::Bytes(sh.outer, ntiles), stream);
+    const int64_t blocks = std::min<int64_t>(int64_t{occ} * run.sms, sh.outer * ntiles);
+    kernel<<<static_cast<unsigned>(blocks), kThreads, dyn, stream>>>(
+        RowArgs{run.x, run.out, sh.L, ntiles, sh.outer, st, nullptr, nullptr});
+  };
+  r.check = kIsLse ? kLse : kSum;
+  r.seg = 0;
+  return r;
+}
+
+template <int kThreads, int kItems, bool kIsLse>
+Rung TwoReadRung(const std::string& label, int per_sm = 0) {
+  const auto kernel = TwoReadKernel<kThreads, kItems, kIsLse>;
+  constexpr int64_t kTile = int64_t{kThreads} * kItems;
+  int occ = 0;
+  HARNESS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, kThreads, 0));
+  if (per_sm > 0) occ = std::min(occ, per_sm);
+  Rung r;
+  r.name = label + (kIsLse ? " lse " : " f32 ") + Geometry(kThreads, kItems, occ) + " [" + std::to_string(occ) + "/SM]";
+  r.launch = [kernel, occ](cudaStream_t stream, const Run& run) {
+    const Shape& sh = *run.shape;
+    const int64_t ntiles = sh.L / kTile;
+    sg::BlockRowStatus st{reinterpret_cast<uint4*>(static_cast<char*>(run.scratch) + 256),
+                          static_cast<unsigned long long*>(run.scratch), ntiles};
+    cudaMemsetAsync(run.scratch, 0, sg::BlockRowStatus::Bytes(sh.outer, ntiles), stream);
+    const int64_t blocks = std::min<int64_t>(int64_t{occ} * run.sms, sh.outer * ntiles);
+    kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+        RowArgs{run.x, run.out, sh.L, ntiles, sh.outer, st, nullptr, nullptr});
+  };
+  r.check = kIsLse ? kLse : kSum;
+  r.seg = 0;
   return r;
 }
 
@@ -717,6 +1182,40 @@ std::vector<Rung> RowRungs() {
   OccupancyRungs<128, 16, 8>(r);
   OccupancyRungs<256, 8, 4>(r);
   OccupancyRungs<256, 8, 8>(r);
+  // Each tile read twice, the look-back behind the next tile's reads (r2).
+  r.push_back(TwoReadRung<256, 16, false>("8 r2"));
+  r.push_back(TwoReadRung<256, 16, true>("8 r2"));
+  r.push_back(TwoReadRung<256, 16, false>("8 r2", 4));
+  r.push_back(TwoReadRung<256, 16, true>("8 r2", 4));
+  r.push_back(TwoReadRung<512, 16, false>("8 r2"));
+  r.push_back(TwoReadRung<512, 16, true>("8 r2"));
+  r.push_back(TwoReadRung<256, 8, false>("8 r2"));
+  r.push_back(TwoReadRung<256, 8, true>("8 r2"));
+  // Persistent blocks with the next tiles' loads in flight during the look-back (pipe).
+  r.push_back(PipeRung<256, 16, 2, false>("7 pipe"));
+  r.push_back(PipeRung<256, 16, 2, true>("7 pipe"));
+  r.push_back(PipeRung<256, 16, 3, false>("7 pipe"));
+  r.push_back(PipeRung<256, 16, 3, true>("7 pipe"));
+  r.push_back(PipeRung<512, 16, 2, false>("7 pipe"));
+  r.push_back(PipeRung<512, 16, 2, true>("7 pipe"));
+  r.push_back(PipeRung<256, 8, 3, false>("7 pipe"));
+  r.push_back(PipeRung<256, 8, 3, true>("7 pipe"));
+  r.push_back(PipeRung<128, 16, 3, false>("7 pipe"));
+  r.push_back(PipeRung<128, 16, 3, true>("7 pipe"));
+  // The look-back over groups of 32 tiles (grp), and the clocks of each part of a tile (diag).
+  r.push_back(RowRung<256, 16, 4, kLook, float, kGroupLb>("6 lb"));
+  r.push_back(RowRung<256, 16, 4, kLseLook, float, kGroupLb>("6 lb lse"));
+  r.push_back(RowRung<512, 16, 2, kLook, float, kGroupLb>("6 lb"));
+  r.push_back(RowRung<512, 16, 2, kLseLook, float, kGroupLb>("6 lb lse"));
+  r.push_back(RowRung<256, 16, 4, kLook, double, kGroupLb>("6 lb"));
+  r.push_back(RowRung<256, 8, 8, kLook, float>("6 lb"));
+  r.push_back(RowRung<256, 8, 8, kLook, float, kGroupLb>("6 lb"));
+  r.push_back(RowRung<256, 8, 8, kLseLook, float, kGroupLb>("6 lb lse"));
+  r.push_back(RowRung<256, 16, 4, kLook, float, kDiag>("6 lb"));
+  r.push_back(RowRung<256, 16, 4, kLseLook, float, kDiag>("6 lb lse"));
+  r.push_back(RowRung<256, 16, 4, kLook, float, kGroupLb | kDiag>("6 lb"));
+  r.push_back(RowRung<256, 16, 4, kLseLook, float, kGroupLb | kDiag>("6 lb lse"));
+  r.push_back(RowRung<256, 16, 4, kBlock, float, kDiag>("4 block bs2"));
   // The scan1d tiles (lse: kIncl | kStep1 | kSpread, "i1s"; cumsum: kIncl | kExact, "x").
   using scan1d::kExact;
   using scan1d::kIncl;
@@ -836,13 +1335,14 @@ int main(int argc, char** argv) {
     scratch_bytes = std::max(scratch_bytes, scan1d::StatusBytesMax(s.outer, s.L / 2048 + 1));
   }
   harness::DeviceBuffer<char> scratch(scratch_bytes);
+  harness::DeviceBuffer<unsigned long long> diag(kDiagSlots);
   std::printf("x ~ N(0, 1); ms: median of 15; err: sums in 1e-5 of the running sum of |x| in the rung's segment, "
               "lse in 1e-5 absolute, copies the elements that differ\n");
   std::printf("| %-30s | %-38s | %8s | %8s | %6s | %-13s |\n", "case", "rung", "ms", "copy ms", "x copy", "check");
   std::printf("|---|---|---|---|---|---|\n");
   auto run_case = [&](const Shape& sh, const std::vector<Rung>& rungs) {
     const double copy_ms = timed ? harness::CopyMs(stream, sh.numel() * 4) : NAN;
-    const Run run{x.p, out.p, &sh, scratch.p, sms};
+    const Run run{x.p, out.p, &sh, scratch.p, sms, diag.p};
     for (const Rung& r : rungs) {
       if (!harness::Selected(only, sh.name + " | " + r.name)) continue;
       out.Poison();
@@ -860,6 +1360,15 @@ int main(int argc, char** argv) {
       const double ms = timed ? harness::TimeMs(stream, [&] { r.launch(stream, run); }) : NAN;
       std::printf("| %-30s | %-38s | %8.4f | %8.4f | %6.2f | %-13s |\n", sh.name.c_str(), r.name.c_str(), ms, copy_ms,
                   ms / copy_ms, verdict);
+      if (r.diag) {  // the last launch's sums, per tile, in SM clocks from the ticket
+        unsigned long long d[kDiagSlots];
+        HARNESS_CHECK(cudaMemcpy(d, diag.p, sizeof d, cudaMemcpyDeviceToHost));
+        const double n = d[kDiagTiles] > 0 ? static_cast<double>(d[kDiagTiles]) : 1.0;
+        std::printf("|   (diag) | tiles %llu: clocks from the ticket: aggregate %.0f, carry %.0f, stores issued %.0f; "
+                    "look-back %.0f; D (aggregates or groups folded) %.2f a tile |\n",
+                    d[kDiagTiles], d[kDiagAgg] / n, d[kDiagCarry] / n, d[kDiagEnd] / n,
+                    (static_cast<double>(d[kDiagCarry]) - d[kDiagAgg]) / n, d[kDiagD] / n);
+      }
       std::fflush(stdout);
     }
   };
