@@ -97,6 +97,53 @@ __device__ __forceinline__ LseState CombineLse(LseState a, LseState b) {
   return LseState{m, a.s * Ex2((a.m - m) * kLog2e) + b.s * Ex2((b.m - m) * kLog2e)};
 }
 
+// The tile's max of v, to every thread (a warp reduction, then the warps' maxima through
+// tile_max[kThreads / 32] and a barrier).
+template <int kThreads, int kItems>
+__device__ __forceinline__ float TileMax(const float (&v)[kItems], float* tile_max) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  float m = v[0];
+#pragma unroll
+  for (int j = 1; j < kItems; ++j) m = fmaxf(m, v[j]);
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, d));
+  if (lane == 0) tile_max[warp] = m;
+  __syncthreads();
+  float mx = tile_max[0];
+#pragma unroll
+  for (int w = 1; w < kThreads / 32; ++w) mx = fmaxf(mx, tile_max[w]);
+  return mx;
+}
+
+// The terms e[j] = exp(v[j] - mx) (ex2.approx) and their sum.
+template <int kItems>
+__device__ __forceinline__ float LseTerms(const float (&v)[kItems], float mx, float (&e)[kItems]) {
+  const float ml = mx * kLog2e;
+  float sum = 0.f;
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    e[j] = ExpFrom(v[j], ml);
+    sum += e[j];
+  }
+  return sum;
+}
+
+// logcumsumexp's outputs from the carry c before the tile (max mx, the thread's terms e and the
+// sum of the terms before them): r + log(base + f * (terms so far)), r the larger max.
+template <int kItems>
+__device__ __forceinline__ void LseOutputs(LseState c, float mx, float before, const float (&e)[kItems],
+                                           float (&o)[kItems]) {
+  const float r = fmaxf(c.m, mx);
+  const float base0 = c.m == kNegInf ? 0.f : c.s * Ex2((c.m - r) * kLog2e);
+  const float f = Ex2((mx - r) * kLog2e);
+  float q = before;
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    q += e[j];
+    o[j] = fmaf(Lg2(fmaf(f, q, base0)), kLn2, r);
+  }
+}
+
 // ---- rows ---------------------------------------------------------------------------------------
 enum : int { kCopy = 1, kSerial = 2, kWarp = 3, kBlock = 4, kLseTile = 5, kLook = 6, kLseLook = 7 };
 // Options (the kernel's last template argument); bs1 / lib3 pick rung 4's block scan.
@@ -414,24 +461,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) RowLadderKernel(RowArgs 
 #pragma unroll
     for (int j = 0; j < kItems; ++j) o[j] = v[j];
   } else if constexpr (kLseRung) {
-    float m = v[0];
-#pragma unroll
-    for (int j = 1; j < kItems; ++j) m = fmaxf(m, v[j]);
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, d));
-    if (lane == 0) tile_max[warp] = m;
-    __syncthreads();
-    float mx = tile_max[0];
-#pragma unroll
-    for (int w = 1; w < kWarps; ++w) mx = fmaxf(mx, tile_max[w]);
-    const float ml = mx * kLog2e;
+    const float mx = TileMax<kThreads>(v, tile_max);
     float e[kItems];
-    float s = 0.f;
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      e[j] = ExpFrom(v[j], ml);
-      s += e[j];
-    }
+    const float s = LseTerms(v, mx, e);
     float before, total;
     TileSum<kThreads, 2>(s, sm, &before, &total);
     if constexpr (kRung == kLseLook) {  // + the look-back of (max, float sum) states
@@ -446,15 +478,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) RowLadderKernel(RowArgs 
                               &incl_word, &nflat, &lse_carry, kD ? a.diag : nullptr);
       }
       if (kD && threadIdx.x == 0) DiagAdd(a.diag, kDiagCarry, clock64() - clk0);
-      const float r = fmaxf(c.m, mx);  // outputs r + log(base + f * (terms so far))
-      const float base0 = c.m == kNegInf ? 0.f : c.s * Ex2((c.m - r) * kLog2e);
-      const float f = Ex2((mx - r) * kLog2e);
-      float q = before;
-#pragma unroll
-      for (int j = 0; j < kItems; ++j) {
-        q += e[j];
-        o[j] = fmaf(Lg2(fmaf(f, q, base0)), kLn2, r);
-      }
+      LseOutputs(c, mx, before, e, o);  // r + log(base + f * (terms so far))
     } else {
       float p = before;
 #pragma unroll
@@ -527,7 +551,6 @@ __global__ void __launch_bounds__(kThreads) PipeKernel(RowArgs a) {
   __shared__ int nflat;
   __shared__ float carry_smem;
   __shared__ LseState lse_carry;
-  const int lane = threadIdx.x % 32;
   const int64_t total = a.rows * a.ntiles;
   auto issue = [&](int st_i, int64_t tile) {
     if (tile < total) {
@@ -570,39 +593,15 @@ __global__ void __launch_bounds__(kThreads) PipeKernel(RowArgs a) {
     }
     float o[kItems];
     if constexpr (kIsLse) {
-      const int warp = threadIdx.x / 32;
-      float m = v[0];
-#pragma unroll
-      for (int j = 1; j < kItems; ++j) m = fmaxf(m, v[j]);
-#pragma unroll
-      for (int d = 16; d > 0; d >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, d));
-      if (lane == 0) tile_max[warp] = m;
-      __syncthreads();
-      float mx = tile_max[0];
-#pragma unroll
-      for (int w = 1; w < kWarps; ++w) mx = fmaxf(mx, tile_max[w]);
-      const float ml = mx * kLog2e;
+      const float mx = TileMax<kThreads>(v, tile_max);
       float e[kItems];
-      float sum = 0.f;
-#pragma unroll
-      for (int j = 0; j < kItems; ++j) {
-        e[j] = ExpFrom(v[j], ml);
-        sum += e[j];
-      }
+      const float sum = LseTerms(v, mx, e);
       float before, tot;
       TileSum<kThreads, 2>(sum, sm, &before, &tot);
       const LseState c = LookBack<LseWord>(
           a.st, row, t, a.ntiles, LseState{mx, tot}, LseState{kNegInf, 0.f},
           [](LseState x, LseState y) { return CombineLse(x, y); }, flat, &incl_word, &nflat, &lse_carry);
-      const float r = fmaxf(c.m, mx);
-      const float base0 = c.m == kNegInf ? 0.f : c.s * Ex2((c.m - r) * kLog2e);
-      const float f = Ex2((mx - r) * kLog2e);
-      float q = before;
-#pragma unroll
-      for (int j = 0; j < kItems; ++j) {
-        q += e[j];
-        o[j] = fmaf(Lg2(fmaf(f, q, base0)), kLn2, r);
-      }
+      LseOutputs(c, mx, before, e, o);  // r + log(base + f * (terms so far))
     } else {
       float tot = 0.f;
 #pragma unroll
@@ -676,16 +675,7 @@ __global__ void __launch_bounds__(kThreads) TwoReadKernel(RowArgs a) {
     Group::template Load<false>(a.x, row * a.L, a.L, g0, v, lane);
     C agg;
     if constexpr (kIsLse) {
-      float m = v[0];
-#pragma unroll
-      for (int j = 1; j < kItems; ++j) m = fmaxf(m, v[j]);
-#pragma unroll
-      for (int d = 16; d > 0; d >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, d));
-      if (lane == 0) tile_max[warp] = m;
-      __syncthreads();
-      float mx = tile_max[0];
-#pragma unroll
-      for (int w = 1; w < kWarps; ++w) mx = fmaxf(mx, tile_max[w]);
+      const float mx = TileMax<kThreads>(v, tile_max);
       const float ml = mx * kLog2e;
       float sum = 0.f;
 #pragma unroll
@@ -721,24 +711,12 @@ __global__ void __launch_bounds__(kThreads) TwoReadKernel(RowArgs a) {
           [](LseState x, LseState y) { return CombineLse(x, y); }, flat, &incl_word, &nflat, &carry_smem, nullptr,
           true);
       Group::template Load<false>(a.x, row * a.L, a.L, g0, v, lane);  // S: again, from the L2
-      const float mx = cur_agg.m, ml = mx * kLog2e;
-      float e[kItems], sum = 0.f;
-#pragma unroll
-      for (int j = 0; j < kItems; ++j) {
-        e[j] = ExpFrom(v[j], ml);
-        sum += e[j];
-      }
+      const float mx = cur_agg.m;
+      float e[kItems];
+      const float sum = LseTerms(v, mx, e);
       float before, tot;
       TileSum<kThreads, 2>(sum, sm, &before, &tot);
-      const float r = fmaxf(c.m, mx);
-      const float base0 = c.m == kNegInf ? 0.f : c.s * Ex2((c.m - r) * kLog2e);
-      const float f = Ex2((mx - r) * kLog2e);
-      float q = before;
-#pragma unroll
-      for (int j = 0; j < kItems; ++j) {
-        q += e[j];
-        o[j] = fmaf(Lg2(fmaf(f, q, base0)), kLn2, r);
-      }
+      LseOutputs(c, mx, before, e, o);  // r + log(base + f * (terms so far))
     } else {
       const float carry = LookBack<W>(
           a.st, row, t, a.ntiles, cur_agg, 0.f, [](float x, float y) { return x + y; }, flat, &incl_word, &nflat,
