@@ -24,7 +24,8 @@
 //                 the geometry are the stages here;
 //   8 r2          rung 6 in persistent blocks that read each tile twice: R (aggregate, published),
 //                 then R of the next tile before the look-back of this one, then S (the tile again,
-//                 from the L2: the scan and the stores); `/n` in the geometry the blocks an SM.
+//                 from the L2: the scan and the stores); `/n` in the geometry the blocks an SM;
+//                 `grp` with the group look-back.
 // `grp`: the look-back over groups of 32 tiles (GroupLookBack, deterministic); `diag`: the clock
 // sums of each part of a tile printed under the row (DiagSlot).
 // `il`: pass 1 interleaved with the loads (each 16-byte load waits for the previous chunk's sum)
@@ -283,14 +284,14 @@ __device__ __forceinline__ C PollAgg(const sg::BlockRowStatus& st, int64_t row, 
 template <typename W, typename C, typename Step>
 __device__ __forceinline__ C GroupLookBack(const sg::BlockRowStatus& st, uint4* gword, int64_t row, int64_t t,
                                            int64_t ntiles, C agg, C identity, Step step, C* gtot, C* carry_smem,
-                                           unsigned long long* diag) {
+                                           unsigned long long* diag, bool published = false) {
   constexpr int kMaxGroups = sg::kBlockWindows * 32 * 16 / static_cast<int>(sizeof(C));  // gtot's room
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   if (ntiles <= 1) return identity;
   if (warp == 0) {
     const int64_t ngroups = (ntiles + 31) / 32, k = t / 32;
     const int r = static_cast<int>(t % 32);
-    if (lane == 0) sg::StoreStatusWord(st.At(row, t), W::Pack(agg, sg::kBlockAgg));
+    if (lane == 0 && !published) sg::StoreStatusWord(st.At(row, t), W::Pack(agg, sg::kBlockAgg));
     C mine = lane == r ? agg : identity;
     if (lane < r) mine = PollAgg<W, C>(st, row, 32 * k + lane);
     const C in = WarpScanWords<W>(mine, lane, step);
@@ -638,7 +639,7 @@ __global__ void __launch_bounds__(kThreads) PipeKernel(RowArgs a) {
 // overlaps the next tile's loads instead of idling the block. Then the tile's scan (S) reads its
 // 16 KB again (about 2 x the blocks resident x 16 KB read since: the L2 holds them) and stores.
 // Every tile's aggregate is published before its block waits on anything: no deadlock.
-template <int kThreads, int kItems, bool kIsLse>
+template <int kThreads, int kItems, bool kIsLse, bool kGrp>
 __global__ void __launch_bounds__(kThreads) TwoReadKernel(RowArgs a) {
   constexpr int kWarps = kThreads / 32;
   constexpr int64_t kTile = int64_t{kThreads} * kItems;
@@ -706,10 +707,15 @@ __global__ void __launch_bounds__(kThreads) TwoReadKernel(RowArgs a) {
     at(cur, &row, &t, &g0);
     float v[kItems], o[kItems];
     if constexpr (kIsLse) {
-      const LseState c = LookBack<W>(
-          a.st, row, t, a.ntiles, cur_agg, LseState{kNegInf, 0.f},
-          [](LseState x, LseState y) { return CombineLse(x, y); }, flat, &incl_word, &nflat, &carry_smem, nullptr,
-          true);
+      const auto comb = [](LseState x, LseState y) { return CombineLse(x, y); };
+      LseState c;
+      if constexpr (kGrp) {
+        c = GroupLookBack<W>(a.st, a.gword, row, t, a.ntiles, cur_agg, LseState{kNegInf, 0.f}, comb,
+                             reinterpret_cast<LseState*>(flat), &carry_smem, nullptr, true);
+      } else {
+        c = LookBack<W>(a.st, row, t, a.ntiles, cur_agg, LseState{kNegInf, 0.f}, comb, flat, &incl_word, &nflat,
+                        &carry_smem, nullptr, true);
+      }
       Group::template Load<false>(a.x, row * a.L, a.L, g0, v, lane);  // S: again, from the L2
       const float mx = cur_agg.m;
       float e[kItems];
@@ -718,9 +724,15 @@ __global__ void __launch_bounds__(kThreads) TwoReadKernel(RowArgs a) {
       TileSum<kThreads, 2>(sum, sm, &before, &tot);
       LseOutputs(c, mx, before, e, o);  // r + log(base + f * (terms so far))
     } else {
-      const float carry = LookBack<W>(
-          a.st, row, t, a.ntiles, cur_agg, 0.f, [](float x, float y) { return x + y; }, flat, &incl_word, &nflat,
-          &carry_smem, nullptr, true);
+      const auto plus = [](float x, float y) { return x + y; };
+      float carry;
+      if constexpr (kGrp) {
+        carry = GroupLookBack<W>(a.st, a.gword, row, t, a.ntiles, cur_agg, 0.f, plus, reinterpret_cast<float*>(flat),
+                                 &carry_smem, nullptr, true);
+      } else {
+        carry = LookBack<W>(a.st, row, t, a.ntiles, cur_agg, 0.f, plus, flat, &incl_word, &nflat, &carry_smem, nullptr,
+                            true);
+      }
       Group::template Load<false>(a.x, row * a.L, a.L, g0, v, lane);
       float sum = 0.f;
 #pragma unroll
@@ -1035,24 +1047,26 @@ Rung PipeRung(const std::string& label) {
   return r;
 }
 
-template <int kThreads, int kItems, bool kIsLse>
+template <int kThreads, int kItems, bool kIsLse, bool kGrp = false>
 Rung TwoReadRung(const std::string& label, int per_sm = 0) {
-  const auto kernel = TwoReadKernel<kThreads, kItems, kIsLse>;
+  const auto kernel = TwoReadKernel<kThreads, kItems, kIsLse, kGrp>;
   constexpr int64_t kTile = int64_t{kThreads} * kItems;
   int occ = 0;
   HARNESS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, kThreads, 0));
   if (per_sm > 0) occ = std::min(occ, per_sm);
   Rung r;
-  r.name = label + (kIsLse ? " lse " : " f32 ") + Geometry(kThreads, kItems, occ) + " [" + std::to_string(occ) + "/SM]";
+  r.name = label + (kIsLse ? " lse " : " f32 ") + Geometry(kThreads, kItems, occ) + " [" + std::to_string(occ) +
+           "/SM]" + (kGrp ? " grp" : "");
   r.launch = [kernel, occ](cudaStream_t stream, const Run& run) {
     const Shape& sh = *run.shape;
     const int64_t ntiles = sh.L / kTile;
     sg::BlockRowStatus st{reinterpret_cast<uint4*>(static_cast<char*>(run.scratch) + 256),
                           static_cast<unsigned long long*>(run.scratch), ntiles};
-    cudaMemsetAsync(run.scratch, 0, sg::BlockRowStatus::Bytes(sh.outer, ntiles), stream);
+    const int64_t gbytes = kGrp ? sh.outer * ((ntiles + 31) / 32) * 16 : 0;  // the group words after the tiles'
+    cudaMemsetAsync(run.scratch, 0, sg::BlockRowStatus::Bytes(sh.outer, ntiles) + gbytes, stream);
     const int64_t blocks = std::min<int64_t>(int64_t{occ} * run.sms, sh.outer * ntiles);
     kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-        RowArgs{run.x, run.out, sh.L, ntiles, sh.outer, st, nullptr, nullptr});
+        RowArgs{run.x, run.out, sh.L, ntiles, sh.outer, st, st.word + sh.outer * ntiles, nullptr});
   };
   r.check = kIsLse ? kLse : kSum;
   r.seg = 0;
@@ -1169,6 +1183,10 @@ std::vector<Rung> RowRungs() {
   r.push_back(TwoReadRung<512, 16, true>("8 r2"));
   r.push_back(TwoReadRung<256, 8, false>("8 r2"));
   r.push_back(TwoReadRung<256, 8, true>("8 r2"));
+  r.push_back(TwoReadRung<256, 16, false, true>("8 r2"));  // with the group look-back
+  r.push_back(TwoReadRung<256, 16, true, true>("8 r2"));
+  r.push_back(TwoReadRung<512, 16, false, true>("8 r2"));
+  r.push_back(TwoReadRung<512, 16, true, true>("8 r2"));
   // Persistent blocks with the next tiles' loads in flight during the look-back (pipe).
   r.push_back(PipeRung<256, 16, 2, false>("7 pipe"));
   r.push_back(PipeRung<256, 16, 2, true>("7 pipe"));
