@@ -546,16 +546,22 @@ struct LseBlockTile {
 
   // The exact states (the rare paths walk local copies in loops that are not unrolled, as
   // ColumnSlow, so that the unrolled fast path keeps its registers).
-  __device__ void Exact(const float (&x)[kItems], Shared& sh) {
+  // x: the tile's elements (T) or outputs so far (float), the caller's own array: converted into
+  // the local copy here, on the rare path (a converted copy made before the branch is what the
+  // not-unrolled loop would read, and the compiler then keeps it in local memory from the loads
+  // on, every tile: 64 bytes a thread written on the fast path too, float32 1-D +7 %).
+  template <typename U>
+  __device__ void Exact(const U (&x)[kItems], Shared& sh) {
     float xl[kItems];
     double m = -Ops::kInf;
     bool nan = false, pinf = false;
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
-      xl[j] = x[j];
-      nan |= x[j] != x[j];
-      pinf |= x[j] == std::numeric_limits<float>::infinity();
-      m = x[j] > m ? static_cast<double>(x[j]) : m;
+      const float xj = static_cast<float>(x[j]);
+      xl[j] = xj;
+      nan |= xj != xj;
+      pinf |= xj == std::numeric_limits<float>::infinity();
+      m = xj > m ? static_cast<double>(xj) : m;
     }
     double s = 0.0;
     if (m != -Ops::kInf) {
@@ -572,10 +578,11 @@ struct LseBlockTile {
   }
   // before and total from float64 terms exp(x - Rt) (every element finite or -inf, within kSpan
   // of Rt); a loop that is not unrolled, as Exact.
-  __device__ void PreciseSums(const float (&x)[kItems], float Rt_, Shared& sh) {
+  template <typename U>
+  __device__ void PreciseSums(const U (&x)[kItems], float Rt_, Shared& sh) {
     float xl[kItems];
 #pragma unroll
-    for (int j = 0; j < kItems; ++j) xl[j] = x[j];
+    for (int j = 0; j < kItems; ++j) xl[j] = static_cast<float>(x[j]);
     double s = 0.0;
 #pragma unroll 1
     for (int j = 0; j < kItems; ++j) {
@@ -585,15 +592,13 @@ struct LseBlockTile {
     }
     BlockScanOne<kThreads>(s, AddF{}, 0.0, reinterpret_cast<double*>(sh.scan), &before, &total);
   }
-  __device__ void Prepare(const T (&xt)[kItems], Shared& sh) {
-    float x[kItems];
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) x[j] = static_cast<float>(xt[j]);
+  // x: the kernel's own array, read (converted) in place: no local copy (see Exact).
+  __device__ void Prepare(const T (&x)[kItems], Shared& sh) {
     float hi = -std::numeric_limits<float>::infinity(), lo = std::numeric_limits<float>::infinity();
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
-      hi = LseFast::MaxNaN(hi, x[j]);
-      lo = fminf(lo, x[j]);
+      hi = LseFast::MaxNaN(hi, static_cast<float>(x[j]));
+      lo = fminf(lo, static_cast<float>(x[j]));
     }
 #pragma unroll
     for (int d = 16; d > 0; d >>= 1) {
@@ -603,7 +608,10 @@ struct LseBlockTile {
     if (lo == -std::numeric_limits<float>::infinity()) {  // uniform over the warp: without the -inf
       lo = std::numeric_limits<float>::infinity();
 #pragma unroll
-      for (int j = 0; j < kItems; ++j) lo = x[j] == -std::numeric_limits<float>::infinity() ? lo : fminf(lo, x[j]);
+      for (int j = 0; j < kItems; ++j) {
+        const float xj = static_cast<float>(x[j]);
+        lo = xj == -std::numeric_limits<float>::infinity() ? lo : fminf(lo, xj);
+      }
 #pragma unroll
       for (int d = 16; d > 0; d >>= 1) lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, d));
     }
@@ -630,13 +638,13 @@ struct LseBlockTile {
         const float rl = hi * 1.44269504088896341f;
 #pragma unroll
         for (int j = 0; j < kItems; ++j) {
-          e[j] = LseFast::Exp16(x[j], rl);
+          e[j] = LseFast::Exp16(static_cast<float>(x[j]), rl);
           th += e[j];
         }
       } else {
 #pragma unroll
         for (int j = 0; j < kItems; ++j) {
-          e[j] = LseFast::ExpDiff(x[j], hi);
+          e[j] = LseFast::ExpDiff(static_cast<float>(x[j]), hi);
           TwoSumInto(&th, &tl, e[j]);
         }
       }
