@@ -73,13 +73,16 @@ def _whole_gpu_turns(request):
     allocation fail (H200, 2026-11-30: test_gla_op.py's to_tensor). Two file locks per run: a test
     passes a gate, then holds the GPU lock shared; a whole_gpu test keeps the gate closed while it
     waits for the GPU lock alone and runs, so no test starts meanwhile and none starves it."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if not worker:
+    # A worker is known by its config (workerinput), not by PYTEST_XDIST_WORKER: a test that runs
+    # pytest in a child process (test_torch_ops.py's Python path) passes the variable on, and the
+    # child's tests then queued at the gate behind a whole_gpu test that waited for the parent's
+    # shared lock, a deadlock (H200, 2026-11-30 fourteenth session: every worker stalled).
+    workerinput = getattr(request.config, "workerinput", None)
+    if workerinput is None:
         yield
         return
     whole = request.node.get_closest_marker("whole_gpu") is not None
-    base = os.path.join(tempfile.gettempdir(),
-                        "paddle_ops_pytest_" + os.environ.get("PYTEST_XDIST_TESTRUNUID", str(os.getppid())))
+    base = os.path.join(tempfile.gettempdir(), "paddle_ops_pytest_" + str(workerinput.get("testrunuid", os.getppid())))
     with open(base + ".gate", "a") as gate, open(base + ".gpu", "a") as gpu:
         fcntl.flock(gate, fcntl.LOCK_EX)
         if whole:
