@@ -1635,6 +1635,9 @@ struct LseGradFast {
 #ifndef PO_LSE_GRAD_BLOCK
 #define PO_LSE_GRAD_BLOCK 1
 #endif
+#ifndef PO_LSE_GRAD_BLOCK2_MIN_BLOCKS
+#define PO_LSE_GRAD_BLOCK2_MIN_BLOCKS 2
+#endif
 #ifndef PO_LSE_GRAD_BLOCK_MIN_LENGTH
 #define PO_LSE_GRAD_BLOCK_MIN_LENGTH 8192
 #endif
@@ -1664,7 +1667,9 @@ struct GpuTileScan<LogcumsumexpGradOp<T, double>, std::enable_if_t<!std::is_same
   static bool BlockRowsFor(int64_t rows, int64_t length) { return LseGradBlockRowsFor(rows, length); }
   static constexpr bool kBlockRows2 = kBlockRows;
   using BlockTile2 = LseGradBlockTile<512, 16, false>;
-  static constexpr int kBlock2Threads = 512, kBlock2Items = 16, kBlock2MinBlocks = 2;
+  // kBlock2MinBlocks: 2 (64 registers; ptxas -v: 88 bytes spilled). PO_LSE_GRAD_BLOCK2_MIN_BLOCKS=1
+  // (128 registers, no spills, 16 warps an SM) is built into the scan harness for a measurement.
+  static constexpr int kBlock2Threads = 512, kBlock2Items = 16, kBlock2MinBlocks = PO_LSE_GRAD_BLOCK2_MIN_BLOCKS;
   static bool Block2RowsFor(int64_t rows, int64_t length) { return LseGradBlock2RowsFor(rows, length); }
 
   template <int W, int kItems, bool kStore>

@@ -32,11 +32,19 @@ def profiler(on):
         (_cudart.cudaProfilerStart if on else _cudart.cudaProfilerStop)()
 
 
-def once(fn):
+def once(fn, label=None):
+    """label: printed before the profiled call ("case: <label>"), so that a reader of ncu's output
+    (tools/dev/ncu_table.py) can tell which case each kernel belongs to."""
     fn()  # warm-up (allocations, first launch)
+    if label is not None:
+        print("case: " + label, flush=True)
     profiler(True)
     fn()
     profiler(False)
+
+
+def _label(name, shape, axis, dtype):
+    return "%s %s %s axis %d elements %d" % (name, dtype, list(shape), axis, int(np.prod(shape)))
 
 
 def gla():
@@ -62,9 +70,9 @@ def lcse():
     rng = np.random.default_rng(0)
     for shape, axis in SHAPES:
         x = paddle.to_tensor(rng.standard_normal(shape, dtype=np.float32), place="gpu")
-        once(lambda: paddle.logcumsumexp(x, axis=axis))
+        once(lambda: paddle.logcumsumexp(x, axis=axis), _label("logcumsumexp", shape, axis, "float32"))
     x = paddle.to_tensor(rng.standard_normal((4096, 16384), dtype=np.float32), place="gpu").astype("float16")
-    once(lambda: paddle.logcumsumexp(x, axis=1))
+    once(lambda: paddle.logcumsumexp(x, axis=1), _label("logcumsumexp", (4096, 16384), 1, "float16"))
 
 
 def _five(dtypes, op):
@@ -73,7 +81,7 @@ def _five(dtypes, op):
         for dt in dtypes:
             a = rng.integers(-1000, 1000, shape) if dt == "int64" else rng.standard_normal(shape, dtype=np.float32)
             x = paddle.to_tensor(a, dtype=dt, place="gpu")
-            once(lambda: op(x, axis=axis))
+            once(lambda: op(x, axis=axis), _label(getattr(op, "__name__", "op"), shape, axis, dt))
             del x
 
 
@@ -96,7 +104,7 @@ def lcse_grad():
         x.stop_gradient = False
         y = paddle.logcumsumexp(x, axis=axis)
         dy = paddle.to_tensor(rng.standard_normal(shape, dtype=np.float32), place="gpu")
-        once(lambda: paddle.grad([y], [x], [dy], retain_graph=True))
+        once(lambda: paddle.grad([y], [x], [dy], retain_graph=True), _label("logcumsumexp grad", shape, axis, "float32"))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@
 # Steps: test (ctest: GoogleTest + pytest, every place), gtest, pytest, acc (gpu_accuracy.py),
 # bench (bench_gpu.py), pscan, flood, gla (their benchmarks), flagla (gla beside fla),
 # flawarm (fla's Triton kernels compiled ahead in parallel, for flagla), ncu (Nsight Compute over
-# tools/bench/ncu_cases.py, report in $OUT/ncu.txt), badinput (the bad-input table), san (tools/dev/sanitize_gpu.sh, quick
+# tools/bench/ncu_cases.py, report in $OUT/ncu.txt), ncuinst (per-kernel metrics and instructions per element,
+# tools/dev/ncu_table.py: $OUT/ncu_inst.md), badinput (the bad-input table), san (tools/dev/sanitize_gpu.sh, quick
 # unless SAN_QUICK=0), demo. Logs and JSON go to $OUT (or /tmp/out).
 export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/../.."
@@ -185,6 +186,11 @@ for step in "$@"; do
            --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats \
            --section SchedulerStats python3 tools/bench/ncu_cases.py ${NCU_CASES:-gla lcse lcse_grad} > $OUT/ncu.txt 2>&1
          echo "ncu rc=$?"; grep -E "^  [A-Za-z_].*\(|Duration|Memory Throughput|Compute \(SM\) Throughput|Registers Per|Achieved Occupancy" $OUT/ncu.txt | head -80 ;;
+    ncuinst) # per kernel: time, DRAM and SM throughput, registers, instructions and DRAM bytes per
+             # element of its case (tools/dev/ncu_table.py; NCU_CASES as for ncu)
+             m=$(python3 -c "import sys; sys.path.insert(0, 'tools/dev'); import ncu_table; print(','.join(ncu_table.METRICS))")
+             ncu --profile-from-start off --csv --metrics "$m" python3 tools/bench/ncu_cases.py ${NCU_CASES:-lcse lcse16 lcse64 lcse_grad cumsum} > $OUT/ncu_inst.csv 2>&1
+             echo "ncuinst rc=$?"; python3 tools/dev/ncu_table.py $OUT/ncu_inst.csv | tee $OUT/ncu_inst.md | head -90 ;;
     badinput) python3 -m pytest -q unittests/python/test_bad_input_table.py 2>&1 | tail -5 ;;
     san) PADDLE_OPS_SANITIZE_QUICK=${SAN_QUICK:-1} bash tools/dev/sanitize_gpu.sh build-dev > $OUT/sanitize.log 2>&1; echo "sanitize rc=$?"; grep -E "^===|ERROR SUMMARY|passed|failed" $OUT/sanitize.log | tail -20 ;;
     *) echo "unknown step $step" ;;

@@ -64,3 +64,35 @@ def test_bench_torch_file_gives_a_report_per_table_against_the_direct_call(tmp_p
     assert "| cumsum, 2^26 elements, 8 call(s) per sync | direct_ms | 1.02 |" in text
     assert "| gla B 1 T 64 H 2 Dk 16 Dv 16, forward+backward | absolute | 6.00 | 3.00 |" in text
     assert "one row" in text
+
+
+def test_ncu_table_pivots_metrics_per_launch_under_its_case(tmp_path, monkeypatch, capsys):
+    """tools/dev/ncu_table.py: ncu's CSV rows (one per metric) become one row per kernel launch,
+    under the case line printed before it, with units scaled and per-element figures."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "dev"))
+    import ncu_table
+    head = '"ID","Process ID","Kernel Name","Block Size","Grid Size","Metric Name","Metric Unit","Metric Value"'
+
+    def row(i, name, metric, unit, value):
+        return '"%d","7","%s","(512, 1, 1)","(64, 1, 1)","%s","%s","%s"' % (i, name, metric, unit, value)
+    text = "\n".join([
+        "==PROF== Connected", "case: cumsum float32 [1024] axis 0 elements 1024", head,
+        row(0, "K0", "gpu__time_duration.sum", "nsecond", "2,000"),
+        row(0, "K0", "smsp__inst_executed.sum", "inst", "64"),
+        row(0, "K0", "dram__bytes.sum", "Kbyte", "8"),
+        "case: cumsum int64 [512] axis 0 elements 512", head,
+        row(1, "K1", "gpu__time_duration.sum", "usecond", "3.5"),
+        row(1, "K1", "smsp__inst_executed.sum", "inst", "n/a")])
+    rows = ncu_table.parse(text)
+    assert [r["kernel"] for r in rows] == ["K0", "K1"]
+    assert rows[0]["case"].startswith("cumsum float32") and rows[1]["case"].startswith("cumsum int64")
+    assert rows[0]["gpu__time_duration.sum"] == 2.0  # µs
+    assert rows[0]["dram__bytes.sum"] == 8000.0 and rows[0]["smsp__inst_executed.sum"] == 64.0
+    assert rows[1]["gpu__time_duration.sum"] == 3.5 and "smsp__inst_executed.sum" not in rows[1]
+    f = tmp_path / "ncu.csv"
+    f.write_text(text)
+    monkeypatch.setattr(sys, "argv", ["ncu_table.py", str(f)])
+    ncu_table.main()
+    out = capsys.readouterr().out
+    assert "| K0 | (64, 1, 1) x (512, 1, 1) | 0 | 2.0 |" in out
+    assert out.splitlines()[2].endswith("| 2.0 | 7.8 |")  # 64 x 32 / 1024 instructions, 8000 / 1024 bytes
