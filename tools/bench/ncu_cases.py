@@ -6,7 +6,8 @@ Compute (`ncu --profile-from-start off`) sees only those kernels:
 Cases: gla (seed shape, bf16: forward, then backward), lcse (logcumsumexp float32 on the five
 engine shapes of bench_gpu.py, and float16 [4096, 16384]), lcse_grad (its gradient, float32),
 lcse16 / lcse64 (logcumsumexp float16 and bfloat16 / float64 on the five shapes), cumsum
-(float32 and int64 on the five shapes).
+(float32 and int64 on the five shapes), pscan, flood (right_flood) and rint (repeat_interleave) on
+their benchmarks' shapes. Each profiled call is announced by a line "case: ..." (ncu_table.py).
 """
 import ctypes
 import sys
@@ -105,6 +106,52 @@ def lcse_grad():
         y = paddle.logcumsumexp(x, axis=axis)
         dy = paddle.to_tensor(rng.standard_normal(shape, dtype=np.float32), place="gpu")
         once(lambda: paddle.grad([y], [x], [dy], retain_graph=True), _label("logcumsumexp grad", shape, axis, "float32"))
+
+
+def pscan():
+    """bench_pscan.py's GPU shapes: the seed's (a [4, T], x [4, T, 4096], T = 8192) and rows
+    (a, x [8 * 1536, 8192, 1]); elements: those of x."""
+    rng = np.random.default_rng(0)
+    for label, (N, T, D, per_step) in (("seed", (4, 8192, 4096, True)), ("rows", (8 * 1536, 8192, 1, False))):
+        x = paddle.to_tensor(rng.standard_normal((N, T, D), dtype=np.float32), place="gpu")
+        a = paddle.to_tensor(rng.uniform(0.999, 1.0, size=(N, T) if per_step else (N, T, D)).astype(np.float32),
+                             place="gpu")
+        once(lambda: paddle.pscan(a, x), "pscan %s float32 %s axis 1 elements %d" % (label, [N, T, D], N * T * D))
+        del a, x
+
+
+def flood():
+    """right_flood (forward, with its index, the gradient) on bench_flood.py's shapes (70 % holes)."""
+    rng = np.random.default_rng(0)
+    for shape, axis in (((1 << 26,), 0), ((4096, 16384), 1), ((16384, 4096), 0)):
+        a = rng.standard_normal(shape).astype(np.float32)
+        a[rng.random(shape) < 0.7] = 0.0
+        x = paddle.to_tensor(a, place="gpu")
+        once(lambda: paddle.right_flood(x, axis=axis), _label("right_flood", shape, axis, "float32"))
+        once(lambda: paddle.right_flood(x, axis=axis, return_index=True),
+             _label("right_flood index", shape, axis, "float32"))
+        xg = paddle.to_tensor(a, place="gpu", stop_gradient=False)
+        g = paddle.to_tensor(rng.standard_normal(shape).astype(np.float32), place="gpu")
+        y = paddle.right_flood(xg, axis=axis)
+        once(lambda: paddle.grad([y], [xg], [g], retain_graph=True), _label("right_flood grad", shape, axis, "float32"))
+        del x, xg, g, y
+
+
+def rint():
+    """repeat_interleave on bench_flood.py's cases: int64 counts from {0, 1, 2, 3} (1-D 2^24,
+    [2^16, 256] axis 0) and int repeats 2 (1-D 2^24); elements: those of the output."""
+    rng = np.random.default_rng(0)
+    for shape, axis, kind in (((1 << 24,), 0, "counts"), ((1 << 16, 256), 0, "counts"), ((1 << 24,), 0, 2)):
+        x = paddle.to_tensor(rng.standard_normal(shape).astype(np.float32), place="gpu")
+        if kind == "counts":
+            c = rng.integers(0, 4, size=shape[axis]).astype(np.int64)
+            reps, total = paddle.to_tensor(c, place="gpu"), int(c.sum())
+        else:
+            reps, total = kind, shape[axis] * kind
+        out = int(np.prod(shape)) // shape[axis] * total
+        once(lambda: paddle.repeat_interleave(x, reps, axis=axis),
+             "repeat_interleave %s float32 %s axis %d elements %d" % (kind, list(shape), axis, out))
+        del x
 
 
 if __name__ == "__main__":
