@@ -17,8 +17,9 @@ struct ScanPolicy {
   static constexpr int kShortRowItems = 4;       // elements per lane per tile, W < 32
   static constexpr int kColumnItems = 8;         // loads in flight per thread, columns
   // Rows fewer than this many per block an SM holds (at least 2), i.e. 2048, 3072 or 4096 (the
-  // float logcumsumexp and cumsum rows are compiled for 4 blocks per SM, TileMinBlocks), are cut
-  // into segments for the single pass.
+  // float32 logcumsumexp rows are compiled for 2 blocks per SM, its 16-bit rows and the cumsum
+  // rows for 4: TileMinBlocks), are cut into segments for the single pass: fewer rows than that,
+  // a warp each, would not fill the GPU.
   static constexpr int64_t kTargetRowWarpsPerSlot = 1024;
   static constexpr int64_t kTargetColumnThreads = 262144;
   static constexpr int64_t kMaxColumnSegments = 256;   // segments per column line
