@@ -746,7 +746,6 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   static constexpr bool kFast = true;
   static constexpr bool kStagedRows = true;  // Load/Store touch x and out only (scan_staged_rows.cuh)
   static constexpr int kStagedItems = PO_LSE_STAGED_ITEMS;
-  static constexpr int kStagedMinBlocks = std::is_same<T, float>::value ? PO_LSE_F32_MIN_BLOCKS : PO_LSE_MIN_BLOCKS;
   // Blocks of 256 threads per SM. float16/bfloat16: 4 (at most 64 registers), 32 warps to hide
   // the latency of the exp/log chains and the loads. float32: 2 (128 registers): at 4 the warp
   // rows' RowScanKernel<32, 8> spilled 376 bytes a thread (28 local stores and 50 loads in its
@@ -754,6 +753,7 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   // fourteenth session): float32 [4096, 16384] 1.97 -> 1.72 x copy at 2 (3: 2.22), the other
   // shapes level; float16 [4096, 16384] 1.89 at 4 against 2.06 at 2, so it keeps 4.
   static constexpr int kMinBlocks = std::is_same<T, float>::value ? PO_LSE_F32_MIN_BLOCKS : PO_LSE_MIN_BLOCKS;
+  static constexpr int kStagedMinBlocks = kMinBlocks;  // as its rows
   // float32 rows that LseBlockRowsFor takes (1-D tensors, few long rows; with a carry-in too)
   // go to the engine's block tiles (scan_block_rows.cuh) with LseBlockTile: 512 threads of 16
   // steps, compiled for 2 blocks an SM (the harness's b512i16mb2i1s); float16/bfloat16 too
