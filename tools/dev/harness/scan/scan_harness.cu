@@ -3,7 +3,7 @@
 // against a float64 (or exact integer) host reference, for determinism (two runs, same bits) and
 // for outputs left unwritten (poisoned first), and timed against a copy of the same bytes.
 // Build: bash tools/dev/harness/build.sh scan; run: build-harness/scan_harness [--quick] [--seg]
-// [--types] [--grad] [--columns] [--no-compare] [--strips] [--lookback] [--path <substring of a column path's name>]
+// [--types] [--grad] [--columns] [--no-compare] [--strips] [--lookback] [--rows] [--path <substring of a column path's name>]
 // [--only <substring of the case name>]
 #include "tools/dev/harness/harness.cuh"
 
@@ -33,6 +33,15 @@ static const Shape kMoreShapes[] = {
     {"[2^17, 128] last", int64_t{1} << 17, 128, 1},
     {"[2^16, 256] last", int64_t{1} << 16, 256, 1},
     {"[2^15, 512] last", int64_t{1} << 15, 512, 1},
+};
+
+// Row counts between the float32 logcumsumexp row-count target (2048 rows: 2 blocks an SM) and
+// the 16-bit and cumsum one (4096), with rows long enough for the warp segments (--rows; built
+// with -DPO_SCAN_ROW_TARGET=4096 they take the routing float32 had before 734e003).
+static const Shape kRowCountShapes[] = {
+    {"[2048, 16384] last", 2048, 16384, 1}, {"[3072, 8192] last", 3072, 8192, 1},
+    {"[2048, 4096] last", 2048, 4096, 1},   {"[4000, 4096] last", 4000, 4096, 1},
+    {"[2048, 1024] last", 2048, 1024, 1},   {"[3500, 2048] last", 3500, 2048, 1},
 };
 
 // Awkward column shapes (--columns): lines off the tile width, lengths off the segment,
@@ -291,7 +300,7 @@ void LaunchColumns(ColumnPath path, cudaStream_t stream, Scratch& scratch, const
 
 struct Options {
   bool quick = false, seg = false, check = true, types = false, grad = false, columns_only = false,
-       compare = true, vs_three_phase = false, strips = false, lookback = false;
+       compare = true, vs_three_phase = false, strips = false, lookback = false, rows = false;
   std::vector<std::string> only;  // run only the cases whose name holds one of these
   std::vector<std::string> paths;  // --path: column paths whose name holds one of these ("default" always runs)
   bool PathSelected(const std::string& name) const {
@@ -531,6 +540,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--vs-3p")) opt.vs_three_phase = true;
     if (!std::strcmp(argv[i], "--strips")) opt.strips = true;
     if (!std::strcmp(argv[i], "--lookback")) opt.lookback = true;
+    if (!std::strcmp(argv[i], "--rows")) opt.rows = true;
     if (!std::strcmp(argv[i], "--path") && i + 1 < argc) opt.paths.push_back(argv[++i]);
     if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) {  // e.g. --runs -1,0,32
       opt.runs.clear();
@@ -593,7 +603,14 @@ int main(int argc, char** argv) {
     }
     for (const Shape& s : kColumnShapes) shapes.push_back(s);
   }
+  if (opt.rows) shapes.assign(std::begin(kRowCountShapes), std::end(kRowCountShapes));
   for (const Shape& s : shapes) {
+    if (opt.rows) {  // --rows: float32 forward only, on the row counts between the targets
+      const double copy4 = harness::CopyMs(stream, s.numel() * 4);
+      RunCase<float>("lse f32", s, false, false, 0, lse, [&] { return normal(rng); }, LseError<float>, stream, copy4);
+      RunCase<float>("cumsum f32", s, false, false, 0, csum, [&] { return uni(rng); }, CumsumError<float>, stream, copy4);
+      continue;
+    }
     if (opt.quick && s.numel() > (int64_t{1} << 24) && s.outer != 1) continue;
     const double copy4 = harness::CopyMs(stream, s.numel() * 4), copy8 = harness::CopyMs(stream, s.numel() * 8);
     if (opt.types && s.outer != 64) {  // --types: float16, bfloat16, float64 (x their own copy)
@@ -654,6 +671,7 @@ int main(int argc, char** argv) {
       RunCase<float>("cumsum f32", s, true, true, 0, csum, [&] { return uni(rng); }, CumsumError<float>, stream, copy4);
     }
   }
+  if (opt.rows) return 0;
   CarryInCase(stream, harness::CopyMs(stream, (int64_t{64} << 20) * 4));
   IntCarryInCase(stream, harness::CopyMs(stream, (int64_t{4} << 22) * 8));
   return 0;
