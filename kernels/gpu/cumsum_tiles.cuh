@@ -108,6 +108,7 @@ struct GpuTileScan<CumsumFloatOp<T, double>, std::enable_if_t<!std::is_same<T, d
   // 4 blocks of 256 threads per SM (at most 64 registers): 32 warps to hide the float64
   // latencies, and [4096, L] rows in one wave on 132 SMs (108 registers unbounded: 2 blocks).
   static constexpr int kMinBlocks = PO_CUMSUM_MIN_BLOCKS;
+  static constexpr int64_t kRowTarget = ScanPolicy::kWarpRowsFrom;  // a warp a row from 1024 rows
   static constexpr int V = 16 / static_cast<int>(sizeof(T));  // elements per 16-byte load
   // 16-byte loads a lane per tile: 16 elements a lane for full warps; one load for the logical
   // warps of short rows (a row of at most 64 steps is one tile of W * V).
@@ -475,6 +476,7 @@ struct GpuTileScan<CumsumIntOp<T>, std::enable_if_t<std::is_same<T, int32_t>::va
   using U = std::make_unsigned_t<T>;
   static constexpr bool kFast = true;
   static constexpr bool kStagedRows = true;
+  static constexpr int64_t kRowTarget = ScanPolicy::kWarpRowsFrom;  // a warp a row from 1024 rows
   static constexpr int V = 16 / static_cast<int>(sizeof(T));
   template <int W>
   static constexpr int kLoads = W == 32 ? 4 : 1;

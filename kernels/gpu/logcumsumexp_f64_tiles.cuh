@@ -68,10 +68,16 @@
 #ifndef PO_LSE_F64_WARP
 #define PO_LSE_F64_WARP 1
 #endif
-// Blocks an SM the engine's float64 row and column kernels are compiled for (TileMinBlocks; 1 is
-// the engine's default): 4, the harness's fastest for the warp rows (64 registers).
+// Blocks an SM the engine's float64 row kernels are compiled for (TileMinBlocks; 1 is the
+// engine's default): 2 (128 registers). At 4 (64 registers) the warp rows spilled 360 bytes;
+// scan harness on the H200 (2026-11-30, fifteenth session), x copy, 4 -> 2: [4096, 16384] 3.83 ->
+// 3.39, [2^16, 256] 8.08 -> 7.68, [2^15, 512] 7.29 -> 6.35; the column phases lost at 2 (axis 0
+// 4.87 -> 6.30, axis 2 5.40 -> 6.81) and keep 4 (PO_LSE_F64_COL_MIN_BLOCKS).
 #ifndef PO_LSE_F64_MIN_BLOCKS
-#define PO_LSE_F64_MIN_BLOCKS 4
+#define PO_LSE_F64_MIN_BLOCKS 2
+#endif
+#ifndef PO_LSE_F64_COL_MIN_BLOCKS
+#define PO_LSE_F64_COL_MIN_BLOCKS 4
 #endif
 
 namespace phi {
@@ -471,6 +477,8 @@ struct GpuTileScan<LogcumsumexpOp<double, double>, void> : GenericTileScan<Logcu
   static constexpr bool kStagedRows = true;
   static constexpr bool kOwnLongRows = PO_LSE_F64_ROWS != 0;
   static constexpr int kMinBlocks = PO_LSE_F64_MIN_BLOCKS;
+  static constexpr int kColumnScanMinBlocks = PO_LSE_F64_COL_MIN_BLOCKS;
+  static constexpr int64_t kRowTarget = ScanPolicy::kWarpRowsFrom;  // a warp a row from 1024 rows
   static constexpr int kBlockThreads = 256, kBlockItems = 16, kBlockMinBlocks = 3;
   template <typename Scratch>
   static bool LongRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int64_t rows, bool exclusive,

@@ -754,6 +754,7 @@ struct GpuTileScan<LogcumsumexpOp<T, double>, std::enable_if_t<!std::is_same<T, 
   // shapes level; float16 [4096, 16384] 1.89 at 4 against 2.06 at 2, so it keeps 4.
   static constexpr int kMinBlocks = std::is_same<T, float>::value ? PO_LSE_F32_MIN_BLOCKS : PO_LSE_MIN_BLOCKS;
   static constexpr int kStagedMinBlocks = kMinBlocks;  // as its rows
+  static constexpr int64_t kRowTarget = ScanPolicy::kWarpRowsFrom;  // a warp a row from 1024 rows
   // float32 rows that LseBlockRowsFor takes (1-D tensors, few long rows; with a carry-in too)
   // go to the engine's block tiles (scan_block_rows.cuh) with LseBlockTile: 512 threads of 16
   // steps, compiled for 2 blocks an SM (the harness's b512i16mb2i1s); float16/bfloat16 too

@@ -7,11 +7,12 @@ On the GPU machine (gpu_machine.sh step `ncuinst`):
 then, anywhere:
     python3 tools/dev/ncu_table.py ncu_inst.csv
 
-ncu_cases.py prints "case: <op> <dtype> <shape> axis <a> elements <n>" before each profiled call;
-rows of ncu's CSV (lines that start with a quote) are pivoted to one row per kernel launch, each
-under the last case line printed before it. Where ncu prints its results only after the
-application's output, every kernel falls under the last case: read them in launch order against
-the case lines then.
+ncu_cases.py prints "case: <op> <dtype> <shape> axis <a> elements <n>" before each profiled call
+and, inside the profiled range, launches an empty kernel `ncu_case_marker` first. ncu prints its
+CSV only after the application's output, so the case lines cannot sit between the rows: the k-th
+marker launch opens the k-th case line's case (the markers themselves are left out of the table).
+Without markers each launch falls under the last case line printed before it; `--per-case
+1,1,3,...` (kernels a case launched, in order) gives the attribution by hand for such a run.
 """
 import argparse
 import csv
@@ -24,12 +25,19 @@ METRICS = ["gpu__time_duration.sum", "dram__bytes.sum", "dram__throughput.avg.pc
            "launch__registers_per_thread", "sm__warps_active.avg.pct_of_peak_sustained_active"]
 
 
-def parse(text):
-    """[(case or None, {metric: value, 'kernel': name, 'grid': ..., 'block': ...}), ...] in order."""
-    header, launches, order, case = None, {}, [], None
+MARKER = "ncu_case_marker"
+_SCALE = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3, "s": 1e6,
+          "second": 1e6, "byte": 1.0, "Kbyte": 1e3, "KB": 1e3, "Mbyte": 1e6, "MB": 1e6, "Gbyte": 1e9, "GB": 1e9}
+
+
+def parse(text, per_case=None):
+    """[{metric: value, 'kernel': name, 'grid': ..., 'block': ..., 'case': label or None}, ...] in
+    launch order. per_case: kernels each case launched, in the order of the case lines."""
+    header, launches, order, case, cases = None, {}, [], None, []
     for line in text.splitlines():
         if line.startswith("case: "):
             case = line[6:].strip()
+            cases.append(case)
             continue
         if not line.startswith('"'):
             continue
@@ -48,10 +56,23 @@ def parse(text):
             v = float(value.replace(",", ""))
         except ValueError:
             continue
-        scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6,
-                 "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}.get(unit, 1.0)
-        launches[key][name] = v * scale
-    return [launches[k] for k in order]
+        launches[key][name] = v * _SCALE.get(unit, 1.0)
+    rows = [launches[k] for k in order]
+    if per_case:
+        if sum(per_case) != len(rows) or len(per_case) != len(cases):
+            raise ValueError("--per-case: %d cases of %d launches, but the file has %d case lines and %d launches"
+                             % (len(per_case), sum(per_case), len(cases), len(rows)))
+        labels = [c for c, n in zip(cases, per_case) for _ in range(n)]
+        for r, c in zip(rows, labels):
+            r["case"] = c
+    elif any(MARKER in r["kernel"] for r in rows):
+        k = -1
+        for r in rows:
+            if MARKER in r["kernel"]:
+                k += 1
+            r["case"] = cases[k] if 0 <= k < len(cases) else None
+        rows = [r for r in rows if MARKER not in r["kernel"]]
+    return rows
 
 
 def short(name, width=60):
@@ -63,8 +84,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("csv")
     ap.add_argument("--width", type=int, default=60)
+    ap.add_argument("--per-case", help="kernels each case launched, in order (e.g. 1,1,3): a run without markers")
     args = ap.parse_args()
-    rows = parse(open(args.csv, errors="replace").read())
+    per_case = [int(n) for n in args.per_case.split(",")] if args.per_case else None
+    rows = parse(open(args.csv, errors="replace").read(), per_case)
     if not rows:
         sys.exit("no ncu rows in %s" % args.csv)
     print("| case | kernel | grid x block | regs | µs | DRAM % | SM % | warps % | inst / elem | DRAM B / elem |")

@@ -4,6 +4,8 @@ import json
 import os
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "bench"))
 import report  # noqa: E402
 
@@ -96,3 +98,26 @@ def test_ncu_table_pivots_metrics_per_launch_under_its_case(tmp_path, monkeypatc
     out = capsys.readouterr().out
     assert "| K0 | (64, 1, 1) x (512, 1, 1) | 0 | 2.0 |" in out
     assert out.splitlines()[2].endswith("| 2.0 | 7.8 |")  # 64 x 32 / 1024 instructions, 8000 / 1024 bytes
+
+
+def test_ncu_table_attributes_launches_by_marker_or_counts():
+    """ncu prints its CSV after the application's case lines: the k-th ncu_case_marker launch opens
+    the k-th case (markers left out), or --per-case gives each case's launch count; ncu 2025's
+    unit names (ns, byte) are scaled like the older ones."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "dev"))
+    import ncu_table
+    head = '"ID","Process ID","Kernel Name","Block Size","Grid Size","Metric Name","Metric Unit","Metric Value"'
+
+    def row(i, name, value):
+        return '"%d","7","%s","(256, 1, 1)","(8, 1, 1)","gpu__time_duration.sum","ns","%s"' % (i, name, value)
+    cases = ["case: a float32 [4] axis 0 elements 4", "case: b float32 [8] axis 0 elements 8"]
+    marked = "\n".join(cases + [head, row(0, "ncu_case_marker", "1,000"), row(1, "KA", "4,000"),
+                                row(2, "ncu_case_marker", "1,000"), row(3, "KB1", "2,000"), row(4, "KB2", "3,000")])
+    rows = ncu_table.parse(marked)
+    assert [(r["kernel"], r["case"][0]) for r in rows] == [("KA", "a"), ("KB1", "b"), ("KB2", "b")]
+    assert rows[0]["gpu__time_duration.sum"] == 4.0  # ns -> µs
+    plain = "\n".join(cases + [head, row(0, "KA", "1"), row(1, "KB1", "1"), row(2, "KB2", "1")])
+    assert [r["case"][0] for r in ncu_table.parse(plain)] == ["b", "b", "b"]  # no markers: the last case line
+    assert [r["case"][0] for r in ncu_table.parse(plain, [1, 2])] == ["a", "b", "b"]
+    with pytest.raises(ValueError):
+        ncu_table.parse(plain, [2, 2])

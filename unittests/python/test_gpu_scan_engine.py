@@ -160,6 +160,38 @@ def test_float64_staged_rows_within_spec(shape, axis, exclusive, reverse):
     assert np.all(np.abs(lse[fin] - lref[fin]) <= 1e-14 * np.maximum(1.0, np.abs(lref[fin])))
 
 
+
+# logcumsumexp's and cumsum's row-count target (ScanPolicy::kWarpRowsFrom, their tiles'
+# kRowTarget): 1023 rows of 3001 steps keep the warp segments and their look-back, 1024 rows take
+# a warp each. Both sides, every exclusive/reverse mode: float32 cumsum bitwise the CPU's (with
+# inf and NaN), int64 cumsum exact, float32 logcumsumexp within docs/spec.md §1, float64 both
+# within 1e-14; two runs bitwise equal.
+ROW_TARGET_EDGES = [((1023, 3001), 1), ((1024, 3001), 1)]
+
+
+@pytest.mark.parametrize('shape,axis', ROW_TARGET_EDGES)
+@pytest.mark.parametrize('exclusive,reverse', DIRECTIONS)
+def test_row_count_target_edges(shape, axis, exclusive, reverse):
+    fn = lambda op: (lambda t: op(t, axis=axis, exclusive=exclusive, reverse=reverse))
+    x = with_specials(shape, 7)
+    np.testing.assert_array_equal(run_gpu_twice(fn(paddle.cumsum), x, 'float32'),
+                                  tensor_values(fn(paddle.cumsum)(make_tensor(x, 'float32', 'cpu'))))
+    ints = np.random.default_rng(8).integers(-(2 ** 40), 2 ** 40, shape)
+    np.testing.assert_array_equal(run_gpu_twice(fn(paddle.cumsum), ints, 'int64'),
+                                  cumsum_reference(ints, axis, exclusive, reverse).astype(np.int64))
+    x = (2 * np.random.default_rng(9).standard_normal(shape)).astype(np.float32)
+    check_lse_float32_within_spec(x, axis, exclusive, reverse)
+    x64 = x.astype(np.float64)
+    lse = run_gpu_twice(fn(paddle.logcumsumexp), x64, 'float64')
+    lref = lse_reference_long(x64, axis, exclusive, reverse)
+    assert np.array_equal(np.isneginf(lse), np.isneginf(lref))
+    fin = np.isfinite(lref)
+    assert np.all(np.abs(lse[fin] - lref[fin]) <= 1e-14 * np.maximum(1.0, np.abs(lref[fin])))
+    cs = run_gpu_twice(fn(paddle.cumsum), x64, 'float64')
+    mag = cumsum_reference(np.abs(x64), axis, exclusive, reverse, np.longdouble)
+    ref = cumsum_reference(x64, axis, exclusive, reverse, np.longdouble)
+    assert np.all(np.abs(cs - ref) <= 1e-14 * np.maximum(mag, 1e-300))
+
 # float32 logcumsumexp's block tiles (kernels/funcs/gpu/scan_block_rows.cuh with
 # logcumsumexp_tiles.cuh's LseBlockTile: a thread block a tile of 8192 steps, a look-back over
 # inclusive prefixes) take rows of 2^18 steps or more, and rows of 2^16 or more where at most 128;

@@ -36,6 +36,11 @@ PO_TILE_TRAIT(TileMinBlocks, kMinBlocks, int, 1)
 // GpuTileScan<Op>::kColumnScanMinBlocks where a tile scanner sets it, else TileMinBlocks (an op
 // whose column thread steps need fewer registers than its rows: logcumsumexp's float32 gradient).
 PO_TILE_TRAIT(TileColumnScanMinBlocks, kColumnScanMinBlocks, int, TileMinBlocks<Tiles>::value)
+// Rows from which the engine scans each row with a warp of its own (fewer: warp segments with a
+// look-back, or the op's block tiles): GpuTileScan<Op>::kRowTarget where a tile scanner sets it,
+// else ScanPolicy::kTargetRowWarpsPerSlot x its blocks an SM (at least 2).
+PO_TILE_TRAIT(TileRowTarget, kRowTarget, int64_t,
+              ScanPolicy::kTargetRowWarpsPerSlot *(TileMinBlocks<Tiles>::value > 2 ? TileMinBlocks<Tiles>::value : 2))
 
 // The single pass's steps per row segment and the threads the column segments aim at:
 // GpuTileScan<Op>::kRowSegment / kColumnThreads where a tile scanner sets them, else

@@ -94,10 +94,9 @@ void ScanRows(cudaStream_t stream, Scratch& scratch, const LineGeometry& g, int6
               const Op& op, const typename Op::State* init = nullptr, int64_t seg_len = 0) {
   using State = typename Op::State;
   constexpr int64_t kTile = int64_t{W} * kItems;
-#ifdef PO_SCAN_ROW_TARGET  // a fixed row-count target, for the scan harness's A/B of the routing (--rows)
-  const int64_t target = PO_SCAN_ROW_TARGET;
-#else
-  const int64_t target = ScanPolicy::kTargetRowWarpsPerSlot * std::max(2, TileMinBlocks<GpuTileScan<Op>>::value);
+  int64_t target = TileRowTarget<GpuTileScan<Op>>::value;
+#ifdef PO_SCAN_ROW_TARGET  // the scan harness's A/B of the routing (--row-target): a fixed target where > 0
+  if (PO_SCAN_ROW_TARGET > 0) target = PO_SCAN_ROW_TARGET;
 #endif
   if constexpr (W != 32) {  // short rows, a row per logical warp (a carry-in goes to W = 32)
     RowScanKernel<W, kItems><<<Blocks(rows * W), ScanPolicy::kThreads, 0, stream>>>(op, g, rows, exclusive);

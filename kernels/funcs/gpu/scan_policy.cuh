@@ -16,11 +16,17 @@ struct ScanPolicy {
   static constexpr int kRowItems = 8;            // elements per lane per tile, W = 32
   static constexpr int kShortRowItems = 4;       // elements per lane per tile, W < 32
   static constexpr int kColumnItems = 8;         // loads in flight per thread, columns
-  // Rows fewer than this many per block an SM holds (at least 2), i.e. 2048, 3072 or 4096 (the
-  // float32 logcumsumexp rows are compiled for 2 blocks per SM, its 16-bit rows and the cumsum
-  // rows for 4: TileMinBlocks), are cut into segments for the single pass: fewer rows than that,
-  // a warp each, would not fill the GPU.
+  // Rows fewer than this many per block an SM holds (at least 2), i.e. 2048, 3072 or 4096
+  // (TileMinBlocks), are cut into segments for the single pass unless the op's tiles set their
+  // own row-count target (TileRowTarget: logcumsumexp and cumsum, kWarpRowsFrom below): fewer
+  // rows than that, a warp each, would not fill the GPU.
   static constexpr int64_t kTargetRowWarpsPerSlot = 1024;
+  // Rows from which logcumsumexp's and cumsum's rows go a warp each whatever their blocks an SM
+  // (their tiles' kRowTarget, TileRowTarget): 1024. Scan harness on the H200 (fifteenth session,
+  // --rows --row-target, docs/benchmarks.md): a warp a row beat the warp segments from 1,024 rows
+  // on for float32/float16/float64 logcumsumexp and float32/int64 cumsum (e.g. float32
+  // logcumsumexp [1024, 16384] 3.53 -> 2.66 x copy, cumsum [2048, 16384] 2.43 -> 1.96).
+  static constexpr int64_t kWarpRowsFrom = 1024;
   static constexpr int64_t kTargetColumnThreads = 262144;
   static constexpr int64_t kMaxColumnSegments = 256;   // segments per column line
   static constexpr int64_t kWarpTotals = 128;    // column phase 2: a warp per line up to this many segments

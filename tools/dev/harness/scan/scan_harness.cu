@@ -3,9 +3,15 @@
 // against a float64 (or exact integer) host reference, for determinism (two runs, same bits) and
 // for outputs left unwritten (poisoned first), and timed against a copy of the same bytes.
 // Build: bash tools/dev/harness/build.sh scan; run: build-harness/scan_harness [--quick] [--seg]
-// [--types] [--grad] [--columns] [--no-compare] [--strips] [--lookback] [--rows] [--path <substring of a column path's name>]
+// [--types] [--grad] [--columns] [--no-compare] [--strips] [--lookback] [--rows] [--row-target N] [--path <substring of a column path's name>]
 // [--only <substring of the case name>]
 #include "tools/dev/harness/harness.cuh"
+
+#include <cstdint>
+
+// --row-target N: the engine's row-count target fixed at N rows for every op (0: each op's own).
+static int64_t g_row_target = 0;
+#define PO_SCAN_ROW_TARGET g_row_target
 
 #define PADDLE_ENFORCE_GPU_SUCCESS(expr) HARNESS_CHECK(expr)
 
@@ -42,6 +48,8 @@ static const Shape kRowCountShapes[] = {
     {"[2048, 16384] last", 2048, 16384, 1}, {"[3072, 8192] last", 3072, 8192, 1},
     {"[2048, 4096] last", 2048, 4096, 1},   {"[4000, 4096] last", 4000, 4096, 1},
     {"[2048, 1024] last", 2048, 1024, 1},   {"[3500, 2048] last", 3500, 2048, 1},
+    {"[1024, 16384] last", 1024, 16384, 1}, {"[1536, 8192] last", 1536, 8192, 1},
+    {"[1024, 4096] last", 1024, 4096, 1},   {"[1500, 2048] last", 1500, 2048, 1},
 };
 
 // Awkward column shapes (--columns): lines off the tile width, lengths off the segment,
@@ -541,6 +549,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--strips")) opt.strips = true;
     if (!std::strcmp(argv[i], "--lookback")) opt.lookback = true;
     if (!std::strcmp(argv[i], "--rows")) opt.rows = true;
+    if (!std::strcmp(argv[i], "--row-target") && i + 1 < argc) g_row_target = std::strtoll(argv[++i], nullptr, 10);
     if (!std::strcmp(argv[i], "--path") && i + 1 < argc) opt.paths.push_back(argv[++i]);
     if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) {  // e.g. --runs -1,0,32
       opt.runs.clear();
@@ -605,10 +614,16 @@ int main(int argc, char** argv) {
   }
   if (opt.rows) shapes.assign(std::begin(kRowCountShapes), std::end(kRowCountShapes));
   for (const Shape& s : shapes) {
-    if (opt.rows) {  // --rows: float32 forward only, on the row counts between the targets
-      const double copy4 = harness::CopyMs(stream, s.numel() * 4);
+    if (opt.rows) {  // --rows: the forward of each op on the row counts around the targets
+      const double copy2 = harness::CopyMs(stream, s.numel() * 2), copy4 = harness::CopyMs(stream, s.numel() * 4),
+                   copy8 = harness::CopyMs(stream, s.numel() * 8);
       RunCase<float>("lse f32", s, false, false, 0, lse, [&] { return normal(rng); }, LseError<float>, stream, copy4);
+      RunCase<F16>("lse f16", s, false, false, 0, lse16, [&] { return F16(normal(rng)); }, LseError<F16>, stream, copy2);
+      RunCase<double>("lse f64", s, false, false, 0, lse64, [&] { return double(normal(rng)); }, LseError<double>, stream,
+                      copy8);
       RunCase<float>("cumsum f32", s, false, false, 0, csum, [&] { return uni(rng); }, CumsumError<float>, stream, copy4);
+      RunCase<int64_t>("cumsum i64", s, false, false, 0, isum, [&] { return ints(rng); }, IntCumsumError<int64_t>, stream,
+                       copy8);
       continue;
     }
     if (opt.quick && s.numel() > (int64_t{1} << 24) && s.outer != 1) continue;
