@@ -76,7 +76,7 @@ def parse(text, per_case=None):
 
 
 def short(name, width=60):
-    name = re.sub(r"phi::funcs::(scan_gpu::)?", "", name)
+    name = re.sub(r"^void |\b(phi|funcs|scan_gpu)::", "", name)  # ncu names them fully or not, by version
     return name if len(name) <= width else name[: width - 1] + "…"
 
 
