@@ -160,12 +160,12 @@ def test_float64_staged_rows_within_spec(shape, axis, exclusive, reverse):
     assert np.all(np.abs(lse[fin] - lref[fin]) <= 1e-14 * np.maximum(1.0, np.abs(lref[fin])))
 
 
-
 # logcumsumexp's and cumsum's row-count target (ScanPolicy::kWarpRowsFrom, their tiles'
 # kRowTarget): 1023 rows of 3001 steps keep the warp segments and their look-back, 1024 rows take
 # a warp each. Both sides, every exclusive/reverse mode: float32 cumsum bitwise the CPU's (with
-# inf and NaN), int64 cumsum exact, float32 logcumsumexp within docs/spec.md §1, float64 both
-# within 1e-14; two runs bitwise equal.
+# inf and NaN), int64 cumsum exact, float32 and float64 logcumsumexp within docs/spec.md §1 /
+# 1e-14; float64 cumsum (which keeps the engine's default target, rows of both shapes in
+# segments) within 1e-14 beside them; two runs bitwise equal.
 ROW_TARGET_EDGES = [((1023, 3001), 1), ((1024, 3001), 1)]
 
 
@@ -191,6 +191,7 @@ def test_row_count_target_edges(shape, axis, exclusive, reverse):
     mag = cumsum_reference(np.abs(x64), axis, exclusive, reverse, np.longdouble)
     ref = cumsum_reference(x64, axis, exclusive, reverse, np.longdouble)
     assert np.all(np.abs(cs - ref) <= 1e-14 * np.maximum(mag, 1e-300))
+
 
 # float32 logcumsumexp's block tiles (kernels/funcs/gpu/scan_block_rows.cuh with
 # logcumsumexp_tiles.cuh's LseBlockTile: a thread block a tile of 8192 steps, a look-back over

@@ -41,9 +41,8 @@ static const Shape kMoreShapes[] = {
     {"[2^15, 512] last", int64_t{1} << 15, 512, 1},
 };
 
-// Row counts between the float32 logcumsumexp row-count target (2048 rows: 2 blocks an SM) and
-// the 16-bit and cumsum one (4096), with rows long enough for the warp segments (--rows; built
-// with -DPO_SCAN_ROW_TARGET=4096 they take the routing float32 had before 734e003).
+// Row counts around the engine's row-count target (--rows): 1,024 to 4,000 rows, long enough for
+// the warp segments; --row-target N times each routing on them.
 static const Shape kRowCountShapes[] = {
     {"[2048, 16384] last", 2048, 16384, 1}, {"[3072, 8192] last", 3072, 8192, 1},
     {"[2048, 4096] last", 2048, 4096, 1},   {"[4000, 4096] last", 4000, 4096, 1},
