@@ -68,15 +68,25 @@ def test_bench_torch_file_gives_a_report_per_table_against_the_direct_call(tmp_p
     assert "one row" in text
 
 
+# ncu's CSV as `ncu --csv` prints it: a header line, then a line per kernel launch and metric.
+NCU_HEAD = '"ID","Process ID","Kernel Name","Block Size","Grid Size","Metric Name","Metric Unit","Metric Value"'
+
+
+def ncu_row(i, name, metric, unit, value, block="(512, 1, 1)", grid="(64, 1, 1)"):
+    return '"%d","7","%s","%s","%s","%s","%s","%s"' % (i, name, block, grid, metric, unit, value)
+
+
+def import_ncu_table():
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "dev"))
+    import ncu_table
+    return ncu_table
+
+
 def test_ncu_table_pivots_metrics_per_launch_under_its_case(tmp_path, monkeypatch, capsys):
     """tools/dev/ncu_table.py: ncu's CSV rows (one per metric) become one row per kernel launch,
     under the case line printed before it, with units scaled and per-element figures."""
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "dev"))
-    import ncu_table
-    head = '"ID","Process ID","Kernel Name","Block Size","Grid Size","Metric Name","Metric Unit","Metric Value"'
-
-    def row(i, name, metric, unit, value):
-        return '"%d","7","%s","(512, 1, 1)","(64, 1, 1)","%s","%s","%s"' % (i, name, metric, unit, value)
+    ncu_table = import_ncu_table()
+    head, row = NCU_HEAD, ncu_row
     text = "\n".join([
         "==PROF== Connected", "case: cumsum float32 [1024] axis 0 elements 1024", head,
         row(0, "K0", "gpu__time_duration.sum", "nsecond", "2,000"),
@@ -104,12 +114,11 @@ def test_ncu_table_attributes_launches_by_marker_or_counts():
     """ncu prints its CSV after the application's case lines: the k-th ncu_case_marker launch opens
     the k-th case (markers left out), or --per-case gives each case's launch count; ncu 2025's
     unit names (ns, byte) are scaled like the older ones."""
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "dev"))
-    import ncu_table
-    head = '"ID","Process ID","Kernel Name","Block Size","Grid Size","Metric Name","Metric Unit","Metric Value"'
+    ncu_table = import_ncu_table()
+    head = NCU_HEAD
 
     def row(i, name, value):
-        return '"%d","7","%s","(256, 1, 1)","(8, 1, 1)","gpu__time_duration.sum","ns","%s"' % (i, name, value)
+        return ncu_row(i, name, "gpu__time_duration.sum", "ns", value, "(256, 1, 1)", "(8, 1, 1)")
     cases = ["case: a float32 [4] axis 0 elements 4", "case: b float32 [8] axis 0 elements 8"]
     marked = "\n".join(cases + [head, row(0, "ncu_case_marker", "1,000"), row(1, "KA", "4,000"),
                                 row(2, "ncu_case_marker", "1,000"), row(3, "KB1", "2,000"), row(4, "KB2", "3,000")])
